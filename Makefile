@@ -1,0 +1,39 @@
+# Two commands matter: `make demo` (grade the bundled sample class) and `make test`.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+
+.PHONY: install demo test play bench lint starter check clean
+
+$(STAMP): pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[test]'
+	touch $(STAMP)
+
+install: $(STAMP)
+
+demo: $(STAMP)
+	$(PY) -m autograder demo
+
+test: $(STAMP)
+	$(PY) -m pytest -q
+
+play: $(STAMP)
+	$(PY) solution/yahtzee.py
+
+bench: $(STAMP)
+	$(PY) -m autograder.bench
+
+lint: $(STAMP)
+	$(PY) -m ruff check .
+
+starter: $(STAMP)
+	$(PY) -m autograder build
+
+check: $(STAMP)
+	$(PY) -m autograder build --check
+
+clean:
+	rm -rf $(VENV) build *.egg-info demo-output
