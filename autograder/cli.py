@@ -1,0 +1,106 @@
+"""Thin command-line interface: one sub-command per verb, each verb in its own module.
+
+Exit status: 0 whenever grading happened (whatever the score); 2 for bad usage or bad input
+to the kit (a missing path, an unknown assignment); 1 for a fault in the grader itself.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import sys
+
+# verb -> (module, help).  Each module has add_arguments(parser) and run(args) -> int.
+VERBS = {
+    "grade": ("autograder.cli", "grade one submission (.py, folder or .ipynb) and print feedback"),
+    "grade-all": ("autograder.batch", "grade a whole class into a gradebook, CSV and HTML report"),
+    "build": ("autograder.build", "generate starter/ and the handout's points table from solution/ (--check)"),
+    "scenarios": ("autograder.scenarios", "search seeds and scripts for a fresh set of hidden game scenarios"),
+    "release": ("autograder.release", "build the student bundle (starter, notebooks, public checks, handout)"),
+    "gradescope": ("autograder.gradescope", "build a Gradescope autograder zip running this same grader"),
+    "demo": ("autograder.demo", "grade the bundled sample class and write the gradebook and report"),
+}
+
+EPILOG = """examples:
+  python -m autograder grade starter/yahtzee.py --public        the student self-check
+  python -m autograder grade alice.py --stage 2                  grade stage 2 only
+  python -m autograder grade alice.ipynb --format gradescope     print Gradescope's results.json
+  python -m autograder grade-all submissions/ --jobs 2 --out out/
+  python -m autograder build --check                             fail if starter/ drifted from solution/
+
+exit status: 0 when grading happened (whatever the score), 2 for bad usage or input, 1 for a grader fault."""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Arguments of `grade`."""
+    parser.add_argument("path", help="a .py file, a folder holding one, or a .ipynb notebook")
+    parser.add_argument("--assignment", default="yahtzee", help="assignment to grade against (default: yahtzee)")
+    parser.add_argument("--stage", default="all", choices=["1", "2", "3", "4", "all"],
+                        help="grade one stage or all (default: all)")
+    parser.add_argument("--format", default="text", choices=["text", "json", "gradescope", "markdown"],
+                        help="output format (default: text)")
+    parser.add_argument("--public", action="store_true", help="run only the public checks (student self-check)")
+    parser.add_argument("-v", "--verbose", action="store_true", help="list passed checks too")
+
+
+def run(args: argparse.Namespace) -> int:
+    """The `grade` verb."""
+    from pathlib import Path
+
+    from .assignment import load_assignment
+    from .engine import reporters
+    from .grade import grade
+
+    try:
+        spec = load_assignment(args.assignment)
+    except KeyError as err:
+        print(f"error: {err.args[0]}", file=sys.stderr)
+        return 2
+    if not Path(args.path).exists():
+        print(f"error: no such file or folder: {args.path}", file=sys.stderr)
+        return 2
+    if args.stage != "all" and not spec.suite_files(args.stage):
+        print(f"error: {spec.name} has no stage {args.stage}", file=sys.stderr)
+        return 2
+    report = grade(args.path, spec, stage=args.stage, public_only=args.public)
+    if args.format == "text":
+        print(reporters.to_text(report, verbose=args.verbose))
+    elif args.format == "json":
+        print(reporters.to_json(report))
+    elif args.format == "gradescope":
+        print(json.dumps(reporters.to_gradescope(report), indent=2))
+    else:
+        print(reporters.to_markdown(report))
+    return 1 if any(t.status == "error" for t in report.tests) else 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m autograder",
+        description="Grade Yahtzee (and other) programming assignments safely: student code runs in a "
+                    "separate, limited process; expected values come from the reference solution.",
+        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = parser.add_subparsers(dest="verb", metavar="COMMAND")
+    for verb, (module_name, help_text) in VERBS.items():
+        try:
+            module = importlib.import_module(module_name)
+        except ImportError:
+            continue  # a verb whose module is not there yet is simply not offered
+        verb_parser = sub.add_parser(verb, help=help_text, description=help_text)
+        module.add_arguments(verb_parser)
+        verb_parser.set_defaults(handler=module.run)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "handler", None):
+        parser.print_help()
+        return 2
+    try:
+        return args.handler(args)
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130

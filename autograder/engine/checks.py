@@ -1,0 +1,78 @@
+"""Small check helpers the suites share: turn sandbox Outcomes into values or clear failures."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from .feedback import Fail, describe_call, ordinal
+from .sandbox import Outcome
+
+
+class GraderFault(RuntimeError):
+    """The reference or the grader itself misbehaved: never the student's fault."""
+
+
+def explain(outcome: Outcome, ran: str) -> str:
+    """One plain sentence for an outcome that did not return normally."""
+    status = outcome.status
+    error = outcome.error or {}
+    if status == "no_function":
+        suggestion = error.get("suggestion")
+        name = ran.split("(")[0]
+        text = f"Your file has no function `{name}`"
+        return text + (f"; did you mean `{suggestion}`?" if suggestion else ".")
+    if status == "syntax_error":
+        return f"Your file has a syntax error on line {error.get('line')}: {error.get('message')}"
+    if status == "import_error":
+        return (f"Your file raised {error.get('type')} while being loaded (line {error.get('line')}): "
+                f"{error.get('message')}")
+    if status == "exception":
+        where = f" on line {error['line']}" if error.get("line") else ""
+        if error.get("type") == "NotImplementedError":
+            return f"{ran} is not written yet: {error.get('message') or 'NotImplementedError'}"
+        return f"{ran} raised {error.get('type')}{where}: {error.get('message')}"
+    return f"{ran}: {outcome.message or status}"
+
+
+def returned(outcome: Outcome, ran: str, *, hint: str | None = None) -> Any:
+    """The value OUTCOME returned, or Fail explaining why there is none."""
+    if outcome.status == "ok":
+        return outcome.value
+    raise Fail(explain(outcome, ran), ran=ran, hint=hint, show_values=False,
+               output=outcome.stdout if outcome.status not in ("no_function", "syntax_error") else None)
+
+
+def reference_value(outcome: Outcome, ran: str) -> Any:
+    if outcome.status != "ok":
+        raise GraderFault(f"the reference failed on {ran}: {outcome.status} {outcome.message} {outcome.error}")
+    return outcome.value
+
+
+def expect_same(student, reference, func: str, *args: Any,
+                hint: Callable[[Any, Any], str | None] | None = None, why: str = "", **kwargs: Any) -> Any:
+    """Call FUNC on both programs; Fail unless the student returns what the reference returns."""
+    ran = describe_call(func, args, kwargs)
+    expected = reference_value(reference.call(func, *args, **kwargs), ran)
+    got = returned(student.call(func, *args, **kwargs), ran)
+    if got != expected or type(got) is not type(expected):
+        because = f" ({why})" if why else ""
+        raise Fail(f"Called {ran}. Returned {got!r}, but expected {expected!r}{because}.",
+                   ran=ran, expected=expected, got=got, hint=hint(got, expected) if hint else None,
+                   show_values=False)
+    return got
+
+
+def expect_raises(student, func: str, *args: Any, error: str = "ValueError", **kwargs: Any) -> None:
+    ran = describe_call(func, args, kwargs)
+    outcome = student.call(func, *args, **kwargs)
+    if outcome.status == "exception" and (outcome.error or {}).get("type") == error:
+        return
+    if outcome.status == "ok":
+        raise Fail(f"Called {ran}. Returned {outcome.value!r}, but expected it to raise {error}.",
+                   ran=ran, show_values=False)
+    raise Fail(f"Called {ran}; expected {error}. {explain(outcome, ran)}", ran=ran, show_values=False)
+
+
+def input_count_message(asked: int, lines: int) -> str:
+    return f"asked for input a {ordinal(asked)} time; this script has {lines} lines"

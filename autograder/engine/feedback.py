@@ -1,0 +1,83 @@
+"""How a failed check explains itself: what ran, what was expected, what came back, and a hint.
+
+Tests raise Fail; the pytest plugin turns it into a TestResult.  Hidden tests show only
+their summary and hint, never the call, the dice or the expected value.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+MAX_VALUE_CHARS = 300
+MAX_OUTPUT_LINES = 40
+
+
+class Fail(AssertionError):
+    """A check failed for a reason the student should read."""
+
+    def __init__(self, summary: str, *, ran: str | None = None, expected: Any = None,
+                 got: Any = None, hint: str | None = None, output: str | None = None,
+                 show_values: bool = True):
+        super().__init__(summary)
+        self.summary = summary
+        self.ran = ran
+        self.expected = expected
+        self.got = got
+        self.hint = hint
+        self.output = output
+        self.show_values = show_values
+
+    def render(self, hidden: bool = False) -> str:
+        """The feedback text; HIDDEN keeps the test's data out of it."""
+        lines = [self.summary]
+        if not hidden:
+            if self.ran:
+                lines.append(f"Ran: {self.ran}")
+            if self.show_values:
+                lines.append(f"Expected: {show(self.expected)}")
+                lines.append(f"Got: {show(self.got)}")
+            if self.output:
+                lines.append("Your program printed (end):\n" + tail(self.output))
+        if self.hint:
+            lines.append(f"Hint: {self.hint}")
+        return "\n".join(lines)
+
+
+def show(value: Any, limit: int = MAX_VALUE_CHARS) -> str:
+    """A value as the student would write it, cut in the middle when long."""
+    if isinstance(value, dict) and set(value) == {"__type__"}:
+        text = f"<an object of type {value['__type__']}>"
+    else:
+        text = repr(value)
+    return cut(text, limit)
+
+
+def cut(text: str, limit: int) -> str:
+    if len(text) <= limit:
+        return text
+    keep = (limit - 20) // 2
+    return f"{text[:keep]} ...[{len(text) - 2 * keep} chars cut]... {text[-keep:]}"
+
+
+def tail(output: str, lines: int = MAX_OUTPUT_LINES) -> str:
+    """The last LINES lines of OUTPUT (where a game went wrong is usually near its end)."""
+    all_lines = output.rstrip("\n").split("\n")
+    if len(all_lines) <= lines:
+        return "\n".join(cut(line, 200) for line in all_lines)
+    kept = [cut(line, 200) for line in all_lines[-lines:]]
+    return f"...[{len(all_lines) - lines} earlier lines cut]...\n" + "\n".join(kept)
+
+
+def describe_call(func: str, args: list | tuple = (), kwargs: dict | None = None) -> str:
+    """score('Full House', [2, 2, 3, 3, 3]) -- the call as the student would type it."""
+    parts = [cut(repr(a), 120) for a in args]
+    parts += [f"{k}={cut(repr(v), 120)}" for k, v in (kwargs or {}).items()]
+    return f"{func}({', '.join(parts)})"
+
+
+def ordinal(n: int) -> str:
+    if 10 <= n % 100 <= 20:
+        suffix = "th"
+    else:
+        suffix = {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"

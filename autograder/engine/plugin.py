@@ -1,0 +1,146 @@
+"""The pytest plugin that turns a stage suite into graded, student-readable results.
+
+Markers on each test:  problem(N), points(P), visibility("visible"|"hidden"), depends("test_name", ...).
+Fixtures:              student, reference (Programs), assignment.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+import traceback
+
+import pytest
+
+from .checks import GraderFault, explain
+from .feedback import Fail
+from .program import Program
+from .results import TestResult
+
+LOAD_PROBE = "__grader_load_probe__"
+
+
+def _marker_arg(item: pytest.Item, name: str, default=None):
+    marker = item.get_closest_marker(name)
+    return marker.args[0] if marker and marker.args else default
+
+
+class GradingPlugin:
+    def __init__(self, assignment, student: Program, reference: Program, public_only: bool = False,
+                 load_failure: str | None = None):
+        self.assignment = assignment
+        self._student = student
+        self._reference = reference
+        self.public_only = public_only
+        self.results: list[TestResult] = []
+        self.by_name: dict[str, list[TestResult]] = {}
+        self.hidden_not_run = 0
+        self.notes: list[str] = []
+        self.internal_errors: list[str] = []
+        self.load_failure = load_failure
+        self._started: dict[str, float] = {}
+        if load_failure is None:
+            self._probe_load()
+
+    # -- fixtures ---------------------------------------------------------------------------
+    @pytest.fixture
+    def student(self) -> Program:
+        return self._student
+
+    @pytest.fixture
+    def reference(self) -> Program:
+        return self._reference
+
+    @pytest.fixture(name="assignment")
+    def assignment_fixture(self):
+        return self.assignment
+
+    # -- loading ------------------------------------------------------------------------------
+    def _probe_load(self) -> None:
+        """Load the student's file once: a syntax error fails every check with one clear message."""
+        outcome = self._student.call(LOAD_PROBE)
+        if outcome.status in ("syntax_error", "import_error"):
+            self.load_failure = explain(outcome, "loading your file")
+        elif outcome.status not in ("no_function", "ok"):
+            self.load_failure = f"Loading your file failed: {outcome.message or outcome.status}"
+        if outcome.import_prompted:
+            where = outcome.import_prompted.get("line")
+            self.notes.append(
+                f"Your file asks for input when it is imported (line {where}). The grader ignored the "
+                "rest of the file from there; start the game under `if __name__ == \"__main__\":`."
+            )
+        elif outcome.import_stdout.strip():
+            self.notes.append("Your file prints when it is imported; the grader ignored that output.")
+
+    # -- collection ---------------------------------------------------------------------------
+    def pytest_collection_modifyitems(self, session, config, items) -> None:
+        if not self.public_only:
+            return
+        kept = [i for i in items if _marker_arg(i, "visibility", "visible") != "hidden"]
+        deselected = [i for i in items if i not in kept]
+        self.hidden_not_run = len(deselected)
+        if deselected:
+            config.hook.pytest_deselected(items=deselected)
+        items[:] = kept
+
+    # -- running ------------------------------------------------------------------------------
+    def pytest_runtest_setup(self, item: pytest.Item) -> None:
+        self._started[item.nodeid] = time.perf_counter()
+        if self.load_failure:
+            raise Fail(self.load_failure, show_values=False)
+        marker = item.get_closest_marker("depends")
+        for name in marker.args if marker else ():
+            earlier = self.by_name.get(name, [])
+            failed = [r for r in earlier if r.status != "passed"]
+            if failed:
+                pytest.skip(f"can't check until \"{failed[0].name}\" passes")
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_makereport(self, item: pytest.Item, call):
+        yield
+        if call.when == "call" or (call.when == "setup" and call.excinfo is not None):
+            self._record(item, call)
+
+    def _record(self, item: pytest.Item, call) -> None:
+        problem = int(_marker_arg(item, "problem", 0))
+        points = float(_marker_arg(item, "points", 0))
+        hidden = _marker_arg(item, "visibility", "visible") == "hidden"
+        stage = self._stage_of(problem)
+        name = test_title(item, problem)
+        status, output, hint, score = "passed", "", "", points
+        exc = call.excinfo.value if call.excinfo else None
+        if isinstance(exc, Fail):
+            status, output, hint, score = "failed", exc.render(hidden=hidden), exc.hint or "", 0.0
+        elif call.excinfo and call.excinfo.errisinstance(pytest.skip.Exception):
+            status, output, score = "skipped", f"Skipped: {exc.msg}", 0.0
+        elif isinstance(exc, pytest.fail.Exception) and str(exc).startswith("Timeout"):
+            status, output, score = "failed", "This check took too long and was stopped.", 0.0
+        elif exc is not None:
+            status, score = "error", 0.0
+            output = "The grader hit an internal error on this check (not your fault); tell your instructor."
+            detail = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+            kind = "grader fault" if isinstance(exc, GraderFault) else "grader error"
+            self.internal_errors.append(f"{item.nodeid}: {kind}\n{detail}")
+            print(f"[autograder] {kind} in {item.nodeid}:\n{detail}", file=sys.stderr)
+        elapsed = time.perf_counter() - self._started.get(item.nodeid, time.perf_counter())
+        result = TestResult(name=name, problem=problem, stage=stage, score=score, max_score=points,
+                            status=status, output=output, visibility="hidden" if hidden else "visible",
+                            hint=hint, elapsed=round(elapsed, 4), test_id=item.nodeid)
+        self.results.append(result)
+        self.by_name.setdefault(getattr(item, "originalname", item.name), []).append(result)
+
+    def _stage_of(self, problem: int) -> int:
+        try:
+            return self.assignment.problem(problem).stage
+        except KeyError:
+            return 0
+
+
+def test_title(item: pytest.Item, problem: int) -> str:
+    """"P3 Full House: five of a kind is not a full house" from the docstring and the param id."""
+    doc = (getattr(item, "function", None).__doc__ or "").strip().splitlines()
+    title = doc[0].rstrip(".") if doc else getattr(item, "originalname", item.name)
+    callspec = getattr(item, "callspec", None)
+    if callspec is not None and callspec.id:
+        title = f"{title}: {callspec.id}"
+    return f"P{problem} {title}" if problem else title

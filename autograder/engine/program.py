@@ -1,0 +1,89 @@
+"""A Program is a submission (or the reference) behind a Sandbox, with the calls tests make.
+
+Reference programs are shared and their outcomes cached: in a batch the reference runs
+once per scenario, however many students are graded.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+from pathlib import Path
+from typing import Any
+
+from .sandbox import Limits, Outcome, Request, Sandbox
+
+
+class Program:
+    def __init__(self, source: str, filename: str, *, limits: Limits | None = None,
+                 hidden_paths: list[str] | None = None, cache: bool = False, label: str = "your program"):
+        self.source = source
+        self.filename = filename
+        self.label = label
+        self.limits = limits or Limits()
+        self._sandbox = Sandbox(source, filename, self.limits, hidden_paths=hidden_paths)
+        self._cache: dict[str, Outcome] | None = {} if cache else None
+        self.functions = top_level_functions(source)
+        self.runs = 0
+
+    def run(self, request: Request) -> Outcome:
+        key = None
+        if self._cache is not None:
+            key = json.dumps(request.__dict__, sort_keys=True, default=str)
+            if key in self._cache:
+                return self._cache[key]
+        self.runs += 1
+        outcome = self._sandbox.run(request)
+        if key is not None:
+            self._cache[key] = outcome
+        return outcome
+
+    def call(self, func: str, *args: Any, stdin: list[str] | None = None, seed: int | None = None,
+             dice: list[int] | None = None, fresh: bool | None = None, timeout: float | None = None,
+             **kwargs: Any) -> Outcome:
+        """Call FUNC(*args, **kwargs) in the sandbox.  Calls with input or dice get a fresh process."""
+        if fresh is None:
+            fresh = stdin is not None or seed is not None or dice is not None
+        return self.run(Request("call", func, list(args), kwargs, stdin, seed, dice, fresh, timeout))
+
+    def script(self, stdin: list[str] | None = None, seed: int | None = None, dice: list[int] | None = None,
+               timeout: float | None = None) -> Outcome:
+        """Run the whole file as `python FILE` would, with scripted stdin."""
+        return self.run(Request("script", None, [], {}, stdin, seed, dice, True, timeout))
+
+    def close(self) -> None:
+        self._sandbox.close()
+
+
+def top_level_functions(source: str) -> set[str]:
+    """Names of the functions the source defines at top level (empty when it does not parse)."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return set()
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            names.add(node.name)
+    return names
+
+
+_REFERENCES: dict[tuple[str, float], Program] = {}
+
+
+def reference_program(path: Path, filename: str, hidden_paths: list[str] | None = None,
+                      limits: Limits | None = None) -> Program:
+    """The shared, caching Program for the reference solution at PATH."""
+    key = (str(path), path.stat().st_mtime)
+    program = _REFERENCES.get(key)
+    if program is None:
+        program = Program(path.read_text(encoding="utf-8"), filename, limits=limits,
+                          hidden_paths=hidden_paths, cache=True, label="the reference")
+        _REFERENCES[key] = program
+    return program
+
+
+def close_references() -> None:
+    for program in _REFERENCES.values():
+        program.close()
+    _REFERENCES.clear()

@@ -1,0 +1,133 @@
+"""Reporters: the same GradeReport as terminal text, JSON, Gradescope results.json, or Markdown."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from .results import GradeReport, TestResult
+
+MARK = {"passed": "PASS", "failed": "FAIL", "skipped": "SKIP", "error": "ERR "}
+
+
+def fmt(points: float) -> str:
+    return f"{points:g}"
+
+
+def _indent(text: str, prefix: str = "      ") -> str:
+    return "\n".join(prefix + line for line in text.splitlines())
+
+
+def _groups(report: GradeReport) -> dict[int, dict[int, list[TestResult]]]:
+    stages: dict[int, dict[int, list[TestResult]]] = {}
+    for test in report.tests:
+        stages.setdefault(test.stage, {}).setdefault(test.problem, []).append(test)
+    return stages
+
+
+def closing_line(report: GradeReport) -> str:
+    """The honest last line: what passed, and what was not run here."""
+    failed = [t for t in report.tests if t.status != "passed"]
+    if report.public_only:
+        head = ("public checks passed" if not failed
+                else f"{len(failed)} of {len(report.tests)} public checks did not pass")
+        return f"{head}; {report.hidden_not_run} hidden checks run at grading"
+    return f"Score: {fmt(report.score)} / {fmt(report.max_score)}"
+
+
+def problem_titles(assignment_name: str) -> dict[int, str]:
+    from ..assignment import load_assignment
+
+    try:
+        return {p.number: p.title for p in load_assignment(assignment_name).problems}
+    except KeyError:
+        return {}
+
+
+def to_text(report: GradeReport, verbose: bool = False) -> str:
+    titles = problem_titles(report.assignment)
+    stage_titles = {}
+    try:
+        from ..assignment import load_assignment
+
+        stage_titles = {s.number: s.title for s in load_assignment(report.assignment).stages}
+    except KeyError:
+        pass
+    lines = [f"Grading {report.submission} ({report.assignment}, stage {report.stage})"]
+    if report.error:
+        lines.append(f"!! {report.error}")
+    lines += [f"note: {note}" for note in report.notes]
+    for stage, problems in _groups(report).items():
+        got = sum(t.score for p in problems.values() for t in p)
+        top = sum(t.max_score for p in problems.values() for t in p)
+        lines.append("")
+        lines.append(f"Stage {stage}: {stage_titles.get(stage, '')}".rstrip(": ") + f"  [{fmt(got)} / {fmt(top)}]")
+        for problem, tests in problems.items():
+            p_got = sum(t.score for t in tests)
+            p_top = sum(t.max_score for t in tests)
+            passed = sum(t.status == "passed" for t in tests)
+            lines.append(f"  Problem {problem} {titles.get(problem, '')}: {passed}/{len(tests)} checks passed"
+                         f"  [{fmt(p_got)} / {fmt(p_top)}]")
+            for test in tests:
+                if test.status == "passed" and not verbose:
+                    continue
+                lines.append(f"    {MARK[test.status]} {test.name}")
+                if test.output and test.status != "passed":
+                    lines.append(_indent(test.output))
+    lines.append("")
+    lines.append(closing_line(report))
+    return "\n".join(lines)
+
+
+def to_json(report: GradeReport) -> str:
+    return json.dumps(report.to_dict(), indent=2)
+
+
+def to_gradescope(report: GradeReport) -> dict[str, Any]:
+    """Gradescope's results.json: score, execution_time, output, tests[] (name, number, score, ...)."""
+    counters: dict[int, int] = {}
+    tests = []
+    for test in report.tests:
+        counters[test.problem] = counters.get(test.problem, 0) + 1
+        tests.append({
+            "name": test.name,
+            "number": f"{test.problem}.{counters[test.problem]}",
+            "score": test.score,
+            "max_score": test.max_score,
+            "status": "passed" if test.status == "passed" else "failed",
+            "output": test.output,
+            "visibility": "visible" if test.visibility == "visible" else "after_published",
+            "tags": [f"stage {test.stage}", f"problem {test.problem}"],
+        })
+    output = [report.error] if report.error else []
+    output += report.notes
+    output.append(closing_line(report))
+    return {
+        "score": report.score,
+        "execution_time": report.execution_time,
+        "output": "\n".join(output),
+        "output_format": "text",
+        "stdout_visibility": "hidden",
+        "visibility": "visible",
+        "tests": tests,
+    }
+
+
+def to_markdown(report: GradeReport) -> str:
+    titles = problem_titles(report.assignment)
+    lines = [f"# Feedback: {report.submission}", "",
+             f"**Score: {fmt(report.score)} / {fmt(report.max_score)}**", ""]
+    if report.error:
+        lines += [f"> **{report.error}**", ""]
+    lines += [f"- {note}" for note in report.notes]
+    for stage, problems in _groups(report).items():
+        lines += ["", f"## Stage {stage}", "", "| Problem | Check | Result | Points |", "|---|---|---|---|"]
+        for problem, tests in problems.items():
+            for test in tests:
+                lines.append(f"| {problem} {titles.get(problem, '')} | {test.name} | {test.status} | "
+                             f"{fmt(test.score)} / {fmt(test.max_score)} |")
+        failing = [t for p in problems.values() for t in p if t.status != "passed" and t.output]
+        for test in failing:
+            lines += ["", f"### {test.name}", "", "```", test.output, "```"]
+    lines += ["", closing_line(report), ""]
+    return "\n".join(lines)

@@ -1,0 +1,72 @@
+"""Grading results as plain data: one TestResult per check, one GradeReport per submission."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+
+@dataclass
+class TestResult:
+    name: str                  # what the student reads, e.g. "P3 Full House: five of a kind is not a full house"
+    problem: int
+    stage: int
+    score: float
+    max_score: float
+    status: str                # "passed" | "failed" | "skipped" | "error"
+    output: str = ""           # feedback text (already safe for the test's visibility)
+    visibility: str = "visible"  # "visible" | "hidden"
+    hint: str = ""             # the recognised-mistake hint, if any (also inside output)
+    elapsed: float = 0.0
+    test_id: str = ""          # stable id: suite file::test function[param]
+
+    __test__ = False           # not a pytest test class
+
+
+@dataclass
+class GradeReport:
+    submission: str
+    assignment: str
+    stage: str = "all"
+    tests: list[TestResult] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)    # loader and import notes for the student
+    error: str = ""                                   # a problem that stopped grading early, in plain words
+    execution_time: float = 0.0
+    public_only: bool = False
+    hidden_not_run: int = 0                           # checks that run only at grading (--public)
+
+    @property
+    def score(self) -> float:
+        return round(sum(t.score for t in self.tests), 4)
+
+    @property
+    def max_score(self) -> float:
+        return round(sum(t.max_score for t in self.tests), 4)
+
+    def stage_scores(self) -> dict[int, tuple[float, float]]:
+        out: dict[int, tuple[float, float]] = {}
+        for t in self.tests:
+            got, top = out.get(t.stage, (0.0, 0.0))
+            out[t.stage] = (got + t.score, top + t.max_score)
+        return dict(sorted(out.items()))
+
+    def problem_scores(self) -> dict[int, tuple[float, float]]:
+        out: dict[int, tuple[float, float]] = {}
+        for t in self.tests:
+            got, top = out.get(t.problem, (0.0, 0.0))
+            out[t.problem] = (got + t.score, top + t.max_score)
+        return dict(sorted(out.items()))
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["score"] = self.score
+        data["max_score"] = self.max_score
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> GradeReport:
+        data = dict(data)
+        data.pop("score", None)
+        data.pop("max_score", None)
+        tests = [TestResult(**t) for t in data.pop("tests", [])]
+        return cls(tests=tests, **data)

@@ -1,0 +1,69 @@
+"""Verb: grade one submission with an assignment's stage suites (pytest, run in this process).
+
+Student code never runs here: the suites talk to it through sandboxed Programs.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from .assignment import REPO_ROOT, Assignment, load_assignment
+from .engine.plugin import GradingPlugin
+from .engine.program import Program, reference_program
+from .engine.results import GradeReport
+from .engine.sandbox import Limits
+from .engine.submission import SubmissionError, load_submission
+
+PYTEST_INI = Path(__file__).resolve().parent / "engine" / "pytest.ini"
+
+
+def hidden_paths(extra: list[str] | None = None) -> list[str]:
+    """Folders the student's process must not see: the kit itself (tests, solution, suites)."""
+    return [str(REPO_ROOT)] + list(extra or [])
+
+
+def grade(path: str | Path, assignment: str | Assignment = "yahtzee", stage: str | int = "all",
+          public_only: bool = False, limits: Limits | None = None,
+          extra_hidden: list[str] | None = None) -> GradeReport:
+    """Grade the submission at PATH; a broken submission yields a report, never an exception."""
+    started = time.perf_counter()
+    spec = load_assignment(assignment) if isinstance(assignment, str) else assignment
+    report = GradeReport(submission=str(path), assignment=spec.name, stage=str(stage), public_only=public_only)
+    hidden = hidden_paths(extra_hidden)
+    load_failure = None
+    try:
+        submission = load_submission(path, spec.student_file, spec.entry)
+        report.notes.extend(submission.notes)
+        source, filename = submission.source, submission.filename
+    except SubmissionError as err:
+        load_failure = str(err)
+        report.error = load_failure
+        source, filename = "", spec.student_file
+    student = Program(source, filename, limits=limits, hidden_paths=hidden)
+    reference = reference_program(spec.solution, spec.student_file, hidden_paths=hidden, limits=limits)
+    try:
+        plugin = GradingPlugin(spec, student, reference, public_only=public_only, load_failure=load_failure)
+        files = [str(f) for f in spec.suite_files(stage)]
+        if not files:
+            raise ValueError(f"{spec.name} has no suite for stage {stage}")
+        args = [*files, "-c", str(PYTEST_INI), "--rootdir", str(spec.suites_dir), "-q",
+                "-p", "no:cacheprovider", "-p", "no:terminal", "--import-mode=importlib",
+                "-W", "ignore::pytest.PytestAssertRewriteWarning"]
+        old_cwd = os.getcwd()
+        try:
+            pytest.main(args, plugins=[plugin])
+        finally:
+            os.chdir(old_cwd)
+    finally:
+        student.close()
+    report.tests = plugin.results
+    report.notes.extend(plugin.notes)
+    report.hidden_not_run = plugin.hidden_not_run
+    if plugin.load_failure and not report.error:
+        report.error = plugin.load_failure
+    report.execution_time = round(time.perf_counter() - started, 3)
+    return report
