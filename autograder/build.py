@@ -403,8 +403,8 @@ def _assignments(names: Iterable[str] | None) -> list[Assignment]:
     return chosen
 
 
-def run(check: bool = False, names: Iterable[str] | None = None,
-        assignments: Iterable[Assignment] | None = None) -> tuple[list[str], list[Path]]:
+def build_files(check: bool = False, names: Iterable[str] | None = None,
+                assignments: Iterable[Assignment] | None = None) -> tuple[list[str], list[Path]]:
     """Build (or check) ASSIGNMENTS (default: NAMES, default: every assignment with a solution).
 
     Returns (problems, paths written).
@@ -439,20 +439,21 @@ def build(check: bool = False, names: Iterable[str] | None = None,
 
     With check=True nothing is written, and each out-of-date file is one problem.
     """
-    return run(check, names, assignments)[0]
+    return build_files(check, names, assignments)[0]
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m autograder build",
-        description="Generate starter files and handout points tables from the reference solutions.")
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Arguments of the `build` verb."""
     parser.add_argument("--check", action="store_true",
                         help="write nothing; exit 1 if a generated file is out of date or a fence is wrong")
     parser.add_argument("assignment", nargs="*",
-                        help=f"assignments to build (default: every one with a solution: {', '.join(available())})")
-    args = parser.parse_args(argv)
+                        help="assignments to build (default: every one whose solution exists)")
+
+
+def run(args: argparse.Namespace) -> int:
+    """The `build` verb: 0 when all is up to date (or written), 1 on problems, 2 on bad usage."""
     try:
-        problems, written = run(args.check, args.assignment or None)
+        problems, written = build_files(args.check, args.assignment or None)
     except KeyError as err:
         print(f"error: {err.args[0]}", file=sys.stderr)
         return 2
@@ -465,6 +466,14 @@ def main(argv: list[str] | None = None) -> int:
     if args.check or not written:
         print("generated files are up to date")
     return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m autograder build",
+        description="Generate starter files and handout points tables from the reference solutions.")
+    add_arguments(parser)
+    return run(parser.parse_args(argv))
 
 
 if __name__ == "__main__":
