@@ -219,17 +219,45 @@ def _python_string(text: str) -> str:
     return json.dumps(text, ensure_ascii=False)
 
 
-def _stub(fence: Fence, table: Mapping[int, Problem], newline: str) -> list[str]:
+# A region may start with a clause that continues the statement above it (an elif branch,
+# say); its stub then keeps a clause header so that the starter still compiles.
+_CLAUSE_HEADERS = {"elif": "elif True:", "else": "else:", "except": "except Exception:", "finally": "finally:"}
+_CLAUSE = re.compile(r"(elif|else|except|finally)\b")
+
+
+def _region_clause(lines: list[str], fence: Fence) -> tuple[str, str] | None:
+    """(stub header, body indent) when the region's first statement is an elif/else/except/finally
+    clause, else None."""
+    body = [line for line in lines[fence.begin + 1:fence.end]
+            if line.strip() and not line.lstrip().startswith("#")]
+    if not body:
+        return None
+    match = _CLAUSE.match(body[0].lstrip())
+    if not match:
+        return None
+    first_indent = body[0][: len(body[0]) - len(body[0].lstrip(" \t"))]
+    deeper = [line[: len(line) - len(line.lstrip(" \t"))] for line in body[1:]]
+    inner = next((ind for ind in deeper if len(ind) > len(first_indent)), first_indent + "    ")
+    return _CLAUSE_HEADERS[match[1]], inner
+
+
+def _stub(fence: Fence, table: Mapping[int, Problem], newline: str,
+          clause: tuple[str, str] | None = None) -> list[str]:
     problem = table[fence.number]
     function = fence.function or ", ".join(problem.functions) or "module level"
     message = f"Problem {fence.number}: {problem.title} ({function})"
-    lines = [f"{fence.indent}# *** YOUR CODE HERE ***{newline}"]
+    note = f" (this region is an {clause[0].split()[0].rstrip(':')} clause: replace it)" if clause else ""
+    lines = [f"{fence.indent}# *** YOUR CODE HERE ***{note}{newline}"]
     for number in fence.inner:
         stage = table[number].stage if number in table else 0
         later = f", in stage {stage}" if stage and stage != problem.stage else ""
         lines.append(f"{fence.indent}# (Problem {number} also goes in this region{later}: "
                      f"see the handout.){newline}")
-    lines.append(f"{fence.indent}raise NotImplementedError({_python_string(message)}){newline}")
+    raise_indent = fence.indent
+    if clause:
+        lines.append(f"{fence.indent}{clause[0]}{newline}")
+        raise_indent = clause[1]
+    lines.append(f"{raise_indent}raise NotImplementedError({_python_string(message)}){newline}")
     return lines
 
 
@@ -296,7 +324,7 @@ def generate_starter(solution_text: str,
     if errors:
         raise FenceError(errors)
     table = _table(table_source)
-    handout = (f"The handout ({_relative(table_source.handout)})"
+    handout = (f"The handout ({table_source.handout.name})"
                if isinstance(table_source, Assignment) else "The handout")
     lines = solution_text.splitlines(keepends=True)
     out: list[str] = []
@@ -306,7 +334,7 @@ def generate_starter(solution_text: str,
         begin_line = lines[fence.begin]
         newline = "\r\n" if begin_line.endswith("\r\n") else "\n"
         out.append(begin_line if begin_line.endswith(("\n", "\r")) else begin_line + newline)
-        out.extend(_stub(fence, table, newline))
+        out.extend(_stub(fence, table, newline, _region_clause(lines, fence)))
         out.append(lines[fence.end])
         position = fence.end + 1
     out.extend(lines[position:])
@@ -376,15 +404,14 @@ def _plan(assignment: Assignment) -> tuple[list[tuple[Path, str, str]], list[str
         targets.append((assignment.starter, generate_starter(text, assignment), solution_name))
         try:
             compile(targets[-1][1], _relative(assignment.starter), "exec")
-        except SyntaxError as err:                      # pragma: no cover - a generator bug
-            problems.append(f"the generated {_relative(assignment.starter)} does not compile: {err}")
+        except SyntaxError as err:
+            problems.append(f"the generated {_relative(assignment.starter)} would not compile "
+                            f"(line {err.lineno}: {err.msg}): a fenced region of {solution_name} "
+                            f"must hold whole statements, or start with an elif/else/except clause")
             targets.pop()
     handout = assignment.handout
     table_name = _relative(assignment.root / "assignment.toml")
-    if not handout.is_file():
-        problems.append(f"{_relative(handout)} does not exist; write it with a {TABLE_BEGIN} / "
-                        f"{TABLE_END} pair where the points table goes")
-    else:
+    if handout.is_file():             # no handout yet: no points table to keep (run() says so)
         try:
             wanted = update_handout(handout.read_text(encoding="utf-8"), points_table(assignment))
         except ValueError as err:
@@ -423,8 +450,9 @@ def build_files(check: bool = False, names: Iterable[str] | None = None,
             if current == wanted:
                 continue
             if check:
-                state = "is missing" if current is None else "is out of date"
-                problems.append(f"{_relative(path)} {state} with {source}: run `{BUILD_COMMAND}`")
+                state = f"is missing (it is made from {source})" if current is None \
+                    else f"is out of date with {source}"
+                problems.append(f"{_relative(path)} {state}: run `{BUILD_COMMAND}`")
             else:
                 path.parent.mkdir(parents=True, exist_ok=True)
                 with open(path, "w", encoding="utf-8", newline="") as handle:
@@ -459,6 +487,10 @@ def run(args: argparse.Namespace) -> int:
         return 2
     for path in written:
         print(f"wrote {_relative(path)}")
+    for assignment in _assignments(args.assignment or None):
+        if not assignment.handout.is_file():
+            print(f"note: {_relative(assignment.handout)} does not exist, so it has no points table to "
+                  f"update (give it a {TABLE_BEGIN} / {TABLE_END} pair)")
     for problem in problems:
         print(problem, file=sys.stderr)
     if problems:
