@@ -1,0 +1,335 @@
+"""Helpers of the Pytzee suites: the games, playing one on a program, reading its final score.
+
+Students print free-form text, so a game is compared through its final score only: the
+first integer after "score"/"total" on the last line that mentions a final score, or the
+value play_game returns when it is an int.  Every game is played on the student's program
+as the handout asks (import the file, call play_game(num_rounds)); when that does not give
+the expected score, the file is also run as a script (`python pytzee.py`: the number of
+rounds, then the seed, then the answers on stdin), so a game loop kept under
+``if __name__ == "__main__":`` is graded too.  Only the checks of problem 14 insist on one way.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from autograder.assignment import load_assignment
+from autograder.engine.checks import GraderFault, explain
+from autograder.engine.feedback import Fail, ordinal
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+ASSIGNMENT = load_assignment("pytzee")
+SCENARIOS = Path(__file__).resolve().parent.parent / "scenarios"
+NUM_DICE = 5
+ENTRY = "play_game"
+
+
+def scenarios(name: str = "games") -> dict:
+    """Load scenarios/NAME.toml (inputs only: expected values come from the reference)."""
+    return tomllib.loads((SCENARIOS / f"{name}.toml").read_text(encoding="utf-8"))
+
+
+# ---------------------------------------------------------------------------------------
+# Reading the final score out of free-form output
+# ---------------------------------------------------------------------------------------
+
+_FINAL = re.compile(r"\bfinal\b", re.IGNORECASE)
+_SCORE_WORD = re.compile(r"\b(?:score|total)\b", re.IGNORECASE)
+_INTEGER = re.compile(r"-?\d+")
+
+
+def _number_on(line: str) -> int | None:
+    """The first integer after the last "score"/"total" on LINE, else its last integer."""
+    words = list(_SCORE_WORD.finditer(line))
+    if words:
+        after = _INTEGER.search(line, words[-1].end())
+        if after:
+            return int(after.group())
+    numbers = _INTEGER.findall(line)
+    return int(numbers[-1]) if numbers else None
+
+
+@dataclass
+class Score:
+    value: int | None
+    source: str            # where it was read, for the feedback
+
+
+def read_final_score(outcome, *, finished: bool) -> Score:
+    """The final score in OUTCOME.  FINISHED: the program ended normally (then a plain
+    "score" line or an int return value also count)."""
+    lines = (outcome.stdout or "").splitlines()
+    for line in reversed(lines):
+        if _FINAL.search(line) and _SCORE_WORD.search(line):
+            number = _number_on(line)
+            if number is not None:
+                return Score(number, f"your final-score line {line.strip()!r}")
+    if finished and isinstance(outcome.value, int) and not isinstance(outcome.value, bool):
+        return Score(outcome.value, f"the value {ENTRY} returned")
+    for line in reversed(lines):
+        if _FINAL.search(line) or (finished and _SCORE_WORD.search(line)):
+            number = _number_on(line)
+            if number is not None:
+                return Score(number, f"your line {line.strip()!r}")
+    return Score(None, "")
+
+
+# ---------------------------------------------------------------------------------------
+# Games
+# ---------------------------------------------------------------------------------------
+
+@dataclass
+class Game:
+    why: str
+    rounds: int
+    commands: list[str]
+    dice: list[int] | None = None          # flat: 5 per turn, injected in order
+    seed: int | None = None
+    mode: str = "either"                   # "call", "script", or "either" (call, then script)
+    rolls: list[list[int]] = field(default_factory=list)   # the rolls, for the feedback
+
+    def stdin(self, mode: str) -> list[str]:
+        if mode == "script":
+            return [str(self.rounds), str(self.seed or 0), *self.commands]
+        return list(self.commands)
+
+    def describe(self, mode: str) -> str:
+        answers = ", ".join(repr(c) for c in self.commands)
+        if mode == "script":
+            ran = f"python pytzee.py with the input {self.rounds}, {self.seed or 0}, {answers}"
+        else:
+            ran = f"{ENTRY}({self.rounds})" + (f" with random.seed({self.seed})" if self.seed is not None else "")
+            ran += f" and the answers {answers}"
+        if self.dice is not None:
+            ran += "; the dice: " + ", ".join(str(r) for r in self.rolls)
+        return ran
+
+
+def game_from_case(case: dict) -> Game:
+    rolls = [list(roll) for roll in case["dice"]]
+    return Game(case["why"], len(rolls), list(case["commands"]), [d for roll in rolls for d in roll],
+                mode=case.get("mode", "either"), rolls=rolls)
+
+
+def run(program, game: Game, mode: str):
+    if mode == "script":
+        return program.script(stdin=game.stdin(mode), dice=game.dice)
+    seed = game.seed if game.dice is None else None
+    return program.call(ENTRY, game.rounds, stdin=game.stdin(mode), seed=seed, dice=game.dice)
+
+
+def _modes(game: Game) -> list[str]:
+    return ["call", "script"] if game.mode == "either" else [game.mode]
+
+
+def reference_score(reference, game: Game) -> int:
+    mode = _modes(game)[0]
+    outcome = run(reference, game, mode)
+    score = read_final_score(outcome, finished=outcome.status == "ok")
+    if outcome.status != "ok" or score.value is None:
+        raise GraderFault(f"the reference failed on {game.describe(mode)}: {outcome.status} "
+                          f"{outcome.message} {outcome.error}")
+    return score.value
+
+
+def dice_rolled(outcome) -> int:
+    """How many dice the program rolled (random.randint calls the sandbox saw)."""
+    count = 0
+    for event in outcome.events or ():
+        if event and event[0] == "roll":
+            value = event[1] if len(event) > 1 else None
+            count += len(value) if isinstance(value, (list, tuple)) else 1
+    return count
+
+
+@dataclass
+class Attempt:
+    mode: str
+    outcome: object
+    score: Score
+
+    @property
+    def finished(self) -> bool:
+        return self.outcome.status == "ok"
+
+
+def attempt(student, game: Game, mode: str) -> Attempt:
+    outcome = run(student, game, mode)
+    finished = outcome.status == "ok"
+    return Attempt(mode, outcome, read_final_score(outcome, finished=finished))
+
+
+def why_not(att: Attempt, game: Game, expected: int, hidden: bool) -> str:
+    """One sentence: what went wrong in ATT."""
+    outcome = att.outcome
+    how = "run as a script" if att.mode == "script" else f"{ENTRY}({game.rounds})"
+    status = outcome.status
+    answers = len(game.stdin(att.mode))
+    if att.score.value is not None and att.score.value != expected:
+        text = f"{how}: your final score was {att.score.value}"
+        text += "" if hidden else f", expected {expected} (read from {att.score.source})"
+        if status != "ok" and status != "input_exhausted":
+            text += f"; then {explain(outcome, how)}"
+        return text
+    if status == "input_exhausted":
+        asked = outcome.inputs_asked or answers + 1
+        return (f"{how}: your program asked for input a {ordinal(asked)} time, but the game has "
+                f"only {answers} answers (does it accept every answer given? does it play more "
+                f"rounds than asked?)")
+    if status == "timeout":
+        return f"{how}: your program ran past the time limit (an endless loop?)"
+    if status != "ok":
+        return explain(outcome, how)
+    return (f"{how}: no line of your output gives the final score; print one such as "
+            f"'Your final score was 92'")
+
+
+def play_and_check(student, reference, game: Game, *, hidden: bool, hint: str | None = None,
+                   hint_when: list[int] | None = None) -> None:
+    """Fail unless STUDENT ends GAME with the reference's final score."""
+    expected = reference_score(reference, game)
+    attempts = []
+    for mode in _modes(game):
+        att = attempt(student, game, mode)
+        if att.score.value == expected:
+            return
+        attempts.append(att)
+        if att.outcome.status in ("syntax_error", "import_error"):
+            break
+    first = attempts[0]
+    # Report the attempt that got furthest: one with a score, else the first one.
+    shown = next((a for a in attempts if a.score.value is not None), first)
+    if shown.outcome.status == "no_function" and len(attempts) > 1:
+        shown = attempts[1]
+    reasons = [why_not(shown, game, expected, hidden)]
+    for other in attempts:
+        if other is not shown:
+            reasons.append("and " + why_not(other, game, expected, hidden))
+    summary = f"{game.why}: " + "; ".join(reasons) + "."
+    expected_rolls = NUM_DICE * game.rounds
+    rolled = dice_rolled(shown.outcome)
+    notes = []
+    if rolled > expected_rolls:
+        notes.append(f"Your program rolled {rolled} dice in {game.rounds} turn(s), not {expected_rolls}: "
+                     f"call roll_dice() exactly once per turn.")
+    if hint and (not hint_when or shown.score.value in hint_when):
+        notes.append(hint)
+    raise Fail(summary, ran=None if hidden else game.describe(shown.mode), hint=" ".join(notes) or None,
+               output=None if hidden else shown.outcome.stdout, show_values=False)
+
+
+# ---------------------------------------------------------------------------------------
+# Seeded games: the dice come from the seed, the answers are chosen from the dice
+# ---------------------------------------------------------------------------------------
+
+_SLOTS = ["count 1", "count 2", "count 3", "count 4", "count 5", "count 6", "three of a kind",
+          "four of a kind", "full house", "small straight", "large straight", "pytzee", "chance"]
+
+
+def _fit(slot: str, dice: list[int]) -> int:
+    """What DICE would be worth in SLOT (only to choose answers; expected scores come from
+    the reference)."""
+    counts = [dice.count(face) for face in range(7)]
+    faces = {face for face in dice}
+    if slot.startswith("count "):
+        face = int(slot[-1])
+        return face * counts[face]
+    if slot == "three of a kind":
+        return sum(dice) if max(counts) >= 3 else 0
+    if slot == "four of a kind":
+        return sum(dice) if max(counts) >= 4 else 0
+    if slot == "full house":
+        return 25 if sorted(c for c in counts if c) == [2, 3] else 0
+    if slot == "small straight":
+        return 30 if any(set(run) <= faces for run in ((1, 2, 3, 4), (2, 3, 4, 5), (3, 4, 5, 6))) else 0
+    if slot == "large straight":
+        return 40 if faces in ({1, 2, 3, 4, 5}, {2, 3, 4, 5, 6}) else 0
+    if slot == "pytzee":
+        return 50 if max(counts) == 5 else 0
+    return sum(dice)  # chance
+
+
+def plan_commands(rolls: list[list[int]]) -> list[str]:
+    """A greedy player: each roll goes to the open slot it is worth most in (ties: the first
+    in handout order), or `skip` when it is worth nothing anywhere.  Every answer fits its
+    roll, so programs that refuse non-fitting answers play the same game."""
+    open_slots = list(_SLOTS)
+    commands = []
+    for dice in rolls:
+        best, value = None, 0
+        for slot in open_slots:
+            worth = _fit(slot, dice)
+            if worth > value:
+                best, value = slot, worth
+        if best is None:
+            commands.append("skip")
+        else:
+            commands.append(best)
+            open_slots.remove(best)
+    return commands
+
+
+def seeded_rolls(reference, seed: int, rounds: int, mode: str) -> list[list[int]]:
+    """The rolls of a seeded game, as the reference rolls them (it skips every turn)."""
+    probe = Game("probe", rounds, ["skip"] * rounds, seed=seed, mode=mode)
+    outcome = run(reference, probe, "script" if mode == "script" else "call")
+    values: list[int] = []
+    for event in outcome.events or ():
+        if event and event[0] == "roll":
+            value = event[1]
+            values.extend(value if isinstance(value, (list, tuple)) else [value])
+    if len(values) != NUM_DICE * rounds:        # no roll events: replay the seed here
+        rng = random.Random(seed)
+        values = [rng.randint(1, 6) for _ in range(NUM_DICE * rounds)]
+    return [values[i:i + NUM_DICE] for i in range(0, len(values), NUM_DICE)]
+
+
+def seeded_game(reference, case: dict) -> Game:
+    mode = case.get("mode", "either")
+    commands = case.get("commands")
+    if commands is None:
+        commands = plan_commands(seeded_rolls(reference, case["seed"], case["rounds"], mode))
+    return Game(case["why"], case["rounds"], list(commands), seed=case["seed"], mode=mode)
+
+
+# ---------------------------------------------------------------------------------------
+# Parametrisation: points per check
+# ---------------------------------------------------------------------------------------
+
+def params(cases: list[dict]) -> list:
+    """pytest.params for CASES: each case's `points`, else the problem's points left over,
+    split evenly over the cases of that problem without explicit points."""
+    explicit: dict[int, float] = {}
+    plain: dict[int, int] = {}
+    for case in cases:
+        if "points" in case:
+            explicit[case["problem"]] = explicit.get(case["problem"], 0) + case["points"]
+        else:
+            plain[case["problem"]] = plain.get(case["problem"], 0) + 1
+    out = []
+    for case in cases:
+        problem = case["problem"]
+        if "points" in case:
+            points = case["points"]
+        else:
+            points = round((ASSIGNMENT.problem(problem).points - explicit.get(problem, 0)) / plain[problem], 4)
+        marks = [pytest.mark.problem(problem), pytest.mark.points(points)]
+        if not case.get("public"):
+            marks.append(pytest.mark.visibility("hidden"))
+        out.append(pytest.param(case, marks=marks, id=case["why"]))
+    return out
+
+
+def stage_cases(kind: str, stage: int) -> list[dict]:
+    return [case for case in scenarios().get(kind, [])
+            if ASSIGNMENT.problem(case["problem"]).stage == stage]

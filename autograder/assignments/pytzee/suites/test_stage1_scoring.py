@@ -1,0 +1,15 @@
+"""Stage 1: scoring the slots.  Each check plays a short game with chosen dice and compares
+the final score with the reference's on the same game."""
+
+import pytest
+
+from autograder.assignments.pytzee.suites.common import game_from_case, params, play_and_check, stage_cases
+
+CASES = stage_cases("game", 1)
+
+
+@pytest.mark.parametrize("case", params(CASES))
+def test_slot(student, reference, case):
+    """Scoring"""
+    play_and_check(student, reference, game_from_case(case), hidden=not case.get("public"),
+                   hint=case.get("hint"), hint_when=case.get("hint_when"))

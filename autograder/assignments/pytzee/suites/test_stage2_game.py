@@ -1,0 +1,70 @@
+"""Stage 2: extra pytzees, the bonus, used slots, skip, the synonyms and the whole game."""
+
+import pytest
+
+from autograder.assignments.pytzee.suites.common import (
+    attempt,
+    game_from_case,
+    params,
+    play_and_check,
+    reference_score,
+    scenarios,
+    seeded_game,
+    stage_cases,
+)
+from autograder.engine.feedback import Fail
+
+GAMES = stage_cases("game", 2)
+SEEDED = stage_cases("seeded", 2)
+USED_SLOT = next(case for case in scenarios()["game"] if case["problem"] == 11 and case.get("public"))
+
+
+@pytest.mark.parametrize("case", params(GAMES))
+def test_rule(student, reference, case):
+    """Rules"""
+    play_and_check(student, reference, game_from_case(case), hidden=not case.get("public"),
+                   hint=case.get("hint"), hint_when=case.get("hint_when"))
+
+
+@pytest.mark.parametrize("case", params(SEEDED))
+def test_game(student, reference, case):
+    """The game"""
+    play_and_check(student, reference, seeded_game(reference, case), hidden=not case.get("public"),
+                   hint=case.get("hint"))
+
+
+def _refused_with_message(events, answer_index: int) -> bool:
+    """Whether, after the ANSWER_INDEX-th answer, the program asked again in the same turn
+    (no roll in between) and printed some text first, or asked with a different prompt."""
+    seen, said, prompt = -1, False, None
+    for event in events or ():
+        kind = event[0]
+        if kind == "in":
+            seen += 1
+            if seen == answer_index:
+                prompt = event[1] if len(event) > 1 else ""
+            elif seen == answer_index + 1:
+                again = event[1] if len(event) > 1 else ""
+                return said or (bool(str(again).strip()) and again != prompt)
+        elif seen == answer_index:
+            if kind == "roll":
+                return False
+            if kind == "out" and str(event[1]).strip():
+                said = True
+    return False
+
+
+@pytest.mark.problem(11)
+@pytest.mark.points(1)
+def test_used_slot_message(student, reference):
+    """Used slot: a message before asking again"""
+    game = game_from_case(USED_SLOT)
+    reference_score(reference, game)
+    refused = 1                                     # the second answer, "count 2", is refused
+    for mode in ("call", "script"):
+        att = attempt(student, game, mode)
+        offset = 2 if mode == "script" else 0       # the rounds and the seed come first
+        if _refused_with_message(att.outcome.events, refused + offset):
+            return
+    raise Fail("When the player names a used slot, print a message (e.g. 'There was already a score "
+               "in that slot.') before asking again.", ran=game.describe("call"), show_values=False)
