@@ -169,12 +169,32 @@ def attempt(student, game: Game, mode: str) -> Attempt:
     return Attempt(mode, outcome, read_final_score(outcome, finished=finished))
 
 
+def short_game(att: Attempt, game: Game) -> str | None:
+    """Why ATT did not play every turn of GAME (one roll and at least one answer per turn),
+    or None.  A right final score from a game that was not played is no pass: a program that
+    plays no round at all scores 0 too."""
+    rolled = dice_rolled(att.outcome)
+    answered = (att.outcome.inputs_asked or 0) - (2 if att.mode == "script" else 0)
+    if rolled < NUM_DICE * game.rounds:
+        return f"it rolled {rolled} dice, not {NUM_DICE * game.rounds} ({game.rounds} turn(s) of {NUM_DICE})"
+    if answered < game.rounds:
+        return f"it asked for {max(answered, 0)} answer(s) in {game.rounds} turn(s)"
+    return None
+
+
 def why_not(att: Attempt, game: Game, expected: int, hidden: bool) -> str:
     """One sentence: what went wrong in ATT."""
     outcome = att.outcome
     how = "run as a script" if att.mode == "script" else f"{ENTRY}({game.rounds})"
     status = outcome.status
     answers = len(game.stdin(att.mode))
+    if att.score.value == expected:
+        short = short_game(att, game)
+        return f"{how}: the final score is right, but the game was not played: {short}"
+    if status == "dice_exhausted":
+        used = getattr(outcome, "dice_used", None) or NUM_DICE * game.rounds
+        return (f"{how}: your program rolled more dice than the game has "
+                f"({NUM_DICE * game.rounds} for {game.rounds} turn(s); it asked for die number {used + 1})")
     if att.score.value is not None and att.score.value != expected:
         text = f"{how}: your final score was {att.score.value}"
         text += "" if hidden else f", expected {expected} (read from {att.score.source})"
@@ -201,7 +221,7 @@ def play_and_check(student, reference, game: Game, *, hidden: bool, hint: str | 
     attempts = []
     for mode in _modes(game):
         att = attempt(student, game, mode)
-        if att.score.value == expected:
+        if att.score.value == expected and not short_game(att, game):
             return
         attempts.append(att)
         if att.outcome.status in ("syntax_error", "import_error"):
@@ -219,7 +239,10 @@ def play_and_check(student, reference, game: Game, *, hidden: bool, hint: str | 
     expected_rolls = NUM_DICE * game.rounds
     rolled = dice_rolled(shown.outcome)
     notes = []
-    if rolled > expected_rolls:
+    if shown.outcome.status == "dice_exhausted":
+        notes.append("Your program rolled more dice than the game has turns: call roll_dice() exactly "
+                     "once per turn.")
+    elif rolled > expected_rolls:
         notes.append(f"Your program rolled {rolled} dice in {game.rounds} turn(s), not {expected_rolls}: "
                      f"call roll_dice() exactly once per turn.")
     if hint and (not hint_when or shown.score.value in hint_when):

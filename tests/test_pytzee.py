@@ -1,0 +1,252 @@
+"""The Pytzee assignment graded end to end: the reference, the starter, correct submissions
+written in other ways, and known-wrong mutants of the reference with their exact scores.
+
+Every grading runs in a pool of two processes (one sandbox each), once per module.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.util
+import io
+import random
+import subprocess
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from types import SimpleNamespace
+from unittest import mock
+
+import pytest
+
+from autograder.assignment import load_assignment
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+ROOT = Path(__file__).resolve().parent.parent
+PYTZEE = load_assignment("pytzee")
+SOLUTION = PYTZEE.solution
+STARTER = PYTZEE.starter
+SUBMISSIONS = sorted((ROOT / "tests" / "submissions" / "pytzee").glob("*.py"))
+MUTANTS = tomllib.loads((ROOT / "tests" / "mutants" / "pytzee.toml").read_text(encoding="utf-8"))["mutant"]
+GAMES = tomllib.loads((PYTZEE.scenarios_dir / "games.toml").read_text(encoding="utf-8"))
+TOTAL = PYTZEE.total_points
+MAX_SECONDS_PER_SUBMISSION = 30
+
+
+def apply_edits(text: str, edits: list[dict]) -> str:
+    for edit in edits:
+        count = text.count(edit["find"])
+        assert count == 1, f"the edit's find text occurs {count} times in the reference: {edit['find']!r}"
+        text = text.replace(edit["find"], edit["replace"])
+    return text
+
+
+def _grade(path: str) -> dict:
+    from autograder.grade import grade
+    started = time.perf_counter()
+    report = grade(path, "pytzee").to_dict()
+    report["wall"] = round(time.perf_counter() - started, 2)
+    return report
+
+
+@pytest.fixture(scope="module")
+def reports(tmp_path_factory) -> dict[str, dict]:
+    """name -> GradeReport.to_dict() for the reference, the starter, the submissions, the mutants."""
+    tmp = tmp_path_factory.mktemp("pytzee-mutants")
+    reference = SOLUTION.read_text(encoding="utf-8")
+    jobs = {"reference": str(SOLUTION), "starter": str(STARTER)}
+    jobs.update({f"submission:{path.stem}": str(path) for path in SUBMISSIONS})
+    for mutant in MUTANTS:
+        path = tmp / mutant["name"] / "pytzee.py"
+        path.parent.mkdir()
+        path.write_text(apply_edits(reference, mutant["edits"]), encoding="utf-8")
+        jobs[f"mutant:{mutant['name']}"] = str(path)
+    with ProcessPoolExecutor(2) as pool:
+        futures = {name: pool.submit(_grade, path) for name, path in jobs.items()}
+        return {name: future.result() for name, future in futures.items()}
+
+
+def _lost(report: dict) -> dict[int, float]:
+    lost: dict[int, float] = {}
+    for test in report["tests"]:
+        if test["score"] < test["max_score"]:
+            lost[test["problem"]] = lost.get(test["problem"], 0) + test["max_score"] - test["score"]
+    return lost
+
+
+def _errors(report: dict) -> list[str]:
+    return [f"{t['name']}: {t['status']} {t['output']}" for t in report["tests"] if t["status"] == "error"]
+
+
+# ---------------------------------------------------------------------------------------
+# The reference, the starter, correct submissions
+# ---------------------------------------------------------------------------------------
+
+def test_points_per_problem_match_the_table(reports):
+    got = {}
+    for test in reports["reference"]["tests"]:
+        got[test["problem"]] = round(got.get(test["problem"], 0) + test["max_score"], 4)
+    assert got == {p.number: p.points for p in PYTZEE.problems}
+    assert TOTAL == 90
+
+
+def test_reference_full_marks(reports):
+    report = reports["reference"]
+    assert not _errors(report) and not report["error"]
+    assert report["score"] == TOTAL, _lost(report)
+
+
+def test_starter_scores_zero_cleanly(reports):
+    report = reports["starter"]
+    assert not report["error"], report["error"]
+    assert report["score"] == 0
+    for test in report["tests"]:
+        assert test["status"] == "failed", test
+        assert "took too long" not in test["output"] and "time limit" not in test["output"], test
+        assert "not written yet" in test["output"], test["output"]
+
+
+@pytest.mark.parametrize("path", SUBMISSIONS, ids=[p.stem for p in SUBMISSIONS])
+def test_correct_submission_full_marks(reports, path):
+    report = reports[f"submission:{path.stem}"]
+    assert not _errors(report)
+    assert report["score"] == TOTAL, [(t["name"], t["output"]) for t in report["tests"] if t["score"] < t["max_score"]]
+
+
+def test_at_least_two_correct_submissions():
+    assert len(SUBMISSIONS) >= 2
+
+
+def test_grading_time(reports):
+    slow = {name: r["wall"] for name, r in reports.items() if r["wall"] > MAX_SECONDS_PER_SUBMISSION}
+    assert not slow
+
+
+# ---------------------------------------------------------------------------------------
+# Mutants
+# ---------------------------------------------------------------------------------------
+
+def test_enough_mutants():
+    assert len([m for m in MUTANTS if m["score"] < TOTAL]) >= 15
+
+
+@pytest.mark.parametrize("mutant", MUTANTS, ids=[m["name"] for m in MUTANTS])
+def test_mutant(reports, mutant):
+    report = reports[f"mutant:{mutant['name']}"]
+    assert not _errors(report), _errors(report)
+    assert not report["error"], report["error"]
+    lost = _lost(report)
+    assert sorted(lost) == sorted(mutant["problems"]), lost
+    assert report["score"] == pytest.approx(mutant["score"], abs=1e-6), lost
+    failed = [t for t in report["tests"] if t["score"] < t["max_score"]]
+    for test in failed:
+        assert "took too long" not in test["output"], test
+    if mutant["phrase"]:
+        phrase = mutant["phrase"].lower()
+        assert any(phrase in (t["name"] + "\n" + t["output"]).lower() for t in failed), \
+            [(t["name"], t["output"]) for t in failed]
+
+
+# ---------------------------------------------------------------------------------------
+# The reference played both ways, and the UMBC sample run
+# ---------------------------------------------------------------------------------------
+
+def _load_reference():
+    spec = importlib.util.spec_from_file_location("pytzee_reference_under_test", SOLUTION)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _play_in_process(rounds, answers, dice=None, seed=None) -> str:
+    module = _load_reference()
+    rolls = iter(dice or [])
+    out = io.StringIO()
+    patches = [mock.patch("builtins.input", side_effect=list(answers))]
+    if dice is not None:
+        patches.append(mock.patch.object(random, "randint", side_effect=lambda a, b: next(rolls)))
+    with contextlib.ExitStack() as stack, contextlib.redirect_stdout(out):
+        for patch in patches:
+            stack.enter_context(patch)
+        if seed is not None:
+            random.seed(seed)
+        module.play_game(rounds)
+    return out.getvalue()
+
+
+def test_reference_reproduces_the_umbc_sample_run():
+    sample = next(case for case in GAMES["seeded"] if case["seed"] == 17)
+    out = _play_in_process(sample["rounds"], sample["commands"], seed=17)
+    assert out.rstrip().splitlines()[-1] == "Your final score was 92"
+
+
+def test_reference_plays_the_same_called_and_as_a_script():
+    """Every game of games.toml: play_game(n) and `python pytzee.py` end with the same score."""
+    from autograder.assignments.pytzee.suites.common import game_from_case, read_final_score, run
+    from autograder.engine.program import Program
+    program = Program(SOLUTION.read_text(encoding="utf-8"), "pytzee.py", hidden_paths=[str(ROOT)])
+    try:
+        for case in GAMES["game"]:
+            game = game_from_case(case)
+            called, script = run(program, game, "call"), run(program, game, "script")
+            assert called.status == script.status == "ok", (case["why"], called.status, script.status)
+            assert read_final_score(called, finished=True).value == read_final_score(script, finished=True).value
+    finally:
+        program.close()
+
+
+# ---------------------------------------------------------------------------------------
+# The grader's own helpers
+# ---------------------------------------------------------------------------------------
+
+def _outcome(stdout="", value=None, status="ok"):
+    return SimpleNamespace(stdout=stdout, value=value, status=status, events=[], inputs_asked=0)
+
+
+@pytest.mark.parametrize("stdout, value, finished, expected", [
+    ("Your score is: 3\nYour final score was 92\n", None, True, 92),
+    ("FINAL SCORE: 92 (bonus 35 included)\n", None, True, 92),
+    ("Final total = 92\n", None, True, 92),
+    ("Game over. Score: 40\n", None, True, 40),
+    ("Scorecard: 1's 2's\nthanks\n", 77, True, 77),
+    ("Final Score: 18\nPlay again? ", None, False, 18),
+    ("Your score is: 0\n", None, False, None),          # crashed mid-game: no final line
+    ("Scorecard:\n", None, True, None),
+])
+def test_read_final_score(stdout, value, finished, expected):
+    from autograder.assignments.pytzee.suites.common import read_final_score
+    assert read_final_score(_outcome(stdout, value), finished=finished).value == expected
+
+
+def test_planned_answers_always_fit_their_roll():
+    """Seeded games answer each roll with a slot it fits, so strict programs play them too."""
+    from autograder.assignments.pytzee.suites.common import _fit, plan_commands
+    rng = random.Random(5)
+    for _ in range(200):
+        rolls = [[rng.randint(1, 6) for _ in range(5)] for _ in range(13)]
+        commands = plan_commands(rolls)
+        assert len(commands) == 13
+        used = [c for c in commands if c != "skip"]
+        assert len(used) == len(set(used))
+        for dice, command in zip(rolls, commands):
+            assert command == "skip" or _fit(command, dice) > 0
+
+
+def test_cli_grades_and_never_hangs():
+    mutant = next(m for m in MUTANTS if m["name"] == "skip-missing")
+    started = time.perf_counter()
+    with contextlib.ExitStack() as stack:
+        import tempfile
+        folder = Path(stack.enter_context(tempfile.TemporaryDirectory()))
+        path = folder / "pytzee.py"
+        path.write_text(apply_edits(SOLUTION.read_text(encoding="utf-8"), mutant["edits"]), encoding="utf-8")
+        done = subprocess.run([sys.executable, "-m", "autograder", "grade", "--assignment", "pytzee", str(path)],
+                              cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert "skip" in done.stdout.lower()
+    assert time.perf_counter() - started < 60
