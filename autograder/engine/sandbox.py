@@ -1,0 +1,798 @@
+"""Run untrusted student code in a separate, limited process (grader side; stdlib only).
+
+Student code never runs in the grader's process.  Each Sandbox owns one long-lived child
+(the "zygote", see harness.py) started lazily on the first request: it applies limits and
+isolation, compiles the student source once and then forks one process per fresh request
+(or serves fresh=False calls from one shared worker).  Requests go to it as JSON lines on
+its stdin; results come back as JSON lines on a dedicated pipe.  The grader enforces the
+wall-clock limit with poll(); on a timeout, crash or protocol garbage it kills the whole
+sandbox and starts a new one for the next request.
+
+Isolation as root: mount/net/pid/ipc/uts namespaces (no network at all), a read-only view
+of the file system with private tmpfs on /tmp, /var/tmp, /dev/shm and empty tmpfs over every
+hidden path, a dedicated unprivileged uid per live sandbox (40000 + slot; a lock file per
+slot keeps two graders apart), rlimits including NPROC, no_new_privs, a scrubbed
+environment.  Not root: rlimits (no NPROC), its own session, a scrubbed environment and a
+fresh temporary working folder.  isolation() says what this machine allows;
+Sandbox.applied says what a started sandbox actually got.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import dataclasses
+import fcntl
+import grp
+import json
+import os
+import pwd
+import select
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import weakref
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+UID_BASE = 40000                 # sandbox uids are UID_BASE + slot
+SLOTS = 1000
+GRACE = 0.5                      # the zygote kills a request this long after its soft timeout (harness.GRACE)
+SLACK = 2.0                      # ...and the grader gives up on the zygote this much later
+START_TIMEOUT = 20.0
+RAW_TAIL = 4096                  # bytes of raw fd 1/2 output kept for diagnostics
+MAX_LINE = 96 << 20
+HARNESS_EXIT = 117               # a request process that exits with this never got to report
+INTERNAL = "the grader could not run your program (internal error)"
+STATUSES = frozenset({"ok", "exception", "timeout", "memory", "output_limit", "exit", "crash", "syntax_error",
+                      "import_error", "input_exhausted", "dice_exhausted", "no_function"})
+
+# Runs as `python -c BOOT <result fd>`: reads the harness source (16-byte length header) from stdin.
+BOOT = """\
+import os
+def _read(n):
+    data = b""
+    while len(data) < n:
+        chunk = os.read(0, n - len(data))
+        if not chunk:
+            raise SystemExit(3)
+        data += chunk
+    return data
+exec(compile(_read(int(_read(16))), "<sandbox-harness>", "exec"))
+"""
+
+
+@dataclass
+class Limits:
+    wall_s: float = 5.0          # per request wall-clock limit (enforced by the grader side)
+    cpu_s: int = 10              # RLIMIT_CPU for the sandbox process tree (seconds)
+    memory_mb: int = 512         # RLIMIT_AS
+    nproc: int = 64              # RLIMIT_NPROC (as root: a dedicated uid per sandbox, so only its processes)
+    fsize_mb: int = 8            # RLIMIT_FSIZE
+    output_chars: int = 200_000  # max captured print output per request; more -> status "output_limit"
+    nofile: int = 64
+
+
+@dataclass
+class Request:
+    kind: str = "call"            # "call": import as module <stem>, then call func; "script": run as __main__
+    func: str | None = None
+    args: list = field(default_factory=list)     # JSON-able
+    kwargs: dict = field(default_factory=dict)
+    stdin: list[str] | None = None   # scripted input lines; None = no input available
+    seed: int | None = None          # random.seed(seed) right before the call / before the script
+    dice: list[int] | None = None    # random.randint returns these, in order
+    fresh: bool = True               # False: may run in the shared long-lived worker (pure functions)
+    timeout: float | None = None     # overrides Limits.wall_s
+
+
+@dataclass
+class Outcome:
+    status: str
+    value: Any = None
+    error: dict | None = None
+    stdout: str = ""
+    events: list = field(default_factory=list)
+    args_after: list | None = None
+    import_stdout: str = ""
+    import_prompted: dict | None = None
+    inputs_asked: int = 0
+    stdin_lines: int = 0
+    dice_used: int = 0
+    exit_code: int | None = None
+    elapsed: float = 0.0
+    cpu: float = 0.0
+    message: str = ""
+
+
+# ---------------------------------------------------------------------------------------
+# What this machine allows.
+# ---------------------------------------------------------------------------------------
+_CLONE_NEWNS, _CLONE_NEWUTS, _CLONE_NEWIPC = 0x00020000, 0x04000000, 0x08000000
+_CLONE_NEWPID, _CLONE_NEWNET = 0x20000000, 0x40000000
+_MS_NOSUID, _MS_NODEV, _MS_REC, _MS_PRIVATE = 2, 4, 16384, 1 << 18
+
+_isolation: dict[str, Any] | None = None
+_isolation_lock = threading.Lock()
+
+
+def isolation() -> dict[str, Any]:
+    """What this machine allows, probed once per process (a forked child tries it)."""
+    global _isolation
+    with _isolation_lock:
+        if _isolation is None:
+            _isolation = _probe_isolation()
+        return dict(_isolation)
+
+
+def _probe_isolation() -> dict[str, Any]:
+    root = os.geteuid() == 0 and sys.platform.startswith("linux")
+    found = _probe_as_root() if root else set()
+    namespaces = "ns" in found
+    return {
+        "root": root,
+        "namespaces": namespaces,
+        "pid_namespace": namespaces and "pid" in found,
+        "uid_drop": root and "uid" in found,
+        "network": "none" if namespaces else "shared",
+        "hidden_paths": namespaces,
+        "private_tmp": namespaces,
+        "rlimits": ["cpu", "as", "fsize", "nofile", "core"] + (["nproc"] if root and "uid" in found else []),
+        "setsid": True,
+        "scrubbed_env": True,
+        "python": _python(),
+    }
+
+
+def _probe_as_root() -> set[str]:
+    """Fork a child that tries the namespaces and the uid change (it exits right after)."""
+    libc = ctypes.CDLL(None, use_errno=True)     # loaded before fork: no dlopen in the child
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.close(r)
+            os.write(w, " ".join(_try_isolation(libc)).encode())
+        finally:
+            os._exit(0)
+    os.close(w)
+    with os.fdopen(r, "rb") as f:
+        found = set(f.read().decode().split())
+    os.waitpid(pid, 0)
+    return found
+
+
+def _try_isolation(libc: ctypes.CDLL) -> list[str]:
+    found = []
+    flags = _CLONE_NEWNS | _CLONE_NEWNET | _CLONE_NEWIPC | _CLONE_NEWUTS
+    if libc.unshare(flags | _CLONE_NEWPID) == 0:
+        found.append("pid")
+        unshared = True
+    else:
+        unshared = libc.unshare(flags) == 0
+    if (unshared and libc.mount(None, b"/", None, ctypes.c_ulong(_MS_REC | _MS_PRIVATE), None) == 0
+            and libc.mount(b"tmpfs", b"/tmp", b"tmpfs", ctypes.c_ulong(_MS_NOSUID | _MS_NODEV), b"size=64k") == 0):
+        found.append("ns")
+    try:
+        os.setgroups([])
+        os.setresgid(UID_BASE, UID_BASE, UID_BASE)
+        os.setresuid(UID_BASE, UID_BASE, UID_BASE)
+        found.append("uid")
+    except OSError:
+        pass
+    return found
+
+
+def _python() -> str:
+    return os.path.realpath(sys.executable)
+
+
+# ---------------------------------------------------------------------------------------
+# Uid slots and killing.
+# ---------------------------------------------------------------------------------------
+class _Slot:
+    """A sandbox uid held (flock) for the life of one Sandbox; no two graders share one."""
+
+    def __init__(self, fd: int, uid: int):
+        self.fd, self.uid = fd, uid
+
+    @classmethod
+    def acquire(cls) -> _Slot:
+        folder = "/run/autograder-sandbox" if os.path.isdir("/run") else os.path.join(
+            tempfile.gettempdir(), "autograder-sandbox")
+        os.makedirs(folder, mode=0o700, exist_ok=True)
+        for n in range(SLOTS):
+            uid = UID_BASE + n
+            if _id_taken(uid):
+                continue
+            fd = os.open(os.path.join(folder, f"slot-{n}.lock"), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                os.close(fd)
+                continue
+            _kill_uid(uid)       # leftovers of a grader that died holding this slot
+            return cls(fd, uid)
+        raise RuntimeError("no free sandbox uid slot")
+
+    def release(self) -> None:
+        os.close(self.fd)
+
+
+def _id_taken(uid: int) -> bool:
+    """True when a real account or group uses this id."""
+    for lookup in (pwd.getpwuid, grp.getgrgid):
+        try:
+            lookup(uid)
+            return True
+        except KeyError:
+            pass
+    return False
+
+
+def _kill_uid(uid: int) -> None:
+    """SIGKILL every process of UID: a forked helper becomes UID and calls kill(-1) until none is left.
+
+    (kill(-1) reports success whenever other processes exist, so the helper checks /proc.)"""
+    pid = os.fork()
+    if pid == 0:
+        code = 1
+        try:
+            os.setgroups([])
+            os.setresgid(uid, uid, uid)
+            os.setresuid(uid, uid, uid)
+            for attempt in range(1000):
+                os.kill(-1, signal.SIGKILL)
+                if not uid_processes(uid, exclude=os.getpid()):
+                    code = 0
+                    break
+                time.sleep(0.001 * min(attempt, 10))
+        finally:
+            os._exit(code)
+    os.waitpid(pid, 0)
+
+
+def uid_processes(uid: int, exclude: int = 0) -> list[int]:
+    """Pids of the live (not zombie) processes whose real uid is UID."""
+    found = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit() or int(name) == exclude:
+            continue
+        try:
+            with open(f"/proc/{name}/status") as f:
+                status = f.read()
+        except OSError:
+            continue
+        fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
+        uids = fields.get("Uid", "").split()
+        if uids and int(uids[0]) == uid and fields.get("State", "").split()[:1] not in (["Z"], ["X"]):
+            found.append(int(name))
+    return found
+
+
+def _kill_tree(root_pid: int) -> None:
+    """Not root: SIGKILL the zygote's process group and every descendant (it is a subreaper)."""
+    for _ in range(3):
+        victims = _descendants(root_pid)
+        for pid in victims:
+            _signal(pid, signal.SIGKILL)
+        try:
+            os.killpg(root_pid, signal.SIGKILL)
+        except OSError:
+            pass
+        if not victims:
+            break
+
+
+def _descendants(root_pid: int) -> set[int]:
+    parent: dict[int, int] = {}
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                with open(f"/proc/{name}/stat") as f:
+                    parent[int(name)] = int(f.read().rsplit(")", 1)[1].split()[1])
+            except (OSError, ValueError, IndexError):
+                pass
+    found, frontier = set(), {root_pid}
+    while frontier:
+        frontier = {p for p, pp in parent.items() if pp in frontier and p not in found}
+        found |= frontier
+    return found
+
+
+def _signal(pid: int, sig: int) -> None:
+    try:
+        os.kill(pid, sig)
+    except OSError:
+        pass
+
+
+# ---------------------------------------------------------------------------------------
+# One running sandbox: the grader's end of its pipes.
+# ---------------------------------------------------------------------------------------
+class _Proc:
+    def __init__(self, popen: subprocess.Popen, ctl: int, res: int, raw: int, cleanup_dir: str | None):
+        self.popen, self.ctl, self.res, self.raw = popen, ctl, res, raw
+        self.cleanup_dir = cleanup_dir
+        self.res_buf = bytearray()
+        self.raw_tail = bytearray()
+        self.pending = bytearray()
+        self.eof = False
+        for fd in (ctl, res, raw):
+            os.set_blocking(fd, False)
+
+    def send(self, data: bytes) -> None:
+        self.pending += data
+        self._write()
+
+    def _write(self) -> None:
+        try:
+            while self.pending:
+                del self.pending[:os.write(self.ctl, self.pending[:1 << 16])]
+        except BlockingIOError:
+            pass
+        except OSError:             # the child is gone; its end of file tells the rest
+            self.pending.clear()
+
+    def next_line(self, deadline: float) -> tuple[str, bytes | None]:
+        """("line", bytes) | ("eof"|"timeout"|"garbage", None); drains raw output meanwhile."""
+        while True:
+            i = self.res_buf.find(b"\n")
+            if i >= 0:
+                line = bytes(self.res_buf[:i])
+                del self.res_buf[:i + 1]
+                return "line", line
+            if self.eof:
+                return "eof", None
+            if len(self.res_buf) > MAX_LINE:
+                return "garbage", None
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return "timeout", None
+            self._wait(left)
+
+    def _wait(self, left: float) -> None:
+        poller = select.poll()
+        poller.register(self.res, select.POLLIN)
+        if self.raw >= 0:
+            poller.register(self.raw, select.POLLIN)
+        if self.pending:
+            poller.register(self.ctl, select.POLLOUT)
+        for fd, _ in poller.poll(max(left, 0.001) * 1000):
+            if fd == self.res:
+                chunk = _read(fd)
+                if chunk == b"":
+                    self.eof = True
+                elif chunk:
+                    self.res_buf += chunk
+            elif fd == self.raw:            # raw fd 1/2 output: keep only a tail
+                chunk = _read(fd)
+                if chunk == b"":
+                    os.close(self.raw)
+                    self.raw = -1
+                elif chunk:
+                    self.raw_tail += chunk
+                    del self.raw_tail[:-RAW_TAIL]
+            elif fd == self.ctl:
+                self._write()
+
+    def raw_text(self) -> str:
+        return self.raw_tail.decode("utf-8", "replace")
+
+    def close_fds(self) -> None:
+        for fd in (self.ctl, self.res, self.raw):
+            if fd >= 0:
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
+        self.ctl = self.res = self.raw = -1
+
+
+def _read(fd: int) -> bytes | None:
+    try:
+        return os.read(fd, 1 << 20)
+    except BlockingIOError:
+        return None
+    except OSError:
+        return b""
+
+
+class _State:
+    """Everything a Sandbox must clean up; kept apart so weakref.finalize does not hold the Sandbox."""
+
+    def __init__(self) -> None:
+        self.proc: _Proc | None = None
+        self.slot: _Slot | None = None
+        self.owner = os.getpid()
+
+    def stop(self, graceful: bool = False) -> None:
+        proc, self.proc = self.proc, None
+        if proc is None or os.getpid() != self.owner:
+            return
+        if self.slot is not None:
+            _kill_uid(self.slot.uid)      # the zygote (pid 1 of its namespace) and everything of its uid
+        else:
+            if graceful:                  # end of input: the zygote kills its descendants and exits
+                os.close(proc.ctl)
+                proc.ctl = -1
+                try:
+                    proc.popen.wait(timeout=0.5)
+                except subprocess.TimeoutExpired:
+                    pass
+            _kill_tree(proc.popen.pid)
+        try:
+            proc.popen.wait(timeout=3)
+        except subprocess.TimeoutExpired:
+            proc.popen.kill()
+            proc.popen.wait(timeout=3)
+        proc.close_fds()
+        if proc.cleanup_dir:
+            shutil.rmtree(proc.cleanup_dir, ignore_errors=True)
+
+    def shutdown(self) -> None:
+        if os.getpid() != self.owner:     # a forked copy of the grader must not kill our sandbox
+            return
+        self.stop(graceful=True)
+        if self.slot is not None:
+            self.slot.release()
+            self.slot = None
+
+
+# ---------------------------------------------------------------------------------------
+# The sandbox.
+# ---------------------------------------------------------------------------------------
+class Sandbox:
+    def __init__(self, source: str, filename: str = "submission.py", limits: Limits | None = None,
+                 hidden_paths: list[str] | None = None):
+        self.source = source
+        self.filename = filename
+        self.limits = limits or Limits()
+        self.hidden_paths = [os.path.realpath(p) for p in hidden_paths or []]
+        self.applied: dict[str, Any] = {}     # what the running sandbox got (filled when it starts)
+        self._state = _State()
+        self._seq = 0
+        self._lock = threading.Lock()
+        self._closed = False
+        self._finalizer = weakref.finalize(self, self._state.shutdown)
+
+    @property
+    def uid(self) -> int | None:
+        """The dedicated uid of this sandbox (root only; None before the first request)."""
+        return self._state.slot.uid if self._state.slot is not None else None
+
+    def __enter__(self) -> Sandbox:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        with self._lock:
+            self._closed = True
+            self._finalizer()
+
+    def run(self, request: Request) -> Outcome:
+        """Run one request.  Never raises on anything the student's code does."""
+        timeout = max(float(request.timeout if request.timeout is not None else self.limits.wall_s), 0.01)
+        with self._lock:
+            if self._closed:
+                raise RuntimeError("this Sandbox is closed")
+            self._seq += 1
+            payload = _payload(request, self._seq, timeout)     # a bad Request is the caller's bug: raises
+            try:
+                return self._run(request, payload, timeout)
+            except Exception as e:                              # a grader bug must not blame the student
+                self._state.stop()
+                return _internal(f"{type(e).__name__}: {e}", 0.0)
+
+    def _run(self, request: Request, payload: bytes, timeout: float) -> Outcome:
+        proc = self._state.proc
+        if proc is None:
+            started = self._start()
+            if isinstance(started, Outcome):
+                return started
+            proc = started
+        t0 = time.monotonic()
+        proc.send(payload)
+        deadline = t0 + timeout + GRACE + SLACK
+        result, garbled = None, False
+        while True:
+            kind, line = proc.next_line(deadline)
+            if kind == "timeout":
+                self._state.stop()
+                out = Outcome(status="timeout", elapsed=round(time.monotonic() - t0, 4),
+                              stdin_lines=len(request.stdin or []),
+                              message=f"your program was stopped after {_secs(timeout)} s")
+                out.error = {"internal": "the sandbox did not answer in time; it was killed"}
+                return out
+            if kind != "line":
+                detail = f"sandbox {kind} (exit {proc.popen.poll()}); output: {proc.raw_text()[-2000:]}"
+                self._state.stop()
+                return _internal(detail, time.monotonic() - t0)
+            msg = _parse(line)
+            if msg is None:
+                if line.startswith(b'{"t":"result"'):   # a request process's result, mangled
+                    garbled = True
+                    continue
+                self._state.stop()
+                return _internal(f"unreadable line from the sandbox: {line[:300]!r}", time.monotonic() - t0)
+            if msg.get("seq") != self._seq:
+                continue
+            if msg.get("t") == "result":
+                result = msg
+            elif msg.get("t") == "done":
+                break
+        outcome = _build(request, timeout, self.limits, result, msg, time.monotonic() - t0, garbled)
+        if outcome.status == "crash" and proc.raw_tail:
+            outcome.error = dict(outcome.error or {}, raw_output=proc.raw_text())
+        if _number(msg.get("zygote_cpu")) > self.limits.cpu_s / 2:
+            self._state.stop(graceful=True)     # its CPU limit would soon kill it: start a new one
+        return outcome
+
+    # -- starting the zygote ---------------------------------------------------------------
+    def _start(self) -> _Proc | Outcome:
+        iso = isolation()
+        state = self._state
+        root = iso["uid_drop"]
+        try:
+            if root and state.slot is None:
+                state.slot = _Slot.acquire()
+        except (OSError, RuntimeError) as e:
+            return _internal(f"no sandbox uid: {e}", 0.0)
+        cleanup_dir = None
+        if root and iso["namespaces"]:
+            workdir = "/tmp/work"                     # inside the sandbox's private /tmp
+        else:
+            workdir = cleanup_dir = tempfile.mkdtemp(prefix="sandbox-")
+        cfg = {
+            "filename": self.filename, "source": self.source, "limits": dataclasses.asdict(self.limits),
+            "root": root, "namespaces": root and iso["namespaces"], "pidns": root and iso["pid_namespace"],
+            "hidden": self.hidden_paths, "uid": state.slot.uid if root else None, "workdir": workdir,
+            "tmp_mb": max(16, 4 * self.limits.fsize_mb),
+        }
+        env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": workdir, "PYTHONHASHSEED": "0",
+               "PYTHONDONTWRITEBYTECODE": "1", "PYTHONIOENCODING": "utf-8"}
+        try:
+            proc = _spawn(env, "/" if root else workdir, cleanup_dir)
+        except OSError as e:
+            if cleanup_dir:
+                shutil.rmtree(cleanup_dir, ignore_errors=True)
+            return _internal(f"could not start the sandbox: {e}", 0.0)
+        state.proc = proc
+        harness = _harness_source()
+        proc.send(f"{len(harness):16d}".encode() + harness + json.dumps(cfg).encode() + b"\n")
+        deadline = time.monotonic() + START_TIMEOUT
+        kind, line = proc.next_line(deadline)
+        msg = _parse(line) if kind == "line" else None
+        if msg is None or msg.get("t") != "ready":
+            detail = (msg or {}).get("error") or f"{kind}: {line!r} {proc.raw_text()[-2000:]}"
+            state.stop()
+            return _internal(f"the sandbox did not start: {detail}", 0.0)
+        self.applied = dict(msg.get("applied") or {}, python=_python())
+        return proc
+
+
+def _spawn(env: dict[str, str], cwd: str, cleanup_dir: str | None) -> _Proc:
+    """Start the child: `python -s -S -P -B -c BOOT <result fd>` in its own session.
+
+    Not `-I`: it implies -E, which would ignore PYTHONHASHSEED=0 (deterministic set order).
+    The environment is entirely ours, so -s -S -P give the same isolation as -I."""
+    ctl_r, ctl_w = os.pipe()
+    res_r, res_w = os.pipe()
+    raw_r, raw_w = os.pipe()
+    try:
+        popen = subprocess.Popen(
+            [_python(), "-s", "-S", "-P", "-B", "-c", BOOT, str(res_w)],
+            stdin=ctl_r, stdout=raw_w, stderr=raw_w, pass_fds=(res_w,), env=env, cwd=cwd,
+            start_new_session=True, close_fds=True)
+    except BaseException:
+        for fd in (ctl_w, res_r, raw_r):
+            os.close(fd)
+        raise
+    finally:
+        for fd in (ctl_r, res_w, raw_w):
+            os.close(fd)
+    return _Proc(popen, ctl_w, res_r, raw_r, cleanup_dir)
+
+
+_harness_cache: bytes | None = None
+
+
+def _harness_source() -> bytes:
+    global _harness_cache
+    if _harness_cache is None:
+        _harness_cache = Path(__file__).with_name("harness.py").read_bytes()
+    return _harness_cache
+
+
+def _payload(request: Request, seq: int, timeout: float) -> bytes:
+    if request.kind not in ("call", "script"):
+        raise ValueError(f"Request.kind must be 'call' or 'script', not {request.kind!r}")
+    if request.kind == "call" and not isinstance(request.func, str):
+        raise ValueError("a 'call' Request needs func (a function name)")
+    data = {
+        "seq": seq, "kind": request.kind, "func": request.func, "args": list(request.args),
+        "kwargs": dict(request.kwargs), "stdin": None if request.stdin is None else [str(s) for s in request.stdin],
+        "seed": request.seed, "dice": None if request.dice is None else list(request.dice),
+        "fresh": bool(request.fresh) or request.kind == "script", "timeout": timeout,
+    }
+    try:
+        return json.dumps(data).encode() + b"\n"
+    except (TypeError, ValueError) as e:
+        raise TypeError(f"Request arguments must be JSON data: {e}") from None
+
+
+def _parse(line: bytes | None) -> dict | None:
+    if line is None:
+        return None
+    try:
+        msg = json.loads(line)
+    except ValueError:
+        return None
+    return msg if isinstance(msg, dict) else None
+
+
+# ---------------------------------------------------------------------------------------
+# Results -> Outcome (the child's data is untrusted: every field is type-checked).
+# ---------------------------------------------------------------------------------------
+def _build(request: Request, timeout: float, limits: Limits, res: dict | None, trailer: dict,
+           elapsed: float, garbled: bool) -> Outcome:
+    if isinstance(trailer.get("internal"), str):
+        return _internal(trailer["internal"], elapsed)
+    if res is not None and res.get("status") == "internal":
+        return _internal(str(res.get("internal")), elapsed)
+    final = res is not None and res.get("status") in STATUSES
+    data = res if final else (trailer.get("progress") if isinstance(trailer.get("progress"), dict) else {})
+    out = Outcome(status="crash")
+    _fill(out, data, limits)
+    out.stdin_lines = len(request.stdin or [])
+    out.elapsed = round(elapsed, 4)
+    out.cpu = _number(trailer.get("cpu")) or _number(data.get("cpu"))
+    facts = {"timed_out": data.get("timed_out") is True, "cpu_limited": data.get("cpu_limited") is True}
+    if final:
+        out.status = data["status"]
+    else:
+        facts.update(_status_without_result(out, data, trailer, limits, garbled))
+        if facts.get("internal"):
+            return _internal(facts["internal"], elapsed)
+    if out.status != "ok":
+        out.value = None
+    out.message = _message(out, request, data, facts, limits, timeout)
+    return out
+
+
+def _status_without_result(out: Outcome, data: dict, trailer: dict, limits: Limits, garbled: bool) -> dict:
+    """The request process died or was killed before it reported: decide from how it ended."""
+    sig, code = trailer.get("signal"), trailer.get("exit")
+    if trailer.get("killed") is True:          # it ignored the soft timeout: killed by the zygote
+        out.status = ("input_exhausted" if data.get("exhausted_at") else
+                      "dice_exhausted" if data.get("dice_failed_at") else "timeout")
+        return {"timed_out": True}
+    if isinstance(sig, int):
+        if sig in (signal.SIGXCPU, signal.SIGKILL) and out.cpu >= limits.cpu_s - 0.5:
+            out.status = "timeout"
+            return {"cpu_limited": True}
+        out.status = "crash"
+        return {"signal": sig}
+    if isinstance(code, int) and code != HARNESS_EXIT and not garbled:
+        out.status, out.exit_code = "exit", code
+        return {"exit_unreported": True}
+    why = "its result could not be read" if garbled else f"the request process ended without a result ({code})"
+    return {"internal": why}
+
+
+def _fill(out: Outcome, data: dict, limits: Limits) -> None:
+    def typed(key: str, kind: type | tuple[type, ...], default: Any) -> Any:
+        value = data.get(key)
+        return value if isinstance(value, kind) else default
+
+    out.value = data.get("value")
+    out.error = typed("error", dict, None)
+    out.stdout = typed("stdout", str, "")[:limits.output_chars]
+    out.events = typed("events", list, [])
+    out.args_after = typed("args_after", list, None)
+    out.import_stdout = typed("import_stdout", str, "")[:limits.output_chars]
+    out.import_prompted = typed("import_prompted", dict, None)
+    out.inputs_asked = typed("inputs_asked", int, 0)
+    out.dice_used = typed("dice_used", int, 0)
+    out.exit_code = typed("exit_code", int, None)
+
+
+def _number(x: Any) -> float:
+    return float(x) if isinstance(x, (int, float)) and not isinstance(x, bool) else 0.0
+
+
+def _internal(detail: str, elapsed: float) -> Outcome:
+    return Outcome(status="crash", error={"internal": detail}, elapsed=round(elapsed, 4), message=INTERNAL)
+
+
+# ---------------------------------------------------------------------------------------
+# Messages: one plain-English sentence per non-ok status.
+# ---------------------------------------------------------------------------------------
+def _message(out: Outcome, request: Request, data: dict, facts: dict, limits: Limits, timeout: float) -> str:
+    status, error = out.status, out.error or {}
+    stopped = f"was stopped after {_secs(timeout)} s"
+    if status == "ok":
+        return ""
+    if status == "timeout":
+        if facts.get("cpu_limited"):
+            return f"your program used more than {limits.cpu_s} s of CPU time"
+        return f"your program {stopped}"
+    if status in ("input_exhausted", "dice_exhausted", "output_limit"):
+        text = _limit_message(status, out, request, data, limits)
+        if facts.get("timed_out"):
+            text += f"; it kept going and {stopped}"
+        return text
+    if status == "memory":
+        return f"used more than {limits.memory_mb} MB of memory"
+    if status == "exit":
+        via, arg = data.get("exit_via"), data.get("exit_arg")
+        if via in ("sys.exit", "os._exit") and isinstance(arg, str):
+            return f"called {via}({arg})"
+        return f"ended with exit code {out.exit_code}"
+    if status == "exception":
+        return f"raised {error.get('type')}{_on_line(error)}{_colon(error.get('message'))}"
+    if status == "syntax_error":
+        return f"has a syntax error{_on_line(error)}{_colon(error.get('message'))}"
+    if status == "import_error":
+        return f"raised {error.get('type')} while being loaded{_on_line(error)}{_colon(error.get('message'))}"
+    if status == "no_function":
+        hint = error.get("suggestion")
+        return f"has no function named {request.func}" + (f"; did you mean {hint}?" if hint else "")
+    if isinstance(facts.get("signal"), int):
+        return f"your program crashed (killed by {_signal_name(facts['signal'])})"
+    return INTERNAL
+
+
+def _limit_message(status: str, out: Outcome, request: Request, data: dict, limits: Limits) -> str:
+    if status == "output_limit":
+        return f"print output exceeded {limits.output_chars} characters"
+    if status == "dice_exhausted":
+        n = data.get("dice_failed_at") if isinstance(data.get("dice_failed_at"), int) else out.dice_used + 1
+        provided = len(request.dice or [])
+        return f"rolled {_a(n)} {_ordinal(n)} die; this scenario provides {provided}"
+    asked = out.inputs_asked
+    if request.stdin is None:
+        text = "asked for input, but this run provides no input"
+        return text + (f" (it asked {asked} times)" if asked > 1 else "")
+    lines = len(request.stdin)
+    first = data.get("exhausted_at") if isinstance(data.get("exhausted_at"), int) else lines + 1
+    text = (f"asked for input {_a(first)} {_ordinal(first)} time; "
+            f"this game's script has {lines} line{'' if lines == 1 else 's'}")
+    return text + (f" (it asked {asked} times in all)" if asked > first else "")
+
+
+def _on_line(error: dict) -> str:
+    return f" on line {error['line']}" if isinstance(error.get("line"), int) else ""
+
+
+def _colon(text: Any) -> str:
+    return f": {text}" if text else ""
+
+
+def _secs(t: float) -> str:
+    return f"{t:g}"
+
+
+def _ordinal(n: int) -> str:
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+def _a(n: int) -> str:
+    """'an' before numbers read with a vowel sound: 8, 11, 18, 80-89, 800..., 11000..."""
+    digits = str(n)
+    vowel = digits.startswith("8") or (len(digits) % 3 == 2 and digits[:2] in ("11", "18"))
+    return "an" if vowel else "a"
+
+
+def _signal_name(sig: int) -> str:
+    try:
+        return signal.Signals(sig).name
+    except ValueError:
+        return f"signal {sig}"
