@@ -1,0 +1,1124 @@
+"""Generate the nbgrader source notebooks, one per stage, from the reference and the problem table.
+
+The reference solution (``solution/yahtzee.py``) stays the single source of truth: every code
+cell of a notebook is cut out of it, every title and point value comes from
+``assignment.toml``, and every expected value in a public check is computed by running the
+reference at generation time.  Only the teaching text, a few extra public checks and the
+"what goes here before stage N" variants live in ``notebooks/content/<assignment>.toml``.
+
+What a stage-N notebook holds (nbgrader course layout, ``notebooks/source/stageN/``):
+
+* a title and the stage's points table (markdown);
+* the given code as locked, read-only cells: the imports and constants, the toolkit
+  functions, and **the reference code of every earlier stage** (each stage notebook is
+  self-contained; stage N is released after the stage N-1 deadline, so one bug costs
+  points once and a student never builds on a broken earlier stage);
+* per problem: the lesson (markdown), one answer cell per function with the problem's
+  region between ``### BEGIN SOLUTION`` / ``### END SOLUTION`` (nbgrader stubs it), and one
+  autograded, locked test cell worth the problem's points (grade_id ``p03_full_house``);
+* a last cell to play live, guarded by ``PLAY = False`` so that it never runs under autograde.
+
+Fences of a later stage nested in an earlier one (PROBLEM 19 inside PROBLEM 12) are replaced by
+the variant the content file gives for them, so the stage-2 ``play_round`` is complete without
+the Joker rule and no line of the stage-4 region appears before stage 4.
+
+    python -m autograder.notebooks            # write notebooks/source/ and notebooks/samples/
+    python -m autograder.notebooks --check    # exit 1 if a generated file is out of date
+
+The same module provides the nbgrader-equivalent stubbing (``release_notebook``), the public
+checks as plain code (used by ``check.py`` in the student bundle) and the leak check.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import contextlib
+import copy
+import doctest
+import hashlib
+import io
+import json
+import re
+import sys
+import textwrap
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from autograder.assignment import REPO_ROOT, Assignment, Problem, load_assignment
+from autograder.build import Fence, scan_fences, validate
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
+
+COURSE_DIR = REPO_ROOT / "notebooks"
+CONTENT_DIR = COURSE_DIR / "content"
+SOURCE_DIR = COURSE_DIR / "source"
+SAMPLES_DIR = COURSE_DIR / "samples" / "submitted"
+GENERATE_COMMAND = "python -m autograder.notebooks"
+
+BEGIN_SOLUTION = "### BEGIN SOLUTION"
+END_SOLUTION = "### END SOLUTION"
+CODE_STUB = "# YOUR CODE HERE\nraise NotImplementedError()"     # nbgrader's ClearSolutions default
+KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
+
+
+class NotebookError(ValueError):
+    """The solution, the table and the content file do not fit together."""
+
+
+# ---------------------------------------------------------------------------
+# The checking tools every interactive check uses (notebook test cells, check.py)
+# ---------------------------------------------------------------------------
+
+TOOLS = '''\
+import builtins
+import contextlib
+import io
+import random
+from unittest import mock
+
+
+class ScriptEnded(BaseException):
+    """The code asked for more answers or dice than the check scripted."""
+
+
+def run_scripted(action, answers=(), dice=()):
+    """Run ACTION() with input() answered from ANSWERS and every die taken from DICE.
+
+    Returns (value, printed): what ACTION returned and all it printed, each prompt
+    followed by its answer as on a terminal.  Fails when the code asks for more or fewer
+    answers, or rolls more or fewer dice, than the check scripted.
+    """
+    answers, dice = list(answers), list(dice)
+    printed = io.StringIO()
+
+    def fake_input(prompt=""):
+        if not answers:
+            raise ScriptEnded("it asked for input more often than this check expected")
+        answer = answers.pop(0)
+        print(f"{prompt}{answer}")
+        return answer
+
+    def fake_randint(low, high):
+        if not dice:
+            raise ScriptEnded("it rolled more dice than this check expected")
+        return dice.pop(0)
+
+    try:
+        with mock.patch.object(builtins, "input", fake_input), \\
+                mock.patch.object(random, "randint", fake_randint), \\
+                contextlib.redirect_stdout(printed), contextlib.redirect_stderr(printed):
+            value = action()
+    except ScriptEnded as err:
+        raise AssertionError(f"{err}.  It printed:\\n{printed.getvalue()}") from None
+    if answers:
+        raise AssertionError(f"it never asked for the answers {answers}.  It printed:\\n{printed.getvalue()}")
+    if dice:
+        raise AssertionError(f"it did not roll the dice {dice}.  It printed:\\n{printed.getvalue()}")
+    return value, printed.getvalue()
+
+
+def lines_starting(text, *prefixes):
+    """The lines of TEXT that start with one of PREFIXES, stripped."""
+    return [line.strip() for line in text.splitlines() if line.strip().startswith(prefixes)]
+'''
+
+
+# ---------------------------------------------------------------------------
+# Reading the solution
+# ---------------------------------------------------------------------------
+
+@dataclass
+class Function:
+    name: str
+    start: int                          # 0-based first line (decorators included)
+    end: int                            # 0-based last line
+    fences: list[Fence]
+    stage: int = 0                      # 0: toolkit given before stage 1
+
+
+@dataclass
+class Solution:
+    text: str
+    lines: list[str]
+    setup: str                          # imports and constants, comment banners removed
+    functions: list[Function]
+    table: dict[int, Problem]
+
+    def function(self, name: str) -> Function:
+        for function in self.functions:
+            if function.name == name:
+                return function
+        raise KeyError(name)
+
+    def regions(self, number: int) -> list[tuple[Fence, str]]:
+        """(fence, own code) of every region of problem NUMBER; nested regions left out."""
+        out = []
+        for function in self.functions:
+            for fence in function.fences:
+                if fence.number == number:
+                    inner = [f for f in function.fences if fence.begin < f.begin < fence.end]
+                    kept = []
+                    index = fence.begin + 1
+                    while index < fence.end:
+                        nested = next((f for f in inner if f.begin == index), None)
+                        if nested is not None:
+                            index = nested.end + 1
+                            continue
+                        kept.append(self.lines[index])
+                        index += 1
+                    out.append((fence, "".join(kept)))
+        return out
+
+
+_BANNER = re.compile(r"^\s*#\s*[-=]{5,}\s*$")
+
+
+def read_solution(text: str, assignment: Assignment) -> Solution:
+    errors = validate(text, assignment)
+    if errors:
+        raise NotebookError("\n".join(errors))
+    tree = ast.parse(text)
+    lines = text.splitlines(keepends=True)
+    fences = scan_fences(text)
+    table = {p.number: p for p in assignment.problems}
+    setup_nodes = []
+    functions: list[Function] = []
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            start = min([node.lineno] + [d.lineno for d in node.decorator_list]) - 1
+            end = (node.end_lineno or node.lineno) - 1
+            inside = [f for f in fences if start <= f.begin <= end]
+            end = max([end] + [f.end for f in inside])       # a closing fence comment follows the code
+            functions.append(Function(node.name, start, end, inside))
+        elif isinstance(node, (ast.Import, ast.ImportFrom, ast.Assign, ast.AnnAssign)):
+            if functions:
+                raise NotebookError(f"line {node.lineno}: imports and constants must come before the first "
+                                    "function for the notebooks to cut the file into cells")
+            setup_nodes.append(node)
+        elif isinstance(node, ast.If) and _is_main_guard(node):
+            continue
+        elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and node is tree.body[0]:
+            continue                                            # the module docstring
+        else:
+            raise NotebookError(f"line {node.lineno}: top-level code the notebooks cannot place "
+                                f"({type(node).__name__})")
+    if not setup_nodes:
+        raise NotebookError("the solution has no imports or constants before its first function")
+    first, last = setup_nodes[0].lineno - 1, (setup_nodes[-1].end_lineno or setup_nodes[-1].lineno) - 1
+    setup_lines = [line for line in lines[first:last + 1] if not _BANNER.match(line)]
+    setup = _tidy("".join(setup_lines))
+    stage = 0
+    for function in functions:
+        outer = [f for f in function.fences if f.depth == 0]
+        if outer:
+            stage = min(table[f.number].stage for f in outer)
+        function.stage = stage
+    return Solution(text, lines, setup, functions, table)
+
+
+def _is_main_guard(node: ast.If) -> bool:
+    test = node.test
+    return (isinstance(test, ast.Compare) and isinstance(test.left, ast.Name) and test.left.id == "__name__")
+
+
+def _tidy(code: str) -> str:
+    """Strip blank lines at both ends and squeeze runs of blank lines to one."""
+    code = re.sub(r"\n\s*\n(\s*\n)+", "\n\n", code)
+    return code.strip("\n") + "\n"
+
+
+# ---------------------------------------------------------------------------
+# A function as it stands at stage N
+# ---------------------------------------------------------------------------
+
+@dataclass
+class Piece:
+    """A function as a stage-N notebook shows it."""
+
+    function: Function
+    code: str                           # with ### BEGIN/END SOLUTION around this stage's regions
+    answers: list[int]                  # problems whose regions are answers here (empty: given code)
+
+
+def stage_piece(solution: Solution, function: Function, stage: int, variants: dict[int, str]) -> Piece:
+    lines = solution.lines
+    table = solution.table
+    action: dict[int, str] = {}           # line index -> "drop" | "begin" | "end"
+    replace: dict[int, tuple[int, str]] = {}   # begin index -> (end index, replacement text)
+    answers: list[int] = []
+    for fence in function.fences:
+        fence_stage = table[fence.number].stage
+        enclosing = [f for f in function.fences if f.begin < fence.begin and f.end > fence.end]
+        if any(table[f.number].stage > stage for f in enclosing):
+            continue                                            # inside a region replaced as a whole
+        if fence_stage < stage:
+            action[fence.begin] = action[fence.end] = "drop"
+        elif fence_stage == stage:
+            if any(table[f.number].stage == stage for f in enclosing):
+                action[fence.begin] = action[fence.end] = "drop"
+            else:
+                action[fence.begin], action[fence.end] = "begin", "end"
+                answers.append(fence.number)
+        else:
+            if fence.number not in variants:
+                outer = enclosing[-1].number if enclosing else None
+                raise NotebookError(
+                    f"PROBLEM {fence.number} (stage {fence_stage}) sits inside "
+                    f"{'PROBLEM ' + str(outer) if outer else function.name}, which a stage-{stage} notebook "
+                    f"shows: the content file needs [variants] \"{fence.number}\" = the code that stands "
+                    f"there before stage {fence_stage} (may be empty)")
+            replace[fence.begin] = (fence.end, variants[fence.number])
+    out: list[str] = []
+    index = function.start
+    while index <= function.end:
+        line = lines[index]
+        indent = line[: len(line) - len(line.lstrip(" \t"))]
+        if index in replace:
+            end, text = replace[index]
+            out.extend(indent + row if row.strip() else row
+                       for row in textwrap.dedent(text).splitlines(keepends=True))
+            if out and not out[-1].endswith("\n"):
+                out[-1] += "\n"
+            index = end + 1
+            continue
+        kind = action.get(index)
+        if kind == "begin":
+            out.append(f"{indent}{BEGIN_SOLUTION}\n")
+        elif kind == "end":
+            out.append(f"{indent}{END_SOLUTION}\n")
+        elif kind != "drop":
+            out.append(line)
+        index += 1
+    return Piece(function, "".join(out).rstrip("\n") + "\n", sorted(set(answers), key=answers.index))
+
+
+def strip_solution_markers(code: str) -> str:
+    """CODE with the ### BEGIN/END SOLUTION lines removed (the solution as a student would write it)."""
+    return "".join(line for line in code.splitlines(keepends=True)
+                   if line.strip() not in (BEGIN_SOLUTION, END_SOLUTION))
+
+
+def stub_code(code: str) -> str:
+    """CODE with every solution region replaced by nbgrader's stub (ClearSolutions, exactly)."""
+    new_lines = []
+    in_solution = False
+    for line in code.split("\n"):
+        if "BEGIN SOLUTION" in line:
+            if in_solution:
+                raise NotebookError("nested BEGIN SOLUTION")
+            in_solution = True
+            indent = re.match(r"\s*", line).group(0)
+            new_lines.extend(indent + stub for stub in CODE_STUB.split("\n"))
+        elif "END SOLUTION" in line:
+            in_solution = False
+        elif not in_solution:
+            new_lines.append(line)
+    if in_solution:
+        raise NotebookError("BEGIN SOLUTION without END SOLUTION")
+    return "\n".join(new_lines)
+
+
+def replace_regions(code: str, replacement: str | None) -> str:
+    """CODE with each solution region replaced by REPLACEMENT (None: keep the solution), no markers."""
+    if replacement is None:
+        return strip_solution_markers(code)
+    out = []
+    in_solution = False
+    for line in code.splitlines(keepends=True):
+        if line.strip() == BEGIN_SOLUTION:
+            in_solution = True
+            indent = line[: len(line) - len(line.lstrip())]
+            out.extend(indent + row if row.strip() else row
+                       for row in textwrap.dedent(replacement).strip("\n").splitlines(keepends=True))
+            if not out[-1].endswith("\n"):
+                out[-1] += "\n"
+        elif line.strip() == END_SOLUTION:
+            in_solution = False
+        elif not in_solution:
+            out.append(line)
+    return "".join(out)
+
+
+# ---------------------------------------------------------------------------
+# Content
+# ---------------------------------------------------------------------------
+
+def load_content(assignment: Assignment) -> dict:
+    path = CONTENT_DIR / f"{assignment.name}.toml"
+    if not path.is_file():
+        raise NotebookError(f"{_relative(path)} does not exist: the notebooks need their teaching text")
+    return tomllib.loads(path.read_text(encoding="utf-8"))
+
+
+def has_notebooks(assignment: Assignment) -> bool:
+    return (CONTENT_DIR / f"{assignment.name}.toml").is_file()
+
+
+def _relative(path: Path) -> str:
+    try:
+        return path.resolve().relative_to(REPO_ROOT).as_posix()
+    except ValueError:
+        return str(path)
+
+
+def slug(title: str, words: int = 5) -> str:
+    head = re.split(r"[:;]", title)[0]
+    parts = re.findall(r"[a-z0-9]+", head.lower())
+    return "_".join(parts[:words]) or "problem"
+
+
+def test_id(problem: Problem) -> str:
+    return f"p{problem.number:02d}_{slug(problem.title)}"
+
+
+def answer_id(number: int, function: str) -> str:
+    return f"p{number:02d}_answer_{function}"
+
+
+def _points(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else f"{value:g}"
+
+
+# ---------------------------------------------------------------------------
+# Public checks: doctest examples, public scenarios, and the content file's checks
+# ---------------------------------------------------------------------------
+
+@dataclass
+class Check:
+    """One public check as code: SETUP statements, then either an expression compared with the
+    value the reference gives, an expected exception, or a scripted interactive call."""
+
+    problem: int
+    setup: list[str] = field(default_factory=list)
+    expr: str = ""                      # expression checks
+    raises: str = ""                    # exception name, for "must raise" checks
+    call: str = ""                      # interactive: the call, run with scripted answers and dice
+    answers: list[str] = field(default_factory=list)
+    dice: list[int] = field(default_factory=list)
+    lines: list[str] = field(default_factory=list)     # compare the printed lines with these prefixes
+    after: list[str] = field(default_factory=list)     # expressions compared after the call
+    value: bool = True                  # compare the call's return value
+    origin: str = ""
+
+
+def _exception_name(exc_msg: str) -> str:
+    return exc_msg.split(":", 1)[0].strip().rsplit(".", 1)[-1]
+
+
+def doctest_checks(solution: Solution, problem: Problem) -> list[Check]:
+    """The docstring examples of PROBLEM's functions as checks (statements stay statements)."""
+    parser = doctest.DocTestParser()
+    checks = []
+    tree = ast.parse(solution.text)
+    docs = {node.name: ast.get_docstring(node, clean=True) or ""
+            for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    for name in problem.functions:
+        setup: list[str] = []
+        for example in parser.get_examples(docs.get(name, "")):
+            source = example.source.strip()
+            origin = f"the docstring of {name}"
+            if example.exc_msg:
+                checks.append(Check(problem.number, list(setup), expr=source,
+                                    raises=_exception_name(example.exc_msg), origin=origin))
+                setup = []
+                continue
+            try:
+                node = ast.parse(source, mode="eval")
+            except SyntaxError:
+                setup.append(source)
+                continue
+            if not example.want.strip() and not (isinstance(node.body, ast.Call)
+                                                 and isinstance(node.body.func, ast.Name)
+                                                 and node.body.func.id in problem.functions):
+                setup.append(source)
+                continue
+            checks.append(Check(problem.number, list(setup), expr=source, origin=origin))
+            setup = []
+    return checks
+
+
+def _call_text(call: list) -> str:
+    func, *args = call
+    return f"{func}({', '.join(repr(a) for a in args)})"
+
+
+def scenario_checks(assignment: Assignment, problem: Problem) -> list[Check]:
+    """The PUBLIC call-style scenarios (``call = [function, args...]``, ``public = true``) of PROBLEM."""
+    checks = []
+    for path in sorted(assignment.scenarios_dir.glob("*.toml")):
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        for key, cases in data.items():
+            if not isinstance(cases, list):
+                continue
+            for case in cases:
+                if not (isinstance(case, dict) and case.get("public") and isinstance(case.get("call"), list)):
+                    continue
+                func = case["call"][0]
+                owners = [p for p in assignment.problems if func in p.functions]
+                owner = min(owners, key=lambda p: p.stage) if owners else None
+                if owner is None or owner.number != problem.number:
+                    continue
+                origin = f"public scenario in {path.name}"
+                if key == "invalid" or case.get("raises"):
+                    checks.append(Check(problem.number, expr=_call_text(case["call"]),
+                                        raises=case.get("raises", "ValueError"), origin=origin))
+                else:
+                    checks.append(Check(problem.number, expr=_call_text(case["call"]), origin=origin))
+    return checks
+
+
+def content_checks(content: dict, problem: Problem) -> list[Check]:
+    spec = content.get("problems", {}).get(str(problem.number), {})
+    checks = []
+    for item in list(spec.get("checks", [])) + list(spec.get("check", [])):
+        if isinstance(item, str):
+            checks.append(Check(problem.number, expr=item, origin="content"))
+            continue
+        item = dict(item)
+        checks.append(Check(
+            problem.number, setup=list(item.get("setup", [])), expr=item.get("expr", ""),
+            raises=item.get("raises", ""), call=item.get("call", ""),
+            answers=[str(a) for a in item.get("answers", [])], dice=[int(d) for d in item.get("dice", [])],
+            lines=list(item.get("lines", [])), after=list(item.get("after", [])),
+            value=bool(item.get("value", True)), origin="content"))
+    return checks
+
+
+def problem_checks(assignment: Assignment, solution: Solution, content: dict, problem: Problem) -> list[Check]:
+    spec = content.get("problems", {}).get(str(problem.number), {})
+    checks = doctest_checks(solution, problem) if spec.get("doctests", True) else []
+    seen = {(c.expr, c.raises) for c in checks if not c.setup}
+    for check in scenario_checks(assignment, problem):
+        if (check.expr, check.raises) not in seen:
+            checks.append(check)
+            seen.add((check.expr, check.raises))
+    checks.extend(content_checks(content, problem))
+    if not checks:
+        raise NotebookError(f"problem {problem.number} has no public checks: give it doctests, public "
+                            f"scenarios or [problems.{problem.number}] checks in the content file")
+    return checks
+
+
+# -- evaluating checks against a namespace --------------------------------------------------
+
+def _literal(value, where: str) -> str:
+    text = repr(value)
+    try:
+        if ast.literal_eval(text) != value:
+            raise ValueError
+    except (ValueError, SyntaxError):
+        raise NotebookError(f"{where}: the reference returned {text}, which is not a Python literal") from None
+    return text
+
+
+def _run(code: str, namespace: dict, where: str) -> None:
+    try:
+        exec(compile(code, f"<{where}>", "exec"), namespace)
+    except Exception as err:
+        raise NotebookError(f"{where}: the reference failed: {type(err).__name__}: {err}\n{code}") from None
+
+
+def _eval(expr: str, namespace: dict, where: str):
+    try:
+        return eval(compile(expr, f"<{where}>", "eval"), namespace)
+    except Exception as err:
+        raise NotebookError(f"{where}: the reference failed on {expr}: {type(err).__name__}: {err}") from None
+
+
+def _assert_value(got_name: str, expected, ran: str, where: str) -> list[str]:
+    literal = _literal(expected, where)
+    message = repr(f"{ran} should be {literal}, not ")
+    if expected is None or isinstance(expected, bool):
+        return [f"assert {got_name} is {literal}, {message} + repr({got_name})"]
+    type_name = type(expected).__name__
+    return [f"assert {got_name} == {literal} and type({got_name}) is {type_name}, {message} + repr({got_name})"]
+
+
+def render_check(check: Check, namespace: dict, where: str) -> str:
+    """Python code for CHECK with its expected values computed in NAMESPACE (which it updates)."""
+    out = list(check.setup)
+    if check.setup:
+        _run("\n".join(check.setup), namespace, where)
+    if check.raises:
+        try:
+            eval(compile(check.expr, f"<{where}>", "eval"), namespace)
+        except Exception as err:
+            if type(err).__name__ != check.raises:
+                raise NotebookError(f"{where}: {check.expr} raised {type(err).__name__}, "
+                                    f"not {check.raises}") from None
+        else:
+            raise NotebookError(f"{where}: {check.expr} did not raise {check.raises} in the reference")
+        message = repr(f"{check.expr} should raise {check.raises}")
+        out += ["try:", f"    {check.expr}", f"except {check.raises}:", "    pass", "else:",
+                f"    raise AssertionError({message})"]
+        return "\n".join(out)
+    if check.call:
+        run = (f"value, printed = run_scripted(lambda: {check.call}, answers={check.answers!r}, "
+               f"dice={check.dice!r})")
+        if len(run) > 100:
+            run = (f"value, printed = run_scripted(\n    lambda: {check.call},\n"
+                   f"    answers={check.answers!r},\n    dice={check.dice!r})")
+        _run(run, namespace, where)
+        out.append(run)
+        ran = f"{check.call} (answers {check.answers}, dice {check.dice})"
+        if check.value:
+            out += _assert_value("value", namespace["value"], ran, where)
+        if check.lines:
+            prefixes = tuple(check.lines)
+            got = _eval(f"lines_starting(printed, *{prefixes!r})", namespace, where)
+            out.append(f"shown = lines_starting(printed, *{prefixes!r})")
+            namespace["shown"] = got
+            label = " / ".join(repr(p) for p in prefixes)
+            message = repr(f"{check.call} should print these {label} lines:\n")
+            out.append(f"assert shown == {_literal(got, where)}, {message} + repr({_literal(got, where)}) + "
+                       f"'\\nbut printed:\\n' + printed")
+        for expr in check.after:
+            value = _eval(expr, namespace, where)
+            out.append(f"got = {expr}")
+            namespace["got"] = value
+            out += _assert_value("got", value, f"after {check.call}, {expr}", where)
+        return "\n".join(out)
+    value = _eval(check.expr, namespace, where)
+    out.append(f"got = {check.expr}")
+    namespace["got"] = value
+    out += _assert_value("got", value, check.expr, where)
+    return "\n".join(out)
+
+
+# ---------------------------------------------------------------------------
+# Markdown: {{ expr }} placeholders and transcripts
+# ---------------------------------------------------------------------------
+
+_PLACEHOLDER = re.compile(r"\{\{\s*(?P<body>.+?)\s*\}\}")
+
+
+def fill_markdown(text: str, namespace: dict, content: dict, where: str) -> str:
+    def substitute(match: re.Match) -> str:
+        body = match["body"]
+        if body.startswith("transcript "):
+            name = body.split(None, 1)[1]
+            spec = content.get("transcripts", {}).get(name)
+            if spec is None:
+                raise NotebookError(f"{where}: no [transcripts.{name}] in the content file")
+            local = dict(namespace)
+            if spec.get("setup"):
+                _run("\n".join(spec["setup"]), local, where)
+            run = (f"value, printed = run_scripted(lambda: {spec['call']}, answers={spec.get('answers', [])!r}, "
+                   f"dice={spec.get('dice', [])!r})")
+            _run(run, local, where)
+            return "```text\n" + local["printed"].strip("\n") + "\n```"
+        if body.startswith("code "):                   # {{ code NAME }}: a function's source, as given
+            return "```python\n" + namespace["__sources__"][body.split(None, 1)[1]].rstrip("\n") + "\n```"
+        return repr(_eval(body, namespace, where))
+    return _PLACEHOLDER.sub(substitute, text)
+
+
+# ---------------------------------------------------------------------------
+# Cells
+# ---------------------------------------------------------------------------
+
+def _source_lines(text: str) -> list[str]:
+    return text.splitlines(keepends=True)
+
+
+def _cell_id(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9-]", "-", name)[:64]
+
+
+def markdown_cell(text: str, name: str) -> dict:
+    return {"cell_type": "markdown", "id": _cell_id(name), "metadata": {},
+            "source": _source_lines(text.strip("\n"))}
+
+
+def code_cell(code: str, name: str, *, grade: bool = False, solution: bool = False, locked: bool = False,
+              points: float | None = None) -> dict:
+    metadata: dict = {}
+    if grade or solution or locked:
+        nbgrader = {"grade": grade, "grade_id": name, "locked": locked, "schema_version": 3,
+                    "solution": solution, "task": False}
+        if grade:
+            nbgrader["points"] = points
+        metadata["nbgrader"] = nbgrader
+    return {"cell_type": "code", "execution_count": None, "id": _cell_id(name), "metadata": metadata,
+            "outputs": [], "source": _source_lines(code.rstrip("\n"))}
+
+
+def cell_source(cell: dict) -> str:
+    source = cell.get("source", "")
+    return "".join(source) if isinstance(source, list) else str(source)
+
+
+def new_notebook(cells: list[dict], assignment: Assignment, stage: int) -> dict:
+    return {
+        "cells": cells,
+        "metadata": {
+            "autograder": {"assignment": assignment.name, "stage": stage,
+                           "generated_by": GENERATE_COMMAND,
+                           "from": [_relative(assignment.solution), _relative(assignment.root / "assignment.toml"),
+                                    _relative(CONTENT_DIR / f"{assignment.name}.toml")]},
+            "kernelspec": dict(KERNELSPEC),
+            "language_info": {"name": "python"},
+        },
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
+
+
+def dumps(nb: dict) -> str:
+    """The notebook as nbformat writes it (indent 1, sorted keys, a final newline)."""
+    return json.dumps(nb, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+# ---------------------------------------------------------------------------
+# A stage notebook
+# ---------------------------------------------------------------------------
+
+@dataclass
+class StageBuild:
+    stage: int
+    notebook: dict
+    namespace: dict                     # the reference as it stands at this stage, checks run
+    checks: dict[int, str]              # problem -> check code (without the tools)
+    pieces: list[Piece]
+
+
+def notebook_name(assignment: Assignment, stage: int) -> str:
+    return f"{assignment.name}_stage{stage}.ipynb"
+
+
+def notebook_path(assignment: Assignment, stage: int, root: Path = SOURCE_DIR) -> Path:
+    return root / f"stage{stage}" / notebook_name(assignment, stage)
+
+
+def _points_table(assignment: Assignment, stage: int) -> str:
+    rows = ["| Problem | Title | Functions | Points |", "|--:|---|---|--:|"]
+    for p in assignment.stage_problems(stage):
+        functions = ", ".join(f"`{name}`" for name in p.functions)
+        rows.append(f"| {p.number} | {p.title.replace('|', '/')} | {functions} | {_points(p.points)} |")
+    rows.append(f"| | **Stage {stage} total** | | **{_points(assignment.stage_points(stage))}** |")
+    return "\n".join(rows)
+
+
+def reference_namespace(solution: Solution, name: str = "reference") -> dict:
+    """The complete reference, run, with the checking tools."""
+    namespace: dict = {"__name__": name}
+    _run(solution.text, namespace, "the reference")
+    _run(TOOLS, namespace, "tools")
+    return namespace
+
+
+def build_stage(assignment: Assignment, solution: Solution, content: dict, stage: int) -> StageBuild:
+    stage_info = {s.number: s for s in assignment.stages}
+    spec = content.get("stages", {}).get(str(stage), {})
+    variants = {int(k): v for k, v in content.get("variants", {}).items()}
+    where = f"stage {stage}"
+    pieces = [stage_piece(solution, f, stage, variants) for f in solution.functions if f.stage <= stage]
+    namespace: dict = {"__name__": f"{assignment.name}_stage{stage}"}
+    _run(solution.setup, namespace, where)
+    for piece in pieces:
+        _run(strip_solution_markers(piece.code), namespace, f"{where}: {piece.function.name}")
+    _run(TOOLS, namespace, f"{where}: tools")
+    namespace["__sources__"] = {p.function.name: strip_solution_markers(p.code) for p in pieces}
+
+    cells: list[dict] = []
+    title = stage_info[stage].title if stage in stage_info else f"Stage {stage}"
+    head = [f"# {assignment.title}, stage {stage}: {title}", ""]
+    head.append(fill_markdown(content.get("intro", ""), namespace, content, where).strip())
+    head += ["", fill_markdown(spec.get("intro", ""), namespace, content, where).strip(), "",
+             "### Points in this notebook", "", _points_table(assignment, stage)]
+    cells.append(markdown_cell("\n".join(head), f"s{stage}-intro"))
+
+    cells.append(markdown_cell(fill_markdown(content.get("setup_text", "## The rules as constants"),
+                                             namespace, content, where), f"s{stage}-setup-md"))
+    cells.append(code_cell(solution.setup, "given_setup", locked=True))
+    toolkit = [p for p in pieces if p.function.stage == 0]
+    if toolkit:
+        cells.append(markdown_cell(fill_markdown(content.get("toolkit_text", "## Given functions"),
+                                                 namespace, content, where), f"s{stage}-toolkit-md"))
+        cells.append(code_cell("\n\n\n".join(p.code.rstrip("\n") for p in toolkit), "given_toolkit", locked=True))
+    for earlier in range(1, stage):
+        given = [p for p in pieces if p.function.stage == earlier and not p.answers]
+        if not given:
+            continue
+        earlier_title = stage_info[earlier].title if earlier in stage_info else ""
+        text = content.get("earlier_text", "## Stage {stage}: {title} (given)").format(
+            stage=earlier, title=earlier_title)
+        cells.append(markdown_cell(fill_markdown(text, namespace, content, where), f"s{stage}-earlier{earlier}-md"))
+        cells.append(code_cell("\n\n\n".join(p.code.rstrip("\n") for p in given), f"given_stage{earlier}",
+                               locked=True))
+
+    checks: dict[int, str] = {}
+    this_stage = [p for p in pieces if p.function.stage == stage or p.answers]
+    placed: set[str] = set()
+    for problem in assignment.stage_problems(stage):
+        pspec = content.get("problems", {}).get(str(problem.number), {})
+        answer_pieces = [p for p in this_stage if p.answers and p.answers[0] == problem.number]
+        if not answer_pieces:
+            raise NotebookError(f"{where}: problem {problem.number} has no answer region in this stage")
+        first = min(p.function.start for p in answer_pieces)
+        given_here = [p for p in this_stage if not p.answers and p.function.name not in placed
+                      and p.function.stage == stage and p.function.start < first]
+        lesson = [f"## Problem {problem.number}: {problem.title} ({_points(problem.points)} points)", "",
+                  fill_markdown(pspec.get("lesson", ""), namespace, content,
+                                f"{where}: problem {problem.number}").strip()]
+        cells.append(markdown_cell("\n".join(lesson), f"s{stage}-p{problem.number:02d}-md"))
+        for piece in given_here:
+            placed.add(piece.function.name)
+            cells.append(code_cell(piece.code, f"given_{piece.function.name}", locked=True))
+        for piece in answer_pieces:
+            cells.append(code_cell(piece.code, answer_id(problem.number, piece.function.name), solution=True))
+        blocks = []
+        final = reference_namespace(solution)
+        for index, check in enumerate(problem_checks(assignment, solution, content, problem), 1):
+            label = f"{where}: problem {problem.number} check {index} ({check.origin})"
+            code = render_check(check, namespace, label)
+            if render_check(check, final, label) != code:
+                raise NotebookError(f"{label}: the reference gives other values at stage {stage} than in the "
+                                    f"end; pick a check that does not depend on later stages:\n{code}")
+            blocks.append(code)
+        code = "\n\n".join(blocks)
+        checks[problem.number] = code
+        uses_tools = "run_scripted(" in code or "lines_starting(" in code
+        header = [f"# Public checks for Problem {problem.number} ({_points(problem.points)} points). "
+                  "Run your answer cell first, then this cell.",
+                  "# They are examples: the grader runs more checks of its own on your functions."]
+        body = "\n".join(header) + "\n"
+        if uses_tools:
+            body += "\n" + TOOLS + "\n\n"
+        body += code + f"\n\nprint(\"Problem {problem.number}: all public checks passed.\")\n"
+        cells.append(code_cell(body, test_id(problem), grade=True, locked=True, points=problem.points))
+        try:                                             # the source notebook must pass its own checks
+            with contextlib.redirect_stdout(io.StringIO()):
+                exec(compile(body, f"<{where}: test cell {problem.number}>", "exec"), dict(namespace))
+        except BaseException as err:                     # noqa: BLE001 - reported, never hidden
+            raise NotebookError(f"{where}: the public checks of problem {problem.number} fail on the "
+                                f"reference: {type(err).__name__}: {err}") from None
+    leftover = [p for p in this_stage if not p.answers and p.function.name not in placed
+                and p.function.stage == stage]
+    if leftover:
+        cells.append(code_cell("\n\n\n".join(p.code.rstrip("\n") for p in leftover), f"given_stage{stage}_rest",
+                               locked=True))
+    play = spec.get("play")
+    if play:
+        cells.append(markdown_cell(fill_markdown(spec.get("play_text", "## Play"), namespace, content, where),
+                                   f"s{stage}-play-md"))
+        cells.append(code_cell("PLAY = False   # set to True, then run this cell to play\n\nif PLAY:\n"
+                               + textwrap.indent(textwrap.dedent(play).strip("\n"), "    ") + "\n",
+                               f"s{stage}-play"))
+    notebook = new_notebook(cells, assignment, stage)
+    _check_ids(notebook, where)
+    return StageBuild(stage, notebook, namespace, checks, pieces)
+
+
+def _check_ids(notebook: dict, where: str) -> None:
+    seen: set[str] = set()
+    for cell in notebook["cells"]:
+        for key in (cell["id"], cell["metadata"].get("nbgrader", {}).get("grade_id")):
+            if key is None:
+                continue
+            if key in seen and key != cell["id"]:
+                raise NotebookError(f"{where}: duplicate id {key}")
+        seen.add(cell["id"])
+        text = cell_source(cell)
+        if cell["cell_type"] == "markdown" and ("BEGIN SOLUTION" in text or "END SOLUTION" in text):
+            raise NotebookError(f"{where}: markdown must not say BEGIN/END SOLUTION (nbgrader would stub it)")
+
+
+def build_all(assignment: Assignment | None = None) -> list[StageBuild]:
+    assignment = assignment or load_assignment("yahtzee")
+    solution = read_solution(assignment.solution.read_text(encoding="utf-8"), assignment)
+    content = load_content(assignment)
+    return [build_stage(assignment, solution, content, s.number) for s in assignment.stages]
+
+
+# ---------------------------------------------------------------------------
+# Release (nbgrader generate_assignment, reproduced) and sample submissions
+# ---------------------------------------------------------------------------
+
+def _is(cell: dict, key: str) -> bool:
+    return bool(cell.get("metadata", {}).get("nbgrader", {}).get(key, False))
+
+
+def is_locked(cell: dict) -> bool:
+    if "nbgrader" not in cell.get("metadata", {}) or _is(cell, "solution"):
+        return False
+    return _is(cell, "grade") or _is(cell, "locked")
+
+
+def checksum(cell: dict) -> str:
+    """nbgrader.utils.compute_checksum, reproduced."""
+    md5 = hashlib.md5()
+    md5.update(cell_source(cell).encode("utf-8"))
+    md5.update(cell["cell_type"].encode("utf-8"))
+    md5.update(str(_is(cell, "grade")).encode("utf-8"))
+    md5.update(str(_is(cell, "solution")).encode("utf-8"))
+    md5.update(str(is_locked(cell)).encode("utf-8"))
+    md5.update(cell["metadata"]["nbgrader"]["grade_id"].encode("utf-8"))
+    if _is(cell, "grade"):
+        md5.update(str(float(cell["metadata"]["nbgrader"]["points"])).encode("utf-8"))
+    return md5.hexdigest()
+
+
+def release_notebook(source_nb: dict, answers: dict[str, str | None] | None = None) -> dict:
+    """What ``nbgrader generate_assignment`` makes of SOURCE_NB: solutions stubbed, cells locked,
+    outputs cleared, checksums computed.  With ANSWERS ({function: code or None}), fill each
+    answer cell instead: None keeps the reference solution; absent functions stay stubs
+    (used for sample submissions, which carry the release metadata like a real one)."""
+    nb = copy.deepcopy(source_nb)
+    for cell in nb["cells"]:
+        meta = cell.setdefault("metadata", {})
+        if cell["cell_type"] == "code":
+            cell["outputs"] = []
+            cell["execution_count"] = None
+        text = cell_source(cell)
+        if _is(cell, "solution"):
+            name = _defined_function(text)
+            if answers is not None and name in answers:
+                text = replace_regions(text, answers[name]).rstrip("\n")
+            else:
+                text = stub_code(text) if BEGIN_SOLUTION in text else CODE_STUB
+            cell["source"] = _source_lines(text)
+        if _is(cell, "solution"):
+            meta["deletable"] = False
+        elif _is(cell, "grade") or is_locked(cell):
+            meta["deletable"] = False
+            meta["editable"] = False
+        if "nbgrader" in meta and (_is(cell, "grade") or _is(cell, "solution") or is_locked(cell)):
+            cell_for_sum = dict(cell, source=cell_source(cell))
+            if answers is not None and _is(cell, "solution"):
+                stubbed = copy.deepcopy(cell)        # a submission keeps the checksum of the released stub
+                stubbed["source"] = stub_code(cell_source(_find_source_cell(source_nb, meta)))
+                cell_for_sum = stubbed
+            meta["nbgrader"]["checksum"] = checksum(cell_for_sum)
+            meta["nbgrader"]["cell_type"] = cell["cell_type"]
+    nb["metadata"].pop("celltoolbar", None)
+    return nb
+
+
+def _find_source_cell(nb: dict, meta: dict) -> dict:
+    grade_id = meta["nbgrader"]["grade_id"]
+    for cell in nb["cells"]:
+        if cell.get("metadata", {}).get("nbgrader", {}).get("grade_id") == grade_id:
+            return cell
+    raise KeyError(grade_id)
+
+
+def _defined_function(code: str) -> str | None:
+    match = re.search(r"^\s*(?:async\s+)?def\s+(\w+)", code, re.MULTILINE)
+    return match[1] if match else None
+
+
+def sample_notebooks(build: StageBuild, content: dict) -> dict[str, dict]:
+    """The sample submissions of BUILD's stage: {student: notebook}."""
+    out = {}
+    for student, spec in content.get("samples", {}).items():
+        if int(spec.get("stage", 1)) != build.stage:
+            continue
+        if spec.get("blank"):
+            out[student] = release_notebook(build.notebook)
+            continue
+        answers: dict[str, str | None] = {p.function.name: None for p in build.pieces if p.answers}
+        for name, code in spec.get("answers", {}).items():
+            if name not in answers:
+                raise NotebookError(f"sample {student}: stage {build.stage} has no answer cell for {name}")
+            answers[name] = code
+        out[student] = release_notebook(build.notebook, answers)
+    return out
+
+
+def sample_path(student: str, assignment: Assignment, stage: int, root: Path = SAMPLES_DIR) -> Path:
+    return root / student / f"stage{stage}" / notebook_name(assignment, stage)
+
+
+def expected_sample_points(assignment: Assignment, content: dict, student: str) -> float:
+    """The nbgrader score a sample must get: the stage's points minus its failing problems'."""
+    spec = content["samples"][student]
+    stage = int(spec.get("stage", 1))
+    if spec.get("blank"):
+        return 0.0
+    failing = set(spec.get("fails", []))
+    return float(sum(p.points for p in assignment.stage_problems(stage) if p.number not in failing))
+
+
+# ---------------------------------------------------------------------------
+# Leak check
+# ---------------------------------------------------------------------------
+
+MIN_LEAK_LINE = 8          # shorter solution lines ("else:", "return 0") prove nothing
+MIN_LEAK_NAME = 12
+
+
+def _code_lines(text: str) -> set[str]:
+    return {line.strip() for line in text.splitlines() if line.strip() and not line.strip().startswith("#")}
+
+
+def secret_lines(assignment: Assignment, released_stage: int, content: dict | None = None) -> set[str]:
+    """Lines of solution code a bundle up to RELEASED_STAGE must not contain: every line of a region
+    of a problem in that stage or later, except lines that are public anyway (the starter, earlier
+    stages' regions, the variants standing in for later regions before their stage)."""
+    text = assignment.solution.read_text(encoding="utf-8")
+    solution = read_solution(text, assignment)
+    public = _code_lines(assignment.starter.read_text(encoding="utf-8")) if assignment.starter.is_file() else set()
+    secret: set[str] = set()
+    for problem in assignment.problems:
+        for _, code in solution.regions(problem.number):
+            lines = _code_lines(code)
+            if problem.stage < released_stage:
+                public |= lines
+            else:
+                secret |= lines
+    if content is None and has_notebooks(assignment):
+        content = load_content(assignment)
+    for number, variant in (content or {}).get("variants", {}).items():
+        # a variant is public once the region around it is given (its stage is released before)
+        for function in solution.functions:
+            for fence in function.fences:
+                if fence.number != int(number):
+                    continue
+                around = [f for f in function.fences if f.begin < fence.begin and f.end > fence.end]
+                if around and solution.table[around[0].number].stage < released_stage:
+                    public |= _code_lines(variant)
+    return {line for line in secret - public if len(line) >= MIN_LEAK_LINE}
+
+
+def hidden_fingerprints(assignment: Assignment) -> set[str]:
+    """Strings that only the hidden tests know: the calls, scripts and names of every scenario
+    not marked public, minus anything already public (the starter, public scenarios)."""
+    public_text = "\n".join(path.read_text(encoding="utf-8")
+                            for path in (assignment.starter, assignment.handout) if path.is_file())
+    hidden: set[str] = set()
+    public: set[str] = set()
+    for path in sorted(assignment.scenarios_dir.glob("*.toml")):
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        for case in _cases(data):
+            prints = _case_fingerprints(case)
+            (public if case.get("public") else hidden).update(prints)
+    return {p for p in hidden - public if p not in public_text}
+
+
+def _cases(data) -> Iterable[dict]:
+    if isinstance(data, dict):
+        if any(k in data for k in ("call", "why", "name", "stdin", "answers", "script", "inputs")):
+            yield data
+        for value in data.values():
+            if isinstance(value, (dict, list)):
+                yield from _cases(value)
+    elif isinstance(data, list):
+        for item in data:
+            yield from _cases(item)
+
+
+def _case_fingerprints(case: dict) -> set[str]:
+    prints = set()
+    for key in ("why", "name", "title", "hint", "id"):
+        value = case.get(key)
+        if isinstance(value, str) and len(value) >= MIN_LEAK_NAME:
+            prints.add(value)
+    if isinstance(case.get("call"), list) and case["call"]:
+        prints.add(_call_text(case["call"]))
+        if len(case["call"]) > 1:
+            prints.add(", ".join(repr(a) for a in case["call"][1:]))
+    for key in ("stdin", "answers", "script", "inputs"):
+        value = case.get(key)
+        if isinstance(value, list) and len(value) >= 3:
+            prints.add(repr([str(v) for v in value])[1:-1])
+            prints.add(json.dumps([str(v) for v in value])[1:-1])
+    return prints
+
+
+def _normalise(text: str) -> str:
+    return re.sub(r"\s+", " ", text)
+
+
+def find_leaks(texts: dict[str, str], assignment: Assignment, released_stage: int,
+               content: dict | None = None) -> list[str]:
+    """Every secret line and hidden fingerprint found in TEXTS ({name: text}); empty when clean."""
+    secrets = secret_lines(assignment, released_stage, content)
+    prints = hidden_fingerprints(assignment)
+    problems = []
+    for name, text in sorted(texts.items()):
+        lines = {line.strip() for line in text.splitlines()}
+        for line in sorted(secrets & lines):
+            problems.append(f"{name}: solution line {line!r}")
+        flat = _normalise(text)
+        for fingerprint in sorted(prints):
+            if _normalise(fingerprint) in flat:
+                problems.append(f"{name}: hidden test data {fingerprint!r}")
+    return problems
+
+
+def notebook_texts(nb: dict) -> str:
+    """All the text of a notebook a student could read (sources and outputs)."""
+    parts = []
+    for cell in nb.get("cells", []):
+        parts.append(cell_source(cell))
+        for output in cell.get("outputs", []) or []:
+            parts.append(json.dumps(output))
+    return "\n".join(parts)
+
+
+# ---------------------------------------------------------------------------
+# Writing and checking
+# ---------------------------------------------------------------------------
+
+def planned_files(assignment: Assignment | None = None) -> list[tuple[Path, str]]:
+    assignment = assignment or load_assignment("yahtzee")
+    content = load_content(assignment)
+    files = []
+    for build in build_all(assignment):
+        files.append((notebook_path(assignment, build.stage), dumps(build.notebook)))
+        for student, nb in sample_notebooks(build, content).items():
+            files.append((sample_path(student, assignment, build.stage), dumps(nb)))
+    return files
+
+
+def generate(check: bool = False, assignment: Assignment | None = None) -> tuple[list[str], list[Path]]:
+    """Write (or, with CHECK, compare) the notebooks; return (problems, paths written)."""
+    try:
+        files = planned_files(assignment)
+    except NotebookError as err:
+        return [f"cannot generate the notebooks: {err}"], []
+    problems, written = [], []
+    for path, text in files:
+        current = path.read_text(encoding="utf-8") if path.is_file() else None
+        if current == text:
+            continue
+        if check:
+            state = "is missing" if current is None else "is out of date"
+            problems.append(f"{_relative(path)} {state}: run `{GENERATE_COMMAND}`")
+        else:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+            written.append(path)
+    if check:
+        wanted = {path for path, _ in files}
+        for root in (SOURCE_DIR, SAMPLES_DIR):
+            for path in sorted(root.rglob("*.ipynb")) if root.is_dir() else []:
+                if path not in wanted and ".ipynb_checkpoints" not in path.parts:
+                    problems.append(f"{_relative(path)} is not generated any more: delete it")
+    return problems, written
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog=GENERATE_COMMAND, description=__doc__.split("\n\n")[0])
+    parser.add_argument("--check", action="store_true", help="write nothing; exit 1 if a notebook is out of date")
+    args = parser.parse_args(argv)
+    problems, written = generate(check=args.check)
+    for path in written:
+        print(f"wrote {_relative(path)}")
+    for problem in problems:
+        print(problem, file=sys.stderr)
+    if problems:
+        return 1
+    if args.check or not written:
+        print("notebooks are up to date")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
