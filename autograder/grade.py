@@ -50,7 +50,7 @@ def grade(path: str | Path, assignment: str | Assignment = "yahtzee", stage: str
         files = [str(f) for f in spec.suite_files(stage)]
         if not files:
             raise ValueError(f"{spec.name} has no suite for stage {stage}")
-        args = [*files, "-c", str(PYTEST_INI), "--rootdir", str(spec.suites_dir), "-q",
+        args = [*files, "-c", str(PYTEST_INI), "--rootdir", str(spec.suites_dir),
                 "-p", "no:cacheprovider", "-p", "no:terminal", "--import-mode=importlib",
                 "-W", "ignore::pytest.PytestAssertRewriteWarning"]
         old_cwd = os.getcwd()
