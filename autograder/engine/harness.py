@@ -26,6 +26,7 @@ import io
 import itertools  # noqa: F401
 import json
 import math  # noqa: F401
+import mmap
 import os
 import posix
 import random
@@ -48,7 +49,7 @@ MAX_STR = 100_000
 MAX_INT_BITS = 4_000          # str(int) refuses > 4300 digits; keep well below
 MAX_RESULT = 64 << 20         # bytes of one result line the zygote accepts
 MAX_FRAMES = 30
-BALLAST = 4 << 20             # freed on MemoryError so the harness can still report
+BALLAST = 8 << 20             # address space freed on MemoryError so the harness can still report
 GRACE = 0.5                   # the zygote kills a request this long after its soft timeout
 RESULT_PREFIX = b'{"t":"result"'
 PROGRESS_PREFIX = b'{"t":"progress"'
@@ -344,8 +345,11 @@ class Run:
         self.next_progress = max(2 * self.asked, 1)
         if self.wfd is None:
             return
-        msg = {"t": "progress"}
-        msg.update(self.result("running", final=False) if full else {"inputs_asked": self.asked})
+        if full:
+            msg = self.result("running", final=False)
+            msg["t"] = "progress"         # stays the first key: the zygote matches the prefix
+        else:
+            msg = {"t": "progress", "inputs_asked": self.asked}
         try:
             write_line(self.wfd, msg)
         except OSError:
@@ -371,12 +375,17 @@ class Run:
         if issubclass(t, _Stop):
             return {"status": _STOP_STATUS[t]}
         if issubclass(t, MemoryError):
-            self.ballast = None       # room for the harness to report
+            self.release_ballast()     # room for the harness to report
             return {"status": "memory", "error": exception_info(e, self.filename)}
         if issubclass(t, SystemExit):
             self.exit = _exit_details(_exit_code(e, t))
             return {"status": "exit", "error": exception_info(e, self.filename)}
         return {"status": "exception", "error": exception_info(e, self.filename)}
+
+    def release_ballast(self):
+        if self.ballast is not None:
+            self.ballast.close()
+            self.ballast = None
 
     # -- the two kinds of request ----------------------------------------------------------
     def execute(self, code, compile_error, shared):
@@ -384,7 +393,7 @@ class Run:
         _RUN = self
         cpu0 = time.process_time()
         install_patches()
-        self.ballast = bytearray(BALLAST)
+        self.ballast = _reserve(BALLAST)
         try:
             if compile_error is not None:
                 res = self.result("syntax_error", error=compile_error)
@@ -394,7 +403,7 @@ class Run:
                 res = self.run_call(code, shared)
         finally:
             _RUN = None
-            self.ballast = None
+            self.release_ballast()
         res["cpu"] = round(time.process_time() - cpu0, 4)
         return res
 
@@ -479,6 +488,14 @@ class Run:
             "timed_out": self.timed_out, "cpu_limited": self.cpu_limited, "timeout": self.timeout,
             "output_chars": self.chars,
         }
+
+
+def _reserve(size):
+    """Untouched anonymous memory: costs address space (RLIMIT_AS) but no page faults."""
+    try:
+        return mmap.mmap(-1, size)
+    except (OSError, ValueError):
+        return None
 
 
 def _exit_details(code):

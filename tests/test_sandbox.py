@@ -1,0 +1,596 @@
+"""The process sandbox: real child processes and real limits, no mocks.
+
+Measured on the development container (2 CPUs, root, all namespaces available):
+  first request of a new sandbox ~70 ms; 100 fresh=False calls ~40 ms; a fresh-fork game ~6 ms.
+test_speed prints the numbers of the machine it runs on.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import shutil
+import socket
+import subprocess
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from autograder.engine.sandbox import Limits, Request, Sandbox, isolation, uid_processes
+
+ISO = isolation()
+REPO = Path(__file__).resolve().parents[1]
+needs_namespaces = pytest.mark.skipif(not ISO["namespaces"], reason="isolation() reports no namespaces here "
+                                      "(not root, or the kernel/container forbids unshare)")
+needs_uid = pytest.mark.skipif(not ISO["uid_drop"], reason="only root gives each sandbox its own uid to check")
+
+
+@pytest.fixture
+def make():
+    boxes: list[Sandbox] = []
+
+    def _make(src: str, filename: str = "yahtzee.py", **kwargs) -> Sandbox:
+        box = Sandbox(textwrap.dedent(src).lstrip("\n"), filename, **kwargs)
+        boxes.append(box)
+        return box
+
+    yield _make
+    for box in boxes:
+        box.close()
+
+
+def call(box: Sandbox, func: str, *args, **kwargs):
+    return box.run(Request("call", func, list(args), **kwargs))
+
+
+def rolls(outcome) -> list[int]:
+    return [e[1] for e in outcome.events if e[0] == "roll"]
+
+
+# -- values -------------------------------------------------------------------------------
+def test_call_returns_value_and_mutated_args(make):
+    box = make("""
+        def score(card, category, points):
+            card[category] = points
+            return sum(v for v in card.values() if v is not None)
+    """)
+    out = call(box, "score", {"ones": 3, "twos": None}, "twos", 6)
+    assert (out.status, out.value, out.message) == ("ok", 9, "")
+    assert out.args_after == [{"ones": 3, "twos": 6}, "twos", 6]
+    assert out.error is None and out.exit_code is None
+
+
+def test_values_are_normalised_without_running_student_code(make):
+    box = make("""
+        class MyInt(int):
+            pass
+
+        def odd_values():
+            loop = [1]
+            loop.append(loop)
+            return [(1, 2), {1, 2}, {1: "a", "b": 2}, MyInt(3), loop, True, None, 1.5]
+    """)
+    out = call(box, "odd_values")
+    assert out.value == [[1, 2], {"__type__": "set"}, {"1": "a", "b": 2}, {"__type__": "MyInt"},
+                         [1, {"__type__": "list", "cycle": True}], True, None, 1.5]
+
+
+def test_hanging_repr_and_always_equal_object_cannot_hang_the_grader(make):
+    box = make("""
+        class Evil:
+            def __repr__(self):
+                while True:
+                    pass
+            __str__ = __repr__
+            def __eq__(self, other):
+                return True
+            def __hash__(self):
+                return 0
+
+        def make_evil():
+            return [Evil(), {"k": Evil()}]
+
+        def raise_evil():
+            raise ValueError(Evil())
+    """)
+    t0 = time.monotonic()
+    out = call(box, "make_evil", timeout=3)
+    assert out.status == "ok"
+    assert out.value == [{"__type__": "Evil"}, {"k": {"__type__": "Evil"}}]
+    out = call(box, "raise_evil", timeout=3)
+    assert out.status == "exception"
+    assert out.error["type"] == "ValueError" and out.error["message"] == "<Evil object>"
+    assert time.monotonic() - t0 < 1.5
+
+
+# -- output, input, dice, events ----------------------------------------------------------
+def test_events_interleave_output_input_and_rolls(make):
+    box = make("""
+        import random
+
+        def turn():
+            print("Welcome")
+            name = input("Name? ")
+            print("Hello,", name)
+            a = random.randint(1, 6)
+            b = random.randint(1, 6)
+            print("You rolled", a, b)
+            return input("Keep? ")
+    """)
+    out = call(box, "turn", stdin=["Ann", "y"], dice=[3, 5])
+    assert out.status == "ok" and out.value == "y"
+    assert out.events == [["out", "Welcome\n"], ["in", "Name? ", "Ann"], ["out", "Hello, Ann\n"],
+                          ["roll", 3], ["roll", 5], ["out", "You rolled 3 5\n"], ["in", "Keep? ", "y"]]
+    assert out.stdout == "Welcome\nName? Ann\nHello, Ann\nYou rolled 3 5\nKeep? y\n"
+    assert (out.inputs_asked, out.stdin_lines, out.dice_used) == (2, 2, 2)
+
+
+def test_stderr_imported_randint_and_other_random_calls_are_recorded(make):
+    box = make("""
+        import random
+        import sys
+        from random import randint
+
+        def mixed():
+            sys.stderr.write("err\\n")
+            random.seed(5)
+            x = randint(1, 6)
+            random.choice([1, 2])
+            return x
+    """)
+    out = call(box, "mixed")
+    random.seed(5)
+    expected = random.randint(1, 6)
+    assert out.value == expected
+    assert out.events == [["out", "err\n"], ["seed", [5]], ["roll", expected], ["random", "choice", [[1, 2]]]]
+
+
+def test_same_seed_gives_the_same_rolls_as_the_real_random_module(make):
+    box = make("""
+        import random
+
+        def play():
+            return [random.randint(1, 6) for _ in range(10)]
+    """)
+    random.seed(42)
+    expected = [random.randint(1, 6) for _ in range(10)]
+    first = call(box, "play", seed=42)
+    second = call(box, "play", seed=42)
+    assert rolls(first) == rolls(second) == first.value == expected
+    assert rolls(call(box, "play", seed=7)) != expected
+
+
+def test_script_runs_as_main_with_seed_and_echoed_input(make):
+    box = make("""
+        import random
+
+        def main():
+            n = input("n? ")
+            print(int(n) * 2, random.randint(1, 6))
+
+        if __name__ == "__main__":
+            main()
+    """)
+    random.seed(3)
+    die = random.randint(1, 6)
+    out = box.run(Request("script", stdin=["21"], seed=3))
+    assert out.status == "ok"
+    assert out.stdout == f"n? 21\n42 {die}\n"
+    loaded = call(box, "main", stdin=["1"])          # as a module, main() is not run at import
+    assert loaded.import_stdout == "" and loaded.status == "ok"
+
+
+def test_dice_injection_and_running_out_of_dice(make):
+    box = make("""
+        import random
+
+        def roll_all(n):
+            return [random.randint(1, 6) for _ in range(n)]
+    """)
+    out = call(box, "roll_all", 5, dice=[6, 5, 4, 3, 2])
+    assert out.value == [6, 5, 4, 3, 2] and out.dice_used == 5
+    out = call(box, "roll_all", 16, dice=[1] * 15)
+    assert out.status == "dice_exhausted"
+    assert out.message == "rolled a 16th die; this scenario provides 15"
+    assert out.dice_used == 15 and out.value is None
+
+
+def test_input_exhausted_reports_exact_numbers(make):
+    box = make("""
+        def game():
+            while True:
+                print("got", input("> "))
+    """)
+    out = call(box, "game", stdin=["a", "b", "c"])
+    assert out.status == "input_exhausted"
+    assert out.message == "asked for input a 4th time; this game's script has 3 lines"
+    assert (out.inputs_asked, out.stdin_lines) == (4, 3)
+    assert out.events[-1] == ["in", "> ", None]
+    out = call(box, "game", stdin=[str(i) for i in range(7)])
+    assert out.message == "asked for input an 8th time; this game's script has 7 lines"
+    out = call(box, "game")
+    assert out.message == "asked for input, but this run provides no input"
+
+
+def test_input_during_import_stops_the_import_but_keeps_earlier_functions(make):
+    box = make("""
+        def helper(x):
+            return x * 2
+
+        print("loading")
+        name = input("Your name? ")
+
+        def later():
+            return 1
+    """)
+    out = call(box, "helper", 21)
+    assert out.status == "ok" and out.value == 42
+    assert out.import_prompted == {"line": 5, "prompt": "Your name? "}
+    assert out.import_stdout == "loading\nYour name? "
+    assert out.inputs_asked == 0
+    assert call(box, "later").status == "no_function"
+
+
+def test_input_loop_that_swallows_everything_is_input_exhausted_and_stopped(make):
+    box = make("""
+        def game():
+            while True:
+                try:
+                    input("? ")
+                except BaseException:
+                    pass
+    """)
+    t0 = time.monotonic()
+    out = call(box, "game", stdin=["a"], timeout=1.0)
+    assert time.monotonic() - t0 < 2.5
+    assert out.status == "input_exhausted"
+    assert out.message.startswith("asked for input a 2nd time; this game's script has 1 line")
+    assert out.message.endswith("was stopped after 1 s")
+    assert out.inputs_asked > 2
+
+
+# -- loading problems ---------------------------------------------------------------------
+def test_syntax_error_has_line_and_text(make):
+    box = make("""
+        def fine():
+            return 1
+        def broken(:
+            pass
+    """)
+    out = call(box, "fine")
+    assert out.status == "syntax_error"
+    assert out.error["type"] == "SyntaxError" and out.error["line"] == 3
+    assert out.error["text"] == "def broken(:"
+    assert out.message.startswith("has a syntax error on line 3")
+    assert box.run(Request("script")).status == "syntax_error"
+
+
+def test_missing_function_suggests_the_closest_name(make):
+    box = make("""
+        def playround():
+            return 1
+    """)
+    out = call(box, "play_round")
+    assert out.status == "no_function"
+    assert out.error["type"] == "NameError" and out.error["suggestion"] == "playround"
+    assert out.message == "has no function named play_round; did you mean playround?"
+
+
+def test_exception_trace_shows_student_frames_only(make):
+    box = make("""
+        import random
+
+        def inner(d):
+            return d["missing"]
+
+        def outer():
+            return inner({})
+
+        def empty_choice():
+            return random.choice([])
+    """)
+    out = call(box, "outer")
+    assert out.status == "exception"
+    assert out.error == {"type": "KeyError", "message": "'missing'", "line": 4,
+                         "trace": ["yahtzee.py, line 7, in outer", "yahtzee.py, line 4, in inner"]}
+    assert out.message == "raised KeyError on line 4: 'missing'"
+    out = call(box, "empty_choice")
+    assert out.error["type"] == "IndexError" and out.error["trace"] == ["yahtzee.py, line 10, in empty_choice"]
+
+
+def test_exception_at_import_is_import_error(make):
+    box = make("""
+        def f():
+            return 1
+        total = 1 / 0
+    """)
+    out = call(box, "f")
+    assert out.status == "import_error"
+    assert out.error["type"] == "ZeroDivisionError" and out.error["line"] == 3
+
+
+# -- limits -------------------------------------------------------------------------------
+def test_infinite_loop_times_out_and_the_sandbox_recovers(make):
+    box = make("""
+        import signal
+
+        def spin():
+            while True:
+                pass
+
+        def stubborn():
+            signal.signal(signal.SIGTERM, signal.SIG_IGN)
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
+            while True:
+                try:
+                    while True:
+                        pass
+                except BaseException:
+                    pass
+
+        def ok():
+            return "fine"
+    """)
+    t0 = time.monotonic()
+    out = call(box, "spin", timeout=1.0)
+    assert out.status == "timeout" and out.message == "your program was stopped after 1 s"
+    assert time.monotonic() - t0 < 2.0
+    t0 = time.monotonic()
+    out = call(box, "stubborn", timeout=1.0)
+    assert out.status == "timeout"
+    assert time.monotonic() - t0 < 2.5
+    assert call(box, "ok").value == "fine"
+    out = call(box, "spin", timeout=0.5, fresh=False)
+    assert out.status == "timeout"
+    assert call(box, "ok", fresh=False).value == "fine"
+
+
+def test_memory_bomb_is_memory(make):
+    box = make("""
+        def hog():
+            data = []
+            while True:
+                data.append(bytearray(10 * 1024 * 1024))
+    """, limits=Limits(memory_mb=256))
+    out = call(box, "hog")
+    assert out.status == "memory"
+    assert out.message == "used more than 256 MB of memory"
+    assert call(box, "hog", fresh=False).status == "memory"
+
+
+def test_print_flood_is_output_limit_and_raw_flood_cannot_block(make):
+    box = make("""
+        import os
+
+        def flood():
+            while True:
+                print("x" * 1000)
+
+        def raw_flood():
+            for _ in range(500):
+                os.write(1, b"y" * 65536)
+                os.write(2, b"z" * 65536)
+            return "done"
+    """, limits=Limits(output_chars=50_000))
+    out = call(box, "flood")
+    assert out.status == "output_limit"
+    assert out.message == "print output exceeded 50000 characters"
+    assert len(out.stdout) == 50_000
+    t0 = time.monotonic()
+    assert call(box, "raw_flood").value == "done"
+    assert time.monotonic() - t0 < 3
+
+
+def test_sys_exit_and_os_exit_report_the_code(make):
+    box = make("""
+        import os
+        import sys
+
+        def quit_sys():
+            print("bye")
+            sys.exit(3)
+
+        def quit_os():
+            print("bye")
+            os._exit(4)
+
+        def ok():
+            return 1
+    """)
+    out = call(box, "quit_sys")
+    assert (out.status, out.exit_code, out.message, out.stdout) == ("exit", 3, "called sys.exit(3)", "bye\n")
+    out = call(box, "quit_os")
+    assert (out.status, out.exit_code, out.message, out.stdout) == ("exit", 4, "called os._exit(4)", "bye\n")
+    out = call(box, "quit_os", fresh=False)       # kills the shared worker; the next call gets a new one
+    assert (out.status, out.exit_code) == ("exit", 4)
+    assert call(box, "ok", fresh=False).value == 1
+
+
+def test_script_can_use_exit_builtin(make):
+    box = make("""
+        print("start")
+        exit()
+    """)
+    out = box.run(Request("script"))
+    assert (out.status, out.exit_code, out.message) == ("exit", 0, "called sys.exit()")
+
+
+# -- processes and state ------------------------------------------------------------------
+def test_fresh_isolates_globals_and_shared_keeps_them(make):
+    box = make("""
+        count = 0
+
+        def bump():
+            global count
+            count += 1
+            return count
+    """)
+    assert [call(box, "bump").value for _ in range(2)] == [1, 1]
+    assert [call(box, "bump", fresh=False).value for _ in range(3)] == [1, 2, 3]
+    assert call(box, "bump").value == 1               # forks start from the pristine zygote
+
+
+@needs_uid
+def test_background_processes_and_threads_do_not_outlive_their_request(make):
+    box = make("""
+        import os
+        import threading
+        import time
+
+        def spawn():
+            if os.fork() == 0:
+                os.setsid()
+                if os.fork() == 0:
+                    time.sleep(60)
+                os._exit(0)
+            return "spawned"
+
+        def thread():
+            threading.Thread(target=time.sleep, args=(60,), daemon=True).start()
+            return "started"
+    """)
+    assert call(box, "spawn").value == "spawned"
+    uid = box.uid
+    assert len(uid_processes(uid)) == 1              # only the zygote is left
+    assert call(box, "spawn", fresh=False).value == "spawned"
+    assert call(box, "thread", fresh=False).value == "started"
+    assert len(uid_processes(uid)) == 1
+    box.close()
+    assert uid_processes(uid) == []
+
+
+@needs_uid
+def test_two_sandboxes_get_different_uids(make):
+    first, second = make("def f():\n    return 1\n"), make("def f():\n    return 2\n")
+    assert call(first, "f").value == 1 and call(second, "f").value == 2
+    assert first.uid != second.uid and first.uid >= 40000
+
+
+@needs_namespaces
+def test_hidden_paths_network_and_files_are_isolated(make):
+    src = """
+        import os
+        import socket
+
+        def peek(path):
+            try:
+                with open(path) as f:
+                    return f.read(20)
+            except OSError as e:
+                return type(e).__name__
+
+        def write(path):
+            try:
+                with open(path, "w") as f:
+                    f.write("x")
+                return "written"
+            except OSError as e:
+                return type(e).__name__
+
+        def connect(port):
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=2).close()
+                return "connected"
+            except OSError:
+                return "blocked"
+
+        def env():
+            return sorted(os.environ)
+    """
+    this_file = str(Path(__file__).resolve())
+    with open(this_file) as f:
+        head = f.read(20)
+    assert call(make(src), "peek", this_file).value == head       # readable when not hidden...
+    box = make(src, hidden_paths=[str(REPO)])
+    assert call(box, "peek", this_file).value == "FileNotFoundError"   # ...and gone when hidden
+    assert box.applied["uid"] >= 40000 and str(REPO) in box.applied["hidden"]
+    assert call(box, "write", "/etc/sandbox-probe").value in ("OSError", "PermissionError")
+    assert not os.path.exists("/etc/sandbox-probe")
+    assert call(box, "write", "/tmp/probe.txt").value == "written"
+    assert not os.path.exists("/tmp/probe.txt")                   # its /tmp is private
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        assert call(box, "connect", listener.getsockname()[1]).value == "blocked"
+    assert call(box, "env").value == ["HOME", "LANG", "PATH", "PYTHONDONTWRITEBYTECODE", "PYTHONHASHSEED",
+                                      "PYTHONIOENCODING"]
+
+
+@pytest.mark.skipif(not (ISO["root"] and shutil.which("setpriv") and os.path.exists("/usr/bin/python3")),
+                    reason="needs root, setpriv and a system python to run the grader as an unprivileged user")
+def test_unprivileged_grader_degrades_to_limits_and_a_temp_folder():
+    script = textwrap.dedent(f"""
+        import json, os, sys
+        sys.path.insert(0, {str(REPO)!r})
+        from autograder.engine.sandbox import Request, Sandbox, isolation
+        src = '''
+        import os, time
+        def add(a, b):
+            return a + b
+        def spawn():
+            pid = os.fork()
+            if pid == 0:
+                os.setsid()
+                time.sleep(60)
+            return pid
+        def spin():
+            while True:
+                pass
+        def game():
+            return input("? ")
+        '''
+        with Sandbox(src, "yahtzee.py") as box:
+            outs = [box.run(Request("call", "add", [1, 2])), box.run(Request("call", "game", stdin=[])),
+                    box.run(Request("call", "spin", timeout=0.5)), box.run(Request("call", "spawn"))]
+            pid = outs[-1].value
+            alive = os.path.exists(f"/proc/{{pid}}") and "State:\\tZ" not in open(f"/proc/{{pid}}/status").read()
+            applied = box.applied
+        print(json.dumps({{"iso": isolation(), "applied": applied, "alive": alive,
+                          "workdir_left": os.path.exists(applied["workdir"]),
+                          "outs": [[o.status, o.value, o.message] for o in outs]}}))
+    """)
+    proc = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/python3",
+                           "-c", script], capture_output=True, text=True, timeout=30, cwd="/")
+    assert proc.returncode == 0, proc.stderr
+    report = json.loads(proc.stdout)
+    assert report["iso"]["root"] is False and report["iso"]["namespaces"] is False
+    assert report["applied"]["uid"] == 65534 and "nproc" not in report["applied"]["rlimits"]
+    assert report["outs"][:3] == [["ok", 3, ""],
+                                  ["input_exhausted", None, "asked for input a 1st time; this game's script has 0 lines"],
+                                  ["timeout", None, "your program was stopped after 0.5 s"]]
+    assert report["outs"][3][0] == "ok"
+    assert report["alive"] is False and report["workdir_left"] is False
+
+
+def test_speed(make, capsys):
+    box = make("""
+        import random
+
+        def add(a, b):
+            return a + b
+
+        def game():
+            total = 0
+            for _ in range(13):
+                input("? ")
+                total += sum(random.randint(1, 6) for _ in range(5))
+            return total
+    """)
+    t0 = time.monotonic()
+    call(box, "add", 1, 2, fresh=False)
+    first = time.monotonic() - t0
+    t0 = time.monotonic()
+    for i in range(100):
+        assert call(box, "add", i, 1, fresh=False).value == i + 1
+    batch = time.monotonic() - t0
+    t0 = time.monotonic()
+    for i in range(20):
+        assert call(box, "game", stdin=["r"] * 13, seed=i).status == "ok"
+    game = (time.monotonic() - t0) / 20
+    with capsys.disabled():
+        print(f"\n[sandbox speed] start+first call {first * 1000:.0f} ms; 100 fresh=False calls "
+              f"{batch * 1000:.0f} ms; fresh game {game * 1000:.1f} ms each")
+    assert batch < 1.0 and game < 0.1
