@@ -22,6 +22,7 @@ class Submission:
     filename: str                     # the name tracebacks show, e.g. "yahtzee.py"
     kind: str = "py"                  # "py" | "ipynb"
     notes: list[str] = field(default_factory=list)
+    stage: int | None = None          # a kit notebook's stage (its metadata); graded with that stage
 
 
 def load_submission(path: str | Path, expected_name: str = "yahtzee.py", entry: str | None = None) -> Submission:
@@ -33,8 +34,9 @@ def load_submission(path: str | Path, expected_name: str = "yahtzee.py", entry: 
         path = _pick_file(path, expected_name, entry)
     suffix = path.suffix.lower()
     if suffix == ".ipynb":
-        source, notes = notebook_source(_read_text(path))
-        return Submission(path, source, expected_name, "ipynb", notes)
+        text = _read_text(path)
+        source, notes = notebook_source(text)
+        return Submission(path, source, expected_name, "ipynb", notes, notebook_stage(text))
     if suffix != ".py":
         raise SubmissionError(f"{path.name} is not a Python file (.py) or a notebook (.ipynb)")
     source = _read_text(path)
@@ -75,59 +77,256 @@ def _pick_file(folder: Path, expected_name: str, entry: str | None) -> Path:
 
 
 # --- notebooks ------------------------------------------------------------------------------
+#
+# A notebook is graded like a .py file made of its code cells: what the grader keeps is what a
+# module needs (imports, constant assignments, functions and classes), and what it skips is code
+# that runs something at the top level (a game, a test, a prompt).  Cells may be deleted,
+# reordered, duplicated or renamed: functions are looked up when called, imports and constants
+# come first whatever the cell order, and of several definitions of one name the last one that is
+# not a stub wins.  The public test cells of the kit's notebooks (nbgrader grade cells) are the
+# notebook's own business and are left out.
 
 KEPT_NODES = (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+SAFE_CALLS = {"list", "tuple", "set", "frozenset", "dict", "range", "sorted", "len", "str", "int",
+              "float", "bool", "min", "max", "sum", "zip", "enumerate", "reversed"}
+PROMPTING = {"input", "play_game", "play_round", "ask_keep", "ask_category", "main"}
+
+
+@dataclass
+class _Piece:
+    kind: str                         # "import" | "constant" | "definition"
+    name: str
+    code: str
+    cell: int
+    order: int
+    stub: bool = False
+    uses: set = field(default_factory=set)
 
 
 def notebook_source(text: str) -> tuple[str, list[str]]:
-    """Definitions and imports from a notebook's code cells, and notes on what was skipped.
+    """Definitions, imports and constants from a notebook's code cells, and notes on what was skipped.
 
-    Cells may be deleted, reordered or duplicated: functions are looked up when called,
-    so definition order does not matter, and a later duplicate simply wins.
+    Raises SubmissionError when the notebook cannot be read or defines nothing.
     """
-    try:
-        nb = json.loads(text)
-        cells = nb["cells"]
-    except (ValueError, KeyError, TypeError):
-        raise SubmissionError("the notebook is not valid .ipynb JSON (is it corrupt or empty?)") from None
-    kept: list[str] = []
+    cells = _notebook_cells(text)
     notes: list[str] = []
+    pieces: list[_Piece] = []
     code_cells = 0
+    test_cells = 0
     for number, cell in enumerate(cells, 1):
         if not isinstance(cell, dict) or cell.get("cell_type") != "code":
             continue
         code_cells += 1
-        source = cell.get("source", "")
-        source = "".join(source) if isinstance(source, list) else str(source)
-        source = "\n".join("" if line.lstrip().startswith(("%", "!")) else line for line in source.splitlines())
-        try:
-            tree = ast.parse(source)
-        except SyntaxError as err:
-            notes.append(f"cell {number} has a syntax error (line {err.lineno}: {err.msg}); it was skipped")
+        meta = cell.get("metadata") if isinstance(cell.get("metadata"), dict) else {}
+        nbgrader = meta.get("nbgrader") if isinstance(meta.get("nbgrader"), dict) else {}
+        if nbgrader.get("grade") and not nbgrader.get("solution"):
+            test_cells += 1
             continue
-        for node in tree.body:
-            if isinstance(node, KEPT_NODES) or _is_constant_assignment(node):
-                kept.append(ast.get_source_segment(source, node) or "")
-            elif not _is_harmless(node):
-                snippet = (ast.get_source_segment(source, node) or "").splitlines()[0][:60]
-                notes.append(f"cell {number}: skipped top-level code `{snippet}`")
+        source = cell.get("source", cell.get("input", ""))
+        source = "".join(source) if isinstance(source, list) else str(source or "")
+        if source.lstrip().startswith("%%"):
+            magic = source.lstrip().splitlines()[0]
+            notes.append(f"cell {number} starts with the cell magic `{magic[:40]}`, so it is not Python; it was skipped")
+            continue
+        source = _drop_ipython_lines(source)
+        for tree, chunk, error in _parse_blocks(source):
+            if error is not None:
+                notes.append(f"cell {number} has a syntax error (line {error.lineno}: {error.msg}); "
+                             "that part of the cell was skipped")
+                continue
+            _collect(tree, chunk, number, pieces, notes)
     if code_cells == 0:
-        raise SubmissionError("the notebook has no code cells")
-    if not any(kept):
-        raise SubmissionError("the notebook defines no functions (is it empty?)")
-    return "\n\n".join(kept) + "\n", notes
+        raise SubmissionError("the notebook has no code cells (is it the right file?)")
+    if not any(p.kind == "definition" for p in pieces):
+        raise SubmissionError("the notebook defines no functions (is it empty, or the blank notebook "
+                              "you were given?)")
+    return _assemble(pieces, notes), notes
+
+
+def notebook_stage(text: str) -> int | None:
+    """The stage a kit notebook belongs to (its metadata), or None."""
+    try:
+        meta = json.loads(text).get("metadata", {})
+        stage = meta.get("autograder", {}).get("stage")
+    except (ValueError, AttributeError):
+        return None
+    return stage if isinstance(stage, int) else None
+
+
+def _notebook_cells(text: str) -> list:
+    if not text.strip():
+        raise SubmissionError("the notebook file is empty (0 bytes of JSON); save it in Jupyter and submit again")
+    try:
+        nb = json.loads(text)
+    except ValueError as err:
+        where = f"line {err.lineno}, column {err.colno}: {err.msg}" if hasattr(err, "lineno") else str(err)
+        raise SubmissionError(
+            f"the notebook is not valid .ipynb JSON ({where}); the file is corrupt or cut short. "
+            "Open it in Jupyter (or download it again), save it, and submit again") from None
+    if not isinstance(nb, dict):
+        raise SubmissionError("the file is not a Jupyter notebook (its JSON is not an object with cells)")
+    cells = nb.get("cells")
+    if cells is None and isinstance(nb.get("worksheets"), list):            # nbformat 3
+        cells = [cell for sheet in nb["worksheets"] if isinstance(sheet, dict)
+                 for cell in sheet.get("cells", [])]
+    if not isinstance(cells, list):
+        raise SubmissionError("the file is not a Jupyter notebook (it has no list of cells)")
+    return cells
+
+
+def _drop_ipython_lines(source: str) -> str:
+    """Blank out IPython-only lines (%magic, !shell, `name?` help) so the rest parses as Python."""
+    lines = []
+    for line in source.splitlines():
+        stripped = line.strip()
+        if stripped.startswith(("%", "!")) or (stripped.endswith("?") and stripped[:-1].replace(".", "").isidentifier()):
+            lines.append("")
+        else:
+            lines.append(line)
+    return "\n".join(lines)
+
+
+def _parse_blocks(source: str):
+    """Yield (tree, source, None) for the cell, or, when it has a syntax error, for each top-level
+    block that parses on its own (and (None, block, error) for the others)."""
+    try:
+        yield ast.parse(source), source, None
+        return
+    except SyntaxError:
+        pass
+    lines = source.splitlines()
+    starts = [i for i, line in enumerate(lines)
+              if line and not line[0].isspace() and not line.startswith(("#", ")", "]", "}"))
+              and not (i > 0 and lines[i - 1].startswith("@"))]
+    if not starts or starts[0] != 0:
+        starts = [0] + starts
+    bounds = list(zip(starts, starts[1:] + [len(lines)]))
+    for begin, end in bounds:
+        block = "\n".join(lines[begin:end])
+        if not block.strip():
+            continue
+        try:
+            yield ast.parse(block), block, None
+        except SyntaxError as err:
+            err.lineno = (err.lineno or 1) + begin
+            yield None, block, err
+
+
+def _collect(tree: ast.Module, source: str, cell: int, pieces: list[_Piece], notes: list[str]) -> None:
+    skipped: list[str] = []
+    prompting = False
+    for node in tree.body:
+        code = ast.get_source_segment(source, node) or ""
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            pieces.append(_Piece("import", code, code, cell, len(pieces)))
+        elif isinstance(node, DEFINITIONS):
+            code = _with_decorators(source, node, code)
+            pieces.append(_Piece("definition", node.name, code, cell, len(pieces), stub=_is_stub(node)))
+        elif _is_constant_assignment(node):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names = {n.id for n in ast.walk(node.value) if isinstance(n, ast.Name)} if node.value else set()
+            pieces.append(_Piece("constant", ",".join(t.id for t in targets), code, cell, len(pieces), uses=names))
+        elif _is_harmless(node) or _is_play_guard(node):
+            continue
+        else:
+            skipped.append(code.splitlines()[0][:60] if code else type(node).__name__)
+            called = {_call_name(n) for n in ast.walk(node) if isinstance(n, ast.Call)}
+            prompting = prompting or bool(called & PROMPTING)
+    if skipped:
+        what = f"`{skipped[0]}`" + (f" and {len(skipped) - 1} more statement(s)" if len(skipped) > 1 else "")
+        why = (" (it would ask for input; the grader plays your functions itself)" if prompting
+               else " (the grader only keeps definitions, imports and constants)")
+        notes.append(f"cell {cell}: skipped top-level code {what}{why}")
+
+
+def _assemble(pieces: list[_Piece], notes: list[str]) -> str:
+    chosen: dict[str, _Piece] = {}
+    for piece in (p for p in pieces if p.kind == "definition"):
+        earlier = chosen.get(piece.name)
+        if earlier is not None and piece.stub and not earlier.stub:
+            notes.append(f"cells {earlier.cell} and {piece.cell} both define {piece.name}; graded the one "
+                         f"in cell {earlier.cell} (the one in cell {piece.cell} is not written yet)")
+            continue
+        if earlier is not None and earlier.cell != piece.cell:
+            notes.append(f"cells {earlier.cell} and {piece.cell} both define {piece.name}; graded the one "
+                         f"in cell {piece.cell}")
+        chosen[piece.name] = piece
+    defined = set(chosen)
+    imports, seen = [], set()
+    for piece in (p for p in pieces if p.kind == "import"):
+        if piece.code not in seen:
+            seen.add(piece.code)
+            imports.append(piece)
+    constants = [p for p in pieces if p.kind == "constant"]
+    early = [p for p in constants if not (p.uses & defined)]
+    late = [p for p in constants if p.uses & defined]
+    definitions = sorted(chosen.values(), key=lambda p: p.order)
+    parts = []
+    cell = None
+    for piece in imports + early + definitions + late:
+        if piece.cell != cell:                   # where a traceback's line comes from
+            parts.append(f"# --- notebook cell {piece.cell} ---")
+            cell = piece.cell
+        parts.append(piece.code)
+    return "\n\n".join(parts) + "\n"
+
+
+def _with_decorators(source: str, node: ast.AST, code: str) -> str:
+    decorators = getattr(node, "decorator_list", [])
+    if not decorators:
+        return code
+    lines = source.splitlines()
+    first = min(d.lineno for d in decorators) - 1
+    return "\n".join(lines[first:node.end_lineno])
+
+
+def _is_stub(node: ast.AST) -> bool:
+    """A function that still raises NotImplementedError somewhere (not yet written)."""
+    for child in ast.walk(node):
+        if isinstance(child, ast.Raise) and child.exc is not None:
+            exc = child.exc.func if isinstance(child.exc, ast.Call) else child.exc
+            if isinstance(exc, ast.Name) and exc.id == "NotImplementedError":
+                return True
+    return False
+
+
+def _call_name(node: ast.Call) -> str:
+    func = node.func
+    if isinstance(func, ast.Name):
+        return func.id
+    if isinstance(func, ast.Attribute):
+        return func.attr
+    return ""
 
 
 def _is_constant_assignment(node: ast.AST) -> bool:
-    """NAME = <literal or expression of literals/names>: module constants students rely on."""
+    """NAME = <an expression without calls (save list(), range() and such)>: module constants."""
     if not isinstance(node, (ast.Assign, ast.AnnAssign)):
         return False
     targets = node.targets if isinstance(node, ast.Assign) else [node.target]
     if not all(isinstance(t, ast.Name) for t in targets) or node.value is None:
         return False
-    return not any(isinstance(n, (ast.Call, ast.Await, ast.Yield, ast.NamedExpr)) for n in ast.walk(node.value))
+    for child in ast.walk(node.value):
+        if isinstance(child, (ast.Await, ast.Yield, ast.YieldFrom, ast.NamedExpr)):
+            return False
+        if isinstance(child, ast.Call) and not (isinstance(child.func, ast.Name) and child.func.id in SAFE_CALLS):
+            return False
+    return True
 
 
 def _is_harmless(node: ast.AST) -> bool:
-    """Bare expressions without calls (a docstring, a variable shown) need no note."""
+    """Bare expressions without calls (a docstring, a variable shown) and `pass` need no note."""
+    if isinstance(node, ast.Pass):
+        return True
     return isinstance(node, ast.Expr) and not any(isinstance(n, ast.Call) for n in ast.walk(node))
+
+
+def _is_play_guard(node: ast.AST) -> bool:
+    """`if PLAY:` (the kit's play cell) and `if __name__ == "__main__":` never run when graded."""
+    if not isinstance(node, ast.If):
+        return False
+    test = node.test
+    if isinstance(test, ast.Name) and test.id.isupper():
+        return True
+    return (isinstance(test, ast.Compare) and isinstance(test.left, ast.Name) and test.left.id == "__name__")
