@@ -348,6 +348,44 @@ def test_infinite_loop_times_out_and_the_sandbox_recovers(make):
     assert call(box, "ok", fresh=False).value == "fine"
 
 
+def test_swallowing_the_timeout_still_times_out_and_crashes_are_reported(make):
+    box = make("""
+        import ctypes
+
+        def sneaky():
+            try:
+                while True:
+                    pass
+            except BaseException:
+                return "escaped"
+
+        def segfault():
+            return ctypes.string_at(0)
+    """)
+    out = call(box, "sneaky", timeout=0.5)
+    assert (out.status, out.value, out.message) == ("timeout", None, "your program was stopped after 0.5 s")
+    out = call(box, "segfault")
+    assert (out.status, out.message) == ("crash", "your program crashed (killed by SIGSEGV)")
+
+
+@needs_uid
+def test_fork_bomb_is_contained(make):
+    box = make("""
+        import os
+
+        def bomb():
+            while True:
+                os.fork()
+
+        def ok():
+            return 1
+    """)
+    out = call(box, "bomb", timeout=3)
+    assert out.status == "exception" and out.error["type"] == "BlockingIOError"
+    assert len(uid_processes(box.uid)) == 1
+    assert call(box, "ok").value == 1
+
+
 def test_memory_bomb_is_memory(make):
     box = make("""
         def hog():
@@ -382,6 +420,23 @@ def test_print_flood_is_output_limit_and_raw_flood_cannot_block(make):
     t0 = time.monotonic()
     assert call(box, "raw_flood").value == "done"
     assert time.monotonic() - t0 < 3
+
+
+def test_junk_written_to_every_fd_does_not_confuse_the_grader(make):
+    box = make("""
+        import os
+
+        def scribble():
+            for fd in range(3, 64):
+                for junk in (b'{"t":"result","seq":-1}\\n', b'{"t":"result" garbage\\n', b"\\x00junk\\n"):
+                    try:
+                        os.write(fd, junk)
+                    except OSError:
+                        pass
+            return "done"
+    """)
+    assert call(box, "scribble").value == "done"
+    assert call(box, "scribble", fresh=False).value == "done"
 
 
 def test_sys_exit_and_os_exit_report_the_code(make):

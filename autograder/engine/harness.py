@@ -223,6 +223,7 @@ _WRAPPERS = {}       # name -> wrapper installed in the random module
 class Run:
     def __init__(self, req, cfg, wfd):
         self.req = req
+        self.pid = os.getpid()      # forks made by the student's code must not report
         self.filename = cfg["filename"]
         self.limits = cfg["limits"]
         self.wfd = wfd
@@ -343,7 +344,7 @@ class Run:
     # -- progress (so a hard kill still knows what happened) -------------------------------
     def progress(self, full):
         self.next_progress = max(2 * self.asked, 1)
-        if self.wfd is None:
+        if self.wfd is None or os.getpid() != self.pid:
             return
         if full:
             msg = self.result("running", final=False)
@@ -457,14 +458,15 @@ class Run:
     def finish(self, ended):
         """The final result; input/dice/output trouble that the student swallowed still counts."""
         status = ended["status"]
+        if status == "timeout" and not self.cpu_limited:
+            self.timed_out = True
         if status in ("ok", "exception", "timeout", "exit"):
             for flag, sticky in ((self.exhausted_at, "input_exhausted"),
-                                 (self.dice_failed_at, "dice_exhausted"), (self.out_limited, "output_limit")):
+                                 (self.dice_failed_at, "dice_exhausted"), (self.out_limited, "output_limit"),
+                                 (self.timed_out or self.cpu_limited, "timeout")):
                 if flag:
                     status = sticky
                     break
-        if status == "timeout" or ended["status"] == "timeout":
-            self.timed_out = True
         value = normalise(ended.get("value")) if status == "ok" else None
         return self.result(status, value=value, error=ended.get("error"))
 
@@ -618,7 +620,7 @@ def _os_exit(code):
     if type(code) is not int:
         raise TypeError(f"'{_type_name(type(code))}' object cannot be interpreted as an integer")
     run = _RUN
-    if run is not None and run.wfd is not None:
+    if run is not None and run.wfd is not None and os.getpid() == run.pid:
         try:
             run.exit = (code & 0xFF, "os._exit", str(code))
             res = run.finish({"status": "exit"})
@@ -816,7 +818,7 @@ class Zygote:
                 _real_exit(117)
         os.close(w)
         try:
-            raw, info = self.wait_for(pid, r, _pidfd(pid), bytearray(), deadline, stay=False)
+            raw, info = self.wait_for(pid, r, _pidfd(pid), bytearray(), deadline, False, req.get("seq"))
         finally:
             os.close(r)
         self.kill_descendants(keep=self.worker_pids())
@@ -832,7 +834,7 @@ class Zygote:
             write_all(wk.req_w, _dumps(req).encode("ascii") + b"\n")
         except OSError:
             pass    # it died; wait_for reports how
-        raw, info = self.wait_for(wk.pid, wk.res_r, wk.pidfd, wk.buf, self.deadline(req), stay=True)
+        raw, info = self.wait_for(wk.pid, wk.res_r, wk.pidfd, wk.buf, self.deadline(req), True, req.get("seq"))
         wk.buf.clear()
         if info.get("exited") or info.get("killed") or raw is None or raw.endswith(b'"recycle":true}'):
             self.stop_worker()
@@ -885,7 +887,7 @@ class Zygote:
                     pass
 
     # -- waiting for a request process -----------------------------------------------------
-    def wait_for(self, pid, fd, pidfd, buf, deadline, stay):
+    def wait_for(self, pid, fd, pidfd, buf, deadline, stay, seq):
         """Collect PID's result line (and progress) until it exits, or (STAY) until it answers.
 
         Returns (raw result bytes or None, trailer info)."""
@@ -907,14 +909,14 @@ class Zygote:
                     exited = True
             if pidfd is None and not exited:
                 exited = not _alive(pid)
-            raw, progress = _scan(buf, raw, progress)
+            raw, progress = _scan(buf, raw, progress, seq)
         info = {"killed": killed, "exited": exited or killed}
         if killed:
             _kill(pid)
         if exited or killed:
             info.update(_reap(pid))
             _drain(fd, buf)
-            raw, progress = _scan(buf, raw, progress)
+            raw, progress = _scan(buf, raw, progress, seq)
         if raw is None:
             info["progress"] = progress
         return raw, info
@@ -1017,8 +1019,10 @@ def _drain(fd, buf):
             return False
 
 
-def _scan(buf, raw, progress):
-    """Take complete lines from BUF: the first result line, and progress lines before it."""
+def _scan(buf, raw, progress, seq):
+    """Take complete lines from BUF: the first valid result line, and progress lines before it.
+
+    Student code can write into this pipe too: lines that do not parse are skipped."""
     while raw is None:
         i = buf.find(b"\n")
         if i < 0:
@@ -1026,7 +1030,12 @@ def _scan(buf, raw, progress):
         line = bytes(buf[:i])
         del buf[:i + 1]
         if line.startswith(RESULT_PREFIX):
-            raw = line
+            try:
+                msg = _loads(line)
+            except ValueError:
+                continue
+            if isinstance(msg, dict) and msg.get("seq") == seq:
+                raw = line
         elif line.startswith(PROGRESS_PREFIX):
             try:
                 msg = _loads(line)
@@ -1085,6 +1094,7 @@ def _tree(roots):
 # ---------------------------------------------------------------------------------------
 def child_run(zyg, req, wfd, shared):
     """Run one request in this (forked) process and write its result line."""
+    pid = os.getpid()
     try:
         res = Run(req, zyg.cfg, wfd).execute(zyg.code, zyg.compile_error, shared)
         if shared is not None:
@@ -1094,6 +1104,8 @@ def child_run(zyg, req, wfd, shared):
         res = {"t": "result", "seq": req.get("seq"), "status": "internal",
                "internal": traceback.format_exc(), "recycle": True}
         data = _dumps(res)
+    if os.getpid() != pid:      # a fork made by the student's code came back here: nothing to say
+        _real_exit(0)
     write_all(wfd, data.encode("ascii") + b"\n")
     if shared is None or res["recycle"]:
         _real_exit(0)
@@ -1276,6 +1288,8 @@ def become_sandbox_user(cfg):
     applied["no_new_privs"] = lib.try_call("prctl", PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
     if cfg["pidns"]:
         lib.try_call("prctl", PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    else:       # no pid namespace: be the reaper of escaped processes ourselves
+        applied["subreaper"] = lib.try_call("prctl", PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
     try:
         os.setuid(0)
     except PermissionError:

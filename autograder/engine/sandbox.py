@@ -498,6 +498,7 @@ class Sandbox:
                 return started
             proc = started
         t0 = time.monotonic()
+        proc.raw_tail.clear()
         proc.send(payload)
         deadline = t0 + timeout + GRACE + SLACK
         result, garbled = None, False
