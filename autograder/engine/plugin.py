@@ -128,6 +128,8 @@ class GradingPlugin:
                             hint=hint, elapsed=round(elapsed, 4), test_id=item.nodeid)
         self.results.append(result)
         self.by_name.setdefault(getattr(item, "originalname", item.name), []).append(result)
+        if item.name != getattr(item, "originalname", item.name):   # "test_x[param]": one parameter
+            self.by_name.setdefault(item.name, []).append(result)
 
     def _stage_of(self, problem: int) -> int:
         try:
