@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -36,11 +37,121 @@ def params(cases: list[dict], problem_key, id_key=lambda case: case["why"]) -> l
     for case in cases:
         counts[problem_key(case)] = counts.get(problem_key(case), 0) + 1
     out = []
+    given: dict[int, float] = {}
+    seen: dict[int, int] = {}
     for case in cases:
         problem = problem_key(case)
-        points = round(ASSIGNMENT.problem(problem).points / counts[problem], 4)
+        seen[problem] = seen.get(problem, 0) + 1
+        total = ASSIGNMENT.problem(problem).points
+        if seen[problem] == counts[problem]:      # the last case takes the rounding remainder
+            points = round(total - given.get(problem, 0), 4)
+        else:
+            points = round(total / counts[problem], 4)
+        given[problem] = given.get(problem, 0) + points
         marks = [pytest.mark.problem(problem), pytest.mark.points(points)]
         if not case.get("public"):
             marks.append(pytest.mark.visibility("hidden"))
         out.append(pytest.param(case, marks=marks, id=id_key(case)))
     return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Helpers of the stage 2-4 suites
+# ---------------------------------------------------------------------------------------------
+
+CATEGORIES = ["Ones", "Twos", "Threes", "Fours", "Fives", "Sixes", "Three of a Kind", "Four of a Kind",
+              "Full House", "Small Straight", "Large Straight", "Yahtzee", "Chance"]
+BONUS_KEY = "Yahtzee Bonus"
+# Dice after the scripted ones: a program that rolls too many can still finish and be told so.
+SPARE_DICE = [1, 2, 4, 5, 6, 3, 6, 1, 2, 4, 5, 3, 1, 6, 2]
+
+
+def scenarios_dir() -> Path:
+    """Where the scenario files are read: AUTOGRADER_SCENARIOS_DIR (a fresh hidden set written by
+    `python -m autograder scenarios --out DIR`) overrides the committed files it holds."""
+    return Path(os.environ.get("AUTOGRADER_SCENARIOS_DIR") or SCENARIOS)
+
+
+def load_scenarios(name: str) -> dict:
+    """scenarios/NAME.toml, or the same file from AUTOGRADER_SCENARIOS_DIR when it has one."""
+    override = scenarios_dir() / f"{name}.toml"
+    path = override if override.is_file() else SCENARIOS / f"{name}.toml"
+    return tomllib.loads(path.read_text(encoding="utf-8"))
+
+
+def scorecard(filled: dict | None = None, bonus: int = 0) -> dict:
+    """A scorecard with the FILLED boxes set and the others open (None)."""
+    filled = filled or {}
+    unknown = set(filled) - set(CATEGORIES)
+    if unknown:
+        raise ValueError(f"scenario names unknown categories {sorted(unknown)}")
+    card = {category: filled.get(category) for category in CATEGORIES}
+    card[BONUS_KEY] = bonus
+    return card
+
+
+def flat(rows) -> list:
+    out = []
+    for row in rows or []:
+        out.extend(row if isinstance(row, list) else [row])
+    return out
+
+
+def share(problem: int, checks: int) -> float:
+    """The points of one of CHECKS equal checks of PROBLEM (the suites choose counts that divide)."""
+    return round(ASSIGNMENT.problem(problem).points / checks, 4)
+
+
+def case_params(cases: list[dict], problem: int, points: float, id_key=lambda case: case["why"]) -> list:
+    """pytest.params for CASES of PROBLEM, POINTS each; hidden unless the case says public."""
+    out = []
+    for case in cases:
+        marks = [pytest.mark.problem(problem), pytest.mark.points(points)]
+        if not case.get("public"):
+            marks.append(pytest.mark.visibility("hidden"))
+        out.append(pytest.param(case, marks=marks, id=id_key(case)))
+    return out
+
+
+def hint_for(case: dict, got) -> str | None:
+    """The case's hint when GOT is the recognised mistake (or always, without hint_when)."""
+    if "hint" not in case:
+        return None
+    if "hint_when" in case:
+        return case["hint"] if got == case["hint_when"] else None
+    return case["hint"]
+
+
+def reference_ok(outcome, ran: str):
+    """The reference's outcome of RAN, or a GraderFault: expected values must exist."""
+    from autograder.engine.checks import GraderFault
+
+    if outcome.status != "ok":
+        raise GraderFault(f"the reference failed on {ran}: {outcome.status} {outcome.message} {outcome.error}")
+    return outcome
+
+
+def student_value(outcome, ran: str, *, hidden: bool, short: str, hint: str | None = None):
+    """What the student's call returned, or Fail saying why it did not return (data-free when HIDDEN)."""
+    from autograder.engine.checks import explain
+    from autograder.engine.feedback import Fail
+
+    if outcome.status == "ok":
+        return outcome.value
+    shown = short if hidden else ran
+    if outcome.status == "input_exhausted":
+        text = f"{shown} {outcome.message}" if outcome.message else f"{shown} asked for more input than given"
+        if hidden:
+            text = f"{short} asked for more input than the answers given"
+    elif outcome.status == "timeout":
+        text = f"{shown} did not finish in time (an endless loop?)"
+    elif hidden and outcome.status == "exception":
+        error = outcome.error or {}
+        if error.get("type") == "NotImplementedError":
+            text = f"{short} is not written yet"
+        else:
+            text = f"{short} raised {error.get('type')}" + (f" on line {error['line']}" if error.get("line") else "")
+    else:
+        text = explain(outcome, shown)
+    raise Fail(text, ran=ran, hint=hint, show_values=False,
+               output=outcome.stdout if outcome.status not in ("no_function", "syntax_error") else None)

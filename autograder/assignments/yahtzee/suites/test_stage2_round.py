@@ -1,0 +1,282 @@
+"""Stage 2: one round.  Showing dice, reading keep answers, re-rolling, asking, playing a round.
+
+Every expected value comes from the reference on the same call, script and injected dice.
+Injected dice: random.randint returns the scenario's values in order (then spare dice, so a
+program that rolls too many can finish and be told what it did).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from autograder.assignments.yahtzee.suites import game as g
+from autograder.assignments.yahtzee.suites.common import (
+    SPARE_DICE,
+    case_params,
+    flat,
+    hint_for,
+    load_scenarios,
+    reference_ok,
+    scorecard,
+    share,
+    student_value,
+)
+from autograder.engine.feedback import Fail, describe_call
+
+DATA = load_scenarios("round")
+FORMAT = DATA["format_dice"]
+PARSE = DATA["parse_keep"]
+REROLL = DATA["reroll"]
+ASK_KEEP = DATA["ask_keep"]
+FIND = DATA["find_category"]
+ASK_CATEGORY = DATA["ask_category"]
+ROUNDS = [case for case in DATA["play_round"] if case.get("problem", 12) == 12]
+
+P10_EACH = share(10, len(ASK_KEEP) + len(FIND))
+
+
+def _same_value(student, reference, case, func, *args, **kwargs):
+    """Fail unless the student's FUNC(*ARGS) returns what the reference returns."""
+    hidden = not case.get("public")
+    ran = describe_call(func, args)
+    expected = reference_ok(reference.call(func, *args, **kwargs), ran).value
+    got = student_value(student.call(func, *args, **kwargs), ran, hidden=hidden, short=f"{func}(...)")
+    if got != expected:
+        summary = (f"{func} returned the wrong value: {case['why']}." if hidden
+                   else f"Called {ran}. Returned {got!r}, but expected {expected!r} ({case['why']}).")
+        raise Fail(summary, ran=ran, expected=expected, got=got, hint=hint_for(case, got))
+    return got
+
+
+# --- Problem 7 ---------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("case", case_params(FORMAT, 7, share(7, len(FORMAT))))
+def test_format_dice(student, reference, case):
+    """format_dice"""
+    try:
+        _same_value(student, reference, case, "format_dice", case["dice"])
+    except Fail as fail:
+        got = fail.got
+        if isinstance(got, str) and ("[" in got or "," in got) and not fail.hint:
+            fail.hint = "Show the values separated by single spaces, e.g. `Dice: 3 1 4 1 5`, not a Python list."
+        raise
+
+
+# --- Problem 8 ---------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("case", case_params(PARSE, 8, share(8, len(PARSE))))
+def test_parse_keep(student, reference, case):
+    """parse_keep"""
+    hidden = not case.get("public")
+    text = case["text"]
+    if case.get("invalid"):
+        ran = describe_call("parse_keep", [text])
+        outcome = student.call("parse_keep", text)
+        if outcome.status == "exception" and (outcome.error or {}).get("type") == "ValueError":
+            return
+        if outcome.status == "ok":
+            summary = (f"parse_keep returned a value where it must raise ValueError: {case['why']}." if hidden
+                       else f"Called {ran}. Returned {outcome.value!r}, but expected it to raise ValueError "
+                            f"({case['why']}).")
+            raise Fail(summary, ran=ran, got=outcome.value, expected="ValueError", hint=case.get("hint"))
+        student_value(outcome, ran, hidden=hidden, short="parse_keep(...)")
+        raise Fail(f"parse_keep raised {(outcome.error or {}).get('type')} where ValueError was expected"
+                   + ("." if hidden else f": {ran}."), ran=ran, show_values=False,
+                   hint="Raise ValueError for an invalid answer (ask_keep catches exactly that).")
+    try:
+        _same_value(student, reference, case, "parse_keep", text)
+    except Fail as fail:
+        if not fail.hint and isinstance(fail.got, list) and "," in text:
+            fail.hint = "Positions may be separated by commas: treat commas like spaces."
+        raise
+
+
+# --- Problem 9 ---------------------------------------------------------------------------------
+
+def _fill_right_to_left(dice, keep, values):
+    out = list(dice)
+    rerolled = [p for p in range(1, 6) if p not in keep]
+    for pos, value in zip(reversed(rerolled), values):
+        out[pos - 1] = value
+    return out
+
+
+@pytest.mark.parametrize("case", case_params(REROLL, 9, share(9, len(REROLL))))
+def test_reroll(student, reference, case):
+    """reroll"""
+    hidden = not case.get("public")
+    dice, keep = list(case["dice"]), list(case["keep"])
+    injected = flat(case["rolls"]) + SPARE_DICE
+    ran = describe_call("reroll", [dice, keep])
+    ref = reference_ok(reference.call("reroll", dice, keep, dice=injected), ran)
+    outcome = student.call("reroll", dice, keep, dice=injected)
+    got = student_value(outcome, ran, hidden=hidden, short="reroll(...)")
+    want_rolled, rolled = ref.dice_used, outcome.dice_used
+    ran_with = f"{ran} with roll_dice returning {flat(case['rolls'])}"
+    if rolled != want_rolled:
+        if rolled == 5 and want_rolled < 5:
+            cause = "kept dice were re-rolled"
+            hint = "Roll only the dice that are not kept: roll_dice(number of unkept dice), once."
+        elif rolled > want_rolled:
+            cause = "it rolled more dice than the unkept ones"
+            hint = "Call roll_dice once, for the unkept dice only."
+        else:
+            cause = "it rolled fewer dice than the unkept ones"
+            hint = "Every die that is not kept is rolled again."
+        summary = (f"reroll: {cause} ({case['why']})." if hidden else
+                   f"Called {ran}: {cause} (rolled {rolled} dice where {want_rolled} were expected).")
+        raise Fail(summary, ran=ran_with, expected=f"{want_rolled} dice rolled", got=f"{rolled} dice rolled",
+                   hint=hint)
+    if got != ref.value:
+        hint = None
+        if got == _fill_right_to_left(dice, keep, flat(case["rolls"])):
+            hint = ("Re-rolled values were placed in the wrong positions: the first new value goes to the "
+                    "leftmost re-rolled position (RNG contract rule 2).")
+        elif isinstance(got, list) and len(got) == 5 and any(got[p - 1] != dice[p - 1] for p in keep):
+            hint = "A kept die changed: the positions in keep must stay as they are."
+        summary = (f"reroll returned the wrong dice: {case['why']}." if hidden else
+                   f"Called {ran_with}. Returned {got!r}, but expected {ref.value!r}.")
+        raise Fail(summary, ran=ran_with, expected=ref.value, got=got, hint=hint)
+    after = (outcome.args_after or [None])[0]
+    if after != dice:
+        summary = ("reroll changed the list it was given." if hidden else
+                   f"Called {ran}: afterwards the list passed in was {after!r}; reroll must not change it.")
+        raise Fail(summary, ran=ran, expected=dice, got=after,
+                   hint="Build and return a new list (e.g. start from list(dice)); leave DICE as it was.")
+
+
+# --- Problem 10 --------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("case", case_params(ASK_KEEP, 10, P10_EACH))
+def test_ask_keep(student, reference, case):
+    """ask_keep"""
+    hidden = not case.get("public")
+    stdin = list(case["stdin"])
+    ran = f"ask_keep() with the answers {stdin}"
+    ref = reference_ok(reference.call("ask_keep", stdin=stdin, dice=SPARE_DICE), ran)
+    outcome = student.call("ask_keep", stdin=stdin, dice=SPARE_DICE)
+    if outcome.dice_used:
+        raise Fail(f"ask_keep rolled dice{'' if hidden else f' (given the answers {stdin})'}: "
+                   "a re-prompt must not roll dice.", ran=ran, show_values=False,
+                   hint="ask_keep only asks; after an invalid answer it asks again and rolls nothing.")
+    got = student_value(outcome, ran, hidden=hidden, short="ask_keep()", hint=case.get("hint"))
+    if got != ref.value or outcome.inputs_asked != ref.inputs_asked:
+        if outcome.inputs_asked < ref.inputs_asked:
+            what = "it accepted an invalid answer"
+        else:
+            what = "it returned the wrong positions"
+        summary = (f"ask_keep: {what} ({case['why']})." if hidden else
+                   f"Called {ran}: {what}. Returned {got!r} after {outcome.inputs_asked} answer(s); "
+                   f"expected {ref.value!r} after {ref.inputs_asked}.")
+        raise Fail(summary, ran=ran, expected=ref.value, got=got, hint=case.get("hint"))
+
+
+@pytest.mark.parametrize("case", case_params(FIND, 10, P10_EACH))
+def test_find_category(student, reference, case):
+    """find_category"""
+    try:
+        _same_value(student, reference, case, "find_category", case["text"])
+    except Fail as fail:
+        if not fail.hint and fail.got is None and fail.expected is not None:
+            fail.hint = ("Names forgive case and spacing: compare normalize_name(text) with "
+                         "normalize_name(category).")
+        raise
+
+
+# --- Problem 11 --------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("case", case_params(ASK_CATEGORY, 11, share(11, len(ASK_CATEGORY))))
+def test_ask_category(student, reference, case):
+    """ask_category"""
+    hidden = not case.get("public")
+    card = scorecard(case.get("filled"), case.get("bonus", 0))
+    allowed = case.get("allowed") or [c for c in g.CATEGORIES if card[c] is None]
+    stdin = list(case["stdin"])
+    ran = f"{describe_call('ask_category', [card, allowed])} with the answers {stdin}"
+    ref = reference_ok(reference.call("ask_category", card, allowed, stdin=stdin, dice=SPARE_DICE), ran)
+    outcome = student.call("ask_category", card, allowed, stdin=stdin, dice=SPARE_DICE)
+    got = student_value(outcome, ran, hidden=hidden, short="ask_category(...)", hint=case.get("hint"))
+    if got != ref.value:
+        if isinstance(got, str) and got in card and card[got] is not None:
+            what = "it accepted a box that is already filled"
+        elif isinstance(got, str) and got in card and got not in allowed:
+            what = "it accepted a box that is not allowed"
+        elif outcome.inputs_asked < ref.inputs_asked:
+            what = "it accepted an answer it should refuse"
+        else:
+            what = "it returned the wrong category"
+        summary = (f"ask_category: {what} ({case['why']})." if hidden else
+                   f"Called {ran}: {what}. Returned {got!r}; expected {ref.value!r}.")
+        raise Fail(summary, ran=ran, expected=ref.value, got=got, hint=case.get("hint"))
+    if outcome.dice_used:
+        raise Fail("ask_category rolled dice; asking must not roll.", ran=ran, show_values=False)
+    after = (outcome.args_after or [None])[0]
+    if after != card:
+        raise Fail("ask_category changed the scorecard; it only asks (play_round writes the points).",
+                   ran=ran, expected=card, got=after, show_values=not hidden)
+
+
+# --- Problem 12 --------------------------------------------------------------------------------
+
+def check_round(student, reference, case: dict, problem: int) -> None:
+    """Play one round with injected dice and a script; compare rolls, result, scorecard, output."""
+    hidden = not case.get("public")
+    card = scorecard(case.get("filled"), case.get("bonus", 0))
+    stdin = list(case["stdin"])
+    rolls = [list(r) for r in case["rolls"]]
+    injected = flat(rolls) + SPARE_DICE
+    ran = f"play_round({card!r}) with the answers {stdin} and the dice {rolls}"
+    ref_outcome = reference_ok(reference.call("play_round", card, stdin=stdin, dice=injected), ran)
+    outcome = student.call("play_round", card, stdin=stdin, dice=injected)
+    why = case["why"]
+    prefix = "play_round" if hidden else f"play_round ({why})"
+    ref = g.read_reference(ref_outcome)
+    mine = g.read_game(outcome)
+    divergence = g.first_divergence(ref, mine)
+    if outcome.status != "ok" and outcome.status != "input_exhausted":
+        student_value(outcome, ran, hidden=hidden, short="play_round(...)",
+                      hint=divergence.hint if divergence else case.get("hint"))
+    if divergence is not None and divergence.cause != "a Dice: line is missing after a roll":
+        where = divergence.where.split(", ")[-1]
+        summary = (f"{prefix}: {divergence.cause} ({why})." if hidden else
+                   f"{prefix}: at {where}, {divergence.cause}: {divergence.detail}.")
+        raise Fail(summary, ran=ran, hint=divergence.hint or case.get("hint"), show_values=False,
+                   output=outcome.stdout)
+    if outcome.status == "input_exhausted":
+        summary = (f"{prefix} asked for more input than the answers given ({why})." if hidden else
+                   f"{prefix} {outcome.message}.")
+        raise Fail(summary, ran=ran, output=outcome.stdout, show_values=False,
+                   hint=case.get("hint") or "Does it refuse a valid answer, or ask a keep question too many?")
+    got = outcome.value
+    if got != ref_outcome.value:
+        summary = (f"{prefix} returned the wrong (category, points) ({why})." if hidden else
+                   f"{prefix} returned {got!r}; expected {tuple(ref_outcome.value)!r}.")
+        raise Fail(summary, ran=ran, expected=ref_outcome.value, got=got, output=outcome.stdout,
+                   hint=case.get("hint"))
+    if outcome.inputs_asked != ref_outcome.inputs_asked:
+        summary = (f"{prefix} did not read every answer ({why})." if hidden else
+                   f"{prefix} read {outcome.inputs_asked} answers; expected {ref_outcome.inputs_asked}.")
+        raise Fail(summary, ran=ran, output=outcome.stdout, show_values=False, hint=case.get("hint"))
+    after = (outcome.args_after or [None])[0]
+    want_after = (ref_outcome.args_after or [None])[0]
+    if after != want_after:
+        summary = (f"{prefix}: the scorecard after the round is wrong ({why})." if hidden else
+                   f"{prefix}: the scorecard after the round is {after!r}; expected {want_after!r}.")
+        raise Fail(summary, ran=ran, expected=want_after, got=after,
+                   hint="Write the points into the scorecard passed in (scorecard[category] = points).")
+    if divergence is not None:
+        summary = (f"{prefix}: {divergence.cause} ({why})." if hidden else
+                   f"{prefix}: at {divergence.where.split(', ')[-1]}, {divergence.cause}: {divergence.detail}.")
+        raise Fail(summary, ran=ran, hint=divergence.hint, show_values=False, output=outcome.stdout)
+    want_points, want_category = ref_outcome.value[1], ref_outcome.value[0]
+    if not any(points == want_points and category == want_category for points, category, _, _ in mine.scored):
+        summary = (f"{prefix}: no `Scored N points in CATEGORY.` line for the round ({why})." if hidden else
+                   f"{prefix}: expected the line `Scored {want_points} points in {want_category}.`")
+        raise Fail(summary, ran=ran, output=outcome.stdout, show_values=False,
+                   hint="Print `Scored N points in CATEGORY.` at the end of the round.")
+
+
+@pytest.mark.parametrize("case", case_params(ROUNDS, 12, share(12, len(ROUNDS))))
+def test_play_round(student, reference, case):
+    """play_round"""
+    check_round(student, reference, case, 12)

@@ -1,0 +1,249 @@
+"""Stage 3: the full game.  A new scorecard, the final score, the scorecard text, play_game.
+
+play_game is replayed on seeded games with scripted answers (scenarios/games.toml, stage 3:
+no bonus and no Joker can happen in them).  Each game is run once per student; its checks:
+    finishes  the game ends without asking for more input than the script holds
+    dice      every roll and every Dice: line matches the reference (the RNG contract)
+    rounds    as many rounds as asked (one `Scored ...` line each, every script line read)
+    points    each round's category and points (a wrong `score` costs points once, in stage 1)
+    final     `Final score: N` last, the returned total, the final scorecard
+The checks after `finishes` depend on it (skipped, not failed again, when the game stops early).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from autograder.assignments.yahtzee.suites import game as g
+from autograder.assignments.yahtzee.suites.common import (
+    ASSIGNMENT,
+    BONUS_KEY,
+    CATEGORIES,
+    case_params,
+    load_scenarios,
+    reference_ok,
+    scorecard,
+    share,
+    student_value,
+)
+from autograder.engine.feedback import Fail, describe_call
+
+CARDS = load_scenarios("scorecard")
+GAMES = g.game_cases(load_scenarios("games"), 3)
+FULL = [game for game in GAMES if game.rounds == 13]
+SHORT = [game for game in GAMES if game.rounds != 13]
+
+# Problem 16: 1 point for the import check; the rest split over the game checks (five per full
+# game, four per short game: its points and final checks are one).
+GAME_CHECKS = 5 * len(FULL) + 4 * len(SHORT)
+P16_EACH = round((ASSIGNMENT.problem(16).points - 1) / GAME_CHECKS, 4) if GAME_CHECKS else 0
+
+
+def game_params(games=GAMES, depends: str | None = None) -> list:
+    out = []
+    for case in games:
+        marks = [pytest.mark.problem(16), pytest.mark.points(P16_EACH)]
+        if case.hidden:
+            marks.append(pytest.mark.visibility("hidden"))
+        if depends:
+            marks.append(pytest.mark.depends(f"{depends}[{case.name}]"))
+        out.append(pytest.param(case, marks=marks, id=case.name))
+    return out
+
+
+# --- Problem 13 --------------------------------------------------------------------------------
+
+def _new_card(student, hidden: bool) -> dict:
+    got = student_value(student.call("new_scorecard"), "new_scorecard()", hidden=False, short="new_scorecard()")
+    if not isinstance(got, dict):
+        raise Fail(f"new_scorecard() returned {got!r}; expected a dict.", ran="new_scorecard()",
+                   show_values=False, hint="Return a dict: each category -> None, plus \"Yahtzee Bonus\" -> 0.")
+    return got
+
+
+@pytest.mark.problem(13)
+@pytest.mark.points(share(13, 3))
+def test_new_scorecard_open(student):
+    """new_scorecard: every category open (None)"""
+    card = _new_card(student, hidden=False)
+    missing = [c for c in CATEGORIES if c not in card]
+    if missing:
+        raise Fail(f"new_scorecard() has no key {missing[0]!r}.", ran="new_scorecard()", show_values=False,
+                   hint="Use the names in CATEGORIES, spelled exactly.")
+    filled = [c for c in CATEGORIES if card[c] is not None]
+    if filled:
+        raise Fail(f"new_scorecard() starts {filled[0]} at {card[filled[0]]!r}; an open box is None.",
+                   ran="new_scorecard()", show_values=False,
+                   hint="Open boxes hold None (0 would mean a scratched box).")
+
+
+@pytest.mark.problem(13)
+@pytest.mark.points(share(13, 3))
+@pytest.mark.visibility("hidden")
+def test_new_scorecard_bonus(student):
+    """new_scorecard: the Yahtzee bonus starts at 0"""
+    card = _new_card(student, hidden=True)
+    if card.get(BONUS_KEY) != 0 or type(card.get(BONUS_KEY)) is not int:
+        raise Fail("new_scorecard() must hold \"Yahtzee Bonus\": 0.", ran="new_scorecard()", show_values=False,
+                   hint="The key is YAHTZEE_BONUS_KEY (\"Yahtzee Bonus\"), and it starts at 0.")
+
+
+@pytest.mark.problem(13)
+@pytest.mark.points(round(ASSIGNMENT.problem(13).points - 2 * share(13, 3), 4))
+@pytest.mark.visibility("hidden")
+def test_new_scorecard_keys(student, reference):
+    """new_scorecard: the 13 categories and the bonus, nothing else"""
+    card = _new_card(student, hidden=True)
+    expected = reference_ok(reference.call("new_scorecard"), "new_scorecard()").value
+    if card != expected:
+        extra = sorted(set(card) - set(expected))
+        raise Fail("new_scorecard() must have exactly 14 keys: the 13 categories and \"Yahtzee Bonus\""
+                   + (f" (it has extra keys {extra})." if extra else "."),
+                   ran="new_scorecard()", expected=expected, got=card)
+
+
+# --- Problem 14 --------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("case", case_params(CARDS["final_score"], 14, share(14, len(CARDS["final_score"]))))
+def test_final_score(student, reference, case):
+    """final_score"""
+    hidden = not case.get("public")
+    card = scorecard(case.get("filled"))
+    ran = describe_call("final_score", [card])
+    expected = reference_ok(reference.call("final_score", card), ran).value
+    got = student_value(student.call("final_score", card), ran, hidden=hidden, short="final_score(...)")
+    if got != expected:
+        hint = None
+        if any(card[c] is None for c in CATEGORIES):
+            hint = "Open boxes (None) count 0."
+        raise Fail(f"final_score returned the wrong total: {case['why']}." if hidden else
+                   f"Called {ran}. Returned {got!r}, but expected {expected!r} ({case['why']}).",
+                   ran=ran, expected=expected, got=got, hint=hint)
+
+
+# --- Problem 15 --------------------------------------------------------------------------------
+
+def card_lines(text: str) -> list[tuple[str, str]]:
+    """(name, shown value) for each `Name: value` line of TEXT."""
+    out = []
+    for line in text.split("\n"):
+        match = g.CARD_LINE.match(line)
+        if match:
+            out.append((match.group(1).strip(), match.group(2)))
+    return out
+
+
+def check_scorecard_text(student, reference, case: dict, *, bonus_lines: bool) -> None:
+    hidden = not case.get("public")
+    card = scorecard(case.get("filled"), case.get("bonus", 0))
+    ran = describe_call("format_scorecard", [card])
+    reference_ok(reference.call("format_scorecard", card), ran)
+    total = reference_ok(reference.call("final_score", card), ran).value
+    outcome = student.call("format_scorecard", card)
+    got = student_value(outcome, ran, hidden=hidden, short="format_scorecard(...)")
+
+    def fail(public: str, secret: str, hint: str | None = None):
+        raise Fail(secret if hidden else public, ran=ran, got=got, show_values=False, hint=hint,
+                   output=None if hidden else got if isinstance(got, str) else None)
+
+    if not isinstance(got, str):
+        fail(f"format_scorecard returned {got!r}; it must return the text (a str).",
+             "format_scorecard must return the text (a str).",
+             hint="Return the lines joined with newlines; don't print them." if got is None else None)
+    lines = card_lines(got)
+    shown = [(g.category_named(name), value) for name, value in lines if g.category_named(name)]
+    names = [name for name, _ in shown]
+    if names != CATEGORIES:
+        missing = [c for c in CATEGORIES if c not in names]
+        fail("format_scorecard: expected one `Category: points` line per box, in scorecard order"
+             + (f"; no line for {missing[0]}." if missing else f"; got the order {names}."),
+             "format_scorecard: one `Category: points` line per box, in scorecard order, is expected.",
+             hint="Write the boxes in CATEGORIES order: Ones ... Sixes, then Three of a Kind ... Chance.")
+    for category, value in shown:
+        want = "-" if card[category] is None else str(card[category])
+        if value != want:
+            hint = ('An open box shows "-" (not 0 or None).' if card[category] is None else None)
+            fail(f"format_scorecard: the line for {category} shows {value!r}; expected {want!r}.",
+                 "format_scorecard: a box shows the wrong value" + (" (an open box)." if card[category] is None
+                                                                    else "."), hint=hint)
+    text_lines = [line for line in got.split("\n") if line.strip()]
+    last = g.CARD_LINE.match(text_lines[-1]) if text_lines else None
+    if not last or g.normalize(last.group(1)) != "total" or last.group(2) != str(total):
+        fail(f"format_scorecard: the last line should be `Total: {total}`.",
+             "format_scorecard: the last line should be `Total: N` with the final score.",
+             hint="End the scorecard with a `Total: N` line (N = final_score(scorecard)).")
+    if bonus_lines:
+        order = [g.normalize(name) for name, _ in lines]
+        values = {g.normalize(name): value for name, value in lines}
+        upper = reference_ok(reference.call("upper_bonus", card), ran).value
+        for key, want, after in (("upperbonus", upper, "sixes"), ("yahtzeebonus", card[BONUS_KEY], "chance")):
+            label = "Upper Bonus" if key == "upperbonus" else "Yahtzee Bonus"
+            if key not in values:
+                fail(f"format_scorecard: no `{label}: N` line.", f"format_scorecard: no `{label}: N` line.",
+                     hint="Stage 4: add `Upper Bonus: N` right after Sixes and `Yahtzee Bonus: N` right after "
+                          "Chance.")
+            if values[key] != str(want):
+                hint = "The upper bonus needs 63 or more (63 counts)." if key == "upperbonus" else None
+                fail(f"format_scorecard: `{label}: {values[key]}`; expected {want}.",
+                     f"format_scorecard: the {label} line shows the wrong value.", hint=hint)
+            if order.index(key) != order.index(after) + 1:
+                fail(f"format_scorecard: the `{label}` line belongs right after {after.title()}.",
+                     f"format_scorecard: the `{label}` line is out of place.")
+
+
+@pytest.mark.parametrize("case", case_params(CARDS["format_scorecard"], 15,
+                                             share(15, len(CARDS["format_scorecard"]))))
+def test_format_scorecard(student, reference, case):
+    """format_scorecard"""
+    check_scorecard_text(student, reference, case, bonus_lines=False)
+
+
+# --- Problem 16 --------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("case", game_params())
+def test_game_finishes(student, reference, case):
+    """The game finishes"""
+    g.check_finishes(g.play(student, reference, case))
+
+
+FIRST_GAME = f"test_game_finishes[{GAMES[0].name}]" if GAMES else "test_game_finishes"
+
+
+@pytest.mark.problem(16)
+@pytest.mark.points(round(ASSIGNMENT.problem(16).points - P16_EACH * GAME_CHECKS, 4))
+@pytest.mark.depends(FIRST_GAME)
+def test_import_does_not_start_a_game(student):
+    """Importing the file does not start a game"""
+    outcome = student.call("new_scorecard")
+    prompted = outcome.import_prompted
+    if prompted:
+        where = f" (line {prompted.get('line')})" if prompted.get("line") else ""
+        raise Fail(f"Importing your file starts a game: it asked for input while being imported{where}.",
+                   show_values=False,
+                   hint="Start the game only under `if __name__ == \"__main__\":` at the bottom of the file.")
+
+
+@pytest.mark.parametrize("case", game_params(depends="test_game_finishes"))
+def test_game_dice(student, reference, case):
+    """The dice follow the RNG contract"""
+    g.check_dice(g.play(student, reference, case))
+
+
+@pytest.mark.parametrize("case", game_params(depends="test_game_finishes"))
+def test_game_rounds(student, reference, case):
+    """The right number of rounds"""
+    g.check_rounds(g.play(student, reference, case))
+
+
+@pytest.mark.parametrize("case", game_params(FULL, depends="test_game_finishes"))
+def test_game_points(student, reference, case):
+    """Each round's category and points"""
+    g.check_points(g.play(student, reference, case), student, reference)
+
+
+@pytest.mark.parametrize("case", game_params(depends="test_game_finishes"))
+def test_game_final(student, reference, case):
+    """The final scorecard, the final score, the returned total"""
+    played = g.play(student, reference, case)
+    points = g.check_points(played, student, reference)
+    g.check_final(played, student, reference, points, returned=True, scorecard=True)
