@@ -817,10 +817,13 @@ class Zygote:
             finally:
                 _real_exit(117)
         os.close(w)
+        pidfd = _pidfd(pid)
         try:
-            raw, info = self.wait_for(pid, r, _pidfd(pid), bytearray(), deadline, False, req.get("seq"))
+            raw, info = self.wait_for(pid, r, pidfd, bytearray(), deadline, False, req.get("seq"))
         finally:
-            os.close(r)
+            for fd in (r, pidfd):
+                if fd is not None:
+                    os.close(fd)
         self.kill_descendants(keep=self.worker_pids())
         self.clean_files(rundir)
         return raw, info
