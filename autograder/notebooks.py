@@ -79,6 +79,7 @@ import builtins
 import contextlib
 import io
 import random
+import re
 from unittest import mock
 
 
@@ -86,14 +87,16 @@ class ScriptEnded(BaseException):
     """The code asked for more answers or dice than the check scripted."""
 
 
-def run_scripted(action, answers=(), dice=()):
+def run_scripted(action, answers=(), dice=(), seed=None, strict=True):
     """Run ACTION() with input() answered from ANSWERS and every die taken from DICE.
 
     Returns (value, printed): what ACTION returned and all it printed, each prompt
-    followed by its answer as on a terminal.  Fails when the code asks for more or fewer
-    answers, or rolls more or fewer dice, than the check scripted.
+    followed by its answer as on a terminal.  Fails when the code asks for more answers,
+    or rolls more dice, than the check scripted; with STRICT also when it asks for fewer.
+    With a SEED the dice are random, after random.seed(SEED).
     """
-    answers, dice = list(answers), list(dice)
+    answers = list(answers)
+    dice = None if dice is None or seed is not None else list(dice)
     printed = io.StringIO()
 
     def fake_input(prompt=""):
@@ -108,16 +111,21 @@ def run_scripted(action, answers=(), dice=()):
             raise ScriptEnded("it rolled more dice than this check expected")
         return dice.pop(0)
 
+    if dice is None:
+        random.seed(seed)
     try:
-        with mock.patch.object(builtins, "input", fake_input), \\
-                mock.patch.object(random, "randint", fake_randint), \\
-                contextlib.redirect_stdout(printed), contextlib.redirect_stderr(printed):
+        with contextlib.ExitStack() as stack:
+            stack.enter_context(mock.patch.object(builtins, "input", fake_input))
+            if dice is not None:
+                stack.enter_context(mock.patch.object(random, "randint", fake_randint))
+            stack.enter_context(contextlib.redirect_stdout(printed))
+            stack.enter_context(contextlib.redirect_stderr(printed))
             value = action()
     except ScriptEnded as err:
         raise AssertionError(f"{err}.  It printed:\\n{printed.getvalue()}") from None
-    if answers:
+    if strict and answers:
         raise AssertionError(f"it never asked for the answers {answers}.  It printed:\\n{printed.getvalue()}")
-    if dice:
+    if strict and dice:
         raise AssertionError(f"it did not roll the dice {dice}.  It printed:\\n{printed.getvalue()}")
     return value, printed.getvalue()
 
@@ -125,6 +133,14 @@ def run_scripted(action, answers=(), dice=()):
 def lines_starting(text, *prefixes):
     """The lines of TEXT that start with one of PREFIXES, stripped."""
     return [line.strip() for line in text.splitlines() if line.strip().startswith(prefixes)]
+
+
+def final_number(text):
+    """The last number on the last line of TEXT that mentions a score (None if there is none)."""
+    for line in reversed(text.splitlines()):
+        if "score" in line.lower() and re.search(r"-?\\d+", line):
+            return int(re.findall(r"-?\\d+", line)[-1])
+    return None
 '''
 
 
@@ -399,10 +415,13 @@ class Check:
     raises: str = ""                    # exception name, for "must raise" checks
     call: str = ""                      # interactive: the call, run with scripted answers and dice
     answers: list[str] = field(default_factory=list)
-    dice: list[int] = field(default_factory=list)
+    dice: list[int] | None = field(default_factory=list)   # None: real dice (after random.seed(seed))
+    seed: int | None = None
+    strict: bool = True                 # every scripted answer and die must be used
     lines: list[str] = field(default_factory=list)     # compare the printed lines with these prefixes
     after: list[str] = field(default_factory=list)     # expressions compared after the call
     value: bool = True                  # compare the call's return value
+    final: bool = False                 # compare the final score printed (the last number on a score line)
     origin: str = ""
 
 
@@ -410,13 +429,16 @@ def _exception_name(exc_msg: str) -> str:
     return exc_msg.split(":", 1)[0].strip().rsplit(".", 1)[-1]
 
 
-def doctest_checks(solution: Solution, problem: Problem) -> list[Check]:
+def _function_nodes(text: str) -> dict[str, ast.FunctionDef]:
+    return {node.name: node for node in ast.parse(text).body
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
+
+
+def doctest_checks(solution_text: str, problem: Problem) -> list[Check]:
     """The docstring examples of PROBLEM's functions as checks (statements stay statements)."""
     parser = doctest.DocTestParser()
     checks = []
-    tree = ast.parse(solution.text)
-    docs = {node.name: ast.get_docstring(node, clean=True) or ""
-            for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    docs = {name: ast.get_docstring(node, clean=True) or "" for name, node in _function_nodes(solution_text).items()}
     for name in problem.functions:
         setup: list[str] = []
         for example in parser.get_examples(docs.get(name, "")):
@@ -447,29 +469,141 @@ def _call_text(call: list) -> str:
     return f"{func}({', '.join(repr(a) for a in args)})"
 
 
-def scenario_checks(assignment: Assignment, problem: Problem) -> list[Check]:
-    """The PUBLIC call-style scenarios (``call = [function, args...]``, ``public = true``) of PROBLEM."""
-    checks = []
+# -- scenario files: every public case becomes a check ---------------------------------------
+#
+# The scenario files belong to the hidden suites and come in a few shapes; each public case is
+# turned into a call of the student's code with the same inputs:
+#   call = [function, args...]                      (scoring.toml; [[invalid]] must raise)
+#   [[function]] with fields named like its parameters (round.toml, scorecard.toml): a
+#       `scorecard` parameter is built from `filled` (+ `bonus`), `rolls` are the dice,
+#       `stdin` the answers, `invalid = true` means ValueError
+#   [[game]] / [[seeded]]: the entry function (play_game) with `rounds` (or one round per roll
+#       in `dice`), answers from `script` or `commands`, dice from `dice` or random.seed(seed)
+# A public case of another shape is reported by `scenario_report`, never silently dropped.
+
+NOT_ARGUMENTS = {"why", "public", "hint", "hint_when", "invalid", "raises", "rolls", "stdin", "filled",
+                 "bonus", "script", "seed", "rounds", "covers", "stage", "name", "problem", "points",
+                 "mode", "same_as", "check", "commands"}
+
+
+def _flat(value) -> list:
+    if isinstance(value, list):
+        out = []
+        for item in value:
+            out.extend(_flat(item))
+        return out
+    return [value]
+
+
+def _owner(assignment: Assignment, function: str, stage: int | None = None) -> Problem | None:
+    """The problem FUNCTION belongs to; of several (play_round: 12 and 19), the one of STAGE, else the first."""
+    owners = [p for p in assignment.problems if function in p.functions]
+    if stage is not None and any(p.stage == stage for p in owners):
+        owners = [p for p in owners if p.stage == stage]
+    return min(owners, key=lambda p: (p.stage, p.number)) if owners else None
+
+
+def _file_stage(assignment: Assignment, keys: Iterable[str]) -> int | None:
+    """The stage of a scenario file: the latest stage among the functions only one problem owns."""
+    stages = []
+    for key in keys:
+        owners = [p for p in assignment.problems if key in p.functions]
+        if len(owners) == 1:
+            stages.append(owners[0].stage)
+    return max(stages) if stages else None
+
+
+def scenario_check(assignment: Assignment, signatures: dict[str, list[tuple[str, bool]]], key: str,
+                   case: dict, protocol: list[str], origin: str = "", stage: int | None = None) -> Check | None:
+    """The check for one scenario CASE found under KEY (in a file of STAGE), or None when its shape is unknown."""
+    stage = case.get("stage", stage)
+    if isinstance(case.get("call"), list) and case["call"]:
+        owner = case.get("problem") or getattr(_owner(assignment, case["call"][0], stage), "number", None)
+        if owner is None:
+            return None
+        raises = case.get("raises") or ("ValueError" if key == "invalid" or case.get("invalid") else "")
+        return Check(int(owner), expr=_call_text(case["call"]), raises=raises, origin=origin)
+    if key in signatures:
+        owner = case.get("problem") or getattr(_owner(assignment, key, stage), "number", None)
+        if owner is None:
+            return None
+        setup, args = [], []
+        for param, has_default in signatures[key]:
+            if param in case:
+                args.append(repr(case[param]))
+            elif param == "scorecard" and ("filled" in case or "bonus" in case):
+                setup = ["card = {category: None for category in CATEGORIES}",
+                         f"card[YAHTZEE_BONUS_KEY] = {int(case.get('bonus', 0))!r}"]
+                if case.get("filled"):
+                    setup.append(f"card.update({dict(case['filled'])!r})")
+                args.append("card")
+            elif has_default:
+                break
+            else:
+                return None
+        call = f"{key}({', '.join(args)})"
+        if case.get("invalid") or case.get("raises"):
+            return Check(int(owner), setup, expr=call, raises=case.get("raises") or "ValueError", origin=origin)
+        if "stdin" in case or "rolls" in case:
+            return Check(int(owner), setup, call=call, answers=[str(a) for a in case.get("stdin", [])],
+                         dice=[int(d) for d in _flat(case.get("rolls", []))],
+                         lines=list(protocol), after=["card"] if setup else [], origin=origin)
+        return Check(int(owner), setup, expr=call, origin=origin)
+    answers = case.get("script", case.get("commands"))
+    if isinstance(answers, list) and ("dice" in case or "seed" in case):
+        owner = case.get("problem")
+        if owner is None:
+            entry = [p for p in assignment.problems if assignment.entry in p.functions
+                     and (stage is None or p.stage == stage)]
+            if not entry:
+                return None
+            owner = entry[0].number
+        dice = [int(d) for d in _flat(case["dice"])] if "dice" in case else None
+        rounds = case.get("rounds") or (len(case["dice"]) if "dice" in case else None)
+        if rounds is None or (dice is None and case.get("seed") is None):
+            return None
+        return Check(int(owner), call=f"{assignment.entry}({int(rounds)})", answers=[str(a) for a in _flat(answers)],
+                     dice=dice, seed=None if dice is not None else int(case["seed"]), strict=False,
+                     lines=list(protocol), final=not protocol, origin=origin)
+    return None
+
+
+def _scenario_cases(assignment: Assignment):
+    """(file name, file stage, key, case) for every case of every scenario file."""
     for path in sorted(assignment.scenarios_dir.glob("*.toml")):
         data = tomllib.loads(path.read_text(encoding="utf-8"))
+        stage = _file_stage(assignment, data)
         for key, cases in data.items():
-            if not isinstance(cases, list):
-                continue
-            for case in cases:
-                if not (isinstance(case, dict) and case.get("public") and isinstance(case.get("call"), list)):
-                    continue
-                func = case["call"][0]
-                owners = [p for p in assignment.problems if func in p.functions]
-                owner = min(owners, key=lambda p: p.stage) if owners else None
-                if owner is None or owner.number != problem.number:
-                    continue
-                origin = f"public scenario in {path.name}"
-                if key == "invalid" or case.get("raises"):
-                    checks.append(Check(problem.number, expr=_call_text(case["call"]),
-                                        raises=case.get("raises", "ValueError"), origin=origin))
-                else:
-                    checks.append(Check(problem.number, expr=_call_text(case["call"]), origin=origin))
-    return checks
+            if isinstance(cases, list):
+                for case in cases:
+                    if isinstance(case, dict):
+                        yield path.name, stage, key, case
+
+
+def signatures_of(solution_text: str) -> dict[str, list[tuple[str, bool]]]:
+    out = {}
+    for name, node in _function_nodes(solution_text).items():
+        params = node.args.posonlyargs + node.args.args
+        first_default = len(params) - len(node.args.defaults)
+        out[name] = [(a.arg, i >= first_default) for i, a in enumerate(params)]
+    return out
+
+
+def scenario_checks(assignment: Assignment, solution_text: str, protocol: list[str],
+                    problem: Problem | None = None) -> tuple[list[Check], list[str]]:
+    """(checks for the PUBLIC scenario cases [of PROBLEM], descriptions of public cases of unknown shape)."""
+    signatures = signatures_of(solution_text)
+    checks, unknown = [], []
+    for filename, stage, key, case in _scenario_cases(assignment):
+        if not case.get("public"):
+            continue
+        origin = f"public scenario {case.get('why') or case.get('name') or key!r} in {filename}"
+        check = scenario_check(assignment, signatures, key, case, protocol, origin, stage)
+        if check is None:
+            unknown.append(f"{filename} [[{key}]] {case.get('why') or case.get('name') or ''}".strip())
+        elif problem is None or check.problem == problem.number:
+            checks.append(check)
+    return checks, unknown
 
 
 def content_checks(content: dict, problem: Problem) -> list[Check]:
@@ -489,18 +623,28 @@ def content_checks(content: dict, problem: Problem) -> list[Check]:
     return checks
 
 
-def problem_checks(assignment: Assignment, solution: Solution, content: dict, problem: Problem) -> list[Check]:
+def _before_later_stages(assignment: Assignment, content: dict, problem: Problem, check: Check) -> None:
+    """Compare a function that a later stage extends the way the content file says (e.g. without
+    the bonus lines of format_scorecard in stage 3), so the check holds at both stages."""
+    for function, template in content.get("before_later_stages", {}).items():
+        later = [p.stage for p in assignment.problems if function in p.functions]
+        if check.expr.startswith(f"{function}(") and later and problem.stage < max(later):
+            check.expr = template.format(call=check.expr)
+
+
+def problem_checks(assignment: Assignment, solution_text: str, content: dict, problem: Problem) -> list[Check]:
+    """Every public check of PROBLEM: docstring examples, public scenarios, the content file's."""
     spec = content.get("problems", {}).get(str(problem.number), {})
-    checks = doctest_checks(solution, problem) if spec.get("doctests", True) else []
-    seen = {(c.expr, c.raises) for c in checks if not c.setup}
-    for check in scenario_checks(assignment, problem):
-        if (check.expr, check.raises) not in seen:
+    checks = doctest_checks(solution_text, problem) if spec.get("doctests", True) else []
+    seen = {(tuple(c.setup), c.expr, c.raises, c.call, tuple(c.answers)) for c in checks}
+    found, _ = scenario_checks(assignment, solution_text, content.get("protocol_lines", []), problem)
+    for check in found:
+        _before_later_stages(assignment, content, problem, check)
+        key = (tuple(check.setup), check.expr, check.raises, check.call, tuple(check.answers))
+        if key not in seen:
             checks.append(check)
-            seen.add((check.expr, check.raises))
+            seen.add(key)
     checks.extend(content_checks(content, problem))
-    if not checks:
-        raise NotebookError(f"problem {problem.number} has no public checks: give it doctests, public "
-                            f"scenarios or [problems.{problem.number}] checks in the content file")
     return checks
 
 
@@ -558,14 +702,19 @@ def render_check(check: Check, namespace: dict, where: str) -> str:
                 f"    raise AssertionError({message})"]
         return "\n".join(out)
     if check.call:
-        run = (f"value, printed = run_scripted(lambda: {check.call}, answers={check.answers!r}, "
-               f"dice={check.dice!r})")
+        options = [f"answers={check.answers!r}"]
+        options.append(f"dice={check.dice!r}" if check.dice is not None else f"seed={check.seed!r}")
+        if not check.strict:
+            options.append("strict=False")
+        run = f"value, printed = run_scripted(lambda: {check.call}, {', '.join(options)})"
         if len(run) > 100:
-            run = (f"value, printed = run_scripted(\n    lambda: {check.call},\n"
-                   f"    answers={check.answers!r},\n    dice={check.dice!r})")
+            run = "value, printed = run_scripted(\n    lambda: " + check.call + ",\n    " + ",\n    ".join(options) + ")"
         _run(run, namespace, where)
         out.append(run)
-        ran = f"{check.call} (answers {check.answers}, dice {check.dice})"
+        rolled = f"dice {check.dice}" if check.dice is not None else f"random.seed({check.seed})"
+        ran = f"{check.call} (answers {check.answers}, {rolled})"
+        if len(ran) > 160:
+            ran = f"{check.call} (with the answers and dice above)"
         if check.value:
             out += _assert_value("value", namespace["value"], ran, where)
         if check.lines:
@@ -577,6 +726,11 @@ def render_check(check: Check, namespace: dict, where: str) -> str:
             message = repr(f"{check.call} should print these {label} lines:\n")
             out.append(f"assert shown == {_literal(got, where)}, {message} + repr({_literal(got, where)}) + "
                        f"'\\nbut printed:\\n' + printed")
+        if check.final:
+            got = _eval("final_number(printed)", namespace, where)
+            out.append("got = final_number(printed)")
+            namespace["got"] = got
+            out += _assert_value("got", got, f"the final score {check.call} printed", where)
         for expr in check.after:
             value = _eval(expr, namespace, where)
             out.append(f"got = {expr}")
@@ -774,7 +928,11 @@ def build_stage(assignment: Assignment, solution: Solution, content: dict, stage
             cells.append(code_cell(piece.code, answer_id(problem.number, piece.function.name), solution=True))
         blocks = []
         final = reference_namespace(solution)
-        for index, check in enumerate(problem_checks(assignment, solution, content, problem), 1):
+        found = problem_checks(assignment, solution.text, content, problem)
+        if not found:
+            raise NotebookError(f"problem {problem.number} has no public checks: give it doctests, public "
+                                f"scenarios or [problems.{problem.number}] checks in the content file")
+        for index, check in enumerate(found, 1):
             label = f"{where}: problem {problem.number} check {index} ({check.origin})"
             code = render_check(check, namespace, label)
             if render_check(check, final, label) != code:
@@ -783,7 +941,7 @@ def build_stage(assignment: Assignment, solution: Solution, content: dict, stage
             blocks.append(code)
         code = "\n\n".join(blocks)
         checks[problem.number] = code
-        uses_tools = "run_scripted(" in code or "lines_starting(" in code
+        uses_tools = any(name + "(" in code for name in ("run_scripted", "lines_starting", "final_number"))
         header = [f"# Public checks for Problem {problem.number} ({_points(problem.points)} points). "
                   "Run your answer cell first, then this cell.",
                   "# They are examples: the grader runs more checks of its own on your functions."]
@@ -953,8 +1111,14 @@ MIN_LEAK_LINE = 8          # shorter solution lines ("else:", "return 0") prove 
 MIN_LEAK_NAME = 12
 
 
+# Lines too common to prove anything: `return total`, `else:`, `break` ...
+_TRIVIAL = re.compile(r"(return( [A-Za-z_]\w*| -?\d+| \[\]| \{\}| \"\"| '')?|else:|try:|pass|break|continue"
+                      r"|while True:)")
+
+
 def _code_lines(text: str) -> set[str]:
-    return {line.strip() for line in text.splitlines() if line.strip() and not line.strip().startswith("#")}
+    return {line.strip() for line in text.splitlines()
+            if line.strip() and not line.strip().startswith("#") and not _TRIVIAL.fullmatch(line.strip())}
 
 
 def secret_lines(assignment: Assignment, released_stage: int, content: dict | None = None) -> set[str]:
@@ -987,52 +1151,46 @@ def secret_lines(assignment: Assignment, released_stage: int, content: dict | No
 
 
 def hidden_fingerprints(assignment: Assignment) -> set[str]:
-    """Strings that only the hidden tests know: the calls, scripts and names of every scenario
-    not marked public, minus anything already public (the starter, public scenarios)."""
-    public_text = "\n".join(path.read_text(encoding="utf-8")
-                            for path in (assignment.starter, assignment.handout) if path.is_file())
+    """Strings that only the hidden tests know: the names, hints, calls and scripts of every
+    scenario not marked public, minus anything public anyway (public scenarios, the starter,
+    the handout)."""
+    public_text = _normalise("\n".join(path.read_text(encoding="utf-8")
+                                       for path in (assignment.starter, assignment.handout) if path.is_file()))
+    signatures = signatures_of(assignment.solution.read_text(encoding="utf-8"))
     hidden: set[str] = set()
     public: set[str] = set()
-    for path in sorted(assignment.scenarios_dir.glob("*.toml")):
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-        for case in _cases(data):
-            prints = _case_fingerprints(case)
-            (public if case.get("public") else hidden).update(prints)
-    return {p for p in hidden - public if p not in public_text}
+    for _, stage, key, case in _scenario_cases(assignment):
+        prints = _case_fingerprints(assignment, signatures, key, case, stage)
+        (public if case.get("public") else hidden).update(prints)
+    return {p for p in hidden - public if _normalise(p) not in public_text}
 
 
-def _cases(data) -> Iterable[dict]:
-    if isinstance(data, dict):
-        if any(k in data for k in ("call", "why", "name", "stdin", "answers", "script", "inputs")):
-            yield data
-        for value in data.values():
-            if isinstance(value, (dict, list)):
-                yield from _cases(value)
-    elif isinstance(data, list):
-        for item in data:
-            yield from _cases(item)
-
-
-def _case_fingerprints(case: dict) -> set[str]:
+def _case_fingerprints(assignment: Assignment, signatures: dict, key: str, case: dict, stage: int | None) -> set[str]:
     prints = set()
-    for key in ("why", "name", "title", "hint", "id"):
-        value = case.get(key)
+    for field_name in ("why", "name", "title", "hint", "id"):
+        value = case.get(field_name)
         if isinstance(value, str) and len(value) >= MIN_LEAK_NAME:
             prints.add(value)
-    if isinstance(case.get("call"), list) and case["call"]:
-        prints.add(_call_text(case["call"]))
-        if len(case["call"]) > 1:
-            prints.add(", ".join(repr(a) for a in case["call"][1:]))
-    for key in ("stdin", "answers", "script", "inputs"):
-        value = case.get(key)
-        if isinstance(value, list) and len(value) >= 3:
-            prints.add(repr([str(v) for v in value])[1:-1])
-            prints.add(json.dumps([str(v) for v in value])[1:-1])
+    check = scenario_check(assignment, signatures, key, case, [], stage=stage)
+    if check is not None:
+        if check.expr and "(" in check.expr and not check.expr.endswith("()"):
+            prints.add(check.expr)
+        if check.call and check.setup:
+            prints.add(check.setup[-1])                       # the scorecard it starts from
+        if len(check.answers) >= 3:
+            prints.add(repr(check.answers)[1:-1])
+        if check.dice and len(check.dice) >= 8:
+            prints.add(repr(check.dice)[1:-1])
+    for field_name in ("stdin", "script", "commands"):
+        value = case.get(field_name)
+        if isinstance(value, list) and len(_flat(value)) >= 3:
+            prints.add(repr([str(v) for v in _flat(value)])[1:-1])
     return prints
 
 
 def _normalise(text: str) -> str:
-    return re.sub(r"\s+", " ", text)
+    """Whitespace squeezed and double quotes made single, so repr() and hand-typed text compare."""
+    return re.sub(r"\s+", " ", text).replace('"', "'")
 
 
 def find_leaks(texts: dict[str, str], assignment: Assignment, released_stage: int,
