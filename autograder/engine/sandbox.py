@@ -414,21 +414,21 @@ class _State:
         proc, self.proc = self.proc, None
         if proc is None or os.getpid() != self.owner:
             return
-        if self.slot is not None:
-            _kill_uid(self.slot.uid)      # the zygote (pid 1 of its namespace) and everything of its uid
-        else:
-            if graceful:                  # end of input: the zygote kills its descendants and exits
-                os.close(proc.ctl)
-                proc.ctl = -1
-                try:
-                    proc.popen.wait(timeout=0.5)
-                except subprocess.TimeoutExpired:
-                    pass
-            _kill_tree(proc.popen.pid)
         try:
+            if self.slot is not None:
+                _kill_uid(self.slot.uid)      # the zygote (pid 1 of its namespace) and everything of its uid
+            else:
+                if graceful:                  # end of input: the zygote kills its descendants and exits
+                    os.close(proc.ctl)
+                    proc.ctl = -1
+                    try:
+                        proc.popen.wait(timeout=0.5)
+                    except subprocess.TimeoutExpired:
+                        pass
+                _kill_tree(proc.popen.pid)
             proc.popen.wait(timeout=3)
-        except subprocess.TimeoutExpired:
-            proc.popen.kill()
+        except (OSError, subprocess.TimeoutExpired):
+            proc.popen.kill()                 # last resort: the outer process; its tree dies with it
             proc.popen.wait(timeout=3)
         proc.close_fds()
         if proc.cleanup_dir:
