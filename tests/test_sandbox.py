@@ -564,8 +564,9 @@ def test_hidden_paths_network_and_files_are_isolated(make):
     assert box.applied["uid"] >= 40000 and str(REPO) in box.applied["hidden"]
     assert call(box, "write", "/etc/sandbox-probe").value in ("OSError", "PermissionError")
     assert not os.path.exists("/etc/sandbox-probe")
-    assert call(box, "write", "/tmp/probe.txt").value == "written"
-    assert not os.path.exists("/tmp/probe.txt")                   # its /tmp is private
+    probe = f"/tmp/sandbox-probe-{os.getpid()}.txt"
+    assert call(box, "write", probe).value == "written"
+    assert not os.path.exists(probe)                              # its /tmp is private
     with socket.socket() as listener:
         listener.bind(("127.0.0.1", 0))
         listener.listen()

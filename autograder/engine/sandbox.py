@@ -15,6 +15,16 @@ slot keeps two graders apart), rlimits including NPROC, no_new_privs, a scrubbed
 environment.  Not root: rlimits (no NPROC), its own session, a scrubbed environment and a
 fresh temporary working folder.  isolation() says what this machine allows;
 Sandbox.applied says what a started sandbox actually got.
+
+Deliberate details: fresh=False calls run in one long-lived "shared worker" forked from the
+zygote, so the zygote itself never imports the student module and every fresh fork starts
+clean.  The wall-clock limit is enforced in three layers: a soft timer in the request process
+(keeps the partial transcript), a hard SIGKILL by the zygote GRACE later (trusted code that
+never runs student code), and the grader's own poll() deadline SLACK after that, which kills
+the whole sandbox.  Python runs with -s -S -P -B rather than -I (see _spawn).  Isolation is set
+up by the child itself, as root, before any student code exists in it, then it drops to the
+sandbox uid; the uid must only be able to read the standard library (checked; a Python under an
+untraversable folder such as /root is bind-mounted back read-only).
 """
 
 from __future__ import annotations
@@ -92,21 +102,25 @@ class Request:
 
 @dataclass
 class Outcome:
-    status: str
-    value: Any = None
-    error: dict | None = None
-    stdout: str = ""
-    events: list = field(default_factory=list)
-    args_after: list | None = None
-    import_stdout: str = ""
-    import_prompted: dict | None = None
-    inputs_asked: int = 0
-    stdin_lines: int = 0
+    status: str                   # "ok" | "exception" | "timeout" | "memory" | "output_limit" | "exit" | "crash"
+    #                               | "syntax_error" | "import_error" | "input_exhausted" | "dice_exhausted"
+    #                               | "no_function"
+    value: Any = None             # the return value as plain JSON data ({"__type__": name} for other objects)
+    error: dict | None = None     # {"type", "message", "line", "trace"} (student frames only); syntax errors add
+    #                               "text"; no_function: {"type", "message", "suggestion"}; internal: {"internal"}
+    stdout: str = ""              # everything printed (stdout and stderr, input echoed), cut at output_chars
+    events: list = field(default_factory=list)   # ["out", text] (consecutive writes joined), ["in", prompt,
+    #                               answer|None], ["roll", v], ["random", name, args], ["seed", args]
+    args_after: list | None = None  # the args after the call, normalised
+    import_stdout: str = ""       # what the module printed while being imported
+    import_prompted: dict | None = None  # {"line", "prompt"} when input() was called during the import
+    inputs_asked: int = 0         # how many times input() was called
+    stdin_lines: int = 0          # len(request.stdin or [])
     dice_used: int = 0
     exit_code: int | None = None
-    elapsed: float = 0.0
-    cpu: float = 0.0
-    message: str = ""
+    elapsed: float = 0.0          # wall seconds of the request
+    cpu: float = 0.0              # CPU seconds of the request process
+    message: str = ""             # one plain-English sentence for a non-ok status
 
 
 # ---------------------------------------------------------------------------------------
