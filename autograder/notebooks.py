@@ -423,6 +423,7 @@ class Check:
     value: bool = True                  # compare the call's return value
     final: bool = False                 # compare the final score printed (the last number on a score line)
     origin: str = ""
+    in_notebook: bool = True            # False: only in check.py (a whole game filed under a later problem)
 
 
 def _exception_name(exc_msg: str) -> str:
@@ -443,7 +444,7 @@ def doctest_checks(solution_text: str, problem: Problem) -> list[Check]:
         setup: list[str] = []
         for example in parser.get_examples(docs.get(name, "")):
             source = example.source.strip()
-            origin = f"the docstring of {name}"
+            origin = f"from the docstring of {name}"
             if example.exc_msg:
                 checks.append(Check(problem.number, list(setup), expr=source,
                                     raises=_exception_name(example.exc_msg), origin=origin))
@@ -537,6 +538,8 @@ def scenario_check(assignment: Assignment, signatures: dict[str, list[tuple[str,
                 if case.get("filled"):
                     setup.append(f"card.update({dict(case['filled'])!r})")
                 args.append("card")
+            elif param == "allowed" and setup:
+                args.append("[category for category in CATEGORIES if card[category] is None]")
             elif has_default:
                 break
             else:
@@ -552,19 +555,25 @@ def scenario_check(assignment: Assignment, signatures: dict[str, list[tuple[str,
     answers = case.get("script", case.get("commands"))
     if isinstance(answers, list) and ("dice" in case or "seed" in case):
         owner = case.get("problem")
+        in_notebook = True
         if owner is None:
             entry = [p for p in assignment.problems if assignment.entry in p.functions
                      and (stage is None or p.stage == stage)]
-            if not entry:
+            if entry:
+                owner = entry[0].number
+            elif stage is not None and assignment.stage_problems(stage):
+                # a whole game of a later stage: filed under that stage's last problem, in check.py
+                # only (in a notebook it would cost that problem's points for another one's bug)
+                owner, in_notebook = assignment.stage_problems(stage)[-1].number, False
+            else:
                 return None
-            owner = entry[0].number
         dice = [int(d) for d in _flat(case["dice"])] if "dice" in case else None
         rounds = case.get("rounds") or (len(case["dice"]) if "dice" in case else None)
         if rounds is None or (dice is None and case.get("seed") is None):
             return None
         return Check(int(owner), call=f"{assignment.entry}({int(rounds)})", answers=[str(a) for a in _flat(answers)],
                      dice=dice, seed=None if dice is not None else int(case["seed"]), strict=False,
-                     lines=list(protocol), final=not protocol, origin=origin)
+                     lines=list(protocol), final=not protocol, origin=origin, in_notebook=in_notebook)
     return None
 
 
@@ -597,7 +606,7 @@ def scenario_checks(assignment: Assignment, solution_text: str, protocol: list[s
     for filename, stage, key, case in _scenario_cases(assignment):
         if not case.get("public"):
             continue
-        origin = f"public scenario {case.get('why') or case.get('name') or key!r} in {filename}"
+        origin = f"public scenario {case.get('why') or case.get('name') or key!r} ({filename})"
         check = scenario_check(assignment, signatures, key, case, protocol, origin, stage)
         if check is None:
             unknown.append(f"{filename} [[{key}]] {case.get('why') or case.get('name') or ''}".strip())
@@ -632,13 +641,17 @@ def _before_later_stages(assignment: Assignment, content: dict, problem: Problem
             check.expr = template.format(call=check.expr)
 
 
-def problem_checks(assignment: Assignment, solution_text: str, content: dict, problem: Problem) -> list[Check]:
-    """Every public check of PROBLEM: docstring examples, public scenarios, the content file's."""
+def problem_checks(assignment: Assignment, solution_text: str, content: dict, problem: Problem,
+                   notebook: bool = True) -> list[Check]:
+    """Every public check of PROBLEM: docstring examples, public scenarios, the content file's
+    (with NOTEBOOK, only those that belong in the problem's notebook cell)."""
     spec = content.get("problems", {}).get(str(problem.number), {})
     checks = doctest_checks(solution_text, problem) if spec.get("doctests", True) else []
     seen = {(tuple(c.setup), c.expr, c.raises, c.call, tuple(c.answers)) for c in checks}
     found, _ = scenario_checks(assignment, solution_text, content.get("protocol_lines", []), problem)
     for check in found:
+        if notebook and not check.in_notebook:
+            continue
         _before_later_stages(assignment, content, problem, check)
         key = (tuple(check.setup), check.expr, check.raises, check.call, tuple(check.answers))
         if key not in seen:
@@ -685,7 +698,8 @@ def _assert_value(got_name: str, expected, ran: str, where: str) -> list[str]:
 
 def render_check(check: Check, namespace: dict, where: str) -> str:
     """Python code for CHECK with its expected values computed in NAMESPACE (which it updates)."""
-    out = list(check.setup)
+    out = [f"# {check.origin}"] if check.origin.startswith(("public scenario", "from the")) else []
+    out += list(check.setup)
     if check.setup:
         _run("\n".join(check.setup), namespace, where)
     if check.raises:
@@ -709,6 +723,9 @@ def render_check(check: Check, namespace: dict, where: str) -> str:
         run = f"value, printed = run_scripted(lambda: {check.call}, {', '.join(options)})"
         if len(run) > 100:
             run = "value, printed = run_scripted(\n    lambda: " + check.call + ",\n    " + ",\n    ".join(options) + ")"
+        before = {}
+        for expr in check.after:
+            before[expr] = copy.deepcopy(_eval(expr, namespace, where))
         _run(run, namespace, where)
         out.append(run)
         rolled = f"dice {check.dice}" if check.dice is not None else f"random.seed({check.seed})"
@@ -717,9 +734,9 @@ def render_check(check: Check, namespace: dict, where: str) -> str:
             ran = f"{check.call} (with the answers and dice above)"
         if check.value:
             out += _assert_value("value", namespace["value"], ran, where)
-        if check.lines:
-            prefixes = tuple(check.lines)
-            got = _eval(f"lines_starting(printed, *{prefixes!r})", namespace, where)
+        prefixes = tuple(check.lines)
+        got = _eval(f"lines_starting(printed, *{prefixes!r})", namespace, where) if prefixes else []
+        if prefixes and (got or check.origin == "content"):
             out.append(f"shown = lines_starting(printed, *{prefixes!r})")
             namespace["shown"] = got
             label = " / ".join(repr(p) for p in prefixes)
@@ -733,6 +750,8 @@ def render_check(check: Check, namespace: dict, where: str) -> str:
             out += _assert_value("got", got, f"the final score {check.call} printed", where)
         for expr in check.after:
             value = _eval(expr, namespace, where)
+            if check.origin != "content" and value == before[expr]:
+                continue                         # unchanged by the call: comparing it tells nothing
             out.append(f"got = {expr}")
             namespace["got"] = value
             out += _assert_value("got", value, f"after {check.call}, {expr}", where)
@@ -837,8 +856,9 @@ class StageBuild:
     stage: int
     notebook: dict
     namespace: dict                     # the reference as it stands at this stage, checks run
-    checks: dict[int, str]              # problem -> check code (without the tools)
+    checks: dict[int, str]              # problem -> check code of its test cell (without the tools)
     pieces: list[Piece]
+    script_checks: dict[int, str] = field(default_factory=dict)   # the same plus check.py-only checks
 
 
 def notebook_name(assignment: Assignment, stage: int) -> str:
@@ -907,6 +927,7 @@ def build_stage(assignment: Assignment, solution: Solution, content: dict, stage
                                locked=True))
 
     checks: dict[int, str] = {}
+    script_checks: dict[int, str] = {}
     this_stage = [p for p in pieces if p.function.stage == stage or p.answers]
     placed: set[str] = set()
     for problem in assignment.stage_problems(stage):
@@ -941,6 +962,11 @@ def build_stage(assignment: Assignment, solution: Solution, content: dict, stage
             blocks.append(code)
         code = "\n\n".join(blocks)
         checks[problem.number] = code
+        extra = []
+        for check in problem_checks(assignment, solution.text, content, problem, notebook=False):
+            if not check.in_notebook:
+                extra.append(render_check(check, dict(final), f"{where}: problem {problem.number} ({check.origin})"))
+        script_checks[problem.number] = "\n\n".join([code] + extra)
         uses_tools = any(name + "(" in code for name in ("run_scripted", "lines_starting", "final_number"))
         header = [f"# Public checks for Problem {problem.number} ({_points(problem.points)} points). "
                   "Run your answer cell first, then this cell.",
@@ -970,7 +996,7 @@ def build_stage(assignment: Assignment, solution: Solution, content: dict, stage
                                f"s{stage}-play"))
     notebook = new_notebook(cells, assignment, stage)
     _check_ids(notebook, where)
-    return StageBuild(stage, notebook, namespace, checks, pieces)
+    return StageBuild(stage, notebook, namespace, checks, pieces, script_checks)
 
 
 def _check_ids(notebook: dict, where: str) -> None:
@@ -1156,13 +1182,19 @@ def hidden_fingerprints(assignment: Assignment) -> set[str]:
     the handout)."""
     public_text = _normalise("\n".join(path.read_text(encoding="utf-8")
                                        for path in (assignment.starter, assignment.handout) if path.is_file()))
+    hidden, public = _fingerprints(assignment)
+    return {p for p in hidden - public if _normalise(p) not in public_text}
+
+
+def _fingerprints(assignment: Assignment) -> tuple[set[str], set[str]]:
+    """(fingerprints of the hidden scenario cases, of the public ones)."""
     signatures = signatures_of(assignment.solution.read_text(encoding="utf-8"))
     hidden: set[str] = set()
     public: set[str] = set()
     for _, stage, key, case in _scenario_cases(assignment):
         prints = _case_fingerprints(assignment, signatures, key, case, stage)
         (public if case.get("public") else hidden).update(prints)
-    return {p for p in hidden - public if _normalise(p) not in public_text}
+    return hidden, public
 
 
 def _case_fingerprints(assignment: Assignment, signatures: dict, key: str, case: dict, stage: int | None) -> set[str]:
@@ -1198,12 +1230,15 @@ def find_leaks(texts: dict[str, str], assignment: Assignment, released_stage: in
     """Every secret line and hidden fingerprint found in TEXTS ({name: text}); empty when clean."""
     secrets = secret_lines(assignment, released_stage, content)
     prints = hidden_fingerprints(assignment)
+    public = sorted(_fingerprints(assignment)[1], key=len, reverse=True)
     problems = []
     for name, text in sorted(texts.items()):
         lines = {line.strip() for line in text.splitlines()}
         for line in sorted(secrets & lines):
             problems.append(f"{name}: solution line {line!r}")
         flat = _normalise(text)
+        for known in public:                 # "an empty scorecard totals 0" is public; do not
+            flat = flat.replace(_normalise(known), " ")  # read "an empty scorecard" (hidden) in it
         for fingerprint in sorted(prints):
             if _normalise(fingerprint) in flat:
                 problems.append(f"{name}: hidden test data {fingerprint!r}")
