@@ -14,7 +14,7 @@ from __future__ import annotations
 import random
 import re
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import pytest
@@ -169,6 +169,10 @@ def attempt(student, game: Game, mode: str) -> Attempt:
     return Attempt(mode, outcome, read_final_score(outcome, finished=finished))
 
 
+def how_run(mode: str, game: Game) -> str:
+    return "python pytzee.py" if mode == "script" else f"{ENTRY}({game.rounds})"
+
+
 def short_game(att: Attempt, game: Game) -> str | None:
     """Why ATT did not play every turn of GAME (one roll and at least one answer per turn),
     or None.  A right final score from a game that was not played is no pass: a program that
@@ -182,10 +186,22 @@ def short_game(att: Attempt, game: Game) -> str | None:
     return None
 
 
+def rolls_twice(student, game: Game, att: Attempt) -> Attempt | None:
+    """When ATT ran out of dice, GAME played again with each turn's roll given twice.
+
+    Two roll_dice() calls per turn (show one roll, score another) break the RNG contract,
+    which problem 14 grades; the other checks grade their rule on the dice the game meant."""
+    if att.outcome.status != "dice_exhausted" or game.dice is None:
+        return None
+    twice = replace(game, dice=[d for roll in game.rolls for d in roll + roll])
+    again = attempt(student, twice, att.mode)
+    return None if again.outcome.status == "dice_exhausted" else again
+
+
 def why_not(att: Attempt, game: Game, expected: int, hidden: bool) -> str:
     """One sentence: what went wrong in ATT."""
     outcome = att.outcome
-    how = "run as a script" if att.mode == "script" else f"{ENTRY}({game.rounds})"
+    how = how_run(att.mode, game)
     status = outcome.status
     answers = len(game.stdin(att.mode))
     if att.score.value == expected:
@@ -215,13 +231,24 @@ def why_not(att: Attempt, game: Game, expected: int, hidden: bool) -> str:
 
 
 def play_and_check(student, reference, game: Game, *, hidden: bool, hint: str | None = None,
-                   hint_when: list[int] | None = None) -> None:
-    """Fail unless STUDENT ends GAME with the reference's final score."""
+                   hint_when: list[int] | None = None, same_as: list[str] | None = None) -> None:
+    """Fail unless STUDENT ends GAME with the reference's final score.
+
+    SAME_AS (other answers for the same dice, e.g. "three of a kind" for "3 of a kind"): also
+    pass when the student's score equals the student's own, non-zero score with those answers,
+    so a check of a spelling does not fail again for a scoring mistake graded elsewhere."""
     expected = reference_score(reference, game)
     attempts = []
     for mode in _modes(game):
         att = attempt(student, game, mode)
         if att.score.value == expected and not short_game(att, game):
+            return
+        if same_as and att.score.value and not short_game(att, game):
+            twin = attempt(student, replace(game, commands=list(same_as)), mode)
+            if twin.score.value == att.score.value:
+                return
+        again = rolls_twice(student, game, att)
+        if again is not None and again.score.value == expected:
             return
         attempts.append(att)
         if att.outcome.status in ("syntax_error", "import_error"):
@@ -231,11 +258,12 @@ def play_and_check(student, reference, game: Game, *, hidden: bool, hint: str | 
     shown = next((a for a in attempts if a.score.value is not None), first)
     if shown.outcome.status == "no_function" and len(attempts) > 1:
         shown = attempts[1]
-    reasons = [why_not(shown, game, expected, hidden)]
+    summary = why_not(shown, game, expected, hidden) + "."
     for other in attempts:
         if other is not shown:
-            reasons.append("and " + why_not(other, game, expected, hidden))
-    summary = f"{game.why}: " + "; ".join(reasons) + "."
+            same = (other.outcome.status, other.score.value) == (shown.outcome.status, shown.score.value)
+            summary += (" Run as a script, it did the same." if same and other.mode == "script" else
+                        f" Also {why_not(other, game, expected, hidden)}.")
     expected_rolls = NUM_DICE * game.rounds
     rolled = dice_rolled(shown.outcome)
     notes = []
@@ -249,6 +277,59 @@ def play_and_check(student, reference, game: Game, *, hidden: bool, hint: str | 
         notes.append(hint)
     raise Fail(summary, ran=None if hidden else game.describe(shown.mode), hint=" ".join(notes) or None,
                output=None if hidden else shown.outcome.stdout, show_values=False)
+
+
+def roll_values(outcome) -> list[int]:
+    values: list[int] = []
+    for event in outcome.events or ():
+        if event and event[0] == "roll":
+            value = event[1] if len(event) > 1 else None
+            values.extend(value if isinstance(value, (list, tuple)) else [value])
+    return values
+
+
+def check_rolls(student, reference, game: Game, *, hidden: bool, hint: str | None = None) -> None:
+    """Fail unless STUDENT plays seeded GAME to the end rolling the very dice the reference
+    rolls (the RNG contract), asking one answer per turn and printing a final score.  The
+    score itself is not compared: the rules are graded by their own checks."""
+    mode = _modes(game)[0]
+    ref = run(reference, game, mode)
+    wanted = roll_values(ref)
+    if ref.status != "ok" or len(wanted) != NUM_DICE * game.rounds:
+        raise GraderFault(f"the reference failed on {game.describe(mode)}: {ref.status} {ref.message}")
+    reasons, shown = [], None
+    for mode in _modes(game):
+        att = attempt(student, game, mode)
+        how = how_run(mode, game)
+        got = roll_values(att.outcome)
+        answered = (att.outcome.inputs_asked or 0) - (2 if mode == "script" else 0)
+        if got == wanted and att.score.value is not None and answered == game.rounds:
+            return
+        shown = shown or att
+        if att.outcome.status not in ("ok", "input_exhausted") and len(got) < len(wanted):
+            reasons.append(why_not(att, game, -1, hidden))
+        elif got != wanted:
+            if len(got) != len(wanted):
+                text = (f"{how}: your program rolled {len(got)} dice in {game.rounds} turns, not "
+                        f"{len(wanted)} ({NUM_DICE} per turn)")
+            else:
+                turn = next(i for i, (a, b) in enumerate(zip(got, wanted)) if a != b) // NUM_DICE + 1
+                text = (f"{how}: from turn {turn} on, your program rolled other dice than the seeded game "
+                        f"(does it call random or random.seed itself?)")
+            if att.outcome.status != "ok":
+                text += f" ({why_not(att, game, -1, hidden)})"
+            reasons.append(text)
+        elif att.score.value is None:
+            reasons.append(why_not(att, game, -1, hidden))
+        else:
+            reasons.append(f"{how}: your program asked for {answered} answers in {game.rounds} turns "
+                           f"(every answer fits its roll: one answer per turn)")
+    summary = reasons[0] + "."
+    if len(reasons) > 1:
+        same = reasons[1].replace(how_run("script", game), how_run("call", game)) == reasons[0]
+        summary += " Run as a script, it did the same." if same else f" Also {reasons[1]}."
+    raise Fail(summary, ran=None if hidden else game.describe(shown.mode),
+               hint=hint, output=None if hidden else shown.outcome.stdout, show_values=False)
 
 
 # ---------------------------------------------------------------------------------------
@@ -306,11 +387,7 @@ def seeded_rolls(reference, seed: int, rounds: int, mode: str) -> list[list[int]
     """The rolls of a seeded game, as the reference rolls them (it skips every turn)."""
     probe = Game("probe", rounds, ["skip"] * rounds, seed=seed, mode=mode)
     outcome = run(reference, probe, "script" if mode == "script" else "call")
-    values: list[int] = []
-    for event in outcome.events or ():
-        if event and event[0] == "roll":
-            value = event[1]
-            values.extend(value if isinstance(value, (list, tuple)) else [value])
+    values = roll_values(outcome)
     if len(values) != NUM_DICE * rounds:        # no roll events: replay the seed here
         rng = random.Random(seed)
         values = [rng.randint(1, 6) for _ in range(NUM_DICE * rounds)]

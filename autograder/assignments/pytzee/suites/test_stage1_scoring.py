@@ -12,4 +12,4 @@ CASES = stage_cases("game", 1)
 def test_slot(student, reference, case):
     """Scoring"""
     play_and_check(student, reference, game_from_case(case), hidden=not case.get("public"),
-                   hint=case.get("hint"), hint_when=case.get("hint_when"))
+                   hint=case.get("hint"), hint_when=case.get("hint_when"), same_as=case.get("same_as"))

@@ -4,13 +4,16 @@ import pytest
 
 from autograder.assignments.pytzee.suites.common import (
     attempt,
+    check_rolls,
     game_from_case,
     params,
     play_and_check,
     reference_score,
+    rolls_twice,
     scenarios,
     seeded_game,
     stage_cases,
+    why_not,
 )
 from autograder.engine.feedback import Fail
 
@@ -23,14 +26,17 @@ USED_SLOT = next(case for case in scenarios()["game"] if case["problem"] == 11 a
 def test_rule(student, reference, case):
     """Rules"""
     play_and_check(student, reference, game_from_case(case), hidden=not case.get("public"),
-                   hint=case.get("hint"), hint_when=case.get("hint_when"))
+                   hint=case.get("hint"), hint_when=case.get("hint_when"), same_as=case.get("same_as"))
 
 
 @pytest.mark.parametrize("case", params(SEEDED))
 def test_game(student, reference, case):
     """The game"""
-    play_and_check(student, reference, seeded_game(reference, case), hidden=not case.get("public"),
-                   hint=case.get("hint"))
+    game = seeded_game(reference, case)
+    if case.get("check") == "rolls":
+        check_rolls(student, reference, game, hidden=not case.get("public"), hint=case.get("hint"))
+    else:
+        play_and_check(student, reference, game, hidden=not case.get("public"), hint=case.get("hint"))
 
 
 def _refused_with_message(events, answer_index: int) -> bool:
@@ -61,10 +67,15 @@ def test_used_slot_message(student, reference):
     game = game_from_case(USED_SLOT)
     reference_score(reference, game)
     refused = 1                                     # the second answer, "count 2", is refused
+    first = None
     for mode in ("call", "script"):
         att = attempt(student, game, mode)
+        att = rolls_twice(student, game, att) or att      # an extra roll per turn is graded in P14
+        first = first or att
         offset = 2 if mode == "script" else 0       # the rounds and the seed come first
         if _refused_with_message(att.outcome.events, refused + offset):
             return
+    if first.outcome.status not in ("ok", "input_exhausted"):
+        raise Fail(why_not(first, game, -1, hidden=False) + ".", ran=game.describe("call"), show_values=False)
     raise Fail("When the player names a used slot, print a message (e.g. 'There was already a score "
                "in that slot.') before asking again.", ran=game.describe("call"), show_values=False)
