@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -26,44 +27,73 @@ def hidden_paths(extra: list[str] | None = None) -> list[str]:
     return [str(REPO_ROOT)] + list(extra or [])
 
 
+class GraderFault(RuntimeError):
+    """The grader itself is broken (e.g. a suite does not import): never the student's fault."""
+
+
 def grade(path: str | Path, assignment: str | Assignment = "yahtzee", stage: str | int = "all",
           public_only: bool = False, limits: Limits | None = None,
           extra_hidden: list[str] | None = None) -> GradeReport:
     """Grade the submission at PATH; a broken submission yields a report, never an exception."""
-    started = time.perf_counter()
+    reports: list[GradeReport] = []
+    grade_stream(iter([path]), reports.append, assignment, stage, public_only, limits, extra_hidden)
+    return reports[0]
+
+
+def grade_stream(paths: Iterator[str | Path], deliver: Callable[[GradeReport], None],
+                 assignment: str | Assignment = "yahtzee", stage: str | int = "all",
+                 public_only: bool = False, limits: Limits | None = None,
+                 extra_hidden: list[str] | None = None) -> None:
+    """Grade each path PATHS yields, handing each report to DELIVER as soon as it is ready.
+
+    One pytest session serves them all: the suites are collected once, so a batch worker
+    pays pytest's start-up once, not per student.  PATHS may block (a worker's queue).
+    """
     spec = load_assignment(assignment) if isinstance(assignment, str) else assignment
-    report = GradeReport(submission=str(path), assignment=spec.name, stage=str(stage), public_only=public_only)
     hidden = hidden_paths(extra_hidden)
-    load_failure = None
-    try:
-        submission = load_submission(path, spec.student_file, spec.entry)
-        report.notes.extend(submission.notes)
-        source, filename = submission.source, submission.filename
-    except SubmissionError as err:
-        load_failure = str(err)
-        report.error = load_failure
-        source, filename = "", spec.student_file
-    student = Program(source, filename, limits=limits, hidden_paths=hidden)
+    files = [str(f) for f in spec.suite_files(stage)]
+    if not files:
+        raise ValueError(f"{spec.name} has no suite for stage {stage}")
     reference = reference_program(spec.solution, spec.student_file, hidden_paths=hidden, limits=limits)
-    try:
-        plugin = GradingPlugin(spec, student, reference, public_only=public_only, load_failure=load_failure)
-        files = [str(f) for f in spec.suite_files(stage)]
-        if not files:
-            raise ValueError(f"{spec.name} has no suite for stage {stage}")
-        args = [*files, "-c", str(PYTEST_INI), "--rootdir", str(spec.suites_dir),
-                "-p", "no:cacheprovider", "-p", "no:terminal", "--import-mode=importlib",
-                "-W", "ignore::pytest.PytestAssertRewriteWarning"]
-        old_cwd = os.getcwd()
+
+    def next_submission():
+        path = next(paths, None)
+        if path is None:
+            return None
+        started = time.perf_counter()
+        report = GradeReport(submission=str(path), assignment=spec.name, stage=str(stage),
+                             public_only=public_only)
+        load_failure = None
         try:
-            pytest.main(args, plugins=[plugin])
-        finally:
-            os.chdir(old_cwd)
-    finally:
+            submission = load_submission(path, spec.student_file, spec.entry)
+            report.notes.extend(submission.notes)
+            source, filename = submission.source, submission.filename
+        except SubmissionError as err:
+            load_failure = report.error = str(err)
+            source, filename = "", spec.student_file
+        student = Program(source, filename, limits=limits, hidden_paths=hidden)
+        return student, load_failure, (report, student, started)
+
+    def finish(plugin: GradingPlugin, context) -> None:
+        report, student, started = context
         student.close()
-    report.tests = plugin.results
-    report.notes.extend(plugin.notes)
-    report.hidden_not_run = plugin.hidden_not_run
-    if plugin.load_failure and not report.error:
-        report.error = plugin.load_failure
-    report.execution_time = round(time.perf_counter() - started, 3)
-    return report
+        report.tests = plugin.results
+        report.notes.extend(plugin.notes)
+        report.hidden_not_run = plugin.hidden_not_run
+        if plugin.load_failure and not report.error:
+            report.error = plugin.load_failure
+        report.execution_time = round(time.perf_counter() - started, 3)
+        deliver(report)
+
+    plugin = GradingPlugin(spec, reference, public_only=public_only,
+                           next_submission=next_submission, deliver=finish)
+    args = [*files, "-c", str(PYTEST_INI), "--rootdir", str(spec.suites_dir),
+            "-p", "no:cacheprovider", "-p", "no:terminal", "--import-mode=importlib",
+            "-W", "ignore::pytest.PytestAssertRewriteWarning"]
+    old_cwd = os.getcwd()
+    try:
+        pytest.main(args, plugins=[plugin])
+    finally:
+        os.chdir(old_cwd)
+    if plugin.collection_errors:
+        raise GraderFault("the grading suites failed to load:\n" + "\n".join(plugin.collection_errors))

@@ -26,20 +26,30 @@ def _marker_arg(item: pytest.Item, name: str, default=None):
 
 
 class GradingPlugin:
-    def __init__(self, assignment, student: Program, reference: Program, public_only: bool = False,
-                 load_failure: str | None = None):
+    """One pytest session, many submissions: the suites are collected once, then every
+    collected check runs against each submission in turn (see pytest_runtestloop)."""
+
+    def __init__(self, assignment, reference: Program, public_only: bool = False,
+                 next_submission=None, deliver=None):
         self.assignment = assignment
-        self._student = student
         self._reference = reference
         self.public_only = public_only
+        self.next_submission = next_submission    # () -> (Program, load_failure, context) | None
+        self.deliver = deliver                    # (plugin, context) -> None, after each submission
+        self.hidden_not_run = 0
+        self.collection_errors: list[str] = []
+        self.begin(None, "no submission")
+
+    def begin(self, student: Program | None, load_failure: str | None) -> None:
+        """Reset the per-submission state and load STUDENT once."""
+        self._student = student
         self.results: list[TestResult] = []
         self.by_name: dict[str, list[TestResult]] = {}
-        self.hidden_not_run = 0
         self.notes: list[str] = []
         self.internal_errors: list[str] = []
         self.load_failure = load_failure
         self._started: dict[str, float] = {}
-        if load_failure is None:
+        if load_failure is None and student is not None:
             self._probe_load()
 
     # -- fixtures ---------------------------------------------------------------------------
@@ -83,7 +93,25 @@ class GradingPlugin:
             config.hook.pytest_deselected(items=deselected)
         items[:] = kept
 
+    def pytest_collectreport(self, report) -> None:
+        if report.failed:
+            self.collection_errors.append(f"{report.nodeid}: {report.longreprtext[-3000:]}")
+
     # -- running ------------------------------------------------------------------------------
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtestloop(self, session) -> bool:
+        if self.collection_errors or self.next_submission is None:
+            return True                       # the caller reports a collection error as a grader fault
+        items = session.items
+        while (job := self.next_submission()) is not None:
+            student, load_failure, context = job
+            self.begin(student, load_failure)
+            for index, item in enumerate(items):
+                nextitem = items[index + 1] if index + 1 < len(items) else None
+                item.config.hook.pytest_runtest_protocol(item=item, nextitem=nextitem)
+            self.deliver(self, context)
+        return True
+
     def pytest_runtest_setup(self, item: pytest.Item) -> None:
         self._started[item.nodeid] = time.perf_counter()
         if self.load_failure:
