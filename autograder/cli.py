@@ -50,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
 
     from .assignment import load_assignment
     from .engine import reporters
-    from .grade import grade
+    from .grade import GraderFault, grade
 
     try:
         spec = load_assignment(args.assignment)
@@ -63,7 +63,11 @@ def run(args: argparse.Namespace) -> int:
     if args.stage != "all" and not spec.suite_files(args.stage):
         print(f"error: {spec.name} has no stage {args.stage}", file=sys.stderr)
         return 2
-    report = grade(args.path, spec, stage=args.stage, public_only=args.public)
+    try:
+        report = grade(args.path, spec, stage=args.stage, public_only=args.public)
+    except GraderFault as err:
+        print(f"grader fault (not the student's): {err}", file=sys.stderr)
+        return 1
     if args.format == "text":
         print(reporters.to_text(report, verbose=args.verbose))
     elif args.format == "json":
