@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 if sys.version_info >= (3, 11):
@@ -86,7 +86,7 @@ def available() -> list[str]:
     return sorted(p.parent.name for p in ASSIGNMENTS_DIR.glob("*/assignment.toml"))
 
 
-@lru_cache(maxsize=None)
+@cache
 def load_assignment(name: str = "yahtzee") -> Assignment:
     """Load autograder/assignments/NAME/assignment.toml; raise KeyError with the known names."""
     root = ASSIGNMENTS_DIR / name
