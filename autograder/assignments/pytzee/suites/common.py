@@ -14,6 +14,7 @@ from __future__ import annotations
 import random
 import re
 import sys
+import weakref
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -29,6 +30,10 @@ else:  # pragma: no cover
     import tomli as tomllib
 
 ASSIGNMENT = load_assignment("pytzee")
+GAME_TIMEOUT = 1.5          # seconds per game; the reference plays any of them in milliseconds
+SHORT_TIMEOUT = 0.5         # ... once a program has run out of time in SLOW_RUNS_ALLOWED games
+SLOW_RUNS_ALLOWED = 6       # (so a program that hangs everywhere is graded in about 30 s)
+_SLOW_RUNS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()   # Program -> games out of time
 SCENARIOS = Path(__file__).resolve().parent.parent / "scenarios"
 NUM_DICE = 5
 ENTRY = "play_game"
@@ -121,11 +126,12 @@ def game_from_case(case: dict) -> Game:
                 mode=case.get("mode", "either"), rolls=rolls)
 
 
-def run(program, game: Game, mode: str):
+def run(program, game: Game, mode: str, timeout: float = GAME_TIMEOUT):
     if mode == "script":
-        return program.script(stdin=game.stdin(mode), dice=game.dice)
+        return program.script(stdin=game.stdin(mode), dice=game.dice, timeout=timeout)
     seed = game.seed if game.dice is None else None
-    return program.call(ENTRY, game.rounds, stdin=game.stdin(mode), seed=seed, dice=game.dice)
+    return program.call(ENTRY, game.rounds, stdin=game.stdin(mode), seed=seed, dice=game.dice,
+                        timeout=timeout)
 
 
 def _modes(game: Game) -> list[str]:
@@ -164,9 +170,17 @@ class Attempt:
 
 
 def attempt(student, game: Game, mode: str) -> Attempt:
-    outcome = run(student, game, mode)
+    slow = _SLOW_RUNS.get(student, 0)
+    timeout = SHORT_TIMEOUT if slow >= SLOW_RUNS_ALLOWED else GAME_TIMEOUT
+    outcome = run(student, game, mode, timeout)
+    if outcome.status == "timeout" or (outcome.elapsed or 0) >= 0.8 * timeout:
+        _SLOW_RUNS[student] = slow + 1
     finished = outcome.status == "ok"
     return Attempt(mode, outcome, read_final_score(outcome, finished=finished))
+
+
+def timed_out(att: Attempt) -> bool:
+    return att.outcome.status == "timeout"
 
 
 def how_run(mode: str, game: Game) -> str:
@@ -251,8 +265,8 @@ def play_and_check(student, reference, game: Game, *, hidden: bool, hint: str | 
         if again is not None and again.score.value == expected:
             return
         attempts.append(att)
-        if att.outcome.status in ("syntax_error", "import_error"):
-            break
+        if att.outcome.status in ("syntax_error", "import_error") or timed_out(att):
+            break                   # the script would fail (or hang) the same way
     first = attempts[0]
     # Report the attempt that got furthest: one with a score, else the first one.
     shown = next((a for a in attempts if a.score.value is not None), first)
@@ -306,6 +320,9 @@ def check_rolls(student, reference, game: Game, *, hidden: bool, hint: str | Non
         if got == wanted and att.score.value is not None and answered == game.rounds:
             return
         shown = shown or att
+        if timed_out(att):
+            reasons.append(why_not(att, game, -1, hidden))
+            break
         if att.outcome.status not in ("ok", "input_exhausted") and len(got) < len(wanted):
             reasons.append(why_not(att, game, -1, hidden))
         elif got != wanted:
