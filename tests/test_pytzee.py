@@ -250,3 +250,27 @@ def test_cli_grades_and_never_hangs():
     assert done.returncode == 0, done.stderr
     assert "skip" in done.stdout.lower()
     assert time.perf_counter() - started < 60
+
+
+def test_handout_sample_run_is_the_references():
+    """The short transcript in docs/handout-pytzee.md is what the reference prints (lines shown
+    as `...` are cut)."""
+    from autograder.engine.program import Program
+    text = PYTZEE.handout.read_text(encoding="utf-8")
+    block = text.split("## A sample run", 1)[1].split("```", 2)[1]
+    shown = [line for line in block.strip("\n").splitlines() if line.strip() != "..."]
+    module = _load_reference()
+    prompts = (module.ROUNDS_PROMPT, module.SEED_PROMPT, module.COMMAND_PROMPT)
+    answers = [line[len(p):] for line in shown for p in prompts if line.startswith(p)]
+    assert answers[:2] == ["3", "17"] and len(answers) == 6
+    program = Program(SOLUTION.read_text(encoding="utf-8"), "pytzee.py", hidden_paths=[str(ROOT)])
+    try:
+        outcome = program.script(stdin=answers)
+    finally:
+        program.close()
+    assert outcome.status == "ok", outcome.message
+    printed = outcome.stdout.splitlines()
+    position = 0
+    for line in shown:
+        assert line in printed[position:], f"{line!r} is not printed (in this order) by the reference"
+        position = printed.index(line, position) + 1

@@ -183,6 +183,11 @@ def timed_out(att: Attempt) -> bool:
     return att.outcome.status == "timeout"
 
 
+def _sentence(text: str) -> str:
+    text = text.rstrip()
+    return text if text.endswith((".", "?", "!")) else text + "."
+
+
 def how_run(mode: str, game: Game) -> str:
     return "python pytzee.py" if mode == "script" else f"{ENTRY}({game.rounds})"
 
@@ -230,6 +235,9 @@ def why_not(att: Attempt, game: Game, expected: int, hidden: bool) -> str:
         text += "" if hidden else f", expected {expected} (read from {att.score.source})"
         if status != "ok" and status != "input_exhausted":
             text += f"; then {explain(outcome, how)}"
+        short = short_game(att, game)
+        if short:
+            text += f"; and {short}, so it does not play every round asked for"
         return text
     if status == "input_exhausted":
         asked = outcome.inputs_asked or answers + 1
@@ -272,12 +280,12 @@ def play_and_check(student, reference, game: Game, *, hidden: bool, hint: str | 
     shown = next((a for a in attempts if a.score.value is not None), first)
     if shown.outcome.status == "no_function" and len(attempts) > 1:
         shown = attempts[1]
-    summary = why_not(shown, game, expected, hidden) + "."
+    summary = _sentence(why_not(shown, game, expected, hidden))
     for other in attempts:
         if other is not shown:
             same = (other.outcome.status, other.score.value) == (shown.outcome.status, shown.score.value)
             summary += (" Run as a script, it did the same." if same and other.mode == "script" else
-                        f" Also {why_not(other, game, expected, hidden)}.")
+                        " Also " + _sentence(why_not(other, game, expected, hidden)))
     expected_rolls = NUM_DICE * game.rounds
     rolled = dice_rolled(shown.outcome)
     notes = []
@@ -341,10 +349,10 @@ def check_rolls(student, reference, game: Game, *, hidden: bool, hint: str | Non
         else:
             reasons.append(f"{how}: your program asked for {answered} answers in {game.rounds} turns "
                            f"(every answer fits its roll: one answer per turn)")
-    summary = reasons[0] + "."
+    summary = _sentence(reasons[0])
     if len(reasons) > 1:
         same = reasons[1].replace(how_run("script", game), how_run("call", game)) == reasons[0]
-        summary += " Run as a script, it did the same." if same else f" Also {reasons[1]}."
+        summary += " Run as a script, it did the same." if same else " Also " + _sentence(reasons[1])
     raise Fail(summary, ran=None if hidden else game.describe(shown.mode),
                hint=hint, output=None if hidden else shown.outcome.stdout, show_values=False)
 
