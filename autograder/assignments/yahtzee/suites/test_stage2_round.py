@@ -218,65 +218,7 @@ def test_ask_category(student, reference, case):
 
 # --- Problem 12 --------------------------------------------------------------------------------
 
-def check_round(student, reference, case: dict, problem: int) -> None:
-    """Play one round with injected dice and a script; compare rolls, result, scorecard, output."""
-    hidden = not case.get("public")
-    card = scorecard(case.get("filled"), case.get("bonus", 0))
-    stdin = list(case["stdin"])
-    rolls = [list(r) for r in case["rolls"]]
-    injected = flat(rolls) + SPARE_DICE
-    ran = f"play_round({card!r}) with the answers {stdin} and the dice {rolls}"
-    ref_outcome = reference_ok(reference.call("play_round", card, stdin=stdin, dice=injected), ran)
-    outcome = student.call("play_round", card, stdin=stdin, dice=injected)
-    why = case["why"]
-    prefix = "play_round" if hidden else f"play_round ({why})"
-    ref = g.read_reference(ref_outcome)
-    mine = g.read_game(outcome)
-    divergence = g.first_divergence(ref, mine)
-    if outcome.status != "ok" and outcome.status != "input_exhausted":
-        student_value(outcome, ran, hidden=hidden, short="play_round(...)",
-                      hint=divergence.hint if divergence else case.get("hint"))
-    if divergence is not None and divergence.cause != "a Dice: line is missing after a roll":
-        where = divergence.where.split(", ")[-1]
-        summary = (f"{prefix}: {divergence.cause} ({why})." if hidden else
-                   f"{prefix}: at {where}, {divergence.cause}: {divergence.detail}.")
-        raise Fail(summary, ran=ran, hint=divergence.hint or case.get("hint"), show_values=False,
-                   output=outcome.stdout)
-    if outcome.status == "input_exhausted":
-        summary = (f"{prefix} asked for more input than the answers given ({why})." if hidden else
-                   f"{prefix} {outcome.message}.")
-        raise Fail(summary, ran=ran, output=outcome.stdout, show_values=False,
-                   hint=case.get("hint") or "Does it refuse a valid answer, or ask a keep question too many?")
-    got = outcome.value
-    if got != ref_outcome.value:
-        summary = (f"{prefix} returned the wrong (category, points) ({why})." if hidden else
-                   f"{prefix} returned {got!r}; expected {tuple(ref_outcome.value)!r}.")
-        raise Fail(summary, ran=ran, expected=ref_outcome.value, got=got, output=outcome.stdout,
-                   hint=case.get("hint"))
-    if outcome.inputs_asked != ref_outcome.inputs_asked:
-        summary = (f"{prefix} did not read every answer ({why})." if hidden else
-                   f"{prefix} read {outcome.inputs_asked} answers; expected {ref_outcome.inputs_asked}.")
-        raise Fail(summary, ran=ran, output=outcome.stdout, show_values=False, hint=case.get("hint"))
-    after = (outcome.args_after or [None])[0]
-    want_after = (ref_outcome.args_after or [None])[0]
-    if after != want_after:
-        summary = (f"{prefix}: the scorecard after the round is wrong ({why})." if hidden else
-                   f"{prefix}: the scorecard after the round is {after!r}; expected {want_after!r}.")
-        raise Fail(summary, ran=ran, expected=want_after, got=after,
-                   hint="Write the points into the scorecard passed in (scorecard[category] = points).")
-    if divergence is not None:
-        summary = (f"{prefix}: {divergence.cause} ({why})." if hidden else
-                   f"{prefix}: at {divergence.where.split(', ')[-1]}, {divergence.cause}: {divergence.detail}.")
-        raise Fail(summary, ran=ran, hint=divergence.hint, show_values=False, output=outcome.stdout)
-    want_points, want_category = ref_outcome.value[1], ref_outcome.value[0]
-    if not any(points == want_points and category == want_category for points, category, _, _ in mine.scored):
-        summary = (f"{prefix}: no `Scored N points in CATEGORY.` line for the round ({why})." if hidden else
-                   f"{prefix}: expected the line `Scored {want_points} points in {want_category}.`")
-        raise Fail(summary, ran=ran, output=outcome.stdout, show_values=False,
-                   hint="Print `Scored N points in CATEGORY.` at the end of the round.")
-
-
 @pytest.mark.parametrize("case", case_params(ROUNDS, 12, share(12, len(ROUNDS))))
 def test_play_round(student, reference, case):
     """play_round"""
-    check_round(student, reference, case, 12)
+    g.check_round(student, reference, case)

@@ -123,79 +123,11 @@ def test_final_score(student, reference, case):
 
 # --- Problem 15 --------------------------------------------------------------------------------
 
-def card_lines(text: str) -> list[tuple[str, str]]:
-    """(name, shown value) for each `Name: value` line of TEXT."""
-    out = []
-    for line in text.split("\n"):
-        match = g.CARD_LINE.match(line)
-        if match:
-            out.append((match.group(1).strip(), match.group(2)))
-    return out
-
-
-def check_scorecard_text(student, reference, case: dict, *, bonus_lines: bool) -> None:
-    hidden = not case.get("public")
-    card = scorecard(case.get("filled"), case.get("bonus", 0))
-    ran = describe_call("format_scorecard", [card])
-    reference_ok(reference.call("format_scorecard", card), ran)
-    total = reference_ok(reference.call("final_score", card), ran).value
-    outcome = student.call("format_scorecard", card)
-    got = student_value(outcome, ran, hidden=hidden, short="format_scorecard(...)")
-
-    def fail(public: str, secret: str, hint: str | None = None):
-        raise Fail(secret if hidden else public, ran=ran, got=got, show_values=False, hint=hint,
-                   output=None if hidden else got if isinstance(got, str) else None)
-
-    if not isinstance(got, str):
-        fail(f"format_scorecard returned {got!r}; it must return the text (a str).",
-             "format_scorecard must return the text (a str).",
-             hint="Return the lines joined with newlines; don't print them." if got is None else None)
-    lines = card_lines(got)
-    shown = [(g.category_named(name), value) for name, value in lines if g.category_named(name)]
-    names = [name for name, _ in shown]
-    if names != CATEGORIES:
-        missing = [c for c in CATEGORIES if c not in names]
-        fail("format_scorecard: expected one `Category: points` line per box, in scorecard order"
-             + (f"; no line for {missing[0]}." if missing else f"; got the order {names}."),
-             "format_scorecard: one `Category: points` line per box, in scorecard order, is expected.",
-             hint="Write the boxes in CATEGORIES order: Ones ... Sixes, then Three of a Kind ... Chance.")
-    for category, value in shown:
-        want = "-" if card[category] is None else str(card[category])
-        if value != want:
-            hint = ('An open box shows "-" (not 0 or None).' if card[category] is None else None)
-            fail(f"format_scorecard: the line for {category} shows {value!r}; expected {want!r}.",
-                 "format_scorecard: a box shows the wrong value" + (" (an open box)." if card[category] is None
-                                                                    else "."), hint=hint)
-    text_lines = [line for line in got.split("\n") if line.strip()]
-    last = g.CARD_LINE.match(text_lines[-1]) if text_lines else None
-    if not last or g.normalize(last.group(1)) != "total" or last.group(2) != str(total):
-        fail(f"format_scorecard: the last line should be `Total: {total}`.",
-             "format_scorecard: the last line should be `Total: N` with the final score.",
-             hint="End the scorecard with a `Total: N` line (N = final_score(scorecard)).")
-    if bonus_lines:
-        order = [g.normalize(name) for name, _ in lines]
-        values = {g.normalize(name): value for name, value in lines}
-        upper = reference_ok(reference.call("upper_bonus", card), ran).value
-        for key, want, after in (("upperbonus", upper, "sixes"), ("yahtzeebonus", card[BONUS_KEY], "chance")):
-            label = "Upper Bonus" if key == "upperbonus" else "Yahtzee Bonus"
-            if key not in values:
-                fail(f"format_scorecard: no `{label}: N` line.", f"format_scorecard: no `{label}: N` line.",
-                     hint="Stage 4: add `Upper Bonus: N` right after Sixes and `Yahtzee Bonus: N` right after "
-                          "Chance.")
-            if values[key] != str(want):
-                hint = "The upper bonus needs 63 or more (63 counts)." if key == "upperbonus" else None
-                fail(f"format_scorecard: `{label}: {values[key]}`; expected {want}.",
-                     f"format_scorecard: the {label} line shows the wrong value.", hint=hint)
-            if order.index(key) != order.index(after) + 1:
-                fail(f"format_scorecard: the `{label}` line belongs right after {after.title()}.",
-                     f"format_scorecard: the `{label}` line is out of place.")
-
-
 @pytest.mark.parametrize("case", case_params(CARDS["format_scorecard"], 15,
                                              share(15, len(CARDS["format_scorecard"]))))
 def test_format_scorecard(student, reference, case):
     """format_scorecard"""
-    check_scorecard_text(student, reference, case, bonus_lines=False)
+    g.check_scorecard_text(student, reference, case, bonus_lines=False)
 
 
 # --- Problem 16 --------------------------------------------------------------------------------
@@ -206,14 +138,14 @@ def test_game_finishes(student, reference, case):
     g.check_finishes(g.play(student, reference, case))
 
 
-FIRST_GAME = f"test_game_finishes[{GAMES[0].name}]" if GAMES else "test_game_finishes"
-
-
 @pytest.mark.problem(16)
 @pytest.mark.points(round(ASSIGNMENT.problem(16).points - P16_EACH * GAME_CHECKS, 4))
-@pytest.mark.depends(FIRST_GAME)
-def test_import_does_not_start_a_game(student):
+def test_import_does_not_start_a_game(student, reference):
     """Importing the file does not start a game"""
+    if GAMES:
+        first = g.play(student, reference, GAMES[0]).outcome
+        if first.status == "no_function" or (first.error or {}).get("type") == "NotImplementedError":
+            pytest.skip("can't check until play_game is written")
     outcome = student.call("new_scorecard")
     prompted = outcome.import_prompted
     if prompted:

@@ -1,0 +1,148 @@
+"""Stage 4: the upper bonus, the Yahtzee bonus and the Joker rule.
+
+Pure helpers are called directly; the Joker rule in play_round is played with injected dice
+and a script; the seeded games of scenarios/games.toml (stage 4) each hold a Joker, a second
+Yahtzee or an upper total right at the threshold.  Expected values come from the reference.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from autograder.assignments.yahtzee.suites import game as g
+from autograder.assignments.yahtzee.suites.common import (
+    ASSIGNMENT,
+    case_params,
+    hint_for,
+    load_scenarios,
+    reference_ok,
+    scorecard,
+    share,
+    student_value,
+)
+from autograder.engine.feedback import Fail, describe_call
+
+DATA = load_scenarios("bonus")
+UPPER = DATA["upper_bonus"]
+HELPERS = ([dict(case, func="is_joker") for case in DATA["is_joker"]]
+           + [dict(case, func="yahtzee_bonus") for case in DATA["yahtzee_bonus"]]
+           + [dict(case, func="joker_categories") for case in DATA["joker_categories"]]
+           + [dict(case, func="joker_score") for case in DATA["joker_score"]])
+ROUNDS = [case for case in DATA["play_round"] if case.get("problem") == 19]
+FINAL = DATA["final_score"]
+CARD_TEXT = DATA["format_scorecard"]
+GAMES = g.game_cases(load_scenarios("games"), 4)
+FULL_VALUE = ("Full House", "Small Straight", "Large Straight")
+
+# Problem 19: half a point per play_round case, the rest over the games.
+P19_ROUND = 0.5
+P19_GAME = round((ASSIGNMENT.problem(19).points - P19_ROUND * len(ROUNDS)) / len(GAMES), 4) if GAMES else 0
+# Problem 20: half of it for final_score / format_scorecard, half for the games' final scores.
+P20_UNIT = round(ASSIGNMENT.problem(20).points / 2 / (len(FINAL) + len(CARD_TEXT)), 4)
+P20_GAME = round(ASSIGNMENT.problem(20).points / 2 / len(GAMES), 4) if GAMES else 0
+
+
+def _args(case: dict) -> list:
+    card = scorecard(case.get("filled"), case.get("bonus", 0))
+    func = case["func"]
+    if func == "joker_score":
+        return [case["category"], case["dice"]]
+    if func == "yahtzee_bonus":
+        return [card]
+    return [case["dice"], card]
+
+
+def _compare(student, reference, case: dict, func: str, args: list, also=None) -> None:
+    """Fail unless FUNC(*ARGS) returns the reference's value (or ALSO(got), a value that a bug
+    checked elsewhere explains: a bug costs points once)."""
+    hidden = not case.get("public")
+    ran = describe_call(func, args)
+    expected = reference_ok(reference.call(func, *args), ran).value
+    got = student_value(student.call(func, *args), ran, hidden=hidden, short=f"{func}(...)")
+    if (got != expected or type(got) is not type(expected)) and also is not None and also(got):
+        return
+    if got != expected or type(got) is not type(expected):
+        summary = (f"{func} returned the wrong value: {case['why']}." if hidden else
+                   f"Called {ran}. Returned {got!r}, but expected {expected!r} ({case['why']}).")
+        raise Fail(summary, ran=ran, expected=expected, got=got, hint=hint_for(case, got))
+
+
+# --- Problem 17 --------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("case", case_params(UPPER, 17, share(17, len(UPPER))))
+def test_upper_bonus(student, reference, case):
+    """upper_bonus"""
+    _compare(student, reference, case, "upper_bonus", [scorecard(case.get("filled"))])
+
+
+# --- Problem 18 --------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("case", case_params(HELPERS, 18, share(18, len(HELPERS)),
+                                             id_key=lambda case: f"{case['func']}: {case['why']}"))
+def test_joker_helpers(student, reference, case):
+    """Joker helpers"""
+    also = None
+    if case["func"] == "joker_score" and case["category"] not in FULL_VALUE:
+        def also(got):   # joker_score defers to score here: a wrong score already cost points
+            return got == g._own(student, "score", case["category"], case["dice"])
+    _compare(student, reference, case, case["func"], _args(case), also=also)
+
+
+# --- Problem 19 --------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("case", case_params(ROUNDS, 19, P19_ROUND))
+def test_joker_round(student, reference, case):
+    """The Joker rule in play_round"""
+    g.check_round(student, reference, case)
+
+
+def game_params(problem: int, points: float) -> list:
+    out = []
+    for case in GAMES:
+        marks = [pytest.mark.problem(problem), pytest.mark.points(points)]
+        if case.hidden:
+            marks.append(pytest.mark.visibility("hidden"))
+        out.append(pytest.param(case, marks=marks, id=case.name))
+    return out
+
+
+@pytest.mark.parametrize("case", game_params(19, P19_GAME))
+def test_bonus_game_rounds(student, reference, case):
+    """A seeded game with bonuses: each round's points and the Yahtzee bonus"""
+    played = g.play(student, reference, case)
+    g.check_finishes(played)
+    g.check_dice(played)
+    g.check_rounds(played)
+    g.check_points(played, student, reference)
+    g.check_bonus(played)
+
+
+# --- Problem 20 --------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("case", case_params(FINAL, 20, P20_UNIT))
+def test_final_score_bonuses(student, reference, case):
+    """final_score with the bonuses"""
+    card = scorecard(case.get("filled"), case.get("bonus", 0))
+
+    def also(got):   # a wrong upper_bonus already cost points in problem 17
+        own = g._own(student, "upper_bonus", card)
+        ref_total = reference.call("final_score", card).value
+        ref_upper = reference.call("upper_bonus", card).value
+        return isinstance(own, int) and got == ref_total - ref_upper + own
+
+    _compare(student, reference, case, "final_score", [card], also=also)
+
+
+@pytest.mark.parametrize("case", case_params(CARD_TEXT, 20, P20_UNIT))
+def test_format_scorecard_bonuses(student, reference, case):
+    """format_scorecard with the bonus lines"""
+    g.check_scorecard_text(student, reference, case, bonus_lines=True)
+
+
+@pytest.mark.parametrize("case", game_params(20, P20_GAME))
+def test_bonus_game_final(student, reference, case):
+    """A seeded game with bonuses: the final score adds them"""
+    played = g.play(student, reference, case)
+    if not played.finished:
+        pytest.skip("can't check the final score until the game finishes")
+    g.check_final(played, student, reference, g.recorded_card(played), returned=False, scorecard=False)

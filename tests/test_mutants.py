@@ -1,0 +1,83 @@
+"""The Yahtzee grader against known-wrong solutions (tests/mutants/yahtzee.toml).
+
+Each mutant is the reference with find/replace edits applied here, at test time, so the
+mutants never drift from the reference.  For each one the grader must give the EXACT score
+written in the toml, take points only from the problems it lists, and name the bug in its
+feedback (the mutant's phrase).  Hidden checks must not leak their data.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from functools import cache
+from pathlib import Path
+
+import pytest
+
+from autograder.engine import reporters
+from autograder.grade import grade
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+ROOT = Path(__file__).resolve().parent.parent
+SOLUTION = ROOT / "solution" / "yahtzee.py"
+MUTANTS = tomllib.loads((ROOT / "tests" / "mutants" / "yahtzee.toml").read_text(encoding="utf-8"))["mutant"]
+
+
+def mutate(source: str, mutant: dict) -> str:
+    for edit in mutant["edits"]:
+        count = source.count(edit["find"])
+        assert count == 1, f"{mutant['name']}: the edit's find text occurs {count} times in the reference"
+        source = source.replace(edit["find"], edit["replace"])
+    assert source != SOLUTION.read_text(encoding="utf-8")
+    return source
+
+
+@cache
+def graded(name: str, folder: str):
+    mutant = next(m for m in MUTANTS if m["name"] == name)
+    path = Path(folder) / f"{name}.py"
+    path.write_text(mutate(SOLUTION.read_text(encoding="utf-8"), mutant), encoding="utf-8")
+    return grade(path, "yahtzee")
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory) -> str:
+    return str(tmp_path_factory.mktemp("yahtzee_mutants"))
+
+
+def test_enough_mutants():
+    assert len(MUTANTS) >= 20
+    assert len({m["name"] for m in MUTANTS}) == len(MUTANTS)
+    for mutant in MUTANTS:
+        assert {"name", "why", "edits", "phrase", "problems", "score"} <= set(mutant), mutant["name"]
+
+
+@pytest.mark.parametrize("mutant", MUTANTS, ids=[m["name"] for m in MUTANTS])
+def test_mutant(mutant, folder):
+    report = graded(mutant["name"], folder)
+    lost = sorted(p for p, (got, top) in report.problem_scores().items() if got < top - 1e-6)
+    text = reporters.to_text(report)
+    summary = f"{mutant['name']}: score {report.score:g}, lost points in problems {lost}"
+    assert not [t.name for t in report.tests if t.status == "error"], summary
+    assert report.max_score == pytest.approx(100)
+    assert lost == sorted(mutant["problems"]), summary
+    assert report.score == pytest.approx(mutant["score"], abs=1e-3), summary
+    assert mutant["phrase"].lower() in text.lower(), f"{summary}; the feedback never says {mutant['phrase']!r}"
+
+
+@pytest.mark.parametrize("mutant", MUTANTS, ids=[m["name"] for m in MUTANTS])
+def test_hidden_feedback_has_no_data(mutant, folder):
+    """Hidden checks say what they cover, never the call, the dice or the expected value."""
+    report = graded(mutant["name"], folder)
+    for test in report.tests:
+        if test.visibility != "hidden" or test.status == "passed":
+            continue
+        for leak in ("Ran:", "Expected:", "Got:", "Your program printed"):
+            assert leak not in test.output, (test.name, test.output)
+        assert not re.search(r"\[\d", test.output), (test.name, test.output)
+        assert not re.search(r"\[\d", test.name), test.name
