@@ -653,7 +653,8 @@ def prepare_random():
     """Wrap every public function of the real random module (so `from random import x` gets it)."""
     for name in dir(random):
         f = getattr(random, name)
-        if name.startswith("_") or not isinstance(f, types.MethodType) or f.__self__ is not random._inst:
+        bound = isinstance(f, (types.MethodType, types.BuiltinMethodType))   # random.random is a builtin
+        if name.startswith("_") or not bound or f.__self__ is not random._inst:
             continue
         _ORIG_RANDOM[name] = f
         _WRAPPERS[name] = _randint if name == "randint" else _wrap_random(name, f)
