@@ -42,6 +42,7 @@ import json
 import re
 import sys
 import textwrap
+import tokenize
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -443,8 +444,8 @@ def doctest_checks(solution_text: str, problem: Problem) -> list[Check]:
     for name in problem.functions:
         setup: list[str] = []
         for example in parser.get_examples(docs.get(name, "")):
-            source = example.source.strip()
-            origin = f"from the docstring of {name}"
+            source, comment = _split_comment(example.source.strip())
+            origin = f"from the docstring of {name}" + (f": {comment}" if comment else "")
             if example.exc_msg:
                 checks.append(Check(problem.number, list(setup), expr=source,
                                     raises=_exception_name(example.exc_msg), origin=origin))
@@ -463,6 +464,21 @@ def doctest_checks(solution_text: str, problem: Problem) -> list[Check]:
             checks.append(Check(problem.number, list(setup), expr=source, origin=origin))
             setup = []
     return checks
+
+
+def _split_comment(source: str) -> tuple[str, str]:
+    """(SOURCE without a trailing comment on its last line, the comment's text)."""
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(source).readline))
+    except (tokenize.TokenError, SyntaxError):
+        return source, ""
+    comments = [t for t in tokens if t.type == tokenize.COMMENT]
+    if not comments or comments[-1].start[0] != source.count("\n") + 1:
+        return source, ""
+    last = comments[-1]
+    lines = source.split("\n")
+    lines[-1] = lines[-1][: last.start[1]].rstrip()
+    return "\n".join(lines), last.string.lstrip("#").strip()
 
 
 def _call_text(call: list) -> str:
