@@ -146,6 +146,9 @@ def test_mutant(reports, mutant):
     failed = [t for t in report["tests"] if t["score"] < t["max_score"]]
     for test in failed:
         assert "took too long" not in test["output"], test
+        if test["visibility"] == "hidden":       # no dice, answers, expected score or output
+            for leak in ("Ran:", "the dice:", "expected ", "printed (end)"):
+                assert leak not in test["output"], test
     if mutant["phrase"]:
         phrase = mutant["phrase"].lower()
         assert any(phrase in (t["name"] + "\n" + t["output"]).lower() for t in failed), \
@@ -238,7 +241,8 @@ def test_planned_answers_always_fit_their_roll():
 
 
 def test_cli_grades_and_never_hangs():
-    mutant = next(m for m in MUTANTS if m["name"] == "skip-missing")
+    """The worst case: a program that hangs in many games is still graded, in well under a minute."""
+    mutant = next(m for m in MUTANTS if m["name"] == "endless-loop")
     started = time.perf_counter()
     with contextlib.ExitStack() as stack:
         import tempfile
@@ -248,7 +252,7 @@ def test_cli_grades_and_never_hangs():
         done = subprocess.run([sys.executable, "-m", "autograder", "grade", "--assignment", "pytzee", str(path)],
                               cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
-    assert "skip" in done.stdout.lower()
+    assert f"Score: {mutant['score']} / 90" in done.stdout, done.stdout[-2000:]
     assert time.perf_counter() - started < 60
 
 
