@@ -23,7 +23,7 @@ import pytest
 from autograder import notebooks as nbgen
 from autograder.assignment import load_assignment
 
-nbgrader = pytest.importorskip("nbgrader", reason="install the notebooks extra: pip install -e '.[notebooks]'")
+pytestmark = pytest.mark.slow       # about 30 s: select with -m slow, leave out with -m "not slow"
 
 ASSIGNMENT = load_assignment("yahtzee")
 CONTENT = nbgen.load_content(ASSIGNMENT)

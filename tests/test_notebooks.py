@@ -98,7 +98,7 @@ def test_generated_notebooks_are_up_to_date():
 
 @pytest.mark.parametrize("stage", STAGES)
 def test_notebook_is_valid_nbformat_with_nbgrader_metadata(stage):
-    nbformat = pytest.importorskip("nbformat")
+    import nbformat
     nb = nbformat.reads(nbgen.notebook_path(ASSIGNMENT, stage).read_text(encoding="utf-8"), as_version=4)
     nbformat.validate(nb)
     assert nb.metadata.kernelspec.name == "python3"
