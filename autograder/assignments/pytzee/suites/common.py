@@ -295,6 +295,10 @@ def play_and_check(student, reference, game: Game, *, hidden: bool, hint: str | 
     elif rolled > expected_rolls:
         notes.append(f"Your program rolled {rolled} dice in {game.rounds} turn(s), not {expected_rolls}: "
                      f"call roll_dice() exactly once per turn.")
+    others = sorted({str(e[1]) for e in shown.outcome.events or () if e and e[0] == "random" and len(e) > 1})
+    if others and game.dice is None:
+        notes.append(f"Your program calls random.{', random.'.join(others)}: only roll_dice() may use random, "
+                     f"or a seeded game rolls other dice.")
     if hint and (not hint_when or shown.score.value in hint_when):
         notes.append(hint)
     raise Fail(summary, ran=None if hidden else game.describe(shown.mode), hint=" ".join(notes) or None,
@@ -341,6 +345,9 @@ def check_rolls(student, reference, game: Game, *, hidden: bool, hint: str | Non
                 turn = next(i for i, (a, b) in enumerate(zip(got, wanted)) if a != b) // NUM_DICE + 1
                 text = (f"{how}: from turn {turn} on, your program rolled other dice than the seeded game "
                         f"(does it call random or random.seed itself?)")
+            others = sorted({str(e[1]) for e in att.outcome.events or () if e and e[0] == "random" and len(e) > 1})
+            if others:
+                text += f"; it also calls random.{', random.'.join(others)}, which the game never does"
             if att.outcome.status != "ok":
                 text += f" ({why_not(att, game, -1, hidden)})"
             reasons.append(text)
