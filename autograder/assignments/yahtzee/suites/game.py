@@ -23,7 +23,10 @@ from typing import Any
 
 from autograder.assignments.yahtzee.suites.common import (
     BONUS_KEY,
+    GAME_TIMEOUT,
+    ROUND_TIMEOUT,
     SPARE_DICE,
+    call,
     flat,
     reference_ok,
     scorecard,
@@ -494,7 +497,7 @@ def play(student, reference, case: GameCase) -> Played:
     cache = student.__dict__.setdefault("_yahtzee_games", {})
     key = (case.seed, case.rounds, case.script)
     if key not in cache:
-        outcome = student.call("play_game", case.rounds, stdin=script, seed=case.seed)
+        outcome = call(student, "play_game", case.rounds, stdin=script, seed=case.seed, timeout=GAME_TIMEOUT)
         ref = read_reference(ref_outcome)
         mine = read_game(outcome)
         complete = outcome.status == "ok" and (outcome.inputs_asked or 0) >= len(script)
@@ -647,7 +650,7 @@ def check_points(played: Played, student, reference) -> Points:
                 alt = reference.call(func, category, dice)
                 accepted = alt.status == "ok" and alt.value == points    # the dice check already counts
             if not accepted and dice is not None:
-                own = student.call(func, category, dice)
+                own = call(student, func, category, dice)
                 if own.status != "ok":
                     pytest.skip(f"can't check the game's points until {func} works: "
                                 f"{explain(own, f'{func}(...)')}")
@@ -719,7 +722,7 @@ def check_final(played: Played, student, reference, points: Points, *, returned:
               hint="The very last line of the game is `Final score: N`.")
     shown = mine.finals[-1]
     if shown != expected:
-        own = student.call("final_score", card)
+        own = call(student, "final_score", card)
         if own.status != "ok":
             pytest.skip("can't check the game's final score until final_score works")
         if own.value != shown:
@@ -757,7 +760,7 @@ def own_points(student, func: str, category: str, dice: list[int]):
     """What the student's own FUNC (score / joker_score) gives: (value, None) or (None, why not)."""
     from autograder.engine.checks import explain
 
-    outcome = student.call(func, category, dice)
+    outcome = call(student, func, category, dice)
     if outcome.status != "ok":
         return None, explain(outcome, f"{func}(...)")
     return outcome.value, None
@@ -777,7 +780,7 @@ def check_round(student, reference, case: dict) -> None:
     injected = flat(rolls) + SPARE_DICE
     ran = f"play_round({card!r}) with the answers {stdin} and the dice {rolls}"
     ref_outcome = reference_ok(reference.call("play_round", card, stdin=stdin, dice=injected), ran)
-    outcome = student.call("play_round", card, stdin=stdin, dice=injected)
+    outcome = call(student, "play_round", card, stdin=stdin, dice=injected, timeout=ROUND_TIMEOUT)
     why = case["why"]
     prefix = "play_round" if hidden else f"play_round ({why})"
     ref = read_reference(ref_outcome)
@@ -813,7 +816,7 @@ def check_round(student, reference, case: dict) -> None:
             want_after[want[0]] = got[1]
     if got != want:
         hint = case.get("hint")
-        if isinstance(got, list) and got and got[0] in card and card[got[0]] is not None:
+        if isinstance(got, list) and got and isinstance(got[0], str) and card.get(got[0]) is not None:
             fail(f"returned {got!r}: it accepted {got[0]}, which was already filled; expected {tuple(want)!r}",
                  "it accepted a box that was already filled",
                  hint="A box that is already filled cannot be used again: print a message and ask again.")
@@ -851,7 +854,7 @@ def card_lines(text: str) -> list[tuple[str, str]]:
 
 def _own(student, func: str, *args):
     """The student's own FUNC(*ARGS) value, or None when it does not return."""
-    outcome = student.call(func, *args)
+    outcome = call(student, func, *args)
     return outcome.value if outcome.status == "ok" else None
 
 
@@ -865,7 +868,7 @@ def check_scorecard_text(student, reference, case: dict, *, bonus_lines: bool) -
     ran = describe_call("format_scorecard", [card])
     reference_ok(reference.call("format_scorecard", card), ran)
     total = reference_ok(reference.call("final_score", card), ran).value
-    outcome = student.call("format_scorecard", card)
+    outcome = call(student, "format_scorecard", card)
     got = student_value(outcome, ran, hidden=hidden, short="format_scorecard(...)")
 
     def fail(public: str, secret: str, hint: str | None = None):

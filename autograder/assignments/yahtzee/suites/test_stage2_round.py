@@ -11,7 +11,9 @@ import pytest
 
 from autograder.assignments.yahtzee.suites import game as g
 from autograder.assignments.yahtzee.suites.common import (
+    ROUND_TIMEOUT,
     SPARE_DICE,
+    call,
     case_params,
     flat,
     hint_for,
@@ -40,7 +42,7 @@ def _same_value(student, reference, case, func, *args, **kwargs):
     hidden = not case.get("public")
     ran = describe_call(func, args)
     expected = reference_ok(reference.call(func, *args, **kwargs), ran).value
-    got = student_value(student.call(func, *args, **kwargs), ran, hidden=hidden, short=f"{func}(...)")
+    got = student_value(call(student, func, *args, **kwargs), ran, hidden=hidden, short=f"{func}(...)")
     if got != expected:
         summary = (f"{func} returned the wrong value: {case['why']}." if hidden
                    else f"Called {ran}. Returned {got!r}, but expected {expected!r} ({case['why']}).")
@@ -71,7 +73,7 @@ def test_parse_keep(student, reference, case):
     text = case["text"]
     if case.get("invalid"):
         ran = describe_call("parse_keep", [text])
-        outcome = student.call("parse_keep", text)
+        outcome = call(student, "parse_keep", text)
         if outcome.status == "exception" and (outcome.error or {}).get("type") == "ValueError":
             return
         if outcome.status == "ok":
@@ -109,7 +111,7 @@ def test_reroll(student, reference, case):
     injected = flat(case["rolls"]) + SPARE_DICE
     ran = describe_call("reroll", [dice, keep])
     ref = reference_ok(reference.call("reroll", dice, keep, dice=injected), ran)
-    outcome = student.call("reroll", dice, keep, dice=injected)
+    outcome = call(student, "reroll", dice, keep, dice=injected, timeout=ROUND_TIMEOUT)
     got = student_value(outcome, ran, hidden=hidden, short="reroll(...)")
     want_rolled, rolled = ref.dice_used, outcome.dice_used
     ran_with = f"{ran} with roll_dice returning {flat(case['rolls'])}"
@@ -154,7 +156,7 @@ def test_ask_keep(student, reference, case):
     stdin = list(case["stdin"])
     ran = f"ask_keep() with the answers {stdin}"
     ref = reference_ok(reference.call("ask_keep", stdin=stdin, dice=SPARE_DICE), ran)
-    outcome = student.call("ask_keep", stdin=stdin, dice=SPARE_DICE)
+    outcome = call(student, "ask_keep", stdin=stdin, dice=SPARE_DICE, timeout=ROUND_TIMEOUT)
     if outcome.dice_used:
         raise Fail(f"ask_keep rolled dice{'' if hidden else f' (given the answers {stdin})'}: "
                    "a re-prompt must not roll dice.", ran=ran, show_values=False,
@@ -194,7 +196,8 @@ def test_ask_category(student, reference, case):
     stdin = list(case["stdin"])
     ran = f"{describe_call('ask_category', [card, allowed])} with the answers {stdin}"
     ref = reference_ok(reference.call("ask_category", card, allowed, stdin=stdin, dice=SPARE_DICE), ran)
-    outcome = student.call("ask_category", card, allowed, stdin=stdin, dice=SPARE_DICE)
+    outcome = call(student, "ask_category", card, allowed, stdin=stdin, dice=SPARE_DICE,
+                   timeout=ROUND_TIMEOUT)
     got = student_value(outcome, ran, hidden=hidden, short="ask_category(...)", hint=case.get("hint"))
     if got != ref.value:
         if isinstance(got, str) and got in card and card[got] is not None:

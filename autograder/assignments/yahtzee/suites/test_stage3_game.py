@@ -19,6 +19,7 @@ from autograder.assignments.yahtzee.suites.common import (
     ASSIGNMENT,
     BONUS_KEY,
     CATEGORIES,
+    call,
     case_params,
     load_scenarios,
     reference_ok,
@@ -54,7 +55,7 @@ def game_params(games=GAMES, depends: str | None = None) -> list:
 # --- Problem 13 --------------------------------------------------------------------------------
 
 def _new_card(student, hidden: bool) -> dict:
-    got = student_value(student.call("new_scorecard"), "new_scorecard()", hidden=False, short="new_scorecard()")
+    got = student_value(call(student, "new_scorecard"), "new_scorecard()", hidden=False, short="new_scorecard()")
     if not isinstance(got, dict):
         raise Fail(f"new_scorecard() returned {got!r}; expected a dict.", ran="new_scorecard()",
                    show_values=False, hint="Return a dict: each category -> None, plus \"Yahtzee Bonus\" -> 0.")
@@ -111,7 +112,7 @@ def test_final_score(student, reference, case):
     card = scorecard(case.get("filled"))
     ran = describe_call("final_score", [card])
     expected = reference_ok(reference.call("final_score", card), ran).value
-    got = student_value(student.call("final_score", card), ran, hidden=hidden, short="final_score(...)")
+    got = student_value(call(student, "final_score", card), ran, hidden=hidden, short="final_score(...)")
     if got != expected:
         hint = None
         if any(card[c] is None for c in CATEGORIES):

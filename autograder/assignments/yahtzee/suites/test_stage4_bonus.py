@@ -12,6 +12,7 @@ import pytest
 from autograder.assignments.yahtzee.suites import game as g
 from autograder.assignments.yahtzee.suites.common import (
     ASSIGNMENT,
+    call,
     case_params,
     hint_for,
     load_scenarios,
@@ -58,7 +59,7 @@ def _compare(student, reference, case: dict, func: str, args: list, also=None) -
     hidden = not case.get("public")
     ran = describe_call(func, args)
     expected = reference_ok(reference.call(func, *args), ran).value
-    got = student_value(student.call(func, *args), ran, hidden=hidden, short=f"{func}(...)")
+    got = student_value(call(student, func, *args), ran, hidden=hidden, short=f"{func}(...)")
     if (got != expected or type(got) is not type(expected)) and also is not None and also(got):
         return
     if got != expected or type(got) is not type(expected):
