@@ -154,3 +154,24 @@ def test_feedback_and_export(course, autograded):
     assert got == {student: nbgen.expected_sample_points(ASSIGNMENT, CONTENT, student)
                    for student in CONTENT["samples"]}
     assert {float(row["max_score"]) for row in rows} == {ASSIGNMENT.stage_points(STAGE)}
+
+
+@pytest.mark.parametrize("stage", [s.number for s in ASSIGNMENT.stages])
+def test_source_notebooks_run_clean_in_a_real_kernel(stage):
+    """Every cell of the solution notebook runs in a kernel without stdin (as under autograde): the
+    interactive checks answer input() themselves, nothing is written to stderr, the play cell is idle."""
+    import nbclient
+    import nbformat
+
+    ensure_kernel()
+    nb = nbformat.read(nbgen.notebook_path(ASSIGNMENT, stage), as_version=4)
+    client = nbclient.NotebookClient(nb, timeout=60, kernel_name="python3", allow_errors=False,
+                                     shutdown_kernel="immediate")
+    client.execute()
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        streams = [o for o in cell.outputs if o.output_type == "stream"]
+        assert not [o for o in streams if o.name == "stderr"], cell.source[:80]
+        if cell.metadata.get("nbgrader", {}).get("grade"):
+            assert "all public checks passed" in "".join(o.text for o in streams)
