@@ -32,6 +32,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .engine.feedback import ordinal
+
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover
@@ -285,7 +287,7 @@ class Reference:
             try:
                 return next(lines)
             except StopIteration:
-                raise ScriptExhausted(f"asked for input a {len(script) + 1}th time") from None
+                raise ScriptExhausted(f"asked for input a {ordinal(len(script) + 1)} time") from None
 
         log = self.play(seed, rounds, answer)
         log.script = list(script)

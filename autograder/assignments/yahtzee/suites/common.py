@@ -138,7 +138,7 @@ def student_value(outcome, ran: str, *, hidden: bool, short: str, hint: str | No
 
     if outcome.status == "ok":
         return outcome.value
-    shown = short if hidden else ran
+    shown = short           # the call itself is on the Ran: line (public checks only)
     if outcome.status == "input_exhausted":
         text = f"{shown} {outcome.message}" if outcome.message else f"{shown} asked for more input than given"
         if hidden:
@@ -193,3 +193,32 @@ def call(student, func: str, *args, **kwargs):
     if outcome.status == "timeout":
         slow.add(func)
     return outcome
+
+
+def describe(func: str, args: list | tuple = ()) -> str:
+    """FUNC(args) as the student would type it; a scorecard argument is shown as `card`, with its
+    filled boxes after the call (a whole scorecard repr is too long to read)."""
+    from autograder.engine.feedback import describe_call
+
+    shown, cards = [], []
+    for arg in args:
+        if isinstance(arg, dict) and set(CATEGORIES) <= set(arg):
+            cards.append(arg)
+            shown.append("card")
+        else:
+            shown.append(arg)
+    text = describe_call(func, [_Raw(a) if a == "card" and cards else a for a in shown])
+    for card in cards[:1]:
+        filled = {k: v for k, v in card.items() if k in CATEGORIES and v is not None}
+        text += (f", where card = new_scorecard() with {filled}" if filled else ", where card = new_scorecard()")
+        if card.get(BONUS_KEY):
+            text += f" and card[{BONUS_KEY!r}] = {card[BONUS_KEY]}"
+    return text
+
+
+class _Raw:
+    def __init__(self, text: str):
+        self.text = text
+
+    def __repr__(self) -> str:
+        return self.text

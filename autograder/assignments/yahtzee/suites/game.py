@@ -27,12 +27,13 @@ from autograder.assignments.yahtzee.suites.common import (
     ROUND_TIMEOUT,
     SPARE_DICE,
     call,
+    describe,
     flat,
     reference_ok,
     scorecard,
     student_value,
 )
-from autograder.engine.feedback import Fail, describe_call, ordinal
+from autograder.engine.feedback import Fail, ordinal
 
 CATEGORIES = ["Ones", "Twos", "Threes", "Fours", "Fives", "Sixes", "Three of a Kind", "Four of a Kind",
               "Full House", "Small Straight", "Large Straight", "Yahtzee", "Chance"]
@@ -778,7 +779,7 @@ def check_round(student, reference, case: dict) -> None:
     stdin = list(case["stdin"])
     rolls = [list(r) for r in case["rolls"]]
     injected = flat(rolls) + SPARE_DICE
-    ran = f"play_round({card!r}) with the answers {stdin} and the dice {rolls}"
+    ran = f"{describe('play_round', [card])}; the answers {stdin}; the dice rolled {rolls}"
     ref_outcome = reference_ok(reference.call("play_round", card, stdin=stdin, dice=injected), ran)
     outcome = call(student, "play_round", card, stdin=stdin, dice=injected, timeout=ROUND_TIMEOUT)
     why = case["why"]
@@ -831,7 +832,13 @@ def check_round(student, reference, case: dict) -> None:
         if isinstance(after, dict) and after.get("Yahtzee Bonus") != want_after.get("Yahtzee Bonus"):
             hint = case.get("hint") or "A further Yahtzee with 50 in the Yahtzee box adds 100 to " \
                                         "scorecard[\"Yahtzee Bonus\"]."
-        fail(f"the scorecard after the round is {after!r}; expected {want_after!r}",
+        if isinstance(after, dict):
+            wrong = [k for k in want_after if after.get(k) != want_after[k]] + [k for k in after if k not in want_after]
+            shown = "; ".join(f"scorecard[{k!r}] is {after.get(k)!r}, expected {want_after.get(k)!r}"
+                              for k in wrong[:3])
+        else:
+            shown = f"the scorecard became {after!r}"
+        fail(f"after the round, {shown}",
              "the scorecard after the round is wrong", hint=hint, expected=want_after, got=after)
     if divergence is not None:
         fail(f"at {divergence.where.split(', ')[-1]}, {divergence.cause}: {divergence.detail}", divergence.cause,
@@ -865,7 +872,7 @@ def check_scorecard_text(student, reference, case: dict, *, bonus_lines: bool) -
     final_score or upper_bonus costs points once: their own values are accepted in the text."""
     hidden = not case.get("public")
     card = scorecard(case.get("filled"), case.get("bonus", 0))
-    ran = describe_call("format_scorecard", [card])
+    ran = describe("format_scorecard", [card])
     reference_ok(reference.call("format_scorecard", card), ran)
     total = reference_ok(reference.call("final_score", card), ran).value
     outcome = call(student, "format_scorecard", card)

@@ -15,6 +15,7 @@ from autograder.assignments.yahtzee.suites.common import (
     SPARE_DICE,
     call,
     case_params,
+    describe,
     flat,
     hint_for,
     load_scenarios,
@@ -23,7 +24,7 @@ from autograder.assignments.yahtzee.suites.common import (
     share,
     student_value,
 )
-from autograder.engine.feedback import Fail, describe_call
+from autograder.engine.feedback import Fail
 
 DATA = load_scenarios("round")
 FORMAT = DATA["format_dice"]
@@ -40,7 +41,7 @@ P10_EACH = share(10, len(ASK_KEEP) + len(FIND))
 def _same_value(student, reference, case, func, *args, **kwargs):
     """Fail unless the student's FUNC(*ARGS) returns what the reference returns."""
     hidden = not case.get("public")
-    ran = describe_call(func, args)
+    ran = describe(func, args)
     expected = reference_ok(reference.call(func, *args, **kwargs), ran).value
     got = student_value(call(student, func, *args, **kwargs), ran, hidden=hidden, short=f"{func}(...)")
     if got != expected:
@@ -72,7 +73,7 @@ def test_parse_keep(student, reference, case):
     hidden = not case.get("public")
     text = case["text"]
     if case.get("invalid"):
-        ran = describe_call("parse_keep", [text])
+        ran = describe("parse_keep", [text])
         outcome = call(student, "parse_keep", text)
         if outcome.status == "exception" and (outcome.error or {}).get("type") == "ValueError":
             return
@@ -109,7 +110,7 @@ def test_reroll(student, reference, case):
     hidden = not case.get("public")
     dice, keep = list(case["dice"]), list(case["keep"])
     injected = flat(case["rolls"]) + SPARE_DICE
-    ran = describe_call("reroll", [dice, keep])
+    ran = describe("reroll", [dice, keep])
     ref = reference_ok(reference.call("reroll", dice, keep, dice=injected), ran)
     outcome = call(student, "reroll", dice, keep, dice=injected, timeout=ROUND_TIMEOUT)
     got = student_value(outcome, ran, hidden=hidden, short="reroll(...)")
@@ -194,7 +195,7 @@ def test_ask_category(student, reference, case):
     card = scorecard(case.get("filled"), case.get("bonus", 0))
     allowed = case.get("allowed") or [c for c in g.CATEGORIES if card[c] is None]
     stdin = list(case["stdin"])
-    ran = f"{describe_call('ask_category', [card, allowed])} with the answers {stdin}"
+    ran = f"{describe('ask_category', [card, allowed])}; the answers {stdin}"
     ref = reference_ok(reference.call("ask_category", card, allowed, stdin=stdin, dice=SPARE_DICE), ran)
     outcome = call(student, "ask_category", card, allowed, stdin=stdin, dice=SPARE_DICE,
                    timeout=ROUND_TIMEOUT)

@@ -21,13 +21,14 @@ from autograder.assignments.yahtzee.suites.common import (
     CATEGORIES,
     call,
     case_params,
+    describe,
     load_scenarios,
     reference_ok,
     scorecard,
     share,
     student_value,
 )
-from autograder.engine.feedback import Fail, describe_call
+from autograder.engine.feedback import Fail
 
 CARDS = load_scenarios("scorecard")
 GAMES = g.game_cases(load_scenarios("games"), 3)
@@ -110,7 +111,7 @@ def test_final_score(student, reference, case):
     """final_score"""
     hidden = not case.get("public")
     card = scorecard(case.get("filled"))
-    ran = describe_call("final_score", [card])
+    ran = describe("final_score", [card])
     expected = reference_ok(reference.call("final_score", card), ran).value
     got = student_value(call(student, "final_score", card), ran, hidden=hidden, short="final_score(...)")
     if got != expected:

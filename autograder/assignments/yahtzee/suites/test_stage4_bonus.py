@@ -14,6 +14,7 @@ from autograder.assignments.yahtzee.suites.common import (
     ASSIGNMENT,
     call,
     case_params,
+    describe,
     hint_for,
     load_scenarios,
     reference_ok,
@@ -21,7 +22,7 @@ from autograder.assignments.yahtzee.suites.common import (
     share,
     student_value,
 )
-from autograder.engine.feedback import Fail, describe_call
+from autograder.engine.feedback import Fail
 
 DATA = load_scenarios("bonus")
 UPPER = DATA["upper_bonus"]
@@ -57,7 +58,7 @@ def _compare(student, reference, case: dict, func: str, args: list, also=None) -
     """Fail unless FUNC(*ARGS) returns the reference's value (or ALSO(got), a value that a bug
     checked elsewhere explains: a bug costs points once)."""
     hidden = not case.get("public")
-    ran = describe_call(func, args)
+    ran = describe(func, args)
     expected = reference_ok(reference.call(func, *args), ran).value
     got = student_value(call(student, func, *args), ran, hidden=hidden, short=f"{func}(...)")
     if (got != expected or type(got) is not type(expected)) and also is not None and also(got):
