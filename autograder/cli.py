@@ -36,8 +36,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Arguments of `grade`."""
     parser.add_argument("path", help="a .py file, a folder holding one, or a .ipynb notebook")
     parser.add_argument("--assignment", default="yahtzee", help="assignment to grade against (default: yahtzee)")
-    parser.add_argument("--stage", default="all", choices=["1", "2", "3", "4", "all"],
-                        help="grade one stage or all (default: all)")
+    parser.add_argument("--stage", default=None, choices=["1", "2", "3", "4", "all"],
+                        help="grade one stage or all (default: all; a kit notebook: its own stage)")
     parser.add_argument("--format", default="text", choices=["text", "json", "gradescope", "markdown"],
                         help="output format (default: text)")
     parser.add_argument("--public", action="store_true", help="run only the public checks (student self-check)")
@@ -60,6 +60,8 @@ def run(args: argparse.Namespace) -> int:
     if not Path(args.path).exists():
         print(f"error: no such file or folder: {args.path}", file=sys.stderr)
         return 2
+    if args.stage is None:
+        args.stage = notebook_stage(args.path, spec) or "all"
     if args.stage != "all" and not spec.suite_files(args.stage):
         print(f"error: {spec.name} has no stage {args.stage}", file=sys.stderr)
         return 2
@@ -77,6 +79,21 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(reporters.to_markdown(report))
     return 1 if any(t.status == "error" for t in report.tests) else 0
+
+
+def notebook_stage(path: str, spec) -> str | None:
+    """A stage notebook of the kit is graded on its own stage unless --stage says otherwise."""
+    from .engine.submission import SubmissionError, load_submission
+
+    try:
+        submission = load_submission(path, spec.student_file, spec.entry)
+    except SubmissionError:
+        return None
+    if submission.stage is None:
+        return None
+    print(f"note: {path} is the stage {submission.stage} notebook; grading stage {submission.stage} "
+          "(use --stage all for every stage)", file=sys.stderr)
+    return str(submission.stage)
 
 
 def build_parser() -> argparse.ArgumentParser:
