@@ -60,6 +60,10 @@ def run(args: argparse.Namespace) -> int:
     if not Path(args.path).exists():
         print(f"error: no such file or folder: {args.path}", file=sys.stderr)
         return 2
+    problem = not_a_submission(args.path, spec)
+    if problem:
+        print(f"error: {problem}", file=sys.stderr)
+        return 2
     if args.stage is None:
         args.stage = notebook_stage(args.path, spec) or "all"
     if args.stage != "all" and not spec.suite_files(args.stage):
@@ -79,6 +83,22 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(reporters.to_markdown(report))
     return 1 if any(t.status == "error" for t in report.tests) else 0
+
+
+def not_a_submission(path: str, spec) -> str | None:
+    """Why PATH is not something to grade at all (a .txt, a zip, a folder without code), or None.
+
+    A file that is there but broken (not UTF-8, an empty or corrupt notebook) IS graded: 0 points
+    and the reason, once, in the report."""
+    from .engine.submission import NotASubmission, SubmissionError, load_submission
+
+    try:
+        load_submission(path, spec.student_file, spec.entry)
+    except NotASubmission as err:
+        return str(err)
+    except SubmissionError:
+        return None
+    return None
 
 
 def notebook_stage(path: str, spec) -> str | None:

@@ -24,14 +24,15 @@ def explain(outcome: Outcome, ran: str) -> str:
         return text + (f"; did you mean `{suggestion}`?" if suggestion else ".")
     if status == "syntax_error":
         return f"Your file has a syntax error on line {error.get('line')}: {error.get('message')}"
+    message = f": {error['message']}" if error.get("message") else ""     # KeyboardInterrupt() has none
     if status == "import_error":
-        return (f"Your file raised {error.get('type')} while being loaded (line {error.get('line')}): "
-                f"{error.get('message')}")
+        where = f" (line {error['line']})" if error.get("line") else ""
+        return f"Your file raised {error.get('type')} while being loaded{where}{message}"
     if status == "exception":
         where = f" on line {error['line']}" if error.get("line") else ""
         if error.get("type") == "NotImplementedError":
             return f"{ran} is not written yet: {error.get('message') or 'NotImplementedError'}"
-        return f"{ran} raised {error.get('type')}{where}: {error.get('message')}"
+        return f"{ran} raised {error.get('type')}{where}{message}"
     return f"{ran}: {outcome.message or status}"
 
 

@@ -7,11 +7,39 @@ once per scenario, however many students are graded.
 from __future__ import annotations
 
 import ast
+import dataclasses
 import json
+import os
 from pathlib import Path
 from typing import Any
 
 from .sandbox import Limits, Outcome, Request, Sandbox
+
+LIMITS_ENV = "AUTOGRADER_LIMITS"
+
+
+def default_limits() -> Limits:
+    """Limits(), with the fields named in $AUTOGRADER_LIMITS overridden ("wall_s=1,memory_mb=256").
+
+    Lets an operator (or the kit's own tests) tighten or loosen the limits of every Program a
+    process makes, batch workers included (they inherit the environment)."""
+    limits = Limits()
+    text = os.environ.get(LIMITS_ENV, "").strip()
+    if not text:
+        return limits
+    fields = {f.name: f for f in dataclasses.fields(Limits)}
+    for item in text.split(","):
+        name, _, value = item.partition("=")
+        name = name.strip()
+        if name not in fields or not value.strip():
+            raise ValueError(f"{LIMITS_ENV}: expected NAME=VALUE items with NAME one of "
+                             f"{', '.join(fields)}; got {item.strip()!r}")
+        kind = float if name == "wall_s" else int
+        try:
+            setattr(limits, name, kind(value))
+        except ValueError:
+            raise ValueError(f"{LIMITS_ENV}: {name} must be a number, got {value.strip()!r}") from None
+    return limits
 
 
 class Program:
@@ -20,7 +48,7 @@ class Program:
         self.source = source
         self.filename = filename
         self.label = label
-        self.limits = limits or Limits()
+        self.limits = limits or default_limits()
         self._sandbox = Sandbox(source, filename, self.limits, hidden_paths=hidden_paths)
         self._cache: dict[str, Outcome] | None = {} if cache else None
         self.functions = top_level_functions(source)

@@ -56,6 +56,8 @@ def to_text(report: GradeReport, verbose: bool = False) -> str:
     lines = [f"Grading {report.submission} ({report.assignment}, stage {report.stage})"]
     if report.error:
         lines.append(f"!! {report.error}")
+        if any(t.output == report.error for t in report.tests):
+            lines.append("   (no check could run; the checks below all failed for this reason)")
     lines += [f"note: {note}" for note in report.notes]
     for stage, problems in _groups(report).items():
         got = sum(t.score for p in problems.values() for t in p)
@@ -69,7 +71,7 @@ def to_text(report: GradeReport, verbose: bool = False) -> str:
             lines.append(f"  Problem {problem} {titles.get(problem, '')}: {passed}/{len(tests)} checks passed"
                          f"  [{fmt(p_got)} / {fmt(p_top)}]")
             for test in tests:
-                if test.status == "passed" and not verbose:
+                if (test.status == "passed" and not verbose) or (report.error and test.output == report.error):
                     continue
                 lines.append(f"    {MARK[test.status]} {test.name}")
                 if test.output and test.status != "passed":
@@ -126,7 +128,8 @@ def to_markdown(report: GradeReport) -> str:
             for test in tests:
                 lines.append(f"| {problem} {titles.get(problem, '')} | {test.name} | {test.status} | "
                              f"{fmt(test.score)} / {fmt(test.max_score)} |")
-        failing = [t for p in problems.values() for t in p if t.status != "passed" and t.output]
+        failing = [t for p in problems.values() for t in p
+                   if t.status != "passed" and t.output and t.output != report.error]
         for test in failing:
             lines += ["", f"### {test.name}", "", "```", test.output, "```"]
     lines += ["", closing_line(report), ""]

@@ -15,6 +15,12 @@ class SubmissionError(Exception):
     """The submission cannot be graded at all; the message says why in plain words."""
 
 
+class NotASubmission(SubmissionError):
+    """PATH is not something to grade (missing, not .py/.ipynb, no or several candidate files).
+
+    The CLI treats it as bad usage (exit 2); a batch records it as the student's error."""
+
+
 @dataclass
 class Submission:
     path: Path
@@ -29,7 +35,7 @@ def load_submission(path: str | Path, expected_name: str = "yahtzee.py", entry: 
     """Find and read the student's code at PATH; raise SubmissionError with a clear message."""
     path = Path(path)
     if not path.exists():
-        raise SubmissionError(f"no such file or folder: {path}")
+        raise NotASubmission(f"no such file or folder: {path}")
     if path.is_dir():
         path = _pick_file(path, expected_name, entry)
     suffix = path.suffix.lower()
@@ -38,7 +44,7 @@ def load_submission(path: str | Path, expected_name: str = "yahtzee.py", entry: 
         source, notes = notebook_source(text)
         return Submission(path, source, expected_name, "ipynb", notes, notebook_stage(text))
     if suffix != ".py":
-        raise SubmissionError(f"{path.name} is not a Python file (.py) or a notebook (.ipynb)")
+        raise NotASubmission(f"{path.name} is not a Python file (.py) or a notebook (.ipynb)")
     source = _read_text(path)
     notes = []
     if path.name != expected_name:
@@ -62,7 +68,7 @@ def _pick_file(folder: Path, expected_name: str, entry: str | None) -> Path:
     candidates = sorted(p for p in folder.rglob("*") if p.suffix.lower() in (".py", ".ipynb")
                         and p.is_file() and ".ipynb_checkpoints" not in p.parts and "__MACOSX" not in p.parts)
     if not candidates:
-        raise SubmissionError(f"no Python file (.py) or notebook (.ipynb) in {folder}")
+        raise NotASubmission(f"no Python file (.py) or notebook (.ipynb) in {folder}")
     for candidate in candidates:
         if candidate.name == expected_name:
             return candidate
@@ -73,7 +79,7 @@ def _pick_file(folder: Path, expected_name: str, entry: str | None) -> Path:
         if len(defining) == 1:
             return defining[0]
     names = ", ".join(p.name for p in candidates[:10])
-    raise SubmissionError(f"{folder} holds several files ({names}) and none is named {expected_name}")
+    raise NotASubmission(f"{folder} holds several files ({names}) and none is named {expected_name}")
 
 
 # --- notebooks ------------------------------------------------------------------------------
