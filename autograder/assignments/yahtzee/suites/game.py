@@ -377,8 +377,15 @@ def first_divergence(ref: RefGame, student: Game, complete: bool = True) -> Dive
                                       f"rolled {len(got)} dice after the game should have ended",
                                       "play_game(n) plays exactly n rounds.")
                 if answer >= 0 and ref.rejected[answer]:
-                    return Divergence(_where(ref, gap), "an invalid answer's re-prompt rolled dice",
-                                      f"rolled {len(got)} dice after an invalid answer",
+                    if ref.answer_kind[answer] == "category" and any(s[3] == gap for s in student.scored):
+                        return Divergence(_where(ref, gap), "a category answer that must be refused was accepted",
+                                          f"script line {answer + 1} was scored; the reference refuses it and "
+                                          "asks again",
+                                          "Refuse a box that is filled, or that the Joker rule does not allow, "
+                                          "and ask again.")
+                    return Divergence(_where(ref, gap), "dice were rolled after an invalid answer "
+                                      "(a re-prompt must not roll dice)",
+                                      f"rolled {len(got)} dice after script line {answer + 1}, which is invalid",
                                       "A re-prompt must not roll dice: ask the same question again, roll nothing.")
                 if answer >= 0 and ref.keep_all[answer]:
                     return Divergence(_where(ref, gap), "dice were rolled after the player kept all five",
@@ -542,7 +549,7 @@ def check_finishes(played: Played) -> None:
             reason, detail = "it plays one round too many", f"it scored {len(played.mine.scored)} rounds and asked on"
             hint = f"play_game({case.rounds}) plays exactly {case.rounds} rounds: check the loop's range."
         elif div is not None:
-            reason, detail = f"its dice went wrong first: {div.cause}", f"at {div.where}: {div.detail}"
+            reason, detail = f"the first difference from the reference: {div.cause}", f"at {div.where}: {div.detail}"
             hint = div.hint
         else:
             refused = _refused_answer(played)
@@ -838,8 +845,7 @@ def check_round(student, reference, case: dict) -> None:
                               for k in wrong[:3])
         else:
             shown = f"the scorecard became {after!r}"
-        fail(f"after the round, {shown}",
-             "the scorecard after the round is wrong", hint=hint, expected=want_after, got=after)
+        fail(f"after the round, {shown}", "the scorecard after the round is wrong", hint=hint)
     if divergence is not None:
         fail(f"at {divergence.where.split(', ')[-1]}, {divergence.cause}: {divergence.detail}", divergence.cause,
              hint=divergence.hint)
