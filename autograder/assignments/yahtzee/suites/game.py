@@ -432,6 +432,42 @@ def first_divergence(ref: RefGame, student: Game, complete: bool = True) -> Dive
     return None
 
 
+def first_question_difference(ref: RefGame, student: Game) -> tuple[int, str] | None:
+    """(script line index, cause) where the student asked the other kind of question than the
+    reference (which dice to keep / which category), judged by the student's own prompts: only
+    when it uses different prompts for the two questions, and before anything else went wrong."""
+    kind_of: dict[str, str] = {}
+    shown_since_scored = 0          # Dice: lines since the last Scored line (rolls this round)
+    index = -1
+    for item in student.items:
+        if item.kind == "line":
+            if SCORED_LINE.search(item.text):
+                shown_since_scored = 0
+            elif dice_in(item.text) is not None:
+                shown_since_scored += 1
+            continue
+        if item.kind != "in":
+            continue
+        index += 1
+        if index >= len(ref.answer_kind):
+            break
+        want, prompt = ref.answer_kind[index], item.text.strip()
+        if not prompt:
+            continue
+        known = kind_of.setdefault(prompt, want)
+        if known == want:
+            continue
+        third_roll = known == "keep" and shown_since_scored >= 3
+        if set(kind_of.values()) != {"keep", "category"} and not third_roll:
+            return None             # one prompt for both questions: nothing to tell them apart by
+        if known == "keep":
+            return index, ("it asked which dice to keep where the reference asks for the category "
+                           "(a keep question too many: at most two re-rolls per round)")
+        return index, ("it asked for the category where the reference asks which dice to keep "
+                       "(a re-roll too few?)")
+    return None
+
+
 # ---------------------------------------------------------------------------------------------
 # Input accounting
 # ---------------------------------------------------------------------------------------------
@@ -534,6 +570,15 @@ def _refused_answer(played: Played) -> int | None:
     return None
 
 
+def _divergence_gap(played: Played) -> int:
+    """The script line index before which the first differing roll happened (a large number if none)."""
+    ref_by_gap, stu_by_gap = played.ref.game.dice_by_gap, played.mine.dice_by_gap
+    for gap in sorted(set(ref_by_gap) | set(stu_by_gap)):
+        if ref_by_gap.get(gap, []) != stu_by_gap.get(gap, []):
+            return gap
+    return 1 << 30
+
+
 def check_finishes(played: Played) -> None:
     """The game ends normally, without asking for more input than the script holds."""
     from autograder.engine.checks import explain
@@ -542,12 +587,16 @@ def check_finishes(played: Played) -> None:
     if played.finished:
         return
     div = played.divergence
+    question = first_question_difference(played.ref, played.mine)
     too_many = (len(played.mine.scored) >= case.rounds
                 or (div is not None and "after the last round" in div.cause))
     if outcome.status == "input_exhausted":
         if too_many:
             reason, detail = "it plays one round too many", f"it scored {len(played.mine.scored)} rounds and asked on"
             hint = f"play_game({case.rounds}) plays exactly {case.rounds} rounds: check the loop's range."
+        elif question is not None and (div is None or question[0] < _divergence_gap(played)):
+            reason, detail = question[1], f"script line {question[0] + 1} ({case.script[question[0]]!r})"
+            hint = "A round asks at most two keep questions, then the category."
         elif div is not None:
             reason, detail = f"the first difference from the reference: {div.cause}", f"at {div.where}: {div.detail}"
             hint = div.hint
@@ -808,7 +857,9 @@ def check_round(student, reference, case: dict) -> None:
         fail(f"at {where}, {divergence.cause}: {divergence.detail}", divergence.cause,
              hint=divergence.hint or case.get("hint"))
     if outcome.status == "input_exhausted":
-        fail(f"it {outcome.message}", "it asked for more input than the answers given",
+        question = first_question_difference(ref, mine)
+        cause = f"; likely cause: {question[1]}" if question else ""
+        fail(f"it {outcome.message}{cause}", f"it asked for more input than the answers given{cause}",
              hint=case.get("hint") or "Does it refuse a valid answer, or ask a keep question too many?")
     got = outcome.value
     want = list(ref_outcome.value)

@@ -113,11 +113,11 @@ def test_final_score(student, reference, case):
     card = scorecard(case.get("filled"))
     ran = describe("final_score", [card])
     expected = reference_ok(reference.call("final_score", card), ran).value
-    got = student_value(call(student, "final_score", card), ran, hidden=hidden, short="final_score(...)")
+    has_open = any(card[c] is None for c in CATEGORIES)
+    hint = "Open boxes (None) count 0." if has_open else None
+    got = student_value(call(student, "final_score", card), ran, hidden=hidden, short="final_score(...)",
+                        hint=hint)
     if got != expected:
-        hint = None
-        if any(card[c] is None for c in CATEGORIES):
-            hint = "Open boxes (None) count 0."
         raise Fail(f"final_score returned the wrong total: {case['why']}." if hidden else
                    f"Called {ran}. Returned {got!r}, but expected {expected!r} ({case['why']}).",
                    ran=ran, expected=expected, got=got, hint=hint)
