@@ -46,11 +46,13 @@ MAX_EVENTS = 20_000
 MAX_DEPTH = 20
 MAX_ITEMS = 100_000
 MAX_STR = 100_000
+MAX_CHARS = 4_000_000         # characters of strings (and int digits) in one normalised value
 MAX_INT_BITS = 4_000          # str(int) refuses > 4300 digits; keep well below
 MAX_RESULT = 64 << 20         # bytes of one result line the zygote accepts
 MAX_FRAMES = 30
 BALLAST = 8 << 20             # address space freed on MemoryError so the harness can still report
 GRACE = 0.5                   # the zygote kills a request this long after its soft timeout
+PING_TIMEOUT = 0.5            # a shared worker that does not answer a ping this fast is replaced
 RESULT_PREFIX = b'{"t":"result"'
 PROGRESS_PREFIX = b'{"t":"progress"'
 
@@ -104,16 +106,27 @@ _STOP_STATUS = {_InputExhausted: "input_exhausted", _DiceExhausted: "dice_exhaus
 # ---------------------------------------------------------------------------------------
 def normalise(x, budget=MAX_ITEMS):
     """Plain JSON data for X; anything that is not exactly a basic type becomes {"__type__": name}."""
-    return _norm(x, 0, [budget], set())
+    return _norm(x, 0, [budget, MAX_CHARS], set())
 
 
 def _norm(x, depth, budget, path):
+    """BUDGET = [items left, characters left]: a huge value (one long string shared by a
+    million list slots) becomes a small summary, not a result line too big to encode."""
     t = type(x)
     budget[0] -= 1
     if t is str:
-        return x if len(x) <= MAX_STR else {"__type__": "str", "length": len(x), "start": x[:1000]}
+        if len(x) <= MAX_STR and len(x) <= budget[1]:
+            budget[1] -= len(x)
+            return x
+        start = x[:max(0, min(1000, budget[1]))]
+        budget[1] -= len(start)
+        return {"__type__": "str", "length": len(x), "start": start}
     if t is int:
-        return x if x.bit_length() <= MAX_INT_BITS else {"__type__": "int", "too_large": True}
+        digits = x.bit_length() // 3 + 1
+        if x.bit_length() <= MAX_INT_BITS and digits <= budget[1]:
+            budget[1] -= digits
+            return x
+        return {"__type__": "int", "too_large": True}
     if t is bool or t is float or x is None:
         return x
     if t is not list and t is not tuple and t is not dict:
@@ -831,6 +844,8 @@ class Zygote:
 
     # -- fresh=False requests: the shared worker -------------------------------------------
     def run_shared(self, req):
+        if self.worker is not None and not self.worker_idle(self.worker):
+            self.stop_worker()
         if self.worker is None:
             self.start_worker()
         wk = self.worker
@@ -839,11 +854,48 @@ class Zygote:
         except OSError:
             pass    # it died; wait_for reports how
         raw, info = self.wait_for(wk.pid, wk.res_r, wk.pidfd, wk.buf, self.deadline(req), True, req.get("seq"))
+        extra = bool(wk.buf)        # more than one answer: it wrote out of turn
         wk.buf.clear()
-        if info.get("exited") or info.get("killed") or raw is None or raw.endswith(b'"recycle":true}'):
+        if (extra or info.get("exited") or info.get("killed") or raw is None
+                or raw.endswith(b'"recycle":true}')):
             self.stop_worker()
         self.kill_descendants(keep=self.worker_pids())
         return raw, info
+
+    def worker_idle(self, wk):
+        """True when the shared worker may serve the next request: alive, one thread, no
+        children, nothing written since its last answer, and back in its request loop (it
+        answers a ping with a fresh nonce).  Its lines are the student's process talking: the
+        first line with a request's seq is taken as the answer, so a worker still busy with an
+        earlier request (say, writing result lines for later seqs) could answer the next one,
+        and which one would depend on timing.  A replaced worker makes the grade repeatable."""
+        if not _alive(wk.pid):
+            return False
+        if self.use_proc:
+            try:
+                if len(os.listdir(f"/proc/{wk.pid}/task")) > 1:
+                    return False
+            except OSError:
+                return False
+            if _children(wk.pid):
+                return False
+        ahead = bytearray()
+        if _drain(wk.res_r, ahead) or ahead:
+            return False
+        nonce = os.urandom(8).hex()
+        try:
+            write_all(wk.req_w, _dumps({"ping": nonce}).encode("ascii") + b"\n")
+        except OSError:
+            return False
+        want = _dumps({"t": "pong", "nonce": nonce}).encode("ascii") + b"\n"
+        poller = select.poll()
+        poller.register(wk.res_r, select.POLLIN)
+        deadline = time.monotonic() + PING_TIMEOUT
+        while len(ahead) < len(want):
+            left = deadline - time.monotonic()
+            if left <= 0 or not poller.poll(left * 1000) or _drain(wk.res_r, ahead):
+                break
+        return bytes(ahead) == want
 
     def start_worker(self):
         req_r, req_w = os.pipe()
@@ -1104,6 +1156,10 @@ def child_run(zyg, req, wfd, shared):
         if shared is not None:
             res["recycle"] = _worker_dirty(res, zyg.cfg)     # last key: the zygote checks the tail
         data = _dumps(res)
+    except MemoryError:                 # the student's data left no room to encode the result
+        res = data = None
+        res = {"t": "result", "seq": req.get("seq"), "status": "memory", "recycle": True}
+        data = _dumps(res)
     except BaseException:
         res = {"t": "result", "seq": req.get("seq"), "status": "internal",
                "internal": traceback.format_exc(), "recycle": True}
@@ -1123,7 +1179,11 @@ def worker_loop(zyg, req_r, res_w):
         line = lines.readline()
         if line is None:
             _real_exit(0)
-        child_run(zyg, _loads(line), res_w, shared)
+        req = _loads(line)
+        if "ping" in req:           # the zygote checks it is idle (see Zygote.worker_idle)
+            write_line(res_w, {"t": "pong", "nonce": req["ping"]})
+            continue
+        child_run(zyg, req, res_w, shared)
 
 
 def _worker_dirty(res, cfg):
