@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import time
 from functools import cache
 from pathlib import Path
 
@@ -272,14 +271,21 @@ def test_misspelled_function_gets_did_you_mean(tmp_path):
     assert "did you mean" in outputs and "parse_kepe" in outputs
 
 
-def test_one_grade_takes_well_under_a_second():
-    """About 0.4 s on an idle 2-core machine (reference runs cached); the bound leaves room for a
-    machine busy with other work, and still catches a suite that starts running games twice."""
-    graded(str(SOLUTION))                               # the reference's runs are cached after this
-    best = float("inf")
-    for _ in range(2):
-        started = time.perf_counter()
-        report = grade(str(SUBMISSIONS[0]), "yahtzee")
-        best = min(best, time.perf_counter() - started)
-        assert report.score == pytest.approx(100)
-    assert best < 3.0, f"a four-stage grade took {best:.2f} s"
+def test_a_grade_never_runs_the_same_game_twice(monkeypatch):
+    """Speed is measured by `make bench`, not here; what a test can pin down is the work: the
+    suites must not repeat a request (e.g. replay the same seeded game for every check)."""
+    from autograder.engine import program
+
+    seen: list[str] = []
+    original = program.Program.run
+
+    def counting_run(self, request):
+        if self.label == "your program" and request.fresh:
+            seen.append(json.dumps(request.__dict__, sort_keys=True, default=str))
+        return original(self, request)
+
+    monkeypatch.setattr(program.Program, "run", counting_run)
+    report = grade(str(SUBMISSIONS[0]), "yahtzee")
+    assert report.score == pytest.approx(100)
+    repeated = {key for key in seen if seen.count(key) > 1}
+    assert not repeated, f"{len(repeated)} fresh requests ran more than once"
