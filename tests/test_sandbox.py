@@ -621,7 +621,9 @@ def test_unprivileged_grader_degrades_to_limits_and_a_temp_folder():
     assert report["alive"] is False and report["workdir_left"] is False
 
 
-def test_speed(make, capsys):
+def test_many_requests_leak_nothing(make):
+    """A hundred shared calls and a hundred fresh games in one sandbox: more than Limits.nofile,
+    so no descriptor or process may leak per request.  (Speed is measured by `make bench`.)"""
     box = make("""
         import random
 
@@ -635,18 +637,7 @@ def test_speed(make, capsys):
                 total += sum(random.randint(1, 6) for _ in range(5))
             return total
     """)
-    t0 = time.monotonic()
-    call(box, "add", 1, 2, fresh=False)
-    first = time.monotonic() - t0
-    t0 = time.monotonic()
     for i in range(100):
         assert call(box, "add", i, 1, fresh=False).value == i + 1
-    batch = time.monotonic() - t0
-    t0 = time.monotonic()
-    for i in range(100):            # more than Limits.nofile: no descriptor may leak per request
+    for i in range(100):
         assert call(box, "game", stdin=["r"] * 13, seed=i).status == "ok"
-    game = (time.monotonic() - t0) / 100
-    with capsys.disabled():
-        print(f"\n[sandbox speed] start+first call {first * 1000:.0f} ms; 100 fresh=False calls "
-              f"{batch * 1000:.0f} ms; fresh game {game * 1000:.1f} ms each")
-    assert batch < 1.0 and game < 0.1
