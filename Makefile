@@ -31,9 +31,11 @@ lint: $(STAMP)
 
 starter: $(STAMP)
 	$(PY) -m autograder build
+	$(PY) -m autograder.notebooks
 
 check: $(STAMP)
 	$(PY) -m autograder build --check
+	$(PY) -m autograder.notebooks --check
 
 clean:
 	rm -rf $(VENV) build *.egg-info demo-output
