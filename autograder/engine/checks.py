@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from .feedback import Fail, describe_call, ordinal
+from .feedback import Fail, describe_call, ordinal, show
 from .sandbox import Outcome
 
 
@@ -58,7 +58,7 @@ def expect_same(student, reference, func: str, *args: Any,
     got = returned(student.call(func, *args, **kwargs), ran)
     if got != expected or type(got) is not type(expected):
         because = f" ({why})" if why else ""
-        raise Fail(f"Called {ran}. Returned {got!r}, but expected {expected!r}{because}.",
+        raise Fail(f"Called {ran}. Returned {show(got)}, but expected {show(expected)}{because}.",
                    ran=ran, expected=expected, got=got, hint=hint(got, expected) if hint else None,
                    show_values=False)
     return got
@@ -70,7 +70,7 @@ def expect_raises(student, func: str, *args: Any, error: str = "ValueError", **k
     if outcome.status == "exception" and (outcome.error or {}).get("type") == error:
         return
     if outcome.status == "ok":
-        raise Fail(f"Called {ran}. Returned {outcome.value!r}, but expected it to raise {error}.",
+        raise Fail(f"Called {ran}. Returned {show(outcome.value)}, but expected it to raise {error}.",
                    ran=ran, show_values=False)
     raise Fail(f"Called {ran}; expected {error}. {explain(outcome, ran)}", ran=ran, show_values=False)
 

@@ -1,0 +1,3 @@
+# Appended to the reference: the file never finishes loading.
+while True:
+    pass

@@ -1,0 +1,1 @@
+# Honest: the reference itself (nothing appended).
