@@ -6,6 +6,7 @@ Student code never runs here: the suites talk to it through sandboxed Programs.
 from __future__ import annotations
 
 import os
+import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -25,6 +26,17 @@ PYTEST_INI = Path(__file__).resolve().parent / "engine" / "pytest.ini"
 def hidden_paths(extra: list[str] | None = None) -> list[str]:
     """Folders the student's process must not see: the kit itself (tests, solution, suites)."""
     return [str(REPO_ROOT)] + list(extra or [])
+
+
+def submission_home(path: str | Path) -> list[str]:
+    """The folder a submission sits in (a class folder, an LMS download), hidden from its own
+    sandbox too: the student's code arrives through a pipe, so the sandbox never needs it, and
+    classmates' files next to it must not be readable.  Not "/" and not a folder holding Python."""
+    folder = Path(path).resolve().parent
+    prefix = Path(os.path.realpath(sys.base_prefix))
+    if folder == Path(folder.anchor) or folder == prefix or folder in prefix.parents:
+        return []
+    return [str(folder)]
 
 
 class GraderFault(RuntimeError):
@@ -71,7 +83,7 @@ def grade_stream(paths: Iterator[str | Path], deliver: Callable[[GradeReport], N
         except SubmissionError as err:
             load_failure = report.error = str(err)
             source, filename = "", spec.student_file
-        student = Program(source, filename, limits=limits, hidden_paths=hidden)
+        student = Program(source, filename, limits=limits, hidden_paths=hidden + submission_home(path))
         return student, load_failure, (report, student, started)
 
     def finish(plugin: GradingPlugin, context) -> None:

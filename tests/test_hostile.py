@@ -698,3 +698,55 @@ def test_a_huge_return_value_is_summarised_not_an_internal_error():
             assert len(json.dumps(out.value)) < 10_000_000
             out = box.run(Request("call", "digits", fresh=fresh))
             assert out.status == "ok" and out.value[-1] == {"__type__": "int", "too_large": True}
+
+
+def _readable_spot() -> Path | None:
+    """A world-readable folder outside /tmp and the kit (where an instructor might keep a class)."""
+    for top in ("/srv", "/mnt", "/opt", "/var/lib"):
+        path = Path(top)
+        if path.is_dir() and os.access(path, os.W_OK) and all(
+                os.stat(p).st_mode & 0o005 == 0o005 for p in [path, *path.parents]):
+            return path
+    return None
+
+
+PEEK = '''
+
+import os
+
+
+def format_dice(dice):
+    found = []
+    for path in ("@OTHER@", "@CLASS@", "@CLASS@/alice.py"):
+        try:
+            found.append(str(sorted(os.listdir(path)) if os.path.isdir(path) else len(open(path).read())))
+        except OSError as err:
+            found.append(type(err).__name__)
+    return "; ".join(found)
+'''
+
+
+@pytest.mark.skipif(not ISO["namespaces"], reason="only mount namespaces can hide folders")
+def test_classmates_files_next_to_a_submission_are_hidden():
+    spot = _readable_spot()
+    if spot is None:
+        pytest.skip("no world-readable folder outside /tmp to put a class in")
+    root = Path(tempfile.mkdtemp(prefix="hostile-class-", dir=spot))
+    try:
+        os.chmod(root, 0o755)
+        other, klass = root / "other", root / "class"
+        for folder in (other, klass):
+            folder.mkdir(mode=0o755)
+        (other / "note.txt").write_text("readable: proves the sandbox could read here\n")
+        shutil.copy(REPO / "solution" / "yahtzee.py", klass / "alice.py")
+        for path in (other / "note.txt", klass / "alice.py"):
+            path.chmod(0o644)
+        peek = PEEK.replace("@OTHER@", str(other)).replace("@CLASS@", str(klass))
+        (klass / "mallory.py").write_text((REPO / "solution" / "yahtzee.py").read_text() + peek)
+        from autograder.engine import reporters
+        from autograder.grade import grade
+
+        text = reporters.to_text(grade(klass / "mallory.py", "yahtzee", stage=2, limits=LIMITS))
+        assert "['note.txt']; []; FileNotFoundError" in text, text[:3000]     # other: seen; class: hidden
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
