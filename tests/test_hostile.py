@@ -15,7 +15,8 @@ canary); nothing outside its working folder changed (a canary folder, the kit's 
 no process outlived it (the grading process is a child subreaper: orphans come back to it);
 the wall time stayed bounded.
 
-HOSTILE_DUMP=path.json writes what each case actually got (to review expected.toml by hand).
+HOSTILE_DUMP=path.json writes what each case actually got (to review expected.toml by hand);
+with HOSTILE_DEBUG=1 it also lists every non-ok outcome of each case's requests.
 """
 
 from __future__ import annotations
