@@ -1274,12 +1274,16 @@ def enter_namespaces(cfg):
     applied["readonly_root"] = lib.set_readonly("/") and lib.set_readonly("/dev", readonly=False)
     prefix = os.path.realpath(sys.base_prefix)
     prefix_fd = os.open(prefix, os.O_PATH | os.O_DIRECTORY)
-    hidden = [os.path.realpath(p) for p in cfg.get("hidden", [])]
-    blocker = _blocking_ancestor(prefix)
-    covers = [(p, "hide") for p in hidden + ([blocker] if blocker else [])]
     tmp_mb = cfg["tmp_mb"]
-    covers += [("/tmp", f"size={tmp_mb}m,mode=1777"), ("/var/tmp", "size=8m,mode=1777"),
+    private = [("/tmp", f"size={tmp_mb}m,mode=1777"), ("/var/tmp", "size=8m,mode=1777"),
                ("/dev/shm", "size=8m,mode=1777")]
+    private = [(os.path.realpath(p), opts) for p, opts in private]
+    # A hidden path inside a private tmp is already hidden by the fresh, empty tmpfs there
+    # (and hiding /tmp itself read-only would leave no working folder).
+    hidden = [p for p in (os.path.realpath(p) for p in cfg.get("hidden", []))
+              if not any(_within(p, t) for t, _ in private)]
+    blocker = _blocking_ancestor(prefix)
+    covers = [(p, "hide") for p in hidden + ([blocker] if blocker else [])] + private
     done = []
     for path, opts in sorted(covers, key=lambda c: len(c[0])):
         path = os.path.realpath(path)

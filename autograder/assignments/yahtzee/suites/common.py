@@ -164,7 +164,7 @@ def data_free(fail, func: str, case: dict):
     if "not written yet" in text:
         summary = f"{func} is not written yet."
     elif "no function" in text:
-        summary = text.split(";")[0].split(":")[0] + "."
+        summary = text.split(";")[0].split(":")[0].rstrip(".") + "."
     elif "expected it to raise" in text or "; expected " in text:
         summary = f"{func} must raise ValueError here ({why})."
     elif "Returned" in text:

@@ -584,6 +584,12 @@ def check_finishes(played: Played) -> None:
     from autograder.engine.checks import explain
 
     outcome, case = played.outcome, played.case
+    if played.finished and not outcome.inputs_asked and not played.mine.rolls:
+        # returning without playing must not pass the checks that compare what was played
+        _fail(played, f"{case.call} returned {outcome.value!r} without playing: it asked for no input "
+                      "and rolled no dice.",
+              "The game returned without playing: it asked for no input and rolled no dice.",
+              hint="play_game(n) plays n rounds: roll, ask which dice to keep, ask for a category.")
     if played.finished:
         return
     div = played.divergence

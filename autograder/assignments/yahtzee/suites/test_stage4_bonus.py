@@ -22,7 +22,7 @@ from autograder.assignments.yahtzee.suites.common import (
     share,
     student_value,
 )
-from autograder.engine.feedback import Fail
+from autograder.engine.feedback import Fail, show
 
 DATA = load_scenarios("bonus")
 UPPER = DATA["upper_bonus"]
@@ -65,7 +65,7 @@ def _compare(student, reference, case: dict, func: str, args: list, also=None) -
         return
     if got != expected or type(got) is not type(expected):
         summary = (f"{func} returned the wrong value: {case['why']}." if hidden else
-                   f"Called {ran}. Returned {got!r}, but expected {expected!r} ({case['why']}).")
+                   f"Called {ran}. Returned {show(got)}, but expected {show(expected)} ({case['why']}).")
         raise Fail(summary, ran=ran, expected=expected, got=got, hint=hint_for(case, got))
 
 
