@@ -13,6 +13,7 @@ import random
 import shutil
 import socket
 import subprocess
+import tempfile
 import textwrap
 import time
 from pathlib import Path
@@ -555,13 +556,21 @@ def test_hidden_paths_network_and_files_are_isolated(make):
         def env():
             return sorted(os.environ)
     """
-    this_file = str(Path(__file__).resolve())
-    with open(this_file) as f:
-        head = f.read(20)
-    assert call(make(src), "peek", this_file).value == head       # readable when not hidden...
-    box = make(src, hidden_paths=[str(REPO)])
-    assert call(box, "peek", this_file).value == "FileNotFoundError"   # ...and gone when hidden
-    assert box.applied["uid"] >= 40000 and str(REPO) in box.applied["hidden"]
+    # A world-readable folder outside /tmp (the sandbox gets a private /tmp anyway, and a fresh
+    # clone of the kit may itself live under /tmp).
+    secret_dir = Path(tempfile.mkdtemp(prefix="sandbox-hidden-", dir="/run"))
+    try:
+        secret_dir.chmod(0o755)
+        secret = secret_dir / "hidden-test.txt"
+        secret.write_text("the hidden tests say", encoding="utf-8")
+        secret.chmod(0o644)
+        head = secret.read_text(encoding="utf-8")[:20]
+        assert call(make(src), "peek", str(secret)).value == head       # readable when not hidden...
+        box = make(src, hidden_paths=[str(secret_dir)])
+        assert call(box, "peek", str(secret)).value == "FileNotFoundError"   # ...and gone when hidden
+        assert box.applied["uid"] >= 40000 and str(secret_dir) in box.applied["hidden"]
+    finally:
+        shutil.rmtree(secret_dir, ignore_errors=True)
     assert call(box, "write", "/etc/sandbox-probe").value in ("OSError", "PermissionError")
     assert not os.path.exists("/etc/sandbox-probe")
     probe = f"/tmp/sandbox-probe-{os.getpid()}.txt"
