@@ -126,8 +126,10 @@ def build_parser() -> argparse.ArgumentParser:
     for verb, (module_name, help_text) in VERBS.items():
         try:
             module = importlib.import_module(module_name)
-        except ImportError:
-            continue  # a verb whose module is not there yet is simply not offered
+        except ModuleNotFoundError as err:
+            if err.name != module_name:
+                raise             # a broken verb module must not silently vanish from the CLI
+            continue              # a verb whose module is not installed here is simply not offered
         verb_parser = sub.add_parser(verb, help=help_text, description=help_text)
         module.add_arguments(verb_parser)
         verb_parser.set_defaults(handler=module.run)
