@@ -41,7 +41,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.engine.sandbox import Limits, isolation
+from autograder.engine.sandbox import Limits, descendants, isolation
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -126,18 +126,7 @@ def _proc_status(pid: int) -> dict[str, str]:
 
 def live_descendants(root: int) -> set[int]:
     """Pids below ROOT that are still running (zombies are dead: not counted)."""
-    parent: dict[int, int] = {}
-    for name in os.listdir("/proc"):
-        if name.isdigit():
-            try:
-                with open(f"/proc/{name}/stat") as f:
-                    parent[int(name)] = int(f.read().rsplit(")", 1)[1].split()[1])
-            except (OSError, ValueError, IndexError):
-                pass
-    found, frontier = set(), {root}
-    while frontier:
-        frontier = {p for p, pp in parent.items() if pp in frontier and p not in found}
-        found |= frontier
+    found = descendants(root)
     return {p for p in found if _proc_status(p).get("State", "Z")[:1] not in ("Z", "X", "")}
 
 

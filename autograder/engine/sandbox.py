@@ -291,7 +291,7 @@ def uid_processes(uid: int, exclude: int = 0) -> list[int]:
 def _kill_tree(root_pid: int) -> None:
     """Not root: SIGKILL the zygote's process group and every descendant (it is a subreaper)."""
     for _ in range(3):
-        victims = _descendants(root_pid)
+        victims = descendants(root_pid)
         for pid in victims:
             _signal(pid, signal.SIGKILL)
         try:
@@ -302,7 +302,8 @@ def _kill_tree(root_pid: int) -> None:
             break
 
 
-def _descendants(root_pid: int) -> set[int]:
+def descendants(root_pid: int) -> set[int]:
+    """Every process below ROOT_PID (read from /proc; zombies included)."""
     parent: dict[int, int] = {}
     for name in os.listdir("/proc"):
         if name.isdigit():
