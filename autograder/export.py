@@ -17,7 +17,7 @@ from .gradebook import Gradebook, Row
 
 
 def _num(value: float) -> float | int:
-    value = round(float(value), 4)
+    value = round(float(value), 2)
     return int(value) if value == int(value) else value
 
 

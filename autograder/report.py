@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from .assignment import Assignment
-from .engine.reporters import closing_line, fmt, problem_titles
+from .engine.reporters import closing_line, problem_titles
+from .engine.reporters import fmt as _fmt
 from .engine.results import GradeReport
 from .gradebook import Row
 
@@ -31,12 +32,17 @@ th{background:#f4f6f9} td.num,th.num{text-align:right;font-variant-numeric:tabul
 .cards{display:flex;gap:1em;flex-wrap:wrap} .card{background:#f4f6f9;border-radius:8px;padding:.7em 1.1em}
 .card b{display:block;font-size:1.5em}
 tr.flagged td{background:#fff4e5} .flag{color:#a34700;font-weight:600;white-space:nowrap}
-.bar{display:inline-block;height:.8em;background:#3d7bd9;border-radius:2px;vertical-align:middle}
+.barcell{white-space:nowrap} .bar{display:inline-block;height:.8em;background:#3d7bd9;border-radius:2px;vertical-align:middle}
 .barbox{display:inline-block;width:120px;background:#e3e8ef;border-radius:2px;margin-right:.5em}
 .status-passed{color:#1a7f37} .status-failed,.status-error{color:#b42318} .status-skipped{color:#7a5b00}
 pre{background:#f4f6f9;padding:.6em;border-radius:6px;white-space:pre-wrap;overflow-wrap:anywhere}
 .error{color:#b42318;font-weight:600} a{color:#1f5fbf}
 """
+
+
+def fmt(points: float) -> str:
+    """Points as people write them: at most two decimals (the suites split points evenly)."""
+    return _fmt(round(float(points), 2))
 
 
 def esc(value: Any) -> str:
@@ -228,7 +234,8 @@ def render_report(rows: list[Row], spec: Assignment) -> str:
         body.append(f'<tr class="{"flagged" if r["flagged"] else "test"}"><td>{esc(r["name"])}{hidden}</td>'
                     f"<td>{r['problem']} {esc(titles.get(r['problem'], ''))}</td>"
                     f"<td class=\"num\">{fmt(r['points'])}</td>"
-                    f"<td>{_bar(r['rate'])} <small>({r['passed']}/{r['n']})</small></td><td>{flag}</td></tr>")
+                    f"<td class=\"barcell\">{_bar(r['rate'])} <small>({r['passed']}/{r['n']})</small></td>"
+                    f"<td>{flag}</td></tr>")
     body.append("</table>")
 
     hints = common_hints(rows)
@@ -283,9 +290,10 @@ def write_report(rows: list[Row], spec: Assignment, out: Path) -> Path:
 
 def render_feedback(row: Row, report: GradeReport) -> str:
     titles = problem_titles(report.assignment)
+    score_line = f"Score: {fmt(report.score)} / {fmt(report.max_score)}"
     body = ["<p><a href=\"../report.html\">&larr; class report</a></p>",
             f"<h1>Feedback: {esc(row.submission_id)}</h1>",
-            f"<p><b>{esc(closing_line(report)) if not report.public_only else ''}</b></p>"]
+            f"<p><b>{esc(closing_line(report)) if report.public_only else score_line}</b></p>"]
     if report.error:
         body.append(f'<p class="error">{esc(report.error)}</p>')
     if report.notes:
