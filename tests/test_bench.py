@@ -1,0 +1,51 @@
+"""Smoke test of `make bench` (python -m autograder.bench) with the smallest settings: it runs
+without stdin and prints its four sections.  No timing is asserted: figures belong to the bench.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from autograder import bench
+
+pytestmark = pytest.mark.slow       # about 30 s (one nbgrader autograde of one notebook)
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_copy_class_renames_every_copy(tmp_path):
+    source = tmp_path / "class"
+    (source / "carol").mkdir(parents=True)
+    (source / "carol" / "yahtzee.py").write_text("x = 1\n")
+    (source / "alice.py").write_text("x = 1\n")
+    (source / "judy.ipynb").write_text("{}")
+    made = bench.copy_class(source, tmp_path / "copies", 2)
+    assert sorted(made) == ["alice_1.py", "alice_2.py", "carol_1", "carol_2", "judy_1.ipynb", "judy_2.ipynb"]
+    assert (tmp_path / "copies" / "carol_2" / "yahtzee.py").is_file()
+    assert bench.student_names(source) == ["alice", "carol", "judy"]
+
+
+def test_bench_prints_its_sections(tmp_path):
+    small = tmp_path / "class"
+    small.mkdir()
+    for name in ("alice.py", "heidi.py"):
+        shutil.copy2(ROOT / "samples" / "class" / name, small / name)
+    result = subprocess.run([sys.executable, "-m", "autograder.bench", "--copies", "1", "--repeat", "1",
+                             "--jobs", "2", "--class", str(small), "--nb-students", "1", "--nb-stages", "1"],
+                            cwd=ROOT, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=300)
+    out = result.stdout
+    assert result.returncode == 0, out + result.stderr
+    for heading in ("(a) one submission", "(b) batch", "(c) nbgrader autograde", "(d) targets"):
+        assert heading in out, heading
+    assert "FAILED" not in out
+    assert "100/100" in out                                  # the reference graded in (a)
+    assert "2 submissions" in out                            # the small class in (b)
+    assert ("notebook" in out and "autograded" in out) or "note: skipped" in out   # (c) ran or said why not
+    for target in ("<= 0.5 s", ">= 20 submissions/s", ">= 20x nbgrader"):
+        line = next(line for line in out.splitlines() if target in line)
+        assert line.rstrip().endswith(("MET", "n/a")), line
