@@ -66,13 +66,17 @@ class Entry:
     path: Path
     files: list[tuple[str, Path]] = field(default_factory=list)
     hash: str = ""
-    note: str = ""
+    error: str = ""              # set when the submission cannot be graded at all (e.g. a corrupt zip)
 
     def __post_init__(self) -> None:
         if not self.files:
             self.files = submission_files(self.path)
         if not self.hash:
-            self.hash = content_hash(self.files)
+            try:
+                self.hash = content_hash(self.files)
+            except OSError as err:
+                self.error = self.error or f"{self.path.name} could not be read ({err.strerror})"
+                self.hash = "unreadable:" + hashlib.sha256(self.error.encode()).hexdigest()
 
 
 def safe_id(text: str) -> str:
@@ -169,12 +173,24 @@ def _plain(root: Path, work_dir: Path, notes: list[str]) -> list[Entry]:
         for who, paths in sorted(groups.items()):
             if len(paths) == 1 and paths[0].suffix.lower() != ".zip":
                 entries.append(Entry(safe_id(who), paths[0]))
+                continue
+            problems: list[str] = []
+            staged = _stage_files(who, paths, work_dir, notes, problems)
+            if problems and not submission_files(staged):
+                zips = [p for p in paths if p.suffix.lower() == ".zip"]
+                entries.append(Entry(safe_id(who), zips[0], files=[(p.name, p) for p in paths],
+                                     error="; ".join(problems)))
             else:
-                entries.append(Entry(safe_id(who), _stage_files(who, paths, work_dir, notes)))
+                notes += [f"{who}: {problem} (graded the other files)" for problem in problems]
+                entries.append(Entry(safe_id(who), staged))
         files = []
     for p in files:
         if p.suffix.lower() == ".zip":
-            entries.append(Entry(safe_id(p.stem), _unwrap(extract_zip(p, work_dir / "nested", notes))))
+            try:
+                entries.append(Entry(safe_id(p.stem), _unwrap(extract_zip(p, work_dir / "nested", notes,
+                                                                          label=p.name))))
+            except InputError as err:          # one student's broken zip: their error row, not the batch's
+                entries.append(Entry(safe_id(p.stem), p, error=str(err)))
         else:
             entries.append(Entry(safe_id(p.stem), p))
     for p in folders:
@@ -184,8 +200,11 @@ def _plain(root: Path, work_dir: Path, notes: list[str]) -> list[Entry]:
     return entries
 
 
-def _stage_files(who: str, paths: list[Path], work_dir: Path, notes: list[str]) -> Path:
-    """Gather one LMS student's files (prefixed names, maybe a zip) into a folder of their own."""
+def _stage_files(who: str, paths: list[Path], work_dir: Path, notes: list[str],
+                 problems: list[str]) -> Path:
+    """Gather one LMS student's files (prefixed names, maybe a zip) into a folder of their own.
+
+    A zip that cannot be extracted is left out and described in PROBLEMS."""
     dest = work_dir / "staged" / safe_id(who)
     if dest.exists():
         shutil.rmtree(dest)
@@ -194,7 +213,11 @@ def _stage_files(who: str, paths: list[Path], work_dir: Path, notes: list[str]) 
         original = CANVAS.match(p.name)["file"]
         original = re.sub(r"-\d+(\.\w+)$", r"\1", original)   # Canvas renames resubmissions name-1.py
         if p.suffix.lower() == ".zip":
-            inner = _unwrap(extract_zip(p, work_dir / "nested", notes))
+            try:
+                inner = _unwrap(extract_zip(p, work_dir / "nested", notes, label=original))
+            except InputError as err:
+                problems.append(str(err))
+                continue
             shutil.copytree(inner, dest / Path(original).stem, dirs_exist_ok=True)
         else:
             shutil.copy2(p, dest / original)
@@ -268,24 +291,26 @@ def _unique(entries: list[Entry]) -> list[Entry]:
 
 # --- safe zip extraction --------------------------------------------------------------------------
 
-def extract_zip(archive: Path, into: Path, notes: list[str] | None = None) -> Path:
+def extract_zip(archive: Path, into: Path, notes: list[str] | None = None, label: str | None = None) -> Path:
     """Extract ARCHIVE under INTO/<stem>-<hash>/ once; reuse it on later runs.
 
     No path traversal (absolute, `..`, drive letters), no symlinks, caps on entries and sizes
-    (the real bytes written are counted, not the sizes the archive claims).
+    (the real bytes written are counted, not the sizes the archive claims).  Errors name the
+    archive as LABEL (default: its path), in one line.
     """
     notes = notes if notes is not None else []
+    label = label or str(archive)
     try:
         digest = hashlib.sha256(archive.read_bytes()).hexdigest()[:12]
     except OSError as err:
-        raise InputError(f"cannot read {archive}: {err.strerror}") from None
+        raise InputError(f"cannot read {label}: {err.strerror}") from None
     dest = into / f"{safe_id(archive.stem)}-{digest}"
     if (dest / ".complete").is_file():
         return dest
     try:
         zf = zipfile.ZipFile(archive)
     except (zipfile.BadZipFile, OSError, ValueError) as err:
-        raise InputError(f"cannot read {archive} as a zip archive ({err}); is it complete?") from None
+        raise InputError(f"cannot read {label} as a zip archive ({err}); is it complete?") from None
     tmp = dest.with_name(dest.name + ".partial")
     if tmp.exists():
         shutil.rmtree(tmp)
@@ -296,7 +321,7 @@ def extract_zip(archive: Path, into: Path, notes: list[str] | None = None) -> Pa
         with zf:
             infos = zf.infolist()
             if len(infos) > MAX_ZIP_ENTRIES:
-                raise InputError(f"{archive.name} holds {len(infos)} entries (more than {MAX_ZIP_ENTRIES})")
+                raise InputError(f"{Path(label).name} holds {len(infos)} entries (more than {MAX_ZIP_ENTRIES})")
             for info in infos:
                 name = info.filename.replace("\\", "/")
                 parts = [p for p in PurePosixPath(name).parts if p not in ("", ".")]
@@ -308,7 +333,7 @@ def extract_zip(archive: Path, into: Path, notes: list[str] | None = None) -> Pa
                 if not parts or info.is_dir():
                     continue
                 if info.file_size > MAX_ZIP_MEMBER:
-                    raise InputError(f"{archive.name}: {info.filename} is {info.file_size} bytes "
+                    raise InputError(f"{Path(label).name}: {info.filename} is {info.file_size} bytes "
                                      f"(more than the {MAX_ZIP_MEMBER} cap)")
                 target = tmp.joinpath(*parts)
                 if not target.resolve().is_relative_to(tmp.resolve()):
@@ -322,12 +347,12 @@ def extract_zip(archive: Path, into: Path, notes: list[str] | None = None) -> Pa
                         written += len(chunk)
                         total += len(chunk)
                         if written > limit or total > MAX_ZIP_TOTAL:
-                            raise InputError(f"{archive.name} expands too much at {info.filename} "
+                            raise InputError(f"{Path(label).name} expands too much at {info.filename} "
                                              "(a zip bomb, or over the size cap)")
                         out.write(chunk)
     except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, NotImplementedError, OSError) as err:
         shutil.rmtree(tmp, ignore_errors=True)
-        raise InputError(f"cannot read {archive} as a zip archive ({err}); is it complete?") from None
+        raise InputError(f"cannot read {label} as a zip archive ({err}); is it complete?") from None
     except InputError:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
@@ -381,49 +406,88 @@ def _children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def _worker_main(conn, assignment: str, stage: str, log_path: str) -> None:
-    """A worker: grade submissions sent over CONN until told to stop (None) or the parent is gone."""
+def _worker_main(conn, assignment: str, stage: str, log_path: str, hidden: list[str] | None = None) -> None:
+    """A worker: grade submissions sent over CONN until told to stop (None) or the parent is gone.
+
+    One pytest session (grade_stream) serves every submission this worker gets: the suites are
+    collected once and the reference's cache is shared.  The session pulls the next path from a
+    blocking iterator over CONN and each report goes back the moment it is ready.  Should the
+    session itself end early (a grader bug), the submission it was on gets an error row and a
+    new session takes the next one.
+    """
     signal.signal(signal.SIGINT, signal.SIG_IGN)               # Ctrl-C is the parent's business
+    stopping = {"now": False}
 
     def _stop(signum, frame):
-        raise SystemExit(128 + signum)                          # unwinds grade(): sandboxes get closed
+        stopping["now"] = True
+        raise KeyboardInterrupt                                 # ends the pytest session; sandboxes get closed
 
     signal.signal(signal.SIGTERM, _stop)
     log = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
     os.dup2(log, 1)
     os.dup2(log, 2)
+    from .assignment import load_assignment
     from .engine import reporters
     from .engine.program import close_references
-    from .grade import grade
+    from .grade import grade_stream
 
+    spec = load_assignment(assignment)
     crash_on = os.environ.get(CRASH_ENV)
-    try:
+    state: dict[str, Any] = {"sid": None, "done": False, "pulled": 0}
+
+    def send(sid: str, result: dict[str, Any]) -> None:
+        result["wall"] = time.perf_counter() - state["wall0"]
+        result["cpu"] = time.process_time() - state["cpu0"] + _children_cpu() - state["kids0"]
+        sys.stdout.flush()
+        sys.stderr.flush()
+        state["sid"] = None
+        conn.send((sid, result))
+
+    def tasks():
+        """The submissions, one at a time, as the parent sends them (blocks in between)."""
         while True:
             try:
                 task = conn.recv()
             except (EOFError, OSError):
-                break
+                task = None
             if task is None:
-                break
+                state["done"] = True
+                return
             sid, path = task
             print(f"--- {time.strftime('%H:%M:%S')} grading {sid} ({path})", flush=True)
             if crash_on and sid == crash_on:
                 os._exit(3)
-            wall0, cpu0, kids0 = time.perf_counter(), time.process_time(), _children_cpu()
+            state.update(sid=sid, wall0=time.perf_counter(), cpu0=time.process_time(), kids0=_children_cpu())
+            state["pulled"] += 1
+            yield path
+
+    def deliver(report: GradeReport) -> None:
+        report.submission = state["sid"]
+        send(state["sid"], {"ok": True, "report": report.to_dict(), "feedback": reporters.to_text(report)})
+
+    def failed(why: str) -> dict[str, Any]:
+        return {"ok": False, "error": f"the grader failed on this submission ({why}); it is not the student's fault"}
+
+    stream = tasks()
+    try:
+        while not state["done"] and not stopping["now"]:
+            pulled, fault = state["pulled"], None
             try:
-                report = grade(path, assignment, stage=stage)
-                report.submission = sid
-                result: dict[str, Any] = {"ok": True, "report": report.to_dict(),
-                                          "feedback": reporters.to_text(report)}
-            except Exception as err:
+                grade_stream(stream, deliver, spec, stage, extra_hidden=hidden)
+            except KeyboardInterrupt:
+                break
+            except Exception as err:                            # e.g. GraderFault: the suites do not load
                 traceback.print_exc()
-                result = {"ok": False, "error": f"the grader failed on this submission "
-                                                f"({type(err).__name__}: {err}); it is not the student's fault"}
-            result["wall"] = time.perf_counter() - wall0
-            result["cpu"] = time.process_time() - cpu0 + _children_cpu() - kids0
-            sys.stdout.flush()
-            sys.stderr.flush()
-            conn.send((sid, result))
+                fault = f"{type(err).__name__}: {str(err).splitlines()[0] if str(err) else ''}"
+            if stopping["now"]:                                 # SIGTERM: the parent gave up on this worker
+                break
+            if state["sid"] is not None:                        # the session ended in the middle of one
+                send(state["sid"], failed(fault or "the grading session stopped; see the worker log"))
+            if state["pulled"] == pulled and not state["done"]:
+                # The session could not take a single submission: answer the rest with the reason.
+                why = fault or "the grading session does not start; see the worker log"
+                for _ in stream:
+                    send(state["sid"], failed(why))
     finally:
         close_references()
 
@@ -439,8 +503,10 @@ class _Worker:
 class WorkerPool:
     """N grading processes fed one submission at a time; a crashed or hung worker is replaced."""
 
-    def __init__(self, jobs: int, assignment: str, stage: str, log_dir: Path, timeout: float):
+    def __init__(self, jobs: int, assignment: str, stage: str, log_dir: Path, timeout: float,
+                 hidden: list[str] | None = None):
         self.jobs = max(1, jobs)
+        self.hidden = list(hidden or [])
         self.assignment = assignment
         self.stage = stage
         self.log_dir = log_dir
@@ -456,7 +522,8 @@ class WorkerPool:
         self._started += 1
         parent, child = self.ctx.Pipe()
         log = self.log_dir / f"worker-{len(self.workers) + 1}.log"
-        process = self.ctx.Process(target=_worker_main, args=(child, self.assignment, self.stage, str(log)),
+        process = self.ctx.Process(target=_worker_main,
+                                   args=(child, self.assignment, self.stage, str(log), self.hidden),
                                    name=f"grade-all-worker-{self._started}", daemon=True)
         process.start()
         child.close()
@@ -599,6 +666,21 @@ class Progress:
 
 # --- the batch ------------------------------------------------------------------------------------
 
+def hidden_from_students(source: str | Path, out: Path, work_dir: Path) -> list[str]:
+    """What no student's sandbox may read: the submissions (classmates' files), the gradebook and
+    exports (OUT), and the extraction work folder.  The kit itself is hidden by grade() already.
+    "/" and folders holding the Python installation are never hidden (the sandbox needs Python)."""
+    prefix = Path(os.path.realpath(sys.base_prefix))
+    hidden = []
+    for path in (Path(source), out, work_dir):
+        path = Path(os.path.realpath(path))
+        if path == Path(path.anchor) or path == prefix or path in prefix.parents:
+            continue
+        if str(path) not in hidden:
+            hidden.append(str(path))
+    return hidden
+
+
 @dataclass
 class BatchSummary:
     found: int = 0
@@ -659,19 +741,26 @@ def grade_all(source: str | Path, out: str | Path = DEFAULT_OUT, assignment: str
             else:
                 report = GradeReport(submission=entry.id, assignment=spec.name, stage=stage,
                                      error=result["error"])
-                feedback = f"Grading {entry.id}: {result['error']}"
-                status, max_score = "crashed", top
-                summary.crashed += 1
+                feedback = f"Grading {entry.id}: {result['error']}\n\nScore: 0 / {top:g}"
+                status, max_score = ("graded" if result.get("student") else "crashed"), top
+                if result.get("student"):
+                    summary.graded += 1
+                else:
+                    summary.crashed += 1
             book.record(assignment=spec.name, submission_id=entry.id, content_hash=by_path[entry.id].hash,
                         stage=stage, report=report, feedback=feedback, wall_time=result.get("wall", 0.0),
                         cpu_time=result.get("cpu", 0.0), grader_version=version, status=status,
                         source=str(entry.path), max_score=max_score)
             bar.advance(entry.id)
 
-        pool = WorkerPool(jobs, spec.name, stage, out / "logs", timeout)
+        pool = WorkerPool(jobs, spec.name, stage, out / "logs", timeout,
+                          hidden=hidden_from_students(source, out, work_dir))
         status = "interrupted"
         try:
             bar.draw(force=True)
+            for entry in [e for e in todo if e.error]:        # nothing to run: the student's error row
+                on_result(entry, {"ok": False, "student": True, "error": entry.error})
+            todo = [e for e in todo if not e.error]
             if todo:
                 pool.run(todo, on_result)
             status = "done"
@@ -723,7 +812,10 @@ def run(args: argparse.Namespace) -> int:
     except KeyError as err:
         print(f"error: {err.args[0]}", file=sys.stderr)
         return 2
-    print_summary(summary)
+    try:
+        print_summary(summary)
+    except BrokenPipeError:                      # `grade-all ... | head`: the grading is done all the same
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     return 130 if summary.interrupted else 0
 
 

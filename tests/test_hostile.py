@@ -581,9 +581,6 @@ def test_cli_gives_one_clear_message_for_bad_input(bad_inputs, what, world):
         assert len(proc.stdout.splitlines()) < 40, "the same message repeated for every check"
 
 
-@pytest.mark.xfail(strict=True, reason="batch.py (in progress, not this file's owner): discover() raises InputError "
-                   "for one student's unreadable zip, so the whole class is not graded; it should be that "
-                   "student's error row.  Remove this mark when it is.")
 def test_one_students_unreadable_zip_is_an_error_row_not_a_failed_batch(world):
     folder = world["root"] / "zip-class"
     folder.mkdir()
