@@ -1,0 +1,455 @@
+"""`grade-all` end to end, with real processes (no mocks).
+
+A small class (the reference, a mutant, a syntax error, an endless loop, a corrupt zip) is graded
+by `python -m autograder grade-all` run under a child-subreaper wrapper, so any process that
+outlives the batch (a worker, a sandbox of uid 40000+) comes back to the wrapper and is reported.
+Then: the CSV's rows and per-stage/per-problem columns; a re-run skips what is unchanged, a
+changed file is regraded, --force regrades all; a real kill -9 and a real Ctrl-C (SIGINT to the
+process group) in the middle of a run, then a resume that loses and duplicates nothing and does
+not regrade what was already stored; a class zipped as an LMS (Canvas) export and an nbgrader
+submitted/ tree; bad input (a missing folder, an unreadable zip) is exit 2 with one clear line.
+
+Short limits (AUTOGRADER_LIMITS, honoured by every Program the workers make) keep the endless
+loop cheap.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import textwrap
+import time
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from autograder.assignment import load_assignment
+from autograder.export import csv_header
+from autograder.gradebook import Gradebook
+
+REPO = Path(__file__).resolve().parent.parent
+SPEC = load_assignment("yahtzee")
+SOLUTION = (REPO / "solution" / "yahtzee.py").read_text(encoding="utf-8")
+LIMITS_ENV = "wall_s=1,memory_mb=256"
+SANDBOX_UID_BASE = 40000
+MUTANT_FIND = "    if max(face_counts(dice).values()) >= n:\n        return sum(dice)"
+MUTANT_REPLACE = ("    counts = face_counts(dice)\n    if max(counts.values()) >= n:\n"
+                  "        return sum(die for die in dice if counts[die] >= n)")
+MUTANT_PROBLEMS = {2}                       # of-a-kind sums only the matching dice: problem 2 only
+LOOP = SOLUTION + "\n\ndef score_chance(dice):\n    while True:\n        pass\n"
+BROKEN = SOLUTION.replace("def score_upper(dice, face):", "def score_upper(dice, face)", 1)
+assert SOLUTION.count(MUTANT_FIND) == 1 and BROKEN != SOLUTION
+MUTANT = SOLUTION.replace(MUTANT_FIND, MUTANT_REPLACE)
+
+# Runs COMMAND as the leader of a new session (so the test can signal its whole process group),
+# while this wrapper stays outside that group as a child subreaper: whatever outlives the batch
+# is re-parented here and reported (pid, uid, command line), then killed.
+WRAPPER = textwrap.dedent("""
+    import ctypes, json, os, subprocess, sys, time
+    ctypes.CDLL(None).prctl(36, 1, 0, 0, 0)          # PR_SET_CHILD_SUBREAPER
+    report, cmd = sys.argv[1], sys.argv[2:]
+    with open(report + ".out", "w") as out, open(report + ".err", "w") as err:
+        proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=out, stderr=err, start_new_session=True)
+        with open(report + ".pid", "w") as f:
+            f.write(str(proc.pid))
+        code = proc.wait()
+
+    def children():
+        while True:
+            try:
+                pid, _ = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                return []
+            if pid == 0:
+                break
+        kids = []
+        for tid in os.listdir(f"/proc/{os.getpid()}/task"):
+            with open(f"/proc/{os.getpid()}/task/{tid}/children") as f:
+                kids += [int(x) for x in f.read().split()]
+        return kids
+
+    deadline = time.monotonic() + 6          # a forkserver or a worker may take a moment to see its parent left
+    while children() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    left = []
+    for pid in children():
+        try:
+            with open(f"/proc/{pid}/status") as f:
+                uid = int([line for line in f if line.startswith("Uid:")][0].split()[1])
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                command = f.read().replace(b"\\0", b" ").decode(errors="replace")[:160]
+            left.append({"pid": pid, "uid": uid, "cmd": command})
+            os.kill(pid, 9)
+        except (OSError, IndexError):
+            pass
+    with open(report, "w") as f:
+        json.dump({"code": code, "left": left}, f)
+""")
+
+
+def env() -> dict[str, str]:
+    return dict(os.environ, PYTHONPATH=str(REPO), AUTOGRADER_LIMITS=LIMITS_ENV)
+
+
+@dataclass
+class Batch:
+    """A `grade-all` started under the wrapper."""
+
+    proc: subprocess.Popen
+    report: Path
+
+    @classmethod
+    def start(cls, args: list[str], tmp: Path, name: str) -> Batch:
+        report = tmp / f"{name}.json"
+        for suffix in ("", ".pid", ".out", ".err"):
+            Path(str(report) + suffix).unlink(missing_ok=True)
+        proc = subprocess.Popen([sys.executable, "-c", WRAPPER, str(report), sys.executable, "-m", "autograder",
+                                 "grade-all", *args, "--no-progress"], cwd=tmp, env=env(),
+                                stdin=subprocess.DEVNULL)
+        return cls(proc, report)
+
+    def pid(self, timeout: float = 20) -> int:
+        path = Path(str(self.report) + ".pid")
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if path.is_file() and path.read_text().strip():
+                return int(path.read_text())
+            time.sleep(0.01)
+        raise AssertionError("the batch did not start")
+
+    def finish(self, timeout: float = 120) -> dict:
+        try:
+            self.proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(self.pid(), signal.SIGKILL)
+            self.proc.kill()
+            self.proc.wait()
+            raise AssertionError(f"the batch took more than {timeout} s") from None
+        result = json.loads(self.report.read_text())
+        result["stdout"] = Path(str(self.report) + ".out").read_text()
+        result["stderr"] = Path(str(self.report) + ".err").read_text()
+        return result
+
+
+def run_batch(args: list[str], tmp: Path, name: str, timeout: float = 120) -> dict:
+    result = Batch.start(args, tmp, name).finish(timeout)
+    assert_nothing_left(result)
+    return result
+
+
+def assert_nothing_left(result: dict) -> None:
+    sandboxes = [p for p in result["left"] if p["uid"] >= SANDBOX_UID_BASE]
+    assert not sandboxes, f"sandbox processes (uid {SANDBOX_UID_BASE}+) outlived the batch: {sandboxes}"
+    assert not result["left"], f"processes outlived the batch: {result['left']}"
+
+
+def rows_of(out: Path) -> dict[str, tuple[float, str, int, str]]:
+    """id -> (score, graded_at, times_graded, error), read without writing to the gradebook."""
+    path = out / "gradebook.sqlite"
+    if not path.exists():
+        return {}
+    db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=10)
+    try:
+        return {sid: (score, at, n, error) for sid, score, at, n, error in db.execute(
+            "SELECT submission_id, score, graded_at, times_graded, error FROM grades")}
+    except sqlite3.OperationalError:              # created but no table yet
+        return {}
+    finally:
+        db.close()
+
+
+def count_rows(out: Path) -> tuple[int, int]:
+    db = sqlite3.connect(f"file:{out / 'gradebook.sqlite'}?mode=ro", uri=True)
+    try:
+        return db.execute("SELECT COUNT(*), COUNT(DISTINCT submission_id) FROM grades").fetchone()
+    finally:
+        db.close()
+
+
+def read_csv(out: Path) -> tuple[list[str], dict[str, dict[str, str]]]:
+    with open(out / "grades.csv", newline="", encoding="utf-8") as f:
+        reader = csv.reader(f)
+        header = next(reader)
+        return header, {line[0]: dict(zip(header, line)) for line in reader}
+
+
+def num(text: str) -> float:
+    return float(text)
+
+
+# ---------------------------------------------------------------------------------------------
+# The class and its first batch
+# ---------------------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def tmp(tmp_path_factory) -> Path:
+    return tmp_path_factory.mktemp("batch")
+
+
+@pytest.fixture(scope="module")
+def mutant_report(tmp):
+    """The mutant graded by grade() directly, in this process, with the same limits."""
+    from autograder.engine.program import default_limits
+    from autograder.grade import grade
+
+    path = tmp / "alone" / "mutant.py"
+    path.parent.mkdir()
+    path.write_text(MUTANT, encoding="utf-8")
+    old = os.environ.get("AUTOGRADER_LIMITS")
+    os.environ["AUTOGRADER_LIMITS"] = LIMITS_ENV
+    try:
+        return grade(path, "yahtzee", limits=default_limits())
+    finally:
+        if old is None:
+            os.environ.pop("AUTOGRADER_LIMITS")
+        else:
+            os.environ["AUTOGRADER_LIMITS"] = old
+
+
+@pytest.fixture(scope="module")
+def first(tmp):
+    klass, out = tmp / "class", tmp / "out"
+    klass.mkdir()
+    (klass / "ref.py").write_text(SOLUTION, encoding="utf-8")
+    (klass / "mutant.py").write_text(MUTANT, encoding="utf-8")
+    (klass / "broken.py").write_text(BROKEN, encoding="utf-8")
+    (klass / "loop.py").write_text(LOOP, encoding="utf-8")
+    (klass / "late.zip").write_bytes(b"PK\x03\x04 the upload was cut short")
+    result = run_batch([str(klass), "--jobs", "2", "--out", str(out)], tmp, "first")
+    return {"class": klass, "out": out, "result": result}
+
+
+IDS = {"ref", "mutant", "broken", "loop", "late"}
+
+
+def test_every_submission_is_recorded(first):
+    result = first["result"]
+    assert result["code"] == 0, result["stdout"] + result["stderr"]
+    assert "grade-all done: 5 submissions, 5 graded, 0 unchanged (skipped), 0 grader failures" in result["stdout"]
+    rows = rows_of(first["out"])
+    assert set(rows) == IDS
+    assert count_rows(first["out"]) == (5, 5)
+    assert all(n == 1 for _, _, n, _ in rows.values())
+    with Gradebook(first["out"] / "gradebook.sqlite") as book:
+        runs = book.runs()
+    assert [(r["status"], r["found"], r["graded"], r["skipped"]) for r in runs] == [("done", 5, 5, 0)]
+    for name in ("grades.csv", "grades.json", "report.html"):
+        assert (first["out"] / name).is_file()
+    for sid in IDS:
+        for ext in ("md", "txt", "html"):
+            assert (first["out"] / "feedback" / f"{sid}.{ext}").is_file()
+
+
+def test_csv_rows_and_columns(first, mutant_report):
+    header, rows = read_csv(first["out"])
+    assert header == csv_header(SPEC)
+    assert set(rows) == IDS
+    ref = rows["ref"]
+    assert num(ref["total"]) == num(ref["max"]) == SPEC.total_points == 100
+    assert num(ref["percent"]) == 100.0 and ref["status"] == "graded"
+    for stage in SPEC.stages:
+        assert num(ref[f"stage{stage.number}"]) == SPEC.stage_points(stage.number)
+    for problem in SPEC.problems:
+        assert num(ref[f"p{problem.number}"]) == problem.points
+
+    mutant = rows["mutant"]
+    with Gradebook(first["out"] / "gradebook.sqlite") as book:
+        stored = {r.submission_id: r for r in book.rows("yahtzee")}
+    assert stored["mutant"].score == mutant_report.score < 100
+    assert num(mutant["total"]) == round(mutant_report.score, 2)
+    by_problem = mutant_report.problem_scores()
+    for problem in SPEC.problems:
+        cell = num(mutant[f"p{problem.number}"])
+        assert cell == round(by_problem[problem.number][0], 2)
+        assert (cell < problem.points) == (problem.number in MUTANT_PROBLEMS), problem.number
+    for number, (got, _) in mutant_report.stage_scores().items():
+        assert num(mutant[f"stage{number}"]) == round(got, 2)
+
+    broken = rows["broken"]
+    assert num(broken["total"]) == 0 and broken["status"] == "error"
+    assert all(num(broken[f"p{p.number}"]) == 0 for p in SPEC.problems)
+    assert "syntax error" in stored["broken"].error
+
+    loop = rows["loop"]
+    assert loop["status"] == "graded" and 0 < num(loop["total"]) < 100
+    assert "did not finish in time" in stored["loop"].feedback
+    assert stored["loop"].wall_time < 60
+
+    late = rows["late"]                              # a corrupt zip: that student's error row
+    assert num(late["total"]) == 0 and num(late["max"]) == 100 and late["status"] == "error"
+    assert "late.zip" in stored["late"].error and "zip archive" in stored["late"].error
+    assert str(first["class"]) not in stored["late"].feedback, "a server path in the student's feedback"
+
+    data = json.loads((first["out"] / "grades.json").read_text())
+    assert {s["id"] for s in data["students"]} == IDS
+    assert {s["id"]: s["total"] for s in data["students"]}["ref"] == 100
+
+
+def test_rerun_skips_unchanged_regrades_changed_and_force(first, tmp):
+    klass, out = tmp / "class-rerun", tmp / "out-rerun"
+    shutil.copytree(first["class"], klass)
+    shutil.copytree(first["out"], out)
+    before = rows_of(out)
+
+    result = run_batch([str(klass), "--jobs", "2", "--out", str(out)], tmp, "rerun")
+    assert result["code"] == 0, result["stderr"]
+    assert "5 submissions, 0 graded, 5 unchanged (skipped)" in result["stdout"]
+    assert rows_of(out) == before, "an unchanged submission was regraded"
+
+    (klass / "mutant.py").write_text(SOLUTION, encoding="utf-8")       # the student fixed the bug
+    result = run_batch([str(klass), "--jobs", "2", "--out", str(out)], tmp, "changed")
+    assert "5 submissions, 1 graded, 4 unchanged (skipped)" in result["stdout"], result["stdout"]
+    after = rows_of(out)
+    assert after["mutant"][0] == 100 and after["mutant"][2] == 2 and after["mutant"][1] != before["mutant"][1]
+    assert {k: v for k, v in after.items() if k != "mutant"} == {k: v for k, v in before.items() if k != "mutant"}
+
+    result = run_batch([str(klass), "--jobs", "2", "--out", str(out), "--force"], tmp, "force")
+    assert "5 submissions, 5 graded, 0 unchanged (skipped)" in result["stdout"], result["stdout"]
+    forced = rows_of(out)
+    assert count_rows(out) == (5, 5)
+    for sid, (score, at, times, _) in forced.items():
+        assert times == after[sid][2] + 1 and at != after[sid][1], sid
+        assert score == after[sid][0], sid
+    _, rows = read_csv(out)
+    assert num(rows["mutant"]["total"]) == 100
+
+
+# ---------------------------------------------------------------------------------------------
+# Interrupted for real, then resumed
+# ---------------------------------------------------------------------------------------------
+BIG = 12
+
+
+@pytest.fixture(scope="module")
+def big_class(tmp) -> Path:
+    klass = tmp / "big"
+    klass.mkdir()
+    for i in range(BIG):
+        (klass / f"s{i:02d}.py").write_text(MUTANT if i % 3 == 2 else SOLUTION, encoding="utf-8")
+    return klass
+
+
+def _expected(sid: str, mutant_score: float) -> float:
+    return mutant_score if int(sid[1:]) % 3 == 2 else 100.0
+
+
+def _interrupt(big_class: Path, tmp: Path, name: str, sig: int) -> tuple[dict, dict, Path]:
+    out = tmp / f"out-{name}"
+    batch = Batch.start([str(big_class), "--jobs", "2", "--out", str(out)], tmp, name)
+    pid = batch.pid()
+    deadline = time.monotonic() + 90
+    while len(rows_of(out)) < 2:
+        assert batch.proc.poll() is None, "the batch ended before it could be interrupted"
+        assert time.monotonic() < deadline, "no grade stored after 90 s"
+        time.sleep(0.02)
+    os.killpg(pid, sig)
+    result = batch.finish()
+    return result, rows_of(out), out
+
+
+def _resume(big_class: Path, tmp: Path, out: Path, name: str, before: dict, mutant_score: float) -> None:
+    result = run_batch([str(big_class), "--jobs", "2", "--out", str(out)], tmp, name)
+    assert result["code"] == 0, result["stdout"] + result["stderr"]
+    assert f"{BIG} submissions, {BIG - len(before)} graded, {len(before)} unchanged (skipped)" in result["stdout"]
+    after = rows_of(out)
+    assert count_rows(out) == (BIG, BIG), "a submission lost or recorded twice"
+    assert set(after) == {f"s{i:02d}" for i in range(BIG)}
+    for sid, (score, _at, times, error) in after.items():
+        assert score == _expected(sid, mutant_score) and not error, sid
+        assert times == 1, f"{sid} graded {times} times"
+    for sid, row in before.items():
+        assert after[sid] == row, f"{sid} was stored before the interruption and then regraded"
+    _, rows = read_csv(out)
+    assert len(rows) == BIG
+
+
+def test_kill_9_mid_run_then_resume(big_class, tmp, mutant_report):
+    result, before, out = _interrupt(big_class, tmp, "kill", signal.SIGKILL)
+    assert result["code"] == -signal.SIGKILL
+    assert_nothing_left(result)
+    assert 2 <= len(before) < BIG, f"{len(before)} graded before the kill: not mid-run"
+    with Gradebook(out / "gradebook.sqlite") as book:
+        assert [r["status"] for r in book.runs()] == ["running"]          # it never got to say more
+    _resume(big_class, tmp, out, "kill-resume", before, mutant_report.score)
+
+
+def test_ctrl_c_mid_run_then_resume(big_class, tmp, mutant_report):
+    result, before, out = _interrupt(big_class, tmp, "sigint", signal.SIGINT)
+    assert result["code"] == 130, result["stdout"] + result["stderr"]
+    assert "grade-all interrupted; run the same command again to resume" in result["stdout"]
+    assert "Traceback" not in result["stderr"]
+    assert_nothing_left(result)
+    assert 2 <= len(before) < BIG, f"{len(before)} graded before Ctrl-C: not mid-run"
+    with Gradebook(out / "gradebook.sqlite") as book:
+        assert [r["status"] for r in book.runs()] == ["interrupted"]
+    _resume(big_class, tmp, out, "sigint-resume", before, mutant_report.score)
+
+
+# ---------------------------------------------------------------------------------------------
+# Other inputs
+# ---------------------------------------------------------------------------------------------
+def _stage1(report) -> float:
+    return round(report.stage_scores()[1][0], 4)
+
+
+def test_lms_zip_export(tmp, mutant_report):
+    """A Canvas download zipped: <name>_<uid>_<sub>_<file>, one student's upload itself a zip."""
+    export = tmp / "canvas.zip"
+    inner = tmp / "carol-upload.zip"
+    with zipfile.ZipFile(inner, "w") as z:
+        z.writestr("project2/yahtzee.py", MUTANT)
+    with zipfile.ZipFile(export, "w") as z:
+        z.writestr("submissions/alice_1001_2001_yahtzee.py", SOLUTION)
+        z.writestr("submissions/bob_LATE_1002_2002_yahtzee-1.py", MUTANT)
+        z.write(inner, "submissions/carol_1003_2003_project2.zip")
+        z.write(REPO / "samples" / "class" / "judy.ipynb", "submissions/judy_1004_2004_yahtzee.ipynb")
+    out = tmp / "out-zip"
+    result = run_batch([str(export), "--stage", "1", "--jobs", "2", "--out", str(out)], tmp, "zip")
+    assert result["code"] == 0, result["stdout"] + result["stderr"]
+    rows = rows_of(out)
+    full, mutant = SPEC.stage_points(1), _stage1(mutant_report)
+    assert {k: round(v[0], 4) for k, v in rows.items()} == {"alice": full, "bob": mutant, "carol": mutant,
+                                                             "judy": full}
+    assert not any(v[3] for v in rows.values())
+    header, csv_rows = read_csv(out)
+    assert csv_rows["alice"]["stage1"] == "30" and csv_rows["alice"]["stage2"] == ""   # stage 2 not graded
+
+
+def test_nbgrader_submitted_tree(tmp, mutant_report):
+    root = tmp / "course" / "submitted"
+    for student, text in (("s1", SOLUTION), ("s2", MUTANT)):
+        folder = root / student / "yahtzee"
+        folder.mkdir(parents=True)
+        (folder / "yahtzee.py").write_text(text, encoding="utf-8")
+    (root / "s2" / "yahtzee" / "timestamp.txt").write_text("2026-11-20 10:00:00\n")
+    out = tmp / "out-nbgrader"
+    result = run_batch([str(tmp / "course"), "--stage", "1", "--jobs", "2", "--out", str(out)], tmp, "nbgrader")
+    assert result["code"] == 0, result["stdout"] + result["stderr"]
+    rows = rows_of(out)
+    assert {k: round(v[0], 4) for k, v in rows.items()} == {"s1": SPEC.stage_points(1),
+                                                             "s2": _stage1(mutant_report)}
+
+
+@pytest.mark.parametrize("what", ["missing", "unreadable_zip"])
+def test_bad_input_is_exit_2_with_one_clear_line(tmp, what):
+    if what == "missing":
+        source, message = tmp / "no-such-class", "error: no such file or folder: "
+    else:
+        source, message = tmp / "export.zip", "error: cannot read "
+        source.write_bytes(b"PK\x03\x04 not a real zip archive")
+    proc = subprocess.run([sys.executable, "-m", "autograder", "grade-all", str(source), "--out",
+                           str(tmp / f"out-bad-{what}"), "--no-progress"], capture_output=True, text=True,
+                          cwd=tmp, env=env(), stdin=subprocess.DEVNULL, timeout=60)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert proc.stdout == ""
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(message) and str(source) in lines[0], proc.stderr
+    if what == "unreadable_zip":
+        assert "zip archive" in lines[0]
