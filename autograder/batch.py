@@ -498,6 +498,7 @@ class _Worker:
     conn: Any
     task: Entry | None = None
     started: float = 0.0
+    log: Path = Path()
 
 
 class WorkerPool:
@@ -521,13 +522,13 @@ class WorkerPool:
     def _spawn(self) -> _Worker:
         self._started += 1
         parent, child = self.ctx.Pipe()
-        log = self.log_dir / f"worker-{len(self.workers) + 1}.log"
+        log = self.log_dir / f"worker-{self._started}.log"          # one log per worker process
         process = self.ctx.Process(target=_worker_main,
                                    args=(child, self.assignment, self.stage, str(log), self.hidden),
                                    name=f"grade-all-worker-{self._started}", daemon=True)
         process.start()
         child.close()
-        return _Worker(process, parent)
+        return _Worker(process, parent, log=log)
 
     def run(self, entries: Iterable[Entry],
             on_result: Callable[[Entry, dict[str, Any]], None]) -> None:
@@ -567,7 +568,7 @@ class WorkerPool:
                     on_result(entry, message[1])
                 elif not worker.process.is_alive():
                     code = worker.process.exitcode
-                    log = self.log_dir / f"worker-{i + 1}.log"
+                    log = worker.log
                     self.workers[i] = self._replace(worker)
                     on_result(entry, {"ok": False, "crashed": True, "wall": time.monotonic() - worker.started,
                                       "cpu": 0.0, "error": f"the grader crashed on this submission (worker "

@@ -149,9 +149,12 @@ class Gradebook:
 
     # -- reading ------------------------------------------------------------------------------
     def fingerprints(self, assignment: str) -> dict[str, tuple[str, str, str]]:
-        """submission_id -> (content_hash, stage, grader_version) of what is stored."""
+        """submission_id -> (content_hash, stage, grader_version) of what is stored and final.
+
+        A row the grader failed on (status 'crashed': a worker died, grading timed out) is left
+        out, so the next batch tries that submission again."""
         rows = self.db.execute("SELECT submission_id, content_hash, stage, grader_version FROM grades "
-                               "WHERE assignment = ?", (assignment,))
+                               "WHERE assignment = ? AND status != 'crashed'", (assignment,))
         return {sid: (h, stage, version) for sid, h, stage, version in rows}
 
     def rows(self, assignment: str | None = None) -> list[Row]:

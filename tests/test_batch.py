@@ -392,6 +392,40 @@ def test_ctrl_c_mid_run_then_resume(big_class, tmp, mutant_report):
     _resume(big_class, tmp, out, "sigint-resume", before, mutant_report.score)
 
 
+def test_a_dying_or_hung_worker_costs_one_row_and_is_retried(tmp):
+    """A worker that dies (test hook) or overruns --timeout is replaced; only that submission gets a
+    'crashed' row, the others are graded; the next run tries the crashed ones again."""
+    klass, out = tmp / "crashy", tmp / "out-crashy"
+    klass.mkdir()
+    for name, text in (("a", SOLUTION), ("b", SOLUTION), ("dies", SOLUTION), ("hangs", LOOP), ("z", MUTANT)):
+        (klass / f"{name}.py").write_text(text, encoding="utf-8")
+    old = os.environ.get("AUTOGRADER_TEST_CRASH_ON")
+    os.environ["AUTOGRADER_TEST_CRASH_ON"] = "dies"
+    try:
+        result = run_batch([str(klass), "--jobs", "2", "--out", str(out), "--timeout", "3"], tmp, "crashy")
+    finally:
+        if old is None:
+            os.environ.pop("AUTOGRADER_TEST_CRASH_ON")
+        else:
+            os.environ["AUTOGRADER_TEST_CRASH_ON"] = old
+    assert result["code"] == 0, result["stdout"] + result["stderr"]
+    assert "5 submissions, 3 graded, 0 unchanged (skipped), 2 grader failures" in result["stdout"]
+    with Gradebook(out / "gradebook.sqlite") as book:
+        rows = {r.submission_id: r for r in book.rows("yahtzee")}
+    assert rows["dies"].status == "crashed" and "the grader crashed on this submission" in rows["dies"].error
+    assert rows["hangs"].status == "crashed" and "longer than 3 s" in rows["hangs"].error
+    assert "not the student's fault" in rows["dies"].feedback
+    assert [rows[k].score for k in ("a", "b")] == [100, 100] and 0 < rows["z"].score < 100
+    _, csv_rows = read_csv(out)
+    assert csv_rows["dies"]["status"] == "crashed" and num(csv_rows["dies"]["max"]) == 100
+
+    result = run_batch([str(klass), "--jobs", "2", "--out", str(out), "--timeout", "3"], tmp, "crashy-again")
+    assert "5 submissions, 1 graded, 3 unchanged (skipped), 1 grader failures" in result["stdout"], result["stdout"]
+    after = rows_of(out)
+    assert after["dies"][0] == 100 and after["dies"][2] == 2 and not after["dies"][3]
+    assert after["hangs"][2] == 2 and "longer than 3 s" in after["hangs"][3]
+
+
 # ---------------------------------------------------------------------------------------------
 # Other inputs
 # ---------------------------------------------------------------------------------------------
