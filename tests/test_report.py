@@ -1,9 +1,13 @@
 """The class report (report.html) and the feedback pages, rendered by a real headless Chromium.
 
-The gradebook is filled with constructed grades (no grading needed), so the expectations are exact:
-one check is passed by 1 of 6 loaded submissions (< 20 %: flagged), one student could not be loaded,
-hints repeat.  Chromium takes a screenshot (decoded here with zlib: it must not be blank) and dumps
-the DOM (the histogram svg, the flagged check, one link per student).
+Two gradebooks.  One is filled with constructed grades (no grading needed), so the expectations are
+exact: one check is passed by 1 of 6 loaded submissions (< 20 %: flagged), one student could not be
+loaded, hints repeat.  The other comes from a real `grade-all` batch over a class built so that a
+check must be flagged: the reference, five copies of a mutant that fails the same checks (so 1 of 6
+loaded submissions passes them) and a syntax error.  Chromium takes a screenshot (decoded here with
+zlib: it must not be blank) and dumps the DOM (the histogram svg, per-check pass rates, the flagged
+check, the most common hints, one link per student to a feedback page that exists).  No page
+loads anything from the network.
 
 Chromium: /usr/bin/chromium (Debian package `chromium`; .ci/run installs it).  Missing under CI=true
 is a failure, elsewhere a skip with the reason.
@@ -15,6 +19,7 @@ import os
 import re
 import struct
 import subprocess
+import sys
 import zlib
 from pathlib import Path
 
@@ -28,6 +33,8 @@ from autograder.report import FLAG_TEXT, check_rates, histogram_svg
 
 SPEC = load_assignment("yahtzee")
 CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_TIMEOUT = 60
+REPO = Path(__file__).resolve().parent.parent
 STUDENTS = ["ana", "ben", "cleo", "dev", "eli", "fay", "gus"]
 HINT = "Three of a Kind scores the sum of ALL five dice, not only the three matching ones."
 
@@ -121,7 +128,8 @@ def _run_chromium(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
     command = [str(_chromium()), "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                "--no-first-run", "--disable-component-update", "--disable-sync", f"--user-data-dir={profile}",
                *args]
-    return subprocess.run(command, capture_output=True, text=True, timeout=90, stdin=subprocess.DEVNULL)
+    return subprocess.run(command, capture_output=True, text=True, timeout=CHROMIUM_TIMEOUT,
+                          stdin=subprocess.DEVNULL)
 
 
 def decode_png(data: bytes) -> tuple[int, int, list[bytes]]:
@@ -199,3 +207,88 @@ def test_feedback_page_renders_in_chromium(out, tmp_path):
     dom = _run_chromium(tmp_path, "--dump-dom", (out / "feedback" / "dev.html").as_uri())
     assert dom.returncode == 0, dom.stderr[-2000:]
     assert "Feedback: dev" in dom.stdout and "Score: 4 / 10" in dom.stdout
+
+
+# --- a report from a real batch ---------------------------------------------------------------------
+
+SOLUTION = (REPO / "solution" / "yahtzee.py").read_text(encoding="utf-8")
+MUTANT_FIND = "    if max(face_counts(dice).values()) >= n:\n        return sum(dice)"
+MUTANT_REPLACE = ("    counts = face_counts(dice)\n    if max(counts.values()) >= n:\n"
+                  "        return sum(die for die in dice if counts[die] >= n)")
+MUTANT_HINT = "Three of a Kind scores the sum of ALL five dice, not only the three matching ones."
+BATCH_STUDENTS = ["broken", "m1", "m2", "m3", "m4", "m5", "ref"]
+
+
+@pytest.fixture(scope="module")
+def batch_out(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("report-batch")
+    klass, out = root / "class", root / "out"
+    klass.mkdir()
+    assert SOLUTION.count(MUTANT_FIND) == 1
+    (klass / "ref.py").write_text(SOLUTION, encoding="utf-8")
+    for i in range(1, 6):
+        (klass / f"m{i}.py").write_text(SOLUTION.replace(MUTANT_FIND, MUTANT_REPLACE), encoding="utf-8")
+    (klass / "broken.py").write_text(SOLUTION.replace("def score_upper(dice, face):", "def score_upper(dice, face)"),
+                                     encoding="utf-8")
+    done = subprocess.run([sys.executable, "-m", "autograder", "grade-all", str(klass), "--out", str(out),
+                           "--jobs", "2", "--no-progress"], capture_output=True, text=True, cwd=root,
+                          env=dict(os.environ, PYTHONPATH=str(REPO)), stdin=subprocess.DEVNULL, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "7 submissions, 7 graded" in done.stdout
+    return out
+
+
+def test_batch_report_renders_in_chromium(batch_out, tmp_path):
+    report = batch_out / "report.html"
+    shot = tmp_path / "batch-report.png"
+    done = _run_chromium(tmp_path, f"--screenshot={shot}", "--window-size=1200,1600", report.as_uri())
+    assert shot.is_file() and shot.stat().st_size > 1000, done.stderr[-2000:]
+    width, height, rows = decode_png(shot.read_bytes())
+    assert (width, height) == (1200, 1600)
+    bpp = len(rows[0]) // width
+    colours = {rows[y][x:x + 3] for y in range(0, height, 4) for x in range(0, width * bpp, bpp * 4)}
+    white = sum(1 for y in range(0, height, 4) for x in range(0, width * bpp, bpp * 4)
+                if rows[y][x:x + 3] == b"\xff\xff\xff")
+    samples = (height // 4) * (width // 4)
+    assert len(colours) > 50, f"a nearly blank screenshot: {len(colours)} colours"
+    assert white < 0.97 * samples, f"{white}/{samples} sampled pixels are white"
+
+    dom = _run_chromium(tmp_path, "--dump-dom", report.as_uri())
+    assert dom.returncode == 0, dom.stderr[-2000:]
+    text = dom.stdout
+    # The histogram: 10 bins; 6 of 7 students in 90-100 %, the syntax error in 0-10 %.
+    svg = re.search(r'<svg id="histogram".*?</svg>', text, re.S)
+    assert svg, "no histogram svg in the DOM"
+    assert re.findall(r"<title>\d+-\d+%: (\d+)</title>", svg.group(0)) == ["1"] + ["0"] * 8 + ["6"]
+    # Per-check pass rates: the three P2 checks the mutant fails are passed by 1 of the 6 that loaded.
+    tests_table = re.search(r'<table class="tests">.*?</table>', text, re.S).group(0)
+    rates = re.findall(r"<small>\((\d+)/(\d+)\)</small>", tests_table)
+    assert rates and all(n == "6" for _, n in rates), "rates are over the 6 submissions that loaded"
+    assert rates.count(("1", "6")) == 3 and rates.count(("6", "6")) == len(rates) - 3
+    flagged = re.findall(r'<tr class="flagged">(.*?)</tr>', text, re.S)
+    assert len(flagged) == 3 and all("P2 " in row and FLAG_TEXT in row for row in flagged)
+    assert 'class="flag"' in flagged[0]
+    # The most common hints: the mutant's, for its 5 students.
+    hints = re.search(r'<h2 id="hints">.*?</table>', text, re.S)
+    assert hints and re.search(r'<td class="num">5</td><td>' + re.escape(MUTANT_HINT), hints.group(0))
+    # One link per student, to a feedback page that exists.
+    links = re.findall(r'<a class="student" href="(feedback/[^"]+\.html)">([^<]+)</a>', text)
+    assert [name for _, name in links] == BATCH_STUDENTS
+    for href, name in links:
+        page = batch_out / href
+        assert page.is_file(), href
+        assert f"Feedback: {name}" in page.read_text(encoding="utf-8")
+
+
+EXTERNAL = re.compile(r"""(?:src|href|action|poster|data)\s*=\s*["']?\s*(?:https?:)?//|url\(\s*["']?\s*(?:https?:)?//|@import""",
+                      re.I)
+
+
+def test_pages_load_nothing_from_outside(batch_out):
+    pages = [batch_out / "report.html", *sorted((batch_out / "feedback").glob("*.html"))]
+    assert len(pages) == 1 + len(BATCH_STUDENTS)
+    for page in pages:
+        html = page.read_text(encoding="utf-8")
+        found = EXTERNAL.findall(html)
+        assert not found, f"{page.name} loads from outside: {found[:3]}"
+        assert "<script" not in html.lower() and "<link" not in html.lower(), page.name
