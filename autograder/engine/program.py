@@ -16,6 +16,7 @@ from typing import Any
 from .sandbox import Limits, Outcome, Request, Sandbox
 
 LIMITS_ENV = "AUTOGRADER_LIMITS"
+DEFAULT_WALL_S = 2.0    # per call; the reference needs milliseconds (suites give games longer)
 
 
 def default_limits() -> Limits:
@@ -23,7 +24,7 @@ def default_limits() -> Limits:
 
     Lets an operator (or the kit's own tests) tighten or loosen the limits of every Program a
     process makes, batch workers included (they inherit the environment)."""
-    limits = Limits()
+    limits = Limits(wall_s=DEFAULT_WALL_S)
     text = os.environ.get(LIMITS_ENV, "").strip()
     if not text:
         return limits
