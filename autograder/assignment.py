@@ -113,3 +113,12 @@ def load_assignment(name: str = "yahtzee") -> Assignment:
         problems=problems,
         extra={k: v for k, v in data.items() if k not in known},
     )
+
+
+def load_for_cli(name: str) -> Assignment | None:
+    """load_assignment for a command-line verb: None (after one clear line on stderr) when unknown."""
+    try:
+        return load_assignment(name)
+    except KeyError as err:
+        print(f"error: {err.args[0]}", file=sys.stderr)
+        return None

@@ -48,14 +48,12 @@ def run(args: argparse.Namespace) -> int:
     """The `grade` verb."""
     from pathlib import Path
 
-    from .assignment import load_assignment
+    from .assignment import load_for_cli
     from .engine import reporters
     from .grade import GraderFault, grade
 
-    try:
-        spec = load_assignment(args.assignment)
-    except KeyError as err:
-        print(f"error: {err.args[0]}", file=sys.stderr)
+    spec = load_for_cli(args.assignment)
+    if spec is None:
         return 2
     if not Path(args.path).exists():
         print(f"error: no such file or folder: {args.path}", file=sys.stderr)

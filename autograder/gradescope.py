@@ -32,7 +32,7 @@ import sys
 import zipfile
 from pathlib import Path
 
-from .assignment import PACKAGE_DIR, REPO_ROOT, Assignment, load_assignment
+from .assignment import PACKAGE_DIR, REPO_ROOT, Assignment, load_assignment, load_for_cli
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -250,10 +250,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    try:
-        spec = load_assignment(args.assignment)
-    except KeyError as err:
-        print(f"error: {err.args[0]}", file=sys.stderr)
+    spec = load_for_cli(args.assignment)
+    if spec is None:
         return 2
     out = Path(args.out)
     if out.is_dir():

@@ -597,12 +597,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from .assignment import load_assignment
+    from .assignment import load_for_cli
 
-    try:
-        spec = load_assignment(args.assignment)
-    except KeyError as err:
-        print(f"error: {err.args[0]}", file=sys.stderr)
+    spec = load_for_cli(args.assignment)
+    if spec is None:
         return 2
     if spec.name != "yahtzee":
         print(f"error: no scenario plan for {spec.name}", file=sys.stderr)
