@@ -427,6 +427,70 @@ def test_a_dying_or_hung_worker_costs_one_row_and_is_retried(tmp):
 
 
 # ---------------------------------------------------------------------------------------------
+# What a student's sandbox can see during a batch
+# ---------------------------------------------------------------------------------------------
+PEEK = """
+
+import os
+
+
+def format_dice(dice):
+    found = []
+    for path in ("@OTHER@", "@CLASS@", "@CLASS@/alice.py", "@OUT@", "@OUT@/gradebook.sqlite"):
+        try:
+            found.append(str(sorted(os.listdir(path)) if os.path.isdir(path) else len(open(path).read())))
+        except OSError as err:
+            found.append(type(err).__name__)
+    return "PEEK " + "; ".join(found)
+"""
+
+
+def _readable_spot() -> Path | None:
+    """A world-readable, writable-by-us folder outside /tmp (every sandbox has a private /tmp)."""
+    for top in ("/srv", "/mnt", "/opt", "/var/lib"):
+        path = Path(top)
+        if path.is_dir() and os.access(path, os.W_OK) and all(
+                os.stat(p).st_mode & 0o005 == 0o005 for p in [path, *path.parents]):
+            return path
+    return None
+
+
+def test_classmates_and_the_gradebook_are_hidden_from_a_student(tmp):
+    """A class and --out outside /tmp: the student's code cannot list the class folder, read a
+    classmate's file, or read the gradebook (a folder elsewhere stays readable: the probe works)."""
+    from autograder.engine.sandbox import isolation
+
+    if not isolation()["namespaces"]:
+        pytest.skip("only mount namespaces can hide folders (run as root)")
+    spot = _readable_spot()
+    if spot is None:
+        pytest.skip("no world-readable folder outside /tmp to put a class in")
+    import tempfile
+
+    root = Path(tempfile.mkdtemp(prefix="batch-hidden-", dir=spot))
+    try:
+        os.chmod(root, 0o755)
+        other, klass, out = root / "other", root / "class", root / "out"
+        for folder in (other, klass, klass / "mallory"):
+            folder.mkdir(mode=0o755)
+        (other / "note.txt").write_text("readable\n")
+        (klass / "alice.py").write_text(SOLUTION, encoding="utf-8")
+        peek = PEEK.replace("@OTHER@", str(other)).replace("@CLASS@", str(klass)).replace("@OUT@", str(out))
+        (klass / "mallory" / "yahtzee.py").write_text(SOLUTION + peek, encoding="utf-8")
+        for path in (other / "note.txt", klass / "alice.py", klass / "mallory" / "yahtzee.py"):
+            path.chmod(0o644)
+        out.mkdir(mode=0o755)
+        (out / "gradebook.sqlite").touch(mode=0o644)       # readable by anyone on disk
+        result = run_batch([str(klass), "--stage", "2", "--jobs", "1", "--out", str(out)], tmp, "hidden")
+        assert result["code"] == 0, result["stdout"] + result["stderr"]
+        with Gradebook(out / "gradebook.sqlite") as book:
+            feedback = {r.submission_id: r.feedback for r in book.rows("yahtzee")}["mallory"]
+        assert "PEEK ['note.txt']; []; FileNotFoundError; []; FileNotFoundError" in feedback, feedback[:3000]
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+# ---------------------------------------------------------------------------------------------
 # Other inputs
 # ---------------------------------------------------------------------------------------------
 def _stage1(report) -> float:
