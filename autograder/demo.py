@@ -38,7 +38,7 @@ def _note(row) -> str:
         return ""
     hints = [t["hint"] for t in failed if t.get("hint")]
     first = hints[0] if hints else failed[0]["name"]
-    return f"{len(failed)} checks failed, e.g. {first}"
+    return f"{len(failed)} check{'' if len(failed) == 1 else 's'} failed, e.g. {first}"
 
 
 def table(rows, width: int = 100) -> str:
