@@ -459,6 +459,7 @@ def _worker_main(conn, assignment: str, stage: str, log_path: str, hidden: list[
                 os._exit(3)
             state.update(sid=sid, wall0=time.perf_counter(), cpu0=time.process_time(), kids0=_children_cpu())
             state["pulled"] += 1
+            conn.send((sid, {"begin": True}))     # the --timeout clock starts now, not at process start-up
             yield path
 
     def deliver(report: GradeReport) -> None:
@@ -563,7 +564,9 @@ class WorkerPool:
                         message = worker.conn.recv()
                 except (EOFError, OSError):
                     message = None
-                if message is not None:
+                if message is not None and message[1].get("begin"):
+                    worker.started = time.monotonic()       # start-up and suite loading are not its time
+                elif message is not None:
                     worker.task = None
                     on_result(entry, message[1])
                 elif not worker.process.is_alive():
