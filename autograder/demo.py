@@ -36,9 +36,9 @@ def _note(row) -> str:
     failed = [t for t in row.tests if t["status"] != "passed"]
     if not failed:
         return ""
-    hints = [t["hint"] for t in failed if t.get("hint")]
-    first = hints[0] if hints else failed[0]["name"]
-    return f"{len(failed)} check{'' if len(failed) == 1 else 's'} failed, e.g. {first}"
+    first = failed[0]                      # checks come in problem order: the earliest mistake
+    what = (first.get("output") or "").strip().splitlines()
+    return f"{len(failed)} check{'' if len(failed) == 1 else 's'} failed, first: {what[0] if what else first['name']}"
 
 
 def table(rows, width: int = 100) -> str:
