@@ -23,7 +23,6 @@ import signal
 import sqlite3
 import subprocess
 import sys
-import textwrap
 import time
 import zipfile
 from dataclasses import dataclass
@@ -52,47 +51,9 @@ MUTANT = SOLUTION.replace(MUTANT_FIND, MUTANT_REPLACE)
 # Runs COMMAND as the leader of a new session (so the test can signal its whole process group),
 # while this wrapper stays outside that group as a child subreaper: whatever outlives the batch
 # is re-parented here and reported (pid, uid, command line), then killed.
-WRAPPER = textwrap.dedent("""
-    import ctypes, json, os, subprocess, sys, time
-    ctypes.CDLL(None).prctl(36, 1, 0, 0, 0)          # PR_SET_CHILD_SUBREAPER
-    report, cmd = sys.argv[1], sys.argv[2:]
-    with open(report + ".out", "w") as out, open(report + ".err", "w") as err:
-        proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=out, stderr=err, start_new_session=True)
-        with open(report + ".pid", "w") as f:
-            f.write(str(proc.pid))
-        code = proc.wait()
 
-    def children():
-        while True:
-            try:
-                pid, _ = os.waitpid(-1, os.WNOHANG)
-            except ChildProcessError:
-                return []
-            if pid == 0:
-                break
-        kids = []
-        for tid in os.listdir(f"/proc/{os.getpid()}/task"):
-            with open(f"/proc/{os.getpid()}/task/{tid}/children") as f:
-                kids += [int(x) for x in f.read().split()]
-        return kids
 
-    deadline = time.monotonic() + 6          # a forkserver or a worker may take a moment to see its parent left
-    while children() and time.monotonic() < deadline:
-        time.sleep(0.05)
-    left = []
-    for pid in children():
-        try:
-            with open(f"/proc/{pid}/status") as f:
-                uid = int([line for line in f if line.startswith("Uid:")][0].split()[1])
-            with open(f"/proc/{pid}/cmdline", "rb") as f:
-                command = f.read().replace(b"\\0", b" ").decode(errors="replace")[:160]
-            left.append({"pid": pid, "uid": uid, "cmd": command})
-            os.kill(pid, 9)
-        except (OSError, IndexError):
-            pass
-    with open(report, "w") as f:
-        json.dump({"code": code, "left": left}, f)
-""")
+SUBREAPER = Path(__file__).resolve().parent / "subreaper.py"
 
 
 def env() -> dict[str, str]:
@@ -111,7 +72,7 @@ class Batch:
         report = tmp / f"{name}.json"
         for suffix in ("", ".pid", ".out", ".err"):
             Path(str(report) + suffix).unlink(missing_ok=True)
-        proc = subprocess.Popen([sys.executable, "-c", WRAPPER, str(report), sys.executable, "-m", "autograder",
+        proc = subprocess.Popen([sys.executable, str(SUBREAPER), str(report), sys.executable, "-m", "autograder",
                                  "grade-all", *args, "--no-progress"], cwd=tmp, env=env(),
                                 stdin=subprocess.DEVNULL)
         return cls(proc, report)

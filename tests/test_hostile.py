@@ -33,7 +33,6 @@ import socket
 import subprocess
 import sys
 import tempfile
-import textwrap
 import threading
 import time
 from dataclasses import dataclass, field
@@ -244,43 +243,7 @@ def _grade_alone(name: str, path: str, canary: str) -> dict:
 # ---------------------------------------------------------------------------------------------
 # The batch, run under a subreaper that reports every process outliving it
 # ---------------------------------------------------------------------------------------------
-BATCH_WRAPPER = textwrap.dedent("""
-    import ctypes, json, os, subprocess, sys, time
-    ctypes.CDLL(None).prctl(36, 1, 0, 0, 0)
-    out_path, cmd = sys.argv[1], sys.argv[2:]
-    t0 = time.monotonic()
-    proc = subprocess.run(cmd, capture_output=True, text=True)
-    wall = time.monotonic() - t0
-
-    def children():
-        while True:
-            try:
-                pid, _ = os.waitpid(-1, os.WNOHANG)
-            except ChildProcessError:
-                return []
-            if pid == 0:
-                break
-        kids = []
-        for tid in os.listdir(f"/proc/{os.getpid()}/task"):
-            with open(f"/proc/{os.getpid()}/task/{tid}/children") as f:
-                kids += [int(x) for x in f.read().split()]
-        return kids
-
-    deadline = time.monotonic() + 5          # a forkserver may take a moment to notice its parent left
-    while children() and time.monotonic() < deadline:
-        time.sleep(0.05)
-    left = []
-    for pid in children():
-        try:
-            with open(f"/proc/{pid}/cmdline", "rb") as f:
-                left.append(f"{pid} " + f.read().replace(b"\\0", b" ").decode(errors="replace")[:120])
-            os.kill(pid, 9)
-        except OSError:
-            pass
-    with open(out_path, "w") as f:
-        json.dump({"code": proc.returncode, "stdout": proc.stdout, "stderr": proc.stderr, "wall": wall,
-                   "left": left}, f)
-""")
+SUBREAPER = Path(__file__).resolve().parent / "subreaper.py"     # reports what outlives the batch
 
 
 def run_cli(args: list[str], cwd: Path, env: dict[str, str] | None = None,
@@ -376,7 +339,7 @@ def runs(world):
     batch_cwd.mkdir()
     batch_report = root / "batch.json"
     wrapper = subprocess.Popen(
-        [sys.executable, "-c", BATCH_WRAPPER, str(batch_report), sys.executable, "-m", "autograder",
+        [sys.executable, str(SUBREAPER), str(batch_report), sys.executable, "-m", "autograder",
          "grade-all", str(class_dir), "--jobs", "2", "--out", str(out), "--no-progress"],
         cwd=batch_cwd, env=cli_env(), start_new_session=True)
     t0 = time.monotonic()
