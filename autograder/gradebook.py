@@ -135,7 +135,10 @@ class Gradebook:
                 "times_graded = grades.times_graded + 1", values)
             self.db.execute("COMMIT")
         except BaseException:
-            self.db.execute("ROLLBACK")
+            # Ctrl-C can land after COMMIT finished: then there is nothing to roll back, and the
+            # KeyboardInterrupt itself must reach the caller (a clean exit 130), not a ROLLBACK error.
+            if self.db.in_transaction:
+                self.db.execute("ROLLBACK")
             raise
 
     def start_run(self, assignment: str, found: int, jobs: int) -> int:
