@@ -41,6 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from .assignment import REPO_ROOT, load_assignment
+from .build import relative
 
 ASSIGNMENT = "yahtzee"
 TARGET_SUITE_S = 0.5            # one submission's four-stage suite, warm
@@ -167,7 +168,7 @@ def _child_time_grades() -> None:       # python -c entry point of the (a) subpr
 def bench_single(submission: Path, repeat: int, python: str) -> dict[str, Any]:
     spec = load_assignment(ASSIGNMENT)
     stages = [str(s.number) for s in spec.stages] + ["all"]
-    print(f"\n(a) one submission: {_relative(submission)}, cold = first grade() in a fresh process, "
+    print(f"\n(a) one submission: {relative(submission)}, cold = first grade() in a fresh process, "
           f"warm = median of {repeat}")
     print(f"    {'stage':<7}{'score':>12}{'cold wall':>12}{'cold CPU':>11}{'warm wall':>12}{'warm CPU':>11}")
     rows: dict[str, dict[str, float]] = {}
@@ -238,7 +239,7 @@ def _slowest(out: Path, count: int = 3) -> str:
 def bench_batch(class_dir: Path, copies: int, jobs_list: list[int], work: Path, python: str) -> dict[int, dict]:
     names = copy_class(class_dir, work / "class", copies)
     print(f"\n(b) batch: `python -m autograder grade-all` on {copies} cop{'y' if copies == 1 else 'ies'} of "
-          f"{_relative(class_dir)} = {len(names)} submissions (fresh --out, --force)")
+          f"{relative(class_dir)} = {len(names)} submissions (fresh --out, --force)")
     print(f"    {'jobs':<6}{'wall':>9}{'CPU':>9}{'subs/s':>9}{'wall/sub':>10}{'CPU/sub':>9}")
     results: dict[int, dict] = {}
     for jobs in jobs_list:
@@ -415,11 +416,6 @@ def print_targets(single: dict, batch: dict[int, dict], nb: dict | None) -> list
 
 # --- main -----------------------------------------------------------------------------------------
 
-def _relative(path: Path) -> str:
-    try:
-        return path.resolve().relative_to(REPO_ROOT).as_posix()
-    except ValueError:
-        return str(path)
 
 
 def _plural(count: int, word: str) -> str:

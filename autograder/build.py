@@ -304,7 +304,8 @@ def _adjust_docstring(text: str, handout: str) -> str:
     return "".join(lines[:first]) + new_raw + "".join(lines[last + 1:])
 
 
-def _relative(path: Path) -> str:
+def relative(path: Path) -> str:
+    """PATH as the repo shows it (for messages)."""
     try:
         return path.resolve().relative_to(REPO_ROOT).as_posix()
     except ValueError:
@@ -355,7 +356,7 @@ def _cell(text: str) -> str:
 
 def points_table(assignment: Assignment) -> str:
     """The Markdown points table of ASSIGNMENT: one row per problem, stage subtotals, total."""
-    source = _relative(assignment.root / "assignment.toml")
+    source = relative(assignment.root / "assignment.toml")
     rows = [
         f"<!-- Generated from {source} by `{BUILD_COMMAND}`: edit the table there, not here. -->",
         "",
@@ -396,26 +397,26 @@ def update_handout(handout_text: str, table: str) -> str:
 def _plan(assignment: Assignment) -> tuple[list[tuple[Path, str, str]], list[str]]:
     """The files ASSIGNMENT should have: [(path, wanted text, what it is made from)], problems."""
     solution = assignment.solution
-    solution_name = _relative(solution)
+    solution_name = relative(solution)
     text = solution.read_text(encoding="utf-8")
     targets: list[tuple[Path, str, str]] = []
     problems = [f"{solution_name}: {message}" for message in validate(text, assignment)]
     if not problems:
         targets.append((assignment.starter, generate_starter(text, assignment), solution_name))
         try:
-            compile(targets[-1][1], _relative(assignment.starter), "exec")
+            compile(targets[-1][1], relative(assignment.starter), "exec")
         except SyntaxError as err:
-            problems.append(f"the generated {_relative(assignment.starter)} would not compile "
+            problems.append(f"the generated {relative(assignment.starter)} would not compile "
                             f"(line {err.lineno}: {err.msg}): a fenced region of {solution_name} "
                             f"must hold whole statements, or start with an elif/else/except clause")
             targets.pop()
     handout = assignment.handout
-    table_name = _relative(assignment.root / "assignment.toml")
+    table_name = relative(assignment.root / "assignment.toml")
     if handout.is_file():             # no handout yet: no points table to keep (run() says so)
         try:
             wanted = update_handout(handout.read_text(encoding="utf-8"), points_table(assignment))
         except ValueError as err:
-            problems.append(f"{_relative(handout)}: {err}")
+            problems.append(f"{relative(handout)}: {err}")
         else:
             targets.append((handout, wanted, f"the points table in {table_name}"))
     return targets, problems
@@ -441,7 +442,7 @@ def build_files(check: bool = False, names: Iterable[str] | None = None,
     written: list[Path] = []
     for assignment in chosen:
         if not assignment.solution.is_file():
-            problems.append(f"{assignment.name}: the solution {_relative(assignment.solution)} does not exist")
+            problems.append(f"{assignment.name}: the solution {relative(assignment.solution)} does not exist")
             continue
         targets, found = _plan(assignment)
         problems.extend(found)
@@ -452,7 +453,7 @@ def build_files(check: bool = False, names: Iterable[str] | None = None,
             if check:
                 state = f"is missing (it is made from {source})" if current is None \
                     else f"is out of date with {source}"
-                problems.append(f"{_relative(path)} {state}: run `{BUILD_COMMAND}`")
+                problems.append(f"{relative(path)} {state}: run `{BUILD_COMMAND}`")
             else:
                 path.parent.mkdir(parents=True, exist_ok=True)
                 with open(path, "w", encoding="utf-8", newline="") as handle:
@@ -486,17 +487,22 @@ def run(args: argparse.Namespace) -> int:
         print(f"error: {err.args[0]}", file=sys.stderr)
         return 2
     for path in written:
-        print(f"wrote {_relative(path)}")
+        print(f"wrote {relative(path)}")
     for assignment in _assignments(args.assignment or None):
         if not assignment.handout.is_file():
-            print(f"note: {_relative(assignment.handout)} does not exist, so it has no points table to "
+            print(f"note: {relative(assignment.handout)} does not exist, so it has no points table to "
                   f"update (give it a {TABLE_BEGIN} / {TABLE_END} pair)")
+    return report(problems, written, args.check, "generated files are up to date")
+
+
+def report(problems: list[str], written: list[Path], check: bool, up_to_date: str) -> int:
+    """Print what a generator found (drift, bad fences) and return its exit status."""
     for problem in problems:
         print(problem, file=sys.stderr)
     if problems:
         return 1
-    if args.check or not written:
-        print("generated files are up to date")
+    if check or not written:
+        print(up_to_date)
     return 0
 
 

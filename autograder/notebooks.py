@@ -48,7 +48,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from autograder.assignment import REPO_ROOT, Assignment, Problem, load_assignment
-from autograder.build import Fence, scan_fences, validate
+from autograder.build import Fence, relative, report, scan_fences, validate
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -368,19 +368,12 @@ def replace_regions(code: str, replacement: str | None) -> str:
 def load_content(assignment: Assignment) -> dict:
     path = CONTENT_DIR / f"{assignment.name}.toml"
     if not path.is_file():
-        raise NotebookError(f"{_relative(path)} does not exist: the notebooks need their teaching text")
+        raise NotebookError(f"{relative(path)} does not exist: the notebooks need their teaching text")
     return tomllib.loads(path.read_text(encoding="utf-8"))
 
 
 def has_notebooks(assignment: Assignment) -> bool:
     return (CONTENT_DIR / f"{assignment.name}.toml").is_file()
-
-
-def _relative(path: Path) -> str:
-    try:
-        return path.resolve().relative_to(REPO_ROOT).as_posix()
-    except ValueError:
-        return str(path)
 
 
 def slug(title: str, words: int = 5) -> str:
@@ -848,8 +841,8 @@ def new_notebook(cells: list[dict], assignment: Assignment, stage: int) -> dict:
         "metadata": {
             "autograder": {"assignment": assignment.name, "stage": stage,
                            "generated_by": GENERATE_COMMAND,
-                           "from": [_relative(assignment.solution), _relative(assignment.root / "assignment.toml"),
-                                    _relative(CONTENT_DIR / f"{assignment.name}.toml")]},
+                           "from": [relative(assignment.solution), relative(assignment.root / "assignment.toml"),
+                                    relative(CONTENT_DIR / f"{assignment.name}.toml")]},
             "kernelspec": dict(KERNELSPEC),
             "language_info": {"name": "python"},
         },
@@ -1299,7 +1292,7 @@ def generate(check: bool = False, assignment: Assignment | None = None) -> tuple
             continue
         if check:
             state = "is missing" if current is None else "is out of date"
-            problems.append(f"{_relative(path)} {state}: run `{GENERATE_COMMAND}`")
+            problems.append(f"{relative(path)} {state}: run `{GENERATE_COMMAND}`")
         else:
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(text, encoding="utf-8")
@@ -1309,7 +1302,7 @@ def generate(check: bool = False, assignment: Assignment | None = None) -> tuple
         for root in (SOURCE_DIR, SAMPLES_DIR):
             for path in sorted(root.rglob("*.ipynb")) if root.is_dir() else []:
                 if path not in wanted and ".ipynb_checkpoints" not in path.parts:
-                    problems.append(f"{_relative(path)} is not generated any more: delete it")
+                    problems.append(f"{relative(path)} is not generated any more: delete it")
     return problems, written
 
 
@@ -1319,14 +1312,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     problems, written = generate(check=args.check)
     for path in written:
-        print(f"wrote {_relative(path)}")
-    for problem in problems:
-        print(problem, file=sys.stderr)
-    if problems:
-        return 1
-    if args.check or not written:
-        print("notebooks are up to date")
-    return 0
+        print(f"wrote {relative(path)}")
+    return report(problems, written, args.check, "notebooks are up to date")
 
 
 if __name__ == "__main__":

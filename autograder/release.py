@@ -36,8 +36,8 @@ import textwrap
 import zipfile
 from pathlib import Path
 
-from autograder.assignment import REPO_ROOT, Assignment, available, load_assignment
-from autograder.build import generate_starter
+from autograder.assignment import Assignment, available, load_assignment
+from autograder.build import generate_starter, relative
 from autograder.notebooks import (
     TOOLS,
     NotebookError,
@@ -262,11 +262,6 @@ def check_script(assignment: Assignment, checks: dict[int, str]) -> str:
 # The bundle
 # ---------------------------------------------------------------------------
 
-def _relative(path: Path) -> str:
-    try:
-        return path.resolve().relative_to(REPO_ROOT).as_posix()
-    except ValueError:
-        return str(path)
 
 
 def bundle_files(assignment: Assignment, stage: int) -> tuple[dict[str, str], list[str]]:
@@ -277,13 +272,13 @@ def bundle_files(assignment: Assignment, stage: int) -> tuple[dict[str, str], li
     solution_text = assignment.solution.read_text(encoding="utf-8")
     starter = generate_starter(solution_text, assignment)
     if assignment.starter.is_file() and assignment.starter.read_text(encoding="utf-8") != starter:
-        notes.append(f"{_relative(assignment.starter)} is out of date (run `python -m autograder build`); "
+        notes.append(f"{relative(assignment.starter)} is out of date (run `python -m autograder build`); "
                      "the bundle has the up-to-date starter")
     files[f"{name}/{assignment.student_file}"] = starter
     if assignment.handout.is_file():
         files[f"{name}/{assignment.handout.name}"] = assignment.handout.read_text(encoding="utf-8")
     else:
-        notes.append(f"{name}: no handout at {_relative(assignment.handout)}; the bundle has none")
+        notes.append(f"{name}: no handout at {relative(assignment.handout)}; the bundle has none")
     checks, check_notes = public_checks(assignment)
     notes += check_notes
     files[f"{name}/check.py"] = check_script(assignment, checks)

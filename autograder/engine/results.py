@@ -44,17 +44,17 @@ class GradeReport:
         return round(sum(t.max_score for t in self.tests), 4)
 
     def stage_scores(self) -> dict[int, tuple[float, float]]:
-        out: dict[int, tuple[float, float]] = {}
-        for t in self.tests:
-            got, top = out.get(t.stage, (0.0, 0.0))
-            out[t.stage] = (got + t.score, top + t.max_score)
-        return dict(sorted(out.items()))
+        return self._totals_by("stage")
 
     def problem_scores(self) -> dict[int, tuple[float, float]]:
+        return self._totals_by("problem")
+
+    def _totals_by(self, key: str) -> dict[int, tuple[float, float]]:
+        """(points earned, points possible) per value of KEY ("stage" or "problem"), sorted."""
         out: dict[int, tuple[float, float]] = {}
         for t in self.tests:
-            got, top = out.get(t.problem, (0.0, 0.0))
-            out[t.problem] = (got + t.score, top + t.max_score)
+            got, top = out.get(getattr(t, key), (0.0, 0.0))
+            out[getattr(t, key)] = (got + t.score, top + t.max_score)
         return dict(sorted(out.items()))
 
     def to_dict(self) -> dict[str, Any]:
