@@ -33,7 +33,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from .assignment import PACKAGE_DIR, Assignment, load_assignment
-from .engine import safefs
+from .engine import escape, safefs
 from .engine.results import GradeReport
 from .gradebook import Gradebook, content_hash
 
@@ -199,7 +199,7 @@ def _plain(root: Path, work_dir: Path, notes: list[str]) -> list[Entry]:
     folders = [p for p in children if _is_dir(p)]
     skipped = [p.name for p in children if _is_file(p) and p not in files]
     if skipped:
-        notes.append(f"ignored {len(skipped)} file(s) that are not submissions: {', '.join(skipped[:5])}"
+        notes.append(f"ignored {len(skipped)} file(s) that are not submissions: {', '.join(escape.name(n) for n in skipped[:5])}"
                      + (" ..." if len(skipped) > 5 else ""))
     entries: list[Entry] = [Entry(safe_id(p.stem if p.suffix.lower() in (*SUBMISSION_SUFFIXES, ".zip") else p.name),
                                   p, files=[(p.name, p)]) for p in linked]
@@ -333,6 +333,12 @@ def _unique(entries: list[Entry]) -> list[Entry]:
 
 # --- safe zip extraction --------------------------------------------------------------------------
 
+def _stored_name(part: str) -> str:
+    """A zip entry's path component as stored on disk: no control characters, at most 120 chars."""
+    cleaned = re.sub(r"[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]", "_", part)
+    return cleaned if len(cleaned.encode()) <= 200 else cleaned[:100] + "_" + hashlib.sha256(part.encode()).hexdigest()[:12]
+
+
 def extract_zip(archive: Path, into: Path, notes: list[str] | None = None, label: str | None = None) -> Path:
     """Extract ARCHIVE under INTO/<stem>-<hash>/ once; reuse it on later runs.
 
@@ -366,20 +372,20 @@ def extract_zip(archive: Path, into: Path, notes: list[str] | None = None, label
                 raise InputError(f"{Path(label).name} holds {len(infos)} entries (more than {MAX_ZIP_ENTRIES})")
             for info in infos:
                 name = info.filename.replace("\\", "/")
-                parts = [p for p in PurePosixPath(name).parts if p not in ("", ".")]
+                parts = [_stored_name(p) for p in PurePosixPath(name).parts if p not in ("", ".")]
                 mode = info.external_attr >> 16
                 if (name.startswith("/") or ".." in parts or (parts and re.match(r"^[A-Za-z]:", parts[0]))
                         or stat.S_ISLNK(mode)):
-                    unsafe.append(info.filename)
+                    unsafe.append(escape.name(info.filename))
                     continue
                 if not parts or info.is_dir():
                     continue
                 if info.file_size > MAX_ZIP_MEMBER:
-                    raise InputError(f"{Path(label).name}: {info.filename} is {info.file_size} bytes "
+                    raise InputError(f"{escape.name(Path(label).name)}: {escape.name(info.filename)} is {info.file_size} bytes "
                                      f"(more than the {MAX_ZIP_MEMBER} cap)")
                 target = tmp.joinpath(*parts)
                 if not target.resolve().is_relative_to(tmp.resolve()):
-                    unsafe.append(info.filename)
+                    unsafe.append(escape.name(info.filename))
                     continue
                 target.parent.mkdir(parents=True, exist_ok=True)
                 limit = min(MAX_ZIP_MEMBER, max(info.compress_size, 1) * MAX_RATIO + 65536)
@@ -389,7 +395,7 @@ def extract_zip(archive: Path, into: Path, notes: list[str] | None = None, label
                         written += len(chunk)
                         total += len(chunk)
                         if written > limit or total > MAX_ZIP_TOTAL:
-                            raise InputError(f"{Path(label).name} expands too much at {info.filename} "
+                            raise InputError(f"{escape.name(Path(label).name)} expands too much at {escape.name(info.filename)} "
                                              "(a zip bomb, or over the size cap)")
                         out.write(chunk)
     except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, NotImplementedError, OSError) as err:
@@ -399,7 +405,7 @@ def extract_zip(archive: Path, into: Path, notes: list[str] | None = None, label
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     if unsafe:
-        notes.append(f"{archive.name}: skipped {len(unsafe)} unsafe entr{'y' if len(unsafe) == 1 else 'ies'} "
+        notes.append(f"{escape.name(archive.name)}: skipped {len(unsafe)} unsafe entr{'y' if len(unsafe) == 1 else 'ies'} "
                      f"(absolute path, '..' or symlink): {', '.join(unsafe[:3])}")
     (tmp / ".complete").write_text(archive.name)
     if dest.exists():
@@ -868,7 +874,7 @@ def run(args: argparse.Namespace) -> int:
 def print_summary(summary: BatchSummary, stream=None) -> None:
     stream = stream or sys.stdout
     for note in summary.notes:
-        print(f"note: {note}", file=stream)
+        print(f"note: {escape.plain(note)}", file=stream)
     state = "interrupted; run the same command again to resume" if summary.interrupted else "done"
     print(f"grade-all {state}: {summary.found} submissions, {summary.graded} graded, "
           f"{summary.skipped} unchanged (skipped), {summary.crashed} grader failures, "

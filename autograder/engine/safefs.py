@@ -15,6 +15,8 @@ import os
 import stat
 from pathlib import Path
 
+from .escape import name as shown
+
 MAX_FILE_BYTES = 4 << 20          # a source file or notebook larger than this is not a homework file
 
 
@@ -28,10 +30,10 @@ class UnsafeFile(OSError):
 def refusal(path: Path, st: os.stat_result) -> str | None:
     """Why PATH (lstat result ST) must not be read, or None for a regular file or folder."""
     if stat.S_ISLNK(st.st_mode):
-        return (f"{path.name} is a symbolic link; the grader never follows links "
+        return (f"{shown(path.name)} is a symbolic link; the grader never follows links "
                 "(submit the file itself, not a link to it)")
     if not (stat.S_ISREG(st.st_mode) or stat.S_ISDIR(st.st_mode)):
-        return f"{path.name} is not a regular file (a FIFO, socket or device); submit the file itself"
+        return f"{shown(path.name)} is not a regular file (a FIFO, socket or device); submit the file itself"
     return None
 
 
@@ -60,14 +62,14 @@ def read_bytes(path: str | Path, limit: int = MAX_FILE_BYTES) -> bytes:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError as err:
         if err.errno == errno.ELOOP:
-            raise UnsafeFile(refusal(path, os.lstat(path)) or f"{path.name} is a symbolic link") from None
+            raise UnsafeFile(refusal(path, os.lstat(path)) or f"{shown(path.name)} is a symbolic link") from None
         raise
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
-            raise UnsafeFile(refusal(path, st) or f"{path.name} is not a regular file")
+            raise UnsafeFile(refusal(path, st) or f"{shown(path.name)} is not a regular file")
         if st.st_size > limit:
-            raise UnsafeFile(f"{path.name} is {st.st_size} bytes, more than the {limit} a submission file may have")
+            raise UnsafeFile(f"{shown(path.name)} is {st.st_size} bytes, more than the {limit} a submission file may have")
         chunks, total = [], 0
         while total <= limit:
             chunk = os.read(fd, 1 << 20)
@@ -76,7 +78,7 @@ def read_bytes(path: str | Path, limit: int = MAX_FILE_BYTES) -> bytes:
             chunks.append(chunk)
             total += len(chunk)
         if total > limit:
-            raise UnsafeFile(f"{path.name} is more than the {limit} bytes a submission file may have")
+            raise UnsafeFile(f"{shown(path.name)} is more than the {limit} bytes a submission file may have")
         return b"".join(chunks)
     finally:
         os.close(fd)

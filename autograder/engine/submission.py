@@ -170,7 +170,7 @@ def notebook_stage(text: str) -> int | None:
     try:
         meta = json.loads(text).get("metadata", {})
         stage = meta.get("autograder", {}).get("stage")
-    except (ValueError, AttributeError):
+    except (ValueError, AttributeError, RecursionError, MemoryError):
         return None
     return stage if isinstance(stage, int) else None
 
@@ -180,6 +180,9 @@ def _notebook_cells(text: str) -> list:
         raise SubmissionError("the notebook file is empty (0 bytes of JSON); save it in Jupyter and submit again")
     try:
         nb = json.loads(text)
+    except (RecursionError, MemoryError):
+        raise SubmissionError("the notebook's JSON is nested too deeply to be a Jupyter notebook; "
+                              "open it in Jupyter, save it, and submit again") from None
     except ValueError as err:
         where = f"line {err.lineno}, column {err.colno}: {err.msg}" if hasattr(err, "lineno") else str(err)
         raise SubmissionError(
@@ -214,6 +217,9 @@ def _parse_blocks(source: str):
     try:
         yield ast.parse(source), source, None
         return
+    except (RecursionError, MemoryError):        # nested too deeply for Python's own parser
+        yield None, source, SyntaxError("the code is nested too deeply to be read", ("<cell>", 1, 0, ""))
+        return
     except SyntaxError:
         pass
     lines = source.splitlines()
@@ -229,6 +235,8 @@ def _parse_blocks(source: str):
             continue
         try:
             yield ast.parse(block), block, None
+        except (RecursionError, MemoryError):
+            yield None, block, SyntaxError("the code is nested too deeply to be read", ("<cell>", begin + 1, 0, ""))
         except SyntaxError as err:
             err.lineno = (err.lineno or 1) + begin
             yield None, block, err
