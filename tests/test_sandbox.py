@@ -600,7 +600,7 @@ def readable_package_copy() -> Path:
     top = Path(tempfile.mkdtemp(prefix="autograder-pkg-"))
     shutil.copytree(REPO / "autograder", top / "autograder",
                     ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
-    for folder, dirs, files in os.walk(top):
+    for folder, _dirs, files in os.walk(top):
         os.chmod(folder, 0o755)
         for name in files:
             os.chmod(os.path.join(folder, name), 0o644)

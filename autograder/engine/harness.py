@@ -221,7 +221,10 @@ def compile_source(source, filename):
         text = (e.text or "").rstrip("\n")
         return None, {"type": _type_name(type(e)), "message": str(e.msg), "line": e.lineno,
                       "text": text[:500] or None, "offset": e.offset}
-    except (ValueError, MemoryError, RecursionError) as e:
+    except (MemoryError, RecursionError) as e:
+        return None, {"type": _type_name(type(e)), "line": None, "text": None,
+                      "message": "the code is nested too deeply for Python to compile"}
+    except ValueError as e:
         return None, {"type": _type_name(type(e)), "message": exception_message(e), "line": None, "text": None}
 
 

@@ -682,7 +682,7 @@ def _build(request: Request, timeout: float, limits: Limits, res: dict | None, t
         return _internal(trailer["internal"], elapsed)
     if res is not None and res.get("status") == "internal":
         return _internal(str(res.get("internal")), elapsed)
-    final = res is not None and res.get("status") in STATUSES
+    final = res is not None and isinstance(res.get("status"), str) and res["status"] in STATUSES
     data = res if final else (trailer.get("progress") if isinstance(trailer.get("progress"), dict) else {})
     out = Outcome(status="crash")
     _fill(out, data, limits)

@@ -81,6 +81,8 @@ def _pick_file(folder: Path, expected_name: str, entry: str | None) -> Path:
     files, refused = safefs.walk(folder)
     candidates = sorted(p for p in files + refused if p.suffix.lower() in (".py", ".ipynb")
                         and ".ipynb_checkpoints" not in p.parts and "__MACOSX" not in p.parts)
+    if not candidates and refused:               # e.g. the folder holds only a link to someone's folder
+        raise SubmissionError(str(safefs.refusal(refused[0], os.lstat(refused[0]))))
     if not candidates:
         raise NotASubmission(f"no Python file (.py) or notebook (.ipynb) in {folder}")
     for candidate in candidates:
