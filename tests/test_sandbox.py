@@ -671,3 +671,52 @@ def test_many_requests_leak_nothing(make):
         assert call(box, "add", i, 1, fresh=False).value == i + 1
     for i in range(100):
         assert call(box, "game", stdin=["r"] * 13, seed=i).status == "ok"
+
+
+@pytest.mark.skipif(not ISO["uid_drop"], reason="cgroups, seccomp and the minimal root need root")
+def test_the_sandbox_is_one_cgroup_with_a_memory_limit_for_the_whole_tree(make, monkeypatch):
+    """Memory is bounded for the sandbox, not per process: five children that each stay under
+    RLIMIT_AS but together exceed the group's limit cannot all live."""
+    box = make("""
+        import os, signal
+
+        def where():
+            return open("/proc/self/cgroup").read()
+
+        def many(n, mb):
+            pids = []
+            for _ in range(n):
+                pid = os.fork()
+                if pid == 0:
+                    block = bytearray(mb << 20)          # touched: really charged
+                    os.read(os.open("/dev/zero", os.O_RDONLY), 1)
+                    signal.pause()
+                pids.append(pid)
+            import time
+            time.sleep(1.5)
+            alive = 0
+            for pid in pids:
+                done, status = os.waitpid(pid, os.WNOHANG)
+                if done == 0:
+                    alive += 1
+                    os.kill(pid, signal.SIGKILL)
+            return alive
+    """, limits=Limits(memory_mb=160, wall_s=5))
+    inside = call(box, "where")
+    if box.applied.get("cgroup") is False:
+        pytest.skip("this machine gives no writable cgroup (see Sandbox.applied['cgroup'])")
+    assert "autograder-" in inside.value
+    assert box.applied["seccomp"] is True and box.applied["root"] == "minimal"
+    limit_mb = box._cgroup_memory() >> 20                  # 2 x 160 + tmpfs sizes + 64 = 432 MB
+    assert call(box, "many", 2, 120).value == 2            # 240 MB: within the group's limit
+    over = call(box, "many", 5, 120)                       # 600 MB > the group's limit
+    # The kernel's OOM killer picks the victim: some children, or the request itself.
+    assert (over.status == "ok" and over.value < 5) or (over.status == "crash" and "SIGKILL" in over.message), \
+        f"five 120 MB children all lived under a {limit_mb} MB group: {over.status} {over.value} {over.message}"
+    assert call(box, "where").status == "ok"               # the sandbox itself goes on
+    from autograder.engine import cgroup
+
+    monkeypatch.setattr(cgroup.Group, "create", classmethod(lambda cls, *a, **k: None))
+    control = make(box.source, limits=Limits(memory_mb=160, wall_s=5))
+    assert call(control, "many", 5, 120).value == 5         # without the group: RLIMIT_AS alone lets all live
+    assert control.applied["cgroup"] is False

@@ -63,6 +63,21 @@ class Group:
                     time.sleep(0.01)
 
 
+def _sweep(parent: Path) -> None:
+    """Remove empty groups of graders that died without cleaning up (kill -9, os._exit)."""
+    try:
+        names = [p for p in parent.iterdir() if p.name.startswith("autograder-")]
+    except OSError:
+        return
+    for folder in names:
+        pid = folder.name.split("-")[1]
+        if pid.isdigit() and not os.path.exists(f"/proc/{pid}"):
+            try:
+                folder.rmdir()              # fails (harmlessly) while processes remain in it
+            except OSError:
+                pass
+
+
 def _own_path(controller: str) -> str:
     """This process's group in the hierarchy of CONTROLLER ('' for v2)."""
     for line in Path("/proc/self/cgroup").read_text().splitlines():
@@ -81,6 +96,7 @@ def _create_v2(name: str, memory_bytes: int, pids: int, weight: int) -> Group | 
             (parent / "cgroup.subtree_control").write_text(" ".join(f"+{c}" for c in wanted - enabled))
         except OSError:
             return None         # "no internal processes": a group with processes cannot delegate
+    _sweep(parent)
     folder = parent / name
     folder.mkdir()
     try:
@@ -104,7 +120,9 @@ def _create_v1(name: str, memory_bytes: int, pids: int, weight: int) -> Group | 
             base = ROOT / controller
             if not (base / "cgroup.procs").is_file():
                 continue
-            folder = base / _own_path(controller) / name
+            parent = base / _own_path(controller)
+            _sweep(parent)
+            folder = parent / name
             folder.mkdir()
             made.append(folder)
             for key, value in values:
