@@ -1296,7 +1296,10 @@ MNT_DETACH = 2
 def allowlist():
     """(path, is_dir) pairs bound read-only into the new root: the runtime and its libraries."""
     prefix = os.path.realpath(sys.base_prefix)
-    paths = [prefix] + [os.path.realpath(p) for p in SYSTEM_LIBS if os.path.isdir(p)]
+    stdlib = os.path.realpath(os.path.dirname(os.__file__))
+    # A system Python (prefix /usr, as on Gradescope) needs /usr/lib only, not all of /usr.
+    paths = ([prefix] if prefix not in ("/", "/usr") else []) + [stdlib]
+    paths += [os.path.realpath(p) for p in SYSTEM_LIBS if os.path.isdir(p)]
     paths += [p for p in ("/etc/ld.so.cache",) if os.path.isfile(p)]
     out = []
     for path in sorted(set(paths), key=len):
