@@ -1256,16 +1256,6 @@ def _within(path, top):
     return path == top or path.startswith(top.rstrip("/") + "/")
 
 
-def _blocking_ancestor(path):
-    """The top-most directory above PATH that other users cannot traverse (e.g. /root)."""
-    parts = path.strip("/").split("/")
-    for i in range(1, len(parts)):
-        d = "/" + "/".join(parts[:i])
-        if not os.stat(d).st_mode & 0o001:
-            return d
-    return None
-
-
 def enter_namespaces(cfg):
     """As root, before forking the zygote: private mounts, no network, and a minimal root.
 

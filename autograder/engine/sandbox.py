@@ -8,12 +8,14 @@ its stdin; results come back as JSON lines on a dedicated pipe.  The grader enfo
 wall-clock limit with poll(); on a timeout, crash or protocol garbage it kills the whole
 sandbox and starts a new one for the next request.
 
-Isolation as root: mount/net/pid/ipc/uts namespaces (no network at all), a read-only view
-of the file system with private tmpfs on /tmp, /var/tmp, /dev/shm and empty tmpfs over every
-hidden path, a dedicated unprivileged uid per live sandbox (40000 + slot; a lock file per
-slot keeps two graders apart), rlimits including NPROC, no_new_privs, a scrubbed
-environment.  Not root: rlimits (no NPROC), its own session, a scrubbed environment and a
-fresh temporary working folder.  isolation() says what this machine allows;
+Isolation as root: mount/net/pid/ipc/uts namespaces (no network at all), a minimal root
+(pivot_root: the Python runtime and system libraries read-only, private tmpfs /tmp, /var/tmp,
+/dev/shm, nothing else; harness.build_root), a seccomp filter (seccomp.py), a cgroup per
+sandbox (cgroup.py), a dedicated unprivileged uid per live sandbox (40000 + slot; a lock file
+per slot keeps two graders apart), rlimits including NPROC, no_new_privs, a scrubbed
+environment.  Not root: rlimits (no NPROC), the seccomp filter, its own session, a scrubbed
+environment and a fresh temporary working folder.  Everything read back is bounded again
+(bounds.py).  isolation() says what this machine allows;
 Sandbox.applied says what a started sandbox actually got.
 
 Deliberate details: fresh=False calls run in one long-lived "shared worker" forked from the
@@ -23,8 +25,8 @@ clean.  The wall-clock limit is enforced in three layers: a soft timer in the re
 never runs student code), and the grader's own poll() deadline SLACK after that, which kills
 the whole sandbox.  Python runs with -s -S -P -B rather than -I (see _spawn).  Isolation is set
 up by the child itself, as root, before any student code exists in it, then it drops to the
-sandbox uid; the uid must only be able to read the standard library (checked; a Python under an
-untraversable folder such as /root is bind-mounted back read-only).
+sandbox uid; the uid must only be able to read the standard library (checked; the runtime is
+bind-mounted into the new root at its own path, so a Python under /root works).
 """
 
 from __future__ import annotations
