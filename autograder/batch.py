@@ -33,6 +33,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from .assignment import PACKAGE_DIR, Assignment, load_assignment
+from .engine import escape, safefs
 from .engine.results import GradeReport
 from .gradebook import Gradebook, content_hash
 
@@ -69,7 +70,11 @@ class Entry:
     error: str = ""              # set when the submission cannot be graded at all (e.g. a corrupt zip)
 
     def __post_init__(self) -> None:
-        if not self.files:
+        refused = _refused(self.path)
+        if refused and not self.error:      # a link is never followed: the student's error row
+            self.error = refused
+            self.hash = "refused:" + hashlib.sha256((refused + _link_text(self.path)).encode()).hexdigest()
+        if not self.files and not refused:
             self.files = submission_files(self.path)
         if not self.hash:
             try:
@@ -85,18 +90,49 @@ def safe_id(text: str) -> str:
     return text[:80] or "student"
 
 
+def _refused(path: Path) -> str:
+    """Why the grader will not read PATH (a link or a special file), or ''."""
+    try:
+        return safefs.refusal(path, os.lstat(path)) or ""
+    except OSError:
+        return ""
+
+
+def _link_text(path: Path) -> str:
+    try:
+        return os.readlink(path)
+    except OSError:
+        return ""
+
+
+def _is_file(path: Path) -> bool:
+    """A regular file, not through a link."""
+    try:
+        return stat.S_ISREG(os.lstat(path).st_mode)
+    except OSError:
+        return False
+
+
+def _is_dir(path: Path) -> bool:
+    """A folder, not through a link."""
+    try:
+        return stat.S_ISDIR(os.lstat(path).st_mode)
+    except OSError:
+        return False
+
+
 def _ignored(path: Path) -> bool:
     return path.name in IGNORED or path.name.startswith(".")
 
 
 def submission_files(path: Path) -> list[tuple[str, Path]]:
     """The files whose content decides the grade: the file itself, or every file in the folder."""
-    if path.is_file():
-        return [(path.name, path)]
+    if not _is_dir(path):
+        return [(path.name, path)] if _is_file(path) else []
     files = []
-    for item in sorted(path.rglob("*")):
+    for item in safefs.walk(path)[0]:           # links inside are never followed (nor hashed)
         rel = item.relative_to(path)
-        if any(part in IGNORED or part.startswith(".") for part in rel.parts) or not item.is_file():
+        if any(part in IGNORED or part.startswith(".") for part in rel.parts):
             continue
         files.append((rel.as_posix(), item))
         if len(files) >= MAX_FILES_HASHED:
@@ -144,7 +180,7 @@ def _unwrap(root: Path) -> Path:
     """Exports often wrap everything in one folder: descend while that is all there is."""
     for _ in range(5):
         children = _children(root)
-        if len(children) == 1 and children[0].is_dir() and children[0].name != "submitted" \
+        if len(children) == 1 and _is_dir(children[0]) and children[0].name != "submitted" \
                 and not any(c.is_file() and c.suffix.lower() in SUBMISSION_SUFFIXES for c in children):
             inner = _children(children[0])
             if inner and all(c.is_dir() or c.suffix.lower() in (*SUBMISSION_SUFFIXES, ".zip", ".yml")
@@ -158,13 +194,15 @@ def _unwrap(root: Path) -> Path:
 def _plain(root: Path, work_dir: Path, notes: list[str]) -> list[Entry]:
     """A folder of per-student files or folders (also Canvas and Moodle download layouts)."""
     children = _children(root)
-    files = [p for p in children if p.is_file() and p.suffix.lower() in (*SUBMISSION_SUFFIXES, ".zip")]
-    folders = [p for p in children if p.is_dir()]
-    skipped = [p.name for p in children if p.is_file() and p not in files]
+    linked = [p for p in children if _refused(p)]          # links and FIFOs: an error row each
+    files = [p for p in children if _is_file(p) and p.suffix.lower() in (*SUBMISSION_SUFFIXES, ".zip")]
+    folders = [p for p in children if _is_dir(p)]
+    skipped = [p.name for p in children if _is_file(p) and p not in files]
     if skipped:
-        notes.append(f"ignored {len(skipped)} file(s) that are not submissions: {', '.join(skipped[:5])}"
+        notes.append(f"ignored {len(skipped)} file(s) that are not submissions: {', '.join(escape.name(n) for n in skipped[:5])}"
                      + (" ..." if len(skipped) > 5 else ""))
-    entries: list[Entry] = []
+    entries: list[Entry] = [Entry(safe_id(p.stem if p.suffix.lower() in (*SUBMISSION_SUFFIXES, ".zip") else p.name),
+                                  p, files=[(p.name, p)]) for p in linked]
     canvas = [p for p in files if CANVAS.match(p.name)]
     if files and len(canvas) == len(files):
         groups: dict[str, list[Path]] = collections.defaultdict(list)
@@ -228,12 +266,16 @@ def _nbgrader(root: Path, assignment: Assignment, nb_assignment: str | None, not
     """nbgrader's submitted/<student>/<assignment>/ tree."""
     entries = []
     for student in _children(root):
-        if not student.is_dir():
+        if _refused(student):
+            entries.append(Entry(safe_id(student.name), student, files=[(student.name, student)]))
             continue
-        folders = [p for p in _children(student) if p.is_dir()]
+        if not _is_dir(student):
+            continue
+        folders = [p for p in _children(student) if _is_dir(p) or _refused(p)]
         chosen = None
         if nb_assignment:
-            chosen = student / nb_assignment if (student / nb_assignment).is_dir() else None
+            wanted = student / nb_assignment
+            chosen = wanted if _is_dir(wanted) or _refused(wanted) else None
         elif len(folders) == 1:
             chosen = folders[0]
         else:
@@ -253,8 +295,8 @@ def _gradescope_export(root: Path, work_dir: Path, notes: list[str]) -> list[Ent
     names = gradescope_names((root / "submission_metadata.yml").read_text(encoding="utf-8", errors="replace"))
     entries = []
     for p in _children(root):
-        if p.is_dir():
-            entries.append(Entry(safe_id(names.get(p.name, p.name)), p))
+        if _is_dir(p) or _refused(p):
+            entries.append(Entry(safe_id(names.get(p.name, p.name)), p, files=[(p.name, p)] if _refused(p) else []))
     return entries
 
 
@@ -281,7 +323,7 @@ def _unique(entries: list[Entry]) -> list[Entry]:
     seen: dict[str, int] = {}
     for entry in entries:
         if entry.id in seen:
-            entry.id = safe_id(entry.path.name) if entry.path.is_file() else entry.id
+            entry.id = safe_id(entry.path.name) if not _is_dir(entry.path) else entry.id
         while entry.id in seen:
             seen[entry.id] += 1
             entry.id = f"{entry.id}-{seen[entry.id]}"
@@ -290,6 +332,12 @@ def _unique(entries: list[Entry]) -> list[Entry]:
 
 
 # --- safe zip extraction --------------------------------------------------------------------------
+
+def _stored_name(part: str) -> str:
+    """A zip entry's path component as stored on disk: no control characters, at most 120 chars."""
+    cleaned = re.sub(r"[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]", "_", part)
+    return cleaned if len(cleaned.encode()) <= 200 else cleaned[:100] + "_" + hashlib.sha256(part.encode()).hexdigest()[:12]
+
 
 def extract_zip(archive: Path, into: Path, notes: list[str] | None = None, label: str | None = None) -> Path:
     """Extract ARCHIVE under INTO/<stem>-<hash>/ once; reuse it on later runs.
@@ -324,20 +372,20 @@ def extract_zip(archive: Path, into: Path, notes: list[str] | None = None, label
                 raise InputError(f"{Path(label).name} holds {len(infos)} entries (more than {MAX_ZIP_ENTRIES})")
             for info in infos:
                 name = info.filename.replace("\\", "/")
-                parts = [p for p in PurePosixPath(name).parts if p not in ("", ".")]
+                parts = [_stored_name(p) for p in PurePosixPath(name).parts if p not in ("", ".")]
                 mode = info.external_attr >> 16
                 if (name.startswith("/") or ".." in parts or (parts and re.match(r"^[A-Za-z]:", parts[0]))
                         or stat.S_ISLNK(mode)):
-                    unsafe.append(info.filename)
+                    unsafe.append(escape.name(info.filename))
                     continue
                 if not parts or info.is_dir():
                     continue
                 if info.file_size > MAX_ZIP_MEMBER:
-                    raise InputError(f"{Path(label).name}: {info.filename} is {info.file_size} bytes "
+                    raise InputError(f"{escape.name(Path(label).name)}: {escape.name(info.filename)} is {info.file_size} bytes "
                                      f"(more than the {MAX_ZIP_MEMBER} cap)")
                 target = tmp.joinpath(*parts)
                 if not target.resolve().is_relative_to(tmp.resolve()):
-                    unsafe.append(info.filename)
+                    unsafe.append(escape.name(info.filename))
                     continue
                 target.parent.mkdir(parents=True, exist_ok=True)
                 limit = min(MAX_ZIP_MEMBER, max(info.compress_size, 1) * MAX_RATIO + 65536)
@@ -347,7 +395,7 @@ def extract_zip(archive: Path, into: Path, notes: list[str] | None = None, label
                         written += len(chunk)
                         total += len(chunk)
                         if written > limit or total > MAX_ZIP_TOTAL:
-                            raise InputError(f"{Path(label).name} expands too much at {info.filename} "
+                            raise InputError(f"{escape.name(Path(label).name)} expands too much at {escape.name(info.filename)} "
                                              "(a zip bomb, or over the size cap)")
                         out.write(chunk)
     except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, NotImplementedError, OSError) as err:
@@ -357,7 +405,7 @@ def extract_zip(archive: Path, into: Path, notes: list[str] | None = None, label
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     if unsafe:
-        notes.append(f"{archive.name}: skipped {len(unsafe)} unsafe entr{'y' if len(unsafe) == 1 else 'ies'} "
+        notes.append(f"{escape.name(archive.name)}: skipped {len(unsafe)} unsafe entr{'y' if len(unsafe) == 1 else 'ies'} "
                      f"(absolute path, '..' or symlink): {', '.join(unsafe[:3])}")
     (tmp / ".complete").write_text(archive.name)
     if dest.exists():
@@ -826,7 +874,7 @@ def run(args: argparse.Namespace) -> int:
 def print_summary(summary: BatchSummary, stream=None) -> None:
     stream = stream or sys.stdout
     for note in summary.notes:
-        print(f"note: {note}", file=stream)
+        print(f"note: {escape.plain(note)}", file=stream)
     state = "interrupted; run the same command again to resume" if summary.interrupted else "done"
     print(f"grade-all {state}: {summary.found} submissions, {summary.graded} graded, "
           f"{summary.skipped} unchanged (skipped), {summary.crashed} grader failures, "

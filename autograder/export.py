@@ -13,6 +13,7 @@ from typing import Any
 
 from .assignment import Assignment
 from .engine import reporters
+from .engine.escape import csv_cell, plain
 from .gradebook import Gradebook, Row
 
 
@@ -59,8 +60,9 @@ def csv_row(summary: dict[str, Any], spec: Assignment) -> list[Any]:
     """Stages and problems not graded (no suite yet, or another --stage) are left empty."""
     stages = [summary["stages"].get(str(s.number), [""])[0] for s in spec.stages]
     problems = [summary["problems"].get(str(p.number), [""])[0] for p in spec.problems]
-    return ([summary["id"], summary["total"], summary["max"], summary["percent"]] + stages + problems
-            + [summary["status"], summary["graded_at"]])
+    row = ([summary["id"], summary["total"], summary["max"], summary["percent"]] + stages + problems
+           + [summary["status"], summary["graded_at"]])
+    return [csv_cell(cell) for cell in row]        # an id like "=HYPERLINK(...)" stays text
 
 
 def _write(path: Path, text: str) -> None:
@@ -100,7 +102,7 @@ def write_exports(book: Gradebook, spec: Assignment, out: Path) -> list[Path]:
         report = row.grade_report()
         report.submission = row.submission_id
         _write(feedback / f"{row.submission_id}.md", reporters.to_markdown(report))
-        _write(feedback / f"{row.submission_id}.txt", row.feedback + "\n")
+        _write(feedback / f"{row.submission_id}.txt", plain(row.feedback) + "\n")
         write_feedback_page(row, report, feedback / f"{row.submission_id}.html")
         keep.update(f"{row.submission_id}.{ext}" for ext in ("md", "txt", "html"))
     for stale in feedback.iterdir():

@@ -565,9 +565,9 @@ def test_hidden_paths_network_and_files_are_isolated(make):
         secret.write_text("the hidden tests say", encoding="utf-8")
         secret.chmod(0o644)
         head = secret.read_text(encoding="utf-8")[:20]
-        assert call(make(src), "peek", str(secret)).value == head       # readable when not hidden...
+        assert head and call(make(src), "peek", str(secret)).value == "FileNotFoundError"   # not allowlisted...
         box = make(src, hidden_paths=[str(secret_dir)])
-        assert call(box, "peek", str(secret)).value == "FileNotFoundError"   # ...and gone when hidden
+        assert call(box, "peek", str(secret)).value == "FileNotFoundError"   # ...nor when named hidden
         assert box.applied["uid"] >= 40000 and str(secret_dir) in box.applied["hidden"]
     finally:
         shutil.rmtree(secret_dir, ignore_errors=True)
@@ -587,9 +587,30 @@ def test_hidden_paths_network_and_files_are_isolated(make):
 @pytest.mark.skipif(not (ISO["root"] and shutil.which("setpriv") and os.path.exists("/usr/bin/python3")),
                     reason="needs root, setpriv and a system python to run the grader as an unprivileged user")
 def test_unprivileged_grader_degrades_to_limits_and_a_temp_folder():
+    package = readable_package_copy()      # the checkout may sit in a private (0700) folder
+    try:
+        _unprivileged_grader(package)
+    finally:
+        shutil.rmtree(package, ignore_errors=True)
+
+
+def readable_package_copy() -> Path:
+    """A copy of the autograder package that any user can read (a fresh clone in a `mktemp -d`
+    folder or a home folder is readable by its owner only): the folder to put on sys.path."""
+    top = Path(tempfile.mkdtemp(prefix="autograder-pkg-"))
+    shutil.copytree(REPO / "autograder", top / "autograder",
+                    ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    for folder, _dirs, files in os.walk(top):
+        os.chmod(folder, 0o755)
+        for name in files:
+            os.chmod(os.path.join(folder, name), 0o644)
+    return top
+
+
+def _unprivileged_grader(package: Path) -> None:
     script = textwrap.dedent(f"""
         import json, os, sys
-        sys.path.insert(0, {str(REPO)!r})
+        sys.path.insert(0, {str(package)!r})
         from autograder.engine.sandbox import Request, Sandbox, isolation
         src = '''
         import os, time
@@ -650,3 +671,52 @@ def test_many_requests_leak_nothing(make):
         assert call(box, "add", i, 1, fresh=False).value == i + 1
     for i in range(100):
         assert call(box, "game", stdin=["r"] * 13, seed=i).status == "ok"
+
+
+@pytest.mark.skipif(not ISO["uid_drop"], reason="cgroups, seccomp and the minimal root need root")
+def test_the_sandbox_is_one_cgroup_with_a_memory_limit_for_the_whole_tree(make, monkeypatch):
+    """Memory is bounded for the sandbox, not per process: five children that each stay under
+    RLIMIT_AS but together exceed the group's limit cannot all live."""
+    box = make("""
+        import os, signal
+
+        def where():
+            return open("/proc/self/cgroup").read()
+
+        def many(n, mb):
+            pids = []
+            for _ in range(n):
+                pid = os.fork()
+                if pid == 0:
+                    block = bytearray(mb << 20)          # touched: really charged
+                    os.read(os.open("/dev/zero", os.O_RDONLY), 1)
+                    signal.pause()
+                pids.append(pid)
+            import time
+            time.sleep(1.5)
+            alive = 0
+            for pid in pids:
+                done, status = os.waitpid(pid, os.WNOHANG)
+                if done == 0:
+                    alive += 1
+                    os.kill(pid, signal.SIGKILL)
+            return alive
+    """, limits=Limits(memory_mb=160, wall_s=5))
+    inside = call(box, "where")
+    if box.applied.get("cgroup") is False:
+        pytest.skip("this machine gives no writable cgroup (see Sandbox.applied['cgroup'])")
+    assert "autograder-" in inside.value
+    assert box.applied["seccomp"] is True and box.applied["root"] == "minimal"
+    limit_mb = box._cgroup_memory() >> 20                  # 2 x 160 + tmpfs sizes + 64 = 432 MB
+    assert call(box, "many", 2, 120).value == 2            # 240 MB: within the group's limit
+    over = call(box, "many", 5, 120)                       # 600 MB > the group's limit
+    # The kernel's OOM killer picks the victim: some children, or the request itself.
+    assert (over.status == "ok" and over.value < 5) or (over.status == "crash" and "SIGKILL" in over.message), \
+        f"five 120 MB children all lived under a {limit_mb} MB group: {over.status} {over.value} {over.message}"
+    assert call(box, "where").status == "ok"               # the sandbox itself goes on
+    from autograder.engine import cgroup
+
+    monkeypatch.setattr(cgroup.Group, "create", classmethod(lambda cls, *a, **k: None))
+    control = make(box.source, limits=Limits(memory_mb=160, wall_s=5))
+    assert call(control, "many", 5, 120).value == 5         # without the group: RLIMIT_AS alone lets all live
+    assert control.applied["cgroup"] is False

@@ -23,7 +23,8 @@ def explain(outcome: Outcome, ran: str) -> str:
         text = f"Your file has no function `{name}`"
         return text + (f"; did you mean `{suggestion}`?" if suggestion else ".")
     if status == "syntax_error":
-        return f"Your file has a syntax error on line {error.get('line')}: {error.get('message')}"
+        where = f" on line {error['line']}" if isinstance(error.get("line"), int) else ""
+        return f"Your file has a syntax error{where}: {error.get('message')}"
     message = f": {error['message']}" if error.get("message") else ""     # KeyboardInterrupt() has none
     if status == "import_error":
         where = f" (line {error['line']})" if error.get("line") else ""

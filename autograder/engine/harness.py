@@ -221,7 +221,10 @@ def compile_source(source, filename):
         text = (e.text or "").rstrip("\n")
         return None, {"type": _type_name(type(e)), "message": str(e.msg), "line": e.lineno,
                       "text": text[:500] or None, "offset": e.offset}
-    except (ValueError, MemoryError, RecursionError) as e:
+    except (MemoryError, RecursionError) as e:
+        return None, {"type": _type_name(type(e)), "line": None, "text": None,
+                      "message": "the code is nested too deeply for Python to compile"}
+    except ValueError as e:
         return None, {"type": _type_name(type(e)), "message": exception_message(e), "line": None, "text": None}
 
 
@@ -1212,6 +1215,7 @@ CLONE_NEWPID, CLONE_NEWNET = 0x20000000, 0x40000000
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
 MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 32, 4096, 16384, 1 << 18
 PR_SET_PDEATHSIG, PR_SET_CHILD_SUBREAPER, PR_SET_NO_NEW_PRIVS = 1, 36, 38
+PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 22, 2
 SYS_MOUNT_SETATTR, AT_RECURSIVE, AT_FDCWD, MOUNT_ATTR_RDONLY = 442, 0x8000, -100, 1
 
 
@@ -1252,66 +1256,143 @@ def _within(path, top):
     return path == top or path.startswith(top.rstrip("/") + "/")
 
 
-def _blocking_ancestor(path):
-    """The top-most directory above PATH that other users cannot traverse (e.g. /root)."""
-    parts = path.strip("/").split("/")
-    for i in range(1, len(parts)):
-        d = "/" + "/".join(parts[:i])
-        if not os.stat(d).st_mode & 0o001:
-            return d
-    return None
-
-
 def enter_namespaces(cfg):
-    """As root, before forking the zygote: private mounts, no network, hidden paths, private tmp."""
+    """As root, before forking the zygote: private mounts, no network, and a minimal root.
+
+    The new root (pivot_root into a small tmpfs) holds only what the allowlist names: the
+    Python runtime (sys.base_prefix, without its site-packages) and the system libraries it
+    loads, read-only; /dev/null and friends; an empty /proc for the pid namespace; and private
+    tmpfs /tmp, /var/tmp and /dev/shm.  Nothing else exists in it (no /home, /root, /work, /srv,
+    /opt, /var, /mnt, no kit, no classmates), so a search of the disk finds nothing to copy."""
     lib = _Libc()
     flags = CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS | (CLONE_NEWPID if cfg["pidns"] else 0)
     lib.call("unshare", "unshare", flags)
     lib.mount(None, "/", None, MS_REC | MS_PRIVATE)
     applied = {"namespaces": ["mount", "net", "ipc", "uts"] + (["pid"] if cfg["pidns"] else []),
-               "network": "none"}
-    # Everything read-only (students could otherwise leave files in world-writable dirs).
-    applied["readonly_root"] = lib.set_readonly("/") and lib.set_readonly("/dev", readonly=False)
+               "network": "none", "ipc_limits": limit_ipc()}
+    hidden = [os.path.realpath(p) for p in cfg.get("hidden", [])]
+    applied.update(build_root(lib, cfg, hidden))
+    return applied
+
+
+STAGE = "/tmp"          # mount point of the new root before pivot_root (our mount namespace only)
+SYSTEM_LIBS = ("/lib", "/lib64", "/lib32", "/usr/lib", "/usr/lib64", "/usr/lib32")
+ROOT_LINKS = ("lib", "lib64", "lib32", "libx32", "bin", "sbin")
+DEVICES = ("null", "zero", "full", "random", "urandom")
+SYS_PIVOT_ROOT = {"x86_64": 155, "aarch64": 41, "riscv64": 41, "ppc64le": 203, "s390x": 217}
+MNT_DETACH = 2
+
+
+def allowlist():
+    """(path, is_dir) pairs bound read-only into the new root: the runtime and its libraries."""
     prefix = os.path.realpath(sys.base_prefix)
-    prefix_fd = os.open(prefix, os.O_PATH | os.O_DIRECTORY)
+    stdlib = os.path.realpath(os.path.dirname(os.__file__))
+    # A system Python (prefix /usr, as on Gradescope) needs /usr/lib only, not all of /usr.
+    paths = ([prefix] if prefix not in ("/", "/usr") else []) + [stdlib]
+    paths += [os.path.realpath(p) for p in SYSTEM_LIBS if os.path.isdir(p)]
+    paths += [p for p in ("/etc/ld.so.cache",) if os.path.isfile(p)]
+    out = []
+    for path in sorted(set(paths), key=len):
+        if not any(_within(path, q) for q, _ in out):
+            out.append((path, os.path.isdir(path)))
+    return out
+
+
+def _site_packages():
+    """Installed packages are not the runtime: hidden inside the new root."""
+    version = f"python{sys.version_info[0]}.{sys.version_info[1]}"
+    found = []
+    for base in {os.path.realpath(sys.base_prefix), "/usr", "/usr/local"}:
+        for sub in (f"lib/{version}/site-packages", f"lib/{version}/dist-packages", "lib/python3/dist-packages"):
+            path = os.path.join(base, sub)
+            if os.path.isdir(path):
+                found.append(os.path.realpath(path))
+    return found
+
+
+def _bind(lib, source, target, is_dir):
+    if is_dir:
+        os.makedirs(target, 0o755, exist_ok=True)
+    else:
+        os.makedirs(os.path.dirname(target), 0o755, exist_ok=True)
+        os.close(os.open(target, os.O_WRONLY | os.O_CREAT, 0o644))
+    lib.mount(source, target, None, MS_BIND | MS_REC)
+    if not lib.set_readonly(target):
+        lib.mount(None, target, None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV)
+
+
+def build_root(lib, cfg, hidden):
+    os.umask(0o022)
+    lib.mount("tmpfs", STAGE, "tmpfs", MS_NOSUID | MS_NODEV, "size=1m,nr_inodes=4000,mode=0755")
+    allowed = allowlist()
+    for path, is_dir in allowed:
+        _bind(lib, path, STAGE + path, is_dir)
+    for name in ROOT_LINKS:                  # merged /usr: /lib -> usr/lib and such
+        if os.path.islink("/" + name):
+            os.symlink(os.readlink("/" + name), f"{STAGE}/{name}")
+    # Inside the allowed trees, still hide installed packages and anything the grader names.
+    covered = []
+    for path in sorted(set(_site_packages() + hidden), key=len):
+        if not any(_within(path, a) for a, _ in allowed) or any(_within(path, c) for c in covered):
+            continue
+        target = STAGE + path
+        if os.path.isdir(target):
+            lib.mount("tmpfs", target, "tmpfs", MS_NOSUID | MS_NODEV | MS_RDONLY, "size=4k,nr_inodes=16,mode=0755")
+        elif os.path.lexists(target):
+            lib.mount("/dev/null", target, None, MS_BIND)
+        covered.append(path)
+    os.makedirs(f"{STAGE}/dev", 0o755)
+    for name in DEVICES:
+        if os.path.exists(f"/dev/{name}"):
+            _bind_device(lib, f"/dev/{name}", f"{STAGE}/dev/{name}")
+    for name, target in (("fd", "/proc/self/fd"), ("stdin", "/proc/self/fd/0"),
+                         ("stdout", "/proc/self/fd/1"), ("stderr", "/proc/self/fd/2")):
+        os.symlink(target, f"{STAGE}/dev/{name}")
+    for folder in ("proc", "tmp", "var/tmp", "dev/shm", "etc"):
+        os.makedirs(f"{STAGE}/{folder}", 0o755, exist_ok=True)
+    if not cfg["pidns"]:                      # no pid namespace to mount a /proc of its own for
+        lib.mount("/proc", f"{STAGE}/proc", None, MS_BIND | MS_REC)
+    os.makedirs(f"{STAGE}/.old-root", 0o700)
+    os.chdir(STAGE)
+    number = SYS_PIVOT_ROOT.get(os.uname().machine)
+    if number is None:
+        raise OSError(f"pivot_root: unknown system call number on {os.uname().machine}")
+    ct = lib.ctypes
+    if lib.libc.syscall(ct.c_long(number), b".", b".old-root") != 0:
+        err = ct.get_errno()
+        raise OSError(err, f"pivot_root: {os.strerror(err)}")
+    os.chdir("/")
+    lib.call("umount old root", "umount2", b"/.old-root", ct.c_int(MNT_DETACH))
+    os.rmdir("/.old-root")
     tmp_mb = cfg["tmp_mb"]
     private = [("/tmp", f"size={tmp_mb}m,mode=1777"), ("/var/tmp", "size=8m,mode=1777"),
                ("/dev/shm", "size=8m,mode=1777")]
-    private = [(os.path.realpath(p), opts) for p, opts in private]
-    # A hidden path inside a private tmp is already hidden by the fresh, empty tmpfs there
-    # (and hiding /tmp itself read-only would leave no working folder).
-    hidden = [p for p in (os.path.realpath(p) for p in cfg.get("hidden", []))
-              if not any(_within(p, t) for t, _ in private)]
-    blocker = _blocking_ancestor(prefix)
-    covers = [(p, "hide") for p in hidden + ([blocker] if blocker else [])] + private
-    done = []
-    for path, opts in sorted(covers, key=lambda c: len(c[0])):
-        path = os.path.realpath(path)
-        if path == "/":
-            raise ValueError("refusing to hide /")
-        if not os.path.lexists(path) or any(_within(path, d) for d, _ in done):
-            continue
-        if os.path.isdir(path):
-            lib.mount("tmpfs", path, "tmpfs", MS_NOSUID | MS_NODEV,
-                      "size=1m,nr_inodes=2000,mode=0755" if opts == "hide" else opts)
-        else:
-            lib.mount("/dev/null", path, None, MS_BIND)
-        done.append((path, opts))
-    if any(_within(prefix, d) for d, _ in done):
-        # Python itself lives under a hidden/untraversable dir: bind it back, read-only.
-        os.umask(0o022)
-        os.makedirs(prefix, 0o755, exist_ok=True)
-        lib.mount(f"/proc/self/fd/{prefix_fd}", prefix, None, MS_BIND | MS_REC)
-        if not lib.set_readonly(prefix):
-            lib.mount(None, prefix, None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID)
-        applied["python_rebound"] = prefix
-    os.close(prefix_fd)
-    for path, opts in done:
-        if opts == "hide" and not lib.set_readonly(path, recursive=False):
-            lib.mount(None, path, None, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV)
-    applied["hidden"] = [p for p, o in done if o == "hide"]
-    applied["private_tmp"] = [p for p, o in done if o != "hide"]
-    return applied
+    for path, opts in private:
+        lib.mount("tmpfs", path, "tmpfs", MS_NOSUID | MS_NODEV, opts)
+    # The root itself (dirs and links only) read-only: nothing can be left in it.
+    if not lib.set_readonly("/", recursive=False):
+        lib.mount(None, "/", None, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV)
+    return {"root": "minimal", "allowed": [p for p, _ in allowed], "hidden": hidden + covered,
+            "private_tmp": [p for p, _ in private], "readonly_root": True}
+
+
+def _bind_device(lib, source, target):
+    os.close(os.open(target, os.O_WRONLY | os.O_CREAT, 0o644))
+    lib.mount(source, target, None, MS_BIND)
+
+
+def limit_ipc():
+    """In the new IPC namespace: System V shared memory limited to almost nothing (seccomp also
+    refuses shmget/semget/msgget; this holds where the filter is missing)."""
+    done = {}
+    for key, value in (("shmmax", 1 << 20), ("shmall", 256), ("shmmni", 4), ("msgmni", 0)):
+        try:
+            with open(f"/proc/sys/kernel/{key}", "w") as f:
+                f.write(str(value))
+            done[key] = value
+        except OSError:
+            pass
+    return done
 
 
 def set_rlimits(limits, nproc):
@@ -1364,6 +1445,7 @@ def become_sandbox_user(cfg):
         pass
     else:
         raise RuntimeError("privilege drop failed: could become root again")
+    applied["seccomp"] = install_seccomp(lib, cfg.get("seccomp"))
     os.chdir(work)
     os.environ["HOME"] = work
     stdlib = os.path.dirname(os.__file__)
@@ -1371,6 +1453,27 @@ def become_sandbox_user(cfg):
         raise RuntimeError(f"the sandbox uid {uid} cannot read the Python standard library at {stdlib}")
     applied.update(uid=uid, gid=gid, workdir=work)
     return applied
+
+
+def install_seccomp(lib, program_hex):
+    """Install the grader's seccomp filter (classic BPF, built by engine/seccomp.py); False without one."""
+    if not program_hex:
+        return False
+    ct = lib.ctypes
+    data = bytes.fromhex(program_hex)
+
+    class SockFilter(ct.Structure):
+        _fields_ = [("code", ct.c_ushort), ("jt", ct.c_ubyte), ("jf", ct.c_ubyte), ("k", ct.c_uint)]
+
+    class SockFprog(ct.Structure):
+        _fields_ = [("len", ct.c_ushort), ("filter", ct.POINTER(SockFilter))]
+    count = len(data) // 8
+    program = (SockFilter * count).from_buffer_copy(data)
+    fprog = SockFprog(count, ct.cast(program, ct.POINTER(SockFilter)))
+    if lib.libc.prctl(ct.c_int(PR_SET_SECCOMP), ct.c_ulong(SECCOMP_MODE_FILTER), ct.byref(fprog),
+                      ct.c_ulong(0), ct.c_ulong(0)) != 0:
+        raise OSError(ct.get_errno(), "seccomp: the filter was refused")
+    return True
 
 
 def limit_self(cfg):
@@ -1381,6 +1484,7 @@ def limit_self(cfg):
         lib = _Libc()
         applied["subreaper"] = lib.try_call("prctl", PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
         applied["no_new_privs"] = lib.try_call("prctl", PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
+        applied["seccomp"] = install_seccomp(lib, cfg.get("seccomp")) if applied["no_new_privs"] else False
     except OSError:
         applied["subreaper"] = False
     return applied

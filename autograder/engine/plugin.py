@@ -6,6 +6,7 @@ Fixtures:              student, reference (Programs), assignment.
 
 from __future__ import annotations
 
+import re
 import sys
 import time
 import traceback
@@ -23,6 +24,10 @@ LOAD_PROBE = "__grader_load_probe__"
 def _marker_arg(item: pytest.Item, name: str, default=None):
     marker = item.get_closest_marker(name)
     return marker.args[0] if marker and marker.args else default
+
+
+HIDDEN_WITHHELD = ("This hidden check failed.  Its usual feedback would repeat text your program chose "
+                   "(an exception's name or message), so it is not shown.")
 
 
 class GradingPlugin:
@@ -152,6 +157,8 @@ class GradingPlugin:
         exc = call.excinfo.value if call.excinfo else None
         if isinstance(exc, Fail):
             status, output, hint, score = "failed", exc.render(hidden=hidden), exc.hint or "", 0.0
+            if hidden and self._repeats_chosen_text(output):
+                output, hint = HIDDEN_WITHHELD, ""
         elif call.excinfo and call.excinfo.errisinstance(pytest.skip.Exception):
             status, output, score = "skipped", f"Skipped: {exc.msg}", 0.0
         elif isinstance(exc, pytest.fail.Exception) and str(exc).startswith("Timeout"):
@@ -171,6 +178,12 @@ class GradingPlugin:
         self.by_name.setdefault(getattr(item, "originalname", item.name), []).append(result)
         if item.name != getattr(item, "originalname", item.name):   # "test_x[param]": one parameter
             self.by_name.setdefault(item.name, []).append(result)
+
+    def _repeats_chosen_text(self, output: str) -> bool:
+        """True when hidden feedback would repeat a name or text the student's program chose
+        (a backstop: the suites compose hidden feedback from grader text already)."""
+        chosen = getattr(self._student, "chosen_texts", None) or ()
+        return any(re.search(rf"(?<!\w){re.escape(text)}(?!\w)", output) for text in chosen)
 
     def _stage_of(self, problem: int) -> int:
         try:

@@ -13,6 +13,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from . import bounds
 from .sandbox import Limits, Outcome, Request, Sandbox
 
 LIMITS_ENV = "AUTOGRADER_LIMITS"
@@ -54,6 +55,7 @@ class Program:
         self._cache: dict[str, Outcome] | None = {} if cache else None
         self.functions = top_level_functions(source)
         self.runs = 0
+        self.chosen_texts: set[str] = set()   # names and texts the program chose (hidden feedback must not show them)
 
     def run(self, request: Request) -> Outcome:
         key = None
@@ -63,6 +65,8 @@ class Program:
                 return self._cache[key]
         self.runs += 1
         outcome = self._sandbox.run(request)
+        if outcome.status != "ok" and len(self.chosen_texts) < 1000:
+            self.chosen_texts.update(chosen_texts(outcome))
         if key is not None:
             self._cache[key] = outcome
         return outcome
@@ -84,11 +88,26 @@ class Program:
         self._sandbox.close()
 
 
+def chosen_texts(outcome: Outcome) -> set[str]:
+    """The strings of OUTCOME that the student's program picked: a non-builtin exception type name,
+    an exception message, an exit argument (4+ characters: shorter ones match ordinary words)."""
+    error = outcome.error or {}
+    found = set()
+    kind = error.get("type")
+    if isinstance(kind, str) and kind not in bounds.BUILTIN_EXCEPTIONS and len(kind) >= 2:
+        found.add(kind)
+    for key in ("message",):
+        text = error.get(key)
+        if isinstance(text, str) and len(text.strip()) >= 4:
+            found.add(text.strip()[:200])
+    return found
+
+
 def top_level_functions(source: str) -> set[str]:
     """Names of the functions the source defines at top level (empty when it does not parse)."""
     try:
         tree = ast.parse(source)
-    except SyntaxError:
+    except (SyntaxError, ValueError, RecursionError, MemoryError):    # nested too deeply: the sandbox says so
         return set()
     names = set()
     for node in ast.walk(tree):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from .escape import fence, markdown_inline, plain
 from .results import GradeReport, TestResult
 
 MARK = {"passed": "PASS", "failed": "FAIL", "skipped": "SKIP", "error": "ERR "}
@@ -78,7 +79,7 @@ def to_text(report: GradeReport, verbose: bool = False) -> str:
                     lines.append(_indent(test.output))
     lines.append("")
     lines.append(closing_line(report))
-    return "\n".join(lines)
+    return plain("\n".join(lines))      # student text never drives the reader's terminal
 
 
 def to_json(report: GradeReport) -> str:
@@ -97,7 +98,7 @@ def to_gradescope(report: GradeReport) -> dict[str, Any]:
             "score": test.score,
             "max_score": test.max_score,
             "status": "passed" if test.status == "passed" else "failed",
-            "output": test.output,
+            "output": plain(test.output),
             "visibility": "visible" if test.visibility == "visible" else "after_published",
             "tags": [f"stage {test.stage}", f"problem {test.problem}"],
         })
@@ -107,7 +108,7 @@ def to_gradescope(report: GradeReport) -> dict[str, Any]:
     return {
         "score": report.score,
         "execution_time": report.execution_time,
-        "output": "\n".join(output),
+        "output": plain("\n".join(output)),
         "output_format": "text",
         "stdout_visibility": "hidden",
         "visibility": "visible",
@@ -117,11 +118,11 @@ def to_gradescope(report: GradeReport) -> dict[str, Any]:
 
 def to_markdown(report: GradeReport) -> str:
     titles = problem_titles(report.assignment)
-    lines = [f"# Feedback: {report.submission}", "",
+    lines = [f"# Feedback: {markdown_inline(report.submission)}", "",
              f"**Score: {fmt(report.score)} / {fmt(report.max_score)}**", ""]
     if report.error:
-        lines += [f"> **{report.error}**", ""]
-    lines += [f"- {note}" for note in report.notes]
+        lines += [f"> **{markdown_inline(report.error)}**", ""]
+    lines += [f"- {markdown_inline(note)}" for note in report.notes]
     for stage, problems in _groups(report).items():
         lines += ["", f"## Stage {stage}", "", "| Problem | Check | Result | Points |", "|---|---|---|---|"]
         for problem, tests in problems.items():
@@ -131,6 +132,6 @@ def to_markdown(report: GradeReport) -> str:
         failing = [t for p in problems.values() for t in p
                    if t.status != "passed" and t.output and t.output != report.error]
         for test in failing:
-            lines += ["", f"### {test.name}", "", "```", test.output, "```"]
+            lines += ["", f"### {markdown_inline(test.name)}", "", fence(plain(test.output))]
     lines += ["", closing_line(report), ""]
     return "\n".join(lines)

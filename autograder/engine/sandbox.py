@@ -8,12 +8,14 @@ its stdin; results come back as JSON lines on a dedicated pipe.  The grader enfo
 wall-clock limit with poll(); on a timeout, crash or protocol garbage it kills the whole
 sandbox and starts a new one for the next request.
 
-Isolation as root: mount/net/pid/ipc/uts namespaces (no network at all), a read-only view
-of the file system with private tmpfs on /tmp, /var/tmp, /dev/shm and empty tmpfs over every
-hidden path, a dedicated unprivileged uid per live sandbox (40000 + slot; a lock file per
-slot keeps two graders apart), rlimits including NPROC, no_new_privs, a scrubbed
-environment.  Not root: rlimits (no NPROC), its own session, a scrubbed environment and a
-fresh temporary working folder.  isolation() says what this machine allows;
+Isolation as root: mount/net/pid/ipc/uts namespaces (no network at all), a minimal root
+(pivot_root: the Python runtime and system libraries read-only, private tmpfs /tmp, /var/tmp,
+/dev/shm, nothing else; harness.build_root), a seccomp filter (seccomp.py), a cgroup per
+sandbox (cgroup.py), a dedicated unprivileged uid per live sandbox (40000 + slot; a lock file
+per slot keeps two graders apart), rlimits including NPROC, no_new_privs, a scrubbed
+environment.  Not root: rlimits (no NPROC), the seccomp filter, its own session, a scrubbed
+environment and a fresh temporary working folder.  Everything read back is bounded again
+(bounds.py).  isolation() says what this machine allows;
 Sandbox.applied says what a started sandbox actually got.
 
 Deliberate details: fresh=False calls run in one long-lived "shared worker" forked from the
@@ -23,8 +25,8 @@ clean.  The wall-clock limit is enforced in three layers: a soft timer in the re
 never runs student code), and the grader's own poll() deadline SLACK after that, which kills
 the whole sandbox.  Python runs with -s -S -P -B rather than -I (see _spawn).  Isolation is set
 up by the child itself, as root, before any student code exists in it, then it drops to the
-sandbox uid; the uid must only be able to read the standard library (checked; a Python under an
-untraversable folder such as /root is bind-mounted back read-only).
+sandbox uid; the uid must only be able to read the standard library (checked; the runtime is
+bind-mounted into the new root at its own path, so a Python under /root works).
 """
 
 from __future__ import annotations
@@ -48,6 +50,8 @@ import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from . import bounds, cgroup, seccomp
 
 UID_BASE = 40000                 # sandbox uids are UID_BASE + slot
 SLOTS = 1000
@@ -121,6 +125,7 @@ class Outcome:
     elapsed: float = 0.0          # wall seconds of the request
     cpu: float = 0.0              # CPU seconds of the request process
     message: str = ""             # one plain-English sentence for a non-ok status
+    hidden_message: str = ""      # the same from grader text only (no name, number or text the program chose)
 
 
 # ---------------------------------------------------------------------------------------
@@ -423,6 +428,7 @@ class _State:
     def __init__(self) -> None:
         self.proc: _Proc | None = None
         self.slot: _Slot | None = None
+        self.group: cgroup.Group | None = None
         self.owner = os.getpid()
 
     def stop(self, graceful: bool = False) -> None:
@@ -446,6 +452,9 @@ class _State:
             proc.popen.kill()                 # last resort: the outer process; its tree dies with it
             proc.popen.wait(timeout=3)
         proc.close_fds()
+        group, self.group = self.group, None
+        if group is not None:
+            group.remove()
         if proc.cleanup_dir:
             shutil.rmtree(proc.cleanup_dir, ignore_errors=True)
 
@@ -524,6 +533,7 @@ class Sandbox:
                 out = Outcome(status="timeout", elapsed=round(time.monotonic() - t0, 4),
                               stdin_lines=len(request.stdin or []),
                               message=f"your program was stopped after {_secs(timeout)} s")
+                out.hidden_message = out.message
                 out.error = {"internal": "the sandbox did not answer in time; it was killed"}
                 return out
             if kind != "line":
@@ -570,6 +580,7 @@ class Sandbox:
             "root": root, "namespaces": root and iso["namespaces"], "pidns": root and iso["pid_namespace"],
             "hidden": self.hidden_paths, "uid": state.slot.uid if root else None, "workdir": workdir,
             "tmp_mb": max(16, 4 * self.limits.fsize_mb),
+            "seccomp": (seccomp.filter_bpf() or b"").hex(),
         }
         env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": workdir, "PYTHONHASHSEED": "0",
                "PYTHONDONTWRITEBYTECODE": "1", "PYTHONIOENCODING": "utf-8"}
@@ -580,6 +591,11 @@ class Sandbox:
                 shutil.rmtree(cleanup_dir, ignore_errors=True)
             return _internal(f"could not start the sandbox: {e}", 0.0)
         state.proc = proc
+        if root:       # before the child reads its harness: every process it ever forks is inside
+            state.group = cgroup.Group.create(self._cgroup_memory(), self.limits.nproc + 16)
+            if state.group is not None and not state.group.add(proc.popen.pid):
+                state.group.remove(wait=0)
+                state.group = None
         harness = _harness_source()
         proc.send(f"{len(harness):16d}".encode() + harness + json.dumps(cfg).encode() + b"\n")
         deadline = time.monotonic() + START_TIMEOUT
@@ -589,8 +605,14 @@ class Sandbox:
             detail = (msg or {}).get("error") or f"{kind}: {line!r} {proc.raw_text()[-2000:]}"
             state.stop()
             return _internal(f"the sandbox did not start: {detail}", 0.0)
-        self.applied = dict(msg.get("applied") or {}, python=_python())
+        self.applied = dict(msg.get("applied") or {}, python=_python(),
+                            cgroup=state.group.kind if state.group is not None else False)
         return proc
+
+    def _cgroup_memory(self) -> int:
+        """The whole sandbox's memory: two processes at their limit plus its tmpfs folders, in bytes."""
+        tmp_mb = max(16, 4 * self.limits.fsize_mb) + 8 + 8
+        return (2 * self.limits.memory_mb + tmp_mb + 64) << 20
 
 
 def _spawn(env: dict[str, str], cwd: str, cleanup_dir: str | None) -> _Proc:
@@ -648,7 +670,7 @@ def _parse(line: bytes | None) -> dict | None:
         return None
     try:
         msg = json.loads(line)
-    except ValueError:
+    except (ValueError, RecursionError, MemoryError):      # garbage, nested too deeply, too big
         return None
     return msg if isinstance(msg, dict) else None
 
@@ -662,7 +684,7 @@ def _build(request: Request, timeout: float, limits: Limits, res: dict | None, t
         return _internal(trailer["internal"], elapsed)
     if res is not None and res.get("status") == "internal":
         return _internal(str(res.get("internal")), elapsed)
-    final = res is not None and res.get("status") in STATUSES
+    final = res is not None and isinstance(res.get("status"), str) and res["status"] in STATUSES
     data = res if final else (trailer.get("progress") if isinstance(trailer.get("progress"), dict) else {})
     out = Outcome(status="crash")
     _fill(out, data, limits)
@@ -679,6 +701,7 @@ def _build(request: Request, timeout: float, limits: Limits, res: dict | None, t
     if out.status != "ok":
         out.value = None
     out.message = _message(out, request, data, facts, limits, timeout)
+    out.hidden_message = _hidden_message(out, request, facts, limits, timeout)
     return out
 
 
@@ -707,16 +730,20 @@ def _fill(out: Outcome, data: dict, limits: Limits) -> None:
         value = data.get(key)
         return value if isinstance(value, kind) else default
 
-    out.value = data.get("value")
-    out.error = typed("error", dict, None)
+    # Untrusted: every field bounded (engine/bounds.py), so nothing grader-side can blow up on it.
+    out.value = bounds.value(data.get("value"))
+    out.error = bounds.error(data.get("error"))
     out.stdout = typed("stdout", str, "")[:limits.output_chars]
-    out.events = typed("events", list, [])
-    out.args_after = typed("args_after", list, None)
+    out.events = bounds.events(data.get("events"))
+    args_after = data.get("args_after")
+    out.args_after = bounds.value(args_after) if isinstance(args_after, list) else None
     out.import_stdout = typed("import_stdout", str, "")[:limits.output_chars]
-    out.import_prompted = typed("import_prompted", dict, None)
-    out.inputs_asked = typed("inputs_asked", int, 0)
-    out.dice_used = typed("dice_used", int, 0)
-    out.exit_code = typed("exit_code", int, None)
+    prompted = data.get("import_prompted")
+    out.import_prompted = ({"line": bounds.integer(prompted.get("line")), "prompt": bounds.text(prompted.get("prompt"), 500)}
+                           if isinstance(prompted, dict) else None)
+    out.inputs_asked = bounds.integer(data.get("inputs_asked"), 0, 0, 10 ** 9)
+    out.dice_used = bounds.integer(data.get("dice_used"), 0, 0, 10 ** 9)
+    out.exit_code = bounds.integer(data.get("exit_code"), None, -(1 << 31), 1 << 31)
 
 
 def _number(x: Any) -> float:
@@ -724,7 +751,8 @@ def _number(x: Any) -> float:
 
 
 def _internal(detail: str, elapsed: float) -> Outcome:
-    return Outcome(status="crash", error={"internal": detail}, elapsed=round(elapsed, 4), message=INTERNAL)
+    return Outcome(status="crash", error={"internal": bounds.text(detail, 4000)}, elapsed=round(elapsed, 4),
+                   message=INTERNAL, hidden_message=INTERNAL)
 
 
 # ---------------------------------------------------------------------------------------
@@ -749,7 +777,7 @@ def _message(out: Outcome, request: Request, data: dict, facts: dict, limits: Li
     if status == "exit":
         via, arg = data.get("exit_via"), data.get("exit_arg")
         if via in ("sys.exit", "os._exit") and isinstance(arg, str):
-            return f"called {via}({arg})"
+            return f"called {via}({bounds.text(arg, 200)})"
         return f"ended with exit code {out.exit_code}"
     if status == "exception":
         return f"raised {error.get('type')}{_on_line(error)}{_colon(error.get('message'))}"
@@ -765,11 +793,39 @@ def _message(out: Outcome, request: Request, data: dict, facts: dict, limits: Li
     return INTERNAL
 
 
+HIDDEN_MESSAGES = {
+    "exception": "raised an exception", "import_error": "raised an exception while being loaded",
+    "syntax_error": "has a syntax error", "input_exhausted": "asked for more input than this run provides",
+    "dice_exhausted": "rolled more dice than this scenario provides", "exit": "ended the program (an exit call)",
+    "crash": "crashed",
+}
+
+
+def _hidden_message(out: Outcome, request: Request, facts: dict, limits: Limits, timeout: float) -> str:
+    """A non-ok outcome in words that come from the grader alone (for hidden checks): the status
+    and the grader's own limits, never an exception's name or text, a line number or an exit code."""
+    status = out.status
+    if status == "ok":
+        return ""
+    if status == "timeout":
+        return (f"your program used more than {limits.cpu_s} s of CPU time" if facts.get("cpu_limited")
+                else f"your program was stopped after {_secs(timeout)} s")
+    if status == "memory":
+        return f"used more than {limits.memory_mb} MB of memory"
+    if status == "output_limit":
+        return f"print output exceeded {limits.output_chars} characters"
+    if status == "no_function":
+        return f"has no function named {request.func}"
+    if status == "crash" and out.message == INTERNAL:
+        return INTERNAL
+    return HIDDEN_MESSAGES.get(status, "did not finish normally")
+
+
 def _limit_message(status: str, out: Outcome, request: Request, data: dict, limits: Limits) -> str:
     if status == "output_limit":
         return f"print output exceeded {limits.output_chars} characters"
     if status == "dice_exhausted":
-        n = data.get("dice_failed_at") if isinstance(data.get("dice_failed_at"), int) else out.dice_used + 1
+        n = bounds.integer(data.get("dice_failed_at"), out.dice_used + 1, 0, 10 ** 9)
         provided = len(request.dice or [])
         return f"rolled {_a(n)} {_ordinal(n)} die; this scenario provides {provided}"
     asked = out.inputs_asked
@@ -777,7 +833,7 @@ def _limit_message(status: str, out: Outcome, request: Request, data: dict, limi
         text = "asked for input, but this run provides no input"
         return text + (f" (it asked {asked} times)" if asked > 1 else "")
     lines = len(request.stdin)
-    first = data.get("exhausted_at") if isinstance(data.get("exhausted_at"), int) else lines + 1
+    first = bounds.integer(data.get("exhausted_at"), lines + 1, 0, 10 ** 9)
     text = (f"asked for input {_a(first)} {_ordinal(first)} time; "
             f"this game's script has {lines} line{'' if lines == 1 else 's'}")
     return text + (f" (it asked {asked} times in all)" if asked > first else "")

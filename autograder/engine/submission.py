@@ -7,8 +7,12 @@ from __future__ import annotations
 
 import ast
 import json
+import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from . import safefs
 
 
 class SubmissionError(Exception):
@@ -34,9 +38,13 @@ class Submission:
 def load_submission(path: str | Path, expected_name: str = "yahtzee.py", entry: str | None = None) -> Submission:
     """Find and read the student's code at PATH; raise SubmissionError with a clear message."""
     path = Path(path)
-    if not path.exists():
+    if not os.path.lexists(path):
         raise NotASubmission(f"no such file or folder: {path}")
-    if path.is_dir():
+    try:                                  # a link or a FIFO is the student's error, never followed
+        st = safefs.check(path)
+    except safefs.UnsafeFile as err:
+        raise SubmissionError(str(err)) from None
+    if stat.S_ISDIR(st.st_mode):
         path = _pick_file(path, expected_name, entry)
     suffix = path.suffix.lower()
     if suffix == ".ipynb":
@@ -53,7 +61,12 @@ def load_submission(path: str | Path, expected_name: str = "yahtzee.py", entry: 
 
 
 def _read_text(path: Path) -> str:
-    data = path.read_bytes()
+    try:
+        data = safefs.read_bytes(path)
+    except safefs.UnsafeFile as err:
+        raise SubmissionError(str(err)) from None
+    except OSError as err:
+        raise SubmissionError(f"{path.name} could not be read ({err.strerror})") from None
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as err:
@@ -65,8 +78,11 @@ def _read_text(path: Path) -> str:
 
 
 def _pick_file(folder: Path, expected_name: str, entry: str | None) -> Path:
-    candidates = sorted(p for p in folder.rglob("*") if p.suffix.lower() in (".py", ".ipynb")
-                        and p.is_file() and ".ipynb_checkpoints" not in p.parts and "__MACOSX" not in p.parts)
+    files, refused = safefs.walk(folder)
+    candidates = sorted(p for p in files + refused if p.suffix.lower() in (".py", ".ipynb")
+                        and ".ipynb_checkpoints" not in p.parts and "__MACOSX" not in p.parts)
+    if not candidates and refused:               # e.g. the folder holds only a link to someone's folder
+        raise SubmissionError(str(safefs.refusal(refused[0], os.lstat(refused[0]))))
     if not candidates:
         raise NotASubmission(f"no Python file (.py) or notebook (.ipynb) in {folder}")
     for candidate in candidates:
@@ -75,7 +91,8 @@ def _pick_file(folder: Path, expected_name: str, entry: str | None) -> Path:
     if len(candidates) == 1:
         return candidates[0]
     if entry:
-        defining = [p for p in candidates if p.suffix == ".py" and f"def {entry}" in p.read_text(errors="replace")]
+        defining = [p for p in candidates if p.suffix == ".py" and p not in refused
+                    and f"def {entry}" in _read_text(p)]
         if len(defining) == 1:
             return defining[0]
     names = ", ".join(p.name for p in candidates[:10])
@@ -155,7 +172,7 @@ def notebook_stage(text: str) -> int | None:
     try:
         meta = json.loads(text).get("metadata", {})
         stage = meta.get("autograder", {}).get("stage")
-    except (ValueError, AttributeError):
+    except (ValueError, AttributeError, RecursionError, MemoryError):
         return None
     return stage if isinstance(stage, int) else None
 
@@ -165,6 +182,9 @@ def _notebook_cells(text: str) -> list:
         raise SubmissionError("the notebook file is empty (0 bytes of JSON); save it in Jupyter and submit again")
     try:
         nb = json.loads(text)
+    except (RecursionError, MemoryError):
+        raise SubmissionError("the notebook's JSON is nested too deeply to be a Jupyter notebook; "
+                              "open it in Jupyter, save it, and submit again") from None
     except ValueError as err:
         where = f"line {err.lineno}, column {err.colno}: {err.msg}" if hasattr(err, "lineno") else str(err)
         raise SubmissionError(
@@ -199,6 +219,9 @@ def _parse_blocks(source: str):
     try:
         yield ast.parse(source), source, None
         return
+    except (RecursionError, MemoryError):        # nested too deeply for Python's own parser
+        yield None, source, SyntaxError("the code is nested too deeply to be read", ("<cell>", 1, 0, ""))
+        return
     except SyntaxError:
         pass
     lines = source.splitlines()
@@ -214,6 +237,8 @@ def _parse_blocks(source: str):
             continue
         try:
             yield ast.parse(block), block, None
+        except (RecursionError, MemoryError):
+            yield None, block, SyntaxError("the code is nested too deeply to be read", ("<cell>", begin + 1, 0, ""))
         except SyntaxError as err:
             err.lineno = (err.lineno or 1) + begin
             yield None, block, err

@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from autograder.assignment import load_assignment
+from autograder.engine.bounds import number
 from autograder.engine.checks import GraderFault, explain
 from autograder.engine.feedback import Fail, ordinal
 
@@ -59,9 +60,9 @@ def _number_on(line: str) -> int | None:
     if words:
         after = _INTEGER.search(line, words[-1].end())
         if after:
-            return int(after.group())
+            return number(after.group())
     numbers = _INTEGER.findall(line)
-    return int(numbers[-1]) if numbers else None
+    return number(numbers[-1]) if numbers else None
 
 
 @dataclass

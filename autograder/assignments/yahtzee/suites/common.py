@@ -150,7 +150,7 @@ def student_value(outcome, ran: str, *, hidden: bool, short: str, hint: str | No
         if error.get("type") == "NotImplementedError":
             text = f"{short} is not written yet"
         else:
-            text = f"{short} raised {error.get('type')}" + (f" on line {error['line']}" if error.get("line") else "")
+            text = f"{short} {outcome.hidden_message}"     # grader text only: no name the program chose
     else:
         text = explain(outcome, shown)
     raise Fail(text, ran=ran, hint=hint, show_values=False,

@@ -33,6 +33,7 @@ from autograder.assignments.yahtzee.suites.common import (
     scorecard,
     student_value,
 )
+from autograder.engine.bounds import number
 from autograder.engine.feedback import Fail, ordinal
 
 CATEGORIES = ["Ones", "Twos", "Threes", "Fours", "Fives", "Sixes", "Three of a Kind", "Four of a Kind",
@@ -115,7 +116,7 @@ def dice_in(line: str) -> list[int] | None:
     match = DICE_LINE.match(line)
     if not match:
         return None
-    return [int(v) for v in re.findall(r"\d+", match.group(1))]
+    return [number(v) for v in re.findall(r"\d+", match.group(1))]
 
 
 @dataclass
@@ -182,11 +183,11 @@ def read_game(outcome) -> Game:
                 dice_lines.append((item.gap, dice))
             match = SCORED_LINE.search(item.text)
             if match:
-                scored.append((int(match.group(1)), category_named(match.group(2)), item.text.strip(), item.gap))
+                scored.append((number(match.group(1)), category_named(match.group(2)), item.text.strip(), item.gap))
                 scored_at.append(index)
             match = FINAL_LINE.match(item.text)
             if match:
-                finals.append(int(match.group(1)))
+                finals.append(number(match.group(1)))
         elif item.kind == "random":
             randoms.append(item)
         elif item.kind == "seed":
@@ -215,7 +216,7 @@ def card_value(game: Game, name: str) -> int | None | str:
     shown = game.card_lines.get(normalize(name))
     if shown is None or shown == "-":
         return shown
-    return int(shown)
+    return number(shown)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -246,7 +247,7 @@ def read_reference(outcome) -> RefGame:
         if item.kind == "line":
             match = ROUND_LINE.match(item.text)
             if match and not SCORED_LINE.search(item.text):
-                current = Round(int(match.group(1)))
+                current = Round(number(match.group(1)))
                 rounds.append(current)
                 continue
             if not item.text.strip():
@@ -259,7 +260,7 @@ def read_reference(outcome) -> RefGame:
                 current.dice_lines.append(dice)
             match = SCORED_LINE.search(item.text)
             if match:
-                current.scored = (int(match.group(1)), category_named(match.group(2)) or match.group(2))
+                current.scored = (number(match.group(1)), category_named(match.group(2)) or match.group(2))
             if item.text.startswith("Joker rule"):
                 current.joker = True
         elif item.kind == "roll":
@@ -624,7 +625,7 @@ def check_finishes(played: Played) -> None:
     text = explain(outcome, case.call)
     error = outcome.error or {}
     hidden_text = (f"{case.call} is not written yet." if error.get("type") == "NotImplementedError"
-                   else f"The game stopped: {case.call} {outcome.message or outcome.status}.")
+                   else f"The game stopped: {case.call} {outcome.hidden_message or outcome.status}.")
     hint = div.hint if div is not None else None
     _fail(played, f"The game did not finish: {text}", hidden_text, hint=hint)
 

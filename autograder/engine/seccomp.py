@@ -1,0 +1,68 @@
+"""The sandbox's seccomp filter, built with libseccomp (pyseccomp) on the grader side.
+
+The filter is a denylist of the system calls that could undo the sandbox or pass state between
+students; everything else a Python program needs stays allowed.  It is compiled here to a
+classic BPF program (bytes) and sent to the harness, which installs it with prctl(PR_SET_SECCOMP)
+as the last step before any student code exists (after no_new_privs, so no privilege is needed).
+Denied calls fail with EPERM (clone3 with ENOSYS, so glibc falls back to clone, whose namespace
+flags are checked).  Without libseccomp the sandbox runs without the filter and says so
+(Sandbox.applied["seccomp"] is False).
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import tempfile
+
+DENIED = (
+    # namespaces and mounts: the minimal root must stay the only view of the file system
+    "unshare", "setns", "mount", "umount2", "pivot_root", "chroot", "move_mount", "open_tree",
+    "fsopen", "fsconfig", "fsmount", "fspick", "mount_setattr",
+    # other processes' memory and handles
+    "ptrace", "process_vm_readv", "process_vm_writev", "pidfd_getfd", "kcmp",
+    # kernel state that outlives the process (a note for the next student with this uid)
+    "keyctl", "add_key", "request_key", "shmget", "semget", "msgget",
+    # large kernel attack surface no homework needs
+    "bpf", "perf_event_open", "userfaultfd", "io_uring_setup", "io_uring_enter", "io_uring_register",
+    "name_to_handle_at", "open_by_handle_at", "fanotify_init", "syslog", "acct", "quotactl",
+    "swapon", "swapoff", "reboot", "kexec_load", "kexec_file_load", "init_module", "finit_module",
+    "delete_module", "iopl", "ioperm", "personality",
+)
+# clone() flags that create namespaces (a user namespace would give back mount and root).
+CLONE_NAMESPACES = (0x00000080, 0x00020000, 0x02000000, 0x04000000, 0x08000000, 0x10000000,
+                    0x20000000, 0x40000000)
+
+_cache: bytes | None | bool = False
+
+
+def filter_bpf() -> bytes | None:
+    """The compiled filter for this machine's architecture, or None without libseccomp."""
+    global _cache
+    if _cache is False:
+        _cache = _build()
+    return _cache or None
+
+
+def _build() -> bytes | None:
+    try:
+        import pyseccomp as sc
+        rules = sc.SyscallFilter(sc.ALLOW)
+    except (ImportError, OSError, RuntimeError):     # no pyseccomp or no libseccomp.so
+        return None
+    for name in DENIED:
+        try:
+            rules.add_rule(sc.ERRNO(errno.EPERM), name)
+        except (ValueError, RuntimeError, OSError):   # unknown on this architecture
+            pass
+    for flag in CLONE_NAMESPACES:
+        rules.add_rule(sc.ERRNO(errno.EPERM), "clone", sc.Arg(0, sc.MASKED_EQ, flag, flag))
+    try:
+        rules.add_rule(sc.ERRNO(errno.ENOSYS), "clone3")
+    except (ValueError, RuntimeError, OSError):
+        pass
+    with tempfile.TemporaryFile() as handle:
+        rules.export_bpf(handle)
+        handle.seek(0)
+        data = handle.read()
+    return data if data and len(data) % 8 == 0 and os.name == "posix" else None

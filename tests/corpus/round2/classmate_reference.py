@@ -1,0 +1,1 @@
+# The classmate whose file link_to_classmate and folder_with_linked_file point at: the reference.

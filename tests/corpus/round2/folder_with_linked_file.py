@@ -1,0 +1,1 @@
+# Layout "folder_link_inside": a submission folder whose yahtzee.py links to a classmate's file.
