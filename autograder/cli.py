@@ -20,6 +20,7 @@ VERBS = {
     "release": ("autograder.release", "build the student bundle (starter, notebooks, public checks, handout)"),
     "gradescope": ("autograder.gradescope", "build a Gradescope autograder zip running this same grader"),
     "demo": ("autograder.demo", "grade the bundled sample class and write the gradebook and report"),
+    "coach": ("autograder.coach.cli", "optimal play: the optimum, advice for a position, a review of a game"),
 }
 
 EPILOG = """examples:
