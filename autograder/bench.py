@@ -169,7 +169,7 @@ def _child_time_grades() -> None:       # python -c entry point of the (a) subpr
 
 def bench_single(submission: Path, repeat: int, python: str) -> dict[str, Any]:
     spec = load_assignment(ASSIGNMENT)
-    stages = [str(s.number) for s in spec.stages] + ["all"]
+    stages = [str(s.number) for s in spec.core_stages] + ["all"]
     print(f"\n(a) one submission: {relative(submission)}, cold = first grade() in a fresh process, "
           f"warm = median of {repeat}")
     print(f"    {'stage':<7}{'score':>12}{'cold wall':>12}{'cold CPU':>11}{'warm wall':>12}{'warm CPU':>11}")
