@@ -35,23 +35,38 @@ def with_region(source: str, number: int, body: str) -> str:
     return replaced
 
 
-def stage5(tmp_path, keep: str | None = None, box: str | None = None):
+def stage5(tmp_path: Path, keep: str | None = None, box: str | None = None):
     source = SOLUTION
     if keep is not None:
         source = with_region(source, 22, keep)
     if box is not None:
         source = with_region(source, 21, box)
+    tmp_path.mkdir(parents=True, exist_ok=True)
     path = tmp_path / "yahtzee.py"
     path.write_text(source, encoding="utf-8")
     report = grade(path, "yahtzee", stage="5")
     return report, {re.sub(r"^P\d+ ", "", t.name).split(": ", 1)[-1]: t.status for t in report.tests}
 
 
-def test_three_strategies_in_the_right_order_with_exact_scores(tmp_path):
-    reference, ref_status = stage5(tmp_path)
-    mid, mid_status = stage5(tmp_path, keep=GREEDY_KEEP)                 # greedy dice, the reference's boxes
-    greedy, greedy_status = stage5(tmp_path, keep=GREEDY_KEEP, box=GREEDY_BOX)
-    lazy, lazy_status = stage5(tmp_path, keep=NEVER_REROLL, box=GREEDY_BOX)
+@pytest.fixture(scope="module")
+def strategies(tmp_path_factory):
+    """Four strategies graded once: the reference, greedy dice with the reference's boxes, the kit's
+    greedy baseline itself, and a player that never re-rolls."""
+    folder = tmp_path_factory.mktemp("stage5")
+    return {
+        "reference": stage5(folder / "a"),
+        "mid": stage5(folder / "b", keep=GREEDY_KEEP),
+        "greedy": stage5(folder / "c", keep=GREEDY_KEEP, box=GREEDY_BOX),
+        "lazy": stage5(folder / "d", keep=NEVER_REROLL, box=GREEDY_BOX),
+    }
+
+
+def _mean(report) -> float:
+    return float(re.search(r"mean: (\d+\.\d+)", next(t.output for t in report.tests if "Your strategy" in t.output))[1])
+
+
+def test_strategies_of_different_strength_in_the_right_order_with_exact_scores(strategies):
+    (reference, ref_status), (mid, mid_status), (greedy, greedy_status), (lazy, lazy_status) = strategies.values()
     assert (reference.score, mid.score, greedy.score, lazy.score) == (20, 12, 8, 8)
     assert reference.max_score == 20 and all(s == "passed" for s in ref_status.values())
     assert mid_status["within 40 points of optimal play"] == "failed"
@@ -60,9 +75,27 @@ def test_three_strategies_in_the_right_order_with_exact_scores(tmp_path):
     assert greedy_status["beats the greedy player"] == "failed"
     assert greedy_status["beats the always-Chance player"] == "passed"
     assert lazy_status["beats the greedy player"] == "failed"
-    means = [float(re.search(r"mean: (\d+\.\d+)", next(t.output for t in r.tests if "Your strategy" in t.output)).group(1))
-             for r in (reference, mid, greedy, lazy)]
+    means = [_mean(report) for report, _ in strategies.values()]
     assert means == sorted(means, reverse=True)
+
+
+def test_leaderboard_and_feedback_plot(strategies, tmp_path):
+    from types import SimpleNamespace
+
+    from autograder.coach import leaderboard
+
+    rows = [SimpleNamespace(submission_id=name, tests=[t.__dict__ for t in report.tests])
+            for name, (report, _) in strategies.items()]
+    rows.append(SimpleNamespace(submission_id="no-stage-5", tests=[]))
+    board = leaderboard.leaderboard_rows(rows)
+    assert [e["id"] for e in board] == ["reference", "mid", "greedy", "lazy"]
+    assert [e["points"] for e in board] == [20, 12, 8, 8] and board[0]["mean"] == _mean(strategies["reference"][0])
+    page = leaderboard.leaderboard_html(rows, ceiling=254.59)
+    assert page.index("reference") < page.index("mid") < page.index("lazy") and "no-stage-5" not in page
+    assert leaderboard.leaderboard_html(rows[-1:]) == ""
+    png = leaderboard.feedback_plot(rows[0].tests, tmp_path / "reference-strategy.png")
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert leaderboard.feedback_plot([], tmp_path / "none.png") is None
 
 
 def test_illegal_choices_cost_their_problem_and_are_reported(tmp_path):

@@ -180,26 +180,59 @@ def baseline_means(seeds: tuple[int, ...]) -> dict[str, float]:
 # Feedback and class report
 # ---------------------------------------------------------------------------------------------
 
-def plot_distribution(scores: Sequence[int], path, optimal: Sequence[float] | None = None, games: int = 2000):
-    """PNG: the histogram of a strategy's scores against optimal play's (simulated with the coach)."""
+BIN = 25
+HISTOGRAM = "Games by score, 25-point bins from 0:"
+
+
+def histogram_line(scores: Sequence[int]) -> str:
+    """The score distribution as one line of the feedback (the feedback page plots it)."""
+    counts = [0] * (max(scores) // BIN + 1)
+    for value in scores:
+        counts[value // BIN] += 1
+    return f"{HISTOGRAM} {' '.join(map(str, counts))}"
+
+
+def read_histogram(text: str) -> list[int] | None:
+    """The counts of histogram_line inside TEXT, or None."""
+    for line in text.splitlines():
+        if line.startswith(HISTOGRAM):
+            try:
+                return [int(v) for v in line[len(HISTOGRAM):].split()][:200]
+            except ValueError:
+                return None
+    return None
+
+@cache
+def optimal_scores(games: int = 2000) -> tuple[float, ...]:
+    """Final scores of GAMES games of optimal play (the coach's table, simulated, seed 0)."""
+    from . import advice
+
+    return tuple(float(v) for v in advice.simulate(kit().new_scorecard(), games, seed=0))
+
+
+def plot_distribution(counts: Sequence[int], path, mean: float | None = None):
+    """PNG: a strategy's scores (COUNTS per 25-point bin, see histogram_line) against optimal play's."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     import numpy as np
 
-    from . import advice, solver
+    from . import solver
 
-    if optimal is None:
-        optimal = advice.simulate(kit().new_scorecard(), games, seed=0)
-    bins = np.arange(0, max(max(scores), max(optimal)) + 26, 25)
+    optimal = np.array(optimal_scores())
+    bins = np.arange(0, max(len(counts) * BIN, optimal.max()) + BIN + 1, BIN)
+    share = np.array(counts, dtype=float) / max(1, sum(counts))
     fig, ax = plt.subplots(figsize=(8, 4), dpi=100)
-    ax.hist(optimal, bins=bins, alpha=0.5, density=True, label=f"optimal play (mean {np.mean(optimal):.1f})")
-    ax.hist(scores, bins=bins, alpha=0.6, density=True, label=f"your strategy (mean {np.mean(scores):.1f})")
+    ax.hist(optimal, bins=bins, weights=np.full(len(optimal), 1 / len(optimal)), alpha=0.5,
+            label=f"optimal play (mean {optimal.mean():.1f})")
+    label = "your strategy" + (f" (mean {mean:.1f})" if mean is not None else "")
+    ax.bar(np.arange(len(counts)) * BIN, share, width=BIN, align="edge", alpha=0.6, label=label)
     ax.axvline(solver.optimum(), color="black", linestyle="--", linewidth=1,
                label=f"optimal expected score {solver.optimum():.2f}")
     ax.set_xlabel("final score")
     ax.set_ylabel("share of games")
+    ax.set_xlim(0, min(bins[-1], 700))
     ax.set_title("Your strategy's scores against optimal play")
     ax.legend(fontsize=8)
     fig.tight_layout()

@@ -152,7 +152,7 @@ def test_mean_score(student, tier, record_property):
     """Mean score of 1,000 games"""
     result = run_contest(student)
     needed = threshold(tier)
-    record_property("feedback", _summary(result))
+    record_property("feedback", _summary(result) + "\n" + contest.histogram_line(result.scores))
     if "beat" in tier and not result.mean > needed:
         raise Fail(f"Your strategy's mean, {result.mean:.2f}, does not beat the {tier['beat']} player's "
                    f"{needed:.2f} on the same games. {_summary(result)}", show_values=False)
