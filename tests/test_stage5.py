@@ -48,11 +48,15 @@ def stage5(tmp_path: Path, keep: str | None = None, box: str | None = None):
     return report, {re.sub(r"^P\d+ ", "", t.name).split(": ", 1)[-1]: t.status for t in report.tests}
 
 
+STRATEGY_FILES: list[Path] = []
+
+
 @pytest.fixture(scope="module")
 def strategies(tmp_path_factory):
     """Four strategies graded once: the reference, greedy dice with the reference's boxes, the kit's
     greedy baseline itself, and a player that never re-rolls."""
     folder = tmp_path_factory.mktemp("stage5")
+    STRATEGY_FILES.extend([folder / "a" / "yahtzee.py", folder / "b" / "yahtzee.py"])
     return {
         "reference": stage5(folder / "a"),
         "mid": stage5(folder / "b", keep=GREEDY_KEEP),
@@ -93,8 +97,9 @@ def test_leaderboard_and_feedback_plot(strategies, tmp_path):
     page = leaderboard.leaderboard_html(rows, ceiling=254.59)
     assert page.index("reference") < page.index("mid") < page.index("lazy") and "no-stage-5" not in page
     assert leaderboard.leaderboard_html(rows[-1:]) == ""
-    png = leaderboard.feedback_plot(rows[0].tests, tmp_path / "reference-strategy.png")
-    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    for row in (rows[0], rows[3]):        # full marks, and failing two tiers: both get their plot
+        png = leaderboard.feedback_plot(row.tests, tmp_path / f"{row.submission_id}-strategy.png")
+        assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert leaderboard.feedback_plot([], tmp_path / "none.png") is None
 
 
@@ -124,3 +129,13 @@ def test_reference_still_gets_full_marks_on_stages_1_to_4(stage):
     report = grade(SPEC.solution, "yahtzee", stage=stage)
     assert report.score == 100 and report.max_score == 100
     assert {t.stage for t in report.tests} == {1, 2, 3, 4}
+
+
+def test_in_one_batch_session_each_student_gets_their_own_feedback(strategies):
+    from autograder.grade import grade_stream
+
+    reports = []
+    grade_stream(iter(STRATEGY_FILES), reports.append, "yahtzee", stage="5")
+    assert [_mean(r) for r in reports] == [_mean(strategies["reference"][0]), _mean(strategies["mid"][0])]
+    passed = [t.output for t in reports[1].tests if t.status == "passed" and "Your strategy" in t.output]
+    assert passed and all(text.count("Your strategy's mean") == 1 for text in passed)
