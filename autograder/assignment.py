@@ -33,6 +33,7 @@ class Problem:
 class Stage:
     number: int
     title: str
+    optional: bool = False          # graded only when asked for (--stage N); not in "all" nor the total
 
 
 @dataclass(frozen=True)
@@ -58,8 +59,18 @@ class Assignment:
         return self.root / "scenarios"
 
     @property
+    def core_stages(self) -> tuple[Stage, ...]:
+        """The stages `--stage all` grades and the total counts (optional stages left out)."""
+        return tuple(s for s in self.stages if not s.optional)
+
+    @property
     def total_points(self) -> float:
-        return sum(p.points for p in self.problems)
+        """The assignment's total: the problems of its non-optional stages."""
+        core = {s.number for s in self.core_stages}
+        return sum(p.points for p in self.problems if p.stage in core or not self.stages)
+
+    def is_optional(self, stage: int) -> bool:
+        return any(s.number == stage and s.optional for s in self.stages)
 
     def problem(self, number: int) -> Problem:
         for problem in self.problems:
@@ -75,7 +86,7 @@ class Assignment:
 
     def suite_files(self, stage: int | str = "all") -> list[Path]:
         """The pytest suite files for STAGE ("all" or a stage number), in stage order."""
-        numbers = [s.number for s in self.stages] if stage == "all" else [int(stage)]
+        numbers = [s.number for s in self.core_stages] if stage == "all" else [int(stage)]
         files = []
         for number in numbers:
             files.extend(sorted(self.suites_dir.glob(f"test_stage{number}*.py")))
@@ -94,7 +105,7 @@ def load_assignment(name: str = "yahtzee") -> Assignment:
     if not table.is_file():
         raise KeyError(f"unknown assignment {name!r}; known: {', '.join(available()) or 'none'}")
     data = tomllib.loads(table.read_text(encoding="utf-8"))
-    stages = tuple(Stage(s["number"], s["title"]) for s in data.get("stages", []))
+    stages = tuple(Stage(s["number"], s["title"], bool(s.get("optional", False))) for s in data.get("stages", []))
     problems = tuple(
         Problem(p["number"], p["stage"], p["title"], p["points"], tuple(p.get("functions", ())))
         for p in data.get("problems", [])

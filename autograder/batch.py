@@ -440,7 +440,7 @@ def grader_version(spec: Assignment) -> str:
 
 def expected_max(spec: Assignment, stage: str) -> float:
     """Points a full-marks submission gets for STAGE with the suites that exist today."""
-    stages = [s.number for s in spec.stages] if stage == "all" else [int(stage)]
+    stages = [s.number for s in spec.core_stages] if stage == "all" else [int(stage)]
     with_suite = [n for n in stages if spec.suite_files(n)]
     return float(sum(spec.stage_points(n) for n in with_suite))
 
@@ -837,8 +837,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("submissions", help="a folder of per-student files or folders, an nbgrader "
                                             "submitted/ tree, or a zip exported by Gradescope or an LMS")
     parser.add_argument("--assignment", default="yahtzee", help="assignment to grade against (default: yahtzee)")
-    parser.add_argument("--stage", default="all", choices=["1", "2", "3", "4", "all"],
-                        help="grade one stage or all (default: all)")
+    parser.add_argument("--stage", default="all", choices=["1", "2", "3", "4", "5", "all"],
+                        help="grade one stage or all (default: all = the core stages; an optional stage only on its own)")
     parser.add_argument("--jobs", "-j", type=int, default=None,
                         help="parallel grading processes (default: the number of CPUs)")
     parser.add_argument("--out", default=DEFAULT_OUT,

@@ -19,6 +19,8 @@
     conservative).  One student = all of the stage notebooks, the same work as one four-stage
     grade of ours.
 (d) the targets, MET or NOT MET.
+(e) the coach (autograder/coach/bench.py): the optimal table's compute time, peak memory, file size
+    and load time, one advice and one game review, against their targets (--skip-coach leaves it out).
 
 Nothing reads stdin.  A missing nbgrader (or Jupyter kernel) prints a note instead of (c).
 """
@@ -167,7 +169,7 @@ def _child_time_grades() -> None:       # python -c entry point of the (a) subpr
 
 def bench_single(submission: Path, repeat: int, python: str) -> dict[str, Any]:
     spec = load_assignment(ASSIGNMENT)
-    stages = [str(s.number) for s in spec.stages] + ["all"]
+    stages = [str(s.number) for s in spec.core_stages] + ["all"]
     print(f"\n(a) one submission: {relative(submission)}, cold = first grade() in a fresh process, "
           f"warm = median of {repeat}")
     print(f"    {'stage':<7}{'score':>12}{'cold wall':>12}{'cold CPU':>11}{'warm wall':>12}{'warm CPU':>11}")
@@ -445,6 +447,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--nb-stages", type=_int_list, default=[1, 2, 3, 4],
                         help="stage notebooks per student in (c) (default 1,2,3,4)")
     parser.add_argument("--skip-nbgrader", action="store_true", help="leave out (c)")
+    parser.add_argument("--skip-coach", action="store_true", help="leave out (e), the coach's optimal table")
     parser.add_argument("--keep", action="store_true", help="keep the scratch folder and print where it is")
     return parser
 
@@ -484,6 +487,10 @@ def main(argv: list[str] | None = None) -> int:
         else:
             nb = bench_nbgrader(args.class_dir.resolve(), args.nb_students, args.nb_stages, work / "nbgrader", python)
         print_targets(single, batch, nb)
+        if not args.skip_coach:
+            from .coach.bench import bench_coach
+
+            bench_coach()
     finally:
         if args.keep:
             print(f"\nscratch kept in {work}")

@@ -372,6 +372,8 @@ def points_table(assignment: Assignment) -> str:
             rows.append(f"| {p.number} | {p.stage} | {_cell(p.title)} | {functions} | {_points(p.points)} |")
         title = stage_titles.get(stage, "")
         label = f"Stage {stage} subtotal" + (f": {_cell(title)}" if title else "")
+        if assignment.is_optional(stage):
+            label += " (optional, graded on its own, not in the total)"
         rows.append(f"| | | **{label}** | | **{_points(assignment.stage_points(stage))}** |")
     rows.append(f"| | | **Total** | | **{_points(assignment.total_points)}** |")
     return "\n".join(rows)

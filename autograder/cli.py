@@ -20,6 +20,7 @@ VERBS = {
     "release": ("autograder.release", "build the student bundle (starter, notebooks, public checks, handout)"),
     "gradescope": ("autograder.gradescope", "build a Gradescope autograder zip running this same grader"),
     "demo": ("autograder.demo", "grade the bundled sample class and write the gradebook and report"),
+    "coach": ("autograder.coach.cli", "optimal play: the optimum, advice for a position, a review of a game"),
 }
 
 EPILOG = """examples:
@@ -36,8 +37,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Arguments of `grade`."""
     parser.add_argument("path", help="a .py file, a folder holding one, or a .ipynb notebook")
     parser.add_argument("--assignment", default="yahtzee", help="assignment to grade against (default: yahtzee)")
-    parser.add_argument("--stage", default=None, choices=["1", "2", "3", "4", "all"],
-                        help="grade one stage or all (default: all; a kit notebook: its own stage)")
+    parser.add_argument("--stage", default=None, choices=["1", "2", "3", "4", "5", "all"],
+                        help="grade one stage or all (default: all = the core stages, 1-4 for yahtzee; the optional "
+                             "stage 5, the strategy contest, is graded only on its own; a kit notebook: its own stage)")
     parser.add_argument("--format", default="text", choices=["text", "json", "gradescope", "markdown"],
                         help="output format (default: text)")
     parser.add_argument("--public", action="store_true", help="run only the public checks (student self-check)")

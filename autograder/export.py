@@ -105,6 +105,7 @@ def write_exports(book: Gradebook, spec: Assignment, out: Path) -> list[Path]:
         _write(feedback / f"{row.submission_id}.txt", plain(row.feedback) + "\n")
         write_feedback_page(row, report, feedback / f"{row.submission_id}.html")
         keep.update(f"{row.submission_id}.{ext}" for ext in ("md", "txt", "html"))
+        keep.add(f"{row.submission_id}-strategy.png")        # stage 5's plot (report.write_feedback_page)
     for stale in feedback.iterdir():
         if stale.name not in keep:
             stale.unlink()

@@ -278,6 +278,7 @@ def stage_piece(solution: Solution, function: Function, stage: int, variants: di
         elif fence_stage == stage:
             if any(table[f.number].stage == stage for f in enclosing):
                 action[fence.begin] = action[fence.end] = "drop"
+                answers.append(fence.number)                    # nested: answered in the outer cell
             else:
                 action[fence.begin], action[fence.end] = "begin", "end"
                 answers.append(fence.number)
@@ -613,8 +614,8 @@ def scenario_checks(assignment: Assignment, solution_text: str, protocol: list[s
     signatures = signatures_of(solution_text)
     checks, unknown = [], []
     for filename, stage, key, case in _scenario_cases(assignment):
-        if not case.get("public"):
-            continue
+        if not case.get("public") or case.get("any_legal"):
+            continue          # any_legal: any legal answer passes, not the reference's (stage 5's content checks)
         origin = f"public scenario {case.get('why') or case.get('name') or key!r} ({filename})"
         check = scenario_check(assignment, signatures, key, case, protocol, origin, stage)
         if check is None:
@@ -942,9 +943,12 @@ def build_stage(assignment: Assignment, solution: Solution, content: dict, stage
     for problem in assignment.stage_problems(stage):
         pspec = content.get("problems", {}).get(str(problem.number), {})
         answer_pieces = [p for p in this_stage if p.answers and p.answers[0] == problem.number]
-        if not answer_pieces:
+        # a problem living only inside other problems' regions of this stage (stage 5's "playing
+        # well", nested in choose_keep and choose_category) gets its lesson and checks, no cell
+        nested = any(problem.number in p.answers for p in this_stage)
+        if not answer_pieces and not nested:
             raise NotebookError(f"{where}: problem {problem.number} has no answer region in this stage")
-        first = min(p.function.start for p in answer_pieces)
+        first = min((p.function.start for p in answer_pieces), default=10 ** 9)
         given_here = [p for p in this_stage if not p.answers and p.function.name not in placed
                       and p.function.stage == stage and p.function.start < first]
         lesson = [f"## Problem {problem.number}: {problem.title} ({_points(problem.points)} points)", "",
@@ -1003,6 +1007,12 @@ def build_stage(assignment: Assignment, solution: Solution, content: dict, stage
         cells.append(code_cell("PLAY = False   # set to True, then run this cell to play\n\nif PLAY:\n"
                                + textwrap.indent(textwrap.dedent(play).strip("\n"), "    ") + "\n",
                                f"s{stage}-play"))
+        review = spec.get("review")          # a cell after the game, e.g. the coach's review of it
+        if review:
+            cells.append(markdown_cell(fill_markdown(spec.get("review_text", "## Review"), namespace, content,
+                                                     where), f"s{stage}-review-md"))
+            cells.append(code_cell("if PLAY:\n" + textwrap.indent(textwrap.dedent(review).strip("\n"), "    ")
+                                   + "\n", f"s{stage}-review"))
     notebook = new_notebook(cells, assignment, stage)
     _check_ids(notebook, where)
     return StageBuild(stage, notebook, namespace, checks, pieces, script_checks)

@@ -263,6 +263,9 @@ def render_report(rows: list[Row], spec: Assignment) -> str:
     body.append(f"</table><p class=\"sub\">Total grading work: {sum(r.wall_time for r in rows):.1f} s wall, "
                 f"{sum(r.cpu_time for r in rows):.1f} s CPU.</p>")
 
+    from .coach.leaderboard import leaderboard_html  # empty unless stage 5 was graded
+
+    body.append(leaderboard_html(rows))
     body.append('<h2 id="students">Students</h2>')
     body.append('<table class="students"><tr><th>id</th><th class="num">score</th><th class="num">%</th>'
                 '<th class="num">checks passed</th><th>note</th><th class="num">time (s)</th></tr>')
@@ -288,7 +291,7 @@ def write_report(rows: list[Row], spec: Assignment, out: Path) -> Path:
 
 # --- a student's feedback page --------------------------------------------------------------------
 
-def render_feedback(row: Row, report: GradeReport) -> str:
+def render_feedback(row: Row, report: GradeReport, strategy_plot: str = "") -> str:
     titles = problem_titles(report.assignment)
     score_line = f"Score: {fmt(report.score)} / {fmt(report.max_score)}"
     body = ["<p><a href=\"../report.html\">&larr; class report</a></p>",
@@ -307,10 +310,16 @@ def render_feedback(row: Row, report: GradeReport) -> str:
                         + f'</td><td class="status-{esc(t.status)}">{esc(t.status)}</td>'
                         f'<td class="num">{fmt(t.score)} / {fmt(t.max_score)}</td></tr>')
         body.append("</table>")
+    if strategy_plot:
+        body.append(f'<h2>Your strategy against optimal play</h2><p><img alt="score distribution" '
+                    f'src="{esc(strategy_plot)}" width="800"></p>')
     body.append(f'<p class="sub">Graded {esc(row.graded_at)}; also as <a href="{esc(row.submission_id)}.md">'
                 f'Markdown</a> and <a href="{esc(row.submission_id)}.txt">text</a>.</p>')
     return page(f"Feedback: {row.submission_id}", "\n".join(body))
 
 
 def write_feedback_page(row: Row, report: GradeReport, path: Path) -> None:
-    _write(path, render_feedback(row, report))
+    from .coach.leaderboard import feedback_plot
+
+    plot = feedback_plot(row.tests, Path(path).with_name(f"{row.submission_id}-strategy.png"))
+    _write(path, render_feedback(row, report, plot.name if plot else ""))

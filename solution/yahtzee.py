@@ -614,6 +614,145 @@ def joker_score(category, dice):
     # END PROBLEM 18
 
 
+def allowed_categories(dice, scorecard):
+    """Return the boxes DICE may go in now: the Joker rule's, else every open box."""
+    if is_joker(dice, scorecard):
+        return joker_categories(dice, scorecard)
+    return open_categories(scorecard)
+
+
+# ===========================================================================
+# Stage 5 (optional): a strategy.  The grader plays 1,000 games with it.
+# ===========================================================================
+
+
+def choose_category(dice, scorecard):
+    """Return the box your strategy scores DICE in: one of allowed_categories(dice, scorecard).
+
+    The grader calls it after the last roll of every round of 1,000 games and writes the
+    points itself; SCORECARD is a copy (changing it changes nothing).  Aim for the highest
+    mean final score.
+
+    >>> choose_category([5, 5, 5, 2, 2], new_scorecard()) in CATEGORIES
+    True
+    """
+    # BEGIN PROBLEM 21
+    joker = is_joker(dice, scorecard)
+    # BEGIN PROBLEM 23
+    # What a box is worth, roughly, when it is kept open for a later roll: scoring a roll in a
+    # box gives up this much.  An upper box also counts how far it moves the upper total
+    # against the 3-of-each pace that earns the upper bonus.
+    par = {
+        "Ones": 2, "Twos": 5, "Threes": 8, "Fours": 11, "Fives": 14, "Sixes": 17,
+        "Three of a Kind": 18, "Four of a Kind": 10, "Full House": 20, "Small Straight": 24,
+        "Large Straight": 26, "Yahtzee": 12, "Chance": 21,
+    }
+
+    def gain(category):
+        points = joker_score(category, dice) if joker else score(category, dice)
+        value = points - par[category]
+        if category in UPPER_CATEGORIES:
+            face = UPPER_CATEGORIES.index(category) + 1
+            value += points - 3 * face           # ahead of (or behind) the bonus pace
+        return value
+    # END PROBLEM 23
+
+    return max(allowed_categories(dice, scorecard), key=gain)
+    # END PROBLEM 21
+
+
+def longest_run(dice):
+    """Return the longest run of consecutive faces in DICE as a sorted list.
+
+    >>> longest_run([4, 2, 3, 6, 2])
+    [2, 3, 4]
+    """
+    faces = sorted(set(dice))
+    best, run = [], []
+    for face in faces:
+        run = run + [face] if run and face == run[-1] + 1 else [face]
+        if len(run) > len(best):
+            best = run
+    return best
+
+
+def choose_keep(dice, rolls_left, scorecard):
+    """Return the positions (1..5) your strategy keeps; the others are re-rolled.
+
+    rolls_left -- 2 after the first roll of a round, 1 after the second
+    Returning all five positions ends the rolling (like pressing Enter in the game).  The
+    grader rolls the dice itself; SCORECARD is a copy.  Aim for the highest mean final score.
+
+    >>> set(choose_keep([2, 6, 2, 3, 2], 2, new_scorecard())) <= {1, 2, 3, 4, 5}
+    True
+    """
+    # BEGIN PROBLEM 22
+    def positions_of(values):
+        wanted, kept = list(values), []
+        for position, die in enumerate(dice, 1):
+            if die in wanted:
+                wanted.remove(die)
+                kept.append(position)
+        return kept
+
+    # BEGIN PROBLEM 23
+    # Straights when one is open and four in a row are showing (or three, with no pair);
+    # otherwise the most common face while a box that wants it is open; else the high dice.
+    is_open = {category: scorecard[category] is None for category in CATEGORIES}
+    counts = face_counts(dice)
+    face = max(counts, key=lambda f: (counts[f], f))
+    run = longest_run(dice)
+    if is_open["Large Straight"] and len(run) == 5:
+        return [1, 2, 3, 4, 5]
+    if is_open["Yahtzee"] and counts[face] == 5:
+        return [1, 2, 3, 4, 5]
+    if is_open["Full House"] and sorted(counts.values()) == [2, 3]:
+        return [1, 2, 3, 4, 5]
+    straights_open = is_open["Small Straight"] or is_open["Large Straight"]
+    if straights_open and len(run) == 4:
+        if not is_open["Large Straight"]:
+            return [1, 2, 3, 4, 5]
+        return positions_of(run)
+    kind_open = (is_open[UPPER_CATEGORIES[face - 1]] or is_open["Three of a Kind"]
+                 or is_open["Four of a Kind"] or is_open["Yahtzee"])
+    if straights_open and len(run) == 3 and counts[face] <= 2:
+        return positions_of(run)
+    if kind_open and counts[face] >= 2:
+        return positions_of([face] * counts[face])
+    return positions_of([die for die in dice if die >= 5])
+    # END PROBLEM 23
+    # END PROBLEM 22
+
+
+def play_strategy(games=100, seed=0):
+    """Play GAMES games with choose_keep and choose_category; return the mean final score.
+
+    Given code, to measure your strategy at home the way the grader does (it plays 1,000
+    games on its own seeds).  Each game is seeded with SEED, SEED + 1, ...
+    """
+    total = 0
+    for game in range(games):
+        random.seed(seed + game)
+        scorecard = new_scorecard()
+        for _ in range(NUM_ROUNDS):
+            dice = roll_dice()
+            for rolls_left in range(ROLLS_PER_ROUND - 1, 0, -1):
+                keep = sorted(choose_keep(list(dice), rolls_left, dict(scorecard)))
+                if len(keep) == NUM_DICE:
+                    break
+                dice = reroll(dice, keep)
+            category = choose_category(list(dice), dict(scorecard))
+            if category not in allowed_categories(dice, scorecard):
+                raise ValueError(f"choose_category chose {category!r}, not an allowed box")
+            if is_joker(dice, scorecard):
+                scorecard[YAHTZEE_BONUS_KEY] += yahtzee_bonus(scorecard)
+                scorecard[category] = joker_score(category, dice)
+            else:
+                scorecard[category] = score(category, dice)
+        total += final_score(scorecard)
+    return total / games
+
+
 if __name__ == "__main__":
     import sys
 

@@ -40,12 +40,12 @@ def test_bench_prints_its_sections(tmp_path):
                             cwd=ROOT, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=300)
     out = result.stdout
     assert result.returncode == 0, out + result.stderr
-    for heading in ("(a) one submission", "(b) batch", "(c) nbgrader autograde", "(d) targets"):
+    for heading in ("(a) one submission", "(b) batch", "(c) nbgrader autograde", "(d) targets", "(e) the coach"):
         assert heading in out, heading
     assert "FAILED" not in out
     assert "100/100" in out                                  # the reference graded in (a)
     assert "2 submissions" in out                            # the small class in (b)
     assert ("notebook" in out and "autograded" in out) or "note: skipped" in out   # (c) ran or said why not
-    for target in ("<= 0.5 s", ">= 20 submissions/s", ">= 20x nbgrader"):
+    for target in ("<= 0.5 s", ">= 20 submissions/s", ">= 20x nbgrader", "<= 20 s", "<= 1 ms", "<= 100 ms"):
         line = next(line for line in out.splitlines() if target in line)
         assert line.rstrip().endswith(("MET", "n/a")), line

@@ -94,10 +94,10 @@ def test_starter_stubs_every_outer_region_with_its_problem():
     for fence in build.outer_fences(YAHTZEE.solution.read_text(encoding="utf-8")):
         expected.append((str(fence.number), YAHTZEE.problem(fence.number).title, fence.function))
     assert raised == expected
-    assert len(raised) == 25                     # problems 4, 5, 6, 10 and 18 fence several functions
+    assert len(raised) == 27                     # problems 4, 5, 6, 10 and 18 fence several functions; 21, 22: stage 5
     numbers = {int(n) for n, _, _ in raised}
-    assert numbers == set(range(1, 19)), "19 and 20 are nested inside 12, 14 and 15"
-    assert starter.count("# *** YOUR CODE HERE ***") == 25
+    assert numbers == set(range(1, 19)) | {21, 22}, "19, 20 and 23 are nested inside 12, 14, 15, 21 and 22"
+    assert starter.count("# *** YOUR CODE HERE ***") == 27
     assert "# (Problem 19 also goes in this region, in stage 4: see the handout.)" in starter
     assert starter.count("# (Problem 20 also goes in this region") == 2
     assert "# BEGIN PROBLEM 19" not in starter and "# BEGIN PROBLEM 20" not in starter
@@ -135,10 +135,12 @@ def test_handout_points_table_is_generated_from_the_table():
     table = handout.split(build.TABLE_BEGIN)[1].split(build.TABLE_END)[0]
     rows = [line for line in table.splitlines() if line.startswith("| ") and line[2:3].isdigit()]
     assert [int(row.split("|")[1]) for row in rows] == [p.number for p in YAHTZEE.problems]
-    assert sum(int(row.split("|")[5]) for row in rows) == YAHTZEE.total_points == 100
+    core = [row for row in rows if not YAHTZEE.is_optional(int(row.split("|")[2]))]
+    assert sum(int(row.split("|")[5]) for row in core) == YAHTZEE.total_points == 100
     for stage in YAHTZEE.stages:
-        assert f"**Stage {stage.number} subtotal: {stage.title}** | | **{int(YAHTZEE.stage_points(stage.number))}**" \
-            in table
+        note = " (optional, graded on its own, not in the total)" if stage.optional else ""
+        assert f"**Stage {stage.number} subtotal: {stage.title}{note}** | | " \
+               f"**{int(YAHTZEE.stage_points(stage.number))}**" in table
     assert "| | | **Total** | | **100** |" in table
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
-VERBS = ["grade", "grade-all", "build", "scenarios", "release", "gradescope", "demo"]
+VERBS = ["grade", "grade-all", "build", "scenarios", "release", "gradescope", "demo", "coach"]
 
 
 def run(*args: str) -> subprocess.CompletedProcess:

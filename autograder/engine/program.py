@@ -87,6 +87,12 @@ class Program:
     def close(self) -> None:
         self._sandbox.close()
 
+    def derived(self, extra_source: str, limits: Limits) -> Program:
+        """A new Program: this source with EXTRA_SOURCE appended (grader-written code that runs in
+        the same sandbox, e.g. a driver batching many calls), behind the same hidden paths."""
+        return Program(self.source + extra_source, self.filename, limits=limits,
+                       hidden_paths=list(self._sandbox.hidden_paths), label=self.label)
+
 
 def chosen_texts(outcome: Outcome) -> set[str]:
     """The strings of OUTCOME that the student's program picked: a non-builtin exception type name,

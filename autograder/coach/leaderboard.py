@@ -1,0 +1,73 @@
+"""The strategy contest in the class report: a leaderboard, and each student's score distribution.
+
+Read from the stored grades: the stage-5 check "Mean score of 1,000 games" says the mean and the
+histogram in its feedback text (passed or not), so nothing else has to be stored.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from pathlib import Path
+from typing import Any
+
+from .contest import plot_distribution, read_histogram
+
+MEAN = re.compile(r"Your strategy's mean: (\d+(?:\.\d+)?) points over (\d+) games")
+
+
+def strategy_result(tests: list[dict[str, Any]]) -> tuple[float, int, list[int] | None] | None:
+    """(mean, games, histogram counts) from a submission's stored checks, or None without stage 5."""
+    for test in tests:
+        found = MEAN.search(str(test.get("output", "")))
+        if found:
+            return float(found.group(1)), int(found.group(2)), read_histogram(str(test.get("output", "")))
+    return None
+
+
+def leaderboard_rows(rows) -> list[dict[str, Any]]:
+    """One entry per student with a stage-5 result, best mean first (ties: by id)."""
+    board = []
+    for row in rows:
+        found = strategy_result(row.tests)
+        if found is None:
+            continue
+        stage5 = [t for t in row.tests if t.get("stage") == 5]
+        board.append({"id": row.submission_id, "mean": found[0], "games": found[1],
+                      "points": sum(t.get("score", 0) for t in stage5),
+                      "max": sum(t.get("max_score", 0) for t in stage5)})
+    board.sort(key=lambda e: (-e["mean"], e["id"]))
+    for rank, entry in enumerate(board, 1):
+        entry["rank"] = rank
+    return board
+
+
+def leaderboard_html(rows, ceiling: float | None = None) -> str:
+    """The report's section: empty when nobody was graded on stage 5."""
+    board = leaderboard_rows(rows)
+    if not board:
+        return ""
+    if ceiling is None:
+        from .solver import optimum
+
+        ceiling = optimum()
+    out = ['<h2 id="leaderboard">Strategy contest (stage 5)</h2>',
+           f'<p class="sub">Mean score of each strategy over the same seeded games; optimal play '
+           f"expects {ceiling:.2f}.</p>",
+           '<table class="leaderboard"><tr><th class="num">rank</th><th>id</th><th class="num">mean</th>'
+           '<th class="num">below optimal</th><th class="num">stage 5 points</th></tr>']
+    for e in board:
+        sid = html.escape(e["id"])
+        out.append(f'<tr><td class="num">{e["rank"]}</td><td><a href="feedback/{sid}.html">{sid}</a></td>'
+                   f'<td class="num">{e["mean"]:.2f}</td><td class="num">{ceiling - e["mean"]:.2f}</td>'
+                   f'<td class="num">{e["points"]:g} / {e["max"]:g}</td></tr>')
+    out.append("</table>")
+    return "\n".join(out)
+
+
+def feedback_plot(tests: list[dict[str, Any]], path: Path) -> Path | None:
+    """Write the student's score distribution against optimal play as PATH (PNG); None without stage 5."""
+    found = strategy_result(tests)
+    if found is None or not found[2]:
+        return None
+    return plot_distribution(found[2], path, mean=found[0])
