@@ -121,6 +121,9 @@ class Outcome:
     elapsed: float = 0.0          # wall seconds of the request
     cpu: float = 0.0              # CPU seconds of the request process
     message: str = ""             # one plain-English sentence for a non-ok status
+    worker: tuple | None = field(default=None, compare=False, repr=False)
+    #                               (shared worker generation it ran in, generation after it) or None:
+    #                               lets a Program know which shared-worker history a call saw
 
 
 # ---------------------------------------------------------------------------------------
@@ -471,6 +474,7 @@ class Sandbox:
         self.applied: dict[str, Any] = {}     # what the running sandbox got (filled when it starts)
         self._state = _State()
         self._seq = 0
+        self.starts = 0                       # zygotes started so far (a new one has a new shared worker)
         self._lock = threading.Lock()
         self._closed = False
         self._finalizer = weakref.finalize(self, self._state.shutdown)
@@ -506,15 +510,74 @@ class Sandbox:
                 return _internal(f"{type(e).__name__}: {e}", 0.0)
 
     def _run(self, request: Request, payload: bytes, timeout: float) -> Outcome:
-        proc = self._state.proc
-        if proc is None:
-            started = self._start()
-            if isinstance(started, Outcome):
-                return started
-            proc = started
-        t0 = time.monotonic()
+        proc = self._proc()
+        if isinstance(proc, Outcome):
+            return proc
         proc.raw_tail.clear()
         proc.send(payload)
+        outcome, _ = self._collect(proc, request, self._seq, timeout, time.monotonic())
+        return outcome
+
+    def _proc(self) -> _Proc | Outcome:
+        proc = self._state.proc
+        return self._start() if proc is None else proc
+
+    def run_batch(self, requests: list[Request], reset_worker: bool = False) -> list[Outcome]:
+        """Run REQUESTS in order in one round trip: each exactly as run() would (a fork per fresh
+        request, the shared worker for the others).  The sandbox stops after the first request
+        that did not end cleanly (a timeout, memory, a replaced worker...): the outcomes of the
+        requests that ran come back, the caller runs the rest one by one.  RESET_WORKER first
+        replaces the shared worker (a new one imports the module again on its first request)."""
+        if not requests:
+            return []
+        with self._lock:
+            if self._closed:
+                raise RuntimeError("this Sandbox is closed")
+            first = self._seq + 1
+            timeouts = [max(float(r.timeout if r.timeout is not None else self.limits.wall_s), 0.01)
+                        for r in requests]
+            payloads = [json.loads(_payload(r, first + i, t)) for i, (r, t) in enumerate(zip(requests, timeouts))]
+            self._seq += len(requests)
+            message = json.dumps({"op": "batch", "reset_worker": reset_worker, "requests": payloads}).encode()
+            outcomes: list[Outcome] = []
+            try:
+                proc = self._proc()
+                if isinstance(proc, Outcome):
+                    return [proc]
+                proc.raw_tail.clear()
+                proc.send(message + b"\n")
+                t0 = time.monotonic()
+                for i, request in enumerate(requests):
+                    outcome, msg = self._collect(proc, request, first + i, timeouts[i], t0, batch=True)
+                    if msg is None:              # the batch ended before this request (or the sandbox died)
+                        if outcome is not None:
+                            outcomes.append(outcome)
+                        return outcomes
+                    outcomes.append(outcome)
+                    t0 = time.monotonic()
+                    if self._state.proc is None:  # stopped (timeout, garbage): the rest run one by one
+                        return outcomes
+                self._batch_end(proc)
+            except Exception as e:               # a grader bug must not blame the student
+                self._state.stop()
+                outcomes.append(_internal(f"{type(e).__name__}: {e}", 0.0))
+            return outcomes
+
+    def _batch_end(self, proc: _Proc) -> None:
+        deadline = time.monotonic() + SLACK + GRACE
+        while True:
+            kind, line = proc.next_line(deadline)
+            msg = _parse(line) if kind == "line" else None
+            if kind != "line" or (msg is None and not line.startswith(b'{"t":"result"')):
+                self._state.stop()
+                return
+            if msg is not None and msg.get("t") == "batch_end":
+                return
+
+    def _collect(self, proc: _Proc, request: Request, seq: int, timeout: float, t0: float,
+                 batch: bool = False) -> tuple[Outcome | None, dict | None]:
+        """Read the sandbox's lines until the trailer of request SEQ: (its Outcome, the trailer).
+        In a batch, (None, None) when the batch ended before SEQ ran."""
         deadline = t0 + timeout + GRACE + SLACK
         result, garbled = None, False
         while True:
@@ -525,19 +588,21 @@ class Sandbox:
                               stdin_lines=len(request.stdin or []),
                               message=f"your program was stopped after {_secs(timeout)} s")
                 out.error = {"internal": "the sandbox did not answer in time; it was killed"}
-                return out
+                return out, None
             if kind != "line":
                 detail = f"sandbox {kind} (exit {proc.popen.poll()}); output: {proc.raw_text()[-2000:]}"
                 self._state.stop()
-                return _internal(detail, time.monotonic() - t0)
+                return _internal(detail, time.monotonic() - t0), None
             msg = _parse(line)
             if msg is None:
                 if line.startswith(b'{"t":"result"'):   # a request process's result, mangled
                     garbled = True
                     continue
                 self._state.stop()
-                return _internal(f"unreadable line from the sandbox: {line[:300]!r}", time.monotonic() - t0)
-            if msg.get("seq") != self._seq:
+                return _internal(f"unreadable line from the sandbox: {line[:300]!r}", time.monotonic() - t0), None
+            if batch and msg.get("t") == "batch_end":
+                return None, None
+            if msg.get("seq") != seq:
                 continue
             if msg.get("t") == "result":
                 result = msg
@@ -546,9 +611,10 @@ class Sandbox:
         outcome = _build(request, timeout, self.limits, result, msg, time.monotonic() - t0, garbled)
         if outcome.status == "crash" and proc.raw_tail:
             outcome.error = dict(outcome.error or {}, raw_output=proc.raw_text())
+        outcome.worker = (msg.get("ran_in"), msg.get("worker_gen"))
         if _number(msg.get("zygote_cpu")) > self.limits.cpu_s / 2:
             self._state.stop(graceful=True)     # its CPU limit would soon kill it: start a new one
-        return outcome
+        return outcome, msg
 
     # -- starting the zygote ---------------------------------------------------------------
     def _start(self) -> _Proc | Outcome:
@@ -590,6 +656,7 @@ class Sandbox:
             state.stop()
             return _internal(f"the sandbox did not start: {detail}", 0.0)
         self.applied = dict(msg.get("applied") or {}, python=_python())
+        self.starts += 1
         return proc
 
 
