@@ -828,8 +828,12 @@ class Zygote:
             self.stop_worker()
             shutil.rmtree(os.path.join(self.workdir, "shared"), ignore_errors=True)
         ran = 0
+        budget = msg.get("budget")
+        started = time.monotonic()
         for req in msg.get("requests") or []:
             if not isinstance(req, dict):
+                break
+            if isinstance(budget, (int, float)) and time.monotonic() - started > budget:
                 break
             ran += 1
             if not self.handle(req) or time.process_time() > self.cfg["limits"]["cpu_s"] / 2:

@@ -29,6 +29,7 @@ from .sandbox import Limits, Outcome, Request, Sandbox
 
 LIMITS_ENV = "AUTOGRADER_LIMITS"
 DEFAULT_WALL_S = 2.0    # per call; the reference needs milliseconds (suites give games longer)
+DEFAULT_BUDGET_S = 15.0  # all of a student's requests together (a slow-but-finite program: ~170 calls)
 
 
 def default_limits() -> Limits:
@@ -36,7 +37,7 @@ def default_limits() -> Limits:
 
     Lets an operator (or the kit's own tests) tighten or loosen the limits of every Program a
     process makes, batch workers included (they inherit the environment)."""
-    limits = Limits(wall_s=DEFAULT_WALL_S)
+    limits = Limits(wall_s=DEFAULT_WALL_S, budget_s=DEFAULT_BUDGET_S)
     text = os.environ.get(LIMITS_ENV, "").strip()
     if not text:
         return limits
@@ -47,7 +48,7 @@ def default_limits() -> Limits:
         if name not in fields or not value.strip():
             raise ValueError(f"{LIMITS_ENV}: expected NAME=VALUE items with NAME one of "
                              f"{', '.join(fields)}; got {item.strip()!r}")
-        kind = float if name == "wall_s" else int
+        kind = float if name in ("wall_s", "budget_s") else int
         try:
             setattr(limits, name, kind(value))
         except ValueError:
@@ -76,6 +77,7 @@ class Program:
         self.resyncs = 0
         self.diverged = False
         self.timeouts = 0
+        self.spent = 0.0                         # seconds of sandbox requests so far (the budget)
 
     def run(self, request: Request) -> Outcome:
         key = None
@@ -87,15 +89,38 @@ class Program:
             self.recorded.append((self.item, request))
         outcome = self._ahead(request, key) if key is not None else None
         if outcome is None:
+            outcome = self._over_budget(request)
+        if outcome is None:
             self.runs += 1
             self.round_trips += 1
+            left = self._budget_left()
+            timeout = request.timeout if request.timeout is not None else self.limits.wall_s
+            if left is not None and left < timeout:
+                request = dataclasses.replace(request, timeout=max(left, 0.05))
             outcome = self._sandbox.run(request)
+            self.spent += outcome.elapsed
             self._served([request], [outcome])
         if outcome.status == "timeout":
             self.timeouts += 1
         if self._cache is not None:
             self._cache[key] = outcome
         return outcome
+
+    # -- the time budget of a submission --------------------------------------------------------
+    def _budget_left(self) -> float | None:
+        if self._cache is not None or not self.limits.budget_s:
+            return None            # the reference (and a Program without a budget) has none
+        return self.limits.budget_s - self.spent
+
+    def _over_budget(self, request: Request) -> Outcome | None:
+        """A timeout without running, once the submission's requests used up the budget: a program
+        that answers every call just before its limit cannot keep the grader for minutes."""
+        left = self._budget_left()
+        if left is None or left > 0:
+            return None
+        return Outcome(status="timeout", stdin_lines=len(request.stdin or []),
+                       message=f"your program used up the grading time of this submission "
+                               f"({self.limits.budget_s:g} s in all); this run was skipped")
 
     # -- running a plan ahead ---------------------------------------------------------------------
     def prefetch(self, requests: list[Request]) -> int:
@@ -105,8 +130,9 @@ class Program:
         if not todo or self._shared_ahead:
             return 0
         self.round_trips += 1
-        outcomes = self._sandbox.run_batch(todo)
+        outcomes = self._sandbox.run_batch(todo, budget=self._budget_left())
         self.runs += len(outcomes)
+        self.spent += sum(o.elapsed for o in outcomes)
         for request, outcome in zip(todo, outcomes):
             if outcome.status == "timeout":
                 self.timeouts += 1
@@ -149,8 +175,9 @@ class Program:
         self.diverged = True
         replay = list(self._history) + [request]
         self.round_trips += 1
-        outcomes = self._sandbox.run_batch(replay, reset_worker=True)
+        outcomes = self._sandbox.run_batch(replay, reset_worker=True, budget=self._budget_left())
         self.runs += len(outcomes)
+        self.spent += sum(o.elapsed for o in outcomes)
         self._history, self._history_at = [], None
         self._served(replay[:len(outcomes)], outcomes)
         if len(outcomes) == len(replay):
