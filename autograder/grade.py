@@ -170,6 +170,19 @@ def reference_outcomes(spec: Assignment, reference: Program, hidden: list[str],
     return plan
 
 
+def ensure_reference_cache(spec: Assignment, limits: Limits | None = None) -> Path:
+    """The reference cache file of SPEC for this grader version, computed when missing (the
+    Gradescope bundle ships it, so no submission there recomputes the reference)."""
+    key = cache_key(spec, limits)
+    path = refcache.find(spec.root, spec.name, key)
+    if path is not None and refcache.load(path) is not None:
+        return path
+    hidden = hidden_paths()
+    reference = reference_program(spec.solution, spec.student_file, hidden_paths=hidden, limits=limits)
+    compute_reference_cache(spec, reference, hidden, limits, key)
+    return refcache.cache_dir() / refcache.file_name(spec.name, key)
+
+
 def compute_reference_cache(spec: Assignment, reference: Program, hidden: list[str], limits: Limits | None,
                             key: str, folder: Path | None = None) -> tuple[dict, dict]:
     """Grade the reference as a student once (every stage), recording the plan; write the file."""
