@@ -95,10 +95,11 @@ class Program:
             self.round_trips += 1
             left = self._budget_left()
             timeout = request.timeout if request.timeout is not None else self.limits.wall_s
-            if left is not None and left < timeout:
+            capped = left is not None and left < timeout
+            if capped:
                 request = dataclasses.replace(request, timeout=max(left, 0.05))
             outcome = self._sandbox.run(request)
-            self.spent += _charged(outcome)
+            self.spent += outcome.elapsed if capped else _charged(outcome)   # the budget stopped it: charged
             self._served([request], [outcome])
         if outcome.status == "timeout":
             self.timeouts += 1
