@@ -235,7 +235,8 @@ class _Slot:
             except OSError:
                 os.close(fd)
                 continue
-            _kill_uid(uid)       # leftovers of a grader that died holding this slot
+            if uid_processes(uid):
+                _kill_uid(uid)   # leftovers of a grader that died holding this slot
             return cls(fd, uid)
         raise RuntimeError("no free sandbox uid slot")
 
@@ -429,6 +430,7 @@ class _State:
     def __init__(self) -> None:
         self.proc: _Proc | None = None
         self.slot: _Slot | None = None
+        self.pidns = False                    # the running zygote is pid 1 of its own pid namespace
         self.owner = os.getpid()
 
     def stop(self, graceful: bool = False) -> None:
@@ -436,7 +438,9 @@ class _State:
         if proc is None or os.getpid() != self.owner:
             return
         try:
-            if self.slot is not None:
+            if graceful and self.pidns and self._end_namespace(proc):
+                pass                          # the zygote was pid 1: its namespace died with it
+            elif self.slot is not None:
                 _kill_uid(self.slot.uid)      # the zygote (pid 1 of its namespace) and everything of its uid
             else:
                 if graceful:                  # end of input: the zygote kills its descendants and exits
@@ -454,6 +458,18 @@ class _State:
         proc.close_fds()
         if proc.cleanup_dir:
             shutil.rmtree(proc.cleanup_dir, ignore_errors=True)
+
+    def _end_namespace(self, proc: _Proc) -> bool:
+        """A clean stop: end of input makes the zygote (pid 1 of its pid namespace) kill its
+        descendants and exit; the kernel kills whatever else is in the namespace before the
+        outer process sees it exit.  True when that happened in time (no uid sweep needed)."""
+        os.close(proc.ctl)
+        proc.ctl = -1
+        try:
+            proc.popen.wait(timeout=1.0)
+        except subprocess.TimeoutExpired:
+            return False
+        return True
 
     def shutdown(self) -> None:
         if os.getpid() != self.owner:     # a forked copy of the grader must not kill our sandbox
@@ -662,6 +678,7 @@ class Sandbox:
             state.stop()
             return _internal(f"the sandbox did not start: {detail}", 0.0)
         self.applied = dict(msg.get("applied") or {}, python=_python())
+        state.pidns = "pid" in (self.applied.get("namespaces") or []) and bool(self.applied.get("proc"))
         self.starts += 1
         return proc
 
