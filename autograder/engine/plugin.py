@@ -75,10 +75,9 @@ class GradingPlugin:
         if student is not None and load_failure is None:
             if self.record:
                 student.recorded = []
-            elif self._plan_flat:
-                student.prefetch(self._plan_flat)
-        if load_failure is None and student is not None:
-            self._probe_load()
+            self._probe_load()          # first, alone: a file that does not load needs no plan
+            if self._plan_flat and not self.record and self.load_failure is None:
+                student.prefetch(self._plan_flat[len(self.plan.get("", [])):])
 
     # -- fixtures ---------------------------------------------------------------------------
     @pytest.fixture
