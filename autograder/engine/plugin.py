@@ -276,8 +276,9 @@ _BACKSTOP = [BACKSTOP_S]
 
 def _with_backstop(run, seconds: float):
     """RUN() under a SIGALRM timer, as pytest-timeout's signal method does (main thread only)."""
-    if threading.current_thread() is not threading.main_thread() or seconds <= 0:
-        return run()
+    if (threading.current_thread() is not threading.main_thread() or seconds <= 0
+            or signal.getitimer(signal.ITIMER_REAL)[0] > 0):
+        return run()            # not ours to set, or an outer timer (pytest-timeout) already guards us
     _BACKSTOP[0] = seconds
     old = signal.signal(signal.SIGALRM, _on_backstop)
     signal.setitimer(signal.ITIMER_REAL, seconds)
