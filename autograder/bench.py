@@ -2,7 +2,7 @@
 
     python -m autograder.bench [--copies 3] [--repeat 5] [--jobs 1,2] [--submission PATH]
                                [--class DIR] [--nb-students 3] [--nb-stages 1,2,3,4]
-                               [--skip-nbgrader] [--keep]
+                               [--honest 30] [--load 200] [--skip-nbgrader] [--skip-worst] [--keep]
 
 (a) one submission (default: the reference), graded with --stage 1, 2, 3, 4 and all: the first
     grade() in a fresh process (cold: the reference sandbox starts, the suites are collected),
@@ -10,16 +10,24 @@
     counts the whole process tree (the grader, its sandboxes, the reference's), read from
     getrusage and /proc.  Plus one whole `python -m autograder grade` process, as Gradescope's
     run_autograder starts it.
-(b) `python -m autograder grade-all` (a subprocess; fresh --out, --force) on COPIES copies of
-    the sample class, once per --jobs value: submissions/s, wall and CPU per submission.
+(b) `python -m autograder grade-all` (a subprocess; fresh --out, --force), once per --jobs value,
+    on an honest class (copies of the sample class without its hostile sample, at least HONEST
+    submissions) and on COPIES copies of the whole sample class: submissions/s for the whole
+    command and in steady state (from the gradebook's grading times, after the first 2 x jobs
+    rows), wall and CPU per submission.
 (c) `nbgrader autograde` (a subprocess, in a temporary copy of the course with the course's own
     nbgrader_config, timeout included) on notebook submissions of the same students: for each of
     the first NB_STUDENTS students of the class, the solution-filled source notebook of every
     stage in NB_STAGES (all correct; the class in (b) includes an endless loop, so the ratio is
     conservative).  One student = all of the stage notebooks, the same work as one four-stage
     grade of ours.
-(d) the targets, MET or NOT MET.
-(e) the coach (autograder/coach/bench.py): the optimal table's compute time, peak memory, file size
+(d) the slow-but-finite worst case: the reference with every top-level call pausing just below
+    the per-call limit, one `grade` process (the submission's time budget bounds it).
+(e) false timeouts under load: LOAD honest gradings as two `grade-all --jobs 2` at once on 2
+    cores; one is an honest submission whose score differs from its calm grade in (b) or whose
+    feedback newly speaks of time.
+(f) every target of the speed issue, MET or NOT MET, with the figure of this run.
+(g) the coach (autograder/coach/bench.py): the optimal table's compute time, peak memory, file size
     and load time, one advice and one game review, against their targets (--skip-coach leaves it out).
 
 Nothing reads stdin.  A missing nbgrader (or Jupyter kernel) prints a note instead of (c).
@@ -46,9 +54,14 @@ from .assignment import REPO_ROOT, load_assignment
 from .build import relative
 
 ASSIGNMENT = "yahtzee"
-TARGET_SUITE_S = 0.5            # one submission's four-stage suite, warm
-TARGET_THROUGHPUT = 20.0        # submissions/s on 2 cores
-TARGET_RATIO = 20.0             # ours / nbgrader autograde
+TARGET_STEADY = 25.0            # grade-all --jobs 2, submissions/s once the workers are warm
+TARGET_WHOLE = 15.0             # grade-all --jobs 2, submissions/s for the whole command (30 submissions)
+TARGET_RATIO = 60.0             # ours (--jobs 2, honest class) / nbgrader autograde
+TARGET_COLD_S = 0.5             # one whole `python -m autograder grade` process
+TARGET_WARM_CPU_S = 0.060       # one four-stage grade in a warm worker, CPU of the whole process tree
+TARGET_WORST_S = 20.0           # the slow-but-finite worst case, one submission
+TARGET_FALSE_TIMEOUTS = 0       # honest gradings under load that lost a point to a timeout
+HOSTILE = ("mallory",)          # the bench class's hostile sample(s): left out of the honest class
 SUBPROCESS_TIMEOUT = 1800       # seconds; a hung step fails the step, not the bench
 CLASS_DIR = REPO_ROOT / "samples" / "class"
 COURSE_DIR = REPO_ROOT / "notebooks"
@@ -238,27 +251,197 @@ def _slowest(out: Path, count: int = 3) -> str:
             + ", ".join(f"{sid} {wall:.1f} s" for sid, wall in slow))
 
 
-def bench_batch(class_dir: Path, copies: int, jobs_list: list[int], work: Path, python: str) -> dict[int, dict]:
-    names = copy_class(class_dir, work / "class", copies)
-    print(f"\n(b) batch: `python -m autograder grade-all` on {copies} cop{'y' if copies == 1 else 'ies'} of "
-          f"{relative(class_dir)} = {len(names)} submissions (fresh --out, --force)")
-    print(f"    {'jobs':<6}{'wall':>9}{'CPU':>9}{'subs/s':>9}{'wall/sub':>10}{'CPU/sub':>9}")
-    results: dict[int, dict] = {}
-    for jobs in jobs_list:
-        out = work / f"out-jobs{jobs}"
-        result, wall, cpu = run_measured([python, "-m", "autograder", "grade-all", str(work / "class"),
-                                          "--assignment", ASSIGNMENT, "--jobs", str(jobs), "--out", str(out),
-                                          "--force", "--no-progress"], REPO_ROOT)
-        if result.returncode != 0:
-            print(f"    {jobs:<6} FAILED (exit {result.returncode})\n{_tail(result.stdout + result.stderr)}")
+def _graded_times(out: Path) -> list[float]:
+    """When each row of the gradebook was graded (seconds, sorted)."""
+    import datetime
+    import sqlite3
+
+    try:
+        with contextlib.closing(sqlite3.connect(out / "gradebook.sqlite")) as db:
+            stamps = [r[0] for r in db.execute("SELECT graded_at FROM grades")]
+    except sqlite3.Error:
+        return []
+    return sorted(datetime.datetime.fromisoformat(t).timestamp() for t in stamps)
+
+
+def steady_rate(times: list[float], jobs: int) -> float | None:
+    """Submissions/s once the workers are warm: from the (2 x jobs)-th graded row to the last."""
+    skip = min(2 * jobs, len(times) // 3)
+    span = times[-1] - times[skip] if len(times) > skip + 1 else 0.0
+    return (len(times) - 1 - skip) / span if span > 0 else None
+
+
+def honest_class(class_dir: Path, into: Path, size: int, hostile: tuple[str, ...] = HOSTILE) -> list[str]:
+    """Copies of the class's honest students (all but HOSTILE) until there are at least SIZE."""
+    source = into.parent / f"{into.name}-source"
+    source.mkdir(parents=True)
+    for item in sorted(class_dir.iterdir()):
+        stem = item.stem if item.is_file() else item.name
+        if item.name.startswith(".") or item.name == "__pycache__" or stem in hostile:
             continue
-        n = len(names)
-        results[jobs] = {"wall": wall, "cpu": cpu, "rate": n / wall, "n": n}
-        print(f"    {jobs:<6}{wall:>8.2f}s{cpu:>8.2f}s{n / wall:>9.2f}{wall / n:>9.3f}s{cpu / n:>8.3f}s")
-        slowest = _slowest(out)
-        if slowest:
-            print(f"          {slowest}")
+        (shutil.copytree if item.is_dir() else shutil.copy2)(item, source / item.name)
+    count = len(student_names(source))
+    return copy_class(source, into, max(1, -(-size // max(count, 1))))
+
+
+def grade_all(folder: Path, out: Path, jobs: int, python: str, env: dict[str, str] | None = None) -> list[str]:
+    return [python, "-m", "autograder", "grade-all", str(folder), "--assignment", ASSIGNMENT, "--jobs", str(jobs),
+            "--out", str(out), "--force", "--no-progress"]
+
+
+def bench_batch(class_dir: Path, copies: int, jobs_list: list[int], work: Path, python: str,
+                honest: int = 30) -> dict[str, dict[int, dict]]:
+    """grade-all on an honest class (>= HONEST submissions) and on COPIES copies of the bench class."""
+    classes = {"honest": honest_class(class_dir, work / "honest", honest),
+               "bench": copy_class(class_dir, work / "class", copies)}
+    folders = {"honest": work / "honest", "bench": work / "class"}
+    print(f"\n(b) batch: `python -m autograder grade-all` (fresh --out, --force) on the honest class "
+          f"({len(classes['honest'])} submissions: copies of {relative(class_dir)} without "
+          f"{', '.join(HOSTILE)}) and on {copies} cop{'y' if copies == 1 else 'ies'} of {relative(class_dir)} "
+          f"= {len(classes['bench'])} submissions (with its hostile sample)")
+    print(f"    {'class':<8}{'jobs':<6}{'wall':>9}{'CPU':>9}{'subs/s':>9}{'steady/s':>10}{'wall/sub':>10}{'CPU/sub':>9}")
+    results: dict[str, dict[int, dict]] = {"honest": {}, "bench": {}}
+    for which in ("honest", "bench"):
+        for jobs in jobs_list:
+            out = work / f"out-{which}-jobs{jobs}"
+            result, wall, cpu = run_measured(grade_all(folders[which], out, jobs, python), REPO_ROOT)
+            if result.returncode != 0:
+                print(f"    {which:<8}{jobs:<6} FAILED (exit {result.returncode})\n{_tail(result.stdout + result.stderr)}")
+                continue
+            n = len(classes[which])
+            steady = steady_rate(_graded_times(out), jobs)
+            results[which][jobs] = {"wall": wall, "cpu": cpu, "rate": n / wall, "n": n, "steady": steady,
+                                    "out": out}
+            shown = f"{steady:>10.2f}" if steady else f"{'-':>10}"
+            print(f"    {which:<8}{jobs:<6}{wall:>8.2f}s{cpu:>8.2f}s{n / wall:>9.2f}{shown}{wall / n:>9.3f}s"
+                  f"{cpu / n:>8.3f}s")
+            slowest = _slowest(out)
+            if slowest:
+                print(f"          {slowest}")
     return results
+
+
+# --- (d) the slow-but-finite worst case ----------------------------------------------------------
+
+SLOW_TAIL = """
+
+# --- bench: every top-level call pauses just below the per-call limit, then answers correctly ---
+import functools as _bench_functools
+import time as _bench_time
+
+_BENCH_DEPTH = [0]
+
+
+def _bench_slow(function):
+    @_bench_functools.wraps(function)
+    def wrapper(*args, **kwargs):
+        if _BENCH_DEPTH[0] == 0:
+            _bench_time.sleep(PAUSE)
+        _BENCH_DEPTH[0] += 1
+        try:
+            return function(*args, **kwargs)
+        finally:
+            _BENCH_DEPTH[0] -= 1
+    return wrapper
+
+
+for _bench_name, _bench_value in list(globals().items()):
+    if callable(_bench_value) and getattr(_bench_value, "__module__", None) == __name__ \\
+            and not _bench_name.startswith("_"):
+        globals()[_bench_name] = _bench_slow(_bench_value)
+"""
+
+
+def bench_worst(work: Path, python: str) -> dict | None:
+    """One `grade` of the reference with every call pausing just below the per-call limit."""
+    from .engine.program import default_limits
+
+    pause = max(default_limits().wall_s - 0.2, 0.1)
+    spec = load_assignment(ASSIGNMENT)
+    work.mkdir(parents=True, exist_ok=True)
+    path = work / spec.student_file
+    path.write_text(spec.solution.read_text(encoding="utf-8") + SLOW_TAIL.replace("PAUSE", f"{pause:g}"),
+                    encoding="utf-8")
+    print(f"\n(d) slow-but-finite worst case: the reference, every top-level call pausing {pause:g} s "
+          f"(the per-call limit is {default_limits().wall_s:g} s), one `python -m autograder grade`")
+    result, wall, cpu = run_measured([python, "-m", "autograder", "grade", str(path), "--assignment", ASSIGNMENT,
+                                      "--format", "json"], REPO_ROOT)
+    if result.returncode not in (0, 1):
+        print(f"    FAILED (exit {result.returncode})\n{_tail(result.stdout + result.stderr)}")
+        return None
+    try:
+        score = json.loads(result.stdout).get("score")
+    except ValueError:
+        score = None
+    print(f"    {wall:.1f} s wall, {cpu:.1f} s CPU, score {score}")
+    return {"wall": wall, "cpu": cpu, "score": score}
+
+
+# --- (e) false timeouts under load ---------------------------------------------------------------
+
+_TIMEOUT_WORDS = ("did not finish in time", "was stopped after", "grading time", "took too long")
+
+
+def _rows(out: Path) -> dict[str, tuple[float, str]]:
+    import sqlite3
+
+    with contextlib.closing(sqlite3.connect(out / "gradebook.sqlite")) as db:
+        return {sid: (score, feedback) for sid, score, feedback in
+                db.execute("SELECT submission_id, score, feedback FROM grades")}
+
+
+def bench_load(class_dir: Path, gradings: int, work: Path, python: str, calm: Path | None) -> dict | None:
+    """GRADINGS honest gradings as two grade-all --jobs 2 runs at once (4 workers on the machine);
+    a false timeout is an honest submission whose score differs from its calm grade or whose
+    feedback speaks of time."""
+    half = max(1, gradings // 2)
+    print(f"\n(e) false timeouts under load: {2 * half} honest gradings as two `grade-all --jobs 2` at once")
+    runs = []
+    for n in (1, 2):
+        folder = work / f"load-{n}"
+        honest_class(class_dir, folder, half)
+        names = sorted(p.name for p in folder.iterdir())[:half]
+        for extra in sorted(p for p in folder.iterdir() if p.name not in names):
+            (shutil.rmtree if extra.is_dir() else os.unlink)(extra)
+        runs.append((folder, work / f"load-out-{n}"))
+    started = time.perf_counter()
+    procs = [subprocess.Popen(grade_all(folder, out, 2, python), cwd=REPO_ROOT, stdin=subprocess.DEVNULL,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True) for folder, out in runs]
+    failed = []
+    for proc in procs:
+        try:
+            _, err = proc.communicate(timeout=SUBPROCESS_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            _, err = proc.communicate()
+        if proc.returncode != 0:
+            failed.append(err)
+    wall = time.perf_counter() - started
+    if failed:
+        print(f"    FAILED\n{_tail(failed[0])}")
+        return None
+    def timed(feedback: str) -> bool:
+        return any(word in feedback for word in _TIMEOUT_WORDS)
+
+    calm_grades = {}
+    if calm is not None:
+        calm_grades = {_base_name(sid): (score, timed(fb)) for sid, (score, fb) in _rows(calm).items()}
+    false, graded = [], 0
+    for _, out in runs:
+        for sid, (score, feedback) in _rows(out).items():
+            graded += 1
+            calm_score, calm_timed = calm_grades.get(_base_name(sid), (None, False))
+            if (calm_score is not None and abs(score - calm_score) > 1e-6) or (timed(feedback) and not calm_timed):
+                false.append(sid)
+    print(f"    {graded} graded in {wall:.1f} s ({graded / wall:.1f}/s with both runs); false timeouts: {len(false)}"
+          + (f" ({', '.join(false[:5])})" if false else ""))
+    return {"graded": graded, "false": len(false), "wall": wall}
+
+
+def _base_name(submission_id: str) -> str:
+    """alice_3 -> alice (copies of one student have one calm score)."""
+    stem, _, number = submission_id.rpartition("_")
+    return stem if number.isdigit() else submission_id
 
 
 # --- (c) nbgrader ---------------------------------------------------------------------------------
@@ -386,33 +569,46 @@ def _verdict(ok: bool | None) -> str:
     return "n/a" if ok is None else ("MET" if ok else "NOT MET")
 
 
-def print_targets(single: dict, batch: dict[int, dict], nb: dict | None) -> list[tuple[str, bool | None]]:
-    print("\n(d) targets")
+def print_targets(single: dict, batch: dict[str, dict[int, dict]], nb: dict | None, worst: dict | None,
+                  load: dict | None) -> list[tuple[str, bool | None]]:
+    print("\n(f) targets (figures from this run)")
     lines: list[tuple[str, str, bool | None]] = []
-    row = single.get("rows", {}).get("all")
-    if row:
-        lines.append((f"one submission's four-stage suite <= {TARGET_SUITE_S:g} s (warm)",
-                      f"{row['warm_wall']:.3f} s warm (cold {row['cold_wall']:.3f} s)",
-                      row["warm_wall"] <= TARGET_SUITE_S))
+
+    def add(target: str, figure: str | None, ok: bool | None) -> None:
+        lines.append((target, figure if figure is not None else "not measured", ok if figure is not None else None))
+
+    for which, label in (("honest", "honest class"), ("bench", "bench class (hostile sample)")):
+        two = batch.get(which, {}).get(2)
+        steady = two.get("steady") if two else None
+        add(f"grade-all --jobs 2 steady state >= {TARGET_STEADY:g} submissions/s, {label}",
+            f"{steady:.1f}/s" if steady else None, steady >= TARGET_STEADY if steady else None)
+        add(f"grade-all --jobs 2 whole command >= {TARGET_WHOLE:g} submissions/s, {label}",
+            f"{two['rate']:.1f}/s ({two['n']} submissions)" if two else None,
+            two["rate"] >= TARGET_WHOLE if two else None)
+    two = batch.get("honest", {}).get(2)
+    label = f">= {TARGET_RATIO:g}x nbgrader autograde (honest class, --jobs 2)"
+    if nb and not nb["equivalent"]:
+        add(label, "nbgrader graded fewer stages", None)
+    elif nb and two:
+        ratio = two["rate"] / nb["student_rate"]
+        add(label, f"{ratio:.1f}x ({two['rate']:.2f} vs {nb['student_rate']:.2f} students/s)", ratio >= TARGET_RATIO)
     else:
-        lines.append((f"one submission's four-stage suite <= {TARGET_SUITE_S:g} s (warm)", "not measured", None))
-    two = batch.get(2)
-    lines.append((f">= {TARGET_THROUGHPUT:g} submissions/s on 2 cores (--jobs 2)",
-                  f"{two['rate']:.2f} submissions/s" if two else "not measured",
-                  two["rate"] >= TARGET_THROUGHPUT if two else None))
-    for jobs in sorted(batch):
-        label = f">= {TARGET_RATIO:g}x nbgrader autograde (ours --jobs {jobs})"
-        if nb and not nb["equivalent"]:
-            lines.append((label, "nbgrader graded fewer stages", None))
-        elif nb:
-            ratio = batch[jobs]["rate"] / nb["student_rate"]
-            lines.append((label, f"{ratio:.1f}x ({batch[jobs]['rate']:.2f} vs {nb['student_rate']:.2f} students/s)",
-                          ratio >= TARGET_RATIO))
-        else:
-            lines.append((label, "nbgrader not measured", None))
+        add(label, None, None)
+    cold = single.get("cli_wall")
+    add(f"one cold `grade` process <= {TARGET_COLD_S:g} s", f"{cold:.2f} s" if cold else None,
+        cold <= TARGET_COLD_S if cold else None)
+    row = single.get("rows", {}).get("all")
+    add(f"four-stage grade <= {TARGET_WARM_CPU_S * 1000:g} ms CPU in a warm worker",
+        f"{row['warm_cpu'] * 1000:.0f} ms CPU ({row['warm_wall'] * 1000:.0f} ms wall)" if row else None,
+        row["warm_cpu"] <= TARGET_WARM_CPU_S if row else None)
+    add(f"slow-but-finite worst case <= {TARGET_WORST_S:g} s per submission",
+        f"{worst['wall']:.1f} s" if worst else None, worst["wall"] <= TARGET_WORST_S if worst else None)
+    add(f"false timeouts in {load['graded'] if load else 200} honest gradings under load "
+        f"<= {TARGET_FALSE_TIMEOUTS}", f"{load['false']}" if load else None,
+        load["false"] <= TARGET_FALSE_TIMEOUTS if load else None)
     width = max(len(t) for t, _, _ in lines)
     for target, figure, ok in lines:
-        print(f"    {target:<{width}}  {figure:<44} {_verdict(ok)}")
+        print(f"    {target:<{width}}  {figure:<36} {_verdict(ok)}")
     return [(t, ok) for t, _, ok in lines]
 
 
@@ -447,14 +643,19 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--nb-stages", type=_int_list, default=[1, 2, 3, 4],
                         help="stage notebooks per student in (c) (default 1,2,3,4)")
     parser.add_argument("--skip-nbgrader", action="store_true", help="leave out (c)")
-    parser.add_argument("--skip-coach", action="store_true", help="leave out (e), the coach's optimal table")
+    parser.add_argument("--honest", type=int, default=30,
+                        help="at least this many submissions in the honest class of (b) (default 30)")
+    parser.add_argument("--load", type=int, default=200,
+                        help="honest gradings under load in (e), two batches at once (default 200; 0 skips)")
+    parser.add_argument("--skip-worst", action="store_true", help="leave out (d)")
+    parser.add_argument("--skip-coach", action="store_true", help="leave out (g), the coach's optimal table")
     parser.add_argument("--keep", action="store_true", help="keep the scratch folder and print where it is")
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    if args.copies < 1 or args.repeat < 0 or args.nb_students < 1:
+    if args.copies < 1 or args.repeat < 0 or args.nb_students < 1 or args.honest < 1 or args.load < 0:
         print("error: --copies and --nb-students must be at least 1, --repeat at least 0", file=sys.stderr)
         return 2
     if not args.submission.exists() or not args.class_dir.is_dir():
@@ -480,13 +681,20 @@ def main(argv: list[str] | None = None) -> int:
     started = time.perf_counter()
     try:
         single = bench_single(args.submission.resolve(), args.repeat, python)
-        batch = bench_batch(args.class_dir.resolve(), args.copies, args.jobs, work / "batch", python)
+        batch = bench_batch(args.class_dir.resolve(), args.copies, args.jobs, work / "batch", python, args.honest)
         if args.skip_nbgrader:
             print("\n(c) nbgrader autograde: skipped (--skip-nbgrader)")
             nb = None
         else:
             nb = bench_nbgrader(args.class_dir.resolve(), args.nb_students, args.nb_stages, work / "nbgrader", python)
-        print_targets(single, batch, nb)
+        worst = None if args.skip_worst else bench_worst(work / "worst", python)
+        if args.skip_worst:
+            print("\n(d) slow-but-finite worst case: skipped (--skip-worst)")
+        calm = next(iter(batch.get("honest", {}).values()), {}).get("out")
+        load = bench_load(args.class_dir.resolve(), args.load, work / "load", python, calm) if args.load > 0 else None
+        if args.load <= 0:
+            print("\n(e) false timeouts under load: skipped (--load 0)")
+        print_targets(single, batch, nb, worst, load)
         if not args.skip_coach:
             from .coach.bench import bench_coach
 

@@ -116,7 +116,9 @@ def notebook_stage(path: str, spec) -> str | None:
     return str(submission.stage)
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The CLI's parser; with ONLY (the verb on the command line), only that verb's module is
+    imported (`grade` starts without loading notebooks, Jinja2 or nbformat)."""
     parser = argparse.ArgumentParser(
         prog="python -m autograder",
         description="Grade Yahtzee (and other) programming assignments safely: student code runs in a "
@@ -124,6 +126,9 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = parser.add_subparsers(dest="verb", metavar="COMMAND")
     for verb, (module_name, help_text) in VERBS.items():
+        if only is not None and verb != only:
+            sub.add_parser(verb, help=help_text, description=help_text)
+            continue
         try:
             module = importlib.import_module(module_name)
         except ModuleNotFoundError as err:
@@ -137,7 +142,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+    words = sys.argv[1:] if argv is None else argv
+    parser = build_parser(only=words[0] if words and words[0] in VERBS else None)
     args = parser.parse_args(argv)
     if not getattr(args, "handler", None):
         parser.print_help()

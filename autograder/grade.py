@@ -14,13 +14,21 @@ from pathlib import Path
 import pytest
 
 from .assignment import REPO_ROOT, Assignment, load_assignment
+from .engine import refcache
 from .engine.plugin import GradingPlugin
-from .engine.program import Program, reference_program
+from .engine.program import Program, default_limits, reference_program
 from .engine.results import GradeReport
 from .engine.sandbox import Limits
 from .engine.submission import SubmissionError, load_submission
 
 PYTEST_INI = Path(__file__).resolve().parent / "engine" / "pytest.ini"
+AUTOLOAD = "PYTEST_DISABLE_PLUGIN_AUTOLOAD"
+
+
+def _importable(name: str) -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec(name) is not None
 
 
 def hidden_paths(extra: list[str] | None = None) -> list[str]:
@@ -49,6 +57,8 @@ def grade(path: str | Path, assignment: str | Assignment = "yahtzee", stage: str
     """Grade the submission at PATH; a broken submission yields a report, never an exception."""
     reports: list[GradeReport] = []
     grade_stream(iter([path]), reports.append, assignment, stage, public_only, limits, extra_hidden)
+    if not reports:
+        raise GraderFault("pytest ended before grading (a usage error in the grading session?)")
     return reports[0]
 
 
@@ -67,6 +77,7 @@ def grade_stream(paths: Iterator[str | Path], deliver: Callable[[GradeReport], N
     if not files:
         raise ValueError(f"{spec.name} has no suite for stage {stage}")
     reference = reference_program(spec.solution, spec.student_file, hidden_paths=hidden, limits=limits)
+    plan = reference_outcomes(spec, reference, hidden, limits)
 
     def next_submission():
         path = next(paths, None)
@@ -98,14 +109,95 @@ def grade_stream(paths: Iterator[str | Path], deliver: Callable[[GradeReport], N
         deliver(report)
 
     plugin = GradingPlugin(spec, reference, public_only=public_only,
-                           next_submission=next_submission, deliver=finish)
-    args = [*files, "-c", str(PYTEST_INI), "--rootdir", str(spec.suites_dir),
-            "-p", "no:cacheprovider", "-p", "no:terminal", "--import-mode=importlib",
+                           next_submission=next_submission, deliver=finish, plan=plan)
+    _session(files, spec, plugin)
+
+
+# pytest's own plugins a grading session does without: the report and cache machinery, and the
+# unraisable/thread-exception hooks (their gc.collect() at the end costs ~60 ms per session).
+NO_PLUGINS = ("cacheprovider", "terminal", "unraisableexception", "threadexception", "faulthandler",
+              "pastebin", "doctest", "junitxml", "stepwise", "logging")
+
+
+def _session(files: list[str], spec: Assignment, plugin: GradingPlugin) -> None:
+    """One pytest session over FILES: no third-party plugin is auto-loaded (pytest-timeout, the
+    backstop of checks pytest runs itself, is loaded by name)."""
+    args = [*files, "-c", str(PYTEST_INI), "--rootdir", str(spec.suites_dir), "--import-mode=importlib",
             "-W", "ignore::pytest.PytestAssertRewriteWarning"]
+    for name in NO_PLUGINS:
+        args += ["-p", f"no:{name}"]
+    if _importable("pytest_timeout"):
+        args += ["-p", "pytest_timeout"]
     old_cwd = os.getcwd()
+    old_autoload = os.environ.get(AUTOLOAD)
+    os.environ[AUTOLOAD] = "1"
     try:
         pytest.main(args, plugins=[plugin])
     finally:
         os.chdir(old_cwd)
+        if old_autoload is None:
+            os.environ.pop(AUTOLOAD, None)
+        else:
+            os.environ[AUTOLOAD] = old_autoload
     if plugin.collection_errors:
         raise GraderFault("the grading suites failed to load:\n" + "\n".join(plugin.collection_errors))
+
+
+def cache_key(spec: Assignment, limits: Limits | None = None) -> str:
+    """The reference cache's key for SPEC: reference, suites, scenarios (and an override), engine, limits."""
+    dirs = [spec.suites_dir, spec.scenarios_dir]
+    override = os.environ.get("AUTOGRADER_SCENARIOS_DIR")
+    if override:
+        dirs.append(Path(override))
+    return refcache.fingerprint(spec.solution, dirs, limits or default_limits())
+
+
+def reference_outcomes(spec: Assignment, reference: Program, hidden: list[str],
+                       limits: Limits | None = None) -> dict | None:
+    """Fill REFERENCE's outcomes from the cache file of this grader version, computing the file
+    first when there is none (one grade of the reference, all stages, recording what the checks
+    ask); the request plan for students, or None when neither works (grading goes on without)."""
+    key = cache_key(spec, limits)
+    path = refcache.find(spec.root, spec.name, key)
+    loaded = refcache.load(path) if path else None
+    if loaded is None:
+        try:
+            loaded = compute_reference_cache(spec, reference, hidden, limits, key)
+        except (OSError, GraderFault):
+            return None
+    outcomes, plan = loaded
+    reference.preload(outcomes)
+    return plan
+
+
+def ensure_reference_cache(spec: Assignment, limits: Limits | None = None) -> Path:
+    """The reference cache file of SPEC for this grader version, computed when missing (the
+    Gradescope bundle ships it, so no submission there recomputes the reference)."""
+    key = cache_key(spec, limits)
+    path = refcache.find(spec.root, spec.name, key)
+    if path is not None and refcache.load(path) is not None:
+        return path
+    hidden = hidden_paths()
+    reference = reference_program(spec.solution, spec.student_file, hidden_paths=hidden, limits=limits)
+    compute_reference_cache(spec, reference, hidden, limits, key)
+    return refcache.cache_dir() / refcache.file_name(spec.name, key)
+
+
+def compute_reference_cache(spec: Assignment, reference: Program, hidden: list[str], limits: Limits | None,
+                            key: str, folder: Path | None = None) -> tuple[dict, dict]:
+    """Grade the reference as a student once (every stage), recording the plan; write the file."""
+    files = [str(f) for f in spec.suite_files("all")]
+    recorder = Program(spec.solution.read_text(encoding="utf-8"), spec.student_file, limits=limits,
+                       hidden_paths=hidden)
+    jobs = iter([(recorder, None, None)])
+    plugin = GradingPlugin(spec, reference, next_submission=lambda: next(jobs, None),
+                           deliver=lambda plugin, context: None, record=True)
+    try:
+        _session(files, spec, plugin)
+    finally:
+        recorder.close()
+    if plugin.recorded_plan is None or any(r.status != "passed" for r in plugin.results):
+        raise GraderFault("the reference does not pass its own suites; no reference cache written")
+    outcomes = reference.outcomes()
+    refcache.save(folder or refcache.cache_dir(), spec.name, key, outcomes, plugin.recorded_plan)
+    return outcomes, plugin.recorded_plan

@@ -19,7 +19,9 @@ The zip holds, at its top level:
   local dry runs: AUTOGRADER_ROOT (instead of /autograder), AUTOGRADER_PYTHON (the interpreter),
   AUTOGRADER_TIME_LIMIT (seconds, default 540: under Gradescope's 10 minutes);
 * the ``autograder`` package (engine, this assignment with its suites and scenarios; no other
-  assignment, no caches), the reference at the path assignment.toml names
+  assignment, no caches but one: ``refcache/<name>-<key>.json``, the reference's outcomes and the
+  request plan of this grader version, computed here so no submission recomputes them), the
+  reference at the path assignment.toml names
   (``solution/<file>``) and ``pyproject.toml``.  No tests/, samples/, notebooks/ or .venv.
 
 The zip is reproducible: sorted entries, fixed timestamps.
@@ -39,7 +41,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
-EXCLUDED_DIRS = {"__pycache__", ".pytest_cache", ".ruff_cache", ".mypy_cache", ".ipynb_checkpoints"}
+EXCLUDED_DIRS = {"__pycache__", ".pytest_cache", ".ruff_cache", ".mypy_cache", ".ipynb_checkpoints", "refcache"}
 EXCLUDED_SUFFIXES = {".pyc", ".pyo"}
 EXCLUDED_NAMES = {".DS_Store", "Thumbs.db"}
 TIME_LIMIT = 540                     # seconds; Gradescope stops a submission at 600
@@ -219,7 +221,19 @@ def bundle_members(spec: Assignment) -> dict[str, bytes | Path]:
     }
     for path in package_files(spec):
         members[path.relative_to(REPO_ROOT).as_posix()] = path
+    members.update(reference_cache_member(spec))
     return members
+
+
+def reference_cache_member(spec: Assignment) -> dict[str, Path]:
+    """The reference's outcomes and the request plan for this grader version (engine/refcache.py),
+    inside the assignment's folder: no submission on Gradescope recomputes the reference."""
+    from .engine import refcache
+    from .grade import ensure_reference_cache
+
+    path = ensure_reference_cache(spec)
+    where = spec.root.relative_to(REPO_ROOT) / refcache.BUNDLED / path.name
+    return {where.as_posix(): path}
 
 
 EXECUTABLE = {"setup.sh", "run_autograder"}

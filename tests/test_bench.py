@@ -36,16 +36,20 @@ def test_bench_prints_its_sections(tmp_path):
     for name in ("alice.py", "heidi.py"):
         shutil.copy2(ROOT / "samples" / "class" / name, small / name)
     result = subprocess.run([sys.executable, "-m", "autograder.bench", "--copies", "1", "--repeat", "1",
-                             "--jobs", "2", "--class", str(small), "--nb-students", "1", "--nb-stages", "1"],
+                             "--jobs", "2", "--class", str(small), "--nb-students", "1", "--nb-stages", "1",
+                             "--honest", "2", "--load", "4", "--skip-worst"],
                             cwd=ROOT, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=300)
     out = result.stdout
     assert result.returncode == 0, out + result.stderr
-    for heading in ("(a) one submission", "(b) batch", "(c) nbgrader autograde", "(d) targets", "(e) the coach"):
+    for heading in ("(a) one submission", "(b) batch", "(c) nbgrader autograde", "(d) slow-but-finite",
+                    "(e) false timeouts under load", "(f) targets", "(g) the coach"):
         assert heading in out, heading
     assert "FAILED" not in out
     assert "100/100" in out                                  # the reference graded in (a)
     assert "2 submissions" in out                            # the small class in (b)
+    assert "4 graded" in out and "false timeouts: 0" in out  # (e): two batches of 2 honest students
     assert ("notebook" in out and "autograded" in out) or "note: skipped" in out   # (c) ran or said why not
-    for target in ("<= 0.5 s", ">= 20 submissions/s", ">= 20x nbgrader", "<= 20 s", "<= 1 ms", "<= 100 ms"):
+    for target in ("steady state >= 25", "whole command >= 15", ">= 60x nbgrader", "cold `grade` process <= 0.5 s",
+                   "<= 60 ms CPU", "worst case <= 20 s", "under load <= 0", "<= 1 ms", "<= 100 ms"):
         line = next(line for line in out.splitlines() if target in line)
         assert line.rstrip().endswith(("MET", "n/a")), line

@@ -129,8 +129,8 @@ def _verdict(ok: bool) -> str:
 
 
 def bench_coach() -> list[tuple[str, bool]]:
-    """Print part (e) of `make bench` and return (target, met) pairs."""
-    print("\n(e) the coach: the optimal table (official rules, float32), advice and review")
+    """Print part (g) of `make bench` and return (target, met) pairs."""
+    print("\n(g) the coach: the optimal table (official rules, float32), advice and review")
     with tempfile.TemporaryDirectory(prefix="coach-bench-") as scratch:
         cache = Path(scratch)
         made = _child("compute", cache)

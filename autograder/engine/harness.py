@@ -776,6 +776,7 @@ class Zygote:
         # Without a procfs of our own pid namespace, /proc pids do not match ours: use kill(-1).
         self.use_proc = not cfg.get("pidns") or applied.get("proc", False)
         self.worker = None
+        self.worker_gen = 0       # +1 each time the shared worker is stopped (the grader replays history)
         self.nrun = 0
         self.code, self.compile_error = compile_source(cfg["source"], cfg["filename"])
         prepare_random()
@@ -797,12 +798,16 @@ class Zygote:
                 continue
             if req.get("op") == "quit":
                 break
+            if req.get("op") == "batch":
+                self.handle_batch(req)
+                continue
             self.handle(req)
         self.stop_worker()
         self.kill_descendants(keep=())
         _real_exit(0)
 
     def handle(self, req):
+        """Run one request and report it; True when it left everything clean (see handle_batch)."""
         try:
             if req.get("kind") == "script" or req.get("fresh", True):
                 raw, info = self.run_fresh(req)
@@ -812,7 +817,31 @@ class Zygote:
             raw, info = None, {"internal": traceback.format_exc()}
         trailer = {"t": "done", "seq": req.get("seq"), "zygote_cpu": round(time.process_time(), 3)}
         trailer.update(info)
+        trailer["worker_gen"] = self.worker_gen
         write_all(self.res_fd, (raw + b"\n" if raw else b"") + _dumps(trailer).encode("ascii") + b"\n")
+        return (raw is not None and not info.get("killed") and not info.get("internal")
+                and not raw.endswith(b'"recycle":true}') and _clean_status(raw))
+
+    def handle_batch(self, msg):
+        """A student's request plan in one message: run each request exactly as handle() would (a
+        fork per fresh request, the shared worker for the others), with no grader round trip in
+        between; stop after the first one that did not end cleanly (a timeout, memory, a replaced
+        shared worker, an internal error) and let the grader run the rest one by one."""
+        if msg.get("reset_worker"):
+            self.stop_worker()
+            shutil.rmtree(os.path.join(self.workdir, "shared"), ignore_errors=True)
+        ran = 0
+        budget = msg.get("budget")
+        started = time.monotonic()
+        for req in msg.get("requests") or []:
+            if not isinstance(req, dict):
+                break
+            if isinstance(budget, (int, float)) and time.monotonic() - started > budget:
+                break
+            ran += 1
+            if not self.handle(req) or time.process_time() > self.cfg["limits"]["cpu_s"] / 2:
+                break
+        write_line(self.res_fd, {"t": "batch_end", "ran": ran})
 
     def deadline(self, req):
         return time.monotonic() + float(req.get("timeout") or self.cfg["limits"]["wall_s"]) + GRACE
@@ -852,6 +881,7 @@ class Zygote:
         if self.worker is None:
             self.start_worker()
         wk = self.worker
+        ran_in = self.worker_gen
         try:
             write_all(wk.req_w, _dumps(req).encode("ascii") + b"\n")
         except OSError:
@@ -863,6 +893,7 @@ class Zygote:
                 or raw.endswith(b'"recycle":true}')):
             self.stop_worker()
         self.kill_descendants(keep=self.worker_pids())
+        info["ran_in"] = ran_in
         return raw, info
 
     def worker_idle(self, wk):
@@ -923,6 +954,7 @@ class Zygote:
         wk, self.worker = self.worker, None
         if wk is None:
             return
+        self.worker_gen += 1
         try:
             os.kill(wk.pid, signal.SIGKILL)
             os.waitpid(wk.pid, 0)
@@ -1010,6 +1042,7 @@ class Zygote:
             if self.worker is not None and pid == self.worker.pid:
                 self.worker.close()
                 self.worker = None
+                self.worker_gen += 1
 
     def clean_files(self, rundir):
         shutil.rmtree(rundir, ignore_errors=True)
@@ -1028,6 +1061,20 @@ class Zygote:
                     shutil.rmtree(path, ignore_errors=True)
                 else:
                     _unlink(path)
+
+
+_CLEAN_STATUSES = (b'"ok"', b'"exception"', b'"no_function"', b'"input_exhausted"', b'"dice_exhausted"',
+                   b'"exit"', b'"syntax_error"', b'"import_error"', b'"output_limit"')
+
+
+def _clean_status(raw):
+    """The request process's status (the third key of its result line) left nothing behind."""
+    head = raw[:120]
+    i = head.find(b'"status":')
+    if i < 0:
+        return False
+    value = head[i + 9:].split(b",", 1)[0]
+    return value in _CLEAN_STATUSES
 
 
 def _unlink(path):

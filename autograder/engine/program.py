@@ -1,7 +1,18 @@
 """A Program is a submission (or the reference) behind a Sandbox, with the calls tests make.
 
 Reference programs are shared and their outcomes cached: in a batch the reference runs
-once per scenario, however many students are graded.
+once per scenario, however many students are graded (and refcache.py keeps them on disk).
+
+A student's Program can run a request plan ahead (prefetch): the requests a correct program
+gets, sent to its sandbox in one round trip.  The checks then read the outcomes when they ask
+for the very same request, in the very same order:
+* a fresh request's outcome depends only on the request (a fresh fork, a fresh module), so it
+  is served whenever the same request is asked;
+* a shared (fresh=False) call's outcome may depend on the calls the shared worker served before
+  it, so it is served only while the checks ask the plan's shared calls in the plan's order.  At
+  the first difference the worker is replaced and the calls the checks really made are replayed
+  into the new one (outcomes dropped), so every later call sees exactly the history it would
+  have seen without a plan.
 """
 
 from __future__ import annotations
@@ -10,6 +21,7 @@ import ast
 import dataclasses
 import json
 import os
+from collections import deque
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +30,7 @@ from .sandbox import Limits, Outcome, Request, Sandbox
 
 LIMITS_ENV = "AUTOGRADER_LIMITS"
 DEFAULT_WALL_S = 2.0    # per call; the reference needs milliseconds (suites give games longer)
+DEFAULT_BUDGET_S = 15.0  # all of a student's requests together (a slow-but-finite program: ~170 calls)
 
 
 def default_limits() -> Limits:
@@ -25,7 +38,7 @@ def default_limits() -> Limits:
 
     Lets an operator (or the kit's own tests) tighten or loosen the limits of every Program a
     process makes, batch workers included (they inherit the environment)."""
-    limits = Limits(wall_s=DEFAULT_WALL_S)
+    limits = Limits(wall_s=DEFAULT_WALL_S, budget_s=DEFAULT_BUDGET_S)
     text = os.environ.get(LIMITS_ENV, "").strip()
     if not text:
         return limits
@@ -36,7 +49,7 @@ def default_limits() -> Limits:
         if name not in fields or not value.strip():
             raise ValueError(f"{LIMITS_ENV}: expected NAME=VALUE items with NAME one of "
                              f"{', '.join(fields)}; got {item.strip()!r}")
-        kind = float if name == "wall_s" else int
+        kind = float if name in ("wall_s", "budget_s") else int
         try:
             setattr(limits, name, kind(value))
         except ValueError:
@@ -56,20 +69,156 @@ class Program:
         self.functions = top_level_functions(source)
         self.runs = 0
         self.chosen_texts: set[str] = set()   # names and texts the program chose (hidden feedback must not show them)
+        self.round_trips = 0
+        self.recorded: list[tuple[str, Request]] | None = None   # (item, request) while recording a plan
+        self.item = ""                                            # the check asking (set by the plugin)
+        self._fresh_ahead: dict[str, deque[Outcome]] = {}
+        self._shared_ahead: deque[tuple[str, Request, Outcome]] = deque()
+        self._history: list[Request] = []        # shared calls the current shared worker served
+        self._history_at: tuple | None = None    # (sandbox start, worker generation) of that worker
+        self.resyncs = 0
+        self.diverged = False
+        self.timeouts = 0
+        self.spent = 0.0                         # seconds of sandbox requests so far (the budget)
 
     def run(self, request: Request) -> Outcome:
         key = None
-        if self._cache is not None:
-            key = json.dumps(request.__dict__, sort_keys=True, default=str)
-            if key in self._cache:
-                return self._cache[key]
-        self.runs += 1
-        outcome = self._sandbox.run(request)
+        if self._cache is not None or self._fresh_ahead or self._shared_ahead:
+            key = request_key(request)
+        if self._cache is not None and key in self._cache:
+            return self._cache[key]
+        if self.recorded is not None:
+            self.recorded.append((self.item, request))
+        outcome = self._ahead(request, key) if key is not None else None
+        if outcome is None:
+            outcome = self._over_budget(request)
+        if outcome is None:
+            self.runs += 1
+            self.round_trips += 1
+            left = self._budget_left()
+            timeout = request.timeout if request.timeout is not None else self.limits.wall_s
+            capped = left is not None and left < timeout
+            if capped:
+                request = dataclasses.replace(request, timeout=max(left, 0.05))
+            outcome = self._sandbox.run(request)
+            self.spent += outcome.elapsed if capped else _charged(outcome)   # the budget stopped it: charged
+            self._served([request], [outcome])
+        if outcome.status == "timeout":
+            self.timeouts += 1
         if outcome.status != "ok" and len(self.chosen_texts) < 1000:
             self.chosen_texts.update(chosen_texts(outcome))
-        if key is not None:
+        if self._cache is not None:
             self._cache[key] = outcome
         return outcome
+
+    # -- the time budget of a submission --------------------------------------------------------
+    def _budget_left(self) -> float | None:
+        if self._cache is not None or not self.limits.budget_s:
+            return None            # the reference (and a Program without a budget) has none
+        return self.limits.budget_s - self.spent
+
+    def _over_budget(self, request: Request) -> Outcome | None:
+        """A timeout without running, once the submission's requests used up the budget: a program
+        that answers every call just before its limit cannot keep the grader for minutes."""
+        left = self._budget_left()
+        if left is None or left > 0:
+            return None
+        return Outcome(status="timeout", stdin_lines=len(request.stdin or []),
+                       message=f"your program used up the grading time of this submission "
+                               f"({self.limits.budget_s:g} s in all); this run was skipped")
+
+    # -- running a plan ahead ---------------------------------------------------------------------
+    def prefetch(self, requests: list[Request]) -> int:
+        """Run REQUESTS (the plan of the checks still to come) in one round trip; the outcomes wait
+        for the checks.  Returns how many ran (the sandbox stops a plan at an unclean request)."""
+        todo = [r for r in requests if not _is_fresh(r) or request_key(r) not in self._fresh_ahead]
+        if not todo or self._shared_ahead:
+            return 0
+        self.round_trips += 1
+        outcomes = self._sandbox.run_batch(todo, budget=self._budget_left())
+        self.runs += len(outcomes)
+        self.spent += sum(_charged(o) for o in outcomes)
+        for request, outcome in zip(todo, outcomes):
+            if outcome.status == "timeout":
+                self.timeouts += 1
+            if _is_fresh(request):
+                self._fresh_ahead.setdefault(request_key(request), deque()).append(outcome)
+            else:
+                self._shared_ahead.append((request_key(request), request, outcome))
+        return len(outcomes)
+
+    def resync(self, requests: list[Request], limit: int = 8) -> None:
+        """After the checks left the plan: run the shared calls of the rest of it ahead again.
+        Never after a timeout (the suites skip calls of a function that ran out of time, and a
+        plan run ahead would spend that time again)."""
+        if not self.diverged or self._shared_ahead or self.resyncs >= limit or self.timeouts:
+            return
+        self.diverged = False
+        shared = [r for r in requests if not _is_fresh(r)]
+        if shared:
+            self.resyncs += 1
+            self.prefetch(shared)
+
+    def _ahead(self, request: Request, key: str) -> Outcome | None:
+        if _is_fresh(request):
+            waiting = self._fresh_ahead.get(key)
+            if waiting:
+                outcome = waiting.popleft()
+                if not waiting:
+                    del self._fresh_ahead[key]
+                return outcome
+            return None
+        if not self._shared_ahead:
+            return None
+        if self._shared_ahead[0][0] == key:
+            _, planned, outcome = self._shared_ahead.popleft()
+            self._served([planned], [outcome])
+            return outcome
+        # The checks left the plan: the worker served calls they never made.  Replace it and
+        # replay the calls they did make, then this one, in one round trip.
+        self._shared_ahead.clear()
+        self.diverged = True
+        replay = list(self._history) + [request]
+        self.round_trips += 1
+        outcomes = self._sandbox.run_batch(replay, reset_worker=True, budget=self._budget_left())
+        self.runs += len(outcomes)
+        self.spent += sum(_charged(o) for o in outcomes)
+        self._history, self._history_at = [], None
+        self._served(replay[:len(outcomes)], outcomes)
+        if len(outcomes) == len(replay):
+            return outcomes[-1]
+        if len(outcomes) < len(replay) - 1:        # the replay itself stopped early: start afresh
+            self._history, self._history_at = [], None
+        return None                                # the caller runs it on its own
+
+    def _served(self, requests: list[Request], outcomes: list[Outcome]) -> None:
+        """Keep the history of the shared worker: the calls its current generation served."""
+        for request, outcome in zip(requests, outcomes):
+            if _is_fresh(request):
+                continue
+            if outcome.worker is None:
+                self._history, self._history_at = [], None
+                continue
+            ran_in, after = outcome.worker
+            where = (self._sandbox.starts, ran_in)
+            if where != self._history_at:
+                self._history, self._history_at = [], where
+            self._history.append(request)
+            if after != ran_in:
+                self._history, self._history_at = [], (self._sandbox.starts, after)
+
+    def preload(self, outcomes: dict[str, Outcome]) -> None:
+        """Known outcomes (the reference cache) for a caching Program."""
+        if self._cache is not None:
+            for key, outcome in outcomes.items():
+                self._cache.setdefault(key, outcome)
+
+    def outcomes(self) -> dict[str, Outcome]:
+        return dict(self._cache or {})
+
+    def drop_plan(self) -> None:
+        self._fresh_ahead.clear()
+        self._shared_ahead.clear()
 
     def call(self, func: str, *args: Any, stdin: list[str] | None = None, seed: int | None = None,
              dice: list[int] | None = None, fresh: bool | None = None, timeout: float | None = None,
@@ -107,6 +256,21 @@ def chosen_texts(outcome: Outcome) -> set[str]:
         if isinstance(text, str) and len(text.strip()) >= 4:
             found.add(text.strip()[:200])
     return found
+
+
+def _charged(outcome: Outcome) -> float:
+    """What a request costs the submission's time budget: its time, unless it ran out of time
+    (the suites already stop asking a function that timed out, so a hanging program is bounded
+    by them, with the per-game times they choose; the budget bounds slow-but-finite answers)."""
+    return 0.0 if outcome.status == "timeout" else outcome.elapsed
+
+
+def request_key(request: Request) -> str:
+    return json.dumps(request.__dict__, sort_keys=True, default=str)
+
+
+def _is_fresh(request: Request) -> bool:
+    return bool(request.fresh) or request.kind == "script"
 
 
 def top_level_functions(source: str) -> set[str]:

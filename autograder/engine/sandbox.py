@@ -65,9 +65,11 @@ INTERNAL = "the grader could not run your program (internal error)"
 STATUSES = frozenset({"ok", "exception", "timeout", "memory", "output_limit", "exit", "crash", "syntax_error",
                       "import_error", "input_exhausted", "dice_exhausted", "no_function"})
 
-# Runs as `python -c BOOT <result fd>`: reads the harness source (16-byte length header) from stdin.
+# Runs as `python -c BOOT <result fd>`: reads the harness (16-byte length header) from stdin, as a
+# code object the grader compiled once (marshal: the child is this very interpreter binary, so
+# the format matches; compiling 1400 lines in every sandbox cost ~35 ms of CPU).
 BOOT = """\
-import os
+import os, marshal
 def _read(n):
     data = b""
     while len(data) < n:
@@ -76,7 +78,7 @@ def _read(n):
             raise SystemExit(3)
         data += chunk
     return data
-exec(compile(_read(int(_read(16))), "<sandbox-harness>", "exec"))
+exec(marshal.loads(_read(int(_read(16)))))
 """
 
 
@@ -89,6 +91,7 @@ class Limits:
     fsize_mb: int = 8            # RLIMIT_FSIZE
     output_chars: int = 200_000  # max captured print output per request; more -> status "output_limit"
     nofile: int = 64
+    budget_s: float = 0.0        # total seconds of requests per submission (Program; 0 = no budget)
 
 
 @dataclass
@@ -126,6 +129,9 @@ class Outcome:
     cpu: float = 0.0              # CPU seconds of the request process
     message: str = ""             # one plain-English sentence for a non-ok status
     hidden_message: str = ""      # the same from grader text only (no name, number or text the program chose)
+    worker: tuple | None = field(default=None, compare=False, repr=False)
+    #                               (shared worker generation it ran in, generation after it) or None:
+    #                               lets a Program know which shared-worker history a call saw
 
 
 # ---------------------------------------------------------------------------------------
@@ -234,7 +240,8 @@ class _Slot:
             except OSError:
                 os.close(fd)
                 continue
-            _kill_uid(uid)       # leftovers of a grader that died holding this slot
+            if uid_processes(uid):
+                _kill_uid(uid)   # leftovers of a grader that died holding this slot
             return cls(fd, uid)
         raise RuntimeError("no free sandbox uid slot")
 
@@ -429,6 +436,7 @@ class _State:
         self.proc: _Proc | None = None
         self.slot: _Slot | None = None
         self.group: cgroup.Group | None = None
+        self.pidns = False                    # the running zygote is pid 1 of its own pid namespace
         self.owner = os.getpid()
 
     def stop(self, graceful: bool = False) -> None:
@@ -436,7 +444,9 @@ class _State:
         if proc is None or os.getpid() != self.owner:
             return
         try:
-            if self.slot is not None:
+            if graceful and self.pidns and self._end_namespace(proc):
+                pass                          # the zygote was pid 1: its namespace died with it
+            elif self.slot is not None:
                 _kill_uid(self.slot.uid)      # the zygote (pid 1 of its namespace) and everything of its uid
             else:
                 if graceful:                  # end of input: the zygote kills its descendants and exits
@@ -457,6 +467,18 @@ class _State:
             group.remove()
         if proc.cleanup_dir:
             shutil.rmtree(proc.cleanup_dir, ignore_errors=True)
+
+    def _end_namespace(self, proc: _Proc) -> bool:
+        """A clean stop: end of input makes the zygote (pid 1 of its pid namespace) kill its
+        descendants and exit; the kernel kills whatever else is in the namespace before the
+        outer process sees it exit.  True when that happened in time (no uid sweep needed)."""
+        os.close(proc.ctl)
+        proc.ctl = -1
+        try:
+            proc.popen.wait(timeout=1.0)
+        except subprocess.TimeoutExpired:
+            return False
+        return True
 
     def shutdown(self) -> None:
         if os.getpid() != self.owner:     # a forked copy of the grader must not kill our sandbox
@@ -480,6 +502,7 @@ class Sandbox:
         self.applied: dict[str, Any] = {}     # what the running sandbox got (filled when it starts)
         self._state = _State()
         self._seq = 0
+        self.starts = 0                       # zygotes started so far (a new one has a new shared worker)
         self._lock = threading.Lock()
         self._closed = False
         self._finalizer = weakref.finalize(self, self._state.shutdown)
@@ -515,15 +538,77 @@ class Sandbox:
                 return _internal(f"{type(e).__name__}: {e}", 0.0)
 
     def _run(self, request: Request, payload: bytes, timeout: float) -> Outcome:
-        proc = self._state.proc
-        if proc is None:
-            started = self._start()
-            if isinstance(started, Outcome):
-                return started
-            proc = started
-        t0 = time.monotonic()
+        proc = self._proc()
+        if isinstance(proc, Outcome):
+            return proc
         proc.raw_tail.clear()
         proc.send(payload)
+        outcome, _ = self._collect(proc, request, self._seq, timeout, time.monotonic())
+        return outcome
+
+    def _proc(self) -> _Proc | Outcome:
+        proc = self._state.proc
+        return self._start() if proc is None else proc
+
+    def run_batch(self, requests: list[Request], reset_worker: bool = False,
+                  budget: float | None = None) -> list[Outcome]:
+        """Run REQUESTS in order in one round trip: each exactly as run() would (a fork per fresh
+        request, the shared worker for the others).  The sandbox stops after the first request
+        that did not end cleanly (a timeout, memory, a replaced worker...): the outcomes of the
+        requests that ran come back, the caller runs the rest one by one.  RESET_WORKER first
+        replaces the shared worker (a new one imports the module again on its first request).
+        BUDGET (seconds): the sandbox starts no further request once the batch has run that long."""
+        if not requests:
+            return []
+        with self._lock:
+            if self._closed:
+                raise RuntimeError("this Sandbox is closed")
+            first = self._seq + 1
+            timeouts = [max(float(r.timeout if r.timeout is not None else self.limits.wall_s), 0.01)
+                        for r in requests]
+            payloads = [json.loads(_payload(r, first + i, t)) for i, (r, t) in enumerate(zip(requests, timeouts))]
+            self._seq += len(requests)
+            message = json.dumps({"op": "batch", "reset_worker": reset_worker, "requests": payloads,
+                                  "budget": budget}).encode()
+            outcomes: list[Outcome] = []
+            try:
+                proc = self._proc()
+                if isinstance(proc, Outcome):
+                    return [proc]
+                proc.raw_tail.clear()
+                proc.send(message + b"\n")
+                t0 = time.monotonic()
+                for i, request in enumerate(requests):
+                    outcome, msg = self._collect(proc, request, first + i, timeouts[i], t0, batch=True)
+                    if msg is None:              # the batch ended before this request (or the sandbox died)
+                        if outcome is not None:
+                            outcomes.append(outcome)
+                        return outcomes
+                    outcomes.append(outcome)
+                    t0 = time.monotonic()
+                    if self._state.proc is None:  # stopped (timeout, garbage): the rest run one by one
+                        return outcomes
+                self._batch_end(proc)
+            except Exception as e:               # a grader bug must not blame the student
+                self._state.stop()
+                outcomes.append(_internal(f"{type(e).__name__}: {e}", 0.0))
+            return outcomes
+
+    def _batch_end(self, proc: _Proc) -> None:
+        deadline = time.monotonic() + SLACK + GRACE
+        while True:
+            kind, line = proc.next_line(deadline)
+            msg = _parse(line) if kind == "line" else None
+            if kind != "line" or (msg is None and not line.startswith(b'{"t":"result"')):
+                self._state.stop()
+                return
+            if msg is not None and msg.get("t") == "batch_end":
+                return
+
+    def _collect(self, proc: _Proc, request: Request, seq: int, timeout: float, t0: float,
+                 batch: bool = False) -> tuple[Outcome | None, dict | None]:
+        """Read the sandbox's lines until the trailer of request SEQ: (its Outcome, the trailer).
+        In a batch, (None, None) when the batch ended before SEQ ran."""
         deadline = t0 + timeout + GRACE + SLACK
         result, garbled = None, False
         while True:
@@ -535,19 +620,21 @@ class Sandbox:
                               message=f"your program was stopped after {_secs(timeout)} s")
                 out.hidden_message = out.message
                 out.error = {"internal": "the sandbox did not answer in time; it was killed"}
-                return out
+                return out, None
             if kind != "line":
                 detail = f"sandbox {kind} (exit {proc.popen.poll()}); output: {proc.raw_text()[-2000:]}"
                 self._state.stop()
-                return _internal(detail, time.monotonic() - t0)
+                return _internal(detail, time.monotonic() - t0), None
             msg = _parse(line)
             if msg is None:
                 if line.startswith(b'{"t":"result"'):   # a request process's result, mangled
                     garbled = True
                     continue
                 self._state.stop()
-                return _internal(f"unreadable line from the sandbox: {line[:300]!r}", time.monotonic() - t0)
-            if msg.get("seq") != self._seq:
+                return _internal(f"unreadable line from the sandbox: {line[:300]!r}", time.monotonic() - t0), None
+            if batch and msg.get("t") == "batch_end":
+                return None, None
+            if msg.get("seq") != seq:
                 continue
             if msg.get("t") == "result":
                 result = msg
@@ -556,9 +643,10 @@ class Sandbox:
         outcome = _build(request, timeout, self.limits, result, msg, time.monotonic() - t0, garbled)
         if outcome.status == "crash" and proc.raw_tail:
             outcome.error = dict(outcome.error or {}, raw_output=proc.raw_text())
+        outcome.worker = (msg.get("ran_in"), msg.get("worker_gen"))
         if _number(msg.get("zygote_cpu")) > self.limits.cpu_s / 2:
             self._state.stop(graceful=True)     # its CPU limit would soon kill it: start a new one
-        return outcome
+        return outcome, msg
 
     # -- starting the zygote ---------------------------------------------------------------
     def _start(self) -> _Proc | Outcome:
@@ -607,6 +695,9 @@ class Sandbox:
             return _internal(f"the sandbox did not start: {detail}", 0.0)
         self.applied = dict(msg.get("applied") or {}, python=_python(),
                             cgroup=state.group.kind if state.group is not None else False)
+        self.applied = dict(msg.get("applied") or {}, python=_python())
+        state.pidns = "pid" in (self.applied.get("namespaces") or []) and bool(self.applied.get("proc"))
+        self.starts += 1
         return proc
 
     def _cgroup_memory(self) -> int:
@@ -642,9 +733,13 @@ _harness_cache: bytes | None = None
 
 
 def _harness_source() -> bytes:
+    """The harness, compiled once per grader process and marshalled."""
     global _harness_cache
     if _harness_cache is None:
-        _harness_cache = Path(__file__).with_name("harness.py").read_bytes()
+        import marshal
+
+        source = Path(__file__).with_name("harness.py").read_bytes()
+        _harness_cache = marshal.dumps(compile(source, "<sandbox-harness>", "exec", dont_inherit=True))
     return _harness_cache
 
 

@@ -1,0 +1,117 @@
+"""The reference's outcomes and the request plan, computed once per grader version.
+
+A file per version: the key is a hash of everything the outcomes depend on (the reference, the
+scenario files, the suites, the engine code that runs them, the limits), so a changed suite or
+reference simply misses the cache.  It holds:
+
+* "reference": every request the suites made of the reference while grading the reference
+  itself, with its Outcome: a grade reads expected values from here instead of running them;
+* "plan": per check id, the requests that check made of a correct program: a student's
+  Program runs them ahead in one round trip (see program.py).
+
+Looked up first in the assignment's own folder (`refcache/`, shipped in the Gradescope bundle),
+then in $AUTOGRADER_CACHE_DIR (default ~/.cache/autograder).  Only the grader writes these
+files, never student code (its sandbox cannot see them); whoever can write them can change
+expected values, exactly like whoever can write the suites.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from .sandbox import Limits, Outcome, Request
+
+FORMAT = 1
+ENGINE = Path(__file__).resolve().parent
+ENGINE_FILES = ("harness.py", "sandbox.py", "program.py", "plugin.py", "checks.py", "feedback.py")
+CACHE_ENV = "AUTOGRADER_CACHE_DIR"
+BUNDLED = "refcache"
+
+
+def fingerprint(reference: Path, data_dirs: list[Path], limits: Limits) -> str:
+    """sha256 of the reference, every file under DATA_DIRS (suites, scenarios), the engine, LIMITS."""
+    digest = hashlib.sha256(f"refcache {FORMAT}\n".encode())
+
+    def add(path: Path, name: str) -> None:
+        digest.update(f"{name}\0{path.stat().st_size}\0".encode())
+        digest.update(path.read_bytes())
+
+    add(reference, "reference")
+    for folder in data_dirs:
+        if folder.is_dir():
+            for path in sorted(folder.rglob("*")):
+                if path.is_file() and path.suffix in (".py", ".toml", ".json") and "__pycache__" not in path.parts:
+                    add(path, f"{folder.name}/{path.relative_to(folder).as_posix()}")
+    for name in ENGINE_FILES:
+        add(ENGINE / name, f"engine/{name}")
+    digest.update(json.dumps(dataclasses.asdict(limits), sort_keys=True).encode())
+    return digest.hexdigest()[:32]
+
+
+def cache_dir() -> Path:
+    override = os.environ.get(CACHE_ENV)
+    if override:
+        return Path(override)
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "autograder"
+
+
+def file_name(assignment: str, key: str) -> str:
+    return f"{assignment}-{key}.json"
+
+
+def find(assignment_dir: Path, assignment: str, key: str) -> Path | None:
+    for folder in (assignment_dir / BUNDLED, cache_dir()):
+        path = folder / file_name(assignment, key)
+        if path.is_file():
+            return path
+    return None
+
+
+def load(path: Path) -> tuple[dict[str, Outcome], dict[str, list[Request]]] | None:
+    """(reference outcomes by request key, plan by check id); None for a file that does not read."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        if data.get("format") != FORMAT:
+            return None
+        outcomes = {key: _outcome(value) for key, value in data["reference"].items()}
+        plan = {item: [Request(**r) for r in requests] for item, requests in data["plan"].items()}
+    except (OSError, ValueError, TypeError, KeyError, AttributeError):
+        return None
+    return outcomes, plan
+
+
+def save(folder: Path, assignment: str, key: str, outcomes: dict[str, Outcome],
+         plan: dict[str, list[Request]]) -> Path:
+    """Write the cache file atomically (two graders computing it at once both write the same data)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    data = {"format": FORMAT, "assignment": assignment, "key": key,
+            "reference": {k: _plain(v) for k, v in sorted(outcomes.items())},
+            "plan": {item: [dict(r.__dict__) for r in requests] for item, requests in plan.items()}}
+    path = folder / file_name(assignment, key)
+    handle, tmp = tempfile.mkstemp(dir=folder, prefix=".refcache-", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as f:
+            json.dump(data, f, separators=(",", ":"))
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path
+
+
+_FIELDS = {f.name for f in dataclasses.fields(Outcome)} - {"worker"}
+
+
+def _plain(outcome: Outcome) -> dict[str, Any]:
+    return {name: getattr(outcome, name) for name in sorted(_FIELDS)}
+
+
+def _outcome(data: dict[str, Any]) -> Outcome:
+    return Outcome(**{k: v for k, v in data.items() if k in _FIELDS})

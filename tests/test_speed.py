@@ -1,0 +1,166 @@
+"""The speed shortcuts keep every outcome the same (issue 13): a request plan run in one round
+trip, a shared-worker history replayed when the checks leave the plan, the reference cache, the
+time budget.  Real sandboxes, no mocks; no timing is asserted (figures belong to `make bench`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from autograder.engine import refcache
+from autograder.engine.program import Program
+from autograder.engine.sandbox import Limits, Request, Sandbox
+
+# A module with state: pure-looking calls that are not (a counter), a game that reads input.
+STATEFUL = textwrap.dedent("""
+    import random
+    COUNT = [0]
+
+    def bump(n):
+        COUNT[0] += n
+        return COUNT[0]
+
+    def add(a, b):
+        return a + b
+
+    def game():
+        name = input("name? ")
+        return [name, random.randint(1, 6), bump(100)]
+
+    def slow(seconds):
+        import time
+        time.sleep(seconds)
+        return seconds
+
+    def spin():
+        while True:
+            pass
+""").lstrip()
+
+
+def shared(func: str, *args) -> Request:
+    return Request("call", func, list(args), {}, None, None, None, False, None)
+
+
+def fresh(func: str, *args, stdin=None, seed=None) -> Request:
+    return Request("call", func, list(args), {}, stdin, seed, None, True, None)
+
+
+def same(a, b) -> bool:
+    keep = ("status", "value", "stdout", "events", "error", "args_after", "inputs_asked", "dice_used", "message")
+    return all(getattr(a, k) == getattr(b, k) for k in keep)
+
+
+def test_a_batch_gives_the_outcomes_of_one_by_one():
+    plan = [shared("bump", 1), fresh("game", stdin=["ann"], seed=3), shared("bump", 2), shared("add", 2, 3),
+            fresh("game", stdin=[], seed=3), shared("nope"), shared("bump", 4)]
+    with Sandbox(STATEFUL, "m.py", Limits(wall_s=2)) as one, Sandbox(STATEFUL, "m.py", Limits(wall_s=2)) as many:
+        alone = [one.run(r) for r in plan]
+        batched = many.run_batch(plan)
+    assert len(batched) == len(plan)
+    assert [o.status for o in batched] == ["ok", "ok", "ok", "ok", "input_exhausted", "no_function", "ok"]
+    assert [o.value for o in batched[:4]] == [1, ["ann", alone[1].value[1], 100], 3, 5]
+    for a, b in zip(alone, batched):
+        assert same(a, b), (a, b)
+
+
+def test_a_batch_stops_after_the_first_unclean_request_and_the_rest_run_alone():
+    plan = [shared("add", 1, 2), dataclasses.replace(shared("spin"), timeout=0.3), shared("add", 3, 4)]
+    with Sandbox(STATEFUL, "m.py", Limits(wall_s=2)) as box:
+        out = box.run_batch(plan)
+        assert [o.status for o in out] == ["ok", "timeout"]       # the third never ran in the batch
+        assert box.run(plan[2]).value == 7                         # ...and runs alone as before
+
+
+def test_leaving_the_plan_replays_the_shared_history():
+    """The checks ask bump(1), then NOT the planned bump(2) but bump(10): the worker served bump(2)
+    ahead, so it is replaced and bump(1) replayed; bump(10) sees COUNT == 1, as without a plan."""
+    plan = [shared("bump", 1), shared("bump", 2), fresh("game", stdin=["x"], seed=1), shared("bump", 5)]
+    student = Program(STATEFUL, "m.py", limits=Limits(wall_s=2))
+    plain = Program(STATEFUL, "m.py", limits=Limits(wall_s=2))
+    try:
+        student.prefetch(plan)
+        asked = [shared("bump", 1), shared("bump", 10), fresh("game", stdin=["x"], seed=1), shared("bump", 5)]
+        got = [student.run(r) for r in asked]
+        want = [plain.run(r) for r in asked]
+        assert [o.value for o in got] == [1, 11, ["x", want[2].value[1], 100], 16]   # a fresh game: fresh module
+        assert [o.value for o in got] == [o.value for o in want]
+        assert student.diverged
+        assert student.round_trips < plain.round_trips
+    finally:
+        student.close()
+        plain.close()
+
+
+def test_a_plan_followed_exactly_is_one_round_trip():
+    plan = [shared("bump", 1), fresh("game", stdin=["x"], seed=1), shared("bump", 2), shared("add", 1, 1)]
+    student = Program(STATEFUL, "m.py", limits=Limits(wall_s=2))
+    try:
+        student.prefetch(plan)
+        values = [student.run(r).value for r in plan]
+        assert values[0] == 1 and values[2] == 3 and values[3] == 2
+        assert student.round_trips == 1 and not student.diverged
+    finally:
+        student.close()
+
+
+def test_the_budget_skips_requests_once_finished_ones_used_it():
+    student = Program(STATEFUL, "m.py", limits=Limits(wall_s=2, budget_s=0.5))
+    try:
+        spin = student.run(dataclasses.replace(shared("spin"), timeout=0.3))
+        assert spin.status == "timeout" and student.spent == 0.0      # running out of time is not charged
+        first = student.run(shared("slow", 0.3))
+        assert first.status == "ok" and student.spent >= 0.3
+        second = student.run(shared("slow", 0.3))       # stopped at what is left of the budget: charged
+        assert second.status == "timeout" and student.spent >= 0.5
+        third = student.run(shared("add", 1, 2))
+        assert third.status == "timeout" and "used up the grading time" in third.message
+    finally:
+        student.close()
+
+
+def test_the_cache_key_changes_with_the_reference_and_limits(tmp_path):
+    ref = tmp_path / "ref.py"
+    ref.write_text("def f():\n    return 1\n")
+    suites = tmp_path / "suites"
+    suites.mkdir()
+    (suites / "test_a.py").write_text("def test_a():\n    pass\n")
+    key = refcache.fingerprint(ref, [suites], Limits())
+    assert key == refcache.fingerprint(ref, [suites], Limits())
+    (suites / "test_a.py").write_text("def test_a():\n    assert 1\n")
+    changed_suite = refcache.fingerprint(ref, [suites], Limits())
+    ref.write_text("def f():\n    return 2\n")
+    changed_ref = refcache.fingerprint(ref, [suites], Limits())
+    changed_limits = refcache.fingerprint(ref, [suites], Limits(wall_s=1))
+    assert len({key, changed_suite, changed_ref, changed_limits}) == 4
+
+
+def test_the_cache_file_round_trips(tmp_path):
+    with Sandbox(STATEFUL, "m.py", Limits(wall_s=2)) as box:
+        outcome = box.run(fresh("game", stdin=["bo"], seed=2))
+    plan = {"suite.py::test_x": [fresh("game", stdin=["bo"], seed=2)]}
+    path = refcache.save(tmp_path, "demo", "k1", {"key": outcome}, plan)
+    outcomes, plan_back = refcache.load(path)
+    assert same(outcomes["key"], outcome) and plan_back == plan
+    assert refcache.find(tmp_path / "nowhere", "demo", "k2") is None
+    path.write_text(json.dumps({"format": refcache.FORMAT, "reference": {"k": {"bogus": 1}}, "plan": {}}))
+    assert refcache.load(path) is None                         # a damaged file is ignored, not trusted
+
+
+@pytest.mark.parametrize("name", ["bob.py", "dave.py"])
+def test_a_grade_with_the_plan_equals_a_grade_without(name, monkeypatch):
+    """The sample students graded with the cached plan and without it: same statuses and feedback."""
+    from autograder import grade as grade_module
+    from autograder.grade import grade
+
+    path = str(Path(__file__).resolve().parents[1] / "samples" / "class" / name)
+    with_plan = grade(path)
+    monkeypatch.setattr(grade_module, "reference_outcomes", lambda *args, **kwargs: None)
+    without = grade(path)
+    assert [(t.test_id, t.status, t.score, t.output) for t in with_plan.tests] == \
+        [(t.test_id, t.status, t.score, t.output) for t in without.tests]
