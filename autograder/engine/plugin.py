@@ -1,6 +1,10 @@
 """The pytest plugin that turns a stage suite into graded, student-readable results.
 
-Markers on each test:  problem(N), points(P), visibility("visible"|"hidden"), depends("test_name", ...).
+Markers on each test:  problem(N), points(P), visibility("visible"|"hidden"), depends("test_name", ...),
+                       own_functions (an integration check: no substitution, see below).
+A bug costs points once, by construction: every call a check of stage N makes runs with the
+reference's versions of the functions graded in earlier stages in place of the student's
+(Assignment.substitution), except in the checks marked own_functions.
 Fixtures:              student, reference (Programs), assignment.
 """
 
@@ -114,6 +118,11 @@ class GradingPlugin:
 
     def pytest_runtest_setup(self, item: pytest.Item) -> None:
         self._started[item.nodeid] = time.perf_counter()
+        if self._student is not None:
+            own = item.get_closest_marker("own_functions") is not None
+            stage = self._stage_of(int(_marker_arg(item, "problem", 0)))
+            sub = None if own or not stage else self.assignment.substitution(stage)
+            self._student.substitute = sub if sub and sub["names"] else None
         if self.load_failure:
             raise Fail(self.load_failure, show_values=False)
         marker = item.get_closest_marker("depends")
@@ -163,6 +172,13 @@ class GradingPlugin:
             kind = "grader fault" if isinstance(exc, GraderFault) else "grader error"
             self.internal_errors.append(f"{item.nodeid}: {kind}\n{detail}")
             print(f"[autograder] {kind} in {item.nodeid}:\n{detail}", file=sys.stderr)
+        if status in ("failed", "skipped") and item.get_closest_marker("own_functions") is not None:
+            earlier = next((r for r in self.results if 0 < r.stage < stage and r.score < r.max_score), None)
+            works = any(r.problem == problem and r.status == "passed" for r in self.results)
+            if earlier is not None and works:   # the bug already cost points in its own stage: not again
+                status, score, hint = "passed", points, ""
+                output = (f"Not charged: this check runs your own functions of earlier stages, and "
+                          f"\"{earlier.name}\" already cost points in stage {earlier.stage}.")
         elapsed = time.perf_counter() - self._started.get(item.nodeid, time.perf_counter())
         result = TestResult(name=name, problem=problem, stage=stage, score=score, max_score=points,
                             status=status, output=output, visibility="hidden" if hidden else "visible",

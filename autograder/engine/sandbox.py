@@ -98,6 +98,8 @@ class Request:
     dice: list[int] | None = None    # random.randint returns these, in order
     fresh: bool = True               # False: may run in the shared long-lived worker (pure functions)
     timeout: float | None = None     # overrides Limits.wall_s
+    substitute: dict | None = None   # {"names": [...], "keep": [...]}: the reference's functions NAMES
+    #                                  replace the student's for this call (see harness.substitute)
 
 
 @dataclass
@@ -463,8 +465,9 @@ class _State:
 # ---------------------------------------------------------------------------------------
 class Sandbox:
     def __init__(self, source: str, filename: str = "submission.py", limits: Limits | None = None,
-                 hidden_paths: list[str] | None = None):
+                 hidden_paths: list[str] | None = None, reference: str | None = None):
         self.source = source
+        self.reference = reference            # source whose functions requests may substitute
         self.filename = filename
         self.limits = limits or Limits()
         self.hidden_paths = [os.path.realpath(p) for p in hidden_paths or []]
@@ -569,7 +572,7 @@ class Sandbox:
             "filename": self.filename, "source": self.source, "limits": dataclasses.asdict(self.limits),
             "root": root, "namespaces": root and iso["namespaces"], "pidns": root and iso["pid_namespace"],
             "hidden": self.hidden_paths, "uid": state.slot.uid if root else None, "workdir": workdir,
-            "tmp_mb": max(16, 4 * self.limits.fsize_mb),
+            "tmp_mb": max(16, 4 * self.limits.fsize_mb), "reference": self.reference,
         }
         env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": workdir, "PYTHONHASHSEED": "0",
                "PYTHONDONTWRITEBYTECODE": "1", "PYTHONIOENCODING": "utf-8"}
@@ -637,6 +640,8 @@ def _payload(request: Request, seq: int, timeout: float) -> bytes:
         "seed": request.seed, "dice": None if request.dice is None else list(request.dice),
         "fresh": bool(request.fresh) or request.kind == "script", "timeout": timeout,
     }
+    if request.substitute:
+        data["substitute"] = {key: [str(n) for n in request.substitute.get(key, ())] for key in ("names", "keep")}
     try:
         return json.dumps(data).encode() + b"\n"
     except (TypeError, ValueError) as e:

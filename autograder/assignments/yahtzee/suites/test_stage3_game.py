@@ -35,10 +35,13 @@ GAMES = g.game_cases(load_scenarios("games"), 3)
 FULL = [game for game in GAMES if game.rounds == 13]
 SHORT = [game for game in GAMES if game.rounds != 13]
 
-# Problem 16: 1 point for the import check; the rest split over the game checks (five per full
-# game, four per short game: its points and final checks are one).
+# Problem 16: 1 point for the import check, 1 for the integration check (a whole game with the
+# student's own stage 1-2 functions); the rest split over the game checks (five per full game,
+# four per short game: its points and final checks are one), which run with the reference's
+# stage 1-2 functions in place of the student's (a bug costs points once, in its own stage).
+P16_IMPORT = P16_OWN = 1.0
 GAME_CHECKS = 5 * len(FULL) + 4 * len(SHORT)
-P16_EACH = round((ASSIGNMENT.problem(16).points - 1) / GAME_CHECKS, 4) if GAME_CHECKS else 0
+P16_EACH = round((ASSIGNMENT.problem(16).points - P16_IMPORT - P16_OWN) / GAME_CHECKS, 4) if GAME_CHECKS else 0
 
 
 def game_params(games=GAMES, depends: str | None = None) -> list:
@@ -141,13 +144,10 @@ def test_game_finishes(student, reference, case):
 
 
 @pytest.mark.problem(16)
-@pytest.mark.points(round(ASSIGNMENT.problem(16).points - P16_EACH * GAME_CHECKS, 4))
+@pytest.mark.points(round(ASSIGNMENT.problem(16).points - P16_OWN - P16_EACH * GAME_CHECKS, 4))
+@pytest.mark.depends(f"test_game_finishes[{GAMES[0].name}]")     # no point for a game never written
 def test_import_does_not_start_a_game(student, reference):
     """Importing the file does not start a game"""
-    if GAMES:
-        first = g.play(student, reference, GAMES[0]).outcome
-        if first.status == "no_function" or (first.error or {}).get("type") == "NotImplementedError":
-            pytest.skip("can't check until play_game is written")
     outcome = student.call("new_scorecard")
     prompted = outcome.import_prompted
     if prompted:
@@ -181,3 +181,18 @@ def test_game_final(student, reference, case):
     played = g.play(student, reference, case)
     points = g.check_points(played, student, reference)
     g.check_final(played, student, reference, points, returned=True, scorecard=True)
+
+
+@pytest.mark.problem(16)
+@pytest.mark.points(P16_OWN)
+@pytest.mark.visibility("hidden")
+@pytest.mark.own_functions
+def test_game_own_functions(student, reference):
+    """Integration: a whole game with your own stage 1 and 2 functions"""
+    case = FULL[-1]
+    played = g.play(student, reference, case)
+    g.check_finishes(played)
+    g.check_dice(played)
+    g.check_rounds(played)
+    g.check_final(played, student, reference, g.check_points(played, student, reference),
+                  returned=True, scorecard=True)
