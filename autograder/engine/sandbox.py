@@ -203,8 +203,25 @@ def _try_isolation(libc: ctypes.CDLL) -> list[str]:
     return found
 
 
+PYTHON_ENV = "AUTOGRADER_PYTHON"      # the interpreter that runs student code (default: the grader's own)
+
+
 def _python() -> str:
-    return os.path.realpath(sys.executable)
+    return os.path.realpath(os.environ.get(PYTHON_ENV) or sys.executable)
+
+
+def use_python(path: str) -> str | None:
+    """Run student code with the Python at PATH (this process and the workers it starts);
+    an error message when PATH is not a Python 3.10 or newer."""
+    try:
+        done = subprocess.run([path, "-c", "import sys; print(sys.version_info >= (3, 10))"],
+                              capture_output=True, text=True, timeout=20)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        return f"--python {path}: cannot run it ({e})"
+    if done.stdout.strip() != "True":
+        return f"--python {path}: not a Python 3.10 or newer"
+    os.environ[PYTHON_ENV] = os.path.realpath(path)
+    return None
 
 
 # ---------------------------------------------------------------------------------------

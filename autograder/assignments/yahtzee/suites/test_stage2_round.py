@@ -25,6 +25,7 @@ from autograder.assignments.yahtzee.suites.common import (
     share,
     student_value,
 )
+from autograder.engine.checks import could_pass_by_doing_nothing
 from autograder.engine.feedback import Fail
 
 DATA = load_scenarios("round")
@@ -44,6 +45,7 @@ def _same_value(student, reference, case, func, *args, **kwargs):
     hidden = not case.get("public")
     ran = describe(func, args)
     expected = reference_ok(reference.call(func, *args, **kwargs), ran).value
+    could_pass_by_doing_nothing(expected)
     got = student_value(call(student, func, *args, **kwargs), ran, hidden=hidden, short=f"{func}(...)")
     if got != expected:
         summary = (f"{func} returned the wrong value: {case['why']}." if hidden
@@ -75,6 +77,7 @@ def test_parse_keep(student, reference, case):
     text = case["text"]
     if case.get("invalid"):
         ran = describe("parse_keep", [text])
+        could_pass_by_doing_nothing(raises=True)
         outcome = call(student, "parse_keep", text)
         if outcome.status == "exception" and (outcome.error or {}).get("type") == "ValueError":
             return
