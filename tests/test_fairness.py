@@ -58,7 +58,7 @@ def test_syntax_error_from_a_newer_python_names_both_versions(tmp_path: Path):
     path.write_text('def format_dice(dice):\n    return f"Dice: {" ".join(map(str, dice))}"\n', encoding="utf-8")
     report = grade(path, "yahtzee", stage=2)
     assert report.score == 0
-    version = "%d.%d" % sys.version_info[:2]
+    version = f"{sys.version_info[0]}.{sys.version_info[1]}"
     if sys.version_info >= (3, 12):      # valid there: the file loads and format_dice passes
         assert report.error == ""
     else:

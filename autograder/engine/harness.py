@@ -224,7 +224,7 @@ def compile_source(source, filename):
         text = (e.text or "").rstrip("\n")
         return None, {"type": _type_name(type(e)), "message": str(e.msg), "line": e.lineno,
                       "text": text[:500] or None, "offset": e.offset,
-                      "python": "%d.%d" % sys.version_info[:2]}
+                      "python": f"{sys.version_info[0]}.{sys.version_info[1]}"}
     except (ValueError, MemoryError, RecursionError) as e:
         return None, {"type": _type_name(type(e)), "message": exception_message(e), "line": None, "text": None}
 
