@@ -515,7 +515,7 @@ class Run:
 
 def substitute(mod, sub):
     """Charge a bug once: put the reference's versions of SUB["names"] (the handout's functions of
-    earlier stages) into the student's module MOD, so the student's code calls them by those names.
+    other stages) into the student's module MOD, so the student's code calls them by those names.
     The reference's functions see the student's own SUB["keep"] functions (the stage being graded;
     missing ones stay missing).  Returns the function that undoes it (the shared worker is reused)."""
     if not sub or _REFERENCE is None:

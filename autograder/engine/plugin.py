@@ -3,7 +3,7 @@
 Markers on each test:  problem(N), points(P), visibility("visible"|"hidden"), depends("test_name", ...),
                        own_functions (an integration check: no substitution, see below).
 A bug costs points once, by construction: every call a check of stage N makes runs with the
-reference's versions of the functions graded in earlier stages in place of the student's
+reference's versions of the functions graded in other stages in place of the student's
 (Assignment.substitution), except in the checks marked own_functions.
 Fixtures:              student, reference (Programs), assignment.
 """

@@ -19,6 +19,7 @@ from autograder.assignments.yahtzee.suites.common import (
     ASSIGNMENT,
     BONUS_KEY,
     CATEGORIES,
+    GAME_TIMEOUT,
     call,
     case_params,
     describe,
@@ -41,8 +42,12 @@ SHORT = [game for game in GAMES if game.rounds != 13]
 # four per short game: its points and final checks are one), which run with the reference's
 # stage 1-2 functions in place of the student's (a bug costs points once, in its own stage).
 P16_IMPORT = P16_OWN = 1.0
+ROUNDS_ARG = [{"rounds": 0, "why": "0 rounds is refused"}, {"rounds": 14, "why": "14 rounds is refused"},
+              {"rounds": 1, "why": "1 round is played"}]
+P16_ARG = 0.25     # each; the handout: a num_rounds outside 1 to 13 raises ValueError, nothing rolled or asked
 GAME_CHECKS = 5 * len(FULL) + 4 * len(SHORT)
-P16_EACH = round((ASSIGNMENT.problem(16).points - P16_IMPORT - P16_OWN) / GAME_CHECKS, 4) if GAME_CHECKS else 0
+P16_EACH = round((ASSIGNMENT.problem(16).points - P16_IMPORT - P16_OWN - P16_ARG * len(ROUNDS_ARG))
+                 / GAME_CHECKS, 4) if GAME_CHECKS else 0
 
 
 def game_params(games=GAMES, depends: str | None = None) -> list:
@@ -146,7 +151,8 @@ def test_game_finishes(student, reference, case):
 
 
 @pytest.mark.problem(16)
-@pytest.mark.points(round(ASSIGNMENT.problem(16).points - P16_OWN - P16_EACH * GAME_CHECKS, 4))
+@pytest.mark.points(round(ASSIGNMENT.problem(16).points - P16_OWN - P16_ARG * len(ROUNDS_ARG)
+                          - P16_EACH * GAME_CHECKS, 4))
 @pytest.mark.depends(f"test_game_finishes[{GAMES[0].name}]")     # no point for a game never written
 def test_import_does_not_start_a_game(student, reference):
     """Importing the file does not start a game"""
@@ -198,3 +204,26 @@ def test_game_own_functions(student, reference):
     g.check_rounds(played)
     g.check_final(played, student, reference, g.check_points(played, student, reference),
                   returned=True, scorecard=True)
+
+
+@pytest.mark.parametrize("case", case_params(ROUNDS_ARG, 16, P16_ARG))
+def test_play_game_rounds_argument(student, reference, case):
+    """play_game checks num_rounds"""
+    rounds = case["rounds"]
+    script = ["", "Chance"] * rounds
+    ran = f"play_game({rounds}) with the script {script}"
+    ref = reference.call("play_game", rounds, stdin=script, seed=5)
+    outcome = call(student, "play_game", rounds, stdin=script, seed=5, timeout=GAME_TIMEOUT)
+    acted = any(event[0] in ("roll", "in") for event in outcome.events or ())
+    if ref.status == "exception":        # the reference refuses: ValueError, before anything happens
+        could_pass_by_doing_nothing(raises=True)
+        if outcome.status == "exception" and (outcome.error or {}).get("type") == "ValueError" and not acted:
+            return
+        raise Fail(f"play_game({rounds}) must raise ValueError before rolling or asking anything "
+                   "(num_rounds is 1 to 13).", ran=ran, show_values=False,
+                   hint="Check num_rounds first: `if not 1 <= num_rounds <= 13: raise ValueError(...)`.")
+    reference_ok(ref, ran)
+    if outcome.status != "ok" or outcome.value != ref.value or outcome.inputs_asked != ref.inputs_asked:
+        student_value(outcome, ran, hidden=True, short=f"play_game({rounds})")
+        raise Fail(f"play_game({rounds}) must play exactly one round and return its final score.", ran=ran,
+                   show_values=False, hint="play_game(n) plays n rounds, 1 to 13.")
