@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: install demo test play bench lint starter check clean
+.PHONY: install demo test play bench mutants lint starter check clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -25,6 +25,10 @@ play: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) -m autograder.bench
+
+mutants: $(STAMP)
+	$(PY) -m pip install --quiet -e '.[mutants]'
+	$(PY) -m autograder.mutants $(MUTANTS_ARGS)
 
 lint: $(STAMP)
 	$(PY) -m ruff check .

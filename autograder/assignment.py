@@ -84,6 +84,15 @@ class Assignment:
     def stage_points(self, stage: int) -> float:
         return sum(p.points for p in self.stage_problems(stage))
 
+    def substitution(self, stage: int) -> dict:
+        """What a check of STAGE runs with (a bug costs points once, in its own stage): "names", the
+        functions graded in other stages only (earlier: a game calls the scoring functions; later:
+        a stage-3 final_score calls the stage-4 upper_bonus), replaced by the reference's; "keep",
+        the functions of STAGE itself, the student's own even where the reference's code calls them."""
+        keep = {f for p in self.problems if p.stage == stage for f in p.functions}
+        names = {f for p in self.problems if p.stage != stage for f in p.functions} - keep
+        return {"names": sorted(names), "keep": sorted(keep)}
+
     def suite_files(self, stage: int | str = "all") -> list[Path]:
         """The pytest suite files for STAGE ("all" or a stage number), in stage order."""
         numbers = [s.number for s in self.core_stages] if stage == "all" else [int(stage)]

@@ -849,12 +849,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--nbgrader-assignment", default=None, metavar="NAME",
                         help="in an nbgrader submitted/ tree, the assignment folder to grade")
     parser.add_argument("--no-progress", action="store_true", help="no progress output on stderr")
+    parser.add_argument("--python", default=None, metavar="PATH",
+                        help="the Python that runs student code (default: the grader's own)")
 
 
 def run(args: argparse.Namespace) -> int:
     if args.jobs is not None and args.jobs < 1:
         print("error: --jobs must be at least 1", file=sys.stderr)
         return 2
+    if args.python:
+        from .engine.sandbox import use_python
+
+        problem = use_python(args.python)
+        if problem:
+            print(f"error: {problem}", file=sys.stderr)
+            return 2
     try:
         summary = grade_all(args.submissions, args.out, args.assignment, args.stage, args.jobs, args.force,
                             args.timeout, args.nbgrader_assignment, progress=not args.no_progress)

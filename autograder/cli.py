@@ -43,6 +43,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--format", default="text", choices=["text", "json", "gradescope", "markdown"],
                         help="output format (default: text)")
     parser.add_argument("--public", action="store_true", help="run only the public checks (student self-check)")
+    parser.add_argument("--python", default=None, metavar="PATH",
+                        help="the Python that runs student code (default: the grader's own)")
     parser.add_argument("-v", "--verbose", action="store_true", help="list passed checks too")
 
 
@@ -57,6 +59,13 @@ def run(args: argparse.Namespace) -> int:
     spec = load_for_cli(args.assignment)
     if spec is None:
         return 2
+    if args.python:
+        from .engine.sandbox import use_python
+
+        problem = use_python(args.python)
+        if problem:
+            print(f"error: {problem}", file=sys.stderr)
+            return 2
     if not Path(args.path).exists():
         print(f"error: no such file or folder: {args.path}", file=sys.stderr)
         return 2

@@ -94,7 +94,8 @@ def grade_stream(paths: Iterator[str | Path], deliver: Callable[[GradeReport], N
         except SubmissionError as err:
             load_failure = report.error = str(err)
             source, filename = "", spec.student_file
-        student = Program(source, filename, limits=limits, hidden_paths=hidden + submission_home(path))
+        student = Program(source, filename, limits=limits, hidden_paths=hidden + submission_home(path),
+                          reference=reference.source)
         return student, load_failure, (report, student, started)
 
     def finish(plugin: GradingPlugin, context) -> None:

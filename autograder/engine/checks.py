@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -11,6 +12,24 @@ from .sandbox import Outcome
 
 class GraderFault(RuntimeError):
     """The reference or the grader itself misbehaved: never the student's fault."""
+
+
+_TRIVIAL = [False]
+
+
+def could_pass_by_doing_nothing(expected: Any = None, *, raises: bool = False) -> None:
+    """Mark the running check as one a function that does nothing could pass (it expects None, 0,
+    False, an empty value or an exception).  The plugin counts such a check only when a check of
+    the same function and problem with a real answer passed too: no points for nothing."""
+    if raises or expected is None or (type(expected) in (int, float, bool, str, list, dict, tuple)
+                                      and not expected):
+        _TRIVIAL[0] = True
+
+
+def take_trivial() -> bool:
+    """Whether the check that just ran could pass by doing nothing (and reset the mark)."""
+    value, _TRIVIAL[0] = _TRIVIAL[0], False
+    return value
 
 
 def explain(outcome: Outcome, ran: str) -> str:
@@ -24,7 +43,8 @@ def explain(outcome: Outcome, ran: str) -> str:
         return text + (f"; did you mean `{suggestion}`?" if suggestion else ".")
     if status == "syntax_error":
         where = f" on line {error['line']}" if isinstance(error.get("line"), int) else ""
-        return f"Your file has a syntax error{where}: {error.get('message')}"
+        return (f"Your file has a syntax error{where}: {error.get('message')}"
+                + newer_python_note(error))
     message = f": {error['message']}" if error.get("message") else ""     # KeyboardInterrupt() has none
     if status == "import_error":
         where = f" (line {error['line']})" if error.get("line") else ""
@@ -35,6 +55,20 @@ def explain(outcome: Outcome, ran: str) -> str:
             return f"{ran} is not written yet: {error.get('message') or 'NotImplementedError'}"
         return f"{ran} raised {error.get('type')}{where}{message}"
     return f"{ran}: {outcome.message or status}"
+
+
+def newer_python_note(error: dict) -> str:
+    """Name the grader's Python when a syntax error may come from a newer one (f-strings: 3.12)."""
+    version = str(error.get("python") or "")
+    if not version:
+        return ""
+    text = str(error.get("text") or "")
+    older = tuple(int(v) for v in version.split(".")[:2] if v.isdigit()) < (3, 12)
+    if older and re.search(r"""(?i)(?<![a-z0-9_])[rb]?f[rb]?['"]""", text):
+        return (f" (the grader runs Python {version}; Python 3.12 and newer also accept f-strings "
+                "that nest the same quotes or hold a backslash: write it for Python "
+                f"{version}, or ask your instructor to grade with a newer Python: --python)")
+    return f" (checked with Python {version})"
 
 
 def returned(outcome: Outcome, ran: str, *, hint: str | None = None) -> Any:
@@ -56,6 +90,7 @@ def expect_same(student, reference, func: str, *args: Any,
     """Call FUNC on both programs; Fail unless the student returns what the reference returns."""
     ran = describe_call(func, args, kwargs)
     expected = reference_value(reference.call(func, *args, **kwargs), ran)
+    could_pass_by_doing_nothing(expected)
     got = returned(student.call(func, *args, **kwargs), ran)
     if got != expected or type(got) is not type(expected):
         because = f" ({why})" if why else ""
@@ -67,6 +102,7 @@ def expect_same(student, reference, func: str, *args: Any,
 
 def expect_raises(student, func: str, *args: Any, error: str = "ValueError", **kwargs: Any) -> None:
     ran = describe_call(func, args, kwargs)
+    could_pass_by_doing_nothing(raises=True)
     outcome = student.call(func, *args, **kwargs)
     if outcome.status == "exception" and (outcome.error or {}).get("type") == error:
         return

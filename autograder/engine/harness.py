@@ -64,6 +64,9 @@ _type_name = type.__dict__["__name__"].__get__
 _exc_args = BaseException.__dict__["args"].__get__
 _exc_tb = BaseException.__dict__["__traceback__"].__get__
 _exit_code = SystemExit.__dict__["code"].__get__
+_exec = exec
+_MISSING = object()
+_REFERENCE = None    # the reference's compiled module (Zygote), for requests that substitute functions
 _BUILTIN_EXCEPTIONS = frozenset(
     v for v in vars(builtins).values() if isinstance(v, type) and issubclass(v, BaseException))
 
@@ -220,7 +223,8 @@ def compile_source(source, filename):
     except SyntaxError as e:
         text = (e.text or "").rstrip("\n")
         return None, {"type": _type_name(type(e)), "message": str(e.msg), "line": e.lineno,
-                      "text": text[:500] or None, "offset": e.offset}
+                      "text": text[:500] or None, "offset": e.offset,
+                      "python": f"{sys.version_info[0]}.{sys.version_info[1]}"}
     except (MemoryError, RecursionError) as e:
         return None, {"type": _type_name(type(e)), "line": None, "text": None,
                       "message": "the code is nested too deeply for Python to compile"}
@@ -443,14 +447,18 @@ class Run:
             return self.finish(imp["failure"])
         mod = imp["module"]
         sys.modules[mod.__name__] = mod
-        func = self.req.get("func")
-        target = mod.__dict__.get(func) if type(func) is str else None
-        if target is None or not callable(target):
-            return self.result("no_function", error=_no_function(func, mod))
-        args, kwargs = self.req.get("args") or [], self.req.get("kwargs") or {}
-        self.call_args = args
-        self.seed()
-        return self.finish(self.guarded(lambda: target(*args, **kwargs)))
+        undo = substitute(mod, self.req.get("substitute"))
+        try:
+            func = self.req.get("func")
+            target = mod.__dict__.get(func) if type(func) is str else None
+            if target is None or not callable(target):
+                return self.result("no_function", error=_no_function(func, mod))
+            args, kwargs = self.req.get("args") or [], self.req.get("kwargs") or {}
+            self.call_args = args
+            self.seed()
+            return self.finish(self.guarded(lambda: target(*args, **kwargs)))
+        finally:
+            undo()
 
     def import_module(self, code):
         stem = os.path.splitext(os.path.basename(self.filename))[0] or "submission"
@@ -506,6 +514,37 @@ class Run:
             "timed_out": self.timed_out, "cpu_limited": self.cpu_limited, "timeout": self.timeout,
             "output_chars": self.chars,
         }
+
+
+def substitute(mod, sub):
+    """Charge a bug once: put the reference's versions of SUB["names"] (the handout's functions of
+    other stages) into the student's module MOD, so the student's code calls them by those names.
+    The reference's functions see the student's own SUB["keep"] functions (the stage being graded;
+    missing ones stay missing).  Returns the function that undoes it (the shared worker is reused)."""
+    if not sub or _REFERENCE is None:
+        return lambda: None
+    ref = _new_module("__reference__", "<reference>")
+    _exec(_REFERENCE, ref.__dict__)
+    names = mod.__dict__
+    for name in sub.get("keep") or ():
+        own = names.get(name)
+        if callable(own):
+            ref.__dict__[name] = own
+        else:
+            ref.__dict__.pop(name, None)
+    saved = {}
+    for name in sub.get("names") or ():
+        if type(ref.__dict__.get(name)) is types.FunctionType:
+            saved[name] = names.get(name, _MISSING)
+            names[name] = ref.__dict__[name]
+
+    def undo():
+        for name, old in saved.items():
+            if old is _MISSING:
+                names.pop(name, None)
+            else:
+                names[name] = old
+    return undo
 
 
 def _reserve(size):
@@ -779,6 +818,9 @@ class Zygote:
         self.worker_gen = 0       # +1 each time the shared worker is stopped (the grader replays history)
         self.nrun = 0
         self.code, self.compile_error = compile_source(cfg["source"], cfg["filename"])
+        global _REFERENCE
+        if cfg.get("reference"):    # compiled once here, so every fork has it; the text is dropped
+            _REFERENCE = compile(cfg.pop("reference"), "<reference>", "exec", dont_inherit=True)
         prepare_random()
         signal.signal(signal.SIGALRM, _on_alarm)
         signal.signal(signal.SIGXCPU, _on_xcpu)

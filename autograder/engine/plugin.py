@@ -1,6 +1,10 @@
 """The pytest plugin that turns a stage suite into graded, student-readable results.
 
-Markers on each test:  problem(N), points(P), visibility("visible"|"hidden"), depends("test_name", ...).
+Markers on each test:  problem(N), points(P), visibility("visible"|"hidden"), depends("test_name", ...),
+                       own_functions (an integration check: no substitution, see below).
+A bug costs points once, by construction: every call a check of stage N makes runs with the
+reference's versions of the functions graded in other stages in place of the student's
+(Assignment.substitution), except in the checks marked own_functions.
 Fixtures:              student, reference (Programs), assignment.
 
 pytest collects the suites once per session; then each check runs through a light runner
@@ -23,7 +27,7 @@ import traceback
 import pytest
 from _pytest.outcomes import Exit
 
-from .checks import GraderFault, explain
+from .checks import GraderFault, explain, take_trivial
 from .feedback import Fail
 from .program import Program
 from .results import TestResult
@@ -77,6 +81,8 @@ class GradingPlugin:
         self.internal_errors: list[str] = []
         self.load_failure = load_failure
         self._started: dict[str, float] = {}
+        self._trivial: set[int] = set()                 # results a do-nothing function could pass
+        self._family: dict[int, tuple[str, int]] = {}   # result -> (test function, problem)
         if student is not None and load_failure is None:
             if self.record:
                 student.recorded = []
@@ -157,6 +163,7 @@ class GradingPlugin:
                 student.recorded = None
             if student is not None:
                 student.drop_plan()
+            self.no_points_for_nothing()
             self.deliver(self, context)
         return True
 
@@ -201,6 +208,12 @@ class GradingPlugin:
         self._started[item.nodeid] = time.perf_counter()
         # one item runs once per submission in a batch: what it said about the last one is not for this one
         item.user_properties[:] = [p for p in item.user_properties if p[0] != "feedback"]
+        take_trivial()
+        if self._student is not None:
+            own = item.get_closest_marker("own_functions") is not None
+            stage = self._stage_of(int(_marker_arg(item, "problem", 0)))
+            sub = None if own or not stage else self.assignment.substitution(stage)
+            self._student.substitute = sub if sub and sub["names"] else None
         if self.load_failure:
             raise Fail(self.load_failure, show_values=False)
         marker = item.get_closest_marker("depends")
@@ -254,10 +267,20 @@ class GradingPlugin:
             kind = "grader fault" if isinstance(exc, GraderFault) else "grader error"
             self.internal_errors.append(f"{item.nodeid}: {kind}\n{detail}")
             print(f"[autograder] {kind} in {item.nodeid}:\n{detail}", file=sys.stderr)
+        if status in ("failed", "skipped") and item.get_closest_marker("own_functions") is not None:
+            earlier = next((r for r in self.results if 0 < r.stage < stage and r.score < r.max_score), None)
+            works = any(r.problem == problem and r.status == "passed" for r in self.results)
+            if earlier is not None and works:   # the bug already cost points in its own stage: not again
+                status, score, hint = "passed", points, ""
+                output = (f"Not charged: this check runs your own functions of earlier stages, and "
+                          f"\"{earlier.name}\" already cost points in stage {earlier.stage}.")
         elapsed = time.perf_counter() - self._started.get(item.nodeid, time.perf_counter())
         result = TestResult(name=name, problem=problem, stage=stage, score=score, max_score=points,
                             status=status, output=output, visibility="hidden" if hidden else "visible",
                             hint=hint, elapsed=round(elapsed, 4), test_id=item.nodeid)
+        if take_trivial():
+            self._trivial.add(id(result))
+        self._family[id(result)] = (getattr(item, "originalname", item.name), problem)
         self.results.append(result)
         self.by_name.setdefault(getattr(item, "originalname", item.name), []).append(result)
         if item.name != getattr(item, "originalname", item.name):   # "test_x[param]": one parameter
@@ -268,6 +291,18 @@ class GradingPlugin:
         (a backstop: the suites compose hidden feedback from grader text already)."""
         chosen = getattr(self._student, "chosen_texts", None) or ()
         return any(re.search(rf"(?<!\w){re.escape(text)}(?!\w)", output) for text in chosen)
+
+    def no_points_for_nothing(self) -> None:
+        """A passed check that a function doing nothing would pass (it expects None, 0, an empty
+        value or an exception) counts only when a check of the same function and problem with a
+        real answer passed too."""
+        real = {self._family[id(r)] for r in self.results
+                if r.status == "passed" and id(r) not in self._trivial}
+        for r in self.results:
+            if r.status == "passed" and id(r) in self._trivial and self._family[id(r)] not in real:
+                r.status, r.score = "failed", 0.0
+                r.output = ("Not counted yet: a function that does nothing would pass this check too; it "
+                            "counts once a check of the same function with a real answer passes.")
 
     def _stage_of(self, problem: int) -> int:
         try:

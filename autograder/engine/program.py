@@ -59,12 +59,16 @@ def default_limits() -> Limits:
 
 class Program:
     def __init__(self, source: str, filename: str, *, limits: Limits | None = None,
-                 hidden_paths: list[str] | None = None, cache: bool = False, label: str = "your program"):
+                 hidden_paths: list[str] | None = None, cache: bool = False, label: str = "your program",
+                 reference: str | None = None):
         self.source = source
         self.filename = filename
         self.label = label
         self.limits = limits or default_limits()
-        self._sandbox = Sandbox(source, filename, self.limits, hidden_paths=hidden_paths)
+        self._sandbox = Sandbox(source, filename, self.limits, hidden_paths=hidden_paths, reference=reference)
+        # Set by the grading plugin for each check: the reference's functions that replace the
+        # student's in every call of that check ({"names", "keep"}; needs REFERENCE).
+        self.substitute: dict | None = None
         self._cache: dict[str, Outcome] | None = {} if cache else None
         self.functions = top_level_functions(source)
         self.runs = 0
@@ -226,7 +230,8 @@ class Program:
         """Call FUNC(*args, **kwargs) in the sandbox.  Calls with input or dice get a fresh process."""
         if fresh is None:
             fresh = stdin is not None or seed is not None or dice is not None
-        return self.run(Request("call", func, list(args), kwargs, stdin, seed, dice, fresh, timeout))
+        return self.run(Request("call", func, list(args), kwargs, stdin, seed, dice, fresh, timeout,
+                                self.substitute))
 
     def script(self, stdin: list[str] | None = None, seed: int | None = None, dice: list[int] | None = None,
                timeout: float | None = None) -> Outcome:

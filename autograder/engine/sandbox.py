@@ -105,6 +105,8 @@ class Request:
     dice: list[int] | None = None    # random.randint returns these, in order
     fresh: bool = True               # False: may run in the shared long-lived worker (pure functions)
     timeout: float | None = None     # overrides Limits.wall_s
+    substitute: dict | None = None   # {"names": [...], "keep": [...]}: the reference's functions NAMES
+    #                                  replace the student's for this call (see harness.substitute)
 
 
 @dataclass
@@ -212,8 +214,25 @@ def _try_isolation(libc: ctypes.CDLL) -> list[str]:
     return found
 
 
+PYTHON_ENV = "AUTOGRADER_PYTHON"      # the interpreter that runs student code (default: the grader's own)
+
+
 def _python() -> str:
-    return os.path.realpath(sys.executable)
+    return os.path.realpath(os.environ.get(PYTHON_ENV) or sys.executable)
+
+
+def use_python(path: str) -> str | None:
+    """Run student code with the Python at PATH (this process and the workers it starts);
+    an error message when PATH is not a Python 3.10 or newer."""
+    try:
+        done = subprocess.run([path, "-c", "import sys; print(sys.version_info >= (3, 10))"],
+                              capture_output=True, text=True, timeout=20)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        return f"--python {path}: cannot run it ({e})"
+    if done.stdout.strip() != "True":
+        return f"--python {path}: not a Python 3.10 or newer"
+    os.environ[PYTHON_ENV] = os.path.realpath(path)
+    return None
 
 
 # ---------------------------------------------------------------------------------------
@@ -494,8 +513,9 @@ class _State:
 # ---------------------------------------------------------------------------------------
 class Sandbox:
     def __init__(self, source: str, filename: str = "submission.py", limits: Limits | None = None,
-                 hidden_paths: list[str] | None = None):
+                 hidden_paths: list[str] | None = None, reference: str | None = None):
         self.source = source
+        self.reference = reference            # source whose functions requests may substitute
         self.filename = filename
         self.limits = limits or Limits()
         self.hidden_paths = [os.path.realpath(p) for p in hidden_paths or []]
@@ -668,7 +688,7 @@ class Sandbox:
             "root": root, "namespaces": root and iso["namespaces"], "pidns": root and iso["pid_namespace"],
             "hidden": self.hidden_paths, "uid": state.slot.uid if root else None, "workdir": workdir,
             "tmp_mb": max(16, 4 * self.limits.fsize_mb),
-            "seccomp": (seccomp.filter_bpf() or b"").hex(),
+            "seccomp": (seccomp.filter_bpf() or b"").hex(), "reference": self.reference,
         }
         env = {"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "HOME": workdir, "PYTHONHASHSEED": "0",
                "PYTHONDONTWRITEBYTECODE": "1", "PYTHONIOENCODING": "utf-8"}
@@ -754,6 +774,8 @@ def _payload(request: Request, seq: int, timeout: float) -> bytes:
         "seed": request.seed, "dice": None if request.dice is None else list(request.dice),
         "fresh": bool(request.fresh) or request.kind == "script", "timeout": timeout,
     }
+    if request.substitute:
+        data["substitute"] = {key: [str(n) for n in request.substitute.get(key, ())] for key in ("names", "keep")}
     try:
         return json.dumps(data).encode() + b"\n"
     except (TypeError, ValueError) as e:

@@ -459,6 +459,8 @@ def params(cases: list[dict]) -> list:
         marks = [pytest.mark.problem(problem), pytest.mark.points(points)]
         if not case.get("public"):
             marks.append(pytest.mark.visibility("hidden"))
+        if case.get("integration"):     # charged once: see the plugin's own_functions rule
+            marks.append(pytest.mark.own_functions)
         out.append(pytest.param(case, marks=marks, id=case["why"]))
     return out
 

@@ -540,7 +540,7 @@ def play(student, reference, case: GameCase) -> Played:
     if ref_outcome.status != "ok":
         raise GraderFault(f"the reference failed on game {case.name}: {ref_outcome.status} {ref_outcome.message}")
     cache = student.__dict__.setdefault("_yahtzee_games", {})
-    key = (case.seed, case.rounds, case.script)
+    key = (case.seed, case.rounds, case.script, repr(student.substitute))
     if key not in cache:
         outcome = call(student, "play_game", case.rounds, stdin=script, seed=case.seed, timeout=GAME_TIMEOUT)
         ref = read_reference(ref_outcome)

@@ -11,6 +11,7 @@ import pytest
 
 from autograder.assignments.yahtzee.suites import game as g
 from autograder.assignments.yahtzee.suites.common import (
+    ASSIGNMENT,
     ROUND_TIMEOUT,
     SPARE_DICE,
     call,
@@ -24,6 +25,7 @@ from autograder.assignments.yahtzee.suites.common import (
     share,
     student_value,
 )
+from autograder.engine.checks import could_pass_by_doing_nothing
 from autograder.engine.feedback import Fail
 
 DATA = load_scenarios("round")
@@ -43,6 +45,7 @@ def _same_value(student, reference, case, func, *args, **kwargs):
     hidden = not case.get("public")
     ran = describe(func, args)
     expected = reference_ok(reference.call(func, *args, **kwargs), ran).value
+    could_pass_by_doing_nothing(expected)
     got = student_value(call(student, func, *args, **kwargs), ran, hidden=hidden, short=f"{func}(...)")
     if got != expected:
         summary = (f"{func} returned the wrong value: {case['why']}." if hidden
@@ -74,6 +77,7 @@ def test_parse_keep(student, reference, case):
     text = case["text"]
     if case.get("invalid"):
         ran = describe("parse_keep", [text])
+        could_pass_by_doing_nothing(raises=True)
         outcome = call(student, "parse_keep", text)
         if outcome.status == "exception" and (outcome.error or {}).get("type") == "ValueError":
             return
@@ -222,7 +226,23 @@ def test_ask_category(student, reference, case):
 
 # --- Problem 12 --------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("case", case_params(ROUNDS, 12, share(12, len(ROUNDS))))
+# Every check of this stage runs with the reference's stage-1 functions in place of the student's
+# (a scoring bug costs points once, in stage 1); this one integration check runs play_round with
+# the student's own score, so a round that only works with the reference's helpers loses it.
+P12_OWN = 1.0
+P12_EACH = round((ASSIGNMENT.problem(12).points - P12_OWN) / len(ROUNDS), 4)
+
+
+@pytest.mark.parametrize("case", case_params(ROUNDS, 12, P12_EACH))
 def test_play_round(student, reference, case):
     """play_round"""
     g.check_round(student, reference, case)
+
+
+@pytest.mark.problem(12)
+@pytest.mark.points(P12_OWN)
+@pytest.mark.visibility("hidden")
+@pytest.mark.own_functions
+def test_play_round_own_functions(student, reference):
+    """Integration: play_round with your own stage 1 functions"""
+    g.check_round(student, reference, ROUNDS[2])

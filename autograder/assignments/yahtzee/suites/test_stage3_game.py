@@ -19,6 +19,7 @@ from autograder.assignments.yahtzee.suites.common import (
     ASSIGNMENT,
     BONUS_KEY,
     CATEGORIES,
+    GAME_TIMEOUT,
     call,
     case_params,
     describe,
@@ -28,6 +29,7 @@ from autograder.assignments.yahtzee.suites.common import (
     share,
     student_value,
 )
+from autograder.engine.checks import could_pass_by_doing_nothing
 from autograder.engine.feedback import Fail
 
 CARDS = load_scenarios("scorecard")
@@ -35,10 +37,17 @@ GAMES = g.game_cases(load_scenarios("games"), 3)
 FULL = [game for game in GAMES if game.rounds == 13]
 SHORT = [game for game in GAMES if game.rounds != 13]
 
-# Problem 16: 1 point for the import check; the rest split over the game checks (five per full
-# game, four per short game: its points and final checks are one).
+# Problem 16: 1 point for the import check, 1 for the integration check (a whole game with the
+# student's own stage 1-2 functions); the rest split over the game checks (five per full game,
+# four per short game: its points and final checks are one), which run with the reference's
+# stage 1-2 functions in place of the student's (a bug costs points once, in its own stage).
+P16_IMPORT = P16_OWN = 1.0
+ROUNDS_ARG = [{"rounds": 0, "why": "0 rounds is refused"}, {"rounds": 14, "why": "14 rounds is refused"},
+              {"rounds": 1, "why": "1 round is played"}]
+P16_ARG = 0.25     # each; the handout: a num_rounds outside 1 to 13 raises ValueError, nothing rolled or asked
 GAME_CHECKS = 5 * len(FULL) + 4 * len(SHORT)
-P16_EACH = round((ASSIGNMENT.problem(16).points - 1) / GAME_CHECKS, 4) if GAME_CHECKS else 0
+P16_EACH = round((ASSIGNMENT.problem(16).points - P16_IMPORT - P16_OWN - P16_ARG * len(ROUNDS_ARG))
+                 / GAME_CHECKS, 4) if GAME_CHECKS else 0
 
 
 def game_params(games=GAMES, depends: str | None = None) -> list:
@@ -113,6 +122,7 @@ def test_final_score(student, reference, case):
     card = scorecard(case.get("filled"))
     ran = describe("final_score", [card])
     expected = reference_ok(reference.call("final_score", card), ran).value
+    could_pass_by_doing_nothing(expected)
     has_open = any(card[c] is None for c in CATEGORIES)
     hint = "Open boxes (None) count 0." if has_open else None
     got = student_value(call(student, "final_score", card), ran, hidden=hidden, short="final_score(...)",
@@ -141,13 +151,11 @@ def test_game_finishes(student, reference, case):
 
 
 @pytest.mark.problem(16)
-@pytest.mark.points(round(ASSIGNMENT.problem(16).points - P16_EACH * GAME_CHECKS, 4))
+@pytest.mark.points(round(ASSIGNMENT.problem(16).points - P16_OWN - P16_ARG * len(ROUNDS_ARG)
+                          - P16_EACH * GAME_CHECKS, 4))
+@pytest.mark.depends(f"test_game_finishes[{GAMES[0].name}]")     # no point for a game never written
 def test_import_does_not_start_a_game(student, reference):
     """Importing the file does not start a game"""
-    if GAMES:
-        first = g.play(student, reference, GAMES[0]).outcome
-        if first.status == "no_function" or (first.error or {}).get("type") == "NotImplementedError":
-            pytest.skip("can't check until play_game is written")
     outcome = student.call("new_scorecard")
     prompted = outcome.import_prompted
     if prompted:
@@ -181,3 +189,41 @@ def test_game_final(student, reference, case):
     played = g.play(student, reference, case)
     points = g.check_points(played, student, reference)
     g.check_final(played, student, reference, points, returned=True, scorecard=True)
+
+
+@pytest.mark.problem(16)
+@pytest.mark.points(P16_OWN)
+@pytest.mark.visibility("hidden")
+@pytest.mark.own_functions
+def test_game_own_functions(student, reference):
+    """Integration: a whole game with your own stage 1 and 2 functions"""
+    case = FULL[-1]
+    played = g.play(student, reference, case)
+    g.check_finishes(played)
+    g.check_dice(played)
+    g.check_rounds(played)
+    g.check_final(played, student, reference, g.check_points(played, student, reference),
+                  returned=True, scorecard=True)
+
+
+@pytest.mark.parametrize("case", case_params(ROUNDS_ARG, 16, P16_ARG))
+def test_play_game_rounds_argument(student, reference, case):
+    """play_game checks num_rounds"""
+    rounds = case["rounds"]
+    script = ["", "Chance"] * rounds
+    ran = f"play_game({rounds}) with the script {script}"
+    ref = reference.call("play_game", rounds, stdin=script, seed=5)
+    outcome = call(student, "play_game", rounds, stdin=script, seed=5, timeout=GAME_TIMEOUT)
+    acted = any(event[0] in ("roll", "in") for event in outcome.events or ())
+    if ref.status == "exception":        # the reference refuses: ValueError, before anything happens
+        could_pass_by_doing_nothing(raises=True)
+        if outcome.status == "exception" and (outcome.error or {}).get("type") == "ValueError" and not acted:
+            return
+        raise Fail(f"play_game({rounds}) must raise ValueError before rolling or asking anything "
+                   "(num_rounds is 1 to 13).", ran=ran, show_values=False,
+                   hint="Check num_rounds first: `if not 1 <= num_rounds <= 13: raise ValueError(...)`.")
+    reference_ok(ref, ran)
+    if outcome.status != "ok" or outcome.value != ref.value or outcome.inputs_asked != ref.inputs_asked:
+        student_value(outcome, ran, hidden=True, short=f"play_game({rounds})")
+        raise Fail(f"play_game({rounds}) must play exactly one round and return its final score.", ran=ran,
+                   show_values=False, hint="play_game(n) plays n rounds, 1 to 13.")

@@ -22,6 +22,7 @@ from autograder.assignments.yahtzee.suites.common import (
     share,
     student_value,
 )
+from autograder.engine.checks import could_pass_by_doing_nothing
 from autograder.engine.feedback import Fail, show
 
 DATA = load_scenarios("bonus")
@@ -36,9 +37,11 @@ CARD_TEXT = DATA["format_scorecard"]
 GAMES = g.game_cases(load_scenarios("games"), 4)
 FULL_VALUE = ("Full House", "Small Straight", "Large Straight")
 
-# Problem 19: half a point per play_round case, the rest over the games.
+# Problem 19: half a point per play_round case, the rest over the games plus one integration
+# check (a bonus game with the student's own stage 1-3 functions; every other check runs with the
+# reference's functions of stages 1-3 in place of the student's: a bug costs points once).
 P19_ROUND = 0.5
-P19_GAME = round((ASSIGNMENT.problem(19).points - P19_ROUND * len(ROUNDS)) / len(GAMES), 4) if GAMES else 0
+P19_GAME = round((ASSIGNMENT.problem(19).points - P19_ROUND * len(ROUNDS)) / (len(GAMES) + 1), 4) if GAMES else 0
 # Problem 20: half of it for final_score / format_scorecard, half for the games' final scores.
 P20_UNIT = round(ASSIGNMENT.problem(20).points / 2 / (len(FINAL) + len(CARD_TEXT)), 4)
 P20_GAME = round(ASSIGNMENT.problem(20).points / 2 / len(GAMES), 4) if GAMES else 0
@@ -60,6 +63,7 @@ def _compare(student, reference, case: dict, func: str, args: list, also=None) -
     hidden = not case.get("public")
     ran = describe(func, args)
     expected = reference_ok(reference.call(func, *args), ran).value
+    could_pass_by_doing_nothing(expected)
     got = student_value(call(student, func, *args), ran, hidden=hidden, short=f"{func}(...)")
     if (got != expected or type(got) is not type(expected)) and also is not None and also(got):
         return
@@ -119,6 +123,15 @@ def test_bonus_game_rounds(student, reference, case):
     g.check_bonus(played)
 
 
+@pytest.mark.problem(19)
+@pytest.mark.points(round(ASSIGNMENT.problem(19).points - P19_ROUND * len(ROUNDS) - P19_GAME * len(GAMES), 4))
+@pytest.mark.visibility("hidden")
+@pytest.mark.own_functions
+def test_bonus_game_own_functions(student, reference):
+    """Integration: a seeded game with bonuses, with your own stage 1-3 functions"""
+    test_bonus_game_rounds(student, reference, GAMES[-1])
+
+
 # --- Problem 20 --------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("case", case_params(FINAL, 20, P20_UNIT))
@@ -147,4 +160,6 @@ def test_bonus_game_final(student, reference, case):
     played = g.play(student, reference, case)
     if not played.finished:
         pytest.skip("can't check the final score until the game finishes")
+    if not played.mine.scored:      # no points for a game that scored nothing
+        pytest.skip("can't check the final score: the game printed no `Scored N points in CATEGORY.` line")
     g.check_final(played, student, reference, g.recorded_card(played), returned=False, scorecard=False)
