@@ -1,0 +1,157 @@
+"""One public-check engine: `grade --public`, the bundle's check.py and the notebooks' check cells agree.
+
+Every program in tests/submissions and every mutant of tests/mutants/*.toml is checked both ways:
+`grade FILE --public` (in the sandbox) and `python check.py FILE --json` (the student's own
+Python), and the per-problem statuses (passed / failed / not started) must be equal.  The
+notebooks' check cells are the same code run by the same runtime (asserted here as text; run in
+a real kernel in tests/test_notebooks.py).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from functools import cache
+from pathlib import Path
+
+import pytest
+
+from autograder import notebooks as nbgen
+from autograder.assignment import load_assignment
+from autograder.grade import grade
+from autograder.public import SELFCHECK_SOURCE, problem_statuses, public_checks
+from autograder.release import build_release
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def mutate(source: str, mutant: dict) -> str:
+    for edit in mutant["edits"]:
+        assert source.count(edit["find"]) == 1, mutant["name"]
+        source = source.replace(edit["find"], edit["replace"])
+    return source
+
+
+def programs() -> list[tuple[str, str, str]]:
+    """(assignment, label, source) of every program the engines must agree on."""
+    out = []
+    for name in ("yahtzee", "pytzee"):
+        spec = load_assignment(name)
+        reference = spec.solution.read_text(encoding="utf-8")
+        out.append((name, "reference", reference))
+        out.append((name, "starter", spec.starter.read_text(encoding="utf-8")))
+        for path in sorted((ROOT / "tests" / "submissions" / name).glob("*.py")):
+            out.append((name, path.stem, path.read_text(encoding="utf-8")))
+        table = tomllib.loads((ROOT / "tests" / "mutants" / f"{name}.toml").read_text(encoding="utf-8"))
+        for mutant in table["mutant"]:
+            out.append((name, mutant["name"], mutate(reference, mutant)))
+    return out
+
+
+PROGRAMS = programs()
+
+
+@pytest.fixture(scope="module")
+def bundle(tmp_path_factory) -> Path:
+    out, _ = build_release(tmp_path_factory.mktemp("bundle") / "release", stage=4)
+    return out
+
+
+@cache
+def _folder() -> Path:
+    import tempfile
+
+    return Path(tempfile.mkdtemp(prefix="selfcheck-programs-"))
+
+
+def write(name: str, label: str, source: str) -> Path:
+    spec = load_assignment(name)
+    folder = _folder() / name / label
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / spec.student_file
+    path.write_text(source, encoding="utf-8")
+    return path
+
+
+def check_py(bundle: Path, name: str, path: Path) -> dict[str, str]:
+    result = subprocess.run([sys.executable, str(bundle / name / "check.py"), str(path), "--json"],
+                            capture_output=True, text=True, timeout=600, cwd=str(path.parent))
+    assert result.returncode in (0, 1), result.stderr
+    return json.loads(result.stdout)["problems"]
+
+
+@pytest.mark.parametrize("name,label,source", PROGRAMS, ids=[f"{n}-{label}" for n, label, _ in PROGRAMS])
+def test_grade_public_and_check_py_agree(bundle, name, label, source):
+    path = write(name, label, source)
+    by_grader = problem_statuses(grade(path, name, public_only=True))
+    by_script = check_py(bundle, name, path)
+    assert by_grader == by_script
+    assert set(by_script.values()) <= {"passed", "failed", "not started"}
+    if label == "reference":
+        assert set(by_script.values()) == {"passed"}
+    if label == "starter":
+        assert set(by_script.values()) == {"not started"}
+
+
+def test_the_exactly_three_bug_is_caught_by_both_paths(bundle):
+    """The issue's case: three of a kind requiring exactly three.  Both paths fail Problem 2, on the
+    handout's own example, with the same call / expected / got, and pass every other problem."""
+    spec = load_assignment("yahtzee")
+    source = spec.solution.read_text(encoding="utf-8").replace(
+        "if max(face_counts(dice).values()) >= n:", "if max(face_counts(dice).values()) == n:")
+    path = write("yahtzee", "exactly-three-cli", source)
+    result = subprocess.run([sys.executable, "-m", "autograder", "grade", str(path), "--public", "--format", "json"],
+                            capture_output=True, text=True, timeout=600, cwd=str(ROOT))
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert {(t["problem"], t["status"]) for t in report["tests"]} >= {(2, "failed"), (1, "passed")}
+    failed = {t["problem"] for t in report["tests"] if t["status"] != "passed"}
+    assert failed == {2}
+    text = subprocess.run([sys.executable, str(bundle / "yahtzee" / "check.py"), str(path)],
+                          capture_output=True, text=True, timeout=600).stdout
+    grade_text = subprocess.run([sys.executable, "-m", "autograder", "grade", str(path), "--public"],
+                                capture_output=True, text=True, timeout=600, cwd=str(ROOT)).stdout
+    for out in (text, grade_text):
+        assert "Problem 2 Three and Four of a Kind: failed" in out
+        assert "Ran: score_of_a_kind([4, 4, 4, 4, 1], 3)\n      Expected: 17\n      Got: 0" in out
+        assert "Problem 1 Upper boxes: Ones to Sixes: passed" in out
+        assert "Public checks: 19 of 20 problems pass." in out
+
+
+def test_student_output_is_short_first_and_complete_on_request():
+    """One line per problem and the first failure in full; --verbose lists every failing check."""
+    spec = load_assignment("yahtzee")
+    source = spec.solution.read_text(encoding="utf-8").replace(
+        "if sorted(face_counts(dice).values()) == [2, 3]:", "if sorted(face_counts(dice).values()) == [3, 2]:")
+    path = write("yahtzee", "full-house-never", source)
+    short = subprocess.run([sys.executable, "-m", "autograder", "grade", str(path), "--public"],
+                           capture_output=True, text=True, timeout=600, cwd=str(ROOT)).stdout
+    full = subprocess.run([sys.executable, "-m", "autograder", "grade", str(path), "--public", "--verbose"],
+                          capture_output=True, text=True, timeout=600, cwd=str(ROOT)).stdout
+    assert len(short.splitlines()) < 45, short
+    assert sum(line.startswith("  Problem ") for line in short.splitlines()) == 20
+    assert short.count("Ran: ") == 1                          # the first failure only
+    assert full.count("Ran: ") > 1                            # every failing check
+    assert short.strip().splitlines()[-1].endswith("hidden checks run at grading")
+
+
+def test_notebook_cells_run_the_same_code_with_the_same_runtime():
+    """Each stage notebook's check cell holds exactly the problem's check code the other two run, and
+    the given runtime cell is the runtime's source."""
+    spec = load_assignment("yahtzee")
+    checks, _ = public_checks(spec)
+    seen = set()
+    for stage in spec.stages:
+        nb = json.loads(nbgen.notebook_path(spec, stage.number).read_text(encoding="utf-8"))
+        cells = {c["metadata"].get("nbgrader", {}).get("grade_id"): nbgen.cell_source(c) for c in nb["cells"]}
+        assert cells["given_selfcheck"] == SELFCHECK_SOURCE.rstrip("\n")
+        for problem in spec.stage_problems(stage.number):
+            assert checks[problem.number] in cells[nbgen.test_id(problem)]
+            seen.add(problem.number)
+    assert seen == {p.number for p in spec.problems}
