@@ -59,6 +59,7 @@ COURSE_DIR = REPO_ROOT / "notebooks"
 CONTENT_DIR = COURSE_DIR / "content"
 SOURCE_DIR = COURSE_DIR / "source"
 SAMPLES_DIR = COURSE_DIR / "samples" / "submitted"
+STUDENT_DIR = COURSE_DIR / "student"         # the self-learners' track: solution-free, ready to open
 GENERATE_COMMAND = "python -m autograder.notebooks"
 
 BEGIN_SOLUTION = "### BEGIN SOLUTION"
@@ -957,6 +958,8 @@ def build_stage(assignment: Assignment, solution: Solution, content: dict, stage
     for piece in pieces:
         _run(strip_solution_markers(piece.code), namespace, f"{where}: {piece.function.name}")
     _run(TOOLS, namespace, f"{where}: tools")
+    _run(SELFCHECK, namespace, f"{where}: the public-check runtime")     # as the given cell defines it
+    namespace["SETTINGS"]["print"] = False
     namespace["__sources__"] = {p.function.name: strip_solution_markers(p.code) for p in pieces}
 
     cells: list[dict] = []
@@ -1057,7 +1060,8 @@ def build_stage(assignment: Assignment, solution: Solution, content: dict, stage
         cells.append(code_cell("\n\n\n".join(p.code.rstrip("\n") for p in leftover), f"given_stage{stage}_rest",
                                locked=True))
     cells.append(markdown_cell(SUMMARY_TEXT, f"s{stage}-summary-md"))
-    cells.append(code_cell("print(public_summary())", f"s{stage}-summary"))
+    cells.append(code_cell("if __name__ == \"__main__\":       # in the notebook (never when graded)\n"
+                           "    print(public_summary())", f"s{stage}-summary"))
     play = spec.get("play")
     if play:
         cells.append(markdown_cell(fill_markdown(spec.get("play_text", "## Play"), namespace, content, where),
@@ -1336,12 +1340,52 @@ def notebook_texts(nb: dict) -> str:
 # Writing and checking
 # ---------------------------------------------------------------------------
 
+STUDENT_NOTE = ("> **Your notebook.** Write each answer where it says `# YOUR CODE HERE` (the stub names its "
+                "problem), then *Run All*: every check cell reports its problem as passed, failed or not "
+                "started, with what was expected and a hint, and never stops the run. Start with Problem {first}.")
+
+
+def student_notebook(build: StageBuild, assignment: Assignment) -> dict:
+    """The self-learner's version of a stage notebook: nbgrader's release (solutions stubbed), with
+    each stub naming its problem like the starter's, and a note on how to work in it."""
+    nb = release_notebook(build.notebook)
+    titles = {p.number: p.title for p in assignment.problems}
+    for cell in nb["cells"]:
+        grade_id = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id", "")
+        match = re.fullmatch(r"p(\d+)_answer_(\w+)", grade_id)
+        if match and _is(cell, "solution"):
+            number, function = int(match[1]), match[2]
+            message = f"Problem {number}: {titles.get(number, '')} ({function})"
+            cell["source"] = _source_lines(cell_source(cell).replace(
+                "raise NotImplementedError()", f"raise NotImplementedError({message!r})"))
+    first = min(p.number for p in assignment.stage_problems(build.stage))
+    nb["cells"].insert(1, markdown_cell(STUDENT_NOTE.format(first=first), f"s{build.stage}-student-note"))
+    nb["metadata"]["autograder"]["track"] = "student"
+    return nb
+
+
+def student_path(assignment: Assignment, stage: int, root: Path = STUDENT_DIR) -> Path:
+    return root / notebook_name(assignment, stage)
+
+
+def student_leaks(assignment: Assignment, files: list[tuple[Path, str]]) -> list[str]:
+    """The release leak check on the student track: no solution line of the notebook's own stage or
+    later, no hidden test data."""
+    problems = []
+    for path, text in files:
+        nb = json.loads(text)
+        stage = int(nb["metadata"]["autograder"]["stage"])
+        problems += find_leaks({relative(path): notebook_texts(nb)}, assignment, stage)
+    return problems
+
+
 def planned_files(assignment: Assignment | None = None) -> list[tuple[Path, str]]:
     assignment = assignment or load_assignment("yahtzee")
     content = load_content(assignment)
     files = []
     for build in build_all(assignment):
         files.append((notebook_path(assignment, build.stage), dumps(build.notebook)))
+        files.append((student_path(assignment, build.stage), dumps(student_notebook(build, assignment))))
         for student, nb in sample_notebooks(build, content).items():
             files.append((sample_path(student, assignment, build.stage), dumps(nb)))
     return files
@@ -1353,6 +1397,11 @@ def generate(check: bool = False, assignment: Assignment | None = None) -> tuple
         files = planned_files(assignment)
     except NotebookError as err:
         return [f"cannot generate the notebooks: {err}"], []
+    leaks = student_leaks(assignment or load_assignment("yahtzee"),
+                          [(p, t) for p, t in files if STUDENT_DIR in p.parents])
+    if leaks:
+        head = "LEAK: the student notebooks would show solutions or hidden data; nothing was written:"
+        return [head, *leaks], []
     problems, written = [], []
     for path, text in files:
         current = path.read_text(encoding="utf-8") if path.is_file() else None
@@ -1367,7 +1416,7 @@ def generate(check: bool = False, assignment: Assignment | None = None) -> tuple
             written.append(path)
     if check:
         wanted = {path for path, _ in files}
-        for root in (SOURCE_DIR, SAMPLES_DIR):
+        for root in (SOURCE_DIR, SAMPLES_DIR, STUDENT_DIR):
             for path in sorted(root.rglob("*.ipynb")) if root.is_dir() else []:
                 if path not in wanted and ".ipynb_checkpoints" not in path.parts:
                     problems.append(f"{relative(path)} is not generated any more: delete it")

@@ -155,3 +155,95 @@ def test_notebook_cells_run_the_same_code_with_the_same_runtime():
             assert checks[problem.number] in cells[nbgen.test_id(problem)]
             seen.add(problem.number)
     assert seen == {p.number for p in spec.problems}
+
+
+# ---------------------------------------------------------------------------
+# The student track (notebooks/ outside source/ and samples/): solution-free, Run All never stops
+# ---------------------------------------------------------------------------
+
+def student_notebooks() -> list[Path]:
+    course = ROOT / "notebooks"
+    return sorted(p for p in course.rglob("*.ipynb")
+                  if not {"source", "samples", ".ipynb_checkpoints"} & set(p.relative_to(course).parts))
+
+
+def test_every_other_notebook_is_a_solution_free_student_notebook():
+    spec = load_assignment("yahtzee")
+    found = student_notebooks()
+    assert [p.name for p in found] == [nbgen.notebook_name(spec, s.number) for s in spec.stages]
+    for path in found:
+        nb = json.loads(path.read_text(encoding="utf-8"))
+        meta = nb["metadata"]["autograder"]
+        assert meta["track"] == "student"
+        assert nbgen.find_leaks({path.name: nbgen.notebook_texts(nb)}, spec, meta["stage"]) == []
+        stubs = [nbgen.cell_source(c) for c in nb["cells"]
+                 if c["metadata"].get("nbgrader", {}).get("solution")]
+        assert stubs and all("raise NotImplementedError('Problem " in s for s in stubs)
+        for problem in spec.stage_problems(meta["stage"]):
+            assert any(f"raise NotImplementedError('Problem {problem.number}: {problem.title}" in s
+                       for s in stubs), problem.number
+
+
+def test_a_leaking_student_notebook_is_refused(monkeypatch):
+    """The leak check runs on the student track: a solution line in it stops the generator."""
+    spec = load_assignment("yahtzee")
+    real = nbgen.student_notebook
+
+    def leaky(build, assignment):
+        nb = real(build, assignment)
+        nb["cells"].append(nbgen.markdown_cell("if sorted(face_counts(dice).values()) == [2, 3]:", "leak"))
+        return nb
+
+    monkeypatch.setattr(nbgen, "student_notebook", leaky)
+    problems, written = nbgen.generate(check=True, assignment=spec)
+    assert written == [] and problems[0].startswith("LEAK") and "solution line" in problems[1]
+
+
+def fill_answers(nb: dict, source: str) -> dict:
+    """NB with every answer cell holding that function as SOURCE defines it (a student's work)."""
+    import ast
+
+    tree = ast.parse(source)
+    functions = {node.name: ast.get_source_segment(source, node) for node in tree.body
+                 if isinstance(node, ast.FunctionDef)}
+    for cell in nb["cells"]:
+        grade_id = cell["metadata"].get("nbgrader", {}).get("grade_id", "")
+        if cell["metadata"].get("nbgrader", {}).get("solution"):
+            name = grade_id.split("_answer_", 1)[1]
+            cell["source"] = functions[name]
+    return nb
+
+
+@pytest.mark.parametrize("label", ["starter", "exactly-three-of-a-kind", "five-of-a-kind-is-full-house"])
+def test_run_all_on_the_student_notebook_never_stops_and_agrees_with_check_py(bundle, label):
+    """Run All in a real kernel: every cell runs (no error stops it), each check cell prints its
+    problem's status, the last cell the summary; the statuses are check.py's on the same code."""
+    import nbclient
+    import nbformat
+    from jupyter_client.kernelspec import KernelSpecManager
+
+    spec = load_assignment("yahtzee")
+    source = dict((lbl, src) for n, lbl, src in PROGRAMS if n == "yahtzee")[label]
+    nb = json.loads(student_notebooks()[0].read_text(encoding="utf-8"))
+    if label != "starter":
+        nb = fill_answers(nb, source)
+    if "python3" not in KernelSpecManager().find_kernel_specs():     # as tests/test_nbgrader.py does
+        subprocess.run([sys.executable, "-m", "ipykernel", "install", "--sys-prefix"], check=True,
+                       capture_output=True, timeout=120)
+    notebook = nbformat.reads(json.dumps(nb), as_version=4)
+    client = nbclient.NotebookClient(notebook, timeout=120, kernel_name="python3", allow_errors=False,
+                                     shutdown_kernel="immediate")
+    client.execute()                                   # raises if any cell raised: Run All never stopped
+    printed = {}
+    for cell in notebook.cells:
+        if cell.cell_type == "code":
+            printed[cell.metadata.get("nbgrader", {}).get("grade_id", cell.get("id"))] = "".join(
+                o.get("text", "") for o in cell.outputs if o.output_type == "stream")
+    by_check_py = check_py(bundle, "yahtzee", write("yahtzee", label, source))
+    for problem in spec.stage_problems(1):
+        status = by_check_py[str(problem.number)]
+        assert f"Problem {problem.number} {problem.title}: {status}" in printed[nbgen.test_id(problem)]
+    summary = printed["s1-summary"]
+    assert summary.count("Problem ") >= 6 and "Public checks:" in summary
+    if label == "exactly-three-of-a-kind":
+        assert "Expected: 17" in printed["p02_three_and_four_of_a"]

@@ -130,15 +130,15 @@ def status_line(number, title, results):
 
 
 def failure_text(results, first_only=False):
-    lines = []
+    rows = []
     for what, status, detail in results:
         if status == "passed":
             continue
-        lines.append(f"    check: {what}")
-        lines.append(_indent(detail))
+        rows.append(f"    check: {what}")
+        rows.append(_indent(detail))
         if first_only:
             break
-    return "\n".join(lines)
+    return "\n".join(rows)
 
 
 def problem_text(number, title, results, verbose=False):
@@ -158,31 +158,31 @@ def summary(problems, results, verbose=False, hidden_note=""):
 
     PROBLEMS: [(number, stage, title)] in order; RESULTS: {number: [(what, status, detail)]}.
     With VERBOSE, every failing check of every problem."""
-    lines, first = [], None
+    rows, first = [], None
     stage = None
     for number, problem_stage, title in problems:
         if number not in results:
             continue
         if problem_stage is not None and problem_stage != stage:
             stage = problem_stage
-            lines.append(f"Stage {stage}")
+            rows.append(f"Stage {stage}")
         if verbose:
-            lines.append("  " + problem_text(number, title, results[number], verbose=True).replace("\n", "\n  "))
+            rows.append("  " + problem_text(number, title, results[number], verbose=True).replace("\n", "\n  "))
         else:
-            lines.append("  " + status_line(number, title, results[number]))
+            rows.append("  " + status_line(number, title, results[number]))
         if first is None and problem_status(results[number]) == "failed":
             first = (number, title)
     checked = [n for n, _, _ in problems if n in results]
     passed = sum(problem_status(results[n]) == "passed" for n in checked)
     if first is not None and not verbose:
         number, title = first
-        lines += ["", f"First problem to fix: Problem {number} {title}",
+        rows += ["", f"First problem to fix: Problem {number} {title}",
                   failure_text(results[number], first_only=True)]
         failing = sum(problem_status(results[n]) == "failed" for n in checked)
-        lines.append(f"({failing} problem{'s' if failing != 1 else ''} failing; --verbose shows every "
+        rows.append(f"({failing} problem{'s' if failing != 1 else ''} failing; --verbose shows every "
                      "failing check)")
-    lines += ["", f"Public checks: {passed} of {len(checked)} problems pass." + (f" {hidden_note}" if hidden_note else "")]
-    return "\n".join(lines)
+    rows += ["", f"Public checks: {passed} of {len(checked)} problems pass." + (f" {hidden_note}" if hidden_note else "")]
+    return "\n".join(rows)
 
 
 def run_problem(number, code, namespace, tools=""):
