@@ -126,6 +126,7 @@ def grade_stream(paths: Iterator[str | Path], deliver: Callable[[GradeReport], N
     def finish(plugin: GradingPlugin, context) -> None:
         report, student, started = context
         student.close()
+        report.flags = list(student.attempts)
         report.tests = plugin.results
         report.notes.extend(plugin.notes)
         report.hidden_not_run = plugin.hidden_not_run

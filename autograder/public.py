@@ -142,6 +142,7 @@ def grade_public(path: str | Path, assignment: str | Assignment = "yahtzee", sta
                                                0.0, 0.0, status, detail, hint=hint))
     finally:
         program.close()
+    report.flags = list(program.attempts)
     report.execution_time = round(time.perf_counter() - started, 3)
     return report
 

@@ -83,18 +83,6 @@ def sandbox_flags(row: Row) -> list[str]:
     return [str(f) for f in row.report.get("flags", []) or []]
 
 
-def late_text(row: Row) -> str:
-    info = row.report.get("submission_info") or {}
-    if not info.get("late"):
-        return ""
-    text = "late"
-    if info.get("late_by"):
-        text += f" by {info['late_by']}"
-    if info.get("penalty"):
-        text += f" (-{fmt(float(info['penalty']))} points)"
-    return text
-
-
 def _stats(values: list[float]) -> dict[str, float]:
     if not values:
         return {"mean": 0.0, "median": 0.0, "p90": 0.0, "max": 0.0}
@@ -201,7 +189,7 @@ def hint_students(rows: list[Row]) -> list[dict[str, Any]]:
 
 
 def render_report(rows: list[Row], spec: Assignment, extra_sections: list[dict[str, Any]] | None = None,
-                  lms_files: list[str] | None = None) -> str:
+                  lms_files: list[str] | None = None, late: dict[str, dict[str, Any]] | None = None) -> str:
     """The class report.  EXTRA_SECTIONS: [{"id", "title", "html"}] appended after the per-check
     detail (html is trusted markup the caller built with escaping, e.g. a jinja2 Markup)."""
     from . import charts
@@ -228,7 +216,8 @@ def render_report(rows: list[Row], spec: Assignment, extra_sections: list[dict[s
                          "score_text": f"{fmt(row.score)} / {fmt(row.max_score)}", "percent": f"{pct:.0f}",
                          "passed": sum(t["status"] == "passed" for t in row.tests), "tests": len(row.tests),
                          "note": row.error.splitlines()[0][:120] if row.error else "",
-                         "flags": sandbox_flags(row), "late": late_text(row), "time": f"{row.wall_time:.2f}"})
+                         "flags": sandbox_flags(row), "late": _late_cell((late or {}).get(row.submission_id)),
+                         "time": f"{row.wall_time:.2f}"})
     timing = [("wall clock (s)", _stats([r.wall_time for r in rows])), ("CPU (s)", _stats([r.cpu_time for r in rows]))]
     timing += [(f"stage {stage} checks (s)", _stats(values)) for stage, values in stage_times(rows).items()]
     context = {
@@ -256,16 +245,22 @@ def render_report(rows: list[Row], spec: Assignment, extra_sections: list[dict[s
     return _env().get_template("report.html.j2").render(**context)
 
 
+def _late_cell(summary: dict[str, Any] | None) -> str:
+    if not summary or not summary.get("late"):
+        return ""
+    return f"late {summary['late_by']}" + (f", -{fmt(summary['penalty'])}" if summary.get("penalty") else "")
+
+
 def write_report(rows: list[Row], spec: Assignment, out: Path, extra_sections: list[dict[str, Any]] | None = None,
-                 lms_files: list[str] | None = None) -> Path:
+                 lms_files: list[str] | None = None, late: dict[str, dict[str, Any]] | None = None) -> Path:
     path = Path(out) / "report.html"
-    _write(path, render_report(rows, spec, extra_sections, lms_files))
+    _write(path, render_report(rows, spec, extra_sections, lms_files, late))
     return path
 
 
 # --- a student's feedback page --------------------------------------------------------------------
 
-def render_feedback(row: Row, report: GradeReport) -> str:
+def render_feedback(row: Row, report: GradeReport, late: str = "") -> str:
     """One student's page: per stage, per problem (failing checks in full, passing ones folded away).
     It links nowhere, so it still works when handed to the student on its own."""
     from .assignment import load_assignment
@@ -293,10 +288,10 @@ def render_feedback(row: Row, report: GradeReport) -> str:
                        "problems": problems})
     headline = closing_line(report) if report.public_only else f"Score: {fmt(report.score)} / {fmt(report.max_score)}"
     context = {"title": f"Feedback: {row.submission_id}", "student": row.submission_id, "headline": headline,
-               "error": report.error, "notes": report.notes, "flags": sandbox_flags(row), "late": late_text(row),
+               "error": report.error, "notes": report.notes, "flags": sandbox_flags(row), "late": late,
                "stages": stages, "graded_at": row.graded_at}
     return _env().get_template("feedback.html.j2").render(**context)
 
 
-def write_feedback_page(row: Row, report: GradeReport, path: Path) -> None:
-    _write(path, render_feedback(row, report))
+def write_feedback_page(row: Row, report: GradeReport, path: Path, late: str = "") -> None:
+    _write(path, render_feedback(row, report, late))

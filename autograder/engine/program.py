@@ -56,6 +56,7 @@ class Program:
         self.functions = top_level_functions(source)
         self.runs = 0
         self.chosen_texts: set[str] = set()   # names and texts the program chose (hidden feedback must not show them)
+        self.attempts: dict[str, None] = {}    # what the code tried beyond the assignment, in order seen
 
     def run(self, request: Request) -> Outcome:
         key = None
@@ -67,6 +68,9 @@ class Program:
         outcome = self._sandbox.run(request)
         if outcome.status != "ok" and len(self.chosen_texts) < 1000:
             self.chosen_texts.update(chosen_texts(outcome))
+        for attempt in outcome.attempts:
+            if len(self.attempts) < 20:
+                self.attempts.setdefault(attempt, None)
         if key is not None:
             self._cache[key] = outcome
         return outcome
