@@ -936,6 +936,6 @@ def print_summary(summary: BatchSummary, stream=None) -> None:
     print(f"grade-all {state}: {summary.found} submissions, {summary.graded} graded, "
           f"{summary.skipped} unchanged (skipped), {summary.crashed} grader failures, "
           f"{summary.wall:.1f} s", file=stream)
-    print(f"  gradebook  {summary.out / 'gradebook.sqlite'}", file=stream)
+    print(f"  {'gradebook':<17} {summary.out / 'gradebook.sqlite'}", file=stream)
     for path in summary.written:
-        print(f"  {path.name:<10} {path}", file=stream)
+        print(f"  {path.name:<17} {path}", file=stream)

@@ -594,7 +594,7 @@ def test_the_hostile_submission_is_flagged_everywhere(lms_class):
     refusals = report[report.index('<h2 id="refusals">'):report.index('<h2 id="hints">')]
     assert 'href="feedback/mallory.html">mallory</a>' in refusals and "cat /etc/passwd" in refusals
     assert "alice" not in refusals
-    assert "The sandbox refused" in (lms_class["out"] / "feedback" / "mallory.html").read_text(encoding="utf-8")
+    assert "Flagged by the sandbox" in (lms_class["out"] / "feedback" / "mallory.html").read_text(encoding="utf-8")
 
 
 def test_only_regrades_the_listed_students(lms_class, tmp):
