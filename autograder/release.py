@@ -10,7 +10,9 @@ For every assignment with a reference solution, the bundle holds (under OUT/<nam
 * the handout (``handout-<name>.md``), when it exists;
 * ``check.py``: a standalone script with the PUBLIC checks only (the docstring examples, the
   public scenarios, the notebooks' public checks), their expected values computed from the
-  reference now.  Students run ``python check.py yahtzee.py``; it needs nothing but Python;
+  reference now, run by the same runtime as ``grade --public`` and the notebooks' check cells
+  (engine/selfcheck.py).  Students run ``python check.py yahtzee.py`` (``--verbose``: every
+  failing check; ``--json``: ``{"problems": {"1": "passed", ...}}``); it needs nothing but Python;
 * ``notebooks/<name>_stageK.ipynb`` for K = 1..STAGE (assignments with notebooks): the nbgrader
   release versions, made by the same stubbing as ``nbgrader generate_assignment`` (byte for byte,
   tests/test_nbgrader.py checks it).  The stage-K notebook gives the reference code of stages

@@ -594,6 +594,10 @@ def test_the_hostile_submission_is_flagged_everywhere(lms_class):
     refusals = report[report.index('<h2 id="refusals">'):report.index('<h2 id="hints">')]
     assert 'href="feedback/mallory.html">mallory</a>' in refusals and "cat /etc/passwd" in refusals
     assert "alice" not in refusals
+    from autograder.demo import table
+
+    line = next(x for x in table(list(rows.values())).splitlines() if x.startswith("mallory"))
+    assert "SANDBOX FLAG (1): ran the shell command" in line           # the demo's line for her
     assert "Flagged by the sandbox" in (lms_class["out"] / "feedback" / "mallory.html").read_text(encoding="utf-8")
 
 
