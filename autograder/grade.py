@@ -74,7 +74,17 @@ class _Counter:
 
 
 def count_checks(spec: Assignment, stage: str | int = "all") -> int:
-    """How many checks the grader runs on STAGE (collected, not run)."""
+    """How many checks the grader runs on STAGE (collected, not run; once per process and suite)."""
+    key = (spec.name, str(stage), tuple((str(f), f.stat().st_mtime_ns) for f in spec.suite_files(stage)))
+    if key not in _COUNTS:
+        _COUNTS[key] = _count_checks(spec, stage)
+    return _COUNTS[key]
+
+
+_COUNTS: dict[tuple, int] = {}
+
+
+def _count_checks(spec: Assignment, stage: str | int) -> int:
     counter = _Counter()
     args = [*[str(f) for f in spec.suite_files(stage)], "-c", str(PYTEST_INI), "--rootdir", str(spec.suites_dir),
             "-p", "no:cacheprovider", "-p", "no:terminal", "--import-mode=importlib",

@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from functools import cache
 from pathlib import Path
 
 import pytest
@@ -63,16 +62,14 @@ def bundle(tmp_path_factory) -> Path:
     return out
 
 
-@cache
-def _folder() -> Path:
-    import tempfile
-
-    return Path(tempfile.mkdtemp(prefix="selfcheck-programs-"))
+@pytest.fixture(scope="module")
+def home(tmp_path_factory) -> Path:
+    return tmp_path_factory.mktemp("selfcheck-programs")
 
 
-def write(name: str, label: str, source: str) -> Path:
+def write(home: Path, name: str, label: str, source: str) -> Path:
     spec = load_assignment(name)
-    folder = _folder() / name / label
+    folder = home / name / label
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / spec.student_file
     path.write_text(source, encoding="utf-8")
@@ -87,8 +84,8 @@ def check_py(bundle: Path, name: str, path: Path) -> dict[str, str]:
 
 
 @pytest.mark.parametrize("name,label,source", PROGRAMS, ids=[f"{n}-{label}" for n, label, _ in PROGRAMS])
-def test_grade_public_and_check_py_agree(bundle, name, label, source):
-    path = write(name, label, source)
+def test_grade_public_and_check_py_agree(bundle, home, name, label, source):
+    path = write(home, name, label, source)
     by_grader = problem_statuses(grade(path, name, public_only=True))
     by_script = check_py(bundle, name, path)
     assert by_grader == by_script
@@ -99,13 +96,13 @@ def test_grade_public_and_check_py_agree(bundle, name, label, source):
         assert set(by_script.values()) == {"not started"}
 
 
-def test_the_exactly_three_bug_is_caught_by_both_paths(bundle):
+def test_the_exactly_three_bug_is_caught_by_both_paths(bundle, home):
     """The issue's case: three of a kind requiring exactly three.  Both paths fail Problem 2, on the
     handout's own example, with the same call / expected / got, and pass every other problem."""
     spec = load_assignment("yahtzee")
     source = spec.solution.read_text(encoding="utf-8").replace(
         "if max(face_counts(dice).values()) >= n:", "if max(face_counts(dice).values()) == n:")
-    path = write("yahtzee", "exactly-three-cli", source)
+    path = write(home, "yahtzee", "exactly-three-cli", source)
     result = subprocess.run([sys.executable, "-m", "autograder", "grade", str(path), "--public", "--format", "json"],
                             capture_output=True, text=True, timeout=600, cwd=str(ROOT))
     assert result.returncode == 0, result.stderr
@@ -124,12 +121,12 @@ def test_the_exactly_three_bug_is_caught_by_both_paths(bundle):
         assert "Public checks: 19 of 20 problems pass." in out
 
 
-def test_student_output_is_short_first_and_complete_on_request():
+def test_student_output_is_short_first_and_complete_on_request(home):
     """One line per problem and the first failure in full; --verbose lists every failing check."""
     spec = load_assignment("yahtzee")
     source = spec.solution.read_text(encoding="utf-8").replace(
         "if sorted(face_counts(dice).values()) == [2, 3]:", "if sorted(face_counts(dice).values()) == [3, 2]:")
-    path = write("yahtzee", "full-house-never", source)
+    path = write(home, "yahtzee", "full-house-never", source)
     short = subprocess.run([sys.executable, "-m", "autograder", "grade", str(path), "--public"],
                            capture_output=True, text=True, timeout=600, cwd=str(ROOT)).stdout
     full = subprocess.run([sys.executable, "-m", "autograder", "grade", str(path), "--public", "--verbose"],
@@ -215,7 +212,7 @@ def fill_answers(nb: dict, source: str) -> dict:
 
 
 @pytest.mark.parametrize("label", ["starter", "exactly-three-of-a-kind", "five-of-a-kind-is-full-house"])
-def test_run_all_on_the_student_notebook_never_stops_and_agrees_with_check_py(bundle, label):
+def test_run_all_on_the_student_notebook_never_stops_and_agrees_with_check_py(bundle, home, label):
     """Run All in a real kernel: every cell runs (no error stops it), each check cell prints its
     problem's status, the last cell the summary; the statuses are check.py's on the same code."""
     import nbclient
@@ -239,7 +236,7 @@ def test_run_all_on_the_student_notebook_never_stops_and_agrees_with_check_py(bu
         if cell.cell_type == "code":
             printed[cell.metadata.get("nbgrader", {}).get("grade_id", cell.get("id"))] = "".join(
                 o.get("text", "") for o in cell.outputs if o.output_type == "stream")
-    by_check_py = check_py(bundle, "yahtzee", write("yahtzee", label, source))
+    by_check_py = check_py(bundle, "yahtzee", write(home, "yahtzee", label, source))
     for problem in spec.stage_problems(1):
         status = by_check_py[str(problem.number)]
         assert f"Problem {problem.number} {problem.title}: {status}" in printed[nbgen.test_id(problem)]
