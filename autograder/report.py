@@ -193,11 +193,16 @@ def render_report(rows: list[Row], spec: Assignment, extra_sections: list[dict[s
     """The class report.  EXTRA_SECTIONS: [{"id", "title", "html"}] appended after the per-check
     detail (html is trusted markup the caller built with escaping, e.g. a jinja2 Markup)."""
     from . import charts
+    from .coach.leaderboard import leaderboard_html  # empty unless stage 5 was graded
 
     percents = [100 * r.score / r.max_score if r.max_score else 0.0 for r in rows]
     scores = [r.score for r in rows]
     max_score = max((r.max_score for r in rows), default=0.0)
     loaded = [r for r in rows if r.status == "graded" and not r.error]
+    sections = list(extra_sections or [])
+    board = leaderboard_html(rows)
+    if board:                                    # it brings its own heading
+        sections.insert(0, {"id": "leaderboard", "nav": "strategy contest", "title": "", "html": board})
     rates = check_rates(rows)
     titles = problem_titles(spec.name)
     for r in rates:
@@ -239,7 +244,7 @@ def render_report(rows: list[Row], spec: Assignment, extra_sections: list[dict[s
         "refused": [s for s in students if s["flags"]], "late_count": sum(1 for s in students if s["late"]),
         "hints": hint_students(rows), "students": students, "timing": timing,
         "total_wall": f"{sum(r.wall_time for r in rows):.1f}", "total_cpu": f"{sum(r.cpu_time for r in rows):.1f}",
-        "extra_sections": [dict(s, html=Markup(s["html"])) for s in extra_sections or []],
+        "extra_sections": [dict(s, html=Markup(s["html"])) for s in sections],
         "lms_files": lms_files or [],
     }
     return _env().get_template("report.html.j2").render(**context)
@@ -260,7 +265,7 @@ def write_report(rows: list[Row], spec: Assignment, out: Path, extra_sections: l
 
 # --- a student's feedback page --------------------------------------------------------------------
 
-def render_feedback(row: Row, report: GradeReport, late: str = "") -> str:
+def render_feedback(row: Row, report: GradeReport, late: str = "", strategy_plot: str = "") -> str:
     """One student's page: per stage, per problem (failing checks in full, passing ones folded away).
     It links nowhere, so it still works when handed to the student on its own."""
     from .assignment import load_assignment
@@ -289,9 +294,17 @@ def render_feedback(row: Row, report: GradeReport, late: str = "") -> str:
     headline = closing_line(report) if report.public_only else f"Score: {fmt(report.score)} / {fmt(report.max_score)}"
     context = {"title": f"Feedback: {row.submission_id}", "student": row.submission_id, "headline": headline,
                "error": report.error, "notes": report.notes, "flags": sandbox_flags(row), "late": late,
-               "stages": stages, "graded_at": row.graded_at}
+               "stages": stages, "graded_at": row.graded_at, "strategy_plot": strategy_plot}
     return _env().get_template("feedback.html.j2").render(**context)
 
 
 def write_feedback_page(row: Row, report: GradeReport, path: Path, late: str = "") -> None:
-    _write(path, render_feedback(row, report, late))
+    """The page, and stage 5's plot next to it; the page carries the plot inline (a data: URI), so
+    it still shows when the page alone is handed to the student."""
+    import base64
+
+    from .coach.leaderboard import feedback_plot
+
+    plot = feedback_plot(row.tests, Path(path).with_name(f"{row.submission_id}-strategy.png"))
+    inline = "data:image/png;base64," + base64.b64encode(plot.read_bytes()).decode("ascii") if plot else ""
+    _write(path, render_feedback(row, report, late, inline))
