@@ -8,8 +8,8 @@ STAMP := $(VENV)/.installed
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[test]'
+	$(PY) -m pip install --quiet --quiet --upgrade pip
+	$(PY) -m pip install --quiet --quiet -e '.[test]'   # -qq: errors only (no build-backend chatter)
 	touch $(STAMP)
 
 install: $(STAMP)
@@ -20,8 +20,8 @@ demo: $(STAMP)
 test: $(STAMP)
 	$(PY) -m pytest -q
 
-play: $(STAMP)
-	$(PY) solution/yahtzee.py
+play: $(STAMP)                # make play SEED=7 replays the same dice
+	$(PY) solution/yahtzee.py $(SEED)
 
 bench: $(STAMP)
 	$(PY) -m autograder.bench

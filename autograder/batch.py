@@ -32,6 +32,7 @@ from multiprocessing.connection import wait as wait_any
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+from . import lms
 from .assignment import PACKAGE_DIR, Assignment, load_assignment
 from .engine import escape, safefs
 from .engine.results import GradeReport
@@ -68,6 +69,7 @@ class Entry:
     files: list[tuple[str, Path]] = field(default_factory=list)
     hash: str = ""
     error: str = ""              # set when the submission cannot be graded at all (e.g. a corrupt zip)
+    info: dict = field(default_factory=dict)   # what the LMS export said: submitted_at, late, lms_id (lms.py)
 
     def __post_init__(self) -> None:
         refused = _refused(self.path)
@@ -140,8 +142,7 @@ def submission_files(path: Path) -> list[tuple[str, Path]]:
     return files
 
 
-CANVAS = re.compile(r"^(?P<who>[^_]+?)(?:_LATE)?_(?P<uid>\d+)_(?P<sub>\d+)_(?P<file>.+)$")
-MOODLE = re.compile(r"^(?P<who>.+?)_(?P<uid>\d+)_assignsubmission_\w*$")
+CANVAS, MOODLE = lms.CANVAS, lms.MOODLE
 
 
 def discover(source: str | Path, work_dir: Path, assignment: Assignment,
@@ -209,18 +210,20 @@ def _plain(root: Path, work_dir: Path, notes: list[str]) -> list[Entry]:
         for p in files:
             groups[CANVAS.match(p.name)["who"]].append(p)
         for who, paths in sorted(groups.items()):
+            info = lms.canvas_info(paths[0].name)
+            info["late"] = any(lms.canvas_info(p.name).get("late") for p in paths)
             if len(paths) == 1 and paths[0].suffix.lower() != ".zip":
-                entries.append(Entry(safe_id(who), paths[0]))
+                entries.append(Entry(safe_id(who), paths[0], info=info))
                 continue
             problems: list[str] = []
             staged = _stage_files(who, paths, work_dir, notes, problems)
             if problems and not submission_files(staged):
                 zips = [p for p in paths if p.suffix.lower() == ".zip"]
                 entries.append(Entry(safe_id(who), zips[0], files=[(p.name, p) for p in paths],
-                                     error="; ".join(problems)))
+                                     error="; ".join(problems), info=info))
             else:
                 notes += [f"{who}: {problem} (graded the other files)" for problem in problems]
-                entries.append(Entry(safe_id(who), staged))
+                entries.append(Entry(safe_id(who), staged, info=info))
         files = []
     for p in files:
         if p.suffix.lower() == ".zip":
@@ -234,7 +237,7 @@ def _plain(root: Path, work_dir: Path, notes: list[str]) -> list[Entry]:
     for p in folders:
         match = MOODLE.match(p.name)
         who = f"{match['who']}_{match['uid']}" if match else p.name
-        entries.append(Entry(safe_id(who), p))
+        entries.append(Entry(safe_id(who), p, info=lms.moodle_info(p.name)))
     return entries
 
 
@@ -286,17 +289,19 @@ def _nbgrader(root: Path, assignment: Assignment, nb_assignment: str | None, not
             notes.append(f"{student.name}: no single assignment folder to grade (has {names}); "
                          "pick one with --nbgrader-assignment")
             continue
-        entries.append(Entry(safe_id(student.name), chosen))
+        entries.append(Entry(safe_id(student.name), chosen, info=lms.nbgrader_info(chosen)))
     return entries
 
 
 def _gradescope_export(root: Path, work_dir: Path, notes: list[str]) -> list[Entry]:
     """Gradescope's 'Export Submissions' zip: submission_<n>/ folders and submission_metadata.yml."""
-    names = gradescope_names((root / "submission_metadata.yml").read_text(encoding="utf-8", errors="replace"))
+    text = (root / "submission_metadata.yml").read_text(encoding="utf-8", errors="replace")
+    names, infos = gradescope_names(text), lms.gradescope_metadata(text)
     entries = []
     for p in _children(root):
         if _is_dir(p) or _refused(p):
-            entries.append(Entry(safe_id(names.get(p.name, p.name)), p, files=[(p.name, p)] if _refused(p) else []))
+            entries.append(Entry(safe_id(names.get(p.name, p.name)), p, files=[(p.name, p)] if _refused(p) else [],
+                                 info=infos.get(p.name, {})))
     return entries
 
 
@@ -756,10 +761,14 @@ def default_jobs() -> int:
 def grade_all(source: str | Path, out: str | Path = DEFAULT_OUT, assignment: str = "yahtzee",
               stage: str = "all", jobs: int | None = None, force: bool = False,
               timeout: float = DEFAULT_TIMEOUT, nb_assignment: str | None = None,
-              progress: bool = True, exports: bool = True, stream=None) -> BatchSummary:
+              progress: bool = True, exports: bool = True, stream=None, only: list[str] | None = None,
+              policy: lms.LatePolicy | None = None) -> BatchSummary:
     """Grade every submission in SOURCE into OUT/gradebook.sqlite and write the exports.
 
-    Raises InputError (bad SOURCE) and KeyError (unknown assignment) before grading anything.
+    ONLY: regrade just these student ids (always, changed or not); the others keep their grades.
+    POLICY: the due date, extensions and late penalty, stored in the gradebook (the exports apply it).
+    Raises InputError (bad SOURCE, an unknown id in ONLY) and KeyError (unknown assignment) before
+    grading anything.
     """
     spec = load_assignment(assignment)
     stage = str(stage)
@@ -772,6 +781,11 @@ def grade_all(source: str | Path, out: str | Path = DEFAULT_OUT, assignment: str
     if not entries:
         raise InputError(f"no submissions found in {source} (expected .py files, notebooks or one folder "
                          "per student)")
+    if only:
+        unknown = sorted(set(only) - {e.id for e in entries})
+        if unknown:
+            raise InputError(f"--only: no submission with id {', '.join(unknown)} in {source} "
+                             f"(ids: {', '.join(e.id for e in entries[:20])}{' ...' if len(entries) > 20 else ''})")
     jobs = jobs or default_jobs()
     version = grader_version(spec)
     summary = BatchSummary(found=len(entries), out=out, notes=notes)
@@ -779,7 +793,12 @@ def grade_all(source: str | Path, out: str | Path = DEFAULT_OUT, assignment: str
     top = expected_max(spec, stage)
     with Gradebook(out / "gradebook.sqlite") as book:
         stored = book.fingerprints(spec.name)
-        todo = [e for e in entries if force or stored.get(e.id) != (e.hash, stage, version)]
+        if policy is not None:
+            book.set_meta(f"late_policy:{spec.name}", policy.to_json())
+        if only:
+            todo = [e for e in entries if e.id in set(only)]
+        else:
+            todo = [e for e in entries if force or stored.get(e.id) != (e.hash, stage, version)]
         summary.skipped = len(entries) - len(todo)
         run_id = book.start_run(spec.name, len(entries), jobs)
         bar = Progress(len(todo), stream=stream, enabled=progress)
@@ -799,6 +818,7 @@ def grade_all(source: str | Path, out: str | Path = DEFAULT_OUT, assignment: str
                     summary.graded += 1
                 else:
                     summary.crashed += 1
+            report.submission_info = dict(by_path[entry.id].info)
             book.record(assignment=spec.name, submission_id=entry.id, content_hash=by_path[entry.id].hash,
                         stage=stage, report=report, feedback=feedback, wall_time=result.get("wall", 0.0),
                         cpu_time=result.get("cpu", 0.0), grader_version=version, status=status,
@@ -851,6 +871,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-progress", action="store_true", help="no progress output on stderr")
     parser.add_argument("--python", default=None, metavar="PATH",
                         help="the Python that runs student code (default: the grader's own)")
+    parser.add_argument("--only", default=None, metavar="ID[,ID..]",
+                        help="regrade only these students (changed or not); the others keep their grades")
+    parser.add_argument("--due", default=None, metavar="TIME",
+                        help="the due date and time, e.g. 2026-11-20T23:59 (UTC unless it says +01:00)")
+    parser.add_argument("--extensions", default=None, metavar="CSV",
+                        help="a CSV of `id,due time` rows: each listed student's own due time")
+    parser.add_argument("--late-penalty", type=float, default=None, metavar="PCT",
+                        help="percent of the points earned taken per started day late (default 0)")
+    parser.add_argument("--late-cap", type=float, default=None, metavar="PCT",
+                        help="the late penalty never takes more than this percent (default 100)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -865,8 +895,14 @@ def run(args: argparse.Namespace) -> int:
             print(f"error: {problem}", file=sys.stderr)
             return 2
     try:
+        policy = policy_from_args(args, Path(args.out))
+        only = [i.strip() for i in args.only.split(",") if i.strip()] if args.only else None
         summary = grade_all(args.submissions, args.out, args.assignment, args.stage, args.jobs, args.force,
-                            args.timeout, args.nbgrader_assignment, progress=not args.no_progress)
+                            args.timeout, args.nbgrader_assignment, progress=not args.no_progress,
+                            only=only, policy=policy)
+    except lms.PolicyError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
     except InputError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
@@ -880,6 +916,27 @@ def run(args: argparse.Namespace) -> int:
     return 130 if summary.interrupted else 0
 
 
+def policy_from_args(args: argparse.Namespace, out: Path, assignment: str | None = None) -> lms.LatePolicy | None:
+    """The late policy the options ask for, on top of the one stored in OUT's gradebook (None: no option given)."""
+    if args.due is None and args.extensions is None and args.late_penalty is None and args.late_cap is None:
+        return None
+    policy = lms.LatePolicy()
+    book_path = out / "gradebook.sqlite"
+    if book_path.is_file():
+        with Gradebook(book_path) as book:
+            policy = lms.LatePolicy.from_json(book.get_meta(f"late_policy:{assignment or args.assignment}"))
+    if args.due is not None:
+        lms.parse_time(args.due)
+        policy.due = args.due
+    if args.extensions is not None:
+        policy.extensions = lms.read_extensions(args.extensions)
+    if args.late_penalty is not None:
+        policy.penalty_per_day = args.late_penalty
+    if args.late_cap is not None:
+        policy.cap = args.late_cap
+    return policy
+
+
 def print_summary(summary: BatchSummary, stream=None) -> None:
     stream = stream or sys.stdout
     for note in summary.notes:
@@ -888,6 +945,6 @@ def print_summary(summary: BatchSummary, stream=None) -> None:
     print(f"grade-all {state}: {summary.found} submissions, {summary.graded} graded, "
           f"{summary.skipped} unchanged (skipped), {summary.crashed} grader failures, "
           f"{summary.wall:.1f} s", file=stream)
-    print(f"  gradebook  {summary.out / 'gradebook.sqlite'}", file=stream)
+    print(f"  {'gradebook':<17} {summary.out / 'gradebook.sqlite'}", file=stream)
     for path in summary.written:
-        print(f"  {path.name:<10} {path}", file=stream)
+        print(f"  {path.name:<17} {path}", file=stream)

@@ -45,7 +45,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--public", action="store_true", help="run only the public checks (student self-check)")
     parser.add_argument("--python", default=None, metavar="PATH",
                         help="the Python that runs student code (default: the grader's own)")
-    parser.add_argument("-v", "--verbose", action="store_true", help="list passed checks too")
+    parser.add_argument("-v", "--verbose", action="store_true",
+                        help="list passed checks too (with --public: every failing check, not only the first)")
+    parser.add_argument("--gradebook", default=None, metavar="OUT",
+                        help="also record this grade in the class gradebook OUT/gradebook.sqlite (as grade-all "
+                             "does) and rewrite OUT's exports and report")
+    parser.add_argument("--id", default=None, help="the student id in --gradebook (default: the file's name)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -78,11 +83,19 @@ def run(args: argparse.Namespace) -> int:
     if args.stage != "all" and not spec.suite_files(args.stage):
         print(f"error: {spec.name} has no stage {args.stage}", file=sys.stderr)
         return 2
+    if args.gradebook and args.public:
+        print("error: --gradebook records real grades; it cannot be combined with --public", file=sys.stderr)
+        return 2
+    import time as _time
+
+    started = _time.perf_counter()
     try:
         report = grade(args.path, spec, stage=args.stage, public_only=args.public)
     except GraderFault as err:
         print(f"grader fault (not the student's): {err}", file=sys.stderr)
         return 1
+    if args.gradebook:
+        record_in_gradebook(report, spec, args, _time.perf_counter() - started)
     if args.format == "text":
         print(reporters.to_text(report, verbose=args.verbose))
     elif args.format == "json":
@@ -92,6 +105,27 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(reporters.to_markdown(report))
     return 1 if any(t.status == "error" for t in report.tests) else 0
+
+
+def record_in_gradebook(report, spec, args: argparse.Namespace, wall: float) -> None:
+    """Store one `grade` in a class gradebook, exactly as grade-all would, and rewrite the exports."""
+    from pathlib import Path
+
+    from .batch import grader_version, safe_id, submission_files
+    from .engine import reporters
+    from .export import write_exports
+    from .gradebook import Gradebook, content_hash
+
+    out = Path(args.gradebook)
+    path = Path(args.path)
+    sid = safe_id(args.id or path.stem)
+    report.submission = sid
+    with Gradebook(out / "gradebook.sqlite") as book:
+        book.record(assignment=spec.name, submission_id=sid, content_hash=content_hash(submission_files(path)),
+                    stage=str(args.stage), report=report, feedback=reporters.to_text(report), wall_time=wall,
+                    cpu_time=0.0, grader_version=grader_version(spec), source=str(path))
+        write_exports(book, spec, out)
+    print(f"recorded {sid} in {out / 'gradebook.sqlite'}; exports and report rewritten", file=sys.stderr)
 
 
 def not_a_submission(path: str, spec) -> str | None:

@@ -30,7 +30,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _note(row) -> str:
-    """One short line on what went wrong for this student (or nothing)."""
+    """One short line on what went wrong for this student (or nothing); sandbox refusals first."""
+    flags = row.report.get("flags") or []
+    if flags:
+        return f"SANDBOX FLAG ({len(flags)}): {flags[0]}"
     if row.error:
         return row.error.splitlines()[0]
     failed = [t for t in row.tests if t["status"] != "passed"]

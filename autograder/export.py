@@ -11,6 +11,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from . import lms
 from .assignment import Assignment
 from .engine import reporters
 from .engine.escape import csv_cell, plain
@@ -22,11 +23,13 @@ def _num(value: float) -> float | int:
     return int(value) if value == int(value) else value
 
 
-def summarize(row: Row, spec: Assignment) -> dict[str, Any]:
-    """One student's grade as plain data: totals, per stage, per problem."""
+def summarize(row: Row, spec: Assignment, policy: lms.LatePolicy | None = None) -> dict[str, Any]:
+    """One student's grade as plain data: totals, per stage, per problem, late work, sandbox flags."""
     report = row.grade_report()
     stages = report.stage_scores()
     problems = report.problem_scores()
+    info = dict(report.submission_info)
+    late = (policy or lms.LatePolicy()).assess(row.submission_id, info, row.score)
     return {
         "id": row.submission_id,
         "total": _num(row.score),
@@ -48,12 +51,19 @@ def summarize(row: Row, spec: Assignment) -> dict[str, Any]:
         "grader_version": row.grader_version,
         "graded_at": row.graded_at,
         "feedback": f"feedback/{row.submission_id}.md",
+        "submitted_at": info.get("submitted_at", ""),
+        "lms": info.get("lms", ""), "lms_id": info.get("lms_id", ""), "lms_name": info.get("lms_name", ""),
+        "due": late["due"], "extension": late["extension"], "late": late["late"], "late_by": late["late_by"],
+        "days_late": late["days_late"], "penalty": _num(late["penalty"]),
+        "final": _num(max(0.0, row.score - late["penalty"])),
+        "sandbox_flags": list(report.flags),
     }
 
 
 def csv_header(spec: Assignment) -> list[str]:
     return (["id", "total", "max", "percent"] + [f"stage{s.number}" for s in spec.stages]
-            + [f"p{p.number}" for p in spec.problems] + ["status", "graded_at"])
+            + [f"p{p.number}" for p in spec.problems] + ["status", "graded_at"]
+            + ["lms_id", "submitted_at", "due", "late", "late_by", "penalty", "final", "sandbox_flags"])
 
 
 def csv_row(summary: dict[str, Any], spec: Assignment) -> list[Any]:
@@ -61,8 +71,19 @@ def csv_row(summary: dict[str, Any], spec: Assignment) -> list[Any]:
     stages = [summary["stages"].get(str(s.number), [""])[0] for s in spec.stages]
     problems = [summary["problems"].get(str(p.number), [""])[0] for p in spec.problems]
     row = ([summary["id"], summary["total"], summary["max"], summary["percent"]] + stages + problems
-           + [summary["status"], summary["graded_at"]])
+           + [summary["status"], summary["graded_at"]]
+           + [summary["lms_id"], summary["submitted_at"], summary["due"], "yes" if summary["late"] else "",
+              summary["late_by"], summary["penalty"], summary["final"], "; ".join(summary["sandbox_flags"])])
     return [csv_cell(cell) for cell in row]        # an id like "=HYPERLINK(...)" stays text
+
+
+def _late_text(summary: dict[str, Any]) -> str:
+    if not summary["late"]:
+        return ""
+    text = f"late {summary['late_by']}".strip()
+    if summary["penalty"]:
+        text += f" (-{summary['penalty']} points: {summary['final']} counted)"
+    return text
 
 
 def _write(path: Path, text: str) -> None:
@@ -78,7 +99,8 @@ def write_exports(book: Gradebook, spec: Assignment, out: Path) -> list[Path]:
 
     out = Path(out)
     rows = book.rows(spec.name)
-    summaries = [summarize(row, spec) for row in rows]
+    policy = lms.LatePolicy.from_json(book.get_meta(f"late_policy:{spec.name}"))
+    summaries = [summarize(row, spec, policy) for row in rows]
     feedback = out / "feedback"
     feedback.mkdir(parents=True, exist_ok=True)
 
@@ -91,9 +113,14 @@ def write_exports(book: Gradebook, spec: Assignment, out: Path) -> list[Path]:
         writer.writerow(csv_row(summary, spec))
     _write(out / "grades.csv", buffer.getvalue())
 
+    top = _num(max((r.max_score for r in rows), default=spec.total_points))
+    _write(out / "canvas_grades.csv", lms.canvas_csv(summaries, spec.title, top))
+    _write(out / "moodle_grades.csv", lms.moodle_csv(summaries, top))
+
     _write(out / "grades.json", json.dumps({
         "assignment": spec.name,
         "max_points_in_table": _num(spec.total_points),
+        "late_policy": json.loads(policy.to_json()),
         "students": summaries,
     }, indent=2))
 
@@ -103,11 +130,14 @@ def write_exports(book: Gradebook, spec: Assignment, out: Path) -> list[Path]:
         report.submission = row.submission_id
         _write(feedback / f"{row.submission_id}.md", reporters.to_markdown(report))
         _write(feedback / f"{row.submission_id}.txt", plain(row.feedback) + "\n")
-        write_feedback_page(row, report, feedback / f"{row.submission_id}.html")
+        write_feedback_page(row, report, feedback / f"{row.submission_id}.html",
+                            late=_late_text(next(s for s in summaries if s["id"] == row.submission_id)))
         keep.update(f"{row.submission_id}.{ext}" for ext in ("md", "txt", "html"))
         keep.add(f"{row.submission_id}-strategy.png")        # stage 5's plot (report.write_feedback_page)
     for stale in feedback.iterdir():
         if stale.name not in keep:
             stale.unlink()
-    report_path = write_report(rows, spec, out)
-    return [out / "grades.csv", out / "grades.json", feedback, report_path]
+    late = {s["id"]: s for s in summaries}
+    report_path = write_report(rows, spec, out, lms_files=["canvas_grades.csv", "moodle_grades.csv"], late=late)
+    return [out / "grades.csv", out / "canvas_grades.csv", out / "moodle_grades.csv", out / "grades.json",
+            feedback, report_path]

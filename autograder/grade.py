@@ -54,12 +54,59 @@ class GraderFault(RuntimeError):
 def grade(path: str | Path, assignment: str | Assignment = "yahtzee", stage: str | int = "all",
           public_only: bool = False, limits: Limits | None = None,
           extra_hidden: list[str] | None = None) -> GradeReport:
-    """Grade the submission at PATH; a broken submission yields a report, never an exception."""
+    """Grade the submission at PATH; a broken submission yields a report, never an exception.
+
+    PUBLIC_ONLY runs the public checks instead (autograder/public.py): the same code the
+    bundle's check.py and the notebooks' check cells run."""
+    if public_only:
+        from .public import grade_public
+
+        return grade_public(path, assignment, stage, limits, extra_hidden)
     reports: list[GradeReport] = []
     grade_stream(iter([path]), reports.append, assignment, stage, public_only, limits, extra_hidden)
     if not reports:
         raise GraderFault("pytest ended before grading (a usage error in the grading session?)")
     return reports[0]
+
+
+class _Counter:
+    def __init__(self) -> None:
+        self.count = 0
+        self.errors: list[str] = []
+
+    def pytest_collection_modifyitems(self, session, config, items) -> None:
+        self.count = len(items)
+        items[:] = []
+
+    def pytest_collectreport(self, report) -> None:
+        if report.failed:
+            self.errors.append(f"{report.nodeid}: {report.longreprtext[-3000:]}")
+
+
+def count_checks(spec: Assignment, stage: str | int = "all") -> int:
+    """How many checks the grader runs on STAGE (collected, not run; once per process and suite)."""
+    key = (spec.name, str(stage), tuple((str(f), f.stat().st_mtime_ns) for f in spec.suite_files(stage)))
+    if key not in _COUNTS:
+        _COUNTS[key] = _count_checks(spec, stage)
+    return _COUNTS[key]
+
+
+_COUNTS: dict[tuple, int] = {}
+
+
+def _count_checks(spec: Assignment, stage: str | int) -> int:
+    counter = _Counter()
+    args = [*[str(f) for f in spec.suite_files(stage)], "-c", str(PYTEST_INI), "--rootdir", str(spec.suites_dir),
+            "-p", "no:cacheprovider", "-p", "no:terminal", "--import-mode=importlib",
+            "-W", "ignore::pytest.PytestAssertRewriteWarning"]
+    old_cwd = os.getcwd()
+    try:
+        pytest.main(args, plugins=[counter])
+    finally:
+        os.chdir(old_cwd)
+    if counter.errors:
+        raise GraderFault("the grading suites failed to load:\n" + "\n".join(counter.errors))
+    return counter.count
 
 
 def grade_stream(paths: Iterator[str | Path], deliver: Callable[[GradeReport], None],
@@ -101,6 +148,7 @@ def grade_stream(paths: Iterator[str | Path], deliver: Callable[[GradeReport], N
     def finish(plugin: GradingPlugin, context) -> None:
         report, student, started = context
         student.close()
+        report.flags = list(student.attempts)
         report.tests = plugin.results
         report.notes.extend(plugin.notes)
         report.hidden_not_run = plugin.hidden_not_run

@@ -151,6 +151,14 @@ class Gradebook:
         self.db.execute("UPDATE runs SET finished_at = ?, graded = ?, skipped = ?, crashed = ?, status = ? "
                         "WHERE id = ?", (now(), graded, skipped, crashed, status, run_id))
 
+    def set_meta(self, key: str, value: str) -> None:
+        self.db.execute("INSERT INTO meta VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                        (key, value))
+
+    def get_meta(self, key: str) -> str | None:
+        row = self.db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return row[0] if row else None
+
     # -- reading ------------------------------------------------------------------------------
     def fingerprints(self, assignment: str) -> dict[str, tuple[str, str, str]]:
         """submission_id -> (content_hash, stage, grader_version) of what is stored and final.

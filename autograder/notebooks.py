@@ -59,12 +59,21 @@ COURSE_DIR = REPO_ROOT / "notebooks"
 CONTENT_DIR = COURSE_DIR / "content"
 SOURCE_DIR = COURSE_DIR / "source"
 SAMPLES_DIR = COURSE_DIR / "samples" / "submitted"
+STUDENT_DIR = COURSE_DIR / "student"         # the self-learners' track: solution-free, ready to open
 GENERATE_COMMAND = "python -m autograder.notebooks"
 
 BEGIN_SOLUTION = "### BEGIN SOLUTION"
 END_SOLUTION = "### END SOLUTION"
 CODE_STUB = "# YOUR CODE HERE\nraise NotImplementedError()"     # nbgrader's ClearSolutions default
 KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
+
+
+SELFCHECK = (Path(__file__).resolve().parent / "engine" / "selfcheck.py").read_text(encoding="utf-8")
+SELFCHECK_TEXT = ("## How the checks run\n\nThis given cell runs the public checks below: each check cell "
+                  "reports every problem as passed, failed or not started, with what was expected and a hint, "
+                  "and never stops *Run All*. `python -m autograder grade FILE --public` and the bundle's "
+                  "`check.py` run these same checks.")
+SUMMARY_TEXT = "## Your progress\n\nEvery problem whose checks ran above, in one list."
 
 
 class NotebookError(ValueError):
@@ -418,7 +427,13 @@ class Check:
     value: bool = True                  # compare the call's return value
     final: bool = False                 # compare the final score printed (the last number on a score line)
     origin: str = ""
-    in_notebook: bool = True            # False: only in check.py (a whole game filed under a later problem)
+    in_notebook: bool = True            # False: a whole game filed under a later problem: not a public check of it
+    hint: str = ""                      # shown with a failure (the scenario's hint)
+    hint_when: object = None            # show HINT only when the student's value equals this
+
+
+def _hints(case: dict) -> dict:
+    return {"hint": str(case.get("hint", "")), "hint_when": case.get("hint_when")}
 
 
 def _exception_name(exc_msg: str) -> str:
@@ -533,7 +548,7 @@ def scenario_check(assignment: Assignment, signatures: dict[str, list[tuple[str,
         if owner is None:
             return None
         raises = case.get("raises") or ("ValueError" if key == "invalid" or case.get("invalid") else "")
-        return Check(int(owner), expr=_call_text(case["call"]), raises=raises, origin=origin)
+        return Check(int(owner), expr=_call_text(case["call"]), raises=raises, origin=origin, **_hints(case))
     if key in signatures:
         owner = case.get("problem") or getattr(_owner(assignment, key, stage), "number", None)
         if owner is None:
@@ -556,12 +571,13 @@ def scenario_check(assignment: Assignment, signatures: dict[str, list[tuple[str,
                 return None
         call = f"{key}({', '.join(args)})"
         if case.get("invalid") or case.get("raises"):
-            return Check(int(owner), setup, expr=call, raises=case.get("raises") or "ValueError", origin=origin)
+            return Check(int(owner), setup, expr=call, raises=case.get("raises") or "ValueError", origin=origin,
+                         **_hints(case))
         if "stdin" in case or "rolls" in case:
             return Check(int(owner), setup, call=call, answers=[str(a) for a in case.get("stdin", [])],
                          dice=[int(d) for d in _flat(case.get("rolls", []))],
-                         lines=list(protocol), after=["card"] if setup else [], origin=origin)
-        return Check(int(owner), setup, expr=call, origin=origin)
+                         lines=list(protocol), after=["card"] if setup else [], origin=origin, **_hints(case))
+        return Check(int(owner), setup, expr=call, origin=origin, **_hints(case))
     answers = case.get("script", case.get("commands"))
     if isinstance(answers, list) and ("dice" in case or "seed" in case):
         owner = case.get("problem")
@@ -583,7 +599,8 @@ def scenario_check(assignment: Assignment, signatures: dict[str, list[tuple[str,
             return None
         return Check(int(owner), call=f"{assignment.entry}({int(rounds)})", answers=[str(a) for a in _flat(answers)],
                      dice=dice, seed=None if dice is not None else int(case["seed"]), strict=False,
-                     lines=list(protocol), final=not protocol, origin=origin, in_notebook=in_notebook)
+                     lines=list(protocol), final=not protocol, origin=origin, in_notebook=in_notebook,
+                     **_hints(case))
     return None
 
 
@@ -638,7 +655,7 @@ def content_checks(content: dict, problem: Problem) -> list[Check]:
             raises=item.get("raises", ""), call=item.get("call", ""),
             answers=[str(a) for a in item.get("answers", [])], dice=[int(d) for d in item.get("dice", [])],
             lines=list(item.get("lines", [])), after=list(item.get("after", [])),
-            value=bool(item.get("value", True)), origin="content"))
+            value=bool(item.get("value", True)), origin="content", **_hints(item)))
     return checks
 
 
@@ -697,13 +714,46 @@ def _eval(expr: str, namespace: dict, where: str):
         raise NotebookError(f"{where}: the reference failed on {expr}: {type(err).__name__}: {err}") from None
 
 
-def _assert_value(got_name: str, expected, ran: str, where: str) -> list[str]:
+def _hint_text(got_name: str, check: Check | None, where: str) -> str:
+    """' + <the hint>' for an assertion message ('' without a hint; conditional with hint_when)."""
+    if check is None or not check.hint:
+        return ""
+    text = repr("\nHint: " + check.hint)
+    if check.hint_when is None:
+        return f" + {text}"
+    return f" + ({text} if {got_name} == {_literal(check.hint_when, where)} else '')"
+
+
+def _assert_value(got_name: str, expected, ran: str, where: str, check: Check | None = None) -> list[str]:
+    """An assert whose message reads like the grader's feedback: Ran / Expected / Got / Hint."""
     literal = _literal(expected, where)
-    message = repr(f"{ran} should be {literal}, not ")
+    message = repr(f"Ran: {ran}\nExpected: {literal}\nGot: ") + f" + repr({got_name})" + _hint_text(got_name, check, where)
     if expected is None or isinstance(expected, bool):
-        return [f"assert {got_name} is {literal}, {message} + repr({got_name})"]
+        return [f"assert {got_name} is {literal}, {message}"]
     type_name = type(expected).__name__
-    return [f"assert {got_name} == {literal} and type({got_name}) is {type_name}, {message} + repr({got_name})"]
+    return [f"assert {got_name} == {literal} and type({got_name}) is {type_name}, {message}"]
+
+
+def check_label(check: Check) -> str:
+    """What a check block is called where the student reads it (its origin, or its call)."""
+    if check.origin.startswith(("public scenario", "from the")):
+        return check.origin
+    text = check.call or check.expr
+    return text if len(text) <= 90 else text[:87] + "..."
+
+
+def checks_code(problem: Problem, blocks: list[tuple[str, str]]) -> str:
+    """A problem's public checks as one code text, run the same way in a notebook cell, in
+    check.py and in the sandbox (engine/selfcheck.py): one `with checks(...)` block per check."""
+    lines = [f"checks = PublicChecks({problem.number}, {problem.title!r})"]
+    for what, code in blocks:
+        body = code.split("\n")
+        if body and body[0].startswith("# ") and body[0][2:] == what:
+            body = body[1:]                      # the block's label already says where it comes from
+        lines.append(f"with checks({what!r}):")
+        lines.append(textwrap.indent("\n".join(body), "    "))
+    lines.append("checks.done()")
+    return "\n".join(lines)
 
 
 def render_check(check: Check, namespace: dict, where: str) -> str:
@@ -721,8 +771,9 @@ def render_check(check: Check, namespace: dict, where: str) -> str:
                                     f"not {check.raises}") from None
         else:
             raise NotebookError(f"{where}: {check.expr} did not raise {check.raises} in the reference")
-        message = repr(f"{check.expr} should raise {check.raises}")
-        out += ["try:", f"    {check.expr}", f"except {check.raises}:", "    pass", "else:",
+        message = (repr(f"Ran: {check.expr}\nExpected: {check.raises} raised\nGot: ") + " + repr(got) + "
+                   + repr(f" (no {check.raises})") + _hint_text("got", check, where))
+        out += ["try:", f"    got = {check.expr}", f"except {check.raises}:", "    pass", "else:",
                 f"    raise AssertionError({message})"]
         return "\n".join(out)
     if check.call:
@@ -743,33 +794,33 @@ def render_check(check: Check, namespace: dict, where: str) -> str:
         if len(ran) > 160:
             ran = f"{check.call} (with the answers and dice above)"
         if check.value:
-            out += _assert_value("value", namespace["value"], ran, where)
+            out += _assert_value("value", namespace["value"], ran, where, check)
         prefixes = tuple(check.lines)
         got = _eval(f"lines_starting(printed, *{prefixes!r})", namespace, where) if prefixes else []
         if prefixes and (got or check.origin == "content"):
             out.append(f"shown = lines_starting(printed, *{prefixes!r})")
             namespace["shown"] = got
             label = " / ".join(repr(p) for p in prefixes)
-            message = repr(f"{check.call} should print these {label} lines:\n")
+            message = repr(f"Ran: {ran}\nExpected these {label} lines: ")
             out.append(f"assert shown == {_literal(got, where)}, {message} + repr({_literal(got, where)}) + "
-                       f"'\\nbut printed:\\n' + printed")
+                       f"'\\nGot (all it printed):\\n' + printed{_hint_text('shown', check, where)}")
         if check.final:
             got = _eval("final_number(printed)", namespace, where)
             out.append("got = final_number(printed)")
             namespace["got"] = got
-            out += _assert_value("got", got, f"the final score {check.call} printed", where)
+            out += _assert_value("got", got, f"the final score {check.call} printed", where, check)
         for expr in check.after:
             value = _eval(expr, namespace, where)
             if check.origin != "content" and value == before[expr]:
                 continue                         # unchanged by the call: comparing it tells nothing
             out.append(f"got = {expr}")
             namespace["got"] = value
-            out += _assert_value("got", value, f"after {check.call}, {expr}", where)
+            out += _assert_value("got", value, f"after {check.call}, {expr}", where, check)
         return "\n".join(out)
     value = _eval(check.expr, namespace, where)
     out.append(f"got = {check.expr}")
     namespace["got"] = value
-    out += _assert_value("got", value, check.expr, where)
+    out += _assert_value("got", value, check.expr, where, check)
     return "\n".join(out)
 
 
@@ -868,7 +919,7 @@ class StageBuild:
     namespace: dict                     # the reference as it stands at this stage, checks run
     checks: dict[int, str]              # problem -> check code of its test cell (without the tools)
     pieces: list[Piece]
-    script_checks: dict[int, str] = field(default_factory=dict)   # the same plus check.py-only checks
+    script_checks: dict[int, str] = field(default_factory=dict)   # what check.py and grade --public run (= checks)
 
 
 def notebook_name(assignment: Assignment, stage: int) -> str:
@@ -907,6 +958,8 @@ def build_stage(assignment: Assignment, solution: Solution, content: dict, stage
     for piece in pieces:
         _run(strip_solution_markers(piece.code), namespace, f"{where}: {piece.function.name}")
     _run(TOOLS, namespace, f"{where}: tools")
+    _run(SELFCHECK, namespace, f"{where}: the public-check runtime")     # as the given cell defines it
+    namespace["SETTINGS"]["print"] = False
     namespace["__sources__"] = {p.function.name: strip_solution_markers(p.code) for p in pieces}
 
     cells: list[dict] = []
@@ -920,6 +973,8 @@ def build_stage(assignment: Assignment, solution: Solution, content: dict, stage
     cells.append(markdown_cell(fill_markdown(content.get("setup_text", "## The rules as constants"),
                                              namespace, content, where), f"s{stage}-setup-md"))
     cells.append(code_cell(solution.setup, "given_setup", locked=True))
+    cells.append(markdown_cell(SELFCHECK_TEXT, f"s{stage}-selfcheck-md"))
+    cells.append(code_cell(SELFCHECK, "given_selfcheck", locked=True))
     toolkit = [p for p in pieces if p.function.stage == 0]
     if toolkit:
         cells.append(markdown_cell(fill_markdown(content.get("toolkit_text", "## Given functions"),
@@ -960,7 +1015,7 @@ def build_stage(assignment: Assignment, solution: Solution, content: dict, stage
             cells.append(code_cell(piece.code, f"given_{piece.function.name}", locked=True))
         for piece in answer_pieces:
             cells.append(code_cell(piece.code, answer_id(problem.number, piece.function.name), solution=True))
-        blocks = []
+        blocks: list[tuple[str, str]] = []
         final = reference_namespace(solution)
         found = problem_checks(assignment, solution.text, content, problem)
         if not found:
@@ -972,26 +1027,30 @@ def build_stage(assignment: Assignment, solution: Solution, content: dict, stage
             if render_check(check, final, label) != code:
                 raise NotebookError(f"{label}: the reference gives other values at stage {stage} than in the "
                                     f"end; pick a check that does not depend on later stages:\n{code}")
-            blocks.append(code)
-        code = "\n\n".join(blocks)
+            blocks.append((check_label(check), code))
+        code = checks_code(problem, blocks)
         checks[problem.number] = code
-        extra = []
-        for check in problem_checks(assignment, solution.text, content, problem, notebook=False):
-            if not check.in_notebook:
-                extra.append(render_check(check, dict(final), f"{where}: problem {problem.number} ({check.origin})"))
-        script_checks[problem.number] = "\n\n".join([code] + extra)
+        script_checks[problem.number] = code    # check.py and `grade --public` run exactly these
         uses_tools = any(name + "(" in code for name in ("run_scripted", "lines_starting", "final_number"))
         header = [f"# Public checks for Problem {problem.number} ({_points(problem.points)} points). "
                   "Run your answer cell first, then this cell.",
-                  "# They are examples: the grader runs more checks of its own on your functions."]
+                  "# They are examples: the grader runs more checks of its own on your functions.",
+                  "# Each `with checks(...)` block is one check; a failing one is reported and the rest still run."]
         body = "\n".join(header) + "\n"
         if uses_tools:
             body += "\n" + TOOLS + "\n\n"
-        body += code + f"\n\nprint(\"Problem {problem.number}: all public checks passed.\")\n"
+        body += code + "\n"
         cells.append(code_cell(body, test_id(problem), grade=True, locked=True, points=problem.points))
+        runtime = {"__name__": "selfcheck"}
+        exec(compile(SELFCHECK, "<selfcheck>", "exec"), runtime)
+        runtime["SETTINGS"]["print"] = False
         try:                                             # the source notebook must pass its own checks
             with contextlib.redirect_stdout(io.StringIO()):
-                exec(compile(body, f"<{where}: test cell {problem.number}>", "exec"), dict(namespace))
+                exec(compile(body, f"<{where}: test cell {problem.number}>", "exec"),
+                     {**namespace, "PublicChecks": runtime["PublicChecks"]})
+            failing = [r for r in runtime["RESULTS"].get(problem.number, []) if r[1] != "passed"]
+            if failing:
+                raise AssertionError(f"{failing[0][0]}: {failing[0][2]}")
         except BaseException as err:                     # noqa: BLE001 - reported, never hidden
             raise NotebookError(f"{where}: the public checks of problem {problem.number} fail on the "
                                 f"reference: {type(err).__name__}: {err}") from None
@@ -1000,6 +1059,9 @@ def build_stage(assignment: Assignment, solution: Solution, content: dict, stage
     if leftover:
         cells.append(code_cell("\n\n\n".join(p.code.rstrip("\n") for p in leftover), f"given_stage{stage}_rest",
                                locked=True))
+    cells.append(markdown_cell(SUMMARY_TEXT, f"s{stage}-summary-md"))
+    cells.append(code_cell("if __name__ == \"__main__\":       # in the notebook (never when graded)\n"
+                           "    print(public_summary())", f"s{stage}-summary"))
     play = spec.get("play")
     if play:
         cells.append(markdown_cell(fill_markdown(spec.get("play_text", "## Play"), namespace, content, where),
@@ -1278,12 +1340,52 @@ def notebook_texts(nb: dict) -> str:
 # Writing and checking
 # ---------------------------------------------------------------------------
 
+STUDENT_NOTE = ("> **Your notebook.** Write each answer where it says `# YOUR CODE HERE` (the stub names its "
+                "problem), then *Run All*: every check cell reports its problem as passed, failed or not "
+                "started, with what was expected and a hint, and never stops the run. Start with Problem {first}.")
+
+
+def student_notebook(build: StageBuild, assignment: Assignment) -> dict:
+    """The self-learner's version of a stage notebook: nbgrader's release (solutions stubbed), with
+    each stub naming its problem like the starter's, and a note on how to work in it."""
+    nb = release_notebook(build.notebook)
+    titles = {p.number: p.title for p in assignment.problems}
+    for cell in nb["cells"]:
+        grade_id = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id", "")
+        match = re.fullmatch(r"p(\d+)_answer_(\w+)", grade_id)
+        if match and _is(cell, "solution"):
+            number, function = int(match[1]), match[2]
+            message = f"Problem {number}: {titles.get(number, '')} ({function})"
+            cell["source"] = _source_lines(cell_source(cell).replace(
+                "raise NotImplementedError()", f"raise NotImplementedError({message!r})"))
+    first = min(p.number for p in assignment.stage_problems(build.stage))
+    nb["cells"].insert(1, markdown_cell(STUDENT_NOTE.format(first=first), f"s{build.stage}-student-note"))
+    nb["metadata"]["autograder"]["track"] = "student"
+    return nb
+
+
+def student_path(assignment: Assignment, stage: int, root: Path = STUDENT_DIR) -> Path:
+    return root / notebook_name(assignment, stage)
+
+
+def student_leaks(assignment: Assignment, files: list[tuple[Path, str]]) -> list[str]:
+    """The release leak check on the student track: no solution line of the notebook's own stage or
+    later, no hidden test data."""
+    problems = []
+    for path, text in files:
+        nb = json.loads(text)
+        stage = int(nb["metadata"]["autograder"]["stage"])
+        problems += find_leaks({relative(path): notebook_texts(nb)}, assignment, stage)
+    return problems
+
+
 def planned_files(assignment: Assignment | None = None) -> list[tuple[Path, str]]:
     assignment = assignment or load_assignment("yahtzee")
     content = load_content(assignment)
     files = []
     for build in build_all(assignment):
         files.append((notebook_path(assignment, build.stage), dumps(build.notebook)))
+        files.append((student_path(assignment, build.stage), dumps(student_notebook(build, assignment))))
         for student, nb in sample_notebooks(build, content).items():
             files.append((sample_path(student, assignment, build.stage), dumps(nb)))
     return files
@@ -1295,6 +1397,11 @@ def generate(check: bool = False, assignment: Assignment | None = None) -> tuple
         files = planned_files(assignment)
     except NotebookError as err:
         return [f"cannot generate the notebooks: {err}"], []
+    leaks = student_leaks(assignment or load_assignment("yahtzee"),
+                          [(p, t) for p, t in files if STUDENT_DIR in p.parents])
+    if leaks:
+        head = "LEAK: the student notebooks would show solutions or hidden data; nothing was written:"
+        return [head, *leaks], []
     problems, written = [], []
     for path, text in files:
         current = path.read_text(encoding="utf-8") if path.is_file() else None
@@ -1309,7 +1416,7 @@ def generate(check: bool = False, assignment: Assignment | None = None) -> tuple
             written.append(path)
     if check:
         wanted = {path for path, _ in files}
-        for root in (SOURCE_DIR, SAMPLES_DIR):
+        for root in (SOURCE_DIR, SAMPLES_DIR, STUDENT_DIR):
             for path in sorted(root.rglob("*.ipynb")) if root.is_dir() else []:
                 if path not in wanted and ".ipynb_checkpoints" not in path.parts:
                     problems.append(f"{relative(path)} is not generated any more: delete it")

@@ -10,7 +10,9 @@ For every assignment with a reference solution, the bundle holds (under OUT/<nam
 * the handout (``handout-<name>.md``), when it exists;
 * ``check.py``: a standalone script with the PUBLIC checks only (the docstring examples, the
   public scenarios, the notebooks' public checks), their expected values computed from the
-  reference now.  Students run ``python check.py yahtzee.py``; it needs nothing but Python;
+  reference now, run by the same runtime as ``grade --public`` and the notebooks' check cells
+  (engine/selfcheck.py).  Students run ``python check.py yahtzee.py`` (``--verbose``: every
+  failing check; ``--json``: ``{"problems": {"1": "passed", ...}}``); it needs nothing but Python;
 * ``notebooks/<name>_stageK.ipynb`` for K = 1..STAGE (assignments with notebooks): the nbgrader
   release versions, made by the same stubbing as ``nbgrader generate_assignment`` (byte for byte,
   tests/test_nbgrader.py checks it).  The stage-K notebook gives the reference code of stages
@@ -41,20 +43,16 @@ from autograder.build import generate_starter, relative
 from autograder.notebooks import (
     TOOLS,
     NotebookError,
-    _points,
     build_all,
-    doctest_checks,
     find_leaks,
     generate,
     has_notebooks,
-    load_content,
     notebook_name,
     notebook_texts,
     release_notebook,
-    render_check,
-    scenario_checks,
 )
 from autograder.notebooks import dumps as notebook_dumps
+from autograder.public import HIDDEN_NOTE, SELFCHECK_SOURCE, public_checks
 
 CHECK_TIMEOUT = 10          # seconds per problem in check.py
 
@@ -66,40 +64,6 @@ class ReleaseError(RuntimeError):
 # ---------------------------------------------------------------------------
 # Public checks
 # ---------------------------------------------------------------------------
-
-def public_checks(assignment: Assignment) -> tuple[dict[int, str], list[str]]:
-    """{problem: check code} with the final reference's expected values, and notes on public
-    scenarios whose shape no check could be made for."""
-    text = assignment.solution.read_text(encoding="utf-8")
-    content = load_content(assignment) if has_notebooks(assignment) else {}
-    protocol = content.get("protocol_lines", [])
-    _, unknown = scenario_checks(assignment, text, protocol)
-    notes = [f"{assignment.name}: no public check could be made of {what}" for what in unknown]
-    if content:
-        with contextlib.redirect_stdout(io.StringIO()):
-            builds = build_all(assignment)
-        checks: dict[int, str] = {}
-        for build in builds:
-            checks.update(build.script_checks)   # equal at their stage and in the final reference
-        return checks, notes
-    base: dict = {"__name__": f"{assignment.name}_reference"}
-    with contextlib.redirect_stdout(io.StringIO()):
-        exec(compile(text, str(assignment.solution), "exec"), base)
-        exec(TOOLS, base)
-    checks = {}
-    for problem in assignment.problems:
-        found = doctest_checks(text, problem)
-        found += [c for c in scenario_checks(assignment, text, protocol, problem)[0]]
-        blocks = []
-        namespace = dict(base)
-        for index, check in enumerate(found, 1):
-            with contextlib.redirect_stdout(io.StringIO()):
-                blocks.append(render_check(check, namespace, f"{assignment.name} problem {problem.number} "
-                                                             f"check {index} ({check.origin})"))
-        if blocks:
-            checks[problem.number] = "\n\n".join(blocks)
-    return checks, notes
-
 
 CHECK_TEMPLATE = '''\
 #!/usr/bin/env python3
@@ -121,7 +85,7 @@ import argparse
 import contextlib
 import importlib.util
 import io
-import signal
+import json
 import sys
 import traceback
 from pathlib import Path
@@ -129,13 +93,11 @@ from pathlib import Path
 TITLE = {title!r}
 STUDENT_FILE = {student_file!r}
 TIMEOUT = {timeout!r}
-PROBLEMS = {problems}   # (number, stage, title, points)
+PROBLEMS = {problems}   # (number, stage, title)
 CHECKS = {checks}
 TOOLS = {tools!r}
-
-
-class TookTooLong(BaseException):
-    pass
+RUNTIME = {runtime!r}   # the public-check runtime: the same code notebooks and `grade --public` run
+HIDDEN_NOTE = {hidden_note!r}
 
 
 def load(path):
@@ -164,83 +126,51 @@ def where_in(err, path):
     return f" (line {{lines[-1]}} of your file)" if lines else ""
 
 
-def run_problem(module, path, number):
-    namespace = dict(vars(module))
-    exec(TOOLS, namespace)
-    code = compile(CHECKS[number], f"<public checks of problem {{number}}>", "exec")
-    alarm = hasattr(signal, "SIGALRM")
-    if alarm:
-        def stop(signum, frame):
-            raise TookTooLong()
-        signal.signal(signal.SIGALRM, stop)
-        signal.alarm(TIMEOUT)
-    try:
-        with contextlib.redirect_stdout(io.StringIO()):
-            exec(code, namespace)
-        return "passed", ""
-    except TookTooLong:
-        return "failed", f"took more than {{TIMEOUT}} seconds (an endless loop?)"
-    except AssertionError as err:
-        return "failed", str(err)
-    except NotImplementedError as err:
-        return "not written", str(err) or "raises NotImplementedError"
-    except Exception as err:
-        return "failed", f"raised {{type(err).__name__}}: {{err}}{{where_in(err, path)}}"
-    finally:
-        if alarm:
-            signal.alarm(0)
-
-
 def main(argv=None):
     parser = argparse.ArgumentParser(description=f"Public checks of the {{TITLE}} assignment.")
     parser.add_argument("file", nargs="?", default=str(Path(__file__).with_name(STUDENT_FILE)),
                         help=f"your file (default: {{STUDENT_FILE}} next to this script)")
     parser.add_argument("--stage", type=int, help="check only the problems of this stage")
     parser.add_argument("--problem", type=int, help="check only this problem")
+    parser.add_argument("-v", "--verbose", action="store_true", help="show every failing check, not only the first")
+    parser.add_argument("--json", action="store_true",
+                        help='print {{"problems": {{"1": "passed", "2": "failed", ...}}}} only')
     args = parser.parse_args(argv)
     path = Path(args.file)
     if not path.is_file():
         print(f"There is no file {{path}}.")
         return 2
-    sys.path.insert(0, str(path.resolve().parent))
-    try:
-        module = load(path)
-    except SyntaxError as err:
-        print(f"Your file has a syntax error on line {{err.lineno}}: {{err.msg}}")
-        return 1
-    except Exception as err:
-        print(f"Your file raised {{type(err).__name__}} while being loaded{{where_in(err, path)}}: {{err}}")
-        return 1
     chosen = [p for p in PROBLEMS if (args.stage is None or p[1] == args.stage)
               and (args.problem is None or p[0] == args.problem)]
     if not chosen:
         print("No problem matches.")
         return 2
-    passed = 0
-    stage = None
-    for number, problem_stage, title, points in chosen:
-        if problem_stage != stage:
-            stage = problem_stage
-            print(f"\\nStage {{stage}}")
+    engine = {{"__name__": "selfcheck"}}
+    exec(RUNTIME, engine)
+    engine["SETTINGS"].update(timeout=TIMEOUT, filename=path.name)
+    sys.path.insert(0, str(path.resolve().parent))
+    problem = None
+    try:
+        module = load(path)
+    except SyntaxError as err:
+        problem = f"Your file has a syntax error on line {{err.lineno}}: {{err.msg}}"
+    except Exception as err:
+        problem = f"Your file raised {{type(err).__name__}} while being loaded{{where_in(err, path)}}: {{err}}"
+    results = {{}}
+    for number, _, _ in chosen:
         if number not in CHECKS:
-            print(f"  Problem {{number}} {{title}} ({{points}} points): no public checks")
             continue
-        status, detail = run_problem(module, path, number)
-        passed += status == "passed"
-        print(f"  Problem {{number}} {{title}} ({{points}} points): {{status}}")
-        if detail:
-            print(textwrap_indent(detail))
-    total = sum(1 for p in chosen if p[0] in CHECKS)
-    print(f"\\nPublic checks: {{passed}} of {{total}} problems pass.  The grader runs more checks of its own "
-          "when it grades (hidden ones); passing these is a good sign, not a promise.")
-    return 0 if passed == total else 1
-
-
-def textwrap_indent(text, limit=40):
-    lines = text.rstrip().splitlines()
-    if len(lines) > limit:
-        lines = lines[:limit] + [f"... ({{len(lines) - limit}} more lines)"]
-    return "\\n".join("      " + line for line in lines)
+        if problem:
+            results[number] = [("loading your file", "failed", problem)]
+        else:
+            results[number] = engine["run_problem"](number, CHECKS[number], vars(module), TOOLS)
+    if args.json:
+        print(json.dumps({{"problems": {{str(n): engine["problem_status"](r) for n, r in results.items()}}}}))
+    else:
+        if problem:
+            print(problem)
+        print(engine["summary"](chosen, results, args.verbose, HIDDEN_NOTE))
+    return 0 if all(engine["problem_status"](r) == "passed" for r in results.values()) else 1
 
 
 if __name__ == "__main__":
@@ -249,13 +179,13 @@ if __name__ == "__main__":
 
 
 def check_script(assignment: Assignment, checks: dict[int, str]) -> str:
-    problems = [(p.number, p.stage, p.title, _points(p.points)) for p in
+    problems = [(p.number, p.stage, p.title) for p in
                 sorted(assignment.problems, key=lambda p: (p.stage, p.number))]
     checks_text = "{\n" + "".join(f"    {number}: {code!r},\n" for number, code in sorted(checks.items())) + "}"
     problems_text = "[\n" + "".join(f"    {p!r},\n" for p in problems) + "]"
     return CHECK_TEMPLATE.format(title=assignment.title, student_file=assignment.student_file,
                                  timeout=CHECK_TIMEOUT, problems=problems_text, checks=checks_text,
-                                 tools=TOOLS)
+                                 tools=TOOLS, runtime=SELFCHECK_SOURCE, hidden_note=HIDDEN_NOTE)
 
 
 # ---------------------------------------------------------------------------

@@ -29,7 +29,7 @@ from autograder.assignment import load_assignment
 from autograder.engine.results import GradeReport, TestResult
 from autograder.export import write_exports
 from autograder.gradebook import Gradebook
-from autograder.report import FLAG_TEXT, check_rates, histogram_svg
+from autograder.report import FLAG_TEXT, check_rates, histogram_counts
 
 SPEC = load_assignment("yahtzee")
 CHROMIUM = Path("/usr/bin/chromium")
@@ -86,10 +86,18 @@ def test_rates_flag_the_check_nearly_everyone_fails(out):
 
 def test_report_html_has_every_part(out):
     html = (out / "report.html").read_text(encoding="utf-8")
-    assert '<svg id="histogram"' in html and "<script" not in html.lower()
-    assert html.count(FLAG_TEXT) == 1
-    row = re.search(r'<tr class="flagged">.*?</tr>', html, re.S).group(0)
-    assert "P4 straights" in row
+    assert '<svg id="histogram"' in html and "<script src" not in html.lower()
+    flagged = re.search(r'<table class="flagged-checks sortable">.*?</table>', html, re.S).group(0)
+    rows = re.findall(r'<tr class="flagged">.*?</tr>', flagged, re.S)
+    assert len(rows) == 1 and "straights" in rows[0] and FLAG_TEXT in rows[0]
+    # top-down: summary, stages, problems, flagged checks, ..., every check (collapsed)
+    order = [html.index(f'<h2 id="{part}">') for part in ("summary", "stages", "problems", "flagged", "hints",
+                                                            "students", "checks")]
+    assert order == sorted(order)
+    problems = re.search(r'<table class="problems sortable">.*?</table>', html, re.S).group(0)
+    assert re.search(r'<td class="num">4</td><td><a href="#p4-checks">Small and Large Straight</a></td>'
+                     r'<td class="num">1</td><td class="num">6</td>', problems), "problem 4 with its table points"
+    assert html.count('<details class="checks"') == len({c[1] for c in CHECKS})
     for student in STUDENTS:
         assert f'href="feedback/{student}.html"' in html
         assert (out / "feedback" / f"{student}.html").is_file()
@@ -101,15 +109,20 @@ def test_report_html_has_every_part(out):
 def test_feedback_page_escapes_output(out):
     page = (out / "feedback" / "ben.html").read_text(encoding="utf-8")
     assert "&lt;b&gt;ben&lt;/b&gt;" in page and "<b>ben</b>" not in page
-    assert 'href="../report.html"' in page
+    assert "href=" not in page, "a page handed to the student on its own has no link that could break"
     gus = (out / "feedback" / "gus.html").read_text(encoding="utf-8")
     assert "syntax error on line 12" in gus
 
 
 def test_histogram_bins():
-    svg = histogram_svg([0, 5, 55, 100, 100, 99.9])
-    counts = [int(m) for m in re.findall(r"<title>\d+-\d+%: (\d+)</title>", svg)]
-    assert counts == [2, 0, 0, 0, 0, 1, 0, 0, 0, 3]
+    from autograder.charts import histogram
+
+    assert histogram_counts([0, 5, 55, 100, 100, 99.9]) == [2, 0, 0, 0, 0, 1, 0, 0, 0, 3]
+    svg = histogram([0, 5, 55, 100, 100, 99.9])
+    assert 'data-values="2,0,0,0,0,1,0,0,0,3"' in svg
+    assert ">students<" in svg and ">score (% of the maximum)<" in svg, "axis labels are text in the SVG"
+    assert "<script" not in svg and "http://" not in svg.replace('xmlns="http://www.w3.org/2000/svg"', "") \
+        .replace('xmlns:xlink="http://www.w3.org/1999/xlink"', "")
 
 
 # --- in a real browser -----------------------------------------------------------------------------
@@ -197,8 +210,8 @@ def test_report_renders_in_chromium(out, tmp_path):
     dom = _run_chromium(tmp_path, "--dump-dom", url)
     assert dom.returncode == 0, dom.stderr[-2000:]
     text = dom.stdout
-    assert re.search(r'<svg id="histogram"[^>]*>.*<rect class="bin"', text, re.S)
-    assert re.search(r'<tr class="flagged">.*P4 straights.*' + re.escape(FLAG_TEXT), text, re.S)
+    assert re.search(r'<svg id="histogram"[^>]*data-values="[\d,]+"', text)
+    assert re.search(r'<tr class="flagged">.*straights.*' + re.escape(FLAG_TEXT), text, re.S)
     links = re.findall(r'<a class="student" href="feedback/([^"]+)\.html">', text)
     assert links == STUDENTS
 
@@ -259,18 +272,22 @@ def test_batch_report_renders_in_chromium(batch_out, tmp_path):
     # The histogram: 10 bins; 6 of 7 students in 90-100 %, the syntax error in 0-10 %.
     svg = re.search(r'<svg id="histogram".*?</svg>', text, re.S)
     assert svg, "no histogram svg in the DOM"
-    assert re.findall(r"<title>\d+-\d+%: (\d+)</title>", svg.group(0)) == ["1"] + ["0"] * 8 + ["6"]
+    assert 'data-values="1,0,0,0,0,0,0,0,0,6"' in svg.group(0)
     # Per-check pass rates: the three P2 checks the mutant fails are passed by 1 of the 6 that loaded.
-    tests_table = re.search(r'<table class="tests">.*?</table>', text, re.S).group(0)
-    rates = re.findall(r"<small>\((\d+)/(\d+)\)</small>", tests_table)
+    tests_tables = "".join(re.findall(r'<table class="tests">.*?</table>', text, re.S))
+    rates = re.findall(r"<small>\((\d+)/(\d+)\)</small>", tests_tables)
     assert rates and all(n == "6" for _, n in rates), "rates are over the 6 submissions that loaded"
     assert rates.count(("1", "6")) == 3 and rates.count(("6", "6")) == len(rates) - 3
-    flagged = re.findall(r'<tr class="flagged">(.*?)</tr>', text, re.S)
-    assert len(flagged) == 3 and all("P2 " in row and FLAG_TEXT in row for row in flagged)
+    flagged_table = re.search(r'<table class="flagged-checks sortable">.*?</table>', text, re.S).group(0)
+    flagged = re.findall(r'<tr class="flagged">(.*?)</tr>', flagged_table, re.S)
+    assert len(flagged) == 3 and all("<td>2 Three and Four of a Kind</td>" in row and FLAG_TEXT in row
+                                     for row in flagged)
     assert 'class="flag"' in flagged[0]
     # The most common hints: the mutant's, for its 5 students.
     hints = re.search(r'<h2 id="hints">.*?</table>', text, re.S)
     assert hints and re.search(r'<td class="num">5</td><td>' + re.escape(MUTANT_HINT), hints.group(0))
+    linked = re.search(re.escape(MUTANT_HINT) + r"</td><td>(.*?)</td>", hints.group(0), re.S).group(1)
+    assert re.findall(r'<a class="hint-student" href="feedback/(\w+)\.html">', linked) == ["m1", "m2", "m3", "m4", "m5"]
     # One link per student, to a feedback page that exists.
     links = re.findall(r'<a class="student" href="(feedback/[^"]+\.html)">([^<]+)</a>', text)
     assert [name for _, name in links] == BATCH_STUDENTS
@@ -291,4 +308,49 @@ def test_pages_load_nothing_from_outside(batch_out):
         html = page.read_text(encoding="utf-8")
         found = EXTERNAL.findall(html)
         assert not found, f"{page.name} loads from outside: {found[:3]}"
-        assert "<script" not in html.lower() and "<link" not in html.lower(), page.name
+        assert "<script src" not in html.lower() and "<link" not in html.lower(), page.name
+        assert "<script" not in html.lower() or page.name == "report.html", "feedback pages have no script"
+
+
+def _screenshot(tmp_path: Path, page: Path, size: str, name: str, *extra: str) -> tuple[int, int, list[bytes]]:
+    shot = tmp_path / name
+    done = _run_chromium(tmp_path, f"--screenshot={shot}", f"--window-size={size}", *extra, page.as_uri())
+    assert shot.is_file() and shot.stat().st_size > 1000, done.stderr[-2000:]
+    width, height, rows = decode_png(shot.read_bytes())
+    bpp = len(rows[0]) // width
+    colours = {rows[y][x:x + 3] for y in range(0, height, 4) for x in range(0, width * bpp, bpp * 4)}
+    assert len(colours) > 30, f"{name}: a nearly blank screenshot ({len(colours)} colours)"
+    return width, height, rows
+
+
+def test_pages_read_without_script_and_on_a_narrow_window(batch_out, tmp_path):
+    """Without script every table is complete (the page as written IS the DOM a script-less browser
+    shows: the only script turns the headers into sort buttons; headless Chromium cannot capture with
+    script disabled, so the written HTML is asserted); at 390 px wide (a phone) the report and a feedback page render with text and charts."""
+    report = batch_out / "report.html"
+    written = report.read_text(encoding="utf-8")
+    assert written.count("<script>") == 1 and "<button" not in written
+    students = re.search(r'<table class="students sortable">.*?</table>', written, re.S).group(0)
+    assert re.findall(r'<a class="student" href="feedback/([^"]+)\.html">', students) == BATCH_STUDENTS
+    problems = re.search(r'<table class="problems sortable">.*?</table>', written, re.S).group(0)
+    assert problems.count('<tr class="problem">') == len(SPEC.problems)
+    with_script = _run_chromium(tmp_path, "--dump-dom", report.as_uri()).stdout
+    assert '<button type="button">' in with_script, "the optional script makes the headers sort buttons"
+    width, _, _ = _screenshot(tmp_path, report, "390,2400", "narrow-report.png")
+    assert width == 390
+    _screenshot(tmp_path, batch_out / "feedback" / "m1.html", "390,1600", "narrow-feedback.png")
+    _screenshot(tmp_path, batch_out / "feedback" / "m1.html", "1000,1600", "feedback.png")
+
+
+def test_feedback_page_groups_by_problem_and_folds_passing_checks(batch_out, tmp_path):
+    dom = _run_chromium(tmp_path, "--dump-dom", (batch_out / "feedback" / "m1.html").as_uri())
+    assert dom.returncode == 0, dom.stderr[-2000:]
+    text = dom.stdout
+    problems = re.findall(r'<details class="problem"( open="")? id="problem-(\d+)">', text)
+    assert [int(n) for _, n in problems] == [p.number for p in sorted(SPEC.problems, key=lambda p: (p.stage, p.number))]
+    assert [int(n) for is_open, n in problems if is_open] == [2], "only the failing problem is open"
+    assert text.count('<details class="passing">') == len(SPEC.problems)
+    assert not re.search(r"[a-z]\d+ <span class=\"points\">", text), "no pytest id counters in check names"
+    assert 'class="points">0 / ' in text and "white-space:nowrap" in text
+    assert "href=" not in text
+    assert MUTANT_HINT in text

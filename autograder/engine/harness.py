@@ -269,6 +269,7 @@ class Run:
         self.exit = None          # (code, via, arg)
         self.call_args = None
         self.ballast = None
+        self.attempts = {}        # what the student's code tried beyond the assignment (audit hook)
 
     # -- output and events ---------------------------------------------------------------
     def emit(self, s, as_event=True, may_raise=True):
@@ -413,6 +414,7 @@ class Run:
         global _RUN
         _RUN = self
         cpu0 = time.process_time()
+        install_audit()
         install_patches()
         self.ballast = _reserve(BALLAST)
         try:
@@ -512,7 +514,7 @@ class Run:
             "dice_used": self.dice_pos, "dice_provided": None if self.dice is None else len(self.dice),
             "dice_failed_at": self.dice_failed_at, "exit_code": code, "exit_via": via, "exit_arg": arg,
             "timed_out": self.timed_out, "cpu_limited": self.cpu_limited, "timeout": self.timeout,
-            "output_chars": self.chars,
+            "output_chars": self.chars, "attempts": list(self.attempts)[:MAX_ATTEMPTS],
         }
 
 
@@ -716,6 +718,73 @@ def prepare_random():
 
 
 _STDOUT, _STDERR, _STDIN = _Out("<stdout>"), _Out("<stderr>"), _In()
+
+
+# -- what the student's code tried (Python audit events): the instructor sees it ---------------
+MAX_ATTEMPTS = 20
+_AUDITED = frozenset({
+    "open", "os.listdir", "os.scandir", "os.system", "subprocess.Popen", "os.exec", "os.posix_spawn",
+    "os.spawn", "os.fork", "os.forkpty", "socket.connect", "socket.bind", "socket.getaddrinfo",
+    "socket.gethostbyname", "os.kill", "os.killpg", "os.remove", "os.rename", "os.rmdir", "os.symlink",
+    "os.link", "os.chmod", "os.chown", "shutil.rmtree", "ctypes.dlopen"})
+_LIBRARY = tuple(sorted({os.path.join(os.path.realpath(p), "") for p in
+                         (sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix)}))
+_AUDIT_ON = [False]
+
+
+def _describe(event, args):
+    def text(x, limit=160):
+        x = x.decode("utf-8", "replace") if isinstance(x, bytes) else str(x)
+        return x if len(x) <= limit else x[:limit] + "..."
+    if event == "open":
+        path, mode = args[0], args[1]
+        if isinstance(path, int):
+            return None
+        path = text(path if isinstance(path, (str, bytes)) else os.fspath(path))
+        writing = isinstance(mode, str) and any(c in mode for c in "wax+")
+        if not writing and (path.startswith(_LIBRARY) or path.startswith("/dev/")):
+            return None                           # imports of the standard library
+        return f"opened the file {path!r} to {'write' if writing else 'read'}"
+    if event in ("os.listdir", "os.scandir"):
+        return f"listed the folder {text(args[0])!r}"
+    if event == "os.system":
+        return f"ran the shell command {text(args[0])!r}"
+    if event in ("subprocess.Popen", "os.exec", "os.posix_spawn", "os.spawn"):
+        return f"started the program {text(args[1] if len(args) > 1 and args[1] else args[0])!r}"
+    if event in ("os.fork", "os.forkpty"):
+        return "started a new process (fork)"
+    if event in ("socket.connect", "socket.bind"):
+        return f"used the network ({event.split('.')[1]} to {text(args[1])})"
+    if event in ("socket.getaddrinfo", "socket.gethostbyname"):
+        return f"used the network (looked up {text(args[0])!r})"
+    if event in ("os.kill", "os.killpg"):
+        return f"sent signal {text(args[1])} to process {text(args[0])}"
+    if event == "ctypes.dlopen":
+        return f"loaded the C library {text(args[0])!r}"
+    return f"changed files ({event} {text(args[0])!r})"
+
+
+def _audit(event, args):
+    if event not in _AUDITED:
+        return
+    run = _RUN
+    if run is None or not run.in_student or len(run.attempts) >= MAX_ATTEMPTS:
+        return
+    try:
+        what = _describe(event, args)
+    except Exception:
+        what = f"{event} (could not describe)"
+    if what:
+        run.attempts[what] = True
+
+
+def install_audit():
+    """Once per process (forks inherit it): record what student code tries that the assignment never
+    needs: files outside the library, the network, other programs, signals.  Audit hooks cannot be
+    removed, and this one only records: the sandbox is what refuses."""
+    if not _AUDIT_ON[0]:
+        sys.addaudithook(_audit)
+        _AUDIT_ON[0] = True
 
 
 def install_patches():
@@ -1030,6 +1099,7 @@ class Zygote:
         if pidfd is not None:
             poller.register(pidfd, select.POLLIN)
         raw, progress, exited, killed = None, None, False, False
+        _STRAY[0] = 0
         while not exited and not (stay and raw is not None):
             left = deadline - time.monotonic()
             if left <= 0 or len(buf) > MAX_RESULT:
@@ -1044,6 +1114,8 @@ class Zygote:
                 exited = not _alive(pid)
             raw, progress = _scan(buf, raw, progress, seq)
         info = {"killed": killed, "exited": exited or killed}
+        if buf.startswith(RESULT_PREFIX):
+            _STRAY[0] += 1                # a second result line right behind the accepted one
         if killed:
             _kill(pid)
         if exited or killed:
@@ -1052,6 +1124,8 @@ class Zygote:
             raw, progress = _scan(buf, raw, progress, seq)
         if raw is None:
             info["progress"] = progress
+        if _STRAY[0]:
+            info["forged"] = _STRAY[0]
         return raw, info
 
     # -- cleaning up after a request -------------------------------------------------------
@@ -1167,10 +1241,13 @@ def _drain(fd, buf):
             return False
 
 
+_STRAY = [0]      # result-looking lines of another request or that do not parse: forged by student code
+
+
 def _scan(buf, raw, progress, seq):
     """Take complete lines from BUF: the first valid result line, and progress lines before it.
 
-    Student code can write into this pipe too: lines that do not parse are skipped."""
+    Student code can write into this pipe too: lines that do not parse are skipped (and counted)."""
     while raw is None:
         i = buf.find(b"\n")
         if i < 0:
@@ -1181,9 +1258,12 @@ def _scan(buf, raw, progress, seq):
             try:
                 msg = _loads(line)
             except ValueError:
+                _STRAY[0] += 1
                 continue
             if isinstance(msg, dict) and msg.get("seq") == seq:
                 raw = line
+            else:
+                _STRAY[0] += 1
         elif line.startswith(PROGRESS_PREFIX):
             try:
                 msg = _loads(line)

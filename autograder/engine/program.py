@@ -84,6 +84,7 @@ class Program:
         self.diverged = False
         self.timeouts = 0
         self.spent = 0.0                         # seconds of sandbox requests so far (the budget)
+        self.attempts: dict[str, None] = {}    # what the code tried beyond the assignment, in order seen
 
     def run(self, request: Request) -> Outcome:
         key = None
@@ -111,6 +112,9 @@ class Program:
             self.timeouts += 1
         if outcome.status != "ok" and len(self.chosen_texts) < 1000:
             self.chosen_texts.update(chosen_texts(outcome))
+        for attempt in outcome.attempts:
+            if len(self.attempts) < 20:
+                self.attempts.setdefault(attempt, None)
         if self._cache is not None:
             self._cache[key] = outcome
         return outcome

@@ -8,11 +8,13 @@ from typing import Any
 from .escape import fence, markdown_inline, plain
 from .results import GradeReport, TestResult
 
-MARK = {"passed": "PASS", "failed": "FAIL", "skipped": "SKIP", "error": "ERR "}
+MARK = {"passed": "PASS", "failed": "FAIL", "skipped": "SKIP", "error": "ERR ", "not started": "TODO"}
 
 
 def fmt(points: float) -> str:
-    return f"{points:g}"
+    """Points as people write them: at most two decimals (8.7631 -> 8.76, 5.0 -> 5)."""
+    text = f"{round(points, 2):.2f}".rstrip("0").rstrip(".")
+    return "0" if text == "-0" else text
 
 
 def _indent(text: str, prefix: str = "      ") -> str:
@@ -28,11 +30,10 @@ def _groups(report: GradeReport) -> dict[int, dict[int, list[TestResult]]]:
 
 def closing_line(report: GradeReport) -> str:
     """The honest last line: what passed, and what was not run here."""
-    failed = [t for t in report.tests if t.status != "passed"]
     if report.public_only:
-        head = ("public checks passed" if not failed
-                else f"{len(failed)} of {len(report.tests)} public checks did not pass")
-        return f"{head}; {report.hidden_not_run} hidden checks run at grading"
+        from ..public import closing
+
+        return closing(report)
     return f"Score: {fmt(report.score)} / {fmt(report.max_score)}"
 
 
@@ -46,6 +47,10 @@ def problem_titles(assignment_name: str) -> dict[int, str]:
 
 
 def to_text(report: GradeReport, verbose: bool = False) -> str:
+    if report.public_only:
+        from ..public import to_text as public_text
+
+        return public_text(report, verbose)
     titles = problem_titles(report.assignment)
     stage_titles = {}
     try:

@@ -34,6 +34,8 @@ class GradeReport:
     execution_time: float = 0.0
     public_only: bool = False
     hidden_not_run: int = 0                           # checks that run only at grading (--public)
+    flags: list[str] = field(default_factory=list)    # what the sandboxed code tried (for the instructor)
+    submission_info: dict[str, Any] = field(default_factory=dict)  # submitted_at, late, lms_id, ... (exports)
 
     @property
     def score(self) -> float:
@@ -69,4 +71,5 @@ class GradeReport:
         data.pop("score", None)
         data.pop("max_score", None)
         tests = [TestResult(**t) for t in data.pop("tests", [])]
-        return cls(tests=tests, **data)
+        known = set(cls.__dataclass_fields__)
+        return cls(tests=tests, **{k: v for k, v in data.items() if k in known})

@@ -134,6 +134,8 @@ class Outcome:
     worker: tuple | None = field(default=None, compare=False, repr=False)
     #                               (shared worker generation it ran in, generation after it) or None:
     #                               lets a Program know which shared-worker history a call saw
+    attempts: list = field(default_factory=list)  # what the code tried beyond the assignment (files outside
+    #                               the library, network, programs, signals, forged protocol lines): for the instructor
 
 
 # ---------------------------------------------------------------------------------------
@@ -808,6 +810,8 @@ def _build(request: Request, timeout: float, limits: Limits, res: dict | None, t
     out.stdin_lines = len(request.stdin or [])
     out.elapsed = round(elapsed, 4)
     out.cpu = _number(trailer.get("cpu")) or _number(data.get("cpu"))
+    if isinstance(trailer.get("forged"), int) and trailer["forged"] > 0:
+        out.attempts.append("wrote forged grader-protocol lines (result messages of its own)")
     facts = {"timed_out": data.get("timed_out") is True, "cpu_limited": data.get("cpu_limited") is True}
     if final:
         out.status = data["status"]
@@ -861,6 +865,7 @@ def _fill(out: Outcome, data: dict, limits: Limits) -> None:
     out.inputs_asked = bounds.integer(data.get("inputs_asked"), 0, 0, 10 ** 9)
     out.dice_used = bounds.integer(data.get("dice_used"), 0, 0, 10 ** 9)
     out.exit_code = bounds.integer(data.get("exit_code"), None, -(1 << 31), 1 << 31)
+    out.attempts = [bounds.text(a, 160) for a in typed("attempts", list, []) if isinstance(a, str)][:20]
 
 
 def _number(x: Any) -> float:

@@ -1,0 +1,209 @@
+"""The public self-check runtime: one engine for `grade --public`, the bundle's check.py and notebooks.
+
+This file is embedded, as source text, in three places, and is the only code that runs a public
+check and says what happened:
+
+* a notebook's given cell (each check cell then reads ``checks = PublicChecks(3, "Full House")``
+  followed by ``with checks("what is checked"):`` blocks, and ``checks.done()``);
+* the student bundle's ``check.py`` (run in the student's own Python, with a per-check alarm);
+* the sandboxed child under ``grade --public`` (the grader appends it to the student's source
+  and calls :func:`run_problem` once per problem; no alarm there, the sandbox's wall limit
+  stops an endless loop).
+
+So the three cannot disagree on which problem passes.  It needs nothing but the standard library
+and knows no assignment: the checks (plain Python code per problem) come from the generator.
+
+A check block's outcome is ``passed``, ``failed``, or ``not started`` (it raised
+NotImplementedError, as the starter's stubs do).  A problem is ``passed`` when every block
+passed, ``not started`` when every block was not started, else ``failed``.
+"""
+
+import contextlib
+import io
+import os
+import signal
+import traceback
+
+STATUSES = ("passed", "failed", "not started")
+SETTINGS = {"print": True, "timeout": None, "filename": None, "max_lines": 40}
+RESULTS = {}             # problem number -> [(what, status, detail), ...] of the latest run
+TITLES = {}              # problem number -> title, as the check cells name them
+
+
+class TookTooLong(BaseException):
+    """Raised by the alarm inside a check that ran past its time."""
+
+
+def _on_alarm(signum, frame):
+    raise TookTooLong()
+
+
+def _where(err):
+    """' (line N of your file)' for the deepest frame of ERR in the student's file."""
+    name = SETTINGS["filename"]
+    if not name:
+        return ""
+    lines = [frame.lineno for frame in traceback.extract_tb(err.__traceback__)
+             if os.path.basename(frame.filename) == name]
+    return f" (line {lines[-1]} of your file)" if lines else ""
+
+
+def outcome_of(err):
+    """(status, detail) for a check block that raised ERR (None: it passed)."""
+    if err is None:
+        return "passed", ""
+    if isinstance(err, TookTooLong):
+        return "failed", f"It took more than {SETTINGS['timeout']} seconds and was stopped (an endless loop?)."
+    if isinstance(err, NotImplementedError):
+        return "not started", f"Not written yet: it still raises NotImplementedError({str(err)!r})."
+    if isinstance(err, AssertionError):
+        return "failed", str(err)
+    return "failed", f"It raised {type(err).__name__}: {err}{_where(err)}"
+
+
+class PublicChecks:
+    """The public checks of one problem: ``with checks("what"):`` runs one check, never stops the rest."""
+
+    def __init__(self, number, title=""):
+        self.number = int(number)
+        TITLES[self.number] = title
+        self.results = RESULTS[self.number] = []
+        self._what = ""
+
+    def __call__(self, what):
+        self._what = what
+        return self
+
+    def __enter__(self):
+        if SETTINGS["timeout"] and hasattr(signal, "SIGALRM"):
+            signal.signal(signal.SIGALRM, _on_alarm)
+            signal.alarm(int(SETTINGS["timeout"]))
+        return self
+
+    def __exit__(self, kind, err, tb):
+        if SETTINGS["timeout"] and hasattr(signal, "SIGALRM"):
+            signal.alarm(0)
+        if kind is not None and not issubclass(kind, (Exception, TookTooLong, SystemExit)):
+            return False                     # KeyboardInterrupt (a notebook's interrupt) goes through
+        status, detail = outcome_of(err)
+        if isinstance(err, NameError) and any(r[1] == "not started" for r in self.results):
+            status = "not started"               # a name an unwritten earlier step was to set up
+            detail = "Not checked yet: it needs a function that is not written yet (see above)."
+        self.results.append((self._what, status, detail))
+        return True
+
+    def status(self):
+        return problem_status(self.results)
+
+    def done(self):
+        """In a notebook: print this problem's line and its failures with hints.  Under nbgrader's
+        autograder (NBGRADER_EXECUTION is set) a problem that did not pass then raises, so it
+        scores 0; for the student, Run All goes on to the next problem."""
+        if SETTINGS["print"]:
+            print(problem_text(self.number, TITLES.get(self.number, ""), self.results, verbose=True))
+        if os.environ.get("NBGRADER_EXECUTION") and self.status() != "passed":
+            raise AssertionError(f"Problem {self.number}: the public checks did not pass")
+
+
+def problem_status(results):
+    statuses = {status for _, status, _ in results}
+    if not statuses or statuses == {"passed"}:
+        return "passed"
+    if statuses == {"not started"}:
+        return "not started"
+    return "failed"
+
+
+def _indent(text, prefix="      "):
+    lines = str(text).rstrip().splitlines() or [""]
+    limit = SETTINGS["max_lines"]
+    if len(lines) > limit:
+        lines = lines[:limit] + [f"... ({len(lines) - limit} more lines)"]
+    return "\n".join(prefix + line for line in lines)
+
+
+def status_line(number, title, results):
+    status = problem_status(results)
+    passed = sum(s == "passed" for _, s, _ in results)
+    counts = f"{passed}/{len(results)} checks pass" if status == "failed" else ""
+    return f"Problem {number} {title}: {status}" + (f" ({counts})" if counts else "")
+
+
+def failure_text(results, first_only=False):
+    rows = []
+    for what, status, detail in results:
+        if status == "passed":
+            continue
+        rows.append(f"    check: {what}")
+        rows.append(_indent(detail))
+        if first_only:
+            break
+    return "\n".join(rows)
+
+
+def problem_text(number, title, results, verbose=False):
+    """One problem: its status line, then its failing checks (the first one only unless VERBOSE)."""
+    text = status_line(number, title, results)
+    failing = failure_text(results, first_only=not verbose)
+    if failing and problem_status(results) == "failed":
+        text += "\n" + failing
+        more = sum(s != "passed" for _, s, _ in results) - 1
+        if more > 0 and not verbose:
+            text += f"\n    ... and {more} more failing check{'s' if more > 1 else ''} (--verbose shows them)"
+    return text
+
+
+def summary(problems, results, verbose=False, hidden_note=""):
+    """What a student reads first: one line per problem, then the first failure in full.
+
+    PROBLEMS: [(number, stage, title)] in order; RESULTS: {number: [(what, status, detail)]}.
+    With VERBOSE, every failing check of every problem."""
+    rows, first = [], None
+    stage = None
+    for number, problem_stage, title in problems:
+        if number not in results:
+            continue
+        if problem_stage is not None and problem_stage != stage:
+            stage = problem_stage
+            rows.append(f"Stage {stage}")
+        if verbose:
+            rows.append("  " + problem_text(number, title, results[number], verbose=True).replace("\n", "\n  "))
+        else:
+            rows.append("  " + status_line(number, title, results[number]))
+        if first is None and problem_status(results[number]) == "failed":
+            first = (number, title)
+    checked = [n for n, _, _ in problems if n in results]
+    passed = sum(problem_status(results[n]) == "passed" for n in checked)
+    if first is not None and not verbose:
+        number, title = first
+        rows += ["", f"First problem to fix: Problem {number} {title}",
+                  failure_text(results[number], first_only=True)]
+        failing = sum(problem_status(results[n]) == "failed" for n in checked)
+        rows.append(f"({failing} problem{'s' if failing != 1 else ''} failing; --verbose shows every "
+                     "failing check)")
+    rows += ["", f"Public checks: {passed} of {len(checked)} problems pass." + (f" {hidden_note}" if hidden_note else "")]
+    return "\n".join(rows)
+
+
+def run_problem(number, code, namespace, tools=""):
+    """Run problem NUMBER's check code in a copy of NAMESPACE; its [(what, status, detail)]."""
+    SETTINGS["print"] = False
+    RESULTS.pop(number, None)
+    scope = dict(namespace)
+    scope["PublicChecks"] = PublicChecks
+    if tools:
+        exec(tools, scope)
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        try:
+            exec(compile(code, f"<public checks of problem {number}>", "exec"), scope)
+        except BaseException as err:         # noqa: BLE001 - outside every block: still one result
+            if isinstance(err, KeyboardInterrupt):
+                raise
+            RESULTS.setdefault(number, []).append(("the checks themselves", *outcome_of(err)))
+    return [list(r) for r in RESULTS.get(number, [])]
+
+
+def public_summary():
+    """For the last cell of a notebook: every problem whose checks ran in this kernel."""
+    problems = [(n, None, TITLES.get(n, "")) for n in sorted(RESULTS)]
+    return summary(problems, RESULTS, verbose=True)

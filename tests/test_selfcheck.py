@@ -1,0 +1,246 @@
+"""One public-check engine: `grade --public`, the bundle's check.py and the notebooks' check cells agree.
+
+Every program in tests/submissions and every mutant of tests/mutants/*.toml is checked both ways:
+`grade FILE --public` (in the sandbox) and `python check.py FILE --json` (the student's own
+Python), and the per-problem statuses (passed / failed / not started) must be equal.  The
+notebooks' check cells are the same code run by the same runtime (asserted here as text; run in
+a real kernel in tests/test_notebooks.py).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from autograder import notebooks as nbgen
+from autograder.assignment import load_assignment
+from autograder.grade import grade
+from autograder.public import SELFCHECK_SOURCE, problem_statuses, public_checks
+from autograder.release import build_release
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def mutate(source: str, mutant: dict) -> str:
+    for edit in mutant["edits"]:
+        assert source.count(edit["find"]) == 1, mutant["name"]
+        source = source.replace(edit["find"], edit["replace"])
+    return source
+
+
+def programs() -> list[tuple[str, str, str]]:
+    """(assignment, label, source) of every program the engines must agree on."""
+    out = []
+    for name in ("yahtzee", "pytzee"):
+        spec = load_assignment(name)
+        reference = spec.solution.read_text(encoding="utf-8")
+        out.append((name, "reference", reference))
+        out.append((name, "starter", spec.starter.read_text(encoding="utf-8")))
+        for path in sorted((ROOT / "tests" / "submissions" / name).glob("*.py")):
+            out.append((name, path.stem, path.read_text(encoding="utf-8")))
+        table = tomllib.loads((ROOT / "tests" / "mutants" / f"{name}.toml").read_text(encoding="utf-8"))
+        for mutant in table["mutant"]:
+            out.append((name, mutant["name"], mutate(reference, mutant)))
+    return out
+
+
+PROGRAMS = programs()
+
+
+@pytest.fixture(scope="module")
+def bundle(tmp_path_factory) -> Path:
+    out, _ = build_release(tmp_path_factory.mktemp("bundle") / "release", stage=4)
+    return out
+
+
+@pytest.fixture(scope="module")
+def home(tmp_path_factory) -> Path:
+    return tmp_path_factory.mktemp("selfcheck-programs")
+
+
+def write(home: Path, name: str, label: str, source: str) -> Path:
+    spec = load_assignment(name)
+    folder = home / name / label
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / spec.student_file
+    path.write_text(source, encoding="utf-8")
+    return path
+
+
+def check_py(bundle: Path, name: str, path: Path) -> dict[str, str]:
+    result = subprocess.run([sys.executable, str(bundle / name / "check.py"), str(path), "--json"],
+                            capture_output=True, text=True, timeout=600, cwd=str(path.parent))
+    assert result.returncode in (0, 1), result.stderr
+    return json.loads(result.stdout)["problems"]
+
+
+@pytest.mark.parametrize("name,label,source", PROGRAMS, ids=[f"{n}-{label}" for n, label, _ in PROGRAMS])
+def test_grade_public_and_check_py_agree(bundle, home, name, label, source):
+    path = write(home, name, label, source)
+    by_grader = problem_statuses(grade(path, name, public_only=True))
+    by_script = check_py(bundle, name, path)
+    assert by_grader == by_script
+    assert set(by_script.values()) <= {"passed", "failed", "not started"}
+    if label == "reference":
+        assert set(by_script.values()) == {"passed"}
+    if label == "starter":
+        assert set(by_script.values()) == {"not started"}
+
+
+def test_the_exactly_three_bug_is_caught_by_both_paths(bundle, home):
+    """The issue's case: three of a kind requiring exactly three.  Both paths fail Problem 2, on the
+    handout's own example, with the same call / expected / got, and pass every other problem."""
+    spec = load_assignment("yahtzee")
+    source = spec.solution.read_text(encoding="utf-8").replace(
+        "if max(face_counts(dice).values()) >= n:", "if max(face_counts(dice).values()) == n:")
+    path = write(home, "yahtzee", "exactly-three-cli", source)
+    result = subprocess.run([sys.executable, "-m", "autograder", "grade", str(path), "--public", "--format", "json"],
+                            capture_output=True, text=True, timeout=600, cwd=str(ROOT))
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert {(t["problem"], t["status"]) for t in report["tests"]} >= {(2, "failed"), (1, "passed")}
+    failed = {t["problem"] for t in report["tests"] if t["status"] != "passed"}
+    assert failed == {2}
+    text = subprocess.run([sys.executable, str(bundle / "yahtzee" / "check.py"), str(path)],
+                          capture_output=True, text=True, timeout=600).stdout
+    grade_text = subprocess.run([sys.executable, "-m", "autograder", "grade", str(path), "--public"],
+                                capture_output=True, text=True, timeout=600, cwd=str(ROOT)).stdout
+    for out in (text, grade_text):
+        assert "Problem 2 Three and Four of a Kind: failed" in out
+        assert "Ran: score_of_a_kind([4, 4, 4, 4, 1], 3)\n      Expected: 17\n      Got: 0" in out
+        assert "Problem 1 Upper boxes: Ones to Sixes: passed" in out
+        assert "Public checks: 19 of 20 problems pass." in out
+
+
+def test_student_output_is_short_first_and_complete_on_request(home):
+    """One line per problem and the first failure in full; --verbose lists every failing check."""
+    spec = load_assignment("yahtzee")
+    source = spec.solution.read_text(encoding="utf-8").replace(
+        "if sorted(face_counts(dice).values()) == [2, 3]:", "if sorted(face_counts(dice).values()) == [3, 2]:")
+    path = write(home, "yahtzee", "full-house-never", source)
+    short = subprocess.run([sys.executable, "-m", "autograder", "grade", str(path), "--public"],
+                           capture_output=True, text=True, timeout=600, cwd=str(ROOT)).stdout
+    full = subprocess.run([sys.executable, "-m", "autograder", "grade", str(path), "--public", "--verbose"],
+                          capture_output=True, text=True, timeout=600, cwd=str(ROOT)).stdout
+    assert len(short.splitlines()) < 45, short
+    assert sum(line.startswith("  Problem ") for line in short.splitlines()) == 20
+    assert short.count("Ran: ") == 1                          # the first failure only
+    assert full.count("Ran: ") > 1                            # every failing check
+    assert short.strip().splitlines()[-1].endswith("hidden checks run at grading")
+
+
+def test_notebook_cells_run_the_same_code_with_the_same_runtime():
+    """Each stage notebook's check cell holds exactly the problem's check code the other two run, and
+    the given runtime cell is the runtime's source."""
+    spec = load_assignment("yahtzee")
+    checks, _ = public_checks(spec)
+    seen = set()
+    for stage in spec.stages:
+        nb = json.loads(nbgen.notebook_path(spec, stage.number).read_text(encoding="utf-8"))
+        cells = {c["metadata"].get("nbgrader", {}).get("grade_id"): nbgen.cell_source(c) for c in nb["cells"]}
+        assert cells["given_selfcheck"] == SELFCHECK_SOURCE.rstrip("\n")
+        for problem in spec.stage_problems(stage.number):
+            assert checks[problem.number] in cells[nbgen.test_id(problem)]
+            seen.add(problem.number)
+    assert seen == {p.number for p in spec.problems}
+
+
+# ---------------------------------------------------------------------------
+# The student track (notebooks/ outside source/ and samples/): solution-free, Run All never stops
+# ---------------------------------------------------------------------------
+
+def student_notebooks() -> list[Path]:
+    course = ROOT / "notebooks"
+    return sorted(p for p in course.rglob("*.ipynb")
+                  if not {"source", "samples", ".ipynb_checkpoints"} & set(p.relative_to(course).parts))
+
+
+def test_every_other_notebook_is_a_solution_free_student_notebook():
+    spec = load_assignment("yahtzee")
+    found = student_notebooks()
+    assert [p.name for p in found] == [nbgen.notebook_name(spec, s.number) for s in spec.stages]
+    for path in found:
+        nb = json.loads(path.read_text(encoding="utf-8"))
+        meta = nb["metadata"]["autograder"]
+        assert meta["track"] == "student"
+        assert nbgen.find_leaks({path.name: nbgen.notebook_texts(nb)}, spec, meta["stage"]) == []
+        stubs = [nbgen.cell_source(c) for c in nb["cells"]
+                 if c["metadata"].get("nbgrader", {}).get("solution")]
+        assert stubs and all("raise NotImplementedError('Problem " in s for s in stubs)
+        for problem in spec.stage_problems(meta["stage"]):
+            assert any(f"raise NotImplementedError('Problem {problem.number}: {problem.title}" in s
+                       for s in stubs), problem.number
+
+
+def test_a_leaking_student_notebook_is_refused(monkeypatch):
+    """The leak check runs on the student track: a solution line in it stops the generator."""
+    spec = load_assignment("yahtzee")
+    real = nbgen.student_notebook
+
+    def leaky(build, assignment):
+        nb = real(build, assignment)
+        nb["cells"].append(nbgen.markdown_cell("if sorted(face_counts(dice).values()) == [2, 3]:", "leak"))
+        return nb
+
+    monkeypatch.setattr(nbgen, "student_notebook", leaky)
+    problems, written = nbgen.generate(check=True, assignment=spec)
+    assert written == [] and problems[0].startswith("LEAK") and "solution line" in problems[1]
+
+
+def fill_answers(nb: dict, source: str) -> dict:
+    """NB with every answer cell holding that function as SOURCE defines it (a student's work)."""
+    import ast
+
+    tree = ast.parse(source)
+    functions = {node.name: ast.get_source_segment(source, node) for node in tree.body
+                 if isinstance(node, ast.FunctionDef)}
+    for cell in nb["cells"]:
+        grade_id = cell["metadata"].get("nbgrader", {}).get("grade_id", "")
+        if cell["metadata"].get("nbgrader", {}).get("solution"):
+            name = grade_id.split("_answer_", 1)[1]
+            cell["source"] = functions[name]
+    return nb
+
+
+@pytest.mark.parametrize("label", ["starter", "exactly-three-of-a-kind", "five-of-a-kind-is-full-house"])
+def test_run_all_on_the_student_notebook_never_stops_and_agrees_with_check_py(bundle, home, label):
+    """Run All in a real kernel: every cell runs (no error stops it), each check cell prints its
+    problem's status, the last cell the summary; the statuses are check.py's on the same code."""
+    import nbclient
+    import nbformat
+    from jupyter_client.kernelspec import KernelSpecManager
+
+    spec = load_assignment("yahtzee")
+    source = dict((lbl, src) for n, lbl, src in PROGRAMS if n == "yahtzee")[label]
+    nb = json.loads(student_notebooks()[0].read_text(encoding="utf-8"))
+    if label != "starter":
+        nb = fill_answers(nb, source)
+    if "python3" not in KernelSpecManager().find_kernel_specs():     # as tests/test_nbgrader.py does
+        subprocess.run([sys.executable, "-m", "ipykernel", "install", "--sys-prefix"], check=True,
+                       capture_output=True, timeout=120)
+    notebook = nbformat.reads(json.dumps(nb), as_version=4)
+    client = nbclient.NotebookClient(notebook, timeout=120, kernel_name="python3", allow_errors=False,
+                                     shutdown_kernel="immediate")
+    client.execute()                                   # raises if any cell raised: Run All never stopped
+    printed = {}
+    for cell in notebook.cells:
+        if cell.cell_type == "code":
+            printed[cell.metadata.get("nbgrader", {}).get("grade_id", cell.get("id"))] = "".join(
+                o.get("text", "") for o in cell.outputs if o.output_type == "stream")
+    by_check_py = check_py(bundle, "yahtzee", write(home, "yahtzee", label, source))
+    for problem in spec.stage_problems(1):
+        status = by_check_py[str(problem.number)]
+        assert f"Problem {problem.number} {problem.title}: {status}" in printed[nbgen.test_id(problem)]
+    summary = printed["s1-summary"]
+    assert summary.count("Problem ") >= 6 and "Public checks:" in summary
+    if label == "exactly-three-of-a-kind":
+        assert "Expected: 17" in printed["p02_three_and_four_of_a"]
