@@ -36,7 +36,7 @@ LOAD_PROBE = "__grader_load_probe__"
 
 
 FIXTURES = frozenset({"student", "reference", "assignment"})
-MARKERS = frozenset({"problem", "points", "visibility", "depends", "parametrize"})
+MARKERS = frozenset({"problem", "points", "visibility", "depends", "parametrize", "own_functions"})
 BACKSTOP_S = 120.0      # pytest-timeout's default for the suites (engine/pytest.ini)
 
 
@@ -156,7 +156,8 @@ class GradingPlugin:
                 if light[index]:
                     self._run_light(item, backstop)
                 else:
-                    nextitem = items[index + 1] if index + 1 < len(items) else None
+                    # pytest tears down towards the next item IT runs: light checks skip its setup stack
+                    nextitem = next((items[j] for j in range(index + 1, len(items)) if not light[j]), None)
                     item.config.hook.pytest_runtest_protocol(item=item, nextitem=nextitem)
             if student is not None and student.recorded is not None:
                 self.recorded_plan = _plan_of(student.recorded)
