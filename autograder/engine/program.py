@@ -60,19 +60,30 @@ def default_limits() -> Limits:
 class Program:
     def __init__(self, source: str, filename: str, *, limits: Limits | None = None,
                  hidden_paths: list[str] | None = None, cache: bool = False, label: str = "your program",
-                 reference: str | None = None):
+                 reference: str | None = None, _sandbox_reference: str | None = None,
+                 _owner: Program | None = None):
         self.source = source
         self.filename = filename
         self.label = label
         self.limits = limits or default_limits()
-        self._sandbox = Sandbox(source, filename, self.limits, hidden_paths=hidden_paths, reference=reference)
+        # REFERENCE (the reference's source) makes substitution possible: a request that
+        # substitutes runs in a sandbox of its own per set of kept functions (the stage being
+        # graded), holding the reference WITHOUT those functions (reference_without).  So no
+        # process of the student's ever holds the reference's code of what it is being graded on,
+        # and nothing passes between these sandboxes (each has its own /tmp, worker and uid).
+        self._reference = reference
+        self._variants: dict[tuple[str, ...], Program] = {}
+        self._owner = _owner
+        self._sandbox = Sandbox(source, filename, self.limits, hidden_paths=hidden_paths,
+                                reference=_sandbox_reference)
         # Set by the grading plugin for each check: the reference's functions that replace the
         # student's in every call of that check ({"names", "keep"}; needs REFERENCE).
         self.substitute: dict | None = None
         self._cache: dict[str, Outcome] | None = {} if cache else None
         self.functions = top_level_functions(source)
         self.runs = 0
-        self.chosen_texts: set[str] = set()   # names and texts the program chose (hidden feedback must not show them)
+        self.chosen_texts: set[str] = _owner.chosen_texts if _owner else set()   # names and texts the
+        #                                      program chose (hidden feedback must not show them)
         self.round_trips = 0
         self.recorded: list[tuple[str, Request]] | None = None   # (item, request) while recording a plan
         self.item = ""                                            # the check asking (set by the plugin)
@@ -83,10 +94,37 @@ class Program:
         self.resyncs = 0
         self.diverged = False
         self.timeouts = 0
-        self.spent = 0.0                         # seconds of sandbox requests so far (the budget)
-        self.attempts: dict[str, None] = {}    # what the code tried beyond the assignment, in order seen
+        self._spent = [0.0] if _owner is None else _owner._spent   # seconds of sandbox requests so far
+        #                                        (the budget; shared with the substitution sandboxes)
+        self.attempts: dict[str, None] = _owner.attempts if _owner else {}   # what the code tried beyond
+        #                                        the assignment, in order seen
+
+    @property
+    def spent(self) -> float:
+        return self._spent[0]
+
+    @spent.setter
+    def spent(self, value: float) -> None:
+        self._spent[0] = value
+
+    def _variant_of(self, request: Request) -> Program | None:
+        """The sandbox a substituting request runs in (None: this Program's own)."""
+        if not request.substitute or self._reference is None:
+            return None
+        keep = tuple(sorted(str(n) for n in request.substitute.get("keep") or ()))
+        variant = self._variants.get(keep)
+        if variant is None:
+            variant = self._variants[keep] = Program(
+                self.source, self.filename, limits=self.limits, hidden_paths=list(self._sandbox.hidden_paths),
+                label=self.label, _sandbox_reference=reference_without(self._reference, keep), _owner=self)
+        return variant
 
     def run(self, request: Request) -> Outcome:
+        variant = self._variant_of(request)
+        if variant is not None:
+            if self.recorded is not None:
+                self.recorded.append((self.item, request))
+            return variant.run(request)
         key = None
         if self._cache is not None or self._fresh_ahead or self._shared_ahead:
             key = request_key(request)
@@ -139,6 +177,15 @@ class Program:
     def prefetch(self, requests: list[Request]) -> int:
         """Run REQUESTS (the plan of the checks still to come) in one round trip; the outcomes wait
         for the checks.  Returns how many ran (the sandbox stops a plan at an unclean request)."""
+        groups: dict[int, tuple[Program, list[Request]]] = {}
+        for r in requests:
+            target = self._variant_of(r) or self
+            groups.setdefault(id(target), (target, []))[1].append(r)
+        if len(groups) > 1 or (groups and next(iter(groups.values()))[0] is not self):
+            return sum(target._prefetch(part) for target, part in groups.values())
+        return self._prefetch(requests)
+
+    def _prefetch(self, requests: list[Request]) -> int:
         todo = [r for r in requests if not _is_fresh(r) or request_key(r) not in self._fresh_ahead]
         if not todo or self._shared_ahead:
             return 0
@@ -159,6 +206,11 @@ class Program:
         """After the checks left the plan: run the shared calls of the rest of it ahead again.
         Never after a timeout (the suites skip calls of a function that ran out of time, and a
         plan run ahead would spend that time again)."""
+        if self._variants:
+            mine = [r for r in requests if self._variant_of(r) is None]
+            for variant in list(self._variants.values()):
+                variant.resync([r for r in requests if self._variant_of(r) is variant], limit)
+            requests = mine
         if not self.diverged or self._shared_ahead or self.resyncs >= limit or self.timeouts:
             return
         self.diverged = False
@@ -227,6 +279,8 @@ class Program:
     def drop_plan(self) -> None:
         self._fresh_ahead.clear()
         self._shared_ahead.clear()
+        for variant in self._variants.values():
+            variant.drop_plan()
 
     def call(self, func: str, *args: Any, stdin: list[str] | None = None, seed: int | None = None,
              dice: list[int] | None = None, fresh: bool | None = None, timeout: float | None = None,
@@ -243,6 +297,8 @@ class Program:
         return self.run(Request("script", None, [], {}, stdin, seed, dice, True, timeout))
 
     def close(self) -> None:
+        for variant in self._variants.values():
+            variant.close()
         self._sandbox.close()
 
     def derived(self, extra_source: str, limits: Limits) -> Program:
@@ -280,6 +336,19 @@ def request_key(request: Request) -> str:
 
 def _is_fresh(request: Request) -> bool:
     return bool(request.fresh) or request.kind == "script"
+
+
+def reference_without(source: str, names: tuple[str, ...] | list[str]) -> str:
+    """SOURCE without its top-level definitions of NAMES (line for line, decorators included):
+    what a substitution sandbox may hold while the student's NAMES are being graded."""
+    tree = ast.parse(source)
+    lines = source.splitlines(keepends=True)
+    drop = [(min([d.lineno for d in node.decorator_list] + [node.lineno]) - 1, node.end_lineno or node.lineno)
+            for node in tree.body
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name in names]
+    for start, end in sorted(drop, reverse=True):
+        del lines[start:end]
+    return "".join(lines)
 
 
 def top_level_functions(source: str) -> set[str]:
