@@ -164,3 +164,45 @@ def test_a_grade_with_the_plan_equals_a_grade_without(name, monkeypatch):
     without = grade(path)
     assert [(t.test_id, t.status, t.score, t.output) for t in with_plan.tests] == \
         [(t.test_id, t.status, t.score, t.output) for t in without.tests]
+
+
+def test_every_check_of_the_kit_runs_light(monkeypatch):
+    """A marker or fixture the light runner does not know sends a check through pytest's protocol
+    (slower): the kit's own suites must not need it."""
+    from autograder.engine import plugin
+    from autograder.grade import grade
+
+    seen: dict[str, bool] = {}
+    original = plugin.GradingPlugin._light_ok
+
+    def spy(item):
+        seen[item.nodeid] = original(item)
+        return seen[item.nodeid]
+
+    monkeypatch.setattr(plugin.GradingPlugin, "_light_ok", staticmethod(spy))
+    for assignment in ("yahtzee", "pytzee"):
+        spec_solution = Path(__file__).resolve().parents[1] / "solution" / f"{assignment}.py"
+        report = grade(str(spec_solution), assignment)
+        assert report.score == report.max_score
+    assert seen and all(seen.values()), [k for k, ok in seen.items() if not ok][:5]
+
+
+def test_checks_through_pytest_between_light_ones_are_set_up_and_torn_down(monkeypatch):
+    """Every check of stage 2 through pytest's protocol, the others light, in one session of two
+    submissions: the same results as all light, and no grader error."""
+    from autograder.engine import plugin
+    from autograder.grade import grade_stream
+
+    reference = str(Path(__file__).resolve().parents[1] / "solution" / "yahtzee.py")
+    bob = str(Path(__file__).resolve().parents[1] / "samples" / "class" / "bob.py")
+    light: list = []
+    grade_stream(iter([reference, bob]), light.append)
+    original = plugin.GradingPlugin._light_ok
+    monkeypatch.setattr(plugin.GradingPlugin, "_light_ok",
+                        staticmethod(lambda item: original(item) and "stage2" not in item.nodeid))
+    mixed: list = []
+    grade_stream(iter([reference, bob]), mixed.append)
+    for a, b in zip(light, mixed):
+        assert [(t.test_id, t.status, t.score, t.output) for t in a.tests] == \
+            [(t.test_id, t.status, t.score, t.output) for t in b.tests]
+        assert not [t for t in b.tests if t.status == "error"]

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import functools
 import json
 import os
 from collections import deque
@@ -80,7 +81,6 @@ class Program:
         # student's in every call of that check ({"names", "keep"}; needs REFERENCE).
         self.substitute: dict | None = None
         self._cache: dict[str, Outcome] | None = {} if cache else None
-        self.functions = top_level_functions(source)
         self.runs = 0
         self.chosen_texts: set[str] = _owner.chosen_texts if _owner else set()   # names and texts the
         #                                      program chose (hidden feedback must not show them)
@@ -156,6 +156,11 @@ class Program:
         if self._cache is not None:
             self._cache[key] = outcome
         return outcome
+
+    @functools.cached_property
+    def functions(self) -> set[str]:
+        """The functions the source defines (parsed on first use: ~10 ms a student otherwise)."""
+        return top_level_functions(self.source)
 
     # -- the time budget of a submission --------------------------------------------------------
     def _budget_left(self) -> float | None:

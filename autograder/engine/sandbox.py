@@ -717,7 +717,6 @@ class Sandbox:
             return _internal(f"the sandbox did not start: {detail}", 0.0)
         self.applied = dict(msg.get("applied") or {}, python=_python(),
                             cgroup=state.group.kind if state.group is not None else False)
-        self.applied = dict(msg.get("applied") or {}, python=_python())
         state.pidns = "pid" in (self.applied.get("namespaces") or []) and bool(self.applied.get("proc"))
         self.starts += 1
         return proc
