@@ -237,7 +237,7 @@ def compute_reference_cache(spec: Assignment, reference: Program, hidden: list[s
     """Grade the reference as a student once (every stage), recording the plan; write the file."""
     files = [str(f) for f in spec.suite_files("all")]
     recorder = Program(spec.solution.read_text(encoding="utf-8"), spec.student_file, limits=limits,
-                       hidden_paths=hidden)
+                       hidden_paths=hidden, label="the reference (recording the plan)")
     jobs = iter([(recorder, None, None)])
     plugin = GradingPlugin(spec, reference, next_submission=lambda: next(jobs, None),
                            deliver=lambda plugin, context: None, record=True)

@@ -124,7 +124,10 @@ class Program:
         if variant is not None:
             if self.recorded is not None:
                 self.recorded.append((self.item, request))
-            return variant.run(request)
+            return variant._run_here(request)
+        return self._run_here(request)
+
+    def _run_here(self, request: Request) -> Outcome:
         key = None
         if self._cache is not None or self._fresh_ahead or self._shared_ahead:
             key = request_key(request)
