@@ -105,6 +105,9 @@ def error(x: Any) -> dict | None:
     line = integer(x.get("line"), None, 0, 10 ** 9)
     if line is not None:
         out["line"] = line
+    python = x.get("python")          # the sandbox's Python "3.11", for a syntax error a newer one accepts
+    if isinstance(python, str) and len(python) <= 8 and python.replace(".", "").isdigit():
+        out["python"] = python
     trace = x.get("trace")
     if isinstance(trace, list):
         out["trace"] = [_frame(f) for f in trace[:MAX_TRACE]]
