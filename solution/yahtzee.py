@@ -637,7 +637,7 @@ def choose_category(dice, scorecard):
     True
     """
     # BEGIN PROBLEM 21
-    joker = is_joker(dice, scorecard)
+    jokered = is_joker(dice, scorecard)
     # BEGIN PROBLEM 23
     # What a box is worth, roughly, when it is kept open for a later roll: scoring a roll in a
     # box gives up this much.  An upper box also counts how far it moves the upper total
@@ -649,7 +649,7 @@ def choose_category(dice, scorecard):
     }
 
     def gain(category):
-        points = joker_score(category, dice) if joker else score(category, dice)
+        points = joker_score(category, dice) if jokered else score(category, dice)
         value = points - par[category]
         if category in UPPER_CATEGORIES:
             face = UPPER_CATEGORIES.index(category) + 1

@@ -27,6 +27,7 @@ import hashlib
 import json
 import multiprocessing
 import os
+import re
 import secrets
 import shutil
 import socket
@@ -405,8 +406,18 @@ def test_corpus_is_complete():
 # ---------------------------------------------------------------------------------------------
 # Every case, graded alone
 # ---------------------------------------------------------------------------------------------
+def corpus_line(case: Case, number: int) -> int:
+    """Line NUMBER of the corpus file as a line of the graded file (after the base and two blank lines)."""
+    if case.base == "none":
+        return number
+    base = (REPO / case.base / "yahtzee.py").read_text(encoding="utf-8")
+    return len(base.rstrip("\n").splitlines()) + 2 + number
+
+
 def _check_feedback(case: Case, text: str, world: dict, where: str, phrases: bool = True) -> None:
     for phrase in case.phrases if phrases else ():
+        # "{corpus line N}": the line of the case's own code, wherever the base file ends today
+        phrase = re.sub(r"\{corpus line (\d+)\}", lambda m: str(corpus_line(case, int(m[1]))), phrase)
         assert phrase.lower() in text.lower(), f"{where}: the feedback does not say {phrase!r}:\n{text[:3000]}"
     for bad in case.forbidden + HIDDEN_TEXT + [world["token"], world["secret"]]:
         assert bad not in text, f"{where}: the feedback shows {bad!r}"
