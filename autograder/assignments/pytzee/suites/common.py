@@ -22,7 +22,7 @@ import pytest
 
 from autograder.assignment import load_assignment
 from autograder.engine.bounds import number
-from autograder.engine.checks import GraderFault, explain
+from autograder.engine.checks import GraderFault, could_pass_by_doing_nothing, explain
 from autograder.engine.feedback import Fail, ordinal
 
 if sys.version_info >= (3, 11):
@@ -261,6 +261,7 @@ def play_and_check(student, reference, game: Game, *, hidden: bool, hint: str | 
     pass when the student's score equals the student's own, non-zero score with those answers,
     so a check of a spelling does not fail again for a scoring mistake graded elsewhere."""
     expected = reference_score(reference, game)
+    could_pass_by_doing_nothing(expected)       # a final score of 0: no point unless a real one passes
     attempts = []
     for mode in _modes(game):
         att = attempt(student, game, mode)
@@ -450,12 +451,20 @@ def params(cases: list[dict]) -> list:
         else:
             plain[case["problem"]] = plain.get(case["problem"], 0) + 1
     out = []
+    given: dict[int, float] = {}
+    seen: dict[int, int] = {}
     for case in cases:
         problem = case["problem"]
         if "points" in case:
             points = case["points"]
         else:
-            points = round((ASSIGNMENT.problem(problem).points - explicit.get(problem, 0)) / plain[problem], 4)
+            share = ASSIGNMENT.problem(problem).points - explicit.get(problem, 0)
+            seen[problem] = seen.get(problem, 0) + 1
+            if seen[problem] == plain[problem]:     # the last case takes the rounding remainder
+                points = round(share - given.get(problem, 0), 4)
+            else:
+                points = round(share / plain[problem], 4)
+            given[problem] = given.get(problem, 0) + points
         marks = [pytest.mark.problem(problem), pytest.mark.points(points)]
         if not case.get("public"):
             marks.append(pytest.mark.visibility("hidden"))

@@ -207,7 +207,7 @@ def test_game_own_functions(student, reference):
 
 
 @pytest.mark.parametrize("case", case_params(ROUNDS_ARG, 16, P16_ARG))
-def test_play_game_rounds_argument(student, reference, case):
+def test_num_rounds_checked(student, reference, case):
     """play_game checks num_rounds"""
     rounds = case["rounds"]
     script = ["", "Chance"] * rounds
