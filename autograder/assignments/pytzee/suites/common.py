@@ -206,16 +206,25 @@ def short_game(att: Attempt, game: Game) -> str | None:
     return None
 
 
-def rolls_twice(student, game: Game, att: Attempt) -> Attempt | None:
-    """When ATT ran out of dice, GAME played again with each turn's roll given twice.
+SPARE_DICE = [1, 2, 4, 5, 6, 3, 6, 1, 2, 4]      # two rolls after the game's own dice
 
-    Two roll_dice() calls per turn (show one roll, score another) break the RNG contract,
-    which problem 14 grades; the other checks grade their rule on the dice the game meant."""
+
+def rolls_twice(student, game: Game, att: Attempt, expected: int | None = None) -> Attempt | None:
+    """When ATT ran out of dice, GAME played again: first with spare dice after the game's own
+    (an extra roll_dice() call after the last turn), then with each turn's roll given twice
+    (two calls per turn: show one roll, score another).  Both break the RNG contract, which
+    problem 14 grades; the other checks grade their rule on the dice the game meant.  Returns
+    the first replay that ends with EXPECTED (when given), else the last one that finished."""
     if att.outcome.status != "dice_exhausted" or game.dice is None:
         return None
-    twice = replace(game, dice=[d for roll in game.rolls for d in roll + roll])
-    again = attempt(student, twice, att.mode)
-    return None if again.outcome.status == "dice_exhausted" else again
+    found = None
+    for dice in (list(game.dice) + SPARE_DICE, [d for roll in game.rolls for d in roll + roll]):
+        again = attempt(student, replace(game, dice=dice), att.mode)
+        if again.outcome.status != "dice_exhausted":
+            found = again
+            if expected is None or again.score.value == expected:
+                return again
+    return found
 
 
 def why_not(att: Attempt, game: Game, expected: int, hidden: bool) -> str:
@@ -271,7 +280,7 @@ def play_and_check(student, reference, game: Game, *, hidden: bool, hint: str | 
             twin = attempt(student, replace(game, commands=list(same_as)), mode)
             if twin.score.value == att.score.value:
                 return
-        again = rolls_twice(student, game, att)
+        again = rolls_twice(student, game, att, expected)
         if again is not None and again.score.value == expected:
             return
         attempts.append(att)
