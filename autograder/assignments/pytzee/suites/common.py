@@ -257,6 +257,8 @@ def why_not(att: Attempt, game: Game, expected: int, hidden: bool) -> str:
     if status == "timeout":
         return f"{how}: your program ran past the time limit (an endless loop?)"
     if status != "ok":
+        if hidden and (outcome.error or {}).get("type") == "NotImplementedError":
+            return f"{how} is not written yet"      # (its message is the program's own text: not repeated)
         return explain(outcome, how)
     return (f"{how}: no line of your output gives the final score; print one such as "
             f"'Your final score was 92'")
