@@ -16,6 +16,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
 import pytest
 
 from autograder.assignment import load_assignment
@@ -78,3 +83,33 @@ def test_python_option(tmp_path: Path):
     batch = subprocess.run([sys.executable, "-m", "autograder", "grade-all", "--help"], capture_output=True,
                            text=True, cwd=ROOT)
     assert "--python PATH" in batch.stdout
+
+
+# --- A bug costs points once, in its own stage ----------------------------------------------------
+
+CROSSING_OK = "crosses"      # a mutant whose bug lives in a function graded in two stages says why
+
+
+@pytest.mark.parametrize("assignment", ["yahtzee", "pytzee"])
+def test_single_bug_programs_lose_points_in_their_own_stage(assignment):
+    """The sample of single-bug programs (tests/mutants/*.toml, their exact scores and problems are
+    asserted by test_mutants.py and test_pytzee.py) covers every stage, and each loses points in
+    one stage only, unless the bug lives in a function graded in two stages (`crosses` says so)."""
+    spec = load_assignment(assignment)
+    stage_of = {p.number: p.stage for p in spec.problems}
+    mutants = tomllib.loads((ROOT / "tests" / "mutants" / f"{assignment}.toml").read_text(encoding="utf-8"))
+    covered = set()
+    for mutant in mutants["mutant"]:
+        stages = {stage_of[p] for p in mutant["problems"]}
+        if len(stages) == 1:
+            covered |= stages
+        elif stages:                    # (a program that loses nothing is a harmless difference)
+            assert mutant.get(CROSSING_OK), f"{mutant['name']} loses points in stages {sorted(stages)}"
+    assert covered == {s.number for s in spec.stages if not s.optional}
+
+
+@pytest.mark.parametrize("name", ["alice.py", "bob.py"])
+def test_correct_samples_lose_nothing(name):
+    """The sample class's correct programs (written differently from the reference) get every point."""
+    report = grade(ROOT / "samples" / "class" / name, "yahtzee")
+    assert report.score == report.max_score == 100, [t.name for t in report.tests if t.score < t.max_score]

@@ -22,7 +22,7 @@ import pytest
 
 from autograder.assignment import load_assignment
 from autograder.engine.bounds import number
-from autograder.engine.checks import GraderFault, explain
+from autograder.engine.checks import GraderFault, could_pass_by_doing_nothing, explain
 from autograder.engine.feedback import Fail, ordinal
 
 if sys.version_info >= (3, 11):
@@ -206,16 +206,25 @@ def short_game(att: Attempt, game: Game) -> str | None:
     return None
 
 
-def rolls_twice(student, game: Game, att: Attempt) -> Attempt | None:
-    """When ATT ran out of dice, GAME played again with each turn's roll given twice.
+SPARE_DICE = [1, 2, 4, 5, 6, 3, 6, 1, 2, 4]      # two rolls after the game's own dice
 
-    Two roll_dice() calls per turn (show one roll, score another) break the RNG contract,
-    which problem 14 grades; the other checks grade their rule on the dice the game meant."""
+
+def rolls_twice(student, game: Game, att: Attempt, expected: int | None = None) -> Attempt | None:
+    """When ATT ran out of dice, GAME played again: first with spare dice after the game's own
+    (an extra roll_dice() call after the last turn), then with each turn's roll given twice
+    (two calls per turn: show one roll, score another).  Both break the RNG contract, which
+    problem 14 grades; the other checks grade their rule on the dice the game meant.  Returns
+    the first replay that ends with EXPECTED (when given), else the last one that finished."""
     if att.outcome.status != "dice_exhausted" or game.dice is None:
         return None
-    twice = replace(game, dice=[d for roll in game.rolls for d in roll + roll])
-    again = attempt(student, twice, att.mode)
-    return None if again.outcome.status == "dice_exhausted" else again
+    found = None
+    for dice in (list(game.dice) + SPARE_DICE, [d for roll in game.rolls for d in roll + roll]):
+        again = attempt(student, replace(game, dice=dice), att.mode)
+        if again.outcome.status != "dice_exhausted":
+            found = again
+            if expected is None or again.score.value == expected:
+                return again
+    return found
 
 
 def why_not(att: Attempt, game: Game, expected: int, hidden: bool) -> str:
@@ -248,6 +257,8 @@ def why_not(att: Attempt, game: Game, expected: int, hidden: bool) -> str:
     if status == "timeout":
         return f"{how}: your program ran past the time limit (an endless loop?)"
     if status != "ok":
+        if hidden and (outcome.error or {}).get("type") == "NotImplementedError":
+            return f"{how} is not written yet"      # (its message is the program's own text: not repeated)
         return explain(outcome, how)
     return (f"{how}: no line of your output gives the final score; print one such as "
             f"'Your final score was 92'")
@@ -261,6 +272,7 @@ def play_and_check(student, reference, game: Game, *, hidden: bool, hint: str | 
     pass when the student's score equals the student's own, non-zero score with those answers,
     so a check of a spelling does not fail again for a scoring mistake graded elsewhere."""
     expected = reference_score(reference, game)
+    could_pass_by_doing_nothing(expected)       # a final score of 0: no point unless a real one passes
     attempts = []
     for mode in _modes(game):
         att = attempt(student, game, mode)
@@ -270,7 +282,7 @@ def play_and_check(student, reference, game: Game, *, hidden: bool, hint: str | 
             twin = attempt(student, replace(game, commands=list(same_as)), mode)
             if twin.score.value == att.score.value:
                 return
-        again = rolls_twice(student, game, att)
+        again = rolls_twice(student, game, att, expected)
         if again is not None and again.score.value == expected:
             return
         attempts.append(att)
@@ -450,12 +462,20 @@ def params(cases: list[dict]) -> list:
         else:
             plain[case["problem"]] = plain.get(case["problem"], 0) + 1
     out = []
+    given: dict[int, float] = {}
+    seen: dict[int, int] = {}
     for case in cases:
         problem = case["problem"]
         if "points" in case:
             points = case["points"]
         else:
-            points = round((ASSIGNMENT.problem(problem).points - explicit.get(problem, 0)) / plain[problem], 4)
+            share = ASSIGNMENT.problem(problem).points - explicit.get(problem, 0)
+            seen[problem] = seen.get(problem, 0) + 1
+            if seen[problem] == plain[problem]:     # the last case takes the rounding remainder
+                points = round(share - given.get(problem, 0), 4)
+            else:
+                points = round(share / plain[problem], 4)
+            given[problem] = given.get(problem, 0) + points
         marks = [pytest.mark.problem(problem), pytest.mark.points(points)]
         if not case.get("public"):
             marks.append(pytest.mark.visibility("hidden"))

@@ -17,6 +17,7 @@ from autograder.assignments.yahtzee.suites.common import (
     describe,
     hint_for,
     load_scenarios,
+    params,
     reference_ok,
     scorecard,
     share,
@@ -75,7 +76,7 @@ def _compare(student, reference, case: dict, func: str, args: list, also=None) -
 
 # --- Problem 17 --------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("case", case_params(UPPER, 17, share(17, len(UPPER))))
+@pytest.mark.parametrize("case", params(UPPER, lambda case: 17))
 def test_upper_bonus(student, reference, case):
     """upper_bonus"""
     _compare(student, reference, case, "upper_bonus", [scorecard(case.get("filled"))])
