@@ -42,7 +42,7 @@ SANDBOX_UID_BASE = 40000
 MUTANT_FIND = "    if max(face_counts(dice).values()) >= n:\n        return sum(dice)"
 MUTANT_REPLACE = ("    counts = face_counts(dice)\n    if max(counts.values()) >= n:\n"
                   "        return sum(die for die in dice if counts[die] >= n)")
-MUTANT_PROBLEMS = {2}                       # of-a-kind sums only the matching dice: problem 2 only
+MUTANT_PROBLEMS = {2, 6}                    # of-a-kind sums only the matching dice: problem 2, and 6 (score dispatches to it: same stage)
 LOOP = SOLUTION + "\n\ndef score_chance(dice):\n    while True:\n        pass\n"
 BROKEN = SOLUTION.replace("def score_upper(dice, face):", "def score_upper(dice, face)", 1)
 assert SOLUTION.count(MUTANT_FIND) == 1 and BROKEN != SOLUTION
