@@ -179,7 +179,7 @@ def _env() -> dict[str, str]:
 def _alone(case: Case, path: Path) -> dict:
     t0 = time.monotonic()
     done = subprocess.run([sys.executable, "-m", "autograder", "grade", str(path), "--format", "json"],
-                          capture_output=True, text=True, env=_env(), cwd=path.parent, timeout=300)
+                          capture_output=True, text=True, env=_env(), cwd=path.parent, timeout=600)
     wall = time.monotonic() - t0
     assert done.returncode in (0, 1), f"{case.name}: exit {done.returncode}\n{done.stderr[-3000:]}"
     data = json.loads(done.stdout)
@@ -201,7 +201,7 @@ def _gradescope(case: Case, template: Path, root: Path, world: dict) -> dict:
                PATH=f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}")
     t0 = time.monotonic()
     done = subprocess.run([str(source / "run_autograder")], cwd=top, env=env, capture_output=True,
-                          text=True, timeout=300)
+                          text=True, timeout=600)
     wall = time.monotonic() - t0
     assert done.returncode == 0, done.stdout + done.stderr
     data = json.loads((results / "results.json").read_text(encoding="utf-8"))

@@ -939,6 +939,8 @@ def _hidden_message(out: Outcome, request: Request, facts: dict, limits: Limits,
         return f"has no function named {request.func}"
     if status == "crash" and out.message == INTERNAL:
         return INTERNAL
+    if status == "exception" and (out.error or {}).get("type") == "NotImplementedError":
+        return "is not written yet (it raises NotImplementedError)"
     return HIDDEN_MESSAGES.get(status, "did not finish normally")
 
 

@@ -227,6 +227,10 @@ def rolls_twice(student, game: Game, att: Attempt, expected: int | None = None) 
     return found
 
 
+def _explain(outcome, how: str, hidden: bool) -> str:
+    return f"{how}: your program {outcome.hidden_message or outcome.status}" if hidden else explain(outcome, how)
+
+
 def why_not(att: Attempt, game: Game, expected: int, hidden: bool) -> str:
     """One sentence: what went wrong in ATT."""
     outcome = att.outcome
@@ -236,21 +240,29 @@ def why_not(att: Attempt, game: Game, expected: int, hidden: bool) -> str:
     if att.score.value == expected:
         short = short_game(att, game)
         return f"{how}: the final score is right, but the game was not played: {short}"
+    # Hidden checks say nothing the program chose (a number it printed, a count, an exception's
+    # name or text): those could carry the hidden game out.
     if status == "dice_exhausted":
         used = getattr(outcome, "dice_used", None) or NUM_DICE * game.rounds
+        asked = "" if hidden else f"; it asked for die number {used + 1}"
         return (f"{how}: your program rolled more dice than the game has "
-                f"({NUM_DICE * game.rounds} for {game.rounds} turn(s); it asked for die number {used + 1})")
+                f"({NUM_DICE * game.rounds} for {game.rounds} turn(s){asked})")
     if att.score.value is not None and att.score.value != expected:
-        text = f"{how}: your final score was {att.score.value}"
-        text += "" if hidden else f", expected {expected} (read from {att.score.source})"
+        if hidden:
+            text = f"{how}: your final score was wrong"
+        else:
+            text = f"{how}: your final score was {att.score.value}, expected {expected} (read from {att.score.source})"
         if status != "ok" and status != "input_exhausted":
-            text += f"; then {explain(outcome, how)}"
+            text += f"; then {_explain(outcome, how, hidden)}"
         short = short_game(att, game)
         if short:
             text += f"; and {short}, so it does not play every round asked for"
         return text
     if status == "input_exhausted":
         asked = outcome.inputs_asked or answers + 1
+        if hidden:
+            return (f"{how}: your program asked for more input than the game's {answers} answers "
+                    f"(does it accept every answer given? does it play more rounds than asked?)")
         return (f"{how}: your program asked for input a {ordinal(asked)} time, but the game has "
                 f"only {answers} answers (does it accept every answer given? does it play more "
                 f"rounds than asked?)")
@@ -259,7 +271,7 @@ def why_not(att: Attempt, game: Game, expected: int, hidden: bool) -> str:
     if status != "ok":
         if hidden and (outcome.error or {}).get("type") == "NotImplementedError":
             return f"{how} is not written yet"      # (its message is the program's own text: not repeated)
-        return explain(outcome, how)
+        return _explain(outcome, how, hidden)
     return (f"{how}: no line of your output gives the final score; print one such as "
             f"'Your final score was 92'")
 
