@@ -9,6 +9,8 @@ line per run.  Everything the child says goes, as JSON lines, to a dedicated res
 Process tree as root:   grader -> outer (root; unshares, mounts, waits)
                                   -> zygote (pid 1 of a new pid namespace, sandbox uid)
                                      -> one fork per fresh request, one shared worker.
+In a grading session the outer process is a fork of the grader's template (root, harness
+loaded, never sees a config: template_main) instead of a new interpreter; from there on the same.
 Without root:           grader -> zygote (child subreaper) -> forks.
 The zygote never runs student code: it compiles the source once and forks.  Fresh
 requests run in a fork that imports the compiled code; fresh=False requests run in a
