@@ -362,6 +362,12 @@ def _is_fresh(request: Request) -> bool:
 def reference_without(source: str, names: tuple[str, ...] | list[str]) -> str:
     """SOURCE without its top-level definitions of NAMES (line for line, decorators included):
     what a substitution sandbox may hold while the student's NAMES are being graded."""
+    return _reference_without(source, tuple(names))
+
+
+@functools.lru_cache(maxsize=64)
+def _reference_without(source: str, names: tuple[str, ...]) -> str:
+    """(Cached: the same few texts for every student; parsing the reference is ~4 ms.)"""
     tree = ast.parse(source)
     lines = source.splitlines(keepends=True)
     drop = [(min([d.lineno for d in node.decorator_list] + [node.lineno]) - 1, node.end_lineno or node.lineno)
