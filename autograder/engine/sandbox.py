@@ -912,7 +912,9 @@ def _template() -> _Template | None:
         template = _templates.get(python)
         if template is not None and (template.owner != os.getpid() or template.popen.poll() is not None):
             _templates.pop(python)
-            template = None
+            if template.owner == os.getpid():      # it died: our end of its socket goes too
+                template.sock.close()
+            template = None                        # (a forked copy of the grader starts its own)
         if template is None:
             try:
                 template = _templates[python] = _Template()
