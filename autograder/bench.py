@@ -161,15 +161,17 @@ def _tail(text: str, lines: int = 12) -> str:
 def time_grades(path: str, stage: str, repeat: int) -> dict[str, Any]:
     """In this (fresh) process: one cold grade, then REPEAT warm ones; wall and tree CPU of each."""
     from .engine.program import close_references
+    from .engine.sandbox import template_scope
     from .grade import grade
 
     runs = []
     try:
-        for _ in range(1 + repeat):
-            cpu0, wall0 = tree_cpu(), time.perf_counter()
-            report = grade(path, ASSIGNMENT, stage=stage)
-            runs.append({"wall": time.perf_counter() - wall0, "cpu": tree_cpu() - cpu0,
-                         "score": report.score, "max": report.max_score})
+        with template_scope():      # one sandbox template for all of them, as in a batch worker
+            for _ in range(1 + repeat):
+                cpu0, wall0 = tree_cpu(), time.perf_counter()
+                report = grade(path, ASSIGNMENT, stage=stage)
+                runs.append({"wall": time.perf_counter() - wall0, "cpu": tree_cpu() - cpu0,
+                             "score": report.score, "max": report.max_score})
     finally:
         close_references()
     return {"stage": stage, "runs": runs}

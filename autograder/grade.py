@@ -18,7 +18,7 @@ from .engine import refcache
 from .engine.plugin import GradingPlugin
 from .engine.program import Program, default_limits, reference_program
 from .engine.results import GradeReport
-from .engine.sandbox import Limits
+from .engine.sandbox import Limits, template_scope
 from .engine.submission import SubmissionError, load_submission
 
 PYTEST_INI = Path(__file__).resolve().parent / "engine" / "pytest.ini"
@@ -117,7 +117,15 @@ def grade_stream(paths: Iterator[str | Path], deliver: Callable[[GradeReport], N
 
     One pytest session serves them all: the suites are collected once, so a batch worker
     pays pytest's start-up once, not per student.  PATHS may block (a worker's queue).
+    Every sandbox of the stream is forked from one pre-booted template (sandbox.template_scope).
     """
+    with template_scope():
+        _grade_stream(paths, deliver, assignment, stage, public_only, limits, extra_hidden)
+
+
+def _grade_stream(paths: Iterator[str | Path], deliver: Callable[[GradeReport], None],
+                  assignment: str | Assignment, stage: str | int, public_only: bool,
+                  limits: Limits | None, extra_hidden: list[str] | None) -> None:
     spec = load_assignment(assignment) if isinstance(assignment, str) else assignment
     hidden = hidden_paths(extra_hidden)
     files = [str(f) for f in spec.suite_files(stage)]

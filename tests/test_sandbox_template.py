@@ -1,0 +1,92 @@
+"""Every sandbox test of test_sandbox.py again, with each sandbox forked from the pre-booted
+template (sandbox.template_scope, what grading uses) instead of a new interpreter: the template
+changes how a sandbox process is born, never what it gets (own uid, namespaces, minimal root,
+seccomp, cgroup, rlimits), so every isolation and outcome test must hold unchanged.  Plus what
+is the template's own: it never outlives its scope and each sandbox still gets its own everything.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from test_sandbox import *  # noqa: F403  (the same tests, collected again under the template)
+from test_sandbox import ISO, call, needs_uid
+
+from autograder.engine import sandbox as sandbox_module
+from autograder.engine.sandbox import Sandbox, template_scope
+
+needs_template = pytest.mark.skipif(not (ISO["uid_drop"] and ISO["pid_namespace"]),
+                                    reason="the template serves root graders with a pid namespace only")
+
+
+SPAWN_TOO = {"test_unprivileged_grader_degrades_to_limits_and_a_temp_folder",     # not root: no template
+             "test_sandboxes_forked_from_one_template_each_get_their_own_uid_pid_namespace_and_cgroup"}
+
+
+@pytest.fixture(autouse=True)
+def _in_template_scope(request):
+    started: list[Sandbox] = []
+    original = Sandbox._start
+
+    def recording(self):
+        started.append(self)
+        return original(self)
+
+    Sandbox._start = recording
+    try:
+        with template_scope():
+            yield
+    finally:
+        Sandbox._start = original
+    if ISO["uid_drop"] and ISO["pid_namespace"] and request.node.name not in SPAWN_TOO:
+        for box in started:
+            assert box.applied.get("started") in ("template", None), box.applied
+
+
+@needs_template
+def test_the_template_ends_with_its_scope_and_sandboxes_live_on(make):
+    box = make("def f():\n    return os.getpid()\nimport os\n")
+    assert call(box, "f").status == "ok"
+    template = sandbox_module._templates[sandbox_module._python()]
+    assert box.applied["started"] == "template"
+    template_scope().__exit__(None, None, None)          # as the outermost scope's end would
+    sandbox_module._template_depth[0] += 1               # (the fixture's scope is still open)
+    assert template.popen.poll() is not None, "the template outlived its scope"
+    assert call(box, "f").status == "ok"                 # the sandbox forked from it still serves
+
+
+@needs_template
+@needs_uid
+def test_sandboxes_forked_from_one_template_each_get_their_own_uid_pid_namespace_and_cgroup(make):
+    src = """
+        import os
+        def who():
+            return [os.getuid(), os.getpid(), open('/proc/self/cgroup').read(), sorted(os.listdir('/tmp'))]
+        def leave(name):
+            open('/tmp/' + name, 'w').write('x')
+            return sorted(os.listdir('/tmp'))
+    """
+    a, b = make(src), make(src)
+    wa, wb = call(a, "who"), call(b, "who")
+    assert wa.status == wb.status == "ok", (wa, wb)
+    assert a.applied["started"] == b.applied["started"] == "template"
+    assert wa.value[0] != wb.value[0] and min(wa.value[0], wb.value[0]) >= sandbox_module.UID_BASE
+    assert wa.value[1] < 10 and wb.value[1] < 10, "a request process is not inside a fresh pid namespace"
+    if a.applied["cgroup"]:
+        assert wa.value[2] != wb.value[2], "two sandboxes share a cgroup"
+    assert call(a, "leave", "note", fresh=False).status == "ok"
+    assert "note" not in call(b, "who").value[3], "a file in one sandbox's /tmp is visible in another's"
+    for key in ("root", "namespaces", "seccomp", "no_new_privs", "rlimits", "private_tmp", "readonly_root", "proc"):
+        assert a.applied[key] == b.applied[key], key
+    spawned = Sandbox("def f():\n    return 1\n")
+    sandbox_module._template_depth[0] -= 1               # outside any scope: the old way
+    try:
+        assert spawned.run(sandbox_module.Request(func="f")).status == "ok"
+    finally:
+        sandbox_module._template_depth[0] += 1
+        spawned.close()
+    assert spawned.applied["started"] == "spawn"
+    same = {k: v for k, v in spawned.applied.items() if k not in ("uid", "gid", "started")}
+    assert same == {k: v for k, v in a.applied.items() if k not in ("uid", "gid", "started")}
+    assert os.getpid() not in (wa.value[1], wb.value[1])
