@@ -35,6 +35,7 @@ bind-mounted into the new root at its own path, so a Python under /root works).
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import dataclasses
 import fcntl
@@ -834,10 +835,7 @@ class _Template:
     def spawn(self, env: dict[str, str], cwd: str) -> _Proc:
         import socket
 
-        ctl_r, ctl_w = os.pipe()
-        res_r, res_w = os.pipe()
-        raw_r, raw_w = os.pipe()
-        try:
+        with _child_pipes() as ((ctl_r, res_w, raw_w), (ctl_w, res_r, raw_r)):
             with self.lock:
                 self.sock.sendmsg([json.dumps({"env": env, "cwd": cwd}).encode()],
                                   [(socket.SOL_SOCKET, socket.SCM_RIGHTS,
@@ -851,13 +849,6 @@ class _Template:
             pid = int(json.loads(data)["pid"])
             if not fds:
                 raise OSError("the sandbox template sent no pidfd")
-        except BaseException:
-            for fd in (ctl_w, res_r, raw_r):
-                os.close(fd)
-            raise
-        finally:
-            for fd in (ctl_r, res_w, raw_w):
-                os.close(fd)
         return _Proc(_Forked(pid, fds[0]), ctl_w, res_r, raw_r, None)  # type: ignore[arg-type]
 
     def close(self) -> None:
@@ -935,14 +926,24 @@ def _spawn(env: dict[str, str], cwd: str, cleanup_dir: str | None) -> _Proc:
 
     Not `-I`: it implies -E, which would ignore PYTHONHASHSEED=0 (deterministic set order).
     The environment is entirely ours, so -s -S -P give the same isolation as -I."""
-    ctl_r, ctl_w = os.pipe()
-    res_r, res_w = os.pipe()
-    raw_r, raw_w = os.pipe()
-    try:
+    with _child_pipes() as ((ctl_r, res_w, raw_w), (ctl_w, res_r, raw_r)):
         popen = subprocess.Popen(
             [_python(), "-s", "-S", "-P", "-B", "-c", BOOT, str(res_w)],
             stdin=ctl_r, stdout=raw_w, stderr=raw_w, pass_fds=(res_w,), env=env, cwd=cwd,
             start_new_session=True, close_fds=True)
+    return _Proc(popen, ctl_w, res_r, raw_r, cleanup_dir)
+
+
+@contextlib.contextmanager
+def _child_pipes():
+    """Three pipes for a new sandbox: ((control read, result write, raw output write) for the
+    child, (control write, result read, raw output read) for us).  The child's ends are closed
+    here once it has them; ours too if starting it failed."""
+    ctl_r, ctl_w = os.pipe()
+    res_r, res_w = os.pipe()
+    raw_r, raw_w = os.pipe()
+    try:
+        yield (ctl_r, res_w, raw_w), (ctl_w, res_r, raw_r)
     except BaseException:
         for fd in (ctl_w, res_r, raw_r):
             os.close(fd)
@@ -950,7 +951,6 @@ def _spawn(env: dict[str, str], cwd: str, cleanup_dir: str | None) -> _Proc:
     finally:
         for fd in (ctl_r, res_w, raw_w):
             os.close(fd)
-    return _Proc(popen, ctl_w, res_r, raw_r, cleanup_dir)
 
 
 _harness_cache: bytes | None = None
