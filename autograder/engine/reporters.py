@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
 
 from .escape import fence, markdown_inline, plain
@@ -91,17 +92,36 @@ def to_json(report: GradeReport) -> str:
     return json.dumps(report.to_dict(), indent=2)
 
 
+def summing_to(values: list[float], total: float) -> list[float]:
+    """VALUES with the last non-zero one nudged by a few ulps so that adding them up in order (as
+    Gradescope does) gives TOTAL exactly: evenly split check points (6/7 + 6/7 + ...) otherwise add
+    up to 99.99999999999994 for a 100-point assignment.  A real difference is left alone."""
+    parts = list(values)
+    last = next((i for i in range(len(parts) - 1, -1, -1) if parts[i]), None)
+    if last is None or sum(parts) == total or abs(sum(parts) - total) > 1e-9:
+        return parts
+    parts[last] = 0.0
+    parts[last] = total - sum(parts)  # exact when the rest is near TOTAL (Sterbenz); else a few ulps off
+    for _ in range(64):
+        got = sum(parts)
+        if got == total:
+            break
+        parts[last] = math.nextafter(parts[last], math.inf if got < total else -math.inf)
+    return parts
+
+
 def to_gradescope(report: GradeReport) -> dict[str, Any]:
     """Gradescope's results.json: score, execution_time, output, tests[] (name, number, score, ...)."""
     counters: dict[int, int] = {}
     tests = []
-    for test in report.tests:
+    tops = summing_to([t.max_score for t in report.tests], report.max_score)
+    for test, top in zip(report.tests, tops):
         counters[test.problem] = counters.get(test.problem, 0) + 1
         tests.append({
             "name": test.name,
             "number": f"{test.problem}.{counters[test.problem]}",
             "score": test.score,
-            "max_score": test.max_score,
+            "max_score": top,
             "status": "passed" if test.status == "passed" else "failed",
             "output": plain(test.output),
             "visibility": "visible" if test.visibility == "visible" else "after_published",
