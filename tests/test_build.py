@@ -54,7 +54,7 @@ def outside_fences(text: str) -> list[str]:
 # The repository
 # ---------------------------------------------------------------------------
 
-BUILT = [name for name in available() if load_assignment(name).solution.is_file()]
+BUILT = [name for name in available() if load_assignment(name).reference.is_file()]
 
 
 def test_yahtzee_is_built():
@@ -77,7 +77,7 @@ def test_main_unknown_assignment_exits_2(capsys):
 
 
 def test_the_solution_fences_match_the_table():
-    assert build.validate(YAHTZEE.solution.read_text(encoding="utf-8"), YAHTZEE) == []
+    assert build.validate(YAHTZEE.reference.read_text(encoding="utf-8"), YAHTZEE) == []
 
 
 def test_starter_equals_solution_outside_fences():
@@ -91,7 +91,7 @@ def test_starter_stubs_every_outer_region_with_its_problem():
     starter = YAHTZEE.starter.read_text(encoding="utf-8")
     raised = re.findall(r'raise NotImplementedError\("Problem (\d+): (.*) \((\w+)\)"\)', starter)
     expected = []
-    for fence in build.outer_fences(YAHTZEE.solution.read_text(encoding="utf-8")):
+    for fence in build.outer_fences(YAHTZEE.reference.read_text(encoding="utf-8")):
         expected.append((str(fence.number), YAHTZEE.problem(fence.number).title, fence.function))
     assert raised == expected
     assert len(raised) == 27                     # problems 4, 5, 6, 10 and 18 fence several functions; 21, 22: stage 5
@@ -325,32 +325,38 @@ def test_update_handout_needs_both_markers():
 
 
 def test_build_writes_then_check_detects_drift(tmp_path):
-    solution = tmp_path / "solution.py"
-    solution.write_text(YAHTZEE.solution.read_text(encoding="utf-8"), encoding="utf-8")
-    handout = tmp_path / "handout-yahtzee.md"
+    folder = tmp_path / "yahtzee"             # an assignment folder of its own, views beside it
+    folder.mkdir()
+    solution = folder / "reference.py"
+    solution.write_text(YAHTZEE.reference.read_text(encoding="utf-8"), encoding="utf-8")
+    handout = folder / "handout.md"
     handout.write_text(f"# Handout\n\n{build.TABLE_BEGIN}\n{build.TABLE_END}\n", encoding="utf-8")
-    assignment = dataclasses.replace(YAHTZEE, solution=solution, starter=tmp_path / "starter" / "s.py",
-                                     handout=handout)
+    assignment = dataclasses.replace(YAHTZEE, root=folder, views=tmp_path)
 
     problems = build.build(check=True, assignments=[assignment])
-    assert len(problems) == 2
-    assert "s.py is missing (it is made from " in problems[0] and "run `python -m autograder build`" in problems[0]
-    assert "handout-yahtzee.md is out of date with the points table" in problems[1]
+    assert len(problems) == 3
+    assert "solution/yahtzee.py is missing (it is made from " in problems[0] and "reference.py" in problems[0]
+    assert "starter/yahtzee.py is missing (it is made from " in problems[1]
+    assert "run `python -m autograder build`" in problems[1]
+    assert "handout.md is out of date with the points table" in problems[2]
     assert not assignment.starter.exists()
 
     assert build.build(assignments=[assignment]) == []
     assert assignment.starter.read_text(encoding="utf-8") == YAHTZEE.starter.read_text(encoding="utf-8")
+    assert assignment.solution.read_text(encoding="utf-8") == solution.read_text(encoding="utf-8")
     assert "| | | **Total** | | **100** |" in handout.read_text(encoding="utf-8")
     assert build.build(check=True, assignments=[assignment]) == []
 
     solution.write_text(solution.read_text(encoding="utf-8").replace("return sum(dice)\n    # END PROBLEM 5",
                                                                      "return sum(dice) + 0\n    # END PROBLEM 5"),
                         encoding="utf-8")
-    assert build.build(check=True, assignments=[assignment]) == [], "a change inside a fence is no drift"
+    problems = build.build(check=True, assignments=[assignment])
+    assert len(problems) == 1 and "solution/yahtzee.py is out of date with" in problems[0], \
+        "a change inside a fence changes the solution's copy, not the starter"
     solution.write_text(solution.read_text(encoding="utf-8").replace("NUM_ROUNDS = 13", "NUM_ROUNDS = 12"),
                         encoding="utf-8")
     problems = build.build(check=True, assignments=[assignment])
-    assert len(problems) == 1 and "s.py is out of date with" in problems[0]
+    assert len(problems) == 2 and "starter/yahtzee.py is out of date with" in problems[1]
 
     solution.write_text(solution.read_text(encoding="utf-8").replace("    # END PROBLEM 7\n", "", 1),
                         encoding="utf-8")
