@@ -2,7 +2,8 @@
 
 Each ``[[sample]]`` is one file of the class folder: the reference with its module docstring
 replaced by ``header`` (``{author}`` filled in) and the find/replace ``edits`` applied; or
-``base = "starter"`` (the starter generated from the reference, untouched); or a ``file`` of the
+``base = "starter"`` (the starter generated from the reference, as handed out, then its own
+``header`` and ``edits`` if it has any); or a ``file`` of the
 assignment's folder (a program that is not an edit, a notebook); or a literal ``text``.  ``path``
 is its place in the class folder (default ``<name>.py``).  ``view`` names the repository folder
 that `python -m autograder build` keeps in step (Yahtzee's ``samples/class``).
@@ -14,7 +15,7 @@ import ast
 import sys
 from pathlib import Path, PurePosixPath
 
-from .assignment import REPO_ROOT, Assignment
+from .assignment import Assignment
 from .edits import EditError, apply_edits
 
 if sys.version_info >= (3, 11):
@@ -37,7 +38,7 @@ def load(spec: Assignment) -> dict:
 def view(spec: Assignment) -> Path | None:
     """The repository folder `build` writes the sample class into, or None."""
     folder = load(spec).get("view")
-    return REPO_ROOT / folder if folder else None
+    return spec.views / folder if folder else None
 
 
 def replace_docstring(text: str, header: str) -> str:
@@ -80,8 +81,9 @@ def sample_files(spec: Assignment) -> dict[str, bytes]:
         if "text" in entry:
             files[path] = entry["text"].encode("utf-8")
             continue
-        text = generate_starter(reference, spec) if entry.get("base") == "starter" else reference
-        header = entry.get("header", data.get("header"))
+        starter = entry.get("base") == "starter"
+        text = generate_starter(reference, spec) if starter else reference
+        header = entry.get("header", None if starter else data.get("header"))   # the starter as handed out
         if header is not None:
             text = replace_docstring(text, header.format(author=entry.get("author", name)))
         try:

@@ -363,3 +363,80 @@ def test_build_writes_then_check_detects_drift(tmp_path):
     problems = build.build(assignments=[assignment])
     assert any("'# BEGIN PROBLEM 7' is never closed" in p for p in problems)
     assert "NUM_ROUNDS = 13" in assignment.starter.read_text(encoding="utf-8"), "nothing written on errors"
+
+
+# ---------------------------------------------------------------------------
+# One folder per assignment: files by convention, samples as edits of the reference
+# ---------------------------------------------------------------------------
+
+def test_content_files_are_found_by_convention_in_the_assignment_folder():
+    folder = ROOT / "autograder" / "assignments" / "yahtzee"
+    assert (YAHTZEE.reference, YAHTZEE.handout, YAHTZEE.notebook_content, YAHTZEE.mutants, YAHTZEE.samples,
+            YAHTZEE.plan) == tuple(folder / n for n in ("reference.py", "handout.md", "notebooks.toml",
+                                                         "mutants.toml", "samples.toml", "plan.py"))
+    assert YAHTZEE.solution == ROOT / "solution" / "yahtzee.py" and YAHTZEE.starter == ROOT / "starter" / "yahtzee.py"
+    assert YAHTZEE.solution.read_bytes() == YAHTZEE.reference.read_bytes()
+
+
+def test_an_assignment_toml_with_the_old_path_keys_still_loads(tmp_path, monkeypatch):
+    from autograder import assignment as assignment_module
+
+    folder = tmp_path / "old"
+    folder.mkdir()
+    table = (ROOT / "autograder" / "assignments" / "pytzee" / "assignment.toml").read_text(encoding="utf-8")
+    (folder / "assignment.toml").write_text(table.replace('name = "pytzee"', 'name = "old"\nsolution = "x/y.py"\n'
+                                                          'starter = "s/y.py"\nhandout = "docs/h.md"'))
+    monkeypatch.setattr(assignment_module, "ASSIGNMENTS_DIR", tmp_path)
+    old = assignment_module.load_assignment.__wrapped__("old")
+    assert old.reference == folder / "reference.py" and old.handout == folder / "handout.md"
+    assert "solution" not in old.extra and "handout" not in old.extra
+
+
+def _sample_assignment(tmp_path, samples: str):
+    folder = tmp_path / "yahtzee"
+    folder.mkdir()
+    (folder / "reference.py").write_text(YAHTZEE.reference.read_text(encoding="utf-8"), encoding="utf-8")
+    (folder / "samples.toml").write_text(samples, encoding="utf-8")
+    return dataclasses.replace(YAHTZEE, root=folder, views=tmp_path)
+
+
+def test_samples_are_edits_of_the_reference_generated_and_drift_checked(tmp_path):
+    assignment = _sample_assignment(tmp_path, '''view = "class"
+header = "A student's file.\\n\\nAuthor: {author}\\n"
+[[sample]]
+name = "ann"
+author = "Ann"
+edits = [{ find = "NUM_ROUNDS = 13", replace = "NUM_ROUNDS = 12" }]
+[[sample]]
+name = "sam"
+base = "starter"
+''')
+    assert build.build(assignments=[assignment]) == []
+    ann = (tmp_path / "class" / "ann.py").read_text(encoding="utf-8")
+    assert ann.startswith('"""A student\'s file.\n\nAuthor: Ann\n"""\n') and "NUM_ROUNDS = 12" in ann
+    assert (tmp_path / "class" / "sam.py").read_text(encoding="utf-8") == YAHTZEE.starter.read_text(encoding="utf-8")
+    assert build.build(check=True, assignments=[assignment]) == []
+
+    (tmp_path / "class" / "ann.py").write_text(ann.replace("12", "11"), encoding="utf-8")
+    (tmp_path / "class" / "zed.py").write_text("x = 1\n", encoding="utf-8")
+    problems = build.build(check=True, assignments=[assignment])
+    assert any("class/ann.py is out of date with" in p and "samples.toml" in p for p in problems), problems
+    assert any("class/zed.py is not a sample of" in p for p in problems), problems
+
+
+def test_a_sample_edit_that_no_longer_fits_is_named(tmp_path):
+    assignment = _sample_assignment(tmp_path, '''view = "class"
+[[sample]]
+name = "bea"
+edits = [{ find = "NO SUCH TEXT", replace = "x" }]
+''')
+    problems = build.build(assignments=[assignment])
+    assert len(problems) == 1 and "sample bea: edit 1: its find text occurs 0 times" in problems[0], problems
+    assert not (tmp_path / "class").exists(), "nothing written on errors"
+
+
+def test_demo_of_an_assignment_without_samples_says_what_to_write():
+    result = subprocess.run([sys.executable, "-m", "autograder", "demo", "--assignment", "pytzee"], cwd=ROOT,
+                            capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+    assert result.returncode == 2 and "pytzee has no sample class: write autograder/assignments/pytzee/samples.toml" \
+        in result.stderr, result.stderr

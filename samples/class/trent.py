@@ -1,6 +1,20 @@
-"""CS 101, Project 2: Yahtzee.
+"""Yahtzee: a text-mode game of five dice, thirteen rounds and one scorecard.
 
-Author: trent
+Starter file: write your code in each region that starts with a
+``# BEGIN PROBLEM N`` comment and ends with ``# END PROBLEM N``.  Until you do,
+the region raises NotImplementedError naming its problem.  Leave the given code
+outside the regions as it is.  The handout (handout-yahtzee.md) says what each
+problem must do.
+
+Play a game:      python yahtzee.py            (or: python yahtzee.py SEED)
+Run the doctests: python -m doctest yahtzee.py
+
+Glossary used by every docstring:
+    dice       -- a list of five ints, each 1..6, in position order (position 1 first)
+    category   -- one of the thirteen names in CATEGORIES, e.g. "Full House"
+    scorecard  -- a dict mapping each category to its points (None while open),
+                  plus the key YAHTZEE_BONUS_KEY holding the Yahtzee bonus points so far
+    positions  -- dice positions as the player types them: 1..5, left to right
 """
 
 import random
