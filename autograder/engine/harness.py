@@ -68,6 +68,8 @@ _exc_tb = BaseException.__dict__["__traceback__"].__get__
 _exit_code = SystemExit.__dict__["code"].__get__
 _exec = exec
 _MISSING = object()
+_mro_of = type.__dict__["__mro__"].__get__
+_type_dict = type.__dict__["__dict__"].__get__
 _REFERENCE = None    # the reference's compiled module (Zygote), for requests that substitute functions
 _BUILTIN_EXCEPTIONS = frozenset(
     v for v in vars(builtins).values() if isinstance(v, type) and issubclass(v, BaseException))
@@ -270,6 +272,7 @@ class Run:
         self.timed_out = self.cpu_limited = self.in_student = False
         self.exit = None          # (code, via, arg)
         self.call_args = None
+        self.instance = _MISSING   # the object a "Class.method" call constructed (state_after)
         self.ballast = None
         self.attempts = {}        # what the student's code tried beyond the assignment (audit hook)
 
@@ -454,6 +457,8 @@ class Run:
         undo = substitute(mod, self.req.get("substitute"))
         try:
             func = self.req.get("func")
+            if type(func) is str and "." in func:
+                return self.run_method(mod, func)
             target = mod.__dict__.get(func) if type(func) is str else None
             if target is None or not callable(target):
                 return self.result("no_function", error=_no_function(func, mod))
@@ -463,6 +468,34 @@ class Run:
             return self.finish(self.guarded(lambda: target(*args, **kwargs)))
         finally:
             undo()
+
+    def run_method(self, mod, func):
+        """FUNC = "Class.method".  With req["instance"] = {"init": [...], "kwargs": {...}, "state":
+        {...}}: construct Class(*init, **kwargs) (stdin, dice and seed apply), set the STATE
+        attributes, call the method; the result carries the instance's public attributes after it
+        (state_after).  Without an instance: Class.method(*args) (a static or class method).
+        The class and method are looked up without running student code (no __getattr__)."""
+        cls_name, _, name = func.partition(".")
+        cls = mod.__dict__.get(cls_name)
+        if not issubclass(type(cls), type):      # (isinstance could consult a __class__ property)
+            return self.result("no_function", error=_no_class(cls_name, mod))
+        if "." in name or _static_attr(cls, name) is _MISSING:
+            return self.result("no_function", error=_no_method(cls, cls_name, name))
+        args, kwargs = self.req.get("args") or [], self.req.get("kwargs") or {}
+        spec = self.req.get("instance")
+        self.call_args = args
+        self.seed()
+        if spec is None:
+            return self.finish(self.guarded(lambda: getattr(cls, name)(*args, **kwargs)))
+        init, init_kw, state = spec.get("init") or [], spec.get("kwargs") or {}, spec.get("state") or {}
+
+        def call():
+            obj = cls(*init, **init_kw)
+            self.instance = obj
+            for key, value in state.items():
+                setattr(obj, key, value)
+            return getattr(obj, name)(*args, **kwargs)
+        return self.finish(self.guarded(call))
 
     def import_module(self, code):
         stem = os.path.splitext(os.path.basename(self.filename))[0] or "submission"
@@ -509,6 +542,7 @@ class Run:
             "t": "result", "seq": self.req.get("seq"), "status": status, "value": value, "error": error,
             "stdout": "".join(self.out), "events": events, "events_truncated": self.events_truncated,
             "args_after": normalise(self.call_args) if self.call_args is not None else None,
+            "state_after": instance_state(self.instance) if self.instance is not _MISSING else None,
             "import_stdout": self.cached_import_out if self.cached_import_out is not None
             else "".join(self.import_out),
             "import_prompted": self.import_prompted, "inputs_asked": self.asked,
@@ -581,6 +615,58 @@ def _no_function(func, mod):
     close = difflib.get_close_matches(func, names, n=1) if type(func) is str else []
     return {"type": "NameError", "message": f"name {_safe_str(func)!r} is not defined",
             "suggestion": close[0] if close else None}
+
+
+def _no_class(name, mod):
+    names = sorted(k for k, v in list(mod.__dict__.items())
+                   if type(k) is str and not k.startswith("_") and issubclass(type(v), type))
+    close = difflib.get_close_matches(name, names, n=1)
+    return {"type": "NameError", "message": f"name {name!r} is not defined (a class)",
+            "suggestion": close[0] if close else None}
+
+
+def _no_method(cls, cls_name, name):
+    names = sorted({k for klass in _mro_of(cls) if klass is not object
+                    for k in list(_type_dict(klass)) if type(k) is str and not k.startswith("__")})
+    close = difflib.get_close_matches(name, names, n=1)
+    return {"type": "AttributeError", "message": f"class {cls_name!r} has no attribute {name!r}",
+            "suggestion": close[0] if close else None}
+
+
+def _static_attr(cls, name):
+    """CLS's attribute NAME from the class dictionaries of its MRO (no descriptor, no __getattr__ runs)."""
+    for klass in _mro_of(cls):
+        d = _type_dict(klass)
+        if name in d:
+            return d[name]
+    return _MISSING
+
+
+def instance_state(obj):
+    """OBJ's public attributes (its __dict__ and __slots__), normalised, read without running any
+    of its code: no property, __getattr__, __getattribute__ or overridden __dict__ is consulted."""
+    cls = type(obj)
+    state, own = {}, None
+    for klass in _mro_of(cls):
+        for key, attr in list(_type_dict(klass).items()):
+            if key == "__dict__" and own is None and type(attr) is types.GetSetDescriptorType:
+                try:
+                    own = attr.__get__(obj, cls)
+                except (TypeError, AttributeError):
+                    own = None
+            elif (type(attr) is types.MemberDescriptorType and type(key) is str and not key.startswith("_")
+                  and key not in state and len(state) < MAX_ITEMS):
+                try:
+                    state[key] = attr.__get__(obj, cls)
+                except AttributeError:       # an empty slot
+                    pass
+    if issubclass(type(own), dict):
+        for key in dict.keys(own):
+            if len(state) >= MAX_ITEMS:
+                break
+            if type(key) is str and not key.startswith("_"):
+                state[key] = dict.__getitem__(own, key)
+    return normalise(state)
 
 
 # ---------------------------------------------------------------------------------------

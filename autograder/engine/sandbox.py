@@ -113,6 +113,10 @@ class Request:
     timeout: float | None = None     # overrides Limits.wall_s
     substitute: dict | None = None   # {"names": [...], "keep": [...]}: the reference's functions NAMES
     #                                  replace the student's for this call (see harness.substitute)
+    instance: dict | None = None     # func "Class.method": {"init": [...], "kwargs": {...}, "state": {...}}
+    #                                  constructs Class(*init, **kwargs) (stdin/dice/seed apply), sets the
+    #                                  STATE attributes, calls the method; Outcome.state_after holds the
+    #                                  instance's public attributes after it.  None: Class.method(*args)
 
 
 @dataclass
@@ -127,6 +131,8 @@ class Outcome:
     events: list = field(default_factory=list)   # ["out", text] (consecutive writes joined), ["in", prompt,
     #                               answer|None], ["roll", v], ["random", name, args], ["seed", args]
     args_after: list | None = None  # the args after the call, normalised
+    state_after: dict | None = None  # a "Class.method" call with an instance: its public attributes after
+    #                               the call (from __dict__ and __slots__, normalised like any value)
     import_stdout: str = ""       # what the module printed while being imported
     import_prompted: dict | None = None  # {"line", "prompt"} when input() was called during the import
     inputs_asked: int = 0         # how many times input() was called
@@ -978,12 +984,28 @@ def _payload(request: Request, seq: int, timeout: float) -> bytes:
         "seed": request.seed, "dice": None if request.dice is None else list(request.dice),
         "fresh": bool(request.fresh) or request.kind == "script", "timeout": timeout,
     }
+    if request.instance is not None:
+        data["instance"] = _instance_spec(request)
     if request.substitute:
         data["substitute"] = {key: [str(n) for n in request.substitute.get(key, ())] for key in ("names", "keep")}
     try:
         return json.dumps(data).encode() + b"\n"
     except (TypeError, ValueError) as e:
         raise TypeError(f"Request arguments must be JSON data: {e}") from None
+
+
+def _instance_spec(request: Request) -> dict:
+    spec = request.instance
+    if request.kind != "call" or "." not in (request.func or ""):
+        raise ValueError("Request.instance needs a call of func 'Class.method'")
+    if not isinstance(spec, dict) or set(spec) - {"init", "kwargs", "state"}:
+        raise ValueError(f"Request.instance must be a dict with keys init, kwargs, state, not {spec!r}")
+    init, kwargs, state = spec.get("init") or [], spec.get("kwargs") or {}, spec.get("state") or {}
+    if not isinstance(init, (list, tuple)) or not isinstance(kwargs, dict) or not isinstance(state, dict):
+        raise ValueError("Request.instance: init must be a list, kwargs and state dicts")
+    if not all(isinstance(k, str) and k.isidentifier() for k in [*kwargs, *state]):
+        raise ValueError("Request.instance: kwargs and state keys must be identifiers")
+    return {"init": list(init), "kwargs": dict(kwargs), "state": dict(state)}
 
 
 def _parse(line: bytes | None) -> dict | None:
@@ -1060,6 +1082,8 @@ def _fill(out: Outcome, data: dict, limits: Limits) -> None:
     out.events = bounds.events(data.get("events"))
     args_after = data.get("args_after")
     out.args_after = bounds.value(args_after) if isinstance(args_after, list) else None
+    state_after = data.get("state_after")
+    out.state_after = bounds.value(state_after) if isinstance(state_after, dict) else None
     out.import_stdout = typed("import_stdout", str, "")[:limits.output_chars]
     prompted = data.get("import_prompted")
     out.import_prompted = ({"line": bounds.integer(prompted.get("line")), "prompt": bounds.text(prompted.get("prompt"), 500)}
@@ -1111,10 +1135,21 @@ def _message(out: Outcome, request: Request, data: dict, facts: dict, limits: Li
         return f"raised {error.get('type')} while being loaded{_on_line(error)}{_colon(error.get('message'))}"
     if status == "no_function":
         hint = error.get("suggestion")
-        return f"has no function named {request.func}" + (f"; did you mean {hint}?" if hint else "")
+        return _missing(request, error) + (f"; did you mean {hint}?" if hint else "")
     if isinstance(facts.get("signal"), int):
         return f"your program crashed (killed by {_signal_name(facts['signal'])})"
     return INTERNAL
+
+
+def _missing(request: Request, error: dict) -> str:
+    """What a no_function outcome did not find: a function, a class, or a method of a class."""
+    func = str(request.func)
+    if "." not in func:
+        return f"has no function named {func}"
+    cls, _, method = func.partition(".")
+    if error.get("type") == "AttributeError":
+        return f"has no method {method} in class {cls}"
+    return f"has no class named {cls}"
 
 
 HIDDEN_MESSAGES = {
@@ -1139,7 +1174,7 @@ def _hidden_message(out: Outcome, request: Request, facts: dict, limits: Limits,
     if status == "output_limit":
         return f"print output exceeded {limits.output_chars} characters"
     if status == "no_function":
-        return f"has no function named {request.func}"
+        return _missing(request, out.error or {})
     if status == "crash" and out.message == INTERNAL:
         return INTERNAL
     if status == "exception" and (out.error or {}).get("type") == "NotImplementedError":
