@@ -586,6 +586,33 @@ def test_script_can_use_exit_builtin(make):
     assert (out.status, out.exit_code, out.message) == ("exit", 0, "called sys.exit()")
 
 
+# -- the harness in parts -------------------------------------------------------------------
+def test_the_harness_parts_join_into_one_program_with_each_name_defined_once():
+    """The sandbox runs harness.source(): the parts in one namespace.  A name defined in two parts
+    would silently replace the first; a relative import must name a definition of that part."""
+    import ast
+
+    from autograder.engine import harness
+    defined: dict[str, str] = {}
+    imported: list[tuple[str, str, str]] = []
+    for path in harness.part_files():
+        tree = ast.parse(path.read_text())
+        assert len(path.read_text().splitlines()) <= 600, path.name
+        for node in tree.body:
+            if isinstance(node, ast.ImportFrom) and node.level:
+                imported += [(path.stem, node.module or "", alias.name) for alias in node.names]
+            targets = ([node] if isinstance(node, (ast.FunctionDef, ast.ClassDef)) else
+                       node.targets if isinstance(node, ast.Assign) else [])
+            for target in targets:
+                names = [target.name] if not isinstance(target, ast.expr) else \
+                    [n.id for n in ast.walk(target) if isinstance(n, ast.Name)]
+                for name in names:
+                    assert defined.setdefault(name, path.stem) == path.stem, (name, defined[name], path.stem)
+    assert imported and all(defined.get(name) == module for _, module, name in imported)
+    text = harness.source()
+    assert "from ." not in text and compile(text, "<sandbox-harness>", "exec")
+
+
 # -- processes and state ------------------------------------------------------------------
 def test_fresh_isolates_globals_and_shared_keeps_them(make):
     box = make("""

@@ -20,7 +20,7 @@ json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=True) | st.text(max_size=50),
     lambda children: st.lists(children, max_size=5) | st.dictionaries(st.text(max_size=10), children, max_size=5),
     max_leaves=40)
-KEYS = ["status", "value", "error", "stdout", "events", "args_after", "import_stdout", "import_prompted",
+KEYS = ["status", "value", "error", "stdout", "events", "args_after", "state_after", "import_stdout", "import_prompted",
         "inputs_asked", "dice_used", "exit_code", "exit_via", "exit_arg", "exhausted_at", "dice_failed_at",
         "timed_out", "cpu", "type", "message", "line", "trace", "internal", "signal", "exit", "killed", "progress"]
 fields = st.dictionaries(st.sampled_from(KEYS), json_values | st.sampled_from(

@@ -54,10 +54,9 @@ import threading
 import time
 import weakref
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
-from . import bounds, cgroup, seccomp
+from . import bounds, cgroup, harness, seccomp
 
 UID_BASE = 40000                 # sandbox uids are UID_BASE + slot
 SLOTS = 1000
@@ -968,8 +967,7 @@ def _harness_source() -> bytes:
     if _harness_cache is None:
         import marshal
 
-        source = Path(__file__).with_name("harness.py").read_bytes()
-        _harness_cache = marshal.dumps(compile(source, "<sandbox-harness>", "exec", dont_inherit=True))
+        _harness_cache = marshal.dumps(compile(harness.source(), "<sandbox-harness>", "exec", dont_inherit=True))
     return _harness_cache
 
 
