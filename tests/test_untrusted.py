@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 from autograder.assignments.yahtzee.suites import game
 from autograder.engine import bounds, escape
 from autograder.engine.feedback import Fail
-from autograder.engine.sandbox import Limits, Outcome, Request, _build, _parse
+from autograder.engine.outcomes import _build
+from autograder.engine.protocol import Limits, Outcome, Request, _parse
 from autograder.engine.submission import SubmissionError, notebook_source, notebook_stage
 
 FAST = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
