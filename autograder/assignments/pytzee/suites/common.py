@@ -13,36 +13,20 @@ from __future__ import annotations
 
 import random
 import re
-import sys
-import weakref
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 
-import pytest
-
-from autograder.assignment import load_assignment
 from autograder.engine.bounds import number
 from autograder.engine.checks import GraderFault, could_pass_by_doing_nothing, explain
 from autograder.engine.feedback import Fail, ordinal
+from autograder.engine.suite import Suite
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
-
-ASSIGNMENT = load_assignment("pytzee")
+SUITE = Suite(__file__)
+ASSIGNMENT = SUITE.assignment
 GAME_TIMEOUT = 1.5          # seconds per game; the reference plays any of them in milliseconds
 SHORT_TIMEOUT = 0.5         # ... once a program has run out of time in SLOW_RUNS_ALLOWED games
 SLOW_RUNS_ALLOWED = 6       # (so a program that hangs everywhere is graded in about 30 s)
-_SLOW_RUNS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()   # Program -> games out of time
-SCENARIOS = Path(__file__).resolve().parent.parent / "scenarios"
 NUM_DICE = 5
 ENTRY = "play_game"
-
-
-def scenarios(name: str = "games") -> dict:
-    """Load scenarios/NAME.toml (inputs only: expected values come from the reference)."""
-    return tomllib.loads((SCENARIOS / f"{name}.toml").read_text(encoding="utf-8"))
 
 
 # ---------------------------------------------------------------------------------------
@@ -171,11 +155,11 @@ class Attempt:
 
 
 def attempt(student, game: Game, mode: str) -> Attempt:
-    slow = _SLOW_RUNS.get(student, 0)
-    timeout = SHORT_TIMEOUT if slow >= SLOW_RUNS_ALLOWED else GAME_TIMEOUT
+    slow = student.memo("games out of time", lambda: [0])      # a one-item counter per submission
+    timeout = SHORT_TIMEOUT if slow[0] >= SLOW_RUNS_ALLOWED else GAME_TIMEOUT
     outcome = run(student, game, mode, timeout)
     if outcome.status == "timeout" or (outcome.elapsed or 0) >= 0.8 * timeout:
-        _SLOW_RUNS[student] = slow + 1
+        slow[0] += 1
     finished = outcome.status == "ok"
     return Attempt(mode, outcome, read_final_score(outcome, finished=finished))
 
@@ -459,44 +443,6 @@ def seeded_game(reference, case: dict) -> Game:
     return Game(case["why"], case["rounds"], list(commands), seed=case["seed"], mode=mode)
 
 
-# ---------------------------------------------------------------------------------------
-# Parametrisation: points per check
-# ---------------------------------------------------------------------------------------
-
-def params(cases: list[dict]) -> list:
-    """pytest.params for CASES: each case's `points`, else the problem's points left over,
-    split evenly over the cases of that problem without explicit points."""
-    explicit: dict[int, float] = {}
-    plain: dict[int, int] = {}
-    for case in cases:
-        if "points" in case:
-            explicit[case["problem"]] = explicit.get(case["problem"], 0) + case["points"]
-        else:
-            plain[case["problem"]] = plain.get(case["problem"], 0) + 1
-    out = []
-    given: dict[int, float] = {}
-    seen: dict[int, int] = {}
-    for case in cases:
-        problem = case["problem"]
-        if "points" in case:
-            points = case["points"]
-        else:
-            share = ASSIGNMENT.problem(problem).points - explicit.get(problem, 0)
-            seen[problem] = seen.get(problem, 0) + 1
-            if seen[problem] == plain[problem]:     # the last case takes the rounding remainder
-                points = round(share - given.get(problem, 0), 4)
-            else:
-                points = round(share / plain[problem], 4)
-            given[problem] = given.get(problem, 0) + points
-        marks = [pytest.mark.problem(problem), pytest.mark.points(points)]
-        if not case.get("public"):
-            marks.append(pytest.mark.visibility("hidden"))
-        if case.get("integration"):     # charged once: see the plugin's own_functions rule
-            marks.append(pytest.mark.own_functions)
-        out.append(pytest.param(case, marks=marks, id=case["why"]))
-    return out
-
-
 def stage_cases(kind: str, stage: int) -> list[dict]:
-    return [case for case in scenarios().get(kind, [])
+    return [case for case in SUITE.load("games").get(kind, [])
             if ASSIGNMENT.problem(case["problem"]).stage == stage]
