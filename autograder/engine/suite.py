@@ -3,7 +3,7 @@
     import pytest
     from autograder.engine.suite import Fail, Suite
 
-    suite = Suite(__file__)            # the assignment whose folder holds this file
+    suite = Suite(__file__)                          # assignments/<name>/: the table, scenarios/, [rules]
 
     @pytest.mark.parametrize("case", suite.cases("round", "parse_keep", problem=8))
     def test_parse_keep(student, reference, case):
