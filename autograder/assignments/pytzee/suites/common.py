@@ -260,7 +260,7 @@ def why_not(att: Attempt, game: Game, expected: int, hidden: bool) -> str:
             f"'Your final score was 92'")
 
 
-def play_and_check(student, reference, game: Game, *, hidden: bool, hint: str | None = None,
+def play_and_check(student, reference, game: Game, *, hint: str | None = None,
                    hint_when: list[int] | None = None, same_as: list[str] | None = None) -> None:
     """Fail unless STUDENT ends GAME with the reference's final score.
 
@@ -289,12 +289,16 @@ def play_and_check(student, reference, game: Game, *, hidden: bool, hint: str | 
     shown = next((a for a in attempts if a.score.value is not None), first)
     if shown.outcome.status == "no_function" and len(attempts) > 1:
         shown = attempts[1]
-    summary = _sentence(why_not(shown, game, expected, hidden))
-    for other in attempts:
-        if other is not shown:
-            same = (other.outcome.status, other.score.value) == (shown.outcome.status, shown.score.value)
-            summary += (" Run as a script, it did the same." if same and other.mode == "script" else
-                        " Also " + _sentence(why_not(other, game, expected, hidden)))
+
+    def summary(hidden: bool) -> str:
+        text = _sentence(why_not(shown, game, expected, hidden))
+        for other in attempts:
+            if other is not shown:
+                same = (other.outcome.status, other.score.value) == (shown.outcome.status, shown.score.value)
+                text += (" Run as a script, it did the same." if same and other.mode == "script" else
+                         " Also " + _sentence(why_not(other, game, expected, hidden)))
+        return text
+
     expected_rolls = NUM_DICE * game.rounds
     rolled = dice_rolled(shown.outcome)
     notes = []
@@ -310,8 +314,8 @@ def play_and_check(student, reference, game: Game, *, hidden: bool, hint: str | 
                      f"or a seeded game rolls other dice.")
     if hint and (not hint_when or shown.score.value in hint_when):
         notes.append(hint)
-    raise Fail(summary, ran=None if hidden else game.describe(shown.mode), hint=" ".join(notes) or None,
-               output=None if hidden else shown.outcome.stdout, show_values=False)
+    raise Fail(summary(False), hidden=summary(True), ran=game.describe(shown.mode),
+               hint=" ".join(notes) or None, output=shown.outcome.stdout, show_values=False)
 
 
 def roll_values(outcome) -> list[int]:
@@ -323,7 +327,7 @@ def roll_values(outcome) -> list[int]:
     return values
 
 
-def check_rolls(student, reference, game: Game, *, hidden: bool, hint: str | None = None) -> None:
+def check_rolls(student, reference, game: Game, *, hint: str | None = None) -> None:
     """Fail unless STUDENT plays seeded GAME to the end rolling the very dice the reference
     rolls (the RNG contract), asking one answer per turn and printing a final score.  The
     score itself is not compared: the rules are graded by their own checks."""
@@ -342,10 +346,10 @@ def check_rolls(student, reference, game: Game, *, hidden: bool, hint: str | Non
             return
         shown = shown or att
         if timed_out(att):
-            reasons.append(why_not(att, game, -1, hidden))
+            reasons.append(lambda hidden, att=att: why_not(att, game, -1, hidden))
             break
         if att.outcome.status not in ("ok", "input_exhausted") and len(got) < len(wanted):
-            reasons.append(why_not(att, game, -1, hidden))
+            reasons.append(lambda hidden, att=att: why_not(att, game, -1, hidden))
         elif got != wanted:
             if len(got) != len(wanted):
                 text = (f"{how}: your program rolled {len(got)} dice in {game.rounds} turns, not "
@@ -357,20 +361,26 @@ def check_rolls(student, reference, game: Game, *, hidden: bool, hint: str | Non
             others = sorted({str(e[1]) for e in att.outcome.events or () if e and e[0] == "random" and len(e) > 1})
             if others:
                 text += f"; it also calls random.{', random.'.join(others)}, which the game never does"
-            if att.outcome.status != "ok":
-                text += f" ({why_not(att, game, -1, hidden)})"
-            reasons.append(text)
+            reasons.append(lambda hidden, att=att, text=text: text if att.outcome.status == "ok"
+                           else f"{text} ({why_not(att, game, -1, hidden)})")
         elif att.score.value is None:
-            reasons.append(why_not(att, game, -1, hidden))
+            reasons.append(lambda hidden, att=att: why_not(att, game, -1, hidden))
         else:
-            reasons.append(f"{how}: your program asked for {answered} answers in {game.rounds} turns "
-                           f"(every answer fits its roll: one answer per turn)")
-    summary = _sentence(reasons[0])
-    if len(reasons) > 1:
-        same = reasons[1].replace(how_run("script", game), how_run("call", game)) == reasons[0]
-        summary += " Run as a script, it did the same." if same else " Also " + _sentence(reasons[1])
-    raise Fail(summary, ran=None if hidden else game.describe(shown.mode),
-               hint=hint, output=None if hidden else shown.outcome.stdout, show_values=False)
+            text = (f"{how}: your program asked for {answered} answers in {game.rounds} turns "
+                    f"(every answer fits its roll: one answer per turn)")
+            reasons.append(lambda hidden, text=text: text)
+
+    def summary(hidden: bool) -> str:
+        first = reasons[0](hidden)
+        text = _sentence(first)
+        if len(reasons) > 1:
+            second = reasons[1](hidden)
+            same = second.replace(how_run("script", game), how_run("call", game)) == first
+            text += " Run as a script, it did the same." if same else " Also " + _sentence(second)
+        return text
+
+    raise Fail(summary(False), hidden=summary(True), ran=game.describe(shown.mode),
+               hint=hint, output=shown.outcome.stdout, show_values=False)
 
 
 # ---------------------------------------------------------------------------------------

@@ -11,5 +11,5 @@ CASES = stage_cases("game", 1)
 @pytest.mark.parametrize("case", SUITE.cases(CASES))
 def test_slot(student, reference, case):
     """Scoring"""
-    play_and_check(student, reference, game_from_case(case), hidden=not case.get("public"),
-                   hint=case.get("hint"), hint_when=case.get("hint_when"), same_as=case.get("same_as"))
+    play_and_check(student, reference, game_from_case(case), hint=case.get("hint"),
+                   hint_when=case.get("hint_when"), same_as=case.get("same_as"))

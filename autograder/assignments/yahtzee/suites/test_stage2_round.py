@@ -42,7 +42,8 @@ def _same_value(student, reference, case, func, *args, **kwargs):
     got = returned_value(student.call_or_skip(func, *args, **kwargs), ran, short=f"{func}(...)")
     if got != expected:
         raise Fail(f"Called {ran}. Returned {got!r}, but expected {expected!r} ({case['why']}).",
-                   hidden=f"{func} returned the wrong value: {case['why']}.", ran=ran, expected=expected, got=got, hint=hint_for(case, got))
+                   hidden=f"{func} returned the wrong value: {case['why']}.",
+                   ran=ran, expected=expected, got=got, hint=hint_for(case, got))
     return got
 
 
@@ -75,7 +76,8 @@ def test_parse_keep(student, reference, case):
         if outcome.status == "ok":
             raise Fail(f"Called {ran}. Returned {outcome.value!r}, but expected it to raise ValueError "
                        f"({case['why']}).",
-                       hidden=f"parse_keep returned a value where it must raise ValueError: {case['why']}.", ran=ran, got=outcome.value, expected="ValueError", hint=case.get("hint"))
+                       hidden=f"parse_keep returned a value where it must raise ValueError: {case['why']}.",
+                       ran=ran, got=outcome.value, expected="ValueError", hint=case.get("hint"))
         returned_value(outcome, ran, short="parse_keep(...)")
         raised = f"parse_keep raised {(outcome.error or {}).get('type')} where ValueError was expected"
         raise Fail(f"{raised}: {ran}.", hidden=f"{raised}.", ran=ran, show_values=False,
@@ -120,7 +122,8 @@ def test_reroll(student, reference, case):
             cause = "it rolled fewer dice than the unkept ones"
             hint = "Every die that is not kept is rolled again."
         raise Fail(f"Called {ran}: {cause} (rolled {rolled} dice where {want_rolled} were expected).",
-                   hidden=f"reroll: {cause} ({case['why']}).", ran=ran_with, expected=f"{want_rolled} dice rolled", got=f"{rolled} dice rolled",
+                   hidden=f"reroll: {cause} ({case['why']}).",
+                   ran=ran_with, expected=f"{want_rolled} dice rolled", got=f"{rolled} dice rolled",
                    hint=hint)
     if got != ref.value:
         hint = None
@@ -130,7 +133,8 @@ def test_reroll(student, reference, case):
         elif isinstance(got, list) and len(got) == 5 and any(got[p - 1] != dice[p - 1] for p in keep):
             hint = "A kept die changed: the positions in keep must stay as they are."
         raise Fail(f"Called {ran_with}. Returned {got!r}, but expected {ref.value!r}.",
-                   hidden=f"reroll returned the wrong dice: {case['why']}.", ran=ran_with, expected=ref.value, got=got, hint=hint)
+                   hidden=f"reroll returned the wrong dice: {case['why']}.",
+                   ran=ran_with, expected=ref.value, got=got, hint=hint)
     after = (outcome.args_after or [None])[0]
     if after != dice:
         raise Fail(f"Called {ran}: afterwards the list passed in was {after!r}; reroll must not change it.",
@@ -159,7 +163,8 @@ def test_ask_keep(student, reference, case):
             what = "it returned the wrong positions"
         raise Fail(f"Called {ran}: {what}. Returned {got!r} after {outcome.inputs_asked} answer(s); "
                    f"expected {ref.value!r} after {ref.inputs_asked}.",
-                   hidden=f"ask_keep: {what} ({case['why']}).", ran=ran, expected=ref.value, got=got, hint=case.get("hint"))
+                   hidden=f"ask_keep: {what} ({case['why']}).",
+                   ran=ran, expected=ref.value, got=got, hint=case.get("hint"))
 
 
 @pytest.mark.parametrize("case", SUITE.cases(FIND, problem=10))
@@ -197,7 +202,8 @@ def test_ask_category(student, reference, case):
         else:
             what = "it returned the wrong category"
         raise Fail(f"Called {ran}: {what}. Returned {got!r}; expected {ref.value!r}.",
-                   hidden=f"ask_category: {what} ({case['why']}).", ran=ran, expected=ref.value, got=got, hint=case.get("hint"))
+                   hidden=f"ask_category: {what} ({case['why']}).",
+                   ran=ran, expected=ref.value, got=got, hint=case.get("hint"))
     if outcome.dice_used:
         raise Fail("ask_category rolled dice; asking must not roll.", ran=ran, show_values=False)
     after = (outcome.args_after or [None])[0]

@@ -111,7 +111,8 @@ def test_final_score(student, reference, case):
                         hint=hint)
     if got != expected:
         raise Fail(f"Called {ran}. Returned {got!r}, but expected {expected!r} ({case['why']}).",
-                   hidden=f"final_score returned the wrong total: {case['why']}.", ran=ran, expected=expected, got=got, hint=hint)
+                   hidden=f"final_score returned the wrong total: {case['why']}.",
+                   ran=ran, expected=expected, got=got, hint=hint)
 
 
 # --- Problem 15 --------------------------------------------------------------------------------

@@ -61,7 +61,8 @@ def _compare(student, reference, case: dict, func: str, args: list, also=None) -
         return
     if got != expected or type(got) is not type(expected):
         raise Fail(f"Called {ran}. Returned {show(got)}, but expected {show(expected)} ({case['why']}).",
-                   hidden=f"{func} returned the wrong value: {case['why']}.", ran=ran, expected=expected, got=got, hint=hint_for(case, got))
+                   hidden=f"{func} returned the wrong value: {case['why']}.",
+                   ran=ran, expected=expected, got=got, hint=hint_for(case, got))
 
 
 # --- Problem 17 --------------------------------------------------------------------------------
