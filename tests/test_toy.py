@@ -14,6 +14,7 @@ import re
 import subprocess
 import sys
 import time
+import zipfile
 from dataclasses import replace
 from pathlib import Path
 
@@ -189,6 +190,32 @@ def test_each_mutant_gets_its_exact_score(batch, mutants):
 
 def test_the_batch_is_one_grading_session_and_quick(batch):
     assert batch["wall"] <= MAX_BATCH_SECONDS, f"grade-all of the toy took {batch['wall']:.1f} s"
+
+
+def test_the_gradescope_bundle_of_a_course_outside_the_package(toy, tmp_path):
+    """The bundle carries the toy's folder as a packaged assignment (no mutants, no views) and
+    grades the reference to full marks from its shipped reference cache."""
+    from autograder.gradescope import build_bundle
+
+    names = build_bundle(tmp_path / "pig.zip", toy)
+    ours = sorted(n.split("/", 3)[3] for n in names if n.startswith("autograder/assignments/pig/"))
+    assert [n for n in ours if not n.startswith("refcache/")] == [
+        "assignment.toml", "handout.md", "reference.py", "scenarios/games.toml", "scenarios/scoring.toml",
+        "suites/test_stage1_scoring.py", "suites/test_stage2_game.py"]
+    assert len([n for n in ours if n.startswith("refcache/")]) == 1
+    top = tmp_path / "autograder"
+    for folder in ("source", "submission", "results"):
+        (top / folder).mkdir(parents=True)
+    with zipfile.ZipFile(tmp_path / "pig.zip") as archive:
+        archive.extractall(top / "source")
+    (top / "submission" / "pig.py").write_text(toy.reference.read_text(encoding="utf-8"), encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if k not in (ASSIGNMENTS_ENV, "PYTHONPATH")}
+    env.update(AUTOGRADER_ROOT=str(top), AUTOGRADER_PYTHON=sys.executable, AUTOGRADER_CACHE_DIR=str(tmp_path / "none"))
+    done = subprocess.run(["bash", str(top / "source" / "run_autograder")], cwd=top, env=env,
+                          capture_output=True, text=True, timeout=120)
+    results = json.loads((top / "results" / "results.json").read_text(encoding="utf-8"))
+    assert results["score"] == 10 and len(results["tests"]) == 15, (results, done.stderr)
+    assert not (tmp_path / "none").exists(), "the shipped reference cache was used, none computed"
 
 
 # ---------------------------------------------------------------------------------------
