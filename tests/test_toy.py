@@ -192,6 +192,18 @@ def test_the_batch_is_one_grading_session_and_quick(batch):
     assert batch["wall"] <= MAX_BATCH_SECONDS, f"grade-all of the toy took {batch['wall']:.1f} s"
 
 
+def test_the_readme_walk_through_counts_the_toy_truly(toy):
+    """README's "Adding a course" gives each file's line count and the total: they are wc -l's."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = text[text.index("## Adding a course"):]
+    section = section[:section.index("\n## ", 3)]
+    told = {name: int(lines) for name, lines in re.findall(r"^\| `([^`]+)` \((\d+)\) \|", section, re.MULTILINE)}
+    counts = {p.relative_to(TOY).as_posix(): len(p.read_text(encoding="utf-8").splitlines())
+              for p in TOY.rglob("*") if p.is_file() and "__pycache__" not in p.parts}
+    assert told == counts
+    assert f"the whole cost of a course: {sum(counts.values())} lines" in section.replace("\n", " ")
+
+
 def test_the_gradescope_bundle_of_a_course_outside_the_package(toy, tmp_path):
     """The bundle carries the toy's folder as a packaged assignment (no mutants, no views) and
     grades the reference to full marks from its shipped reference cache."""
