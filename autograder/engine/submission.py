@@ -29,13 +29,13 @@ class NotASubmission(SubmissionError):
 class Submission:
     path: Path
     source: str
-    filename: str                     # the name tracebacks show, e.g. "yahtzee.py"
+    filename: str                     # the name tracebacks show: the assignment's student_file
     kind: str = "py"                  # "py" | "ipynb"
     notes: list[str] = field(default_factory=list)
     stage: int | None = None          # a kit notebook's stage (its metadata); graded with that stage
 
 
-def load_submission(path: str | Path, expected_name: str = "yahtzee.py", entry: str | None = None) -> Submission:
+def load_submission(path: str | Path, expected_name: str, entry: str | None = None) -> Submission:
     """Find and read the student's code at PATH; raise SubmissionError with a clear message."""
     path = Path(path)
     if not os.path.lexists(path):
