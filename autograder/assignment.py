@@ -218,8 +218,12 @@ def extra_folders() -> dict[str, Path]:
 
 
 def is_path(value: str) -> bool:
-    """Whether --assignment VALUE names a folder rather than an assignment (a `/`, or a directory)."""
-    return "/" in value or os.sep in value or Path(value).is_dir()
+    """Whether --assignment VALUE names a folder rather than an assignment: it has a `/`, or it is
+    a folder and no known assignment's name (a submissions folder named `yahtzee` is not a course)."""
+    if "/" in value or os.sep in value:
+        return True
+    known = (ASSIGNMENTS_DIR / value / "assignment.toml").is_file() or value in extra_folders()
+    return not known and Path(value).is_dir()
 
 
 @cache

@@ -138,6 +138,16 @@ def test_a_good_folder_loads_and_a_kit_name_cannot_be_shadowed(tmp_path, monkeyp
         load_assignment("nosuch")
 
 
+def test_a_bare_name_is_the_kits_assignment_even_where_a_folder_has_that_name(tmp_path, monkeypatch):
+    kit_name = sorted(p.parent.name for p in ASSIGNMENTS_DIR.glob("*/assignment.toml"))[0]
+    (tmp_path / kit_name).mkdir()               # e.g. a class's submissions folder
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv(ASSIGNMENTS_ENV, raising=False)
+    assert load_assignment(kit_name).root == ASSIGNMENTS_DIR / kit_name
+    _folder(tmp_path, GOOD_HEAD + PROBLEM, name="elsewhere")
+    assert load_assignment("elsewhere").root == tmp_path / "elsewhere", "an existing folder is a path"
+
+
 def test_the_environment_variable_lists_course_folders(tmp_path):
     """$AUTOGRADER_ASSIGNMENTS: a folder of assignment folders makes each known by name, in a new process."""
     _folder(tmp_path, 'name = "course"\n' + GOOD_HEAD + PROBLEM)
