@@ -253,7 +253,7 @@ def _grading_verbs() -> list[Path]:
     """The grading verbs: autograder/grading/ once the verbs are grouped, else their flat modules."""
     grouped = ROOT / "autograder" / "grading"
     if grouped.is_dir():
-        return sorted(grouped.rglob("*.py"))
+        return sorted(grouped.rglob("*"))
     flat = ("grade", "batch", "gradebook", "export", "report", "charts", "lms", "public")
     return [ROOT / "autograder" / f"{name}.py" for name in flat]
 
@@ -263,7 +263,8 @@ def test_no_assignment_named_in_the_engine_nor_the_grading_verbs(where):
     files = sorted((ROOT / "autograder" / "engine").rglob("*")) if where == "engine" else _grading_verbs()
     names = _assignment_names()
     assert {"yahtzee", "pytzee", "pig"} <= set(names)
-    word = re.compile(r"\b(?:" + "|".join(map(re.escape, names)) + r")\b", re.IGNORECASE)
+    # bounded by anything but a letter or digit: `yahtzee_stage1` and "yahtzee.py" count, "pigment" does not
+    word = re.compile(r"(?<![a-z0-9])(?:" + "|".join(map(re.escape, names)) + r")(?![a-z0-9])", re.IGNORECASE)
     hits = []
     for path in files:
         if not path.is_file() or path.suffix not in (".py", ".ini", ".toml", ".j2", ".md", ".txt", ".html"):
