@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
-VERBS = ["grade", "grade-all", "build", "scenarios", "release", "gradescope", "demo", "coach"]
+VERBS = ["grade", "grade-all", "demo", "build", "notebooks", "scenarios", "release", "mutants", "bench", "gradescope",
+         "coach"]
 
 
 def run(*args: str) -> subprocess.CompletedProcess:

@@ -39,7 +39,8 @@ import zipfile
 from pathlib import Path
 
 from autograder.assignment import Assignment, available, load_assignment
-from autograder.build import generate_starter, relative
+from autograder.authoring.build import generate_starter, relative
+from autograder.grading.public import HIDDEN_NOTE, SELFCHECK_SOURCE, public_checks
 from autograder.notebooks import (
     TOOLS,
     NotebookError,
@@ -52,7 +53,6 @@ from autograder.notebooks import (
     release_notebook,
 )
 from autograder.notebooks import dumps as notebook_dumps
-from autograder.public import HIDDEN_NOTE, SELFCHECK_SOURCE, public_checks
 
 CHECK_TIMEOUT = 10          # seconds per problem in check.py
 
