@@ -1,10 +1,10 @@
 """`make bench`: how fast the grader is, next to the targets and next to nbgrader, in one run.
 
     python -m autograder bench [--copies 3] [--repeat 5] [--jobs 1,2] [--submission PATH]
-                               [--class DIR] [--nb-students 3] [--nb-stages 1,2,3,4]
+                               [--class DIR] [--nb-students 3] [--nb-stages N,N..]
                                [--honest 30] [--load 200] [--skip-nbgrader] [--skip-worst] [--keep]
 
-(a) one submission (default: the reference), graded with --stage 1, 2, 3, 4 and all: the first
+(a) one submission (default: the reference), graded with each core --stage and all: the first
     grade() in a fresh process (cold: the reference sandbox starts, the suites are collected),
     then the median of REPEAT more (warm, as a batch worker grades); wall and CPU time.  CPU
     counts the whole process tree (the grader, its sandboxes, the reference's), read from
@@ -75,8 +75,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--class", dest="class_dir", type=Path, default=CLASS_DIR,
                         help="the class of (b) and the students of (c) (default: samples/class)")
     parser.add_argument("--nb-students", type=int, default=3, help="students graded by nbgrader in (c) (default 3)")
-    parser.add_argument("--nb-stages", type=_int_list, default=[1, 2, 3, 4],
-                        help="stage notebooks per student in (c) (default 1,2,3,4)")
+    parser.add_argument("--nb-stages", type=_int_list, default=None,
+                        help="stage notebooks per student in (c) (default: every core stage)")
     parser.add_argument("--skip-nbgrader", action="store_true", help="leave out (c)")
     parser.add_argument("--honest", type=int, default=30,
                         help="at least this many submissions in the honest class of (b) (default 30)")
@@ -100,6 +100,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"error: no such submission or class folder: {args.submission}, {args.class_dir}", file=sys.stderr)
         return 2
     spec = load_assignment(ASSIGNMENT)
+    args.nb_stages = args.nb_stages or [s.number for s in spec.core_stages]
     if any(s not in {st.number for st in spec.stages} for s in args.nb_stages):
         print(f"error: {ASSIGNMENT} has stages {[s.number for s in spec.stages]}", file=sys.stderr)
         return 2
