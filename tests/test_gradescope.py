@@ -137,7 +137,7 @@ def test_bundle_contents(bundles):
         run = archive.read("run_autograder").decode()
     for required in ("setup.sh", "run_autograder", "pyproject.toml", "autograder/assignments/yahtzee/reference.py",
                      "autograder/__main__.py", "autograder/cli.py", "autograder/grading/grade.py",
-                     "autograder/engine/sandbox.py", "autograder/engine/harness.py", "autograder/engine/pytest.ini",
+                     "autograder/engine/sandbox.py", "autograder/engine/harness/entry.py", "autograder/engine/pytest.ini",
                      "autograder/assignments/yahtzee/assignment.toml",
                      "autograder/assignments/yahtzee/suites/test_stage1_scoring.py",
                      "autograder/assignments/yahtzee/scenarios/games.toml"):
