@@ -458,7 +458,7 @@ def _assignments(names: Iterable[str] | None) -> list[Assignment]:
 
 def build_files(check: bool = False, names: Iterable[str] | None = None,
                 assignments: Iterable[Assignment] | None = None) -> tuple[list[str], list[Path]]:
-    """Build (or check) ASSIGNMENTS (default: NAMES, default: every assignment with a solution).
+    """Build (or check) ASSIGNMENTS (default: NAMES, default: every assignment with a reference.py).
 
     Returns (problems, paths written).
     """

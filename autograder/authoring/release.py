@@ -338,7 +338,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="the latest stage released (default 1): its notebook and the earlier ones go in, "
                              "and the earlier stages' code is given in it")
     parser.add_argument("--assignment", action="append", dest="assignments", metavar="NAME",
-                        help="release only this assignment (repeatable; default: every one with a solution)")
+                        help="release only this assignment (repeatable; default: every one with a reference.py)")
     parser.add_argument("--force", action="store_true", help="replace OUT if it exists")
 
 
