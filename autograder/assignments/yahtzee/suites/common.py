@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from autograder.engine.checks import GraderFault
 from autograder.engine.feedback import describe_call
+from autograder.engine.replay import Protocol
 from autograder.engine.suite import Suite
 
 SUITE = Suite(__file__)
@@ -14,11 +15,10 @@ ASSIGNMENT = SUITE.assignment
 # Helpers of the stage 2-4 suites
 # ---------------------------------------------------------------------------------------------
 
-CATEGORIES = ["Ones", "Twos", "Threes", "Fours", "Fives", "Sixes", "Three of a Kind", "Four of a Kind",
-              "Full House", "Small Straight", "Large Straight", "Yahtzee", "Chance"]
+PROTOCOL = Protocol.of(ASSIGNMENT)          # the game's line grammar, spare dice ([protocol])
+CATEGORIES = PROTOCOL.categories            # [rules] categories, in scorecard order
 BONUS_KEY = "Yahtzee Bonus"
-# Dice after the scripted ones: a program that rolls too many can still finish and be told so.
-SPARE_DICE = [1, 2, 4, 5, 6, 3, 6, 1, 2, 4, 5, 3, 1, 6, 2]
+SPARE_DICE = PROTOCOL.spare_dice            # after the scripted dice: one roll too many still finishes
 
 
 def scorecard(filled: dict | None = None, bonus: int = 0) -> dict:

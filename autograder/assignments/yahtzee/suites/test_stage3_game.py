@@ -15,6 +15,7 @@ from __future__ import annotations
 import pytest
 
 from autograder.assignments.yahtzee.suites import game as g
+from autograder.assignments.yahtzee.suites import round_checks as r
 from autograder.assignments.yahtzee.suites.common import (
     BONUS_KEY,
     CATEGORIES,
@@ -120,7 +121,7 @@ def test_final_score(student, reference, case):
 @pytest.mark.parametrize("case", SUITE.cases(CARDS["format_scorecard"], problem=15))
 def test_format_scorecard(student, reference, case):
     """format_scorecard"""
-    g.check_scorecard_text(student, reference, case, bonus_lines=False)
+    r.check_scorecard_text(student, reference, case, bonus_lines=False)
 
 
 # --- Problem 16 --------------------------------------------------------------------------------
