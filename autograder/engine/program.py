@@ -345,12 +345,19 @@ class Program:
 
     def call(self, func: str, *args: Any, stdin: list[str] | None = None, seed: int | None = None,
              dice: list[int] | None = None, fresh: bool | None = None, timeout: float | None = None,
-             **kwargs: Any) -> Outcome:
-        """Call FUNC(*args, **kwargs) in the sandbox.  Calls with input or dice get a fresh process."""
+             instance: dict | None = None, **kwargs: Any) -> Outcome:
+        """Call FUNC(*args, **kwargs) in the sandbox.  Calls with input or dice get a fresh process.
+
+        A method of a class the student wrote: FUNC = "Class.method" and INSTANCE = {"init": [constructor
+        args], "kwargs": {constructor keyword args}, "state": {attribute: value}} (each optional): the
+        sandbox constructs the object (stdin, dice and seed apply to the constructor too), sets the
+        attributes, calls the method, and Outcome.state_after holds the object's public attributes
+        after the call.  Without INSTANCE, "Class.method" is called on the class (static/class methods).
+        A missing class or method is status no_function with a did-you-mean, like a missing function."""
         if fresh is None:
             fresh = stdin is not None or seed is not None or dice is not None
         return self.run(Request("call", func, list(args), kwargs, stdin, seed, dice, fresh, timeout,
-                                self.substitute))
+                                self.substitute, instance))
 
     def script(self, stdin: list[str] | None = None, seed: int | None = None, dice: list[int] | None = None,
                timeout: float | None = None) -> Outcome:
