@@ -111,13 +111,14 @@ def first_divergence(ref: RefGame, student: Transcript, complete: bool = True) -
         if index >= len(stu_lines):
             if not complete:
                 return None
-            return diverged("dice_line_missing", where, "no `Dice: ...` line after this roll")
+            return diverged("dice_line_missing", where, f"no `{protocol.dice_label} ...` line after this roll")
         got = stu_lines[index][1]
         if got != want:
             if sorted(got) == sorted(want):
-                return diverged("dice_line_order", where, f"the Dice: line shows {got} where {want} were expected "
-                                "(same values, different order)")
-            return diverged("dice_line_wrong", where, f"the Dice: line shows {got} where {want} were expected")
+                return diverged("dice_line_order", where, f"the {protocol.dice_label} line shows {got} where {want} "
+                                "were expected (same values, different order)")
+            return diverged("dice_line_wrong", where,
+                            f"the {protocol.dice_label} line shows {got} where {want} were expected")
     return None
 
 

@@ -21,14 +21,14 @@ What the grader reads of the printed text is the assignment's data, assignment.t
     spare_dice = [1, 2, 4, 5, 6, 3]             # after the scenario's dice (see with_spare_dice)
     players = 1                                 # or 2, ...; with more than one:
     turn = '^(?P<player>\\w+)\\W+s turn'        # a line that announces whose turn it is
-    marks = { joker = '^Joker rule' }           # a round with a line matching (case-sensitive) is marked
+    marks = { bonus = '^Bonus!' }               # a round with a line matching (case-sensitive) is marked
 
 Several players: every item carries the player whose turn was last announced (`turn`; with
 named players the name, else its order of first appearance); Scored lines and final scores
 are kept per player (a `final` regex may name the player with (?P<player>...) and the score with (?P<score>...)).
 
-Every regex is optional (an assignment whose games print free-form text, like Pytzee, gives
-none and reads the final score with read_final_score).
+Every regex is optional (an assignment whose games print free-form text gives none and reads
+the final score with read_final_score).  `dice_label` names the dice line in feedback ("Dice:").
 
 The RNG contract: dice come from the injected list in order; `with_spare_dice` appends the
 protocol's spare dice, so a program that rolls once too often still finishes and only the
@@ -46,32 +46,26 @@ from .bounds import number
 _TEXTS = {      # the divergence causes and hints; [protocol.texts] in assignment.toml may override any
     "seed_called": ("random.seed was called (the grader seeds the game; your program must not)",
                     "Remove the call to random.seed: the grader seeds the game itself."),
-    "random_called": ("random.{name} was called outside roll_dice",
-                      "Every die must come from roll_dice, and nothing else may call random (RNG contract rule 3)."),
+    "random_called": ("random.{name} was called besides the dice",
+                      "Every die must come from the dice-rolling function, and nothing else may call random."),
     "dice_differ": ("the dice differ from the seeded random numbers",
-                    "Every die must come from roll_dice, which calls random.randint(1, 6) once per die."),
-    "kept_rerolled": ("kept dice were re-rolled",
-                      "reroll must roll only the dice that are not kept: roll_dice(number of unkept dice)."),
+                    "Every die must come from random.randint(1, 6), one call per die."),
+    "kept_rerolled": ("kept dice were re-rolled", "Roll only the dice that are not kept."),
     "after_last_round": ("dice were rolled after the last round (one round too many?)",
-                         "play_game(n) plays exactly n rounds."),
+                         "Play exactly the rounds asked for."),
     "refused_accepted": ("a category answer that must be refused was accepted",
-                         "Refuse a box that is filled, or that the Joker rule does not allow, and ask again."),
+                         "Refuse a category that cannot be used, and ask again."),
     "reprompt_rolled": ("dice were rolled after an invalid answer (a re-prompt must not roll dice)",
                         "A re-prompt must not roll dice: ask the same question again, roll nothing."),
-    "keep_all_rolled": ("dice were rolled after the player kept all five",
-                        "Keeping all five dice ends the rolling for this round."),
-    "extra_roll": ("an extra roll_dice call",
-                   "Call roll_dice() once at the start of a round and reroll once per re-roll, nothing more."),
-    "missing_roll": ("a missing roll_dice call",
-                     "After each keep answer that does not keep all five, re-roll the other dice."),
-    "too_few": ("too few dice were rolled",
-                "reroll rolls every die that is not kept: roll_dice(number of unkept dice)."),
-    "dice_line_missing": ("a Dice: line is missing after a roll",
-                          "Print the Dice: line (format_dice) after every roll, the first roll and each re-roll."),
+    "keep_all_rolled": ("dice were rolled after the player kept them all",
+                        "Keeping all the dice ends the rolling for this round."),
+    "extra_roll": ("an extra roll", "Roll once at the start of a turn and once per re-roll, nothing more."),
+    "missing_roll": ("a missing roll", "After each keep answer that does not keep all the dice, re-roll the others."),
+    "too_few": ("too few dice were rolled", "Re-roll every die that is not kept."),
+    "dice_line_missing": ("a {label} line is missing after a roll", "Show the dice after every roll."),
     "dice_line_order": ("re-rolled values were placed in the wrong positions",
-                        "The first new value goes to the leftmost re-rolled position (RNG contract rule 2)."),
-    "dice_line_wrong": ("the Dice: line does not show the dice rolled",
-                        "Show the five dice in position order: `Dice: 4 6 4 6 2`."),
+                        "The first new value goes to the leftmost re-rolled position."),
+    "dice_line_wrong": ("the {label} line does not show the dice rolled", "Show the dice in position order."),
 }
 
 
@@ -94,6 +88,7 @@ class Protocol:
     turn: re.Pattern | None = None
     marks: dict[str, re.Pattern] = field(default_factory=dict)
     debug_prefix: str = "DEBUG:"
+    dice_label: str = "dice"             # what feedback calls the dice line, e.g. "Dice:"
     texts: dict[str, tuple[str, str]] = field(default_factory=lambda: dict(_TEXTS))
 
     @classmethod
@@ -114,11 +109,12 @@ class Protocol:
                    num_dice=int(rules.get("num_dice", 5)), players=int(data.get("players", 1)),
                    turn=rx("turn") if "turn" in data else None,
                    marks={k: re.compile(v) for k, v in data.get("marks", {}).items()},
-                   debug_prefix=data.get("debug_prefix", "DEBUG:"), texts=texts)
+                   debug_prefix=data.get("debug_prefix", "DEBUG:"), dice_label=data.get("dice_label", "dice"),
+                   texts=texts)
 
     def text(self, kind: str, **names: str) -> tuple[str, str]:
         cause, hint = self.texts[kind]
-        return cause.format(**names), hint
+        return cause.format(label=self.dice_label, **names), hint.format(label=self.dice_label, **names)
 
     def category_named(self, text: str) -> str | None:
         by_normal = {normalize(c): c for c in self.categories}

@@ -146,7 +146,7 @@ def check_finishes(played: Played) -> None:
     div = played.divergence
     question = first_question_difference(played.ref, played.mine)
     too_many = (len(played.mine.scored) >= case.rounds
-                or (div is not None and "after the last round" in div.cause))
+                or (div is not None and div.kind == "after_last_round"))
     if outcome.status == "input_exhausted":
         if too_many:
             reason, detail = "it plays one round too many", f"it scored {len(played.mine.scored)} rounds and asked on"

@@ -59,7 +59,7 @@ def check_round(student, reference, case: dict) -> None:
     if outcome.status not in ("ok", "input_exhausted"):
         returned_value(outcome, ran, short="play_round(...)",
                       hint=divergence.hint if divergence else None)
-    if divergence is not None and divergence.cause != "a Dice: line is missing after a roll":
+    if divergence is not None and divergence.kind != "dice_line_missing":
         where = divergence.where.split(", ")[-1]
         fail(f"at {where}, {divergence.cause}: {divergence.detail}", divergence.cause,
              hint=divergence.hint or case.get("hint"))
