@@ -6,7 +6,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from .feedback import Fail, describe_call, ordinal, show
+from .feedback import Fail, describe_call, show
 from .sandbox import Outcome
 
 
@@ -133,7 +133,3 @@ def expect_raises(student, func: str, *args: Any, error: str = "ValueError", why
     if outcome.status == "exception" and "not written yet" not in hidden:
         hidden = must
     raise Fail(f"Called {ran}; expected {error}. {text}", hidden=hidden, ran=ran, show_values=False)
-
-
-def input_count_message(asked: int, lines: int) -> str:
-    return f"asked for input a {ordinal(asked)} time; this script has {lines} lines"

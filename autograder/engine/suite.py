@@ -22,10 +22,14 @@ Visibility: a case is hidden unless it says `public = true`; a Fail carries the 
 summary and, as HIDDEN, the data-free one; the plugin shows the one the check's visibility allows.
 Per submission: student.memo(key, compute) computes once; student.call_or_skip(...) skips
 the checks that need a function that ran out of time before ([calls] in assignment.toml).
+Games: suite.protocol (assignment.toml [protocol], [rules]) reads a scripted game's output with
+engine/replay.py (read_transcript, read_reference, with_spare_dice, read_final_score) and
+engine/divergence.py (first_divergence: "round 3, roll 2", a cause and a hint).
 """
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 from collections.abc import Callable, Iterable
@@ -38,6 +42,7 @@ from autograder.assignment import Assignment, load_assignment
 
 from .checks import GraderFault, explain
 from .feedback import Fail
+from .replay import Protocol
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -61,6 +66,11 @@ class Suite:
         self.assignment: Assignment = load_assignment(folder.name)
 
     # -- the assignment's data -------------------------------------------------------------
+    @functools.cached_property
+    def protocol(self) -> Protocol:
+        """How a game's output is read (assignment.toml [protocol] and [rules]; engine/replay.py)."""
+        return Protocol.of(self.assignment)
+
     @property
     def rules(self) -> dict:
         """assignment.toml's [rules] table (categories, bonuses ...)."""

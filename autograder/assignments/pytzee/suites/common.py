@@ -18,12 +18,12 @@ from dataclasses import dataclass, field, replace
 from autograder.engine import replay
 from autograder.engine.checks import GraderFault, could_pass_by_doing_nothing, explain
 from autograder.engine.feedback import Fail, ordinal
-from autograder.engine.replay import Protocol, Score, dice_rolled, random_calls, roll_values
+from autograder.engine.replay import Score, dice_rolled, random_calls, roll_values
 from autograder.engine.suite import Suite
 
 SUITE = Suite(__file__)
 ASSIGNMENT = SUITE.assignment
-PROTOCOL = Protocol.of(ASSIGNMENT)   # free-form output: only the slots and the spare dice
+PROTOCOL = SUITE.protocol   # free-form output: only the slots and the spare dice
 GAME_TIMEOUT = 1.5          # seconds per game; the reference plays any of them in milliseconds
 SHORT_TIMEOUT = 0.5         # ... once a program has run out of time in SLOW_RUNS_ALLOWED games
 SLOW_RUNS_ALLOWED = 6       # (so a program that hangs everywhere is graded in about 30 s)

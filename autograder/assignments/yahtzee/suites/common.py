@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from autograder.engine.checks import GraderFault
 from autograder.engine.feedback import describe_call
-from autograder.engine.replay import Protocol
 from autograder.engine.suite import Suite
 
 SUITE = Suite(__file__)
@@ -15,7 +14,7 @@ ASSIGNMENT = SUITE.assignment
 # Helpers of the stage 2-4 suites
 # ---------------------------------------------------------------------------------------------
 
-PROTOCOL = Protocol.of(ASSIGNMENT)          # the game's line grammar, spare dice ([protocol])
+PROTOCOL = SUITE.protocol                   # the game's line grammar, spare dice ([protocol])
 CATEGORIES = PROTOCOL.categories            # [rules] categories, in scorecard order
 BONUS_KEY = "Yahtzee Bonus"
 SPARE_DICE = PROTOCOL.spare_dice            # after the scripted dice: one roll too many still finishes
