@@ -5,14 +5,14 @@
 
     suite = Suite(__file__)                          # assignments/<name>/: the table, scenarios/, [rules]
 
-    @pytest.mark.parametrize("case", suite.cases("round", "parse_keep", problem=8))
-    def test_parse_keep(student, reference, case):
-        \"\"\"parse_keep\"\"\"
-        expected = suite.expected(reference.call("parse_keep", case["text"]), "parse_keep(...)")
-        got = suite.returned(student.call_or_skip("parse_keep", case["text"]), "parse_keep(...)")
+    @pytest.mark.parametrize("case", suite.cases("round", "format_dice", problem=7))
+    def test_format_dice(student, reference, case):
+        \"\"\"format_dice\"\"\"
+        expected = suite.expected(reference.call("format_dice", case["dice"]), "format_dice(...)")
+        got = suite.returned(student.call_or_skip("format_dice", case["dice"]), "format_dice(...)")
         if got != expected:
-            raise Fail(f"parse_keep({case['text']!r}) returned {got!r}, expected {expected!r}.",
-                       hidden=f"parse_keep returned the wrong value ({case['why']}).")
+            raise Fail(f"format_dice({case['dice']}) returned the wrong text.", expected=expected, got=got,
+                       hidden=f"format_dice returned the wrong value ({case['why']}).")
 
 Points: a check declares its problem (@pytest.mark.problem(N), or problem= here) and, when it
 should count more or less than its siblings, @pytest.mark.weight(W); the plugin shares the
