@@ -95,10 +95,16 @@ def _because(why: str) -> str:
     return f" ({why})" if why else ""
 
 
-def reference_value(outcome: Outcome, ran: str) -> Any:
+def reference_ok(outcome: Outcome, ran: str) -> Outcome:
+    """The reference's OUTCOME of RAN, or a GraderFault: every expected value must exist."""
     if outcome.status != "ok":
         raise GraderFault(f"the reference failed on {ran}: {outcome.status} {outcome.message} {outcome.error}")
-    return outcome.value
+    return outcome
+
+
+def reference_value(outcome: Outcome, ran: str) -> Any:
+    """The value the reference returned for RAN (a GraderFault if it did not return)."""
+    return reference_ok(outcome, ran).value
 
 
 def expect_same(student, reference, func: str, *args: Any,

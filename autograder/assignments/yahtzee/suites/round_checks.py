@@ -10,10 +10,10 @@ from autograder.assignments.yahtzee.suites.common import (
     ROUND_TIMEOUT,
     describe,
     flat,
-    reference_ok,
     scorecard,
 )
 from autograder.assignments.yahtzee.suites.game import read_game, read_reference
+from autograder.engine.checks import reference_ok
 from autograder.engine.divergence import first_divergence, first_question_difference
 from autograder.engine.feedback import Fail
 from autograder.engine.replay import normalize

@@ -22,10 +22,9 @@ from autograder.assignments.yahtzee.suites.common import (
     GAME_TIMEOUT,
     SUITE,
     describe,
-    reference_ok,
     scorecard,
 )
-from autograder.engine.checks import could_pass_by_doing_nothing
+from autograder.engine.checks import could_pass_by_doing_nothing, reference_ok
 from autograder.engine.feedback import Fail
 from autograder.engine.suite import returned_value
 

@@ -15,10 +15,9 @@ from autograder.assignments.yahtzee.suites.common import (
     SUITE,
     describe,
     hint_for,
-    reference_ok,
     scorecard,
 )
-from autograder.engine.checks import could_pass_by_doing_nothing
+from autograder.engine.checks import could_pass_by_doing_nothing, reference_ok
 from autograder.engine.feedback import Fail, show
 from autograder.engine.suite import returned_value
 
