@@ -1,5 +1,9 @@
 """The first roll where a replayed game leaves the reference's, and its likely cause.
 
+    played = replay_game(student, reference, suite.protocol, "play_game", 13, stdin=script, seed=5)
+    played.divergence        # None, or Divergence("round 3, roll 2", cause, detail, hint, kind)
+    played.mine, played.ref  # the student's Transcript, the reference's rounds (RefGame)
+
 Both runs are read by engine/replay.py (the same script, so the gap -- answers read so far --
 lines them up); first_divergence names the place ("round 3, roll 2"), a data-free cause, the
 detail with the numbers and a hint (the texts: replay.Protocol.texts, [protocol.texts]).
@@ -8,8 +12,10 @@ detail with the numbers and a hint (the texts: replay.Protocol.texts, [protocol.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
-from .replay import RefGame, Transcript
+from .checks import GraderFault
+from .replay import Protocol, RefGame, Transcript, read_reference, read_transcript
 
 # ---------------------------------------------------------------------------------------------
 # The first roll that differs
@@ -166,3 +172,43 @@ def first_question_difference(ref: RefGame, student: Transcript) -> tuple[int, s
         return index, ("it asked for the category where the reference asks which dice to keep "
                        "(a re-roll too few?)")
     return None
+
+
+# ---------------------------------------------------------------------------------------------
+# A scripted game on both programs
+# ---------------------------------------------------------------------------------------------
+
+@dataclass
+class Replayed:
+    """A scripted game run on the reference and the student's program, read and compared."""
+
+    ref: RefGame
+    outcome: Any             # the student's Outcome
+    mine: Transcript
+    divergence: Divergence | None
+
+    @property
+    def finished(self) -> bool:
+        return self.outcome.status == "ok"
+
+
+def replay_game(student, reference, protocol: Protocol, func: str, *args: Any, stdin: list[str],
+           seed: int | None = None, dice: list[int] | None = None, timeout: float | None = None,
+           label: str | None = None) -> Replayed:
+    """FUNC(*ARGS) with the script STDIN and SEED (or injected DICE) on the reference, then on the
+    student's program -- once per submission (student.memo), skipped when FUNC ran out of time
+    before (student.call_or_skip) -- both read with PROTOCOL and compared.  LABEL names the game
+    in a grader fault.  Compared up to where the student's run stopped when it did not finish."""
+    ref_outcome = reference.call(func, *args, stdin=list(stdin), seed=seed, dice=dice)
+    if ref_outcome.status != "ok":
+        raise GraderFault(f"the reference failed on {label or func}: {ref_outcome.status} {ref_outcome.message}")
+
+    def run() -> Replayed:
+        outcome = student.call_or_skip(func, *args, stdin=list(stdin), seed=seed, dice=dice, timeout=timeout)
+        ref = read_reference(ref_outcome, protocol)
+        mine = read_transcript(outcome, protocol)
+        complete = outcome.status == "ok" and (outcome.inputs_asked or 0) >= len(stdin)
+        return Replayed(ref, outcome, mine, first_divergence(ref, mine, complete=complete))
+
+    key = ("replay", func, repr(args), tuple(stdin), seed, tuple(dice or ()), repr(student.substitute))
+    return student.memo(key, run)

@@ -13,7 +13,6 @@ reference's) is the engine's (engine/replay.py), with Yahtzee's line grammar fro
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from autograder.assignments.yahtzee.suites.common import (
     CATEGORIES,
@@ -23,10 +22,10 @@ from autograder.assignments.yahtzee.suites.common import (
 )
 from autograder.engine import replay
 from autograder.engine.divergence import (
-    Divergence,
+    Replayed,
     divergence_gap,
-    first_divergence,
     first_question_difference,
+    replay_game,
 )
 from autograder.engine.feedback import Fail
 from autograder.engine.replay import RefGame, Transcript
@@ -79,35 +78,17 @@ def game_cases(data: dict, stage: int) -> list[GameCase]:
 
 
 @dataclass
-class Played:
-    case: GameCase
-    ref: RefGame
-    outcome: Any
-    mine: Transcript
-    divergence: Divergence | None
+class Played(Replayed):
+    """A seeded game of the suites, run on both programs (engine/divergence.py replay_game)."""
 
-    @property
-    def finished(self) -> bool:
-        return self.outcome.status == "ok"
+    case: GameCase | None = None
 
 
 def play(student, reference, case: GameCase) -> Played:
-    """Run CASE on both programs (each once per grading: cached on the Program objects)."""
-    from autograder.engine.checks import GraderFault
-
-    script = list(case.script)
-    ref_outcome = reference.call("play_game", case.rounds, stdin=script, seed=case.seed)
-    if ref_outcome.status != "ok":
-        raise GraderFault(f"the reference failed on game {case.name}: {ref_outcome.status} {ref_outcome.message}")
-
-    def played() -> Played:
-        outcome = student.call_or_skip("play_game", case.rounds, stdin=script, seed=case.seed, timeout=GAME_TIMEOUT)
-        ref = read_reference(ref_outcome)
-        mine = read_game(outcome)
-        complete = outcome.status == "ok" and (outcome.inputs_asked or 0) >= len(script)
-        return Played(case, ref, outcome, mine, first_divergence(ref, mine, complete=complete))
-
-    return student.memo(("game", case.seed, case.rounds, case.script, repr(student.substitute)), played)
+    """Run CASE on both programs (each once per grading: memoised on the student's Program)."""
+    played = replay_game(student, reference, PROTOCOL, "play_game", case.rounds, stdin=list(case.script),
+                         seed=case.seed, timeout=GAME_TIMEOUT, label=f"game {case.name}")
+    return Played(played.ref, played.outcome, played.mine, played.divergence, case)
 
 
 def _fail(played: Played, public: str, hidden: str, *, hint: str | None = None, expected=None, got=None,
