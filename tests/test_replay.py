@@ -73,3 +73,28 @@ def test_spare_dice_and_free_form_final_score():
     assert YAHTZEE.with_spare_dice([3, 3]) == [3, 3] + YAHTZEE.spare_dice and YAHTZEE.spare_dice
     outcome = SimpleNamespace(stdout="Round 13\nYour final score was 92\n", value=None, status="ok", events=[])
     assert read_final_score(outcome, finished=True, entry="play_game").value == 92
+
+
+def test_named_groups_and_players_announced_by_the_round_line():
+    """A grammar with named groups (dice, round, player, score), as a course may write it."""
+    assignment = SimpleNamespace(name="named", extra={
+        "rules": {"categories": ["Aces", "Chance"]},
+        "protocol": {"players": [1, 2], "ignore": r"^\[WARN\]",
+                     "round": r"^Round (?P<round>\d+)(?: - Player (?P<player>[12]))?$",
+                     "turn": r"^Round \d+ - Player (?P<player>[12])$",
+                     "dice": r"^Current dice combination: \[(?P<dice>\d, \d, \d, \d, \d)\]$",
+                     "final": r"^Player (?P<player>[12]) final score: (?P<score>\d+)$"}})
+    protocol = Protocol.of(assignment)
+    events = []
+    for player, dice in (("1", [2, 2, 3, 4, 5]), ("2", [6, 6, 6, 1, 1])):
+        events += [["out", f"Round 1 - Player {player}\n"]] + [["roll", d] for d in dice]
+        events += [["out", f"Current dice combination: [{', '.join(map(str, dice))}]\n[WARN] Invalid input.\n"]]
+        events += [["in", "Choose the category to record the score\n", "Chance"]]
+    events += [["out", "Player 1 final score: 16\nPlayer 2 final score: 20\n"]]
+    game = read_transcript(_outcome(events), protocol)
+    assert game.players == ["1", "2"] and [r.player for r in game.rolls] == ["1", "2"]
+    assert [dice for _, dice in game.dice_lines] == [[2, 2, 3, 4, 5], [6, 6, 6, 1, 1]]
+    assert not any("WARN" in i.text for i in game.items)
+    assert game.final_by_player == {"1": 16, "2": 20}
+    ref = read_reference(_outcome(events), protocol)
+    assert [(r.number, r.player) for r in ref.rounds] == [(1, "1"), (1, "2")]

@@ -23,6 +23,9 @@ What the grader reads of the printed text is the assignment's data, assignment.t
     turn = '^(?P<player>\\w+)\\W+s turn'        # a line that announces whose turn it is
     marks = { bonus = '^Bonus!' }               # a round with a line matching (case-sensitive) is marked
 
+Groups are numbered as above or named: dice; points and category (scored); score (final);
+round or number; player or name (turn); category/name/slot and score/points/value (card).
+
 Several players: every item carries the player whose turn was last announced (`turn`; with
 named players the name, else its order of first appearance); Scored lines and final scores
 are kept per player (a `final` regex may name the player with (?P<player>...) and the score with (?P<score>...)).
@@ -84,10 +87,11 @@ class Protocol:
     category_prompt: re.Pattern
     spare_dice: list[int] = field(default_factory=list)
     num_dice: int = 5
-    players: int = 1
+    players: Any = 1                     # as assignment.toml says: 1, 2, [1, 2], "many" ...
     turn: re.Pattern | None = None
     marks: dict[str, re.Pattern] = field(default_factory=dict)
     debug_prefix: str = "DEBUG:"
+    ignore: re.Pattern | None = None     # lines the grader skips besides (a regex)
     dice_label: str = "dice"             # what feedback calls the dice line, e.g. "Dice:"
     texts: dict[str, tuple[str, str]] = field(default_factory=lambda: dict(_TEXTS))
 
@@ -106,10 +110,11 @@ class Protocol:
         return cls(categories=list(rules.get("categories", [])), dice=rx("dice"), round=rx("round"),
                    scored=rx("scored"), final=rx("final"), card=rx("card", 0),
                    category_prompt=rx("category_prompt"), spare_dice=list(data.get("spare_dice", [])),
-                   num_dice=int(rules.get("num_dice", 5)), players=int(data.get("players", 1)),
+                   num_dice=int(rules.get("num_dice", 5)), players=data.get("players", 1),
                    turn=rx("turn") if "turn" in data else None,
                    marks={k: re.compile(v) for k, v in data.get("marks", {}).items()},
-                   debug_prefix=data.get("debug_prefix", "DEBUG:"), dice_label=data.get("dice_label", "dice"),
+                   debug_prefix=data.get("debug_prefix", "DEBUG:"), ignore=rx("ignore", 0) if "ignore" in data else None,
+                   dice_label=data.get("dice_label", "dice"),
                    texts=texts)
 
     def text(self, kind: str, **names: str) -> tuple[str, str]:
@@ -125,11 +130,20 @@ class Protocol:
         match = self.dice.match(line)
         if not match:
             return None
-        return [number(v) for v in re.findall(r"\d+", match.group(1))]
+        return [number(v) for v in re.findall(r"\d+", group(match, "dice"))]
 
     def with_spare_dice(self, dice: list[int]) -> list[int]:
         """DICE, then the spare dice: a program that rolls too often can finish and be told so."""
         return list(dice) + list(self.spare_dice)
+
+
+def group(match: re.Match, *names: str, default: int = 1) -> str | None:
+    """The first of the named groups NAMES the regex has, else its group DEFAULT: a protocol may
+    name its groups (dice, points, category, score, player, round ...) or number them."""
+    for name in names:
+        if name in match.re.groupindex:
+            return match.group(name)
+    return match.group(default)
 
 
 NEVER = re.compile(r"(?!)")      # a line kind the protocol does not define: nothing matches
@@ -163,13 +177,12 @@ def timeline(outcome, protocol: Protocol) -> list[Item]:
         buf = "" if partial else parts.pop()
         for line in parts:
             line = line.rstrip("\r")
-            if line.lstrip().startswith(protocol.debug_prefix):
+            if line.lstrip().startswith(protocol.debug_prefix) or (protocol.ignore and protocol.ignore.search(line)):
                 continue
             if protocol.turn is not None:
                 match = protocol.turn.search(line)
                 if match:
-                    player = match.group("player") if "player" in match.groupdict() else \
-                        match.group(1) if match.re.groups else line.strip()
+                    player = group(match, "player", "name", default=1) if match.re.groups else line.strip()
             items.append(Item("line", gap, line, player=player))
 
     for event in outcome.events or ():
@@ -320,12 +333,12 @@ def read_transcript(outcome, protocol: Protocol) -> Transcript:
                 dice_lines.append((item.gap, dice))
             match = protocol.scored.search(item.text)
             if match:
-                scored.append(Scored(number(match.group(1)), protocol.category_named(match.group(2)),
+                scored.append(Scored(number(group(match, "points")), protocol.category_named(group(match, "category", default=2)),
                                      item.text.strip(), item.gap, item.player))
                 scored_at.append(index)
             match = protocol.final.match(item.text)
             if match:
-                value = number(match.group("score") if "score" in match.groupdict() else match.group(1))
+                value = number(group(match, "score"))
                 finals.append(value)
                 final_by_player[match.groupdict().get("player", item.player)] = value
         elif item.kind == "random":
@@ -346,7 +359,7 @@ def read_transcript(outcome, protocol: Protocol) -> Transcript:
             continue
         match = protocol.card.match(item.text)
         if match:
-            card[normalize(match.group(1))] = match.group(2)
+            card[normalize(group(match, "category", "name", "slot"))] = group(match, "score", "points", "value", default=2)
     return Transcript(outcome, items, rolls, dice_lines, scored, scored_at, finals, randoms, seeds,
                       lines[-1].strip() if lines else "", card, final_by_player, protocol)
 
@@ -384,7 +397,7 @@ def read_reference(outcome, protocol: Protocol) -> RefGame:
         if item.kind == "line":
             match = protocol.round.match(item.text)
             if match and not protocol.scored.search(item.text):
-                current = begin(number(match.group(1)), item.player)
+                current = begin(number(group(match, "round", "number")), item.player)
                 continue
             if not item.text.strip():
                 continue
@@ -395,7 +408,8 @@ def read_reference(outcome, protocol: Protocol) -> RefGame:
                 current.dice_lines.append(dice)
             match = protocol.scored.search(item.text)
             if match:
-                current.scored = (number(match.group(1)), protocol.category_named(match.group(2)) or match.group(2))
+                category = group(match, "category", default=2)
+                current.scored = (number(group(match, "points")), protocol.category_named(category) or category)
             current.marks.update(mark for mark, rx in protocol.marks.items() if rx.search(item.text))
         elif item.kind == "roll":
             if current is None:
