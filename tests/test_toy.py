@@ -166,9 +166,9 @@ def test_build_check_of_the_toy(toy, tmp_path):
     problems, _ = build_files(check=True, assignments=[views])
     # only the views that do not exist yet in tmp: the handout's points table is up to date
     assert sorted(problems) == [f"{tmp_path}/solution/pig.py is missing (it is made from "
-                                f"tests/toy/pig/reference.py): run `python -m autograder build`",
+                                f"tests/toy/pig/reference.py): run `python -m autograder build tests/toy/pig`",
                                 f"{tmp_path}/starter/pig.py is missing (it is made from "
-                                f"tests/toy/pig/reference.py): run `python -m autograder build`"]
+                                f"tests/toy/pig/reference.py): run `python -m autograder build tests/toy/pig`"]
     problems, written = build_files(assignments=[views])
     assert not problems and sorted(written) == [tmp_path / "solution" / "pig.py", tmp_path / "starter" / "pig.py"]
     assert build_files(check=True, assignments=[views]) == ([], [])
