@@ -1,0 +1,310 @@
+"""Helpers of the Yatzy suites: scenario data, points, calls through the given helpers, and the
+replay of a several-player game read with the protocol of assignment.toml.
+
+Expected values always come from the reference on the same input: nothing here knows a die.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from autograder.assignment import load_assignment
+from autograder.engine.checks import GraderFault, explain
+from autograder.engine.feedback import Fail, ordinal
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+ASSIGNMENT = load_assignment("yatzy")
+RULES = ASSIGNMENT.extra["rules"]
+PROTOCOL = ASSIGNMENT.extra["protocol"]
+CATEGORIES: list[str] = list(RULES["categories"])
+HELPERS: list[str] = list(RULES["helpers"])
+ALL_FUNCTIONS = sorted({f for p in ASSIGNMENT.problems for f in p.functions})
+SCENARIOS = Path(__file__).resolve().parent.parent / "scenarios"
+CALL_TIMEOUT = 3.0          # one call, one turn (the reference needs milliseconds)
+GAME_TIMEOUT = 6.0          # one whole game of several players
+
+
+def scenarios(name: str) -> dict:
+    """Load scenarios/NAME.toml (inputs only: expected values come from the reference)."""
+    return tomllib.loads((SCENARIOS / f"{name}.toml").read_text(encoding="utf-8"))
+
+
+def problem_of(function: str) -> int:
+    for problem in ASSIGNMENT.problems:
+        if function in problem.functions:
+            return problem.number
+    raise KeyError(f"no problem lists {function}")
+
+
+# ENGINE CANDIDATE: points shared out of the assignment's table over a problem's checks.
+def params(cases: list[dict], problem_key, id_key=lambda case: case["why"], weight=lambda case: 1,
+           total: float | None = None) -> list:
+    """pytest.params for CASES; each problem's points (the table's, or TOTAL when the problem's
+    other checks take the rest) shared out over its cases by WEIGHT, the last case of a problem
+    taking the rounding remainder."""
+    totals: dict[int, float] = {}
+    for case in cases:
+        totals[problem_key(case)] = totals.get(problem_key(case), 0) + weight(case)
+    def points_of(problem: int) -> float:
+        return float(ASSIGNMENT.problem(problem).points if total is None else total)
+
+    left = {p: points_of(p) for p in totals}
+    weights_left = dict(totals)
+    out = []
+    for case in cases:
+        problem = problem_key(case)
+        weights_left[problem] -= weight(case)
+        if weights_left[problem] <= 0:
+            points = round(left[problem], 4)
+        else:
+            points = round(points_of(problem) * weight(case) / totals[problem], 4)
+        left[problem] -= points
+        marks = [pytest.mark.problem(problem), pytest.mark.points(points)]
+        public = case.get("public") if isinstance(case, dict) else getattr(case, "public", False)
+        if not public:
+            marks.append(pytest.mark.visibility("hidden"))
+        out.append(pytest.param(case, marks=marks, id=id_key(case)))
+    return out
+
+
+# ---------------------------------------------------------------------------------------
+# Calls
+# ---------------------------------------------------------------------------------------
+
+def _slow(student) -> set:
+    return student.__dict__.setdefault("_yatzy_timeouts", set())
+
+
+def call(student, func: str, *args, under: tuple[str, ...] = (), **kwargs):
+    """student.call, remembering endless loops: once FUNC (or a function UNDER test through it)
+    ran out of time, later checks that need it are skipped with a reason instead of waiting again."""
+    for name in (func, *under):
+        if name in _slow(student):
+            pytest.skip(f"can't check: {name} did not finish in time in an earlier check")
+    outcome = student.call(func, *args, **kwargs)
+    if outcome.status == "timeout":
+        _slow(student).update(under or (func,))
+    return outcome
+
+
+def helper_call(student, helper: str, *args, under: tuple[str, ...] = (), **kwargs):
+    """Call the given helper HELPER (try_turn, ...) in the student's program, always the
+    reference's copy of it (the student's may be edited or missing); it calls the student's
+    functions of the stage being graded, the reference's of the others (charge once).  In an
+    own_functions check (no substitution) it calls the student's functions everywhere."""
+    missing = [name for name in under if name not in student.functions]
+    if missing and student.functions:
+        raise Fail(f"Your file has no function `{missing[0]}`.", show_values=False)
+    saved = student.substitute
+    base = saved or {"names": [], "keep": ALL_FUNCTIONS}
+    student.substitute = {"names": sorted(set(base["names"]) | set(HELPERS)), "keep": list(base["keep"])}
+    try:
+        return call(student, helper, *args, under=under, **kwargs)
+    finally:
+        student.substitute = saved
+
+
+def reference_ok(outcome, ran: str):
+    if outcome.status != "ok":
+        raise GraderFault(f"the reference failed on {ran}: {outcome.status} {outcome.message} {outcome.error}")
+    return outcome
+
+
+def not_returned(outcome, ran: str, short: str, *, hidden: bool, hint: str | None = None) -> Fail:
+    """Fail saying why the student's call did not return (grader text only when HIDDEN)."""
+    status = outcome.status
+    error = outcome.error or {}
+    if status == "input_exhausted":
+        text = f"{short} asked for more input than the answers given (does it accept every valid answer?)"
+    elif status == "dice_exhausted":
+        text = f"{short} rolled more dice than it should (see the RNG contract)"
+    elif status == "timeout":
+        text = f"{short} did not finish in time (an endless loop?)"
+    elif error.get("type") == "NotImplementedError":
+        text, hint = f"{short} is not written yet", None
+    elif hidden and status == "exception":
+        text = f"{short} {outcome.hidden_message or 'raised an exception'}"
+    elif hidden:
+        text = f"{short}: {outcome.hidden_message or status}"
+    else:
+        text = explain(outcome, short)
+    output = None if hidden or status in ("no_function", "syntax_error") else outcome.stdout
+    return Fail(text.rstrip(".") + ".", ran=None if hidden else ran, hint=hint, show_values=False, output=output)
+
+
+def data_free(fail: Fail, func: str, why: str) -> Fail:
+    """FAIL with a summary that says what the hidden case covers, not its data."""
+    text = fail.summary
+    if "not written yet" in text:
+        summary = f"{func} is not written yet."
+    elif "no function" in text:
+        summary = text.split(";")[0].split(":")[0].rstrip(".") + "."
+    elif "Returned" in text:
+        summary = f"{func} returned the wrong value ({why})."
+    else:
+        summary = f"{func} did not return normally ({why})."
+    fail.summary = summary
+    fail.args = (summary,)
+    fail.ran = None
+    fail.output = None
+    fail.show_values = False
+    return fail
+
+
+# ---------------------------------------------------------------------------------------
+# Reading a game: the protocol's line grammar
+# ---------------------------------------------------------------------------------------
+
+# ENGINE CANDIDATE: a transcript read with a protocol table of named regexes.
+@dataclass(frozen=True)
+class Line:
+    kind: str           # a key of the protocol table: "order", "round", "turn", "dice", ...
+    fields: tuple       # the named groups, in the regex's order, normalised
+    text: str
+
+
+LINE_KINDS = ("order", "round", "turn", "dice", "scored", "results", "result")
+_GRAMMAR = [(kind, re.compile(PROTOCOL[kind])) for kind in LINE_KINDS]
+_IGNORE = re.compile(PROTOCOL["ignore"])
+
+
+def _normal(kind: str, match: re.Match) -> tuple:
+    groups = match.groupdict()
+    if kind == "order":
+        return (tuple(name.strip() for name in groups["names"].split(",")),)
+    if kind == "dice":
+        return (tuple(int(face) for face in groups["dice"].split()),)
+    return tuple(int(v) if v.lstrip("-").isdigit() and k != "name" else v.strip() for k, v in groups.items())
+
+
+def read_lines(stdout: str) -> list[Line]:
+    """The protocol lines of STDOUT, in order (prompts run into the next printed text when
+    input is not echoed: a protocol line is also found after the last prompt on a line)."""
+    found = []
+    for raw in (stdout or "").splitlines():
+        text = raw.rstrip()
+        if _IGNORE.match(text):
+            continue
+        for candidate in _tails(text):
+            for kind, regex in _GRAMMAR:
+                match = regex.match(candidate)
+                if match:
+                    found.append(Line(kind, _normal(kind, match), candidate))
+                    break
+            else:
+                continue
+            break
+    return found
+
+
+def _tails(text: str) -> list[str]:
+    """TEXT and what follows each ': ' or '? ' in it (a prompt answered without echo)."""
+    tails = [text]
+    for match in re.finditer(r"[:?] ", text):
+        tails.append(text[match.end():])
+    return tails
+
+
+def show_line(line: Line | None) -> str:
+    return "nothing (the game ended)" if line is None else repr(line.text)
+
+
+@dataclass
+class Where:
+    round: int | None = None
+    category: str | None = None
+    player: str | None = None
+    place: int | None = None     # the player's place in the playing order, 1 first
+    roll: int = 0
+
+
+def position(lines: list[Line], index: int, order: tuple = ()) -> Where:
+    """Which round, player and roll line INDEX of LINES belongs to."""
+    where = Where()
+    for line in lines[:index]:
+        if line.kind == "order":
+            order = line.fields[0]
+        elif line.kind == "round":
+            where = Where(round=line.fields[0], category=line.fields[1])
+        elif line.kind == "turn":
+            where.player, where.roll = line.fields[0], 0
+            where.place = order.index(where.player) + 1 if where.player in order else None
+        elif line.kind == "dice":
+            where.roll += 1
+        elif line.kind == "results":
+            where = Where(category="results")
+    return where
+
+
+def describe_where(where: Where, *, hidden: bool) -> str:
+    if where.category == "results":
+        return "In the results"
+    if where.round is None:
+        return "Before the first round"
+    text = f"In round {where.round} ({where.category})"
+    if where.player is not None:
+        who = f"the {ordinal(where.place)} player's turn" if hidden and where.place else f"{where.player}'s turn"
+        text += f", {who}"
+        if where.roll:
+            text += f", after the {ordinal(where.roll)} roll"
+    return text
+
+
+WHAT = {
+    "order": "the playing order line 'Order: ...'",
+    "round": "the round line 'Round N: CATEGORY'",
+    "turn": "the turn line 'Player: NAME'",
+    "dice": "the dice line 'Dice: ...'",
+    "scored": "the score line 'Scored N points in CATEGORY.'",
+    "results": "the line 'Results:'",
+    "result": "a results line 'N. NAME: TOTAL'",
+}
+
+
+# ENGINE CANDIDATE: the first divergence of two transcripts, told as a place in the game.
+def first_divergence(got: list[Line], expected: list[Line], *, hidden: bool) -> str | None:
+    """None when GOT has EXPECTED's protocol lines; else one sentence naming where the game first
+    went another way (round, category, player and roll), and what differs (data only when not HIDDEN)."""
+    for index, want in enumerate(expected):
+        have = got[index] if index < len(got) else None
+        if have is not None and have.kind == want.kind and have.fields == want.fields:
+            continue
+        where = describe_where(position(expected, index), hidden=hidden)
+        if hidden:
+            if have is None:
+                return f"{where}: your game ended early; the next line expected is {WHAT[want.kind]}."
+            if have.kind != want.kind:
+                return f"{where}: expected {WHAT[want.kind]}, but your game printed another kind of line."
+            return f"{where}: {WHAT[want.kind]} differs from the reference's."
+        return f"{where}: expected {want.text!r}, but your game printed {show_line(have)}."
+    if len(got) > len(expected):
+        extra = got[len(expected)]
+        return ("After the results your game printed more protocol lines" +
+                ("." if hidden else f", starting with {extra.text!r}."))
+    return None
+
+
+def rng_calls(outcome) -> tuple[int, int, list[str], bool]:
+    """(shuffles, dice rolled, other random functions called, whether a roll came before the shuffle)."""
+    shuffles, rolls, others, early = 0, 0, [], False
+    for event in outcome.events or ():
+        if not event:
+            continue
+        if event[0] == "roll":
+            rolls += 1
+        elif event[0] == "random" and len(event) > 1:
+            if event[1] == "shuffle":
+                shuffles += 1
+                early = early or rolls > 0
+            elif event[1] not in others:
+                others.append(str(event[1]))
+    return shuffles, rolls, others, early

@@ -1,0 +1,127 @@
+"""Whole games of Yatzy for the stage 3 and 4 suites: scripted stdin, a seed (or chosen dice),
+the transcript read with the protocol and compared line by line with the reference's game."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from autograder.assignments.yatzy.suites.common import (
+    CATEGORIES,
+    GAME_TIMEOUT,
+    RULES,
+    call,
+    first_divergence,
+    not_returned,
+    read_lines,
+    reference_ok,
+    rng_calls,
+)
+from autograder.engine.checks import could_pass_by_doing_nothing
+from autograder.engine.feedback import Fail
+
+START = "start"
+
+
+@dataclass
+class Game:
+    why: str
+    names: list[str]
+    seed: int
+    answers: list[str]
+    dice: list[int] | None = None
+    public: bool = False
+
+    def stdin(self) -> list[str]:
+        return [*self.names, START, *self.answers]
+
+    def describe(self) -> str:
+        text = f"play_game() after random.seed({self.seed}), the names {self.names} then {START!r}"
+        cycle = self.answers[:4]
+        text += f", the keep answers {cycle}{' ...' if len(self.answers) > 4 else ''}"
+        if self.dice is not None:
+            text += " and chosen dice"
+        return text
+
+
+def seeded_game(case: dict) -> Game:
+    """A seeded game: the answers repeat as long as any game can ask (leftovers are unused)."""
+    asked = len(CATEGORIES) * len(case["names"]) * (RULES["rolls_per_turn"] - 1)
+    answers = (list(case["answers"]) * (2 * asked // len(case["answers"]) + 1))[:2 * asked]
+    return Game(case["why"], list(case["names"]), case["seed"], answers, public=bool(case.get("public")))
+
+
+def dice_game(case: dict, first: dict) -> Game:
+    """A game of chosen dice: one roll a turn (every answer "all"); PLAYERS lists each playing
+    position's fifteen rolls (or indexes into FIRST's lists)."""
+    players = [first["players"][p] if isinstance(p, int) else p for p in case["players"]]
+    dice = [face for turn in range(len(CATEGORIES)) for rolls in players for face in rolls[turn]]
+    answers = ["all"] * (len(CATEGORIES) * len(players))
+    return Game(case["why"], list(case["names"]), case["seed"], answers, dice, bool(case.get("public")))
+
+
+def play(program, game: Game):
+    return call(program, "play_game", stdin=game.stdin(), seed=game.seed, dice=game.dice,
+                timeout=GAME_TIMEOUT, under=("play_game",))
+
+
+def reference_game(reference, game: Game):
+    return reference_ok(reference.call("play_game", stdin=game.stdin(), seed=game.seed, dice=game.dice,
+                                       timeout=GAME_TIMEOUT), game.describe())
+
+
+GAME_HINT = ("Print the protocol lines exactly as the handout shows them: 'Order: ...', 'Round N: CATEGORY', "
+             "'Player: NAME', 'Dice: ...', 'Scored N points in CATEGORY.', 'Results:', 'N. NAME: TOTAL'.")
+
+
+def check_game(student, reference, game: Game, *, kinds: tuple[str, ...] | None = None) -> None:
+    """Fail unless the student's game prints the reference's protocol lines (of KINDS, or all)."""
+    hidden = not game.public
+    expected = reference_game(reference, game)
+    outcome = play(student, game)
+    want = [line for line in read_lines(expected.stdout) if kinds is None or line.kind in kinds]
+    got = [line for line in read_lines(outcome.stdout) if kinds is None or line.kind in kinds]
+    could_pass_by_doing_nothing(len(want))
+    divergence = first_divergence(got, want, hidden=hidden)
+    if divergence and kinds is not None and "order" in kinds:     # only the order and the results compared
+        divergence = divergence.replace("Before the first round", "At the start or the end of the game", 1)
+    if divergence is None and outcome.status == "ok":
+        return
+    ran = None if hidden else game.describe()
+    if outcome.status != "ok" and (divergence is None or not got or outcome.status != "input_exhausted"):
+        fail = not_returned(outcome, game.describe(), "play_game()", hidden=hidden)
+        if (outcome.error or {}).get("type") == "NotImplementedError":
+            fail.summary = "play_game() stopped: a function it calls is not written yet."
+            fail.args = (fail.summary,)
+        if divergence and got:
+            fail.summary = f"{divergence} {fail.summary}"
+            fail.args = (fail.summary,)
+        raise fail
+    raise Fail(divergence, ran=ran, show_values=False, hint=GAME_HINT,
+               output=None if hidden else outcome.stdout)
+
+
+def check_rng(student, reference, game: Game) -> None:
+    """The RNG contract: one random.shuffle right after start, then only dice, as many as the reference."""
+    hidden = not game.public
+    expected = reference_game(reference, game)
+    outcome = play(student, game)
+    if outcome.status != "ok":
+        raise not_returned(outcome, game.describe(), "play_game()", hidden=hidden)
+    shuffles, rolls, others, early = rng_calls(outcome)
+    _, want_rolls, _, _ = rng_calls(expected)
+    problems = []
+    if shuffles != 1:
+        problems.append(f"called random.shuffle {shuffles} times (the contract: once, right after start)")
+    elif early:
+        problems.append("rolled dice before shuffling the players")
+    if others:
+        problems.append(f"called random.{', random.'.join(others)} (only random.shuffle once and "
+                        "random.randint(1, 6) for the dice)")
+    if rolls != want_rolls:
+        problems.append(f"rolled {'fewer' if rolls < want_rolls else 'more'} dice than the reference "
+                        "on the same answers")
+    if problems:
+        raise Fail("Your game broke the RNG contract: it " + "; it ".join(problems) + ".",
+                   ran=None if hidden else game.describe(), show_values=False,
+                   hint="Shuffle the list of players with one random.shuffle(players) right after start; "
+                        "roll every die with next() on its die generator.")

@@ -1,0 +1,30 @@
+"""Stage 1: the fifteen category functions and the dispatcher, one call at a time, against the reference.
+
+(No own_functions check here: stage-1 functions call no function of another stage.)"""
+
+import pytest
+
+from autograder.assignments.yatzy.suites.common import data_free, params, problem_of, scenarios
+from autograder.engine.checks import expect_same
+from autograder.engine.feedback import Fail
+
+CASES = scenarios("scoring")["case"]
+
+
+def _hint(case: dict):
+    def hint(got, expected):
+        return case.get("hint") if "hint_when" in case and got == case["hint_when"] else None
+    return hint
+
+
+@pytest.mark.parametrize("case", params(CASES, lambda case: problem_of(case["call"][0])))
+def test_category(student, reference, case):
+    """Scoring"""
+    func, *args = case["call"]
+    try:
+        expect_same(student, reference, func, *args, hint=_hint(case), why=case["why"])
+    except Fail as fail:
+        if not case.get("public"):      # hidden checks say what they cover, not their data
+            raise data_free(fail, func, case["why"]) from None
+        raise
+

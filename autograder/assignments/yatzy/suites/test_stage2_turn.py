@@ -1,0 +1,181 @@
+"""Stage 2: a die generator, a new player, reading which dice to keep, rolling, one turn.
+
+Functions that take a Player (roll, play_turn) are called through the given helpers
+(try_roll, try_turn ...: always the reference's copy), which build the player with the
+student's new_player; each check compares what came back, and for a turn also the protocol
+lines printed, with the reference on the same answers and dice."""
+
+import pytest
+
+from autograder.assignments.yatzy.suites.common import (
+    CALL_TIMEOUT,
+    data_free,
+    helper_call,
+    not_returned,
+    params,
+    read_lines,
+    reference_ok,
+    scenarios,
+)
+from autograder.engine.checks import could_pass_by_doing_nothing, expect_same
+from autograder.engine.feedback import Fail, describe_call, ordinal, show
+
+DATA = scenarios("turn")
+
+
+def _request(case: dict) -> dict:
+    return {"stdin": case.get("answers"), "seed": case.get("seed"), "dice": case.get("dice"),
+            "timeout": CALL_TIMEOUT}
+
+
+def _ran(helper: str, args: list, case: dict) -> str:
+    text = describe_call(helper, args)
+    if case.get("answers") is not None:
+        text += f" with the answers {case['answers']}"
+    if case.get("dice") is not None:
+        text += f" and the dice {case['dice']}"
+    if case.get("seed") is not None:
+        text += f" after random.seed({case['seed']})"
+    return text
+
+
+def compare(student, reference, helper: str, args: list, case: dict, *, under: tuple, short: str,
+            hint=None) -> None:
+    """Fail unless HELPER(*ARGS) returns what the reference's does, with the same input asked."""
+    hidden = not case.get("public")
+    ran = _ran(helper, args, case)
+    expected = reference_ok(reference.call(helper, *args, **_request(case)), ran)
+    outcome = helper_call(student, helper, *args, under=under, **_request(case))
+    if outcome.status != "ok":
+        raise not_returned(outcome, ran, short, hidden=hidden, hint=hint)
+    if outcome.value != expected.value:
+        text = f"{short} gave the wrong result ({case['why']})" if hidden else \
+            f"{short}: got {show(outcome.value)}, but expected {show(expected.value)} ({case['why']})"
+        raise Fail(text + ".", ran=None if hidden else ran, hint=hint, show_values=False)
+    if case.get("answers") is not None and outcome.inputs_asked != expected.inputs_asked:
+        text = (f"{short} asked for input {outcome.inputs_asked} time(s), but the reference asks "
+                f"{expected.inputs_asked} time(s) for these answers ({case['why']})")
+        raise Fail(text + ".", ran=None if hidden else ran, hint=hint, show_values=False)
+    return outcome, expected
+
+
+@pytest.mark.parametrize("case", params(DATA["die"], lambda case: 7))
+def test_die(student, reference, case):
+    """A die"""
+    hint = "die() must be a generator function: `while True: yield random.randint(1, 6)`."
+    compare(student, reference, "try_die", [case["count"]], case, under=("die",),
+            short=f"die() asked {case['count']} time(s) with next()", hint=hint)
+
+
+@pytest.mark.parametrize("case", params(DATA["player"], lambda case: 8, total=3))
+def test_new_player(student, reference, case):
+    """A new player"""
+    hint = ("new_player(name) returns Player(name, new_pad(), [five die() generators]); "
+            "new_pad() maps every category, in order, to None.")
+    compare(student, reference, "try_player", [case["name"]], case, under=("new_player", "new_pad"),
+            short=f"new_player({case['name']!r})", hint=hint)
+
+
+@pytest.mark.problem(8)
+@pytest.mark.points(1)
+def test_new_pad_order(student, reference):
+    """new_pad: every category, in the order of the turns, with None"""
+    expected = reference_ok(reference.call("new_pad"), "new_pad()").value
+    got = expect_same(student, reference, "new_pad", why="every category with None")
+    if list(got) != list(expected):
+        raise Fail(f"new_pad() has the categories in the order {list(got)}, but the pad follows the order "
+                   f"of the turns: {list(expected)}.", show_values=False)
+
+
+@pytest.mark.parametrize("case", params(DATA["keep"], lambda case: 9, total=3))
+def test_parse_keep(student, reference, case):
+    """Reading a keep answer"""
+    try:
+        expect_same(student, reference, "parse_keep", case["text"], why=case["why"],
+                    hint=(lambda got, expected: case.get("hint")))
+    except Fail as fail:
+        if not case.get("public"):
+            raise data_free(fail, "parse_keep", case["why"]) from None
+        raise
+
+
+@pytest.mark.parametrize("case", params(DATA["ask"], lambda case: 9, total=3))
+def test_ask_keep(student, reference, case):
+    """Asking which dice to keep"""
+    ran = _ran("ask_keep", [], case)
+    hidden = not case.get("public")
+    expected = reference_ok(reference.call("ask_keep", **_request(case)), ran)
+    outcome = student.call("ask_keep", **_request(case))
+    if outcome.status != "ok":
+        raise not_returned(outcome, ran, "ask_keep()", hidden=hidden)
+    if outcome.value != expected.value or outcome.inputs_asked != expected.inputs_asked:
+        if hidden:
+            text = f"ask_keep() did not return the first valid answer's positions ({case['why']})."
+        else:
+            text = (f"ask_keep() returned {show(outcome.value)} after {outcome.inputs_asked} answer(s), but "
+                    f"expected {show(expected.value)} after {expected.inputs_asked} ({case['why']}).")
+        raise Fail(text, ran=None if hidden else ran, show_values=False,
+                   hint="Ask again (input()) after every invalid answer; return parse_keep's list.")
+    if outcome.events and any(e and e[0] == "roll" for e in outcome.events):
+        raise Fail("ask_keep() rolled dice: asking never rolls.", show_values=False)
+
+
+@pytest.mark.parametrize("case", params(DATA["roll"], lambda case: 10))
+def test_roll(student, reference, case):
+    """Rolling a player's dice"""
+    args = list(case["args"])
+    compare(student, reference, "try_roll", args, case, under=("roll", "new_player"),
+            short="roll(player, faces, keep)", hint=case.get("hint"))
+
+
+def _turn_lines(stdout: str) -> list:
+    return [line for line in read_lines(stdout) if line.kind in ("turn", "dice", "scored")]
+
+
+@pytest.mark.parametrize("case", params(DATA["turn"], lambda case: 11, total=8))
+def test_play_turn(student, reference, case):
+    """One turn"""
+    check_turn(student, reference, case)
+
+
+def check_turn(student, reference, case: dict) -> None:
+    args = [case["name"], case["category"], case.get("scored", {})]
+    hidden = not case.get("public")
+    short = f"play_turn(player, {case['category']!r})"
+    ran = _ran("try_turn", args, case)
+    expected = reference_ok(reference.call("try_turn", *args, **_request(case)), ran)
+    could_pass_by_doing_nothing(expected.value["points"])
+    outcome = helper_call(student, "try_turn", *args, under=("play_turn",), **_request(case))
+    if outcome.status != "ok":
+        raise not_returned(outcome, ran, short, hidden=hidden,
+                           hint="Roll three times at most: ask to keep after the 1st and 2nd roll only.")
+    want, got = _turn_lines(expected.stdout), _turn_lines(outcome.stdout)
+    for index, line in enumerate(want):
+        have = got[index] if index < len(got) else None
+        if have is None or have.kind != line.kind or have.fields != line.fields:
+            rolls = sum(1 for w in want[:index] if w.kind == "dice")
+            where = f"after the {ordinal(rolls)} roll" if rolls else "at the start of the turn"
+            if hidden:
+                text = f"{short}: a line the grader reads differs from the reference's {where} ({case['why']})."
+            else:
+                text = (f"{short}: {where}, expected the line {line.text!r}, but your turn printed "
+                        f"{'nothing more' if have is None else repr(have.text)} ({case['why']}).")
+            raise Fail(text, ran=None if hidden else ran, show_values=False,
+                       output=None if hidden else outcome.stdout,
+                       hint="Print 'Player: NAME', then 'Dice: ...' after every roll, then "
+                            "'Scored N points in CATEGORY.'")
+    if outcome.value != expected.value:
+        text = (f"{short} returned or wrote on the pad the wrong points ({case['why']})." if hidden else
+                f"{short}: returned {outcome.value['points']!r} with the pad {outcome.value['pad']}, but "
+                f"expected {expected.value['points']!r} with the pad {expected.value['pad']} ({case['why']}).")
+        raise Fail(text, ran=None if hidden else ran, show_values=False,
+                   hint="Write the points on player.pad[category] (only that category) and return them.")
+
+
+@pytest.mark.problem(11)
+@pytest.mark.points(2)
+@pytest.mark.visibility("hidden")
+@pytest.mark.own_functions
+def test_play_turn_own_functions(student, reference):
+    """Integration: a turn with your own functions of stages 1 and 2"""
+    check_turn(student, reference, DATA["turn"][0] | {"public": False})
