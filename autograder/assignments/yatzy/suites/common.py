@@ -113,6 +113,14 @@ def helper_call(student, helper: str, *args, under: tuple[str, ...] = (), **kwar
         student.substitute = saved
 
 
+def own_functions_until(student, stage: int) -> None:
+    """For an own_functions check of STAGE: the student's own functions of stages 1..STAGE,
+    the reference's of later stages (a later stage's bug is charged there, not here)."""
+    later = sorted({f for p in ASSIGNMENT.problems if p.stage > stage for f in p.functions})
+    mine = sorted({f for p in ASSIGNMENT.problems if p.stage <= stage for f in p.functions})
+    student.substitute = {"names": later, "keep": mine} if later else None
+
+
 def reference_ok(outcome, ran: str):
     if outcome.status != "ok":
         raise GraderFault(f"the reference failed on {ran}: {outcome.status} {outcome.message} {outcome.error}")

@@ -12,6 +12,7 @@ from autograder.assignments.yatzy.suites.common import (
     data_free,
     helper_call,
     not_returned,
+    own_functions_until,
     params,
     read_lines,
     reference_ok,
@@ -178,4 +179,5 @@ def check_turn(student, reference, case: dict) -> None:
 @pytest.mark.own_functions
 def test_play_turn_own_functions(student, reference):
     """Integration: a turn with your own functions of stages 1 and 2"""
+    own_functions_until(student, 2)
     check_turn(student, reference, DATA["turn"][0] | {"public": False})

@@ -1,0 +1,63 @@
+"""Grade the Yatzy reference, starter, correct submissions and mutants in ONE grading session
+(grade_stream), in a child process; used by tests/test_yatzy.py (and by hand: python
+tests/yatzy_batch.py prints name, score, problems losing points)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+ROOT = Path(__file__).resolve().parent.parent
+FOLDER = ROOT / "autograder" / "assignments" / "yatzy"
+SUBMISSIONS = sorted((ROOT / "tests" / "submissions" / "yatzy").glob("*.py"))
+MUTANTS = tomllib.loads((FOLDER / "mutants.toml").read_text(encoding="utf-8"))["mutant"]
+
+
+def apply_edits(text: str, edits: list[dict]) -> str:
+    for edit in edits:
+        count = text.count(edit["find"])
+        assert count == 1, f"the edit's find text occurs {count} times in the reference: {edit['find']!r}"
+        text = text.replace(edit["find"], edit["replace"])
+    return text
+
+
+def jobs(tmp: Path) -> dict[str, str]:
+    """name -> path of every program graded."""
+    reference = (FOLDER / "reference.py").read_text(encoding="utf-8")
+    found = {"reference": str(ROOT / "solution" / "yatzy.py"), "starter": str(ROOT / "starter" / "yatzy.py")}
+    found.update({f"submission:{path.stem}": str(path) for path in SUBMISSIONS})
+    for mutant in MUTANTS:
+        path = tmp / mutant["name"] / "yatzy.py"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(apply_edits(reference, mutant["edits"]), encoding="utf-8")
+        found[f"mutant:{mutant['name']}"] = str(path)
+    return found
+
+
+def grade_all(paths: dict[str, str]) -> dict[str, dict]:
+    """One grading session for every path: name -> GradeReport.to_dict()."""
+    from autograder.grade import grade_stream
+    names = {path: name for name, path in paths.items()}
+    reports: dict[str, dict] = {}
+    grade_stream(iter(paths.values()), lambda r: reports.__setitem__(names[r.submission], r.to_dict()), "yatzy")
+    return reports
+
+
+def lost(report: dict) -> dict[int, float]:
+    out: dict[int, float] = {}
+    for test in report["tests"]:
+        if test["score"] < test["max_score"]:
+            out[test["problem"]] = round(out.get(test["problem"], 0) + test["max_score"] - test["score"], 4)
+    return out
+
+
+if __name__ == "__main__":
+    import tempfile
+    with tempfile.TemporaryDirectory() as folder:
+        for name, report in grade_all(jobs(Path(folder))).items():
+            print(f"{name:40s} {report['score']:8.4f} {sorted(lost(report))} {report['error'] or ''}")
