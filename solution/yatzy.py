@@ -564,8 +564,9 @@ def print_results(players):
 def try_die(count):
     """Make one die() and roll it COUNT times: {"generator": is it one, "faces": the faces}."""
     generator = die()
-    is_generator = hasattr(generator, "__next__") and hasattr(generator, "send")
-    return {"generator": is_generator, "faces": [next(generator) for _ in range(count)]}
+    if not (hasattr(generator, "__next__") and hasattr(generator, "send")):
+        return {"generator": False, "faces": None}
+    return {"generator": True, "faces": [next(generator) for _ in range(count)]}
 
 
 def try_player(name):
@@ -595,6 +596,13 @@ def try_roll(faces=None, keep=(), rolls=1, loaded=None):
         faces = roll(player, faces, list(keep))
         results.append(faces)
     return results
+
+
+def try_join():
+    """add_players(), described as plain data: the names, in order, and whether every pad is new."""
+    players = add_players()
+    return {"names": [player.name for player in players],
+            "new": [player.pad == new_pad() and len(player.dice) == NUM_DICE for player in players]}
 
 
 def try_turn(name, category, scored=None):

@@ -286,7 +286,8 @@ def first_divergence(got: list[Line], expected: list[Line], *, hidden: bool) -> 
         have = got[index] if index < len(got) else None
         if have is not None and have.kind == want.kind and have.fields == want.fields:
             continue
-        where = describe_where(position(expected, index), hidden=hidden)
+        # a line that starts a round or a turn is told as part of it ("In round 2 (Twos), Bo's turn")
+        where = describe_where(position(expected, index + (want.kind in ("round", "turn"))), hidden=hidden)
         if hidden:
             if have is None:
                 return f"{where}: your game ended early; the next line expected is {WHAT[want.kind]}."

@@ -1,0 +1,237 @@
+"""The Yatzy course graded end to end: the reference, the starter, two correct submissions in
+other styles and the single-bug mutants of mutants.toml with their exact scores, all graded in
+ONE grading session (tests/yatzy_batch.py) run in a child process once per module; the rules
+data against the reference; the handout's sample game; the build drift check; grade-all and
+the Gradescope bundle for --assignment yatzy.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import subprocess
+import sys
+import zipfile
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from autograder.assignment import load_assignment
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import yatzy_batch  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+YATZY = load_assignment("yatzy")
+FOLDER = ROOT / "autograder" / "assignments" / "yatzy"
+TOTAL = YATZY.total_points
+MUTANTS = yatzy_batch.MUTANTS
+SUBMISSIONS = yatzy_batch.SUBMISSIONS
+LEAKS = (r"Ran:", r"printed \(end\)", r"but expected", r"Got:", r"Dice: [1-6]", r"random\.seed\(\d")
+
+
+def _grade_half(paths: dict[str, str]) -> dict[str, dict]:
+    return yatzy_batch.grade_all(paths)
+
+
+@pytest.fixture(scope="module")
+def reports(tmp_path_factory) -> dict[str, dict]:
+    """name -> report of every program, in two grading sessions (one per core), each in a child."""
+    jobs = yatzy_batch.jobs(tmp_path_factory.mktemp("yatzy-programs"))
+    names = list(jobs)
+    halves = [{n: jobs[n] for n in names[0::2]}, {n: jobs[n] for n in names[1::2]}]
+    with ProcessPoolExecutor(2) as pool:
+        found: dict[str, dict] = {}
+        for part in pool.map(_grade_half, halves):
+            found.update(part)
+    assert set(found) == set(jobs)
+    return found
+
+
+def _errors(report: dict) -> list[str]:
+    return [f"{t['name']}: {t['output']}" for t in report["tests"] if t["status"] == "error"]
+
+
+# ---------------------------------------------------------------------------------------
+# The reference, the starter, correct submissions
+# ---------------------------------------------------------------------------------------
+
+def test_points_per_problem_match_the_table(reports):
+    got: dict[int, float] = {}
+    for test in reports["reference"]["tests"]:
+        got[test["problem"]] = round(got.get(test["problem"], 0) + test["max_score"], 4)
+    assert got == {p.number: p.points for p in YATZY.problems}
+    assert TOTAL == 100
+    assert [YATZY.stage_points(s) for s in (1, 2, 3, 4)] == [30, 30, 25, 15]
+
+
+def test_reference_full_marks(reports):
+    report = reports["reference"]
+    assert not _errors(report) and not report["error"]
+    assert report["score"] == TOTAL, yatzy_batch.lost(report)
+
+
+def test_starter_scores_zero_cleanly(reports):
+    report = reports["starter"]
+    assert not report["error"] and not _errors(report)
+    assert report["score"] == 0
+    for test in report["tests"]:
+        assert test["status"] == "failed", test
+        assert "took too long" not in test["output"] and "in time" not in test["output"], test
+        assert "not written yet" in test["output"] or "Not counted yet" in test["output"], test
+
+
+@pytest.mark.parametrize("path", SUBMISSIONS, ids=[p.stem for p in SUBMISSIONS])
+def test_correct_submission_full_marks(reports, path):
+    report = reports[f"submission:{path.stem}"]
+    assert not _errors(report) and not report["error"]
+    assert report["score"] == TOTAL, [(t["name"], t["output"]) for t in report["tests"] if t["score"] < t["max_score"]]
+
+
+def test_at_least_two_correct_submissions():
+    assert len(SUBMISSIONS) >= 2
+
+
+def test_every_problem_has_public_and_hidden_checks(reports):
+    kinds: dict[int, set] = {}
+    for test in reports["reference"]["tests"]:
+        kinds.setdefault(test["problem"], set()).add(test["visibility"])
+    stages_public = {YATZY.problem(p).stage for p, seen in kinds.items() if "visible" in seen}
+    assert stages_public == {1, 2, 3, 4}
+    assert all("hidden" in seen for seen in kinds.values()), kinds
+
+
+# ---------------------------------------------------------------------------------------
+# Mutants: exact scores, points lost in one stage only, feedback that names the bug
+# ---------------------------------------------------------------------------------------
+
+def test_enough_mutants_over_every_stage():
+    assert len(MUTANTS) >= 15
+    stages = {YATZY.problem(p).stage for m in MUTANTS for p in m["problems"]}
+    assert stages == {1, 2, 3, 4}
+
+
+@pytest.mark.parametrize("mutant", MUTANTS, ids=[m["name"] for m in MUTANTS])
+def test_mutant(reports, mutant):
+    report = reports[f"mutant:{mutant['name']}"]
+    assert not _errors(report) and not report["error"], _errors(report)
+    lost = yatzy_batch.lost(report)
+    assert sorted(lost) == sorted(mutant["problems"]), lost
+    assert len({YATZY.problem(p).stage for p in lost}) == 1, f"charged in more than one stage: {lost}"
+    assert report["score"] == pytest.approx(mutant["score"], abs=1e-6), lost
+    failed = [t for t in report["tests"] if t["score"] < t["max_score"]]
+    for test in failed:
+        assert "took too long" not in test["output"], test
+        if test["visibility"] == "hidden":       # no call, dice, answers, expected value or output
+            for leak in LEAKS:
+                assert not re.search(leak, test["output"]), test
+    phrase = mutant["phrase"].lower()
+    assert any(phrase in (t["name"] + "\n" + t["output"]).lower() for t in failed), \
+        [(t["name"], t["output"]) for t in failed]
+
+
+def test_game_feedback_names_the_round_and_the_player(reports):
+    """First-divergence feedback of a public game: where (round, category, player, roll), and what."""
+    report = reports["mutant:rounds-by-player"]
+    public = [t for t in report["tests"] if t["visibility"] == "visible" and t["score"] < t["max_score"]
+              and "whole game" in t["name"]]
+    assert public, [t["name"] for t in report["tests"] if t["score"] < t["max_score"]]
+    text = public[0]["output"]
+    assert re.match(r"In round 1 \(Ones\), \w+'s turn: expected 'Player: \w+', but your game printed "
+                    r"'Round 2: Twos'", text), text
+
+
+# ---------------------------------------------------------------------------------------
+# The rules as data agree with the reference; the handout's sample game is the reference's
+# ---------------------------------------------------------------------------------------
+
+def _reference_module():
+    spec = importlib.util.spec_from_file_location("yatzy_reference_under_test", FOLDER / "reference.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_rules_data_match_the_reference():
+    module = _reference_module()
+    rules = YATZY.extra["rules"]
+    assert module.CATEGORIES == rules["categories"]
+    assert module.UPPER_CATEGORIES == rules["upper_bonus"]["categories"]
+    assert (module.UPPER_BONUS_THRESHOLD, module.UPPER_BONUS_POINTS) == (63, 50) == \
+        (rules["upper_bonus"]["threshold"], rules["upper_bonus"]["points"])
+    assert module.SMALL_STRAIGHT == rules["small_straight"]["faces"]
+    assert module.SMALL_STRAIGHT_POINTS == rules["small_straight"]["points"]
+    assert module.LARGE_STRAIGHT == rules["large_straight"]["faces"]
+    assert module.LARGE_STRAIGHT_POINTS == rules["large_straight"]["points"]
+    assert module.YATZY_POINTS == rules["yatzy"]
+    assert (module.NUM_DICE, module.NUM_FACES, module.ROLLS_PER_TURN) == \
+        (rules["dice"], rules["faces"], rules["rolls_per_turn"])
+    assert all(callable(getattr(module, name)) for name in rules["helpers"])
+
+
+def test_solution_is_a_copy_of_the_reference():
+    assert (ROOT / "solution" / "yatzy.py").read_bytes() == (FOLDER / "reference.py").read_bytes()
+
+
+def test_build_check():
+    from autograder.build import build
+    assert build(check=True, names=["yatzy"]) == []
+
+
+def test_handout_sample_game_is_the_references():
+    """The sample game of the handout is what the reference prints on its seed and answers
+    (input echoed as at a terminal; lines shown as `...` are cut)."""
+    from autograder.engine.program import Program
+    text = YATZY.handout.read_text(encoding="utf-8")
+    block = text.split("## A sample game", 1)[1].split("```", 4)[3]
+    lines = block.strip("\n").splitlines()
+    assert lines[0].startswith("$ python yatzy.py ")
+    seed = int(lines[0].split()[-1])
+    shown = [line for line in lines[1:] if line.strip() != "..."]
+    script = text.split("## A sample game", 1)[1].split("```", 2)[1]
+    answers = re.findall(r"'([^']*)'", script.split("printf", 1)[1].split("|", 1)[0])[1:]   # [0]: '%s\\n'
+    program = Program((FOLDER / "reference.py").read_text(encoding="utf-8"), "yatzy.py", hidden_paths=[str(ROOT)])
+    try:
+        outcome = program.call("play_game", stdin=answers, seed=seed, timeout=10)
+    finally:
+        program.close()
+    assert outcome.status == "ok", outcome.message
+    printed = outcome.stdout.splitlines()
+    position = 0
+    for line in shown:
+        assert line in printed[position:], f"{line!r} is not printed (in this order) by the reference"
+        position = printed.index(line, position) + 1
+
+
+# ---------------------------------------------------------------------------------------
+# The verbs for --assignment yatzy
+# ---------------------------------------------------------------------------------------
+
+def test_grade_all_cli(tmp_path):
+    """grade-all --assignment yatzy over a class folder: a gradebook with the right totals."""
+    class_dir = tmp_path / "class"
+    class_dir.mkdir()
+    (class_dir / "ref.py").write_bytes((ROOT / "solution" / "yatzy.py").read_bytes())
+    (class_dir / "blank.py").write_bytes((ROOT / "starter" / "yatzy.py").read_bytes())
+    out = tmp_path / "out"
+    done = subprocess.run([sys.executable, "-m", "autograder", "grade-all", str(class_dir), "--assignment", "yatzy",
+                           "--out", str(out), "--jobs", "1"], cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    grades = (out / "grades.csv").read_text(encoding="utf-8")
+    rows = {line.split(",")[0]: line for line in grades.splitlines()[1:]}
+    assert set(rows) == {"ref", "blank"}, grades
+    assert ",100" in rows["ref"] and (",0," in rows["blank"] or ",0.0," in rows["blank"]), grades
+
+
+def test_gradescope_bundle_holds_the_course(tmp_path):
+    from autograder.gradescope import build_bundle
+    members = build_bundle(tmp_path / "yatzy.zip", "yatzy")
+    names = set(zipfile.ZipFile(tmp_path / "yatzy.zip").namelist())
+    assert set(members) == names
+    assert any(n.endswith("assignments/yatzy/assignment.toml") for n in names)
+    assert any(n.endswith("assignments/yatzy/suites/test_stage3_game.py") for n in names)
+    assert any(n.endswith("yatzy/scenarios/games.toml") for n in names)
+    assert not any("/yahtzee/" in n or "/pytzee/" in n for n in names), sorted(names)
+    script = zipfile.ZipFile(tmp_path / "yatzy.zip").read("run_autograder").decode()
+    assert "--assignment yatzy" in script or "yatzy" in script
