@@ -56,8 +56,28 @@ def lost(report: dict) -> dict[int, float]:
     return out
 
 
+def write_scores(reports: dict[str, dict]) -> None:
+    """Rewrite the score and problems of every mutant in mutants.toml from REPORTS (after a change
+    of the suites: check each moved figure by hand before committing it)."""
+    import re
+    path = FOLDER / "mutants.toml"
+    text = path.read_text(encoding="utf-8")
+    for mutant in MUTANTS:
+        report = reports[f"mutant:{mutant['name']}"]
+        start = text.index(f'name = "{mutant["name"]}"')
+        end = text.find("[[mutant]]", start)
+        end = len(text) if end < 0 else end
+        block = re.sub(r"problems = \[.*?\]", f"problems = {sorted(lost(report))}", text[start:end])
+        block = re.sub(r"score = [\d.]+", f"score = {round(report['score'], 4)}", block)
+        text = text[:start] + block + text[end:]
+    path.write_text(text, encoding="utf-8")
+
+
 if __name__ == "__main__":
     import tempfile
     with tempfile.TemporaryDirectory() as folder:
-        for name, report in grade_all(jobs(Path(folder))).items():
-            print(f"{name:40s} {report['score']:8.4f} {sorted(lost(report))} {report['error'] or ''}")
+        reports = grade_all(jobs(Path(folder)))
+    for name, report in reports.items():
+        print(f"{name:40s} {report['score']:8.4f} {sorted(lost(report))} {report['error'] or ''}")
+    if "--write" in sys.argv:
+        write_scores(reports)

@@ -136,7 +136,9 @@ def not_returned(outcome, ran: str, short: str, *, hidden: bool, hint: str | Non
     elif status == "dice_exhausted":
         text = f"{short} rolled more dice than it should (see the RNG contract)"
     elif status == "timeout":
-        text = f"{short} did not finish in time (an endless loop?)"
+        text, hint = f"{short} did not finish in time (an endless loop?)", None
+    elif status == "output_limit":
+        text, hint = f"{short} printed far too much (an endless loop that prints?)", None
     elif error.get("type") == "NotImplementedError":
         text, hint = f"{short} is not written yet", None
     elif hidden and status == "exception":
@@ -282,6 +284,12 @@ WHAT = {
 def first_divergence(got: list[Line], expected: list[Line], *, hidden: bool) -> str | None:
     """None when GOT has EXPECTED's protocol lines; else one sentence naming where the game first
     went another way (round, category, player and roll), and what differs (data only when not HIDDEN)."""
+    found = divergence(got, expected, hidden=hidden)
+    return found[0] if found else None
+
+
+def divergence(got: list[Line], expected: list[Line], *, hidden: bool) -> tuple[str, str] | None:
+    """(the sentence of first_divergence, the kind of line expected there), or None."""
     for index, want in enumerate(expected):
         have = got[index] if index < len(got) else None
         if have is not None and have.kind == want.kind and have.fields == want.fields:
@@ -290,16 +298,28 @@ def first_divergence(got: list[Line], expected: list[Line], *, hidden: bool) -> 
         where = describe_where(position(expected, index + (want.kind in ("round", "turn"))), hidden=hidden)
         if hidden:
             if have is None:
-                return f"{where}: your game ended early; the next line expected is {WHAT[want.kind]}."
+                return f"{where}: your game ended early; the next line expected is {WHAT[want.kind]}.", want.kind
             if have.kind != want.kind:
-                return f"{where}: expected {WHAT[want.kind]}, but your game printed another kind of line."
-            return f"{where}: {WHAT[want.kind]} differs from the reference's."
-        return f"{where}: expected {want.text!r}, but your game printed {show_line(have)}."
+                return f"{where}: expected {WHAT[want.kind]}, but your game printed another kind of line.", want.kind
+            return f"{where}: {WHAT[want.kind]} differs from the reference's.", want.kind
+        return f"{where}: expected {want.text!r}, but your game printed {show_line(have)}.", want.kind
     if len(got) > len(expected):
         extra = got[len(expected)]
         return ("After the results your game printed more protocol lines" +
-                ("." if hidden else f", starting with {extra.text!r}."))
+                ("." if hidden else f", starting with {extra.text!r}.")), "result"
     return None
+
+
+HINTS = {
+    "order": "Right after start, shuffle the players once and print 'Order: ' and their names.",
+    "round": "Play the fifteen categories in order, one round each, announced as 'Round N: CATEGORY'.",
+    "turn": "In each round every player takes one turn, in playing order; a turn starts with 'Player: NAME'.",
+    "dice": "Roll with roll(): the first roll all five dice, a re-roll only the dice not kept, left to right; "
+            "print the dice after every roll.",
+    "scored": "Score the dice in the category of the round with score(category, dice).",
+    "results": "After the last round print 'Results:', then 'N. NAME: TOTAL' per player, winner first.",
+    "result": "After the last round print 'Results:', then 'N. NAME: TOTAL' per player, winner first.",
+}
 
 
 def rng_calls(outcome) -> tuple[int, int, list[str], bool]:

@@ -8,9 +8,10 @@ from dataclasses import dataclass
 from autograder.assignments.yatzy.suites.common import (
     CATEGORIES,
     GAME_TIMEOUT,
+    HINTS,
     RULES,
     call,
-    first_divergence,
+    divergence,
     not_returned,
     read_lines,
     reference_ok,
@@ -60,8 +61,12 @@ def dice_game(case: dict, first: dict) -> Game:
 
 
 def play(program, game: Game):
+    """Play GAME on PROGRAM; a timeout is remembered against play_game only when it is the
+    program's own (a stage-4 check plays the reference's play_game)."""
+    sub = program.substitute
+    own = sub is None or "play_game" in (sub.get("keep") or ())
     return call(program, "play_game", stdin=game.stdin(), seed=game.seed, dice=game.dice,
-                timeout=GAME_TIMEOUT, under=("play_game",))
+                timeout=GAME_TIMEOUT, under=("play_game",) if own else ("play_game (with your stage 4)",))
 
 
 def reference_game(reference, game: Game):
@@ -81,22 +86,23 @@ def check_game(student, reference, game: Game, *, kinds: tuple[str, ...] | None 
     want = [line for line in read_lines(expected.stdout) if kinds is None or line.kind in kinds]
     got = [line for line in read_lines(outcome.stdout) if kinds is None or line.kind in kinds]
     could_pass_by_doing_nothing(len(want))
-    divergence = first_divergence(got, want, hidden=hidden)
-    if divergence and kinds is not None and "order" in kinds:     # only the order and the results compared
-        divergence = divergence.replace("Before the first round", "At the start or the end of the game", 1)
-    if divergence is None and outcome.status == "ok":
+    found = divergence(got, want, hidden=hidden)
+    divergence_text, kind = found if found else (None, None)
+    if divergence_text and kinds is not None and "order" in kinds:     # only the order and the results compared
+        divergence_text = divergence_text.replace("Before the first round", "At the start or the end of the game", 1)
+    if divergence_text is None and outcome.status == "ok":
         return
     ran = None if hidden else game.describe()
-    if outcome.status != "ok" and (divergence is None or not got or outcome.status != "input_exhausted"):
+    if outcome.status != "ok" and (divergence_text is None or not got or outcome.status != "input_exhausted"):
         fail = not_returned(outcome, game.describe(), "play_game()", hidden=hidden)
         if (outcome.error or {}).get("type") == "NotImplementedError":
             fail.summary = "play_game() stopped: a function it calls is not written yet."
             fail.args = (fail.summary,)
-        if divergence and got:
-            fail.summary = f"{divergence} {fail.summary}"
+        if divergence_text and got:
+            fail.summary = f"{divergence_text} {fail.summary}"
             fail.args = (fail.summary,)
         raise fail
-    raise Fail(divergence, ran=ran, show_values=False, hint=GAME_HINT,
+    raise Fail(divergence_text, ran=ran, show_values=False, hint=HINTS.get(kind, GAME_HINT),
                output=None if hidden else outcome.stdout)
 
 

@@ -9,6 +9,7 @@ import pytest
 
 from autograder.assignments.yatzy.suites.common import (
     CALL_TIMEOUT,
+    call,
     data_free,
     helper_call,
     not_returned,
@@ -60,7 +61,7 @@ def compare(student, reference, helper: str, args: list, case: dict, *, under: t
     return outcome, expected
 
 
-@pytest.mark.parametrize("case", params(DATA["die"], lambda case: 7))
+@pytest.mark.parametrize("case", params(DATA["a_die"], lambda case: 7))
 def test_die(student, reference, case):
     """A die"""
     hint = "die() must be a generator function: `while True: yield random.randint(1, 6)`."
@@ -106,7 +107,7 @@ def test_ask_keep(student, reference, case):
     ran = _ran("ask_keep", [], case)
     hidden = not case.get("public")
     expected = reference_ok(reference.call("ask_keep", **_request(case)), ran)
-    outcome = student.call("ask_keep", **_request(case))
+    outcome = call(student, "ask_keep", **_request(case))
     if outcome.status != "ok":
         raise not_returned(outcome, ran, "ask_keep()", hidden=hidden)
     if outcome.value != expected.value or outcome.inputs_asked != expected.inputs_asked:
@@ -121,7 +122,7 @@ def test_ask_keep(student, reference, case):
         raise Fail("ask_keep() rolled dice: asking never rolls.", show_values=False)
 
 
-@pytest.mark.parametrize("case", params(DATA["roll"], lambda case: 10))
+@pytest.mark.parametrize("case", params(DATA["rolls"], lambda case: 10))
 def test_roll(student, reference, case):
     """Rolling a player's dice"""
     args = list(case["args"])

@@ -4,8 +4,8 @@
 import pytest
 
 from autograder.assignments.yatzy.suites.common import (
-    CATEGORIES,
     CALL_TIMEOUT,
+    CATEGORIES,
     data_free,
     helper_call,
     not_returned,

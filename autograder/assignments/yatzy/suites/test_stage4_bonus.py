@@ -44,7 +44,7 @@ def _names(case: dict) -> str:
     return ", ".join(f"{name} ({', '.join(f'{k}={v}' for k, v in scored.items())})" for name, scored in case["entries"])
 
 
-@pytest.mark.parametrize("case", params(DATA["ranking"], lambda case: 16))
+@pytest.mark.parametrize("case", params(DATA["rankings"], lambda case: 16))
 def test_ranking(student, reference, case):
     """Ranking"""
     hidden = not case.get("public")
