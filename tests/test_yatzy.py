@@ -82,6 +82,14 @@ def test_starter_scores_zero_cleanly(reports):
         assert "not written yet" in test["output"] or "Not counted yet" in test["output"], test
 
 
+@pytest.mark.parametrize("kind", sorted(yatzy_batch.NOTHING))
+def test_doing_nothing_scores_zero(reports, kind):
+    """Every student function replaced by `return None` (0, [], pass): no points for nothing."""
+    report = reports[f"nothing:{kind}"]
+    assert not report["error"] and not _errors(report)
+    assert report["score"] == 0, [(t["name"], t["output"]) for t in report["tests"] if t["score"] > 0]
+
+
 @pytest.mark.parametrize("path", SUBMISSIONS, ids=[p.stem for p in SUBMISSIONS])
 def test_correct_submission_full_marks(reports, path):
     report = reports[f"submission:{path.stem}"]

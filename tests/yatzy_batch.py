@@ -4,6 +4,7 @@ tests/yatzy_batch.py prints name, score, problems losing points)."""
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 
@@ -26,11 +27,20 @@ def apply_edits(text: str, edits: list[dict]) -> str:
     return text
 
 
+NOTHING = {"none": "return None", "zero": "return 0", "empty": "return []", "pass": "pass"}
+
+
 def jobs(tmp: Path) -> dict[str, str]:
     """name -> path of every program graded."""
     reference = (FOLDER / "reference.py").read_text(encoding="utf-8")
     found = {"reference": str(ROOT / "solution" / "yatzy.py"), "starter": str(ROOT / "starter" / "yatzy.py")}
     found.update({f"submission:{path.stem}": str(path) for path in SUBMISSIONS})
+    starter = (ROOT / "starter" / "yatzy.py").read_text(encoding="utf-8")
+    for kind, body in NOTHING.items():        # programs that do nothing: no points for nothing
+        path = tmp / f"nothing-{kind}" / "yatzy.py"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(re.sub(r"raise NotImplementedError\(.*\)", body, starter), encoding="utf-8")
+        found[f"nothing:{kind}"] = str(path)
     for mutant in MUTANTS:
         path = tmp / mutant["name"] / "yatzy.py"
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -59,7 +69,6 @@ def lost(report: dict) -> dict[int, float]:
 def write_scores(reports: dict[str, dict]) -> None:
     """Rewrite the score and problems of every mutant in mutants.toml from REPORTS (after a change
     of the suites: check each moved figure by hand before committing it)."""
-    import re
     path = FOLDER / "mutants.toml"
     text = path.read_text(encoding="utf-8")
     for mutant in MUTANTS:

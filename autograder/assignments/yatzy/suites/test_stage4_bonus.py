@@ -23,7 +23,7 @@ GAME_DATA = scenarios("games")["dice_game"]
 GAMES = [dice_game(case, GAME_DATA[0]) for case in GAME_DATA]
 
 
-@pytest.mark.parametrize("case", params(DATA["bonus"], lambda case: 15, total=4))
+@pytest.mark.parametrize("case", params(DATA["bonus"], lambda case: 15))
 def test_upper_bonus(student, reference, case):
     """The upper bonus"""
     def hint(got, expected):
@@ -86,13 +86,15 @@ def test_print_results(student, reference, case):
                    ran=None if hidden else ran, show_values=False)
 
 
-@pytest.mark.parametrize("game", params(GAMES, lambda game: 17, id_key=lambda game: game.why, total=2))
+@pytest.mark.parametrize("game", params(GAMES, lambda game: 17, id_key=lambda game: game.why, total=1))
 def test_game_results(student, reference, game):
     """A game's results"""
     check_game(student, reference, game, kinds=("order", "results", "result"))
 
 
-@pytest.mark.problem(15)
+# (on P17, whose checks a function doing nothing never passes: the "not charged" rule of an
+# own_functions check asks for a passed check of its problem)
+@pytest.mark.problem(17)
 @pytest.mark.points(1)
 @pytest.mark.visibility("hidden")
 @pytest.mark.own_functions
