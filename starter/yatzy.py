@@ -426,20 +426,8 @@ def play_turn(player, category):
 
 
 # ===========================================================================
-# Stage 3: the whole game.
+# Stage 3: totals, the upper bonus and the ranking.
 # ===========================================================================
-
-def add_players():
-    """Ask for player names until the answer is "start"; return the new Players in that order.
-
-    Names lose their outer spaces.  An empty name, a name already taken, or "start" before
-    anyone joined prints a message and asks again.  "start" forgives case and outer spaces.
-    """
-    # BEGIN PROBLEM 12
-    # *** YOUR CODE HERE ***
-    raise NotImplementedError("Problem 12: Players join until start (add_players)")
-    # END PROBLEM 12
-
 
 def total_score(pad):
     """Return the total of PAD: every scored category (open ones count 0) plus the upper bonus.
@@ -449,29 +437,11 @@ def total_score(pad):
     >>> total_score(pad)
     32
     """
-    # BEGIN PROBLEM 13
+    # BEGIN PROBLEM 12
     # *** YOUR CODE HERE ***
-    raise NotImplementedError("Problem 13: A pad's total (total_score)")
-    # END PROBLEM 13
+    raise NotImplementedError("Problem 12: A pad's total, the upper bonus included (total_score)")
+    # END PROBLEM 12
 
-
-def play_game():
-    """Play a whole game of Yatzy and return the players, winner first (ranking()).
-
-    Players join (add_players), then their order is shuffled with ONE call
-    random.shuffle(players); "Order: " and the names, comma-separated, show it.  Then
-    fifteen rounds, one per category in order, each announced as "Round N: CATEGORY", in
-    which every player plays a turn (play_turn).  At the end, print_results.
-    """
-    # BEGIN PROBLEM 14
-    # *** YOUR CODE HERE ***
-    raise NotImplementedError("Problem 14: The whole game: the shuffle, fifteen rounds, every player's turns (play_game)")
-    # END PROBLEM 14
-
-
-# ===========================================================================
-# Stage 4: the upper bonus and the ranking.
-# ===========================================================================
 
 def upper_bonus(pad):
     """Return 50 when Ones..Sixes on PAD add up to 63 or more, else 0 (open ones count 0).
@@ -484,10 +454,10 @@ def upper_bonus(pad):
     >>> upper_bonus(pad)
     0
     """
-    # BEGIN PROBLEM 15
+    # BEGIN PROBLEM 13
     # *** YOUR CODE HERE ***
-    raise NotImplementedError("Problem 15: The upper bonus: 50 at 63 or more (upper_bonus)")
-    # END PROBLEM 15
+    raise NotImplementedError("Problem 13: The upper bonus: 50 at 63 or more (upper_bonus)")
+    # END PROBLEM 13
 
 
 def ranking(players):
@@ -498,10 +468,10 @@ def ranking(players):
     ...                           Player("Cy", pads[2], [])])]
     ['Bo', 'Ann', 'Cy']
     """
-    # BEGIN PROBLEM 16
+    # BEGIN PROBLEM 14
     # *** YOUR CODE HERE ***
-    raise NotImplementedError("Problem 16: Ranking: highest total first, ties in playing order (ranking)")
-    # END PROBLEM 16
+    raise NotImplementedError("Problem 14: Ranking: highest total first, ties in playing order (ranking)")
+    # END PROBLEM 14
 
 
 def print_results(players):
@@ -510,9 +480,39 @@ def print_results(players):
     N is the line's place, 1 first (players with equal totals get consecutive numbers,
     in ranking() order).
     """
+    # BEGIN PROBLEM 15
+    # *** YOUR CODE HERE ***
+    raise NotImplementedError("Problem 15: The results lines, winner first (print_results)")
+    # END PROBLEM 15
+
+
+# ===========================================================================
+# Stage 4: the whole game.
+# ===========================================================================
+
+def add_players():
+    """Ask for player names until the answer is "start"; return the new Players in that order.
+
+    Names lose their outer spaces.  An empty name, a name already taken, or "start" before
+    anyone joined prints a message and asks again.  "start" forgives case and outer spaces.
+    """
+    # BEGIN PROBLEM 16
+    # *** YOUR CODE HERE ***
+    raise NotImplementedError("Problem 16: Players join until start (add_players)")
+    # END PROBLEM 16
+
+
+def play_game():
+    """Play a whole game of Yatzy and return the players, winner first (ranking()).
+
+    Players join (add_players), then their order is shuffled with ONE call
+    random.shuffle(players); "Order: " and the names, comma-separated, show it.  Then
+    fifteen rounds, one per category in order, each announced as "Round N: CATEGORY", in
+    which every player plays a turn (play_turn).  At the end, print_results.
+    """
     # BEGIN PROBLEM 17
     # *** YOUR CODE HERE ***
-    raise NotImplementedError("Problem 17: The results lines, winner first (print_results)")
+    raise NotImplementedError("Problem 17: The whole game: the shuffle, fifteen rounds, every player's turns, the results (play_game)")
     # END PROBLEM 17
 
 

@@ -63,7 +63,7 @@ def test_points_per_problem_match_the_table(reports):
         got[test["problem"]] = round(got.get(test["problem"], 0) + test["max_score"], 4)
     assert got == {p.number: p.points for p in YATZY.problems}
     assert TOTAL == 100
-    assert [YATZY.stage_points(s) for s in (1, 2, 3, 4)] == [30, 30, 25, 15]
+    assert [YATZY.stage_points(s) for s in (1, 2, 3, 4)] == [30, 30, 20, 20]
 
 
 def test_reference_full_marks(reports):
@@ -238,7 +238,7 @@ def test_gradescope_bundle_holds_the_course(tmp_path):
     names = set(zipfile.ZipFile(tmp_path / "yatzy.zip").namelist())
     assert set(members) == names
     assert any(n.endswith("assignments/yatzy/assignment.toml") for n in names)
-    assert any(n.endswith("assignments/yatzy/suites/test_stage3_game.py") for n in names)
+    assert any(n.endswith("assignments/yatzy/suites/test_stage4_game.py") for n in names)
     assert any(n.endswith("yatzy/scenarios/games.toml") for n in names)
     assert not any("/yahtzee/" in n or "/pytzee/" in n for n in names), sorted(names)
     script = zipfile.ZipFile(tmp_path / "yatzy.zip").read("run_autograder").decode()

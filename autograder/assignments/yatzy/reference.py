@@ -448,7 +448,69 @@ def play_turn(player, category):
 
 
 # ===========================================================================
-# Stage 3: the whole game.
+# Stage 3: totals, the upper bonus and the ranking.
+# ===========================================================================
+
+def total_score(pad):
+    """Return the total of PAD: every scored category (open ones count 0) plus the upper bonus.
+
+    >>> pad = new_pad()
+    >>> pad.update({"Pair": 12, "Chance": 20})
+    >>> total_score(pad)
+    32
+    """
+    # BEGIN PROBLEM 12
+    return sum(points or 0 for points in pad.values()) + upper_bonus(pad)
+    # END PROBLEM 12
+
+
+def upper_bonus(pad):
+    """Return 50 when Ones..Sixes on PAD add up to 63 or more, else 0 (open ones count 0).
+
+    >>> pad = new_pad()
+    >>> pad.update({"Ones": 3, "Twos": 6, "Threes": 9, "Fours": 12, "Fives": 15, "Sixes": 18})
+    >>> upper_bonus(pad)
+    50
+    >>> pad["Sixes"] = 12
+    >>> upper_bonus(pad)
+    0
+    """
+    # BEGIN PROBLEM 13
+    upper = sum(pad.get(category) or 0 for category in UPPER_CATEGORIES)
+    return UPPER_BONUS_POINTS if upper >= UPPER_BONUS_THRESHOLD else 0
+    # END PROBLEM 13
+
+
+def ranking(players):
+    """Return PLAYERS sorted by total_score, highest first; equal totals keep their order.
+
+    >>> pads = [dict(new_pad(), Chance=10), dict(new_pad(), Chance=30), dict(new_pad(), Chance=10)]
+    >>> [p.name for p in ranking([Player("Ann", pads[0], []), Player("Bo", pads[1], []),
+    ...                           Player("Cy", pads[2], [])])]
+    ['Bo', 'Ann', 'Cy']
+    """
+    # BEGIN PROBLEM 14
+    return sorted(players, key=lambda player: total_score(player.pad), reverse=True)
+    # END PROBLEM 14
+
+
+def print_results(players):
+    """Print "Results:" and one line "N. NAME: TOTAL" per player, winner first; return them so.
+
+    N is the line's place, 1 first (players with equal totals get consecutive numbers,
+    in ranking() order).
+    """
+    # BEGIN PROBLEM 15
+    ranked = ranking(players)
+    print("Results:")
+    for place, player in enumerate(ranked, start=1):
+        print(f"{place}. {player.name}: {total_score(player.pad)}")
+    return ranked
+    # END PROBLEM 15
+
+
+# ===========================================================================
+# Stage 4: the whole game.
 # ===========================================================================
 
 def add_players():
@@ -457,7 +519,7 @@ def add_players():
     Names lose their outer spaces.  An empty name, a name already taken, or "start" before
     anyone joined prints a message and asks again.  "start" forgives case and outer spaces.
     """
-    # BEGIN PROBLEM 12
+    # BEGIN PROBLEM 16
     players = []
     while True:
         name = input(NAME_PROMPT).strip()
@@ -471,20 +533,7 @@ def add_players():
             print(f"{name} has already joined.")
         else:
             players.append(new_player(name))
-    # END PROBLEM 12
-
-
-def total_score(pad):
-    """Return the total of PAD: every scored category (open ones count 0) plus the upper bonus.
-
-    >>> pad = new_pad()
-    >>> pad.update({"Pair": 12, "Chance": 20})
-    >>> total_score(pad)
-    32
-    """
-    # BEGIN PROBLEM 13
-    return sum(points or 0 for points in pad.values()) + upper_bonus(pad)
-    # END PROBLEM 13
+    # END PROBLEM 16
 
 
 def play_game():
@@ -495,7 +544,7 @@ def play_game():
     fifteen rounds, one per category in order, each announced as "Round N: CATEGORY", in
     which every player plays a turn (play_turn).  At the end, print_results.
     """
-    # BEGIN PROBLEM 14
+    # BEGIN PROBLEM 17
     players = add_players()
     random.shuffle(players)
     print("Order: " + ", ".join(player.name for player in players))
@@ -504,55 +553,6 @@ def play_game():
         for player in players:
             play_turn(player, category)
     return print_results(players)
-    # END PROBLEM 14
-
-
-# ===========================================================================
-# Stage 4: the upper bonus and the ranking.
-# ===========================================================================
-
-def upper_bonus(pad):
-    """Return 50 when Ones..Sixes on PAD add up to 63 or more, else 0 (open ones count 0).
-
-    >>> pad = new_pad()
-    >>> pad.update({"Ones": 3, "Twos": 6, "Threes": 9, "Fours": 12, "Fives": 15, "Sixes": 18})
-    >>> upper_bonus(pad)
-    50
-    >>> pad["Sixes"] = 12
-    >>> upper_bonus(pad)
-    0
-    """
-    # BEGIN PROBLEM 15
-    upper = sum(pad.get(category) or 0 for category in UPPER_CATEGORIES)
-    return UPPER_BONUS_POINTS if upper >= UPPER_BONUS_THRESHOLD else 0
-    # END PROBLEM 15
-
-
-def ranking(players):
-    """Return PLAYERS sorted by total_score, highest first; equal totals keep their order.
-
-    >>> pads = [dict(new_pad(), Chance=10), dict(new_pad(), Chance=30), dict(new_pad(), Chance=10)]
-    >>> [p.name for p in ranking([Player("Ann", pads[0], []), Player("Bo", pads[1], []),
-    ...                           Player("Cy", pads[2], [])])]
-    ['Bo', 'Ann', 'Cy']
-    """
-    # BEGIN PROBLEM 16
-    return sorted(players, key=lambda player: total_score(player.pad), reverse=True)
-    # END PROBLEM 16
-
-
-def print_results(players):
-    """Print "Results:" and one line "N. NAME: TOTAL" per player, winner first; return them so.
-
-    N is the line's place, 1 first (players with equal totals get consecutive numbers,
-    in ranking() order).
-    """
-    # BEGIN PROBLEM 17
-    ranked = ranking(players)
-    print("Results:")
-    for place, player in enumerate(ranked, start=1):
-        print(f"{place}. {player.name}: {total_score(player.pad)}")
-    return ranked
     # END PROBLEM 17
 
 

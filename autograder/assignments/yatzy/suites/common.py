@@ -6,6 +6,7 @@ Expected values always come from the reference on the same input: nothing here k
 
 from __future__ import annotations
 
+import contextlib
 import re
 import sys
 from dataclasses import dataclass
@@ -96,19 +97,39 @@ def call(student, func: str, *args, under: tuple[str, ...] = (), **kwargs):
     return outcome
 
 
-def helper_call(student, helper: str, *args, under: tuple[str, ...] = (), **kwargs):
+def helper_call(student, helper: str, *args, under: tuple[str, ...] = (), reference_for: tuple[str, ...] = (),
+                **kwargs):
     """Call the given helper HELPER (try_turn, ...) in the student's program, always the
     reference's copy of it (the student's may be edited or missing); it calls the student's
-    functions of the stage being graded, the reference's of the others (charge once).  In an
-    own_functions check (no substitution) it calls the student's functions everywhere."""
+    functions of the stage being graded, the reference's of the others (charge once) and the
+    reference's REFERENCE_FOR (functions of the same stage that another problem grades: a
+    total_score bug is not charged again in the ranking).  In an own_functions check (no
+    substitution) it calls the student's functions everywhere."""
     missing = [name for name in under if name not in student.functions]
     if missing and student.functions:
         raise Fail(f"Your file has no function `{missing[0]}`.", show_values=False)
     saved = student.substitute
     base = saved or {"names": [], "keep": ALL_FUNCTIONS}
-    student.substitute = {"names": sorted(set(base["names"]) | set(HELPERS)), "keep": list(base["keep"])}
+    if saved is None:
+        reference_for = ()
+    student.substitute = {"names": sorted(set(base["names"]) | set(HELPERS) | set(reference_for)),
+                          "keep": [name for name in base["keep"] if name not in reference_for]}
     try:
         return call(student, helper, *args, under=under, **kwargs)
+    finally:
+        student.substitute = saved
+
+
+@contextlib.contextmanager
+def reference_versions(student, names: tuple[str, ...]):
+    """Within the block, the reference's NAMES (functions of this stage that another problem
+    grades) replace the student's in its calls, as another stage's would."""
+    saved = student.substitute
+    if saved is not None:
+        student.substitute = {"names": sorted(set(saved["names"]) | set(names)),
+                              "keep": [name for name in saved["keep"] if name not in names]}
+    try:
+        yield
     finally:
         student.substitute = saved
 

@@ -17,6 +17,7 @@ from autograder.assignments.yatzy.suites.common import (
     params,
     read_lines,
     reference_ok,
+    reference_versions,
     scenarios,
 )
 from autograder.engine.checks import could_pass_by_doing_nothing, expect_same
@@ -42,14 +43,14 @@ def _ran(helper: str, args: list, case: dict) -> str:
 
 
 def compare(student, reference, helper: str, args: list, case: dict, *, under: tuple, short: str,
-            hint=None) -> None:
+            hint=None, reference_for: tuple[str, ...] = ()) -> None:
     """Fail unless HELPER(*ARGS) returns what the reference's does, with the same input asked."""
     hidden = not case.get("public")
     if hidden:                          # the call's name only: its arguments are the case's data
         short = short.split("(")[0] + "(...)" + short.split(")", 1)[1] if "(" in short else short
     ran = _ran(helper, args, case)
     expected = reference_ok(reference.call(helper, *args, **_request(case)), ran)
-    outcome = helper_call(student, helper, *args, under=under, **_request(case))
+    outcome = helper_call(student, helper, *args, under=under, reference_for=reference_for, **_request(case))
     if outcome.status != "ok":
         raise not_returned(outcome, ran, short, hidden=hidden, hint=hint)
     if outcome.value != expected.value:
@@ -77,7 +78,7 @@ def test_new_player(student, reference, case):
     hint = ("new_player(name) returns Player(name, new_pad(), [five die() generators]); "
             "new_pad() maps every category, in order, to None.")
     compare(student, reference, "try_player", [case["name"]], case, under=("new_player", "new_pad"),
-            short=f"new_player({case['name']!r})", hint=hint)
+            short=f"new_player({case['name']!r})", hint=hint, reference_for=("die",))
 
 
 @pytest.mark.problem(8)
@@ -109,7 +110,8 @@ def test_ask_keep(student, reference, case):
     ran = _ran("ask_keep", [], case)
     hidden = not case.get("public")
     expected = reference_ok(reference.call("ask_keep", **_request(case)), ran)
-    outcome = call(student, "ask_keep", **_request(case))
+    with reference_versions(student, ("parse_keep",)):
+        outcome = call(student, "ask_keep", **_request(case))
     if outcome.status != "ok":
         raise not_returned(outcome, ran, "ask_keep()", hidden=hidden)
     if outcome.value != expected.value or outcome.inputs_asked != expected.inputs_asked:
@@ -128,8 +130,8 @@ def test_ask_keep(student, reference, case):
 def test_roll(student, reference, case):
     """Rolling a player's dice"""
     args = list(case["args"])
-    compare(student, reference, "try_roll", args, case, under=("roll", "new_player"),
-            short="roll(player, faces, keep)", hint=case.get("hint"))
+    compare(student, reference, "try_roll", args, case, under=("roll",), short="roll(player, faces, keep)",
+            hint=case.get("hint"), reference_for=("new_player", "new_pad", "die"))
 
 
 def _turn_lines(stdout: str) -> list:
@@ -142,14 +144,18 @@ def test_play_turn(student, reference, case):
     check_turn(student, reference, case)
 
 
-def check_turn(student, reference, case: dict) -> None:
+TURN_PARTS = ("die", "new_pad", "new_player", "parse_keep", "ask_keep", "roll")   # graded in problems 7-10
+
+
+def check_turn(student, reference, case: dict, *, own: bool = False) -> None:
     args = [case["name"], case["category"], case.get("scored", {})]
     hidden = not case.get("public")
     short = f"play_turn(player, {case['category']!r})"
     ran = _ran("try_turn", args, case)
     expected = reference_ok(reference.call("try_turn", *args, **_request(case)), ran)
     could_pass_by_doing_nothing(expected.value["points"])
-    outcome = helper_call(student, "try_turn", *args, under=("play_turn",), **_request(case))
+    outcome = helper_call(student, "try_turn", *args, under=("play_turn",), **_request(case),
+                          reference_for=() if own else TURN_PARTS)
     if outcome.status != "ok":
         raise not_returned(outcome, ran, short, hidden=hidden,
                            hint="Roll three times at most: ask to keep after the 1st and 2nd roll only.")
@@ -183,4 +189,4 @@ def check_turn(student, reference, case: dict) -> None:
 def test_play_turn_own_functions(student, reference):
     """Integration: a turn with your own functions of stages 1 and 2"""
     own_functions_until(student, 2)
-    check_turn(student, reference, DATA["turn"][0] | {"public": False})
+    check_turn(student, reference, DATA["turn"][0] | {"public": False}, own=True)

@@ -1,12 +1,11 @@
-"""Stage 3: players join until start, a pad's total, and the whole game of several players
-(the shuffled order, fifteen forced rounds, every turn), replayed with a seed and scripted answers."""
+"""Stage 4: players join until start, and the whole game of several players (the shuffled order,
+fifteen forced rounds, every turn, the results), replayed with a seed and scripted answers or
+chosen dice (a bonus at exactly 63 and none at 62, a tie)."""
 
 import pytest
 
 from autograder.assignments.yatzy.suites.common import (
     CALL_TIMEOUT,
-    CATEGORIES,
-    data_free,
     helper_call,
     not_returned,
     own_functions_until,
@@ -14,21 +13,13 @@ from autograder.assignments.yatzy.suites.common import (
     reference_ok,
     scenarios,
 )
-from autograder.assignments.yatzy.suites.games import check_game, check_rng, seeded_game
-from autograder.engine.checks import expect_same
+from autograder.assignments.yatzy.suites.games import check_game, check_rng, dice_game, seeded_game
 from autograder.engine.feedback import Fail, show
 
 DATA = scenarios("games")
 
 
-def pad(scored: dict) -> dict:
-    unknown = set(scored) - set(CATEGORIES)
-    if unknown:
-        raise ValueError(f"scenario names unknown categories {sorted(unknown)}")
-    return {category: scored.get(category) for category in CATEGORIES}
-
-
-@pytest.mark.parametrize("case", params(DATA["join"], lambda case: 12))
+@pytest.mark.parametrize("case", params(DATA["join"], lambda case: 16))
 def test_add_players(student, reference, case):
     """Players join"""
     hidden = not case.get("public")
@@ -47,38 +38,27 @@ def test_add_players(student, reference, case):
                    hint="Each player is new_player(name), in the order they joined; strip the names.")
 
 
-@pytest.mark.parametrize("case", params(DATA["total"], lambda case: 13))
-def test_total_score(student, reference, case):
-    """A pad's total"""
-    try:
-        expect_same(student, reference, "total_score", pad(case["scored"]), why=case["why"],
-                    hint=lambda got, expected: case.get("hint"))
-    except Fail as fail:
-        if not case.get("public"):
-            raise data_free(fail, "total_score", case["why"]) from None
-        raise
-
-
 GAMES = [seeded_game(case) for case in DATA["game"]]
+DICE_GAMES = [dice_game(case, DATA["dice_game"][0]) for case in DATA["dice_game"]]
 
 
-@pytest.mark.parametrize("game", params(GAMES, lambda game: 14, id_key=lambda game: game.why, total=9))
+@pytest.mark.parametrize("game", params(GAMES + DICE_GAMES, lambda game: 17, id_key=lambda game: game.why, total=9))
 def test_game(student, reference, game):
     """The whole game"""
     check_game(student, reference, game)
 
 
-@pytest.mark.parametrize("game", params(GAMES[:2], lambda game: 14, id_key=lambda game: game.why, total=3))
+@pytest.mark.parametrize("game", params(GAMES[:2], lambda game: 17, id_key=lambda game: game.why, total=2))
 def test_rng_contract(student, reference, game):
     """The RNG contract"""
     check_rng(student, reference, game)
 
 
-@pytest.mark.problem(14)
+@pytest.mark.problem(17)
 @pytest.mark.points(3)
 @pytest.mark.visibility("hidden")
 @pytest.mark.own_functions
 def test_game_own_functions(student, reference):
-    """Integration: a whole game with your own functions of stages 1 to 3"""
-    own_functions_until(student, 3)
-    check_game(student, reference, GAMES[2])
+    """Integration: a whole game with your own functions of every stage"""
+    own_functions_until(student, 4)
+    check_game(student, reference, DICE_GAMES[1])
