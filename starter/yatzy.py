@@ -80,6 +80,73 @@ def format_dice(dice):
     return "Dice: " + " ".join(str(face) for face in dice)
 
 
+# Trying your functions by hand (python -i yatzy.py): the try_ functions build a player with
+# your new_player and call your functions with it.  The grader calls them too (its own copy).
+
+def try_die(count):
+    """Make one die() and roll it COUNT times: {"generator": is it one, "faces": the faces}."""
+    generator = die()
+    if not (hasattr(generator, "__next__") and hasattr(generator, "send")):
+        return {"generator": False, "faces": None}
+    return {"generator": True, "faces": [next(generator) for _ in range(count)]}
+
+
+def try_player(name):
+    """new_player(NAME), described as plain data."""
+    player = new_player(name)
+    return {
+        "namedtuple": isinstance(player, tuple) and hasattr(player, "_fields"),
+        "fields": list(getattr(player, "_fields", [])),
+        "name": player.name,
+        "pad": player.pad,
+        "dice": [hasattr(d, "__next__") and hasattr(d, "send") for d in player.dice],
+        "distinct": len({id(d) for d in player.dice}),
+    }
+
+
+def try_roll(faces=None, keep=(), rolls=1, loaded=None):
+    """ROLLS rolls of roll(player, faces, keep) for a new player; the list of their results.
+
+    loaded -- five lists of faces: the player's dice are then generators yielding those
+              (die N yields loaded[N-1] in order), instead of new_player's die()s."""
+    if loaded is None:
+        player = new_player("Tester")
+    else:
+        player = Player("Tester", new_pad(), [(face for face in faces_of_die) for faces_of_die in loaded])
+    results = []
+    for _ in range(rolls):
+        faces = roll(player, faces, list(keep))
+        results.append(faces)
+    return results
+
+
+def try_join():
+    """add_players(), described as plain data: the names, in order, and whether every pad is new."""
+    players = add_players()
+    return {"names": [player.name for player in players],
+            "new": [player.pad == new_pad() and len(player.dice) == NUM_DICE for player in players]}
+
+
+def try_turn(name, category, scored=None):
+    """A new player NAME (with the categories of SCORED already scored) plays CATEGORY.
+
+    Returns {"points": what play_turn returned, "pad": the player's pad after it}."""
+    player = new_player(name)
+    player.pad.update(scored or {})
+    points = play_turn(player, category)
+    return {"points": points, "pad": player.pad}
+
+
+def try_ranking(entries):
+    """ENTRIES: [name, pad] pairs in playing order; the names as ranking() orders them."""
+    return [player.name for player in ranking([Player(name, pad, []) for name, pad in entries])]
+
+
+def try_results(entries):
+    """ENTRIES: [name, pad] pairs in playing order; print_results on them (returns the names)."""
+    return [player.name for player in print_results([Player(name, pad, []) for name, pad in entries])]
+
+
 # ===========================================================================
 # Stage 1: the categories.  Pure functions: a list of five dice in, points out.
 # ===========================================================================
@@ -400,11 +467,11 @@ def roll(player, faces=None, keep=()):
              with next() on that die's own generator, in position order (left to right)
 
     >>> random.seed(1)
-    >>> ann = new_player("Ann")
-    >>> roll(ann)
+    >>> roll(new_player("Ann"))
     [2, 5, 1, 3, 1]
-    >>> roll(ann, [2, 5, 1, 3, 1], [2])
-    [4, 5, 4, 4, 6]
+    >>> random.seed(1)
+    >>> roll(new_player("Bo"), [6, 6, 6, 6, 6], [1, 3, 5])     # positions 2 and 4 roll
+    [6, 2, 6, 5, 6]
     """
     # BEGIN PROBLEM 10
     # *** YOUR CODE HERE ***
@@ -514,75 +581,6 @@ def play_game():
     # *** YOUR CODE HERE ***
     raise NotImplementedError("Problem 17: The whole game: the shuffle, fifteen rounds, every player's turns, the results (play_game)")
     # END PROBLEM 17
-
-
-# ---------------------------------------------------------------------------
-# Given code: trying your functions by hand.  The grader calls these too (its own copy of
-# them), so keep their names; they build players with your new_player.
-# ---------------------------------------------------------------------------
-
-def try_die(count):
-    """Make one die() and roll it COUNT times: {"generator": is it one, "faces": the faces}."""
-    generator = die()
-    if not (hasattr(generator, "__next__") and hasattr(generator, "send")):
-        return {"generator": False, "faces": None}
-    return {"generator": True, "faces": [next(generator) for _ in range(count)]}
-
-
-def try_player(name):
-    """new_player(NAME), described as plain data."""
-    player = new_player(name)
-    return {
-        "namedtuple": isinstance(player, tuple) and hasattr(player, "_fields"),
-        "fields": list(getattr(player, "_fields", [])),
-        "name": player.name,
-        "pad": player.pad,
-        "dice": [hasattr(d, "__next__") and hasattr(d, "send") for d in player.dice],
-        "distinct": len({id(d) for d in player.dice}),
-    }
-
-
-def try_roll(faces=None, keep=(), rolls=1, loaded=None):
-    """ROLLS rolls of roll(player, faces, keep) for a new player; the list of their results.
-
-    loaded -- five lists of faces: the player's dice are then generators yielding those
-              (die N yields loaded[N-1] in order), instead of new_player's die()s."""
-    if loaded is None:
-        player = new_player("Tester")
-    else:
-        player = Player("Tester", new_pad(), [(face for face in faces_of_die) for faces_of_die in loaded])
-    results = []
-    for _ in range(rolls):
-        faces = roll(player, faces, list(keep))
-        results.append(faces)
-    return results
-
-
-def try_join():
-    """add_players(), described as plain data: the names, in order, and whether every pad is new."""
-    players = add_players()
-    return {"names": [player.name for player in players],
-            "new": [player.pad == new_pad() and len(player.dice) == NUM_DICE for player in players]}
-
-
-def try_turn(name, category, scored=None):
-    """A new player NAME (with the categories of SCORED already scored) plays CATEGORY.
-
-    Returns {"points": what play_turn returned, "pad": the player's pad after it}."""
-    player = new_player(name)
-    player.pad.update(scored or {})
-    points = play_turn(player, category)
-    return {"points": points, "pad": player.pad}
-
-
-def try_ranking(entries):
-    """ENTRIES: [name, pad] pairs in playing order; the names as ranking() orders them."""
-    return [player.name for player in ranking([Player(name, pad, []) for name, pad in entries])]
-
-
-def try_results(entries):
-    """ENTRIES: [name, pad] pairs in playing order; print_results on them (returns the names)."""
-    return [player.name for player in print_results([Player(name, pad, []) for name, pad in entries])]
 
 
 if __name__ == "__main__":
