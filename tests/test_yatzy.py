@@ -8,6 +8,7 @@ the Gradescope bundle for --assignment yatzy.
 from __future__ import annotations
 
 import importlib.util
+import json
 import re
 import subprocess
 import sys
@@ -216,20 +217,42 @@ def test_handout_sample_game_is_the_references():
 # The verbs for --assignment yatzy
 # ---------------------------------------------------------------------------------------
 
-def test_grade_all_cli(tmp_path):
-    """grade-all --assignment yatzy over a class folder: a gradebook with the right totals."""
+SAMPLES = yatzy_batch.tomllib.loads((FOLDER / "samples.toml").read_text(encoding="utf-8"))["sample"]
+
+
+def sample_class(folder: Path) -> None:
+    """Write the sample class of samples.toml into FOLDER, one file per student."""
+    reference = (FOLDER / "reference.py").read_text(encoding="utf-8")
+    for sample in SAMPLES:
+        text = (ROOT / sample["file"]).read_text(encoding="utf-8") if "file" in sample else \
+            yatzy_batch.apply_edits(reference, sample["edits"])
+        (folder / f"{sample['name']}.py").write_text(text, encoding="utf-8")
+
+
+def test_grade_all_cli_on_the_sample_class(tmp_path):
+    """grade-all --assignment yatzy over the sample class of samples.toml: the gradebook has every
+    student with the kind of score the sample promises."""
     class_dir = tmp_path / "class"
     class_dir.mkdir()
-    (class_dir / "ref.py").write_bytes((ROOT / "solution" / "yatzy.py").read_bytes())
-    (class_dir / "blank.py").write_bytes((ROOT / "starter" / "yatzy.py").read_bytes())
+    sample_class(class_dir)
     out = tmp_path / "out"
     done = subprocess.run([sys.executable, "-m", "autograder", "grade-all", str(class_dir), "--assignment", "yatzy",
-                           "--out", str(out), "--jobs", "1"], cwd=ROOT, capture_output=True, text=True, timeout=600)
+                           "--out", str(out), "--jobs", "2"], cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
-    grades = (out / "grades.csv").read_text(encoding="utf-8")
-    rows = {line.split(",")[0]: line for line in grades.splitlines()[1:]}
-    assert set(rows) == {"ref", "blank"}, grades
-    assert ",100" in rows["ref"] and (",0," in rows["blank"] or ",0.0," in rows["blank"]), grades
+    rows = {row["id"]: row for row in json.loads((out / "grades.json").read_text(encoding="utf-8"))["students"]}
+    assert set(rows) == {s["name"] for s in SAMPLES}, sorted(rows)
+    for sample in SAMPLES:
+        row = rows[sample["name"]]
+        score = row["total"]
+        expect = sample["expect"]
+        if expect == "full":
+            assert score == TOTAL, (sample["name"], row)
+        elif expect == "zero":
+            assert score == 0 and not row.get("error"), (sample["name"], row)
+        elif expect == "error":
+            assert score == 0 and row.get("error"), (sample["name"], row)
+        else:
+            assert 0 < score < TOTAL, (sample["name"], row)
 
 
 def test_gradescope_bundle_holds_the_course(tmp_path):
