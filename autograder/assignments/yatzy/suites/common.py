@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 
 from autograder.assignment import load_assignment
-from autograder.engine.checks import GraderFault, explain
-from autograder.engine.feedback import Fail, ordinal
+from autograder.engine.checks import GraderFault, could_pass_by_doing_nothing, explain
+from autograder.engine.feedback import Fail, ordinal, show
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -140,6 +140,27 @@ def own_functions_until(student, stage: int) -> None:
     later = sorted({f for p in ASSIGNMENT.problems if p.stage > stage for f in p.functions})
     mine = sorted({f for p in ASSIGNMENT.problems if p.stage <= stage for f in p.functions})
     student.substitute = {"names": later, "keep": mine} if later else None
+
+
+def describe_pad_call(func: str, pad: dict) -> str:
+    """FUNC(pad) with the pad told as what was played (a whole pad repr is too long to read)."""
+    played = {k: v for k, v in pad.items() if v is not None}
+    return f"{func}(pad), where pad = new_pad() with {played}" if played else f"{func}(new_pad())"
+
+
+def expect_same_on_pad(student, reference, func: str, pad: dict, *, why: str, hint=None):
+    """Fail unless FUNC(PAD) returns what the reference's returns (the call told by describe_pad_call)."""
+    ran = describe_pad_call(func, pad)
+    expected = reference_ok(reference.call(func, pad), ran).value
+    could_pass_by_doing_nothing(expected)
+    outcome = student.call(func, pad)
+    if outcome.status != "ok":
+        raise Fail(explain(outcome, f"{func}(pad)"), ran=ran, show_values=False)
+    got = outcome.value
+    if got != expected or type(got) is not type(expected):
+        raise Fail(f"Called {ran}. Returned {show(got)}, but expected {show(expected)} ({why}).", ran=ran,
+                   hint=hint(got, expected) if hint else None, show_values=False)
+    return got
 
 
 def reference_ok(outcome, ran: str):
