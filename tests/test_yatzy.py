@@ -266,3 +266,15 @@ def test_gradescope_bundle_holds_the_course(tmp_path):
     assert not any("/yahtzee/" in n or "/pytzee/" in n for n in names), sorted(names)
     script = zipfile.ZipFile(tmp_path / "yatzy.zip").read("run_autograder").decode()
     assert "--assignment yatzy" in script or "yatzy" in script
+
+
+def test_gradescope_run_autograder_on_the_reference(tmp_path):
+    """The bundle's run_autograder grades the reference full marks (Gradescope's layout, scratch tree)."""
+    from test_gradescope import run_autograder
+
+    from autograder.gradescope import build_bundle
+    bundle = tmp_path / "yatzy.zip"
+    build_bundle(bundle, "yatzy")
+    data, _ = run_autograder(bundle, tmp_path / "gs", {"yatzy.py": (FOLDER / "reference.py").read_text()})
+    assert data["score"] == TOTAL == sum(test["max_score"] for test in data["tests"])
+    assert all(test["status"] == "passed" for test in data["tests"])
