@@ -179,6 +179,12 @@ def test_rules_data_match_the_reference():
     assert all(callable(getattr(module, name)) for name in rules["helpers"])
 
 
+def test_handout_promise_table_is_the_suites(reports):
+    """The handout's table of checks is what the reference's grade lists (regenerate: python
+    tests/yatzy_batch.py --write)."""
+    assert yatzy_batch.promise_table(reports["reference"]) in YATZY.handout.read_text(encoding="utf-8")
+
+
 def test_solution_is_a_copy_of_the_reference():
     assert (ROOT / "solution" / "yatzy.py").read_bytes() == (FOLDER / "reference.py").read_bytes()
 

@@ -66,6 +66,31 @@ def lost(report: dict) -> dict[int, float]:
     return out
 
 
+PROMISES_BEGIN = "<!-- BEGIN PROMISE TABLE -->"
+PROMISES_END = "<!-- END PROMISE TABLE -->"
+
+
+def promise_table(report: dict) -> str:
+    """The handout's table of what the grader checks, from the reference's grade report: one row
+    per check (its problem, its title, public or hidden)."""
+    rows = [PROMISES_BEGIN,
+            "<!-- Generated from the reference's grade by `python tests/yatzy_batch.py --write`: "
+            "a test fails when it drifts. -->", "",
+            "| Problem | What is checked | Public |", "|--:|---|:-:|"]
+    for test in sorted(report["tests"], key=lambda t: t["problem"]):
+        title = test["name"].split(" ", 1)[1].replace("|", "\\|")
+        rows.append(f"| {test['problem']} | {title} | {'yes' if test['visibility'] == 'visible' else ''} |")
+    rows.append(PROMISES_END)
+    return "\n".join(rows)
+
+
+def write_promises(report: dict) -> None:
+    path = FOLDER / "handout.md"
+    text = path.read_text(encoding="utf-8")
+    start, end = text.index(PROMISES_BEGIN), text.index(PROMISES_END) + len(PROMISES_END)
+    path.write_text(text[:start] + promise_table(report) + text[end:], encoding="utf-8")
+
+
 def write_scores(reports: dict[str, dict]) -> None:
     """Rewrite the score and problems of every mutant in mutants.toml from REPORTS (after a change
     of the suites: check each moved figure by hand before committing it)."""
@@ -90,3 +115,4 @@ if __name__ == "__main__":
         print(f"{name:40s} {report['score']:8.4f} {sorted(lost(report))} {report['error'] or ''}")
     if "--write" in sys.argv:
         write_scores(reports)
+        write_promises(reports["reference"])

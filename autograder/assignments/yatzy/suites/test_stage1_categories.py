@@ -26,7 +26,8 @@ def _hint(case: dict):
     return hint
 
 
-@pytest.mark.parametrize("case", params(CASES, lambda case: problem_of(case["call"][0])))
+@pytest.mark.parametrize("case", params(CASES, lambda case: problem_of(case["call"][0]),
+                                        id_key=lambda case: f"{case['call'][0]}, {case['why']}"))
 def test_category(student, reference, case):
     """Scoring"""
     func, *args = case["call"]
