@@ -228,11 +228,8 @@ SAMPLES = yatzy_batch.tomllib.loads((FOLDER / "samples.toml").read_text(encoding
 
 def sample_class(folder: Path) -> None:
     """Write the sample class of samples.toml into FOLDER, one file per student."""
-    reference = (FOLDER / "reference.py").read_text(encoding="utf-8")
-    for sample in SAMPLES:
-        text = (ROOT / sample["file"]).read_text(encoding="utf-8") if "file" in sample else \
-            yatzy_batch.apply_edits(reference, sample["edits"])
-        (folder / f"{sample['name']}.py").write_text(text, encoding="utf-8")
+    from autograder.samples import write_class
+    write_class(YATZY, folder)
 
 
 def test_grade_all_cli_on_the_sample_class(tmp_path):

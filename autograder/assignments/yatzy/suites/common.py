@@ -8,92 +8,40 @@ from __future__ import annotations
 
 import contextlib
 import re
-import sys
 from dataclasses import dataclass
-from pathlib import Path
 
 import pytest
 
-from autograder.assignment import load_assignment
 from autograder.engine.checks import GraderFault, could_pass_by_doing_nothing, explain
 from autograder.engine.feedback import Fail, ordinal, show
+from autograder.engine.suite import Suite
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
-
-ASSIGNMENT = load_assignment("yatzy")
-RULES = ASSIGNMENT.extra["rules"]
+SUITE = Suite(__file__)
+ASSIGNMENT = SUITE.assignment
+RULES = SUITE.rules
 PROTOCOL = ASSIGNMENT.extra["protocol"]
 CATEGORIES: list[str] = list(RULES["categories"])
 HELPERS: list[str] = list(RULES["helpers"])
 ALL_FUNCTIONS = sorted({f for p in ASSIGNMENT.problems for f in p.functions})
-SCENARIOS = Path(__file__).resolve().parent.parent / "scenarios"
 CALL_TIMEOUT = 3.0          # one call, one turn (the reference needs milliseconds)
 GAME_TIMEOUT = 6.0          # one whole game of several players
-
-
-def scenarios(name: str) -> dict:
-    """Load scenarios/NAME.toml (inputs only: expected values come from the reference)."""
-    return tomllib.loads((SCENARIOS / f"{name}.toml").read_text(encoding="utf-8"))
-
-
-def problem_of(function: str) -> int:
-    for problem in ASSIGNMENT.problems:
-        if function in problem.functions:
-            return problem.number
-    raise KeyError(f"no problem lists {function}")
-
-
-# ENGINE CANDIDATE: points shared out of the assignment's table over a problem's checks.
-def params(cases: list[dict], problem_key, id_key=lambda case: case["why"], weight=lambda case: 1,
-           total: float | None = None) -> list:
-    """pytest.params for CASES; each problem's points (the table's, or TOTAL when the problem's
-    other checks take the rest) shared out over its cases by WEIGHT, the last case of a problem
-    taking the rounding remainder."""
-    totals: dict[int, float] = {}
-    for case in cases:
-        totals[problem_key(case)] = totals.get(problem_key(case), 0) + weight(case)
-    def points_of(problem: int) -> float:
-        return float(ASSIGNMENT.problem(problem).points if total is None else total)
-
-    left = {p: points_of(p) for p in totals}
-    weights_left = dict(totals)
-    out = []
-    for case in cases:
-        problem = problem_key(case)
-        weights_left[problem] -= weight(case)
-        if weights_left[problem] <= 0:
-            points = round(left[problem], 4)
-        else:
-            points = round(points_of(problem) * weight(case) / totals[problem], 4)
-        left[problem] -= points
-        marks = [pytest.mark.problem(problem), pytest.mark.points(points)]
-        public = case.get("public") if isinstance(case, dict) else getattr(case, "public", False)
-        if not public:
-            marks.append(pytest.mark.visibility("hidden"))
-        out.append(pytest.param(case, marks=marks, id=id_key(case)))
-    return out
 
 
 # ---------------------------------------------------------------------------------------
 # Calls
 # ---------------------------------------------------------------------------------------
 
-def _slow(student) -> set:
-    return student.__dict__.setdefault("_yatzy_timeouts", set())
-
-
 def call(student, func: str, *args, under: tuple[str, ...] = (), **kwargs):
-    """student.call, remembering endless loops: once FUNC (or a function UNDER test through it)
-    ran out of time, later checks that need it are skipped with a reason instead of waiting again."""
+    """student.call, remembering endless loops in the program's timeout memory: once FUNC (or a
+    function UNDER test through it) ran out of time, later checks that need it are skipped with a
+    reason instead of waiting again.  (Not [calls]: which functions a call runs depends on the
+    substitution of the stage, so the check says what it has under test.)"""
     for name in (func, *under):
-        if name in _slow(student):
+        if name in student.timed_out:
             pytest.skip(f"can't check: {name} did not finish in time in an earlier check")
     outcome = student.call(func, *args, **kwargs)
     if outcome.status == "timeout":
-        _slow(student).update(under or (func,))
+        student.timed_out.update(under or (func,))
     return outcome
 
 
@@ -155,10 +103,11 @@ def expect_same_on_pad(student, reference, func: str, pad: dict, *, why: str, hi
     could_pass_by_doing_nothing(expected)
     outcome = student.call(func, pad)
     if outcome.status != "ok":
-        raise Fail(explain(outcome, f"{func}(pad)"), ran=ran, show_values=False)
+        raise not_returned(outcome, ran, f"{func}(pad)")
     got = outcome.value
     if got != expected or type(got) is not type(expected):
-        raise Fail(f"Called {ran}. Returned {show(got)}, but expected {show(expected)} ({why}).", ran=ran,
+        raise Fail(f"Called {ran}. Returned {show(got)}, but expected {show(expected)} ({why}).",
+                   hidden=f"{func} returned the wrong value ({why}).", ran=ran,
                    hint=hint(got, expected) if hint else None, show_values=False)
     return got
 
@@ -169,10 +118,12 @@ def reference_ok(outcome, ran: str):
     return outcome
 
 
-def not_returned(outcome, ran: str, short: str, *, hidden: bool, hint: str | None = None) -> Fail:
-    """Fail saying why the student's call did not return (grader text only when HIDDEN)."""
+def not_returned(outcome, ran: str, short: str, *, hint: str | None = None) -> Fail:
+    """Fail saying why the student's call did not return: the detailed text, and the data-free
+    one a hidden check shows (grader text only: nothing the program chose)."""
     status = outcome.status
     error = outcome.error or {}
+    hidden = None
     if status == "input_exhausted":
         text = f"{short} asked for more input than the answers given (does it accept every valid answer?)"
     elif status == "dice_exhausted":
@@ -183,33 +134,12 @@ def not_returned(outcome, ran: str, short: str, *, hidden: bool, hint: str | Non
         text, hint = f"{short} printed far too much (an endless loop that prints?)", None
     elif error.get("type") == "NotImplementedError":
         text, hint = f"{short} is not written yet", None
-    elif hidden and status == "exception":
-        text = f"{short} {outcome.hidden_message or 'raised an exception'}"
-    elif hidden:
-        text = f"{short}: {outcome.hidden_message or status}"
     else:
         text = explain(outcome, short)
-    output = None if hidden or status in ("no_function", "syntax_error") else outcome.stdout
-    return Fail(text.rstrip(".") + ".", ran=None if hidden else ran, hint=hint, show_values=False, output=output)
-
-
-def data_free(fail: Fail, func: str, why: str) -> Fail:
-    """FAIL with a summary that says what the hidden case covers, not its data."""
-    text = fail.summary
-    if "not written yet" in text:
-        summary = f"{func} is not written yet."
-    elif "no function" in text:
-        summary = text.split(";")[0].split(":")[0].rstrip(".") + "."
-    elif "Returned" in text:
-        summary = f"{func} returned the wrong value ({why})."
-    else:
-        summary = f"{func} did not return normally ({why})."
-    fail.summary = summary
-    fail.args = (summary,)
-    fail.ran = None
-    fail.output = None
-    fail.show_values = False
-    return fail
+        hidden = f"{short} {outcome.hidden_message or 'did not return normally'}"
+    output = None if status in ("no_function", "syntax_error") else outcome.stdout
+    return Fail(text.rstrip(".") + ".", hidden=(hidden or text).rstrip(".") + ".", ran=ran, hint=hint,
+                show_values=False, output=output)
 
 
 # ---------------------------------------------------------------------------------------

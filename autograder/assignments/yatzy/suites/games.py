@@ -79,55 +79,57 @@ GAME_HINT = ("Print the protocol lines exactly as the handout shows them: 'Order
 
 
 def check_game(student, reference, game: Game, *, kinds: tuple[str, ...] | None = None) -> None:
-    """Fail unless the student's game prints the reference's protocol lines (of KINDS, or all)."""
-    hidden = not game.public
+    """Fail unless the student's game prints the reference's protocol lines (of KINDS, or all).
+    The feedback names where the game first went another way: the round, the category, the
+    player and the roll (a hidden check: the player's place in the order, and no line's data)."""
     expected = reference_game(reference, game)
     outcome = play(student, game)
     want = [line for line in read_lines(expected.stdout) if kinds is None or line.kind in kinds]
     got = [line for line in read_lines(outcome.stdout) if kinds is None or line.kind in kinds]
     could_pass_by_doing_nothing(len(want))
-    found = divergence(got, want, hidden=hidden)
-    divergence_text, kind = found if found else (None, None)
-    if divergence_text and kinds is not None and "order" in kinds:     # only the order and the results compared
-        divergence_text = divergence_text.replace("Before the first round", "At the start or the end of the game", 1)
-    if divergence_text is None and outcome.status == "ok":
+    found = divergence(got, want, hidden=False)
+    if found is None and outcome.status == "ok":
         return
-    ran = None if hidden else game.describe()
-    if outcome.status != "ok" and (divergence_text is None or not got or outcome.status != "input_exhausted"):
-        fail = not_returned(outcome, game.describe(), "play_game()", hidden=hidden)
+    text, kind = found if found else (None, None)
+    hidden_text = divergence(got, want, hidden=True)[0] if found else None
+    if outcome.status != "ok" and (text is None or not got or outcome.status != "input_exhausted"):
+        fail = not_returned(outcome, game.describe(), "play_game()")
         if (outcome.error or {}).get("type") == "NotImplementedError":
-            fail.summary = "play_game() stopped: a function it calls is not written yet."
-            fail.args = (fail.summary,)
-        if divergence_text and got:
-            fail.summary = f"{divergence_text} {fail.summary}"
-            fail.args = (fail.summary,)
+            fail.summary = fail.hidden = "play_game() stopped: a function it calls is not written yet."
+        if text and got:
+            fail.summary, fail.hidden = f"{text} {fail.summary}", f"{hidden_text} {fail.hidden}"
+        fail.args = (fail.summary,)
         raise fail
-    raise Fail(divergence_text, ran=ran, show_values=False, hint=HINTS.get(kind, GAME_HINT),
-               output=None if hidden else outcome.stdout)
+    raise Fail(text, hidden=hidden_text, ran=game.describe(), show_values=False, hint=HINTS.get(kind, GAME_HINT),
+               output=outcome.stdout)
 
 
 def check_rng(student, reference, game: Game) -> None:
     """The RNG contract: one random.shuffle right after start, then only dice, as many as the reference."""
-    hidden = not game.public
     expected = reference_game(reference, game)
     outcome = play(student, game)
     if outcome.status != "ok":
-        raise not_returned(outcome, game.describe(), "play_game()", hidden=hidden)
+        raise not_returned(outcome, game.describe(), "play_game()")
     shuffles, rolls, others, early = rng_calls(outcome)
     _, want_rolls, _, _ = rng_calls(expected)
-    problems = []
+    problems, hidden = [], []
     if shuffles != 1:
         problems.append(f"called random.shuffle {shuffles} times (the contract: once, right after start)")
+        hidden.append("did not call random.shuffle exactly once")
     elif early:
         problems.append("rolled dice before shuffling the players")
+        hidden.append(problems[-1])
     if others:
         problems.append(f"called random.{', random.'.join(others)} (only random.shuffle once and "
                         "random.randint(1, 6) for the dice)")
+        hidden.append("called other functions of random than shuffle and randint")
     if rolls != want_rolls:
         problems.append(f"rolled {'fewer' if rolls < want_rolls else 'more'} dice than the reference "
                         "on the same answers")
+        hidden.append(problems[-1])
     if problems:
         raise Fail("Your game broke the RNG contract: it " + "; it ".join(problems) + ".",
-                   ran=None if hidden else game.describe(), show_values=False,
+                   hidden="Your game broke the RNG contract: it " + "; it ".join(hidden) + ".",
+                   ran=game.describe(), show_values=False,
                    hint="Shuffle the list of players with one random.shuffle(players) right after start; "
                         "roll every die with next() on its die generator.")

@@ -6,56 +6,52 @@ import pytest
 
 from autograder.assignments.yatzy.suites.common import (
     CALL_TIMEOUT,
+    SUITE,
     helper_call,
     not_returned,
     own_functions_until,
-    params,
     reference_ok,
-    scenarios,
 )
 from autograder.assignments.yatzy.suites.games import check_game, check_rng, dice_game, seeded_game
 from autograder.engine.feedback import Fail, show
 
-DATA = scenarios("games")
-
-
-@pytest.mark.parametrize("case", params(DATA["join"], lambda case: 16))
-def test_add_players(student, reference, case):
-    """Players join"""
-    hidden = not case.get("public")
-    ran = f"add_players() with the answers {case['answers']}"
-    expected = reference_ok(reference.call("try_join", stdin=case["answers"], timeout=CALL_TIMEOUT), ran)
-    outcome = helper_call(student, "try_join", under=("add_players",), stdin=case["answers"], timeout=CALL_TIMEOUT)
-    if outcome.status != "ok":
-        raise not_returned(outcome, ran, "add_players()", hidden=hidden,
-                           hint="Ask again after an empty or taken name, and after start with nobody in.")
-    if outcome.value != expected.value or outcome.inputs_asked != expected.inputs_asked:
-        text = (f"add_players() did not return the right players ({case['why']})." if hidden else
-                f"add_players() gave the players {show(outcome.value['names'])} after {outcome.inputs_asked} "
-                f"answer(s), but expected {show(expected.value['names'])} after {expected.inputs_asked} "
-                f"({case['why']}).")
-        raise Fail(text, ran=None if hidden else ran, show_values=False,
-                   hint="Each player is new_player(name), in the order they joined; strip the names.")
-
-
+DATA = SUITE.load("games")
 GAMES = [seeded_game(case) for case in DATA["game"]]
 DICE_GAMES = [dice_game(case, DATA["dice_game"][0]) for case in DATA["dice_game"]]
 
 
-@pytest.mark.parametrize("game", params(GAMES + DICE_GAMES, lambda game: 17, id_key=lambda game: game.why, total=9))
+@pytest.mark.parametrize("case", SUITE.cases("games", "join", problem=16))
+def test_add_players(student, reference, case):
+    """Players join"""
+    ran = f"add_players() with the answers {case['answers']}"
+    expected = reference_ok(reference.call("try_join", stdin=case["answers"], timeout=CALL_TIMEOUT), ran)
+    outcome = helper_call(student, "try_join", under=("add_players",), stdin=case["answers"], timeout=CALL_TIMEOUT)
+    if outcome.status != "ok":
+        raise not_returned(outcome, ran, "add_players()",
+                           hint="Ask again after an empty or taken name, and after start with nobody in.")
+    if outcome.value != expected.value or outcome.inputs_asked != expected.inputs_asked:
+        raise Fail(f"add_players() gave the players {show(outcome.value['names'])} after {outcome.inputs_asked} "
+                   f"answer(s), but expected {show(expected.value['names'])} after {expected.inputs_asked} "
+                   f"({case['why']}).", hidden=f"add_players() did not return the right players ({case['why']}).",
+                   ran=ran, show_values=False,
+                   hint="Each player is new_player(name), in the order they joined; strip the names.")
+
+
+@pytest.mark.parametrize("game", SUITE.cases(GAMES + DICE_GAMES, problem=17, id=lambda game: game.why))
+@pytest.mark.weight(2)
 def test_game(student, reference, game):
     """The whole game"""
     check_game(student, reference, game)
 
 
-@pytest.mark.parametrize("game", params(GAMES[:2], lambda game: 17, id_key=lambda game: game.why, total=2))
+@pytest.mark.parametrize("game", SUITE.cases(GAMES[:2], problem=17, id=lambda game: game.why))
 def test_rng_contract(student, reference, game):
     """The RNG contract"""
     check_rng(student, reference, game)
 
 
 @pytest.mark.problem(17)
-@pytest.mark.points(3)
+@pytest.mark.weight(4)
 @pytest.mark.visibility("hidden")
 @pytest.mark.own_functions
 def test_game_own_functions(student, reference):
