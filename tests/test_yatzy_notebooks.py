@@ -17,11 +17,10 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import pytest
+from test_nbgrader import ensure_kernel, nbgrader_cli
 
 from autograder import notebooks as nbgen
 from autograder.assignment import load_assignment
-
-from test_nbgrader import ensure_kernel, nbgrader_cli
 
 pytestmark = pytest.mark.slow
 
