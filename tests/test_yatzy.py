@@ -281,3 +281,32 @@ def test_gradescope_run_autograder_on_the_reference(tmp_path):
     data, _ = run_autograder(bundle, tmp_path / "gs", {"yatzy.py": (FOLDER / "reference.py").read_text()})
     assert data["score"] == TOTAL == sum(test["max_score"] for test in data["tests"])
     assert all(test["status"] == "passed" for test in data["tests"])
+
+
+SELF_CHECKED = ["pair-lowest", "no-shuffle"]   # (and the reference and the starter): one stage 1, one stage 4
+
+
+def test_public_checks_agree_with_check_py(tmp_path):
+    """`grade --public` (in the sandbox) and the bundle's check.py give every problem the same status,
+    on the reference (all passed), the starter (all not started) and mutants of every stage."""
+    from autograder.public import problem_statuses
+    from autograder.release import build_release
+    bundle, _ = build_release(tmp_path / "release", stage=4, names=["yatzy"])
+    reference = (FOLDER / "reference.py").read_text(encoding="utf-8")
+    sources = {"reference": reference, "starter": (ROOT / "starter" / "yatzy.py").read_text(encoding="utf-8")}
+    sources.update({m["name"]: yatzy_batch.apply_edits(reference, m["edits"]) for m in MUTANTS
+                    if m["name"] in SELF_CHECKED})
+    from autograder.grade import grade
+    for label, source in sources.items():
+        path = tmp_path / label / "yatzy.py"
+        path.parent.mkdir()
+        path.write_text(source, encoding="utf-8")
+        by_grader = problem_statuses(grade(path, "yatzy", public_only=True))
+        done = subprocess.run([sys.executable, str(bundle / "yatzy" / "check.py"), str(path), "--json"],
+                              capture_output=True, text=True, timeout=600, cwd=str(path.parent))
+        by_script = json.loads(done.stdout)["problems"]
+        assert by_grader == by_script, label
+        if label == "reference":
+            assert set(by_script.values()) == {"passed"}
+        elif label == "starter":
+            assert set(by_script.values()) == {"not started"}
