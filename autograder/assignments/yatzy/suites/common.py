@@ -309,3 +309,21 @@ def rng_calls(outcome) -> tuple[int, int, list[str], bool]:
             elif event[1] not in others:
                 others.append(str(event[1]))
     return shuffles, rolls, others, early
+
+
+# ENGINE CANDIDATE: "a message before asking again", compared with the reference's transcript.
+def silent_refusals(events: list, reference_events: list) -> list[int]:
+    """The answers (1-based) after which the reference printed something before asking again and
+    the program did not (an invalid answer must be told, not silently asked again)."""
+    def spoke(events) -> list[bool]:
+        found, said, started = [], False, False
+        for event in events or ():
+            if event and event[0] == "in":
+                if started:
+                    found.append(said)
+                started, said = True, False
+            elif event and event[0] == "out" and started and str(event[1]).strip():
+                said = True
+        return found
+    mine, theirs = spoke(events), spoke(reference_events)
+    return [i + 1 for i, (m, t) in enumerate(zip(mine, theirs)) if t and not m]

@@ -17,6 +17,7 @@ from autograder.assignments.yatzy.suites.common import (
     read_lines,
     reference_ok,
     reference_versions,
+    silent_refusals,
 )
 from autograder.engine.checks import could_pass_by_doing_nothing, expect_same
 from autograder.engine.feedback import Fail, describe_call, ordinal, show
@@ -115,6 +116,12 @@ def test_ask_keep(student, reference, case):
                    hint="Ask again (input()) after every invalid answer; return parse_keep's list.")
     if any(e and e[0] == "roll" for e in outcome.events or ()):
         raise Fail("ask_keep() rolled dice: asking never rolls.", show_values=False)
+    silent = silent_refusals(outcome.events, expected.events)
+    if silent:
+        raise Fail(f"ask_keep() asked again after the invalid answer {case['answers'][silent[0] - 1]!r} without "
+                   f"printing a message first ({case['why']}).",
+                   hidden=f"ask_keep() asked again after an invalid answer without a message ({case['why']}).",
+                   ran=ran, show_values=False, hint="Print a short message saying what was wrong, then ask again.")
 
 
 @pytest.mark.parametrize("case", SUITE.cases("turn", "rolls", problem=10))

@@ -11,6 +11,7 @@ from autograder.assignments.yatzy.suites.common import (
     not_returned,
     own_functions_until,
     reference_ok,
+    silent_refusals,
 )
 from autograder.assignments.yatzy.suites.games import check_game, check_rng, dice_game, seeded_game
 from autograder.engine.feedback import Fail, show
@@ -35,6 +36,12 @@ def test_add_players(student, reference, case):
                    f"({case['why']}).", hidden=f"add_players() did not return the right players ({case['why']}).",
                    ran=ran, show_values=False,
                    hint="Each player is new_player(name), in the order they joined; strip the names.")
+    silent = silent_refusals(outcome.events, expected.events)
+    if silent:
+        raise Fail(f"add_players() asked again after the refused answer {case['answers'][silent[0] - 1]!r} "
+                   f"without printing a message first ({case['why']}).",
+                   hidden=f"add_players() asked again after a refused name without a message ({case['why']}).",
+                   ran=ran, show_values=False, hint="Print a short message saying why, then ask again.")
 
 
 @pytest.mark.parametrize("game", SUITE.cases(GAMES + DICE_GAMES, problem=17, id=lambda game: game.why))
