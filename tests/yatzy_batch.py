@@ -66,8 +66,8 @@ def lost(report: dict) -> dict[int, float]:
     return out
 
 
-PROMISES_BEGIN = "<!-- BEGIN PROMISE TABLE -->"
-PROMISES_END = "<!-- END PROMISE TABLE -->"
+PROMISES_BEGIN = "<!-- BEGIN CHECKS TABLE -->"
+PROMISES_END = "<!-- END CHECKS TABLE -->"
 
 
 def promise_table(report: dict) -> str:
