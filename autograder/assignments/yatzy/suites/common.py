@@ -165,7 +165,8 @@ def _normal(kind: str, match: re.Match) -> tuple:
         return (tuple(name.strip() for name in groups["names"].split(",")),)
     if kind == "dice":
         return (tuple(int(face) for face in groups["dice"].split()),)
-    return tuple(int(v) if v.lstrip("-").isdigit() and k != "name" else v.strip() for k, v in groups.items())
+    return tuple(int(v) if v.lstrip("-").isdigit() and k not in ("name", "player") else v.strip()
+                 for k, v in groups.items())
 
 
 def read_lines(stdout: str) -> list[Line]:
