@@ -301,7 +301,9 @@ def rng_calls(outcome) -> tuple[int, int, list[str], bool]:
     for event in outcome.events or ():
         if not event:
             continue
-        if event[0] == "roll":
+        if event[0] == "seed" and "seed" not in others:
+            others.append("seed")
+        elif event[0] == "roll":
             rolls += 1
         elif event[0] == "random" and len(event) > 1:
             if event[1] == "shuffle":
