@@ -151,6 +151,16 @@ def test_game_feedback_names_the_round_and_the_player(reports):
                     r"'Round 2: Twos'", text), text
 
 
+def test_game_feedback_gives_the_engine_replays_cause_of_differing_dice(reports):
+    """Where the dice first differ, the engine's replay (engine/divergence.py, read with the
+    course's [protocol]) names the likely cause, also in a hidden check (data-free)."""
+    report = reports["mutant:game-seeds-random"]
+    hidden = [t["output"] for t in report["tests"] if t["visibility"] == "hidden" and t["score"] < t["max_score"]
+              and "dice line" in t["output"]]
+    assert hidden and all("Likely cause: random.seed was called" in text for text in hidden), hidden
+    assert all("Remove the call to random.seed" in text for text in hidden)
+
+
 # ---------------------------------------------------------------------------------------
 # The rules as data agree with the reference; the handout's sample game is the reference's
 # ---------------------------------------------------------------------------------------

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from autograder.assignments.yatzy.suites.common import (
+    ASSIGNMENT,
     CATEGORIES,
     GAME_TIMEOUT,
     HINTS,
@@ -18,7 +19,9 @@ from autograder.assignments.yatzy.suites.common import (
     rng_calls,
 )
 from autograder.engine.checks import could_pass_by_doing_nothing
+from autograder.engine.divergence import first_divergence
 from autograder.engine.feedback import Fail
+from autograder.engine.replay import Protocol, read_reference, read_transcript
 
 START = "start"
 
@@ -100,8 +103,25 @@ def check_game(student, reference, game: Game, *, kinds: tuple[str, ...] | None 
             fail.summary, fail.hidden = f"{text} {fail.summary}", f"{hidden_text} {fail.hidden}"
         fail.args = (fail.summary,)
         raise fail
-    raise Fail(text, hidden=hidden_text, ran=game.describe(), show_values=False, hint=HINTS.get(kind, GAME_HINT),
-               output=outcome.stdout)
+    hint = HINTS.get(kind, GAME_HINT)
+    if kind == "dice":                 # the engine's replay says why the dice differ (kept dice re-rolled ...)
+        found_cause = dice_cause(expected, outcome)
+        if found_cause is not None:
+            text, hidden_text = f"{text} Likely cause: {found_cause[0]}.", f"{hidden_text} Likely cause: {found_cause[0]}."
+            hint = found_cause[1] or hint
+    raise Fail(text, hidden=hidden_text, ran=game.describe(), show_values=False, hint=hint, output=outcome.stdout)
+
+
+def dice_cause(expected, outcome) -> tuple[str, str] | None:
+    """The engine replay's data-free cause and hint of the first differing roll of two runs of the
+    same script, or None (it reads rounds and rolls; the turn and the player come from our lines)."""
+    try:
+        protocol = Protocol.of(ASSIGNMENT)
+        found = first_divergence(read_reference(expected, protocol), read_transcript(outcome, protocol),
+                                 complete=outcome.status == "ok")
+    except Exception:                  # noqa: BLE001 -- a second opinion only: never a grader fault
+        return None
+    return (found.cause, found.hint) if found is not None and found.cause else None
 
 
 def check_rng(student, reference, game: Game) -> None:
@@ -122,7 +142,7 @@ def check_rng(student, reference, game: Game) -> None:
     if others:
         problems.append(f"called random.{', random.'.join(others)} (only random.shuffle once and "
                         "random.randint(1, 6) for the dice)")
-        hidden.append("called other functions of random than shuffle and randint")
+        hidden.append(problems[-1])        # names of the random module's functions: no scenario data
     if rolls != want_rolls:
         problems.append(f"rolled {'fewer' if rolls < want_rolls else 'more'} dice than the reference "
                         "on the same answers")
