@@ -200,7 +200,7 @@ def test_solution_is_a_copy_of_the_reference():
 
 
 def test_build_check():
-    from autograder.build import build
+    from autograder.authoring.build import build
     assert build(check=True, names=["yatzy"]) == []
 
 
@@ -238,7 +238,7 @@ SAMPLES = yatzy_batch.tomllib.loads((FOLDER / "samples.toml").read_text(encoding
 
 def sample_class(folder: Path) -> None:
     """Write the sample class of samples.toml into FOLDER, one file per student."""
-    from autograder.samples import write_class
+    from autograder.authoring.samples import write_class
     write_class(YATZY, folder)
 
 
@@ -269,7 +269,7 @@ def test_grade_all_cli_on_the_sample_class(tmp_path):
 
 
 def test_gradescope_bundle_holds_the_course(tmp_path):
-    from autograder.gradescope import build_bundle
+    from autograder.platforms.gradescope import build_bundle
     members = build_bundle(tmp_path / "yatzy.zip", "yatzy")
     names = set(zipfile.ZipFile(tmp_path / "yatzy.zip").namelist())
     assert set(members) == names
@@ -285,7 +285,7 @@ def test_gradescope_run_autograder_on_the_reference(tmp_path):
     """The bundle's run_autograder grades the reference full marks (Gradescope's layout, scratch tree)."""
     from test_gradescope import run_autograder
 
-    from autograder.gradescope import build_bundle
+    from autograder.platforms.gradescope import build_bundle
     bundle = tmp_path / "yatzy.zip"
     build_bundle(bundle, "yatzy")
     data, _ = run_autograder(bundle, tmp_path / "gs", {"yatzy.py": (FOLDER / "reference.py").read_text()})
@@ -299,14 +299,14 @@ SELF_CHECKED = ["pair-lowest", "no-shuffle"]   # (and the reference and the star
 def test_public_checks_agree_with_check_py(tmp_path):
     """`grade --public` (in the sandbox) and the bundle's check.py give every problem the same status,
     on the reference (all passed), the starter (all not started) and mutants of every stage."""
-    from autograder.public import problem_statuses
-    from autograder.release import build_release
+    from autograder.grading.public import problem_statuses
+    from autograder.authoring.release import build_release
     bundle, _ = build_release(tmp_path / "release", stage=4, names=["yatzy"])
     reference = (FOLDER / "reference.py").read_text(encoding="utf-8")
     sources = {"reference": reference, "starter": (ROOT / "starter" / "yatzy.py").read_text(encoding="utf-8")}
     sources.update({m["name"]: yatzy_batch.apply_edits(reference, m["edits"]) for m in MUTANTS
                     if m["name"] in SELF_CHECKED})
-    from autograder.grade import grade
+    from autograder.grading.grade import grade
     for label, source in sources.items():
         path = tmp_path / label / "yatzy.py"
         path.parent.mkdir()

@@ -49,7 +49,7 @@ def test_student_notebooks_hold_no_solution(builds):
 
 
 def _grade(path: str) -> dict:
-    from autograder.grade import grade
+    from autograder.grading.grade import grade
     return grade(path, "yatzy").to_dict()
 
 

@@ -51,7 +51,7 @@ def jobs(tmp: Path) -> dict[str, str]:
 
 def grade_all(paths: dict[str, str]) -> dict[str, dict]:
     """One grading session for every path: name -> GradeReport.to_dict()."""
-    from autograder.grade import grade_stream
+    from autograder.grading.grade import grade_stream
     names = {path: name for name, path in paths.items()}
     reports: dict[str, dict] = {}
     grade_stream(iter(paths.values()), lambda r: reports.__setitem__(names[r.submission], r.to_dict()), "yatzy")
