@@ -39,7 +39,15 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from autograder.assignment import REPO_ROOT, Assignment, Problem, available, load_assignment, needs_repository
+from autograder.assignment import (
+    REPO_ROOT,
+    Assignment,
+    Problem,
+    available,
+    extra_folders,
+    load_assignment,
+    needs_repository,
+)
 
 BUILD_COMMAND = "python -m autograder build"
 TABLE_BEGIN = "<!-- BEGIN POINTS TABLE -->"
@@ -457,8 +465,8 @@ def _assignments(names: Iterable[str] | None) -> list[Assignment]:
 
 
 def build_command(assignment: Assignment) -> str:
-    """The command that rebuilds ASSIGNMENT's files (one from outside the package: by its path)."""
-    if assignment.views == REPO_ROOT:
+    """The command that rebuilds ASSIGNMENT's files (one found outside the package: by its path)."""
+    if extra_folders().get(assignment.name) != assignment.root:
         return BUILD_COMMAND
     return f"{BUILD_COMMAND} {relative(assignment.root)}"
 
