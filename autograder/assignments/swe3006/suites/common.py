@@ -1,0 +1,421 @@
+"""Helpers of the SWE3006 suites: calling YahtzeeGame's methods, reading the protocol lines of
+a transcript, comparing a student's run with the reference's, and charging a bug once.
+
+Every check drives the student's class the way the handout says: construct YahtzeeGame(),
+set the attributes the scenario names (so a check never depends on the student's other
+methods having built that state), call one method -- with scripted stdin and a seed when it
+reads or rolls -- and compare what it returned, printed (the protocol lines only, see
+assignment.toml [protocol]) and left in its attributes with the reference's on the very same
+request.  Whole games call YahtzeeGame().play() with a script; the game offers a new game
+for ever, so a game ends when the script runs out (input_exhausted), which is normal there.
+
+Charging a bug once: the engine substitutes module-level functions, not methods, so these
+suites run every check on the student's own methods (`own`).  A check of stage N whose run
+first differs from the reference's at a line an earlier stage's method owns (a score in the
+table: calculate_score; a [WARN]: get_valid_input ...) is not charged when that method fails
+the earlier stage's own cases (`earlier_bugs`): the feedback names the earlier problem.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import sys
+import weakref
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from autograder.assignment import load_assignment
+from autograder.engine.checks import GraderFault, could_pass_by_doing_nothing, explain
+from autograder.engine.feedback import Fail, cut, show
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+ASSIGNMENT = load_assignment("swe3006")
+CLASS = ASSIGNMENT.extra["class_name"]
+RULES = ASSIGNMENT.extra["rules"]
+CATEGORIES: list[str] = list(RULES["categories"])
+PROTOCOL = {key: re.compile(value) for key, value in ASSIGNMENT.extra["protocol"].items()
+            if isinstance(value, str) and key != "prompt"}
+WARNINGS: dict[str, str] = dict(ASSIGNMENT.extra["protocol"]["warnings"])
+SCENARIOS = Path(__file__).resolve().parent.parent / "scenarios"
+CALL_TIMEOUT = 2.0          # a unit call; the reference needs milliseconds
+GAME_TIMEOUT = 3.0          # a whole game (13 or 26 turns)
+START = {"game_mode": 1, "current_round": 1, "current_player": 1, "dice_combination": [],
+         "recorded_score_sheet": [{}]}
+
+
+def scenarios(name: str) -> dict:
+    """Load scenarios/NAME.toml (inputs only: expected values come from the reference)."""
+    return tomllib.loads((SCENARIOS / f"{name}.toml").read_text(encoding="utf-8"))
+
+
+def params(cases: list[dict], problem_key: str = "problem") -> list:
+    """pytest.params for CASES, the problem's points split evenly over its cases (a case's own
+    `points` first; the last case of a problem takes the rounding remainder)."""
+    explicit: dict[int, float] = {}
+    plain: dict[int, int] = {}
+    for case in cases:
+        number = case[problem_key]
+        if "points" in case:
+            explicit[number] = explicit.get(number, 0) + case["points"]
+        else:
+            plain[number] = plain.get(number, 0) + 1
+    out, given, seen = [], {}, {}
+    for case in cases:
+        number = case[problem_key]
+        if "points" in case:
+            points = case["points"]
+        else:
+            share = ASSIGNMENT.problem(number).points - explicit.get(number, 0)
+            seen[number] = seen.get(number, 0) + 1
+            if seen[number] == plain[number]:
+                points = round(share - given.get(number, 0), 4)
+            else:
+                points = round(share / plain[number], 4)
+            given[number] = given.get(number, 0) + points
+        marks = [pytest.mark.problem(number), pytest.mark.points(points)]
+        if not case.get("public"):
+            marks.append(pytest.mark.visibility("hidden"))
+        out.append(pytest.param(case, marks=marks, id=case["id"]))
+    return out
+
+
+# ---------------------------------------------------------------------------------------
+# Calling methods
+# ---------------------------------------------------------------------------------------
+
+def own(program) -> None:
+    """Run with the student's own methods: no substitution.
+    ENGINE CANDIDATE: substitution of `Class.method` names (harness.substitute setting the
+    reference's methods on the student's class, reference_without dropping methods from the
+    class body).  Today a method name in the table makes the plugin ask for a substitution
+    sandbox that would hold the WHOLE reference (reference_without drops top-level
+    definitions only) and substitute nothing, so the suites turn it off."""
+    program.substitute = None
+
+
+@dataclass
+class Call:
+    """One request: YahtzeeGame() with STATE set, then METHOD(*ARGS), with STDIN and SEED."""
+    method: str
+    args: tuple = ()
+    state: dict | None = None
+    stdin: list[str] | None = None
+    seed: int | None = None
+    timeout: float = CALL_TIMEOUT
+
+    def run(self, program):
+        own(program)
+        state = dict(START, **(self.state or {}))
+        return program.call(f"{CLASS}.{self.method}", *self.args, instance={"init": [], "state": state},
+                            stdin=self.stdin, seed=self.seed, timeout=self.timeout)
+
+    def describe(self) -> str:
+        state = ", ".join(f"{k} = {cut(repr(v), 160)}" for k, v in (self.state or {}).items())
+        args = ", ".join(cut(repr(a), 160) for a in self.args)
+        text = f"game = {CLASS}()" + (f"; {state}" if state else "") + f"; game.{self.method}({args})"
+        if self.seed is not None:
+            text += f" with random.seed({self.seed})"
+        if self.stdin is not None:
+            text += " and the answers " + answers_text(self.stdin)
+        return text
+
+
+def answers_text(answers: list[str], limit: int = 40) -> str:
+    shown = ", ".join(repr(a) for a in answers[:limit])
+    more = f", ... ({len(answers)} answers in all)" if len(answers) > limit else ""
+    return f"[{shown}{more}]"
+
+
+def reference_run(reference, call: Call, *, finished_ok: bool = True):
+    """The reference's outcome; a reference that fails is the grader's fault, not the student's.
+    A run that ends because the script ran out is normal (a game offers a new game for ever)."""
+    outcome = call.run(reference)
+    allowed = ("ok", "input_exhausted") if finished_ok else ("input_exhausted",)
+    if outcome.status not in allowed:
+        raise GraderFault(f"the reference failed on {call.describe()}: {outcome.status} "
+                          f"{outcome.message} {outcome.error}")
+    return outcome
+
+
+def problem_text(number: int) -> str:
+    problem = ASSIGNMENT.problem(number)
+    return f"P{number} ({problem.title})"
+
+
+def stopped(outcome, call: Call, *, hidden: bool) -> str | None:
+    """Why OUTCOME did not run to a normal end (None when it did: returned, or used up the
+    script where the reference did too)."""
+    if outcome.status in ("ok", "input_exhausted"):
+        return None
+    if hidden:
+        return f"{call.method} did not finish: {outcome.hidden_message or outcome.status}."
+    return explain(outcome, f"game.{call.method}(...)")
+
+
+# ---------------------------------------------------------------------------------------
+# Reading a transcript
+# ---------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Line:
+    kind: str
+    text: str              # the line, stripped, inner spaces collapsed
+    groups: tuple = ()     # the regex's named groups (kind-specific)
+
+    def show(self) -> str:
+        return self.text
+
+
+_SPACES = re.compile(r"\s+")
+
+
+def protocol_lines(text: str) -> list[Line]:
+    """The lines of TEXT the grader reads (assignment.toml [protocol]), in order; everything
+    else (banner, menu items, blank lines, table borders, echoed answers) is skipped.
+    ENGINE CANDIDATE: a line grammar from the assignment's protocol table (replay.py)."""
+    found = []
+    for raw in (text or "").splitlines():
+        line = raw.strip()
+        if not line:
+            continue
+        for kind, pattern in PROTOCOL.items():
+            match = pattern.match(line)
+            if match:
+                groups = tuple((k, v) for k, v in match.groupdict().items() if v is not None)
+                if kind == "row":
+                    line = f"| {match['category']} | {match['score']} |"
+                found.append(Line(kind, _SPACES.sub(" ", line), groups))
+                break
+    return found
+
+
+def rows(lines: list[Line]) -> list[tuple[str, str]]:
+    return [(dict(line.groups)["category"], dict(line.groups)["score"]) for line in lines if line.kind == "row"]
+
+
+def of_kind(lines: list[Line], *kinds: str) -> list[Line]:
+    return [line for line in lines if line.kind in kinds]
+
+
+def rolls(outcome) -> list[int]:
+    """The values random.randint returned, in order (the sandbox records every call)."""
+    return [event[1] for event in outcome.events or () if event and event[0] == "roll" and len(event) > 1]
+
+
+def first_difference(mine: list[Line], theirs: list[Line]) -> int | None:
+    """The index of the first protocol line where MINE and THEIRS differ (None: equal)."""
+    for index, (a, b) in enumerate(zip(mine, theirs)):
+        if a.text != b.text:
+            return index
+    if len(mine) != len(theirs):
+        return min(len(mine), len(theirs))
+    return None
+
+
+# ---------------------------------------------------------------------------------------
+# Charging a bug once
+# ---------------------------------------------------------------------------------------
+
+# Which problems own a protocol line, by its kind (the first difference of a run is charged
+# to the earliest of them that fails its own stage's cases).
+OWNERS = {
+    "row": (1, 2, 6, 7), "header": (6,), "warn": (3, 4, 5, 7, 8, 9), "dice": (5, 4, 3),
+    "reroll_prompt": (5, 3, 4), "keep_prompt": (5, 3, 4), "category_prompt": (7, 3),
+    "mode_prompt": (8, 3), "option_prompt": (9, 3), "round": (9, 11, 12),
+    "current": (10, 1, 2, 7), "final": (10, 1, 2, 7), "player_final": (13, 1, 2, 7),
+    "game_over": (10, 11), "new_game": (10, 11), "winner": (13, 1, 2, 7),
+}
+_BUGS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()   # Program -> {problem: check name}
+
+
+def earlier_bugs(student, reference, before_stage: int) -> dict[int, str]:
+    """{problem: the name of a failing case} for the problems of stages before BEFORE_STAGE
+    whose own (stage 1 and 2) cases the student's methods fail; run once per student, only
+    when a later check needs it.  These are the same cases the earlier stages' checks run,
+    so a problem listed here lost points in its own stage."""
+    known = _BUGS.get(student)
+    if known is None:
+        from autograder.assignments.swe3006.suites import units
+        known = _BUGS[student] = units.failing_problems(student, reference)
+    return {number: name for number, name in known.items() if ASSIGNMENT.problem(number).stage < before_stage}
+
+
+def method_at_line(source: str, line: int | None) -> str | None:
+    """The method of the student's class whose body holds LINE (None: elsewhere or unknown)."""
+    if not line:
+        return None
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and \
+                node.lineno <= line <= (node.end_lineno or node.lineno):
+            return node.name
+    return None
+
+
+def problems_of_method(name: str | None) -> tuple[int, ...]:
+    return tuple(p.number for p in ASSIGNMENT.problems if name in p.functions)
+
+
+def stems_from(student, reference, problem: int, outcome, mine: list[Line], theirs: list[Line],
+               index: int | None) -> tuple[int, str] | None:
+    """(earlier problem, its failing case) when this run's first difference from the reference
+    is owned by an earlier stage's problem that already lost points there; None: charge here.
+    A run that stopped (an exception, running out of time) is charged to the method it stopped
+    in; a run that printed nothing at all is never excused (no points for nothing)."""
+    stage = ASSIGNMENT.problem(problem).stage
+    if stage == 1:
+        return None
+    owners: tuple[int, ...] = ()
+    if outcome.status not in ("ok", "input_exhausted"):
+        error = outcome.error or {}
+        owners = problems_of_method(method_at_line(student.source, error.get("line")))
+    elif not mine:                               # printed nothing the grader reads: never excused
+        return None
+    elif index is not None and index < len(mine):
+        line = theirs[index] if index < len(theirs) else mine[index]
+        owners = OWNERS.get(line.kind, ())
+    elif index is not None:                      # the student's run ended early: where it stood
+        owners = OWNERS.get(mine[-1].kind, ())
+    if not owners:
+        return None
+    bugs = earlier_bugs(student, reference, stage)
+    for owner in sorted(owners):
+        if owner in bugs:
+            return owner, bugs[owner]
+    return None
+
+
+def not_charged_note(owner: int, case_name: str, what: str) -> str:
+    problem = ASSIGNMENT.problem(owner)
+    return (f"Not charged: {what}, and that comes from {', '.join(problem.functions)} "
+            f"({problem_text(owner)}), which already cost points in stage {problem.stage} "
+            f"(\"{case_name}\").  Fix it there and this check runs in full.")
+
+
+# ---------------------------------------------------------------------------------------
+# Comparing a run with the reference's
+# ---------------------------------------------------------------------------------------
+
+@dataclass
+class Compare:
+    """What a check compares: the protocol lines (of KINDS; all when empty), the value returned,
+    the attributes after the call (ATTRIBUTES), the dice rolled."""
+    kinds: tuple[str, ...] = ()
+    value: bool = False
+    attributes: tuple[str, ...] = ()
+    rolls: bool = False
+
+
+def _view(lines: list[Line], kinds: tuple[str, ...]) -> list[Line]:
+    return of_kind(lines, *kinds) if kinds else lines
+
+
+def check_call(student, reference, call: Call, problem: int, compare: Compare, *, hidden: bool,
+               why: str = "", hint: str | None = None, record=None, excuse: bool = True) -> None:
+    """Run CALL on both programs and Fail at the first thing that differs (or pass with a
+    note, via RECORD, when the difference comes from an earlier stage's bug; EXCUSE=False:
+    never)."""
+    ref = reference_run(reference, call)
+    got = call.run(student)
+    expected_value = ref.value
+    if compare.value:
+        could_pass_by_doing_nothing(expected_value)
+    theirs, mine = protocol_lines(ref.stdout), protocol_lines(got.stdout)
+    view_theirs, view_mine = _view(theirs, compare.kinds), _view(mine, compare.kinds)
+    index = first_difference(view_mine, view_theirs)
+    because = f" ({why})" if why else ""
+    problem_why = None
+
+    if got.status not in ("ok", "input_exhausted"):
+        problem_why = stopped(got, call, hidden=hidden)
+    elif index is not None:
+        problem_why = _difference_text(view_mine, view_theirs, index, hidden)
+    elif got.status != ref.status:
+        problem_why = _ended_text(got, ref, hidden)
+    elif compare.rolls and rolls(got) != rolls(ref):
+        problem_why = _rolls_text(rolls(got), rolls(ref), hidden)
+    elif compare.value and (got.value != expected_value or type(got.value) is not type(expected_value)):
+        problem_why = (f"{call.method} returned a wrong value{because}." if hidden else
+                       f"Returned {show(got.value)}, but expected {show(expected_value)}{because}.")
+    else:
+        for name in compare.attributes:
+            before = (got.state_after or {}).get(name, "<missing>")
+            after = (ref.state_after or {}).get(name)
+            if before != after:
+                problem_why = (f"After {call.method}, the attribute {name} is wrong{because}." if hidden else
+                               f"After the call, game.{name} is {show(before)}, but expected {show(after)}"
+                               f"{because}.")
+                break
+    if problem_why is None:
+        return
+    stem = None if not excuse else stems_from(student, reference, problem, got, view_mine if compare.kinds else mine,
+                      view_theirs if compare.kinds else theirs, index if index is not None else
+                      (len(view_mine) if got.status not in ("ok", "input_exhausted") else None))
+    if stem is not None and record is not None:
+        record("feedback", not_charged_note(stem[0], stem[1], f"this run first differs from the reference's "
+                                                              f"({_short(problem_why)})"))
+        return
+    if hidden:
+        raise Fail(f"{problem_why}", hint=hint, show_values=False)
+    raise Fail(f"Ran {call.describe()}. {problem_why}", ran=call.describe(), hint=hint, show_values=False,
+               output=got.stdout if index is not None or got.status != "ok" else None)
+
+
+def _short(text: str) -> str:
+    return cut(text.rstrip("."), 200)
+
+
+def _ended_text(got, ref, hidden: bool) -> str:
+    if got.status == "input_exhausted" and ref.status == "ok":
+        asked = got.inputs_asked
+        return ("It asked for more answers than the reference does." if hidden else
+                f"It asked for input a {_ordinal(asked)} time, but the reference finished after "
+                f"{ref.inputs_asked} answers (it treated a valid answer as invalid, or asked again).")
+    if got.status == "ok" and ref.status == "input_exhausted":
+        return ("It stopped before using all the answers." if hidden else
+                f"It returned after {got.inputs_asked} answers, but the reference went on asking "
+                f"(it accepted an invalid answer, or stopped early).")
+    return f"It ended with {got.status}, the reference with {ref.status}."
+
+
+def _ordinal(n: int) -> str:
+    from autograder.engine.feedback import ordinal
+    return ordinal(n)
+
+
+def _difference_text(mine: list[Line], theirs: list[Line], index: int, hidden: bool) -> str:
+    if index >= len(mine):
+        want = theirs[index]
+        return (f"Its output stops before an expected {want.kind.replace('_', ' ')} line." if hidden else
+                f"Its output is missing the line {want.show()!r} (the {_ordinal(index + 1)} line the "
+                f"grader reads).")
+    if index >= len(theirs):
+        extra = mine[index]
+        return (f"It prints an unexpected {extra.kind.replace('_', ' ')} line." if hidden else
+                f"It printed {extra.show()!r} where the reference's output had ended (the "
+                f"{_ordinal(index + 1)} line the grader reads).")
+    got, want = mine[index], theirs[index]
+    if hidden:
+        return (f"Its output differs from the expected one at a {want.kind.replace('_', ' ')} line"
+                + (f" (it printed a {got.kind.replace('_', ' ')} line)." if got.kind != want.kind else "."))
+    return (f"The {_ordinal(index + 1)} line the grader reads is {got.show()!r}, but expected "
+            f"{want.show()!r}.")
+
+
+def _rolls_text(got: list[int], want: list[int], hidden: bool) -> str:
+    if hidden:
+        return (f"It rolled {'more' if len(got) > len(want) else 'fewer' if len(got) < len(want) else 'other'}"
+                " dice than the RNG contract says.")
+    return (f"It called random.randint {len(got)} times ({cut(str(got), 120)}), but the RNG contract "
+            f"gives {len(want)} calls ({cut(str(want), 120)}): one randint(1, 6) per die rolled, in "
+            f"position order.")

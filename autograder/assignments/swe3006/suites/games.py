@@ -1,0 +1,92 @@
+"""The cases of stages 3 and 4: the game's methods from a chosen state, and whole games."""
+
+from __future__ import annotations
+
+from autograder.assignments.swe3006.suites.common import (
+    ASSIGNMENT,
+    GAME_TIMEOUT,
+    Call,
+    Compare,
+    GraderFault,
+    check_call,
+    of_kind,
+    protocol_lines,
+    scenarios,
+)
+from autograder.engine.feedback import Fail
+
+METHODS = scenarios("methods")
+GAMES = scenarios("games")
+STATE = ("game_mode", "current_round", "current_player", "dice_combination", "recorded_score_sheet")
+
+
+def game_script(case: dict) -> list[str]:
+    """The answers of a whole game: the mode, then the players' turns alternating, then the end."""
+    script = list(case["mode"])
+    players = case["players"]
+    for turn in range(len(players[0])):
+        for player_turns in players:
+            answers = list(player_turns[turn])
+            if turn == 0 and player_turns is players[0] and case.get("flood"):
+                answers = [case["flood_answer"]] * case["flood"] + answers
+            script += answers
+    return script + list(case.get("end", []))
+
+
+def method_call(kind: str, case: dict) -> tuple[Call, Compare]:
+    state = dict(case.get("state", {}))
+    if kind == "init":
+        return Call("initialize_game", state=state, stdin=list(case["answers"])), Compare(attributes=STATE)
+    if kind == "option":
+        return Call("get_option_choice", state=state, stdin=list(case["answers"])), Compare(value=True)
+    if kind == "info":
+        return Call("print_score_info", state=state), Compare()
+    return (Call("check_end_game", state=state, stdin=list(case["answers"])),
+            Compare(value=True, attributes=STATE))
+
+
+def game_call(case: dict) -> tuple[Call, Compare]:
+    return (Call("play", stdin=game_script(case), seed=case["seed"], timeout=GAME_TIMEOUT),
+            Compare(rolls=True, attributes=STATE))
+
+
+def cases(stage: int) -> list[dict]:
+    """Every case of STAGE as {"problem", "id", "public", "hint", "kind", "case"}."""
+    found = []
+    for kind in ("init", "option", "info", "end"):
+        for case in METHODS.get(kind, []):
+            found.append({"problem": case["problem"], "id": f"{_method(kind)}: {case['id']}",
+                          "public": bool(case.get("public")), "kind": kind, "case": case})
+    for case in GAMES["game"]:
+        found.append({"problem": case["problem"], "id": f"a game: {case['id']}", "public": bool(case.get("public")),
+                      "kind": "game", "case": case})
+    found.append({"problem": 11, "id": "python swe3006.py plays the game", "public": True, "kind": "script",
+                  "points": 1, "case": GAMES["game"][0]})
+    return [c for c in found if ASSIGNMENT.problem(c["problem"]).stage == stage]
+
+
+def _method(kind: str) -> str:
+    return {"init": "initialize_game", "option": "get_option_choice", "info": "print_score_info",
+            "end": "check_end_game"}[kind]
+
+
+def run_case(student, reference, item: dict, record) -> None:
+    case = item["case"]
+    if item["kind"] == "script":
+        script_check(student, reference, case)
+        return
+    call, compare = game_call(case) if item["kind"] == "game" else method_call(item["kind"], case)
+    check_call(student, reference, call, item["problem"], compare, hidden=not item["public"],
+               hint=case.get("hint"), record=record)
+
+
+def script_check(student, reference, case: dict) -> None:
+    """`python swe3006.py` plays a game (the file ends with the handout's main guard)."""
+    script = game_script(case)
+    want = reference.script(stdin=script, seed=case["seed"], timeout=GAME_TIMEOUT)
+    got = student.script(stdin=script, seed=case["seed"], timeout=GAME_TIMEOUT)
+    if want.status != "input_exhausted":
+        raise GraderFault(f"the reference did not play as a script: {want.status} {want.message}")
+    if of_kind(protocol_lines(got.stdout), "round") != of_kind(protocol_lines(want.stdout), "round"):
+        raise Fail("`python swe3006.py` should play the game: end the file with\n"
+                   "if __name__ == \"__main__\":\n    YahtzeeGame().play()", show_values=False)
