@@ -232,19 +232,26 @@ OWNERS = {
     "current": (10, 1, 2, 7), "final": (10, 1, 2, 7), "player_final": (13, 1, 2, 7),
     "game_over": (10, 11), "new_game": (10, 11), "winner": (13, 1, 2, 7),
 }
-_BUGS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()   # Program -> {problem: check name}
+# ... and an attribute left wrong after a call, by the methods that set it.
+ATTRIBUTE_OWNERS = {
+    "game_mode": (8,), "current_round": (8, 11, 12), "current_player": (8, 12),
+    "dice_combination": (5, 8), "recorded_score_sheet": (7, 8, 1, 2),
+}
+_BUGS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()   # Program -> (stages run, {problem: case})
 
 
 def earlier_bugs(student, reference, before_stage: int) -> dict[int, str]:
     """{problem: the name of a failing case} for the problems of stages before BEFORE_STAGE
-    whose own (stage 1 and 2) cases the student's methods fail; run once per student, only
-    when a later check needs it.  These are the same cases the earlier stages' checks run,
-    so a problem listed here lost points in its own stage."""
-    known = _BUGS.get(student)
-    if known is None:
+    whose own cases the student's methods fail; each stage's cases run at most once per
+    student, and only when a later check needs them.  They are the very cases the earlier
+    stages' checks run, so a problem listed here lost points in its own stage."""
+    done, found = _BUGS.setdefault(student, (set(), {}))
+    todo = tuple(s.number for s in ASSIGNMENT.core_stages if s.number < before_stage and s.number not in done)
+    if todo:
         from autograder.assignments.swe3006.suites import units
-        known = _BUGS[student] = units.failing_problems(student, reference)
-    return {number: name for number, name in known.items() if ASSIGNMENT.problem(number).stage < before_stage}
+        done.update(todo)
+        units.failing_problems(student, reference, todo, found)
+    return {number: name for number, name in found.items() if ASSIGNMENT.problem(number).stage < before_stage}
 
 
 def method_at_line(source: str, line: int | None) -> str | None:
@@ -267,7 +274,7 @@ def problems_of_method(name: str | None) -> tuple[int, ...]:
 
 
 def stems_from(student, reference, problem: int, outcome, mine: list[Line], theirs: list[Line],
-               index: int | None) -> tuple[int, str] | None:
+               index: int | None, attribute: str | None = None) -> tuple[int, str] | None:
     """(earlier problem, its failing case) when this run's first difference from the reference
     is owned by an earlier stage's problem that already lost points there; None: charge here.
     A run that stopped (an exception, running out of time) is charged to the method it stopped
@@ -281,9 +288,10 @@ def stems_from(student, reference, problem: int, outcome, mine: list[Line], thei
         owners = problems_of_method(method_at_line(student.source, error.get("line")))
     elif not mine:                               # printed nothing the grader reads: never excused
         return None
-    elif index is not None and index < len(mine):
-        line = theirs[index] if index < len(theirs) else mine[index]
-        owners = OWNERS.get(line.kind, ())
+    elif attribute is not None:
+        owners = ATTRIBUTE_OWNERS.get(attribute, ())
+    elif index is not None and index < len(mine):       # both lines' kinds: what each program did there
+        owners = OWNERS.get(mine[index].kind, ()) + (OWNERS.get(theirs[index].kind, ()) if index < len(theirs) else ())
     elif index is not None:                      # the student's run ended early: where it stood
         owners = OWNERS.get(mine[-1].kind, ())
     if not owners:
@@ -335,6 +343,7 @@ def check_call(student, reference, call: Call, problem: int, compare: Compare, *
     index = first_difference(view_mine, view_theirs)
     because = f" ({why})" if why else ""
     problem_why = None
+    attribute = None
 
     if got.status not in ("ok", "input_exhausted"):
         problem_why = stopped(got, call, hidden=hidden)
@@ -352,6 +361,7 @@ def check_call(student, reference, call: Call, problem: int, compare: Compare, *
             before = (got.state_after or {}).get(name, "<missing>")
             after = (ref.state_after or {}).get(name)
             if before != after:
+                attribute = name
                 problem_why = (f"After {call.method}, the attribute {name} is wrong{because}." if hidden else
                                f"After the call, game.{name} is {show(before)}, but expected {show(after)}"
                                f"{because}.")
@@ -360,7 +370,7 @@ def check_call(student, reference, call: Call, problem: int, compare: Compare, *
         return
     stem = None if not excuse else stems_from(student, reference, problem, got, view_mine if compare.kinds else mine,
                       view_theirs if compare.kinds else theirs, index if index is not None else
-                      (len(view_mine) if got.status not in ("ok", "input_exhausted") else None))
+                      (len(view_mine) if got.status not in ("ok", "input_exhausted") else None), attribute)
     if stem is not None and record is not None:
         record("feedback", not_charged_note(stem[0], stem[1], f"this run first differs from the reference's "
                                                               f"({_short(problem_why)})"))

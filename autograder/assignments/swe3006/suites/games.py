@@ -45,9 +45,16 @@ def method_call(kind: str, case: dict) -> tuple[Call, Compare]:
             Compare(value=True, attributes=STATE))
 
 
+GAME_LINES = ("round", "dice", "warn", "row", "header", "mode_prompt", "option_prompt", "reroll_prompt",
+              "keep_prompt", "category_prompt", "current", "game_over", "final", "new_game")
+
+
 def game_call(case: dict) -> tuple[Call, Compare]:
+    """A whole game; problem 12's games (the alternation) leave the end's scores and winner to
+    problem 13's."""
+    kinds = GAME_LINES if case["problem"] == 12 else ()
     return (Call("play", stdin=game_script(case), seed=case["seed"], timeout=GAME_TIMEOUT),
-            Compare(rolls=True, attributes=STATE))
+            Compare(kinds=kinds, rolls=True, attributes=STATE))
 
 
 def cases(stage: int) -> list[dict]:
@@ -90,3 +97,14 @@ def script_check(student, reference, case: dict) -> None:
     if of_kind(protocol_lines(got.stdout), "round") != of_kind(protocol_lines(want.stdout), "round"):
         raise Fail("`python swe3006.py` should play the game: end the file with\n"
                    "if __name__ == \"__main__\":\n    YahtzeeGame().play()", show_values=False)
+
+
+def units(stage: int) -> list:
+    """The cases of STAGE as units.Unit (for the charge-once battery)."""
+    from autograder.assignments.swe3006.suites.units import Unit
+
+    def runner(item):
+        def run(student, reference, *, hidden, record=None, excuse=True):
+            run_case(student, reference, item, record)
+        return run
+    return [Unit(item["problem"], item["id"], item["public"], runner(item)) for item in cases(stage)]
