@@ -243,7 +243,7 @@ class YahtzeeGame:
         self.dice_combination = []
         self.recorded_score_sheet = []
         print("=" * 40)
-        print("Y A H T Z E E".center(40))
+        print("Y A H T Z E E".center(40).rstrip())
         print("=" * 40)
         self.game_mode = int(self.get_valid_input(["1", "2"], MODE_ERROR, MODE_PROMPT, False))
         self.recorded_score_sheet = [{} for _ in range(self.game_mode)]
