@@ -13,6 +13,7 @@ from autograder.assignments.swe3006.suites.common import (
     protocol_lines,
     scenarios,
 )
+from autograder.engine.checks import explain
 from autograder.engine.feedback import Fail
 
 METHODS = scenarios("methods")
@@ -77,14 +78,14 @@ def _method(kind: str) -> str:
             "end": "check_end_game"}[kind]
 
 
-def run_case(student, reference, item: dict, record) -> None:
+def run_case(student, reference, item: dict, record, excuse: bool = True) -> None:
     case = item["case"]
     if item["kind"] == "script":
         script_check(student, reference, case)
         return
     call, compare = game_call(case) if item["kind"] == "game" else method_call(item["kind"], case)
     check_call(student, reference, call, item["problem"], compare, hidden=not item["public"],
-               hint=case.get("hint"), record=record)
+               hint=case.get("hint"), record=record, excuse=excuse)
 
 
 def script_check(student, reference, case: dict) -> None:
@@ -94,17 +95,21 @@ def script_check(student, reference, case: dict) -> None:
     got = student.script(stdin=script, seed=case["seed"], timeout=GAME_TIMEOUT)
     if want.status != "input_exhausted":
         raise GraderFault(f"the reference did not play as a script: {want.status} {want.message}")
+    if got.status not in ("ok", "input_exhausted"):
+        raise Fail(explain(got, "python swe3006.py"), show_values=False)
     if of_kind(protocol_lines(got.stdout), "round") != of_kind(protocol_lines(want.stdout), "round"):
         raise Fail("`python swe3006.py` should play the game: end the file with\n"
                    "if __name__ == \"__main__\":\n    YahtzeeGame().play()", show_values=False)
 
 
-def units(stage: int) -> list:
-    """The cases of STAGE as units.Unit (for the charge-once battery)."""
+def units(stage: int, games_too: bool = True) -> list:
+    """The cases of STAGE as units.Unit (for the charge-once battery); GAMES_TOO=False: the
+    method cases only."""
     from autograder.assignments.swe3006.suites.units import Unit
 
     def runner(item):
         def run(student, reference, *, hidden, record=None, excuse=True):
-            run_case(student, reference, item, record)
+            run_case(student, reference, item, record, excuse=excuse)
         return run
-    return [Unit(item["problem"], item["id"], item["public"], runner(item)) for item in cases(stage)]
+    return [Unit(item["problem"], item["id"], item["public"], runner(item)) for item in cases(stage)
+            if games_too or item["kind"] not in ("game", "script")]

@@ -138,3 +138,27 @@ def failing_problems(student, reference, stages: tuple[int, ...], found: dict[in
     take_trivial()
     if trivial:
         could_pass_by_doing_nothing(raises=True)
+
+
+def any_passes(student, reference, problem: int) -> bool:
+    """Whether one of PROBLEM's method cases (not whole games) passes on its own (no excuse);
+    True when the problem has none."""
+    from autograder.assignments.swe3006.suites import games
+    stage = ASSIGNMENT.problem(problem).stage
+    mine = [u for u in (stage_units(stage) if stage < 3 else games.units(stage, games_too=False))
+            if u.problem == problem]
+    if not mine:
+        return True
+    trivial = take_trivial()
+    try:
+        for unit in mine:
+            try:
+                unit.run(student, reference, hidden=True, record=None, excuse=False)
+                return True
+            except Fail:
+                continue
+        return False
+    finally:
+        take_trivial()
+        if trivial:
+            could_pass_by_doing_nothing(raises=True)
