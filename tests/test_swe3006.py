@@ -283,3 +283,20 @@ def test_gradescope_bundle_grades_the_reference(tmp_path):
     data = json.loads((results / "results.json").read_text(encoding="utf-8"))
     assert data["score"] == pytest.approx(100)
     assert sum(t["max_score"] for t in data["tests"]) == pytest.approx(100)
+
+
+def test_release_bundle(tmp_path):
+    """The student bundle: the starter, the handout and check.py (the public checks: docstring
+    examples of the methods), with no solution line of the released stage or later."""
+    from autograder.release import build_release
+
+    out, notes = build_release(tmp_path / "release", 1, ["swe3006"])
+    folder = Path(out) / "swe3006"
+    assert sorted(p.name for p in folder.iterdir()) == ["check.py", "handout.md", "swe3006.py"]
+    assert (folder / "swe3006.py").read_text(encoding="utf-8") == SPEC.starter.read_text(encoding="utf-8")
+    done = subprocess.run([sys.executable, "check.py", str(SPEC.solution)], cwd=folder, capture_output=True,
+                          text=True, timeout=120)
+    assert "4 of 4 problems pass" in done.stdout, done.stdout + done.stderr
+    done = subprocess.run([sys.executable, "check.py", "swe3006.py"], cwd=folder, capture_output=True,
+                          text=True, timeout=120)
+    assert "0 of 4 problems pass" in done.stdout, done.stdout + done.stderr
