@@ -31,6 +31,7 @@ SPEC = load_assignment("swe3006")
 REFERENCE = SPEC.root / "reference.py"
 SUBMISSIONS = sorted((ROOT / "tests" / "submissions" / "swe3006").glob("*.py"))
 MUTANTS = tomllib.loads((SPEC.root / "mutants.toml").read_text(encoding="utf-8"))["mutant"]
+SAMPLES = tomllib.loads((SPEC.root / "samples.toml").read_text(encoding="utf-8"))["sample"]
 DO_NOTHING = '''
 class YahtzeeGame:
     def __init__(self):
@@ -100,6 +101,12 @@ def programs(tmp_path_factory) -> dict[str, Path]:
         path.parent.mkdir()
         path.write_text(mutate(reference, mutant), encoding="utf-8")
         paths[f"mutant:{mutant['name']}"] = path
+    for sample in SAMPLES:
+        if "edits" in sample:
+            path = folder / "samples" / sample["id"] / "swe3006.py"
+            path.parent.mkdir(parents=True)
+            path.write_text(mutate(reference, sample), encoding="utf-8")
+            paths[f"sample:{sample['id']}"] = path
     return paths
 
 
@@ -228,6 +235,22 @@ def test_hidden_feedback_has_no_data(reports):
             for leak in ("Ran:", "Expected:", "Got:", "Your program printed", "random.seed"):
                 assert leak not in test.output, (name, test.name, test.output)
             assert not re.search(r"\[\d", test.output), (name, test.name, test.output)
+
+
+@pytest.mark.parametrize("sample", SAMPLES, ids=[s["id"] for s in SAMPLES])
+def test_sample_class(reports, sample):
+    """samples.toml: each sample student's score (files are graded above under their own names)."""
+    if "edits" in sample:
+        report = reports[f"sample:{sample['id']}"]
+    else:
+        path = (ROOT / sample["file"]).resolve()
+        key = next(k for k, p in reports_paths(reports).items() if Path(p).resolve() == path)
+        report = reports[key]
+    assert report.score == pytest.approx(sample["score"], abs=1e-3), sample["id"]
+
+
+def reports_paths(reports) -> dict:
+    return {name: report.submission for name, report in reports.items()}
 
 
 def test_an_earlier_stages_bug_is_not_charged_again(reports):
