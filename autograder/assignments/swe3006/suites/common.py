@@ -362,6 +362,9 @@ def check_call(student, reference, call: Call, problem: int, compare: Compare, *
 
     if got.status not in ("ok", "input_exhausted"):
         problem_why = stopped(got, call, hidden=hidden)
+    elif index is not None and compare.rolls and rolls(got) != rolls(ref) and \
+            "dice" in {line.kind for line in (view_mine[index:index + 1] + view_theirs[index:index + 1])}:
+        problem_why = _rolls_text(rolls(got), rolls(ref), hidden)      # the dice differ because of the rolls
     elif index is not None:
         problem_why = _difference_text(view_mine, view_theirs, index, hidden)
     elif got.status != ref.status:
