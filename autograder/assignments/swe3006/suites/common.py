@@ -46,6 +46,10 @@ WARNINGS: dict[str, str] = dict(ASSIGNMENT.extra["protocol"]["warnings"])
 SCENARIOS = Path(__file__).resolve().parent.parent / "scenarios"
 CALL_TIMEOUT = 2.0          # a unit call; the reference needs milliseconds
 GAME_TIMEOUT = 3.0          # a whole game (13 or 26 turns)
+SHORT_TIMEOUT = 0.5         # ... once a program has run out of time in SLOW_RUNS_ALLOWED calls
+SLOW_RUNS_ALLOWED = 2       # (so a program that hangs everywhere is graded in seconds, not minutes)
+_SLOW: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()       # Program -> calls out of time
+_OUTCOMES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()   # Program -> {call: Outcome}
 START = {"game_mode": 1, "current_round": 1, "current_player": 1, "dice_combination": [],
          "recorded_score_sheet": [{}]}
 
@@ -111,10 +115,22 @@ class Call:
     timeout: float = CALL_TIMEOUT
 
     def run(self, program):
+        """The outcome of this call on PROGRAM, run once per program (the charge-once battery
+        asks again for what the checks already ran); a program that ran out of time in
+        SLOW_RUNS_ALLOWED calls gets SHORT_TIMEOUT from then on."""
         own(program)
-        state = dict(START, **(self.state or {}))
-        return program.call(f"{CLASS}.{self.method}", *self.args, instance={"init": [], "state": state},
-                            stdin=self.stdin, seed=self.seed, timeout=self.timeout)
+        memo = _OUTCOMES.setdefault(program, {})
+        key = repr((self.method, self.args, self.state, self.stdin, self.seed))
+        if key not in memo:
+            slow = _SLOW.get(program, 0)
+            timeout = SHORT_TIMEOUT if slow >= SLOW_RUNS_ALLOWED else self.timeout
+            state = dict(START, **(self.state or {}))
+            outcome = program.call(f"{CLASS}.{self.method}", *self.args, instance={"init": [], "state": state},
+                                   stdin=self.stdin, seed=self.seed, timeout=timeout)
+            if outcome.status == "timeout":
+                _SLOW[program] = slow + 1
+            memo[key] = outcome
+        return memo[key]
 
     def describe(self) -> str:
         state = ", ".join(f"{k} = {cut(repr(v), 160)}" for k, v in (self.state or {}).items())
@@ -226,12 +242,13 @@ def first_difference(mine: list[Line], theirs: list[Line]) -> int | None:
 # Which problems own a protocol line, by its kind (the first difference of a run is charged
 # to the earliest of them that fails its own stage's cases).
 OWNERS = {
-    "row": (1, 2, 6, 7), "header": (6,), "warn": (3, 4, 5, 7, 8, 9), "dice": (5, 4, 3),
+    "row": (1, 2, 6, 7, 10), "header": (6, 7, 10), "warn": (3, 4, 5, 7, 8, 9), "dice": (5, 4, 3),
     "reroll_prompt": (5, 3, 4), "keep_prompt": (5, 3, 4), "category_prompt": (7, 3),
     "mode_prompt": (8, 3), "option_prompt": (9, 3), "round": (9, 11, 12),
     "current": (10, 1, 2, 7), "final": (10, 1, 2, 7), "player_final": (13, 1, 2, 7),
     "game_over": (10, 11), "new_game": (10, 11), "winner": (13, 1, 2, 7),
 }
+FLOW = (11,)     # the game loop (play): a run of another shape, or one that returned early
 # ... and an attribute left wrong after a call, by the methods that set it.
 ATTRIBUTE_OWNERS = {
     "game_mode": (8,), "current_round": (8, 11, 12), "current_player": (8, 12),
@@ -258,13 +275,37 @@ _WORKS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()   # Program -> {
 
 
 def works(student, reference, problem: int) -> bool:
-    """Whether one of PROBLEM's own method cases passes (True when it has none): a run that
-    stopped in an earlier stage's method is excused only then, so a file of stubs never is."""
+    """Whether PROBLEM's code is written (its methods hold real code, no NotImplementedError)
+    or one of its own method cases passes: a run that stopped in an earlier stage's method is
+    excused only then, so a file of stubs never is."""
     known = _WORKS.setdefault(student, {})
     if problem not in known:
         from autograder.assignments.swe3006.suites import units
-        known[problem] = units.any_passes(student, reference, problem)
+        known[problem] = (written(student.source, ASSIGNMENT.problem(problem).functions)
+                          or units.any_passes(student, reference, problem))
     return known[problem]
+
+
+def written(source: str, methods: tuple[str, ...]) -> bool:
+    """Whether every one of METHODS is defined in SOURCE with real code: not a stub (a body of
+    one pass / ... / return of a constant or empty literal / raise) and no NotImplementedError."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    found = {node.name: node for node in ast.walk(tree) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    for name in methods:
+        node = found.get(name)
+        if node is None:
+            return False
+        body = [n for n in node.body if not (isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant))]
+        if len(body) <= 1 and (not body or isinstance(body[0], (ast.Pass, ast.Raise)) or (
+                isinstance(body[0], ast.Return) and (body[0].value is None or isinstance(
+                    body[0].value, (ast.Constant, ast.List, ast.Dict, ast.Tuple, ast.Set))))):
+            return False
+        if any(isinstance(n, ast.Name) and n.id == "NotImplementedError" for n in ast.walk(node)):
+            return False
+    return True
 
 
 def method_at_line(source: str, line: int | None) -> str | None:
@@ -296,8 +337,9 @@ def stems_from(student, reference, problem: int, outcome, mine: list[Line], thei
     if stage == 1:
         return None
     owners: tuple[int, ...] = ()
-    if outcome.status not in ("ok", "input_exhausted"):
-        method = method_at_line(student.source, (outcome.error or {}).get("line"))
+    line = (outcome.error or {}).get("line")
+    if outcome.status not in ("ok", "input_exhausted") and line:
+        method = method_at_line(student.source, line)
         if method in ASSIGNMENT.problem(problem).functions or not works(student, reference, problem):
             return None      # it stopped in this problem's own method, or this problem's code never works
         owners = problems_of_method(method)
@@ -307,8 +349,14 @@ def stems_from(student, reference, problem: int, outcome, mine: list[Line], thei
         owners = ATTRIBUTE_OWNERS.get(attribute, ())
     elif index is not None and index < len(mine):       # both lines' kinds: what each program did there
         owners = OWNERS.get(mine[index].kind, ()) + (OWNERS.get(theirs[index].kind, ()) if index < len(theirs) else ())
-    elif index is not None:                      # the student's run ended early: where it stood
-        owners = OWNERS.get(mine[-1].kind, ())
+        if index < len(theirs) and mine[index].kind != theirs[index].kind:
+            owners += FLOW              # another kind of line: the round's flow (play) differs
+    elif index is not None or outcome.status not in ("ok", "input_exhausted"):
+        if outcome.status not in ("ok", "input_exhausted") and not works(student, reference, problem):
+            return None
+        owners = OWNERS.get(mine[-1].kind, ())   # it ended early, or ran out of time: where it stood
+        if outcome.status == "ok":
+            owners += FLOW                        # it returned while the reference went on: the loop
     if not owners:
         return None
     bugs = earlier_bugs(student, reference, stage)
