@@ -70,7 +70,7 @@ def cases(stage: int) -> list[dict]:
                       "kind": "game", "case": case})
     found.append({"problem": 11, "id": "python swe3006.py plays the game", "public": True, "kind": "script",
                   "points": 1, "case": GAMES["game"][0]})
-    return [c for c in found if ASSIGNMENT.problem(c["problem"]).stage == stage]
+    return sorted((c for c in found if ASSIGNMENT.problem(c["problem"]).stage == stage), key=lambda c: c["problem"])
 
 
 def _method(kind: str) -> str:
@@ -89,17 +89,21 @@ def run_case(student, reference, item: dict, record, excuse: bool = True) -> Non
 
 
 def script_check(student, reference, case: dict) -> None:
-    """`python swe3006.py` plays a game (the file ends with the handout's main guard)."""
+    """`python swe3006.py` plays a game: the file ends with the handout's main guard.  The run is
+    compared with the student's own YahtzeeGame().play() on the same script (so a bug that
+    game checks already charge costs nothing here) and must play at least one round."""
     script = game_script(case)
     want = reference.script(stdin=script, seed=case["seed"], timeout=GAME_TIMEOUT)
-    got = student.script(stdin=script, seed=case["seed"], timeout=GAME_TIMEOUT)
     if want.status != "input_exhausted":
         raise GraderFault(f"the reference did not play as a script: {want.status} {want.message}")
+    got = student.script(stdin=script, seed=case["seed"], timeout=GAME_TIMEOUT)
     if got.status not in ("ok", "input_exhausted"):
         raise Fail(explain(got, "python swe3006.py"), show_values=False)
-    if of_kind(protocol_lines(got.stdout), "round") != of_kind(protocol_lines(want.stdout), "round"):
-        raise Fail("`python swe3006.py` should play the game: end the file with\n"
-                   "if __name__ == \"__main__\":\n    YahtzeeGame().play()", show_values=False)
+    played = protocol_lines(got.stdout)
+    own_game = protocol_lines(game_call(case)[0].run(student).stdout)
+    if not of_kind(played, "round") or played != own_game:
+        raise Fail("`python swe3006.py` should play the game (as YahtzeeGame().play() does): end the file "
+                   "with\nif __name__ == \"__main__\":\n    YahtzeeGame().play()", show_values=False)
 
 
 def units(stage: int, games_too: bool = True) -> list:
