@@ -3,8 +3,8 @@
 Starter file: write your code in each region that starts with a
 ``# BEGIN PROBLEM N`` comment and ends with ``# END PROBLEM N``.  Until you do,
 the region raises NotImplementedError naming its problem.  Leave the given code
-outside the regions as it is.  The handout (handout.md) says what each problem
-must do.
+outside the regions as it is.  The handout (handout-swe3006.md) says what each
+problem must do.
 
 Play a game:  python swe3006.py
 

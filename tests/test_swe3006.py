@@ -101,12 +101,9 @@ def programs(tmp_path_factory) -> dict[str, Path]:
         path.parent.mkdir()
         path.write_text(mutate(reference, mutant), encoding="utf-8")
         paths[f"mutant:{mutant['name']}"] = path
-    for sample in SAMPLES:
-        if "edits" in sample:
-            path = folder / "samples" / sample["id"] / "swe3006.py"
-            path.parent.mkdir(parents=True)
-            path.write_text(mutate(reference, sample), encoding="utf-8")
-            paths[f"sample:{sample['id']}"] = path
+    from autograder.samples import write_class
+    for path in write_class(SPEC, folder / "samples"):
+        paths[f"sample:{path.stem}"] = path
     return paths
 
 
@@ -237,20 +234,12 @@ def test_hidden_feedback_has_no_data(reports):
             assert not re.search(r"\[\d", test.output), (name, test.name, test.output)
 
 
-@pytest.mark.parametrize("sample", SAMPLES, ids=[s["id"] for s in SAMPLES])
+@pytest.mark.parametrize("sample", SAMPLES, ids=[s["name"] for s in SAMPLES])
 def test_sample_class(reports, sample):
-    """samples.toml: each sample student's score (files are graded above under their own names)."""
-    if "edits" in sample:
-        report = reports[f"sample:{sample['id']}"]
-    else:
-        path = (ROOT / sample["file"]).resolve()
-        key = next(k for k, p in reports_paths(reports).items() if Path(p).resolve() == path)
-        report = reports[key]
-    assert report.score == pytest.approx(sample["score"], abs=1e-3), sample["id"]
-
-
-def reports_paths(reports) -> dict:
-    return {name: report.submission for name, report in reports.items()}
+    """samples.toml: each sample student's score."""
+    report = reports[f"sample:{sample['name']}"]
+    assert not _errors(report)
+    assert report.score == pytest.approx(sample["score"], abs=1e-3), (sample["name"], report.score)
 
 
 def test_an_earlier_stages_bug_is_not_charged_again(reports):
@@ -315,7 +304,7 @@ def test_release_bundle(tmp_path):
 
     out, notes = build_release(tmp_path / "release", 1, ["swe3006"])
     folder = Path(out) / "swe3006"
-    assert sorted(p.name for p in folder.iterdir()) == ["check.py", "handout.md", "swe3006.py"]
+    assert sorted(p.name for p in folder.iterdir()) == ["check.py", "handout-swe3006.md", "swe3006.py"]
     assert (folder / "swe3006.py").read_text(encoding="utf-8") == SPEC.starter.read_text(encoding="utf-8")
     done = subprocess.run([sys.executable, "check.py", str(SPEC.solution)], cwd=folder, capture_output=True,
                           text=True, timeout=120)

@@ -20,74 +20,38 @@ from __future__ import annotations
 
 import ast
 import re
-import sys
-import weakref
 from dataclasses import dataclass
-from pathlib import Path
 
-import pytest
-
-from autograder.assignment import load_assignment
 from autograder.engine.checks import GraderFault, could_pass_by_doing_nothing, explain
-from autograder.engine.feedback import Fail, cut, show
+from autograder.engine.feedback import cut, ordinal, show
+from autograder.engine.suite import Fail, Suite
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
-
-ASSIGNMENT = load_assignment("swe3006")
+SUITE = Suite(__file__)
+ASSIGNMENT = SUITE.assignment
 CLASS = ASSIGNMENT.extra["class_name"]
-RULES = ASSIGNMENT.extra["rules"]
+RULES = SUITE.rules
 CATEGORIES: list[str] = list(RULES["categories"])
 PROTOCOL = {key: re.compile(value) for key, value in ASSIGNMENT.extra["protocol"].items()
             if isinstance(value, str) and key != "prompt"}
 WARNINGS: dict[str, str] = dict(ASSIGNMENT.extra["protocol"]["warnings"])
-SCENARIOS = Path(__file__).resolve().parent.parent / "scenarios"
 CALL_TIMEOUT = 2.0          # a unit call; the reference needs milliseconds
 GAME_TIMEOUT = 3.0          # a whole game (13 or 26 turns)
 SHORT_TIMEOUT = 0.5         # ... once a program has run out of time in SLOW_RUNS_ALLOWED calls
 SLOW_RUNS_ALLOWED = 2       # (so a program that hangs everywhere is graded in seconds, not minutes)
-_SLOW: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()       # Program -> calls out of time
-_OUTCOMES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()   # Program -> {call: Outcome}
 START = {"game_mode": 1, "current_round": 1, "current_player": 1, "dice_combination": [],
          "recorded_score_sheet": [{}]}
 
 
 def scenarios(name: str) -> dict:
-    """Load scenarios/NAME.toml (inputs only: expected values come from the reference)."""
-    return tomllib.loads((SCENARIOS / f"{name}.toml").read_text(encoding="utf-8"))
+    """scenarios/NAME.toml (or $AUTOGRADER_SCENARIOS_DIR's): inputs only, expected values come
+    from the reference."""
+    return SUITE.load(name)
 
 
-def params(cases: list[dict], problem_key: str = "problem") -> list:
-    """pytest.params for CASES, the problem's points split evenly over its cases (a case's own
-    `points` first; the last case of a problem takes the rounding remainder)."""
-    explicit: dict[int, float] = {}
-    plain: dict[int, int] = {}
-    for case in cases:
-        number = case[problem_key]
-        if "points" in case:
-            explicit[number] = explicit.get(number, 0) + case["points"]
-        else:
-            plain[number] = plain.get(number, 0) + 1
-    out, given, seen = [], {}, {}
-    for case in cases:
-        number = case[problem_key]
-        if "points" in case:
-            points = case["points"]
-        else:
-            share = ASSIGNMENT.problem(number).points - explicit.get(number, 0)
-            seen[number] = seen.get(number, 0) + 1
-            if seen[number] == plain[number]:
-                points = round(share - given.get(number, 0), 4)
-            else:
-                points = round(share / plain[number], 4)
-            given[number] = given.get(number, 0) + points
-        marks = [pytest.mark.problem(number), pytest.mark.points(points)]
-        if not case.get("public"):
-            marks.append(pytest.mark.visibility("hidden"))
-        out.append(pytest.param(case, marks=marks, id=case["id"]))
-    return out
+def params(cases: list[dict]) -> list:
+    """pytest params of CASES ({"problem", "id", "public", optional "points"}): the plugin
+    shares each problem's points out over its checks at collection."""
+    return SUITE.cases(cases, id=lambda case: case["id"])
 
 
 # ---------------------------------------------------------------------------------------
@@ -119,18 +83,18 @@ class Call:
         asks again for what the checks already ran); a program that ran out of time in
         SLOW_RUNS_ALLOWED calls gets SHORT_TIMEOUT from then on."""
         own(program)
-        memo = _OUTCOMES.setdefault(program, {})
-        key = repr((self.method, self.args, self.state, self.stdin, self.seed))
-        if key not in memo:
-            slow = _SLOW.get(program, 0)
-            timeout = SHORT_TIMEOUT if slow >= SLOW_RUNS_ALLOWED else self.timeout
-            state = dict(START, **(self.state or {}))
-            outcome = program.call(f"{CLASS}.{self.method}", *self.args, instance={"init": [], "state": state},
-                                   stdin=self.stdin, seed=self.seed, timeout=timeout)
-            if outcome.status == "timeout":
-                _SLOW[program] = slow + 1
-            memo[key] = outcome
-        return memo[key]
+        key = ("swe3006 call", repr((self.method, self.args, self.state, self.stdin, self.seed)))
+        return program.memo(key, lambda: self._run(program))
+
+    def _run(self, program):
+        slow = program.memo("swe3006 slow calls", lambda: [0])
+        timeout = SHORT_TIMEOUT if slow[0] >= SLOW_RUNS_ALLOWED else self.timeout
+        state = dict(START, **(self.state or {}))
+        outcome = program.call(f"{CLASS}.{self.method}", *self.args, instance={"init": [], "state": state},
+                               stdin=self.stdin, seed=self.seed, timeout=timeout)
+        if outcome.status == "timeout":
+            slow[0] += 1
+        return outcome
 
     def describe(self) -> str:
         state = ", ".join(f"{k} = {cut(repr(v), 160)}" for k, v in (self.state or {}).items())
@@ -254,15 +218,13 @@ ATTRIBUTE_OWNERS = {
     "game_mode": (8,), "current_round": (8, 11, 12), "current_player": (8, 12),
     "dice_combination": (5, 8), "recorded_score_sheet": (7, 8, 1, 2),
 }
-_BUGS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()   # Program -> (stages run, {problem: case})
-
-
 def earlier_bugs(student, reference, before_stage: int) -> dict[int, str]:
     """{problem: the name of a failing case} for the problems of stages before BEFORE_STAGE
     whose own cases the student's methods fail; each stage's cases run at most once per
     student, and only when a later check needs them.  They are the very cases the earlier
-    stages' checks run, so a problem listed here lost points in its own stage."""
-    done, found = _BUGS.setdefault(student, (set(), {}))
+    stages' checks run (Call.run memoises them), so a problem listed here lost points in its
+    own stage."""
+    done, found = student.memo("swe3006 earlier bugs", lambda: (set(), {}))
     todo = tuple(s.number for s in ASSIGNMENT.core_stages if s.number < before_stage and s.number not in done)
     if todo:
         from autograder.assignments.swe3006.suites import units
@@ -271,19 +233,14 @@ def earlier_bugs(student, reference, before_stage: int) -> dict[int, str]:
     return {number: name for number, name in found.items() if ASSIGNMENT.problem(number).stage < before_stage}
 
 
-_WORKS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()   # Program -> {problem: bool}
-
-
 def works(student, reference, problem: int) -> bool:
     """Whether PROBLEM's code is written (its methods hold real code, no NotImplementedError)
     or one of its own method cases passes: a run that stopped in an earlier stage's method is
     excused only then, so a file of stubs never is."""
-    known = _WORKS.setdefault(student, {})
-    if problem not in known:
-        from autograder.assignments.swe3006.suites import units
-        known[problem] = (written(student.source, ASSIGNMENT.problem(problem).functions)
-                          or units.any_passes(student, reference, problem))
-    return known[problem]
+    from autograder.assignments.swe3006.suites import units
+    return student.memo(("swe3006 works", problem), lambda: (
+        written(student.source, ASSIGNMENT.problem(problem).functions)
+        or units.any_passes(student, reference, problem)))
 
 
 def written(source: str, methods: tuple[str, ...]) -> bool:
@@ -391,60 +348,57 @@ def _view(lines: list[Line], kinds: tuple[str, ...]) -> list[Line]:
     return of_kind(lines, *kinds) if kinds else lines
 
 
-def check_call(student, reference, call: Call, problem: int, compare: Compare, *, hidden: bool,
-               why: str = "", hint: str | None = None, record=None, excuse: bool = True) -> None:
-    """Run CALL on both programs and Fail at the first thing that differs (or pass with a
-    note, via RECORD, when the difference comes from an earlier stage's bug; EXCUSE=False:
-    never)."""
+def check_call(student, reference, call: Call, problem: int, compare: Compare, *, why: str = "",
+               hint: str | None = None, record=None, excuse: bool = True) -> None:
+    """Run CALL on both programs and Fail at the first thing that differs (one Fail: the
+    detailed text, and the data-free one a hidden check shows), or pass with a note, via
+    RECORD, when the difference comes from an earlier stage's bug (EXCUSE=False: never)."""
     ref = reference_run(reference, call)
     got = call.run(student)
-    expected_value = ref.value
     if compare.value:
-        could_pass_by_doing_nothing(expected_value)
-    theirs, mine = protocol_lines(ref.stdout), protocol_lines(got.stdout)
-    view_theirs, view_mine = _view(theirs, compare.kinds), _view(mine, compare.kinds)
-    index = first_difference(view_mine, view_theirs)
-    because = f" ({why})" if why else ""
-    problem_why = None
-    attribute = None
-
-    if got.status not in ("ok", "input_exhausted"):
-        problem_why = stopped(got, call, hidden=hidden)
-    elif index is not None and compare.rolls and rolls(got) != rolls(ref) and \
-            "dice" in {line.kind for line in (view_mine[index:index + 1] + view_theirs[index:index + 1])}:
-        problem_why = _rolls_text(rolls(got), rolls(ref), hidden)      # the dice differ because of the rolls
-    elif index is not None:
-        problem_why = _difference_text(view_mine, view_theirs, index, hidden)
-    elif got.status != ref.status:
-        problem_why = _ended_text(got, ref, hidden)
-    elif compare.rolls and rolls(got) != rolls(ref):
-        problem_why = _rolls_text(rolls(got), rolls(ref), hidden)
-    elif compare.value and (got.value != expected_value or type(got.value) is not type(expected_value)):
-        problem_why = (f"{call.method} returned a wrong value{because}." if hidden else
-                       f"Returned {show(got.value)}, but expected {show(expected_value)}{because}.")
-    else:
-        for name in compare.attributes:
-            before = (got.state_after or {}).get(name, "<missing>")
-            after = (ref.state_after or {}).get(name)
-            if before != after:
-                attribute = name
-                problem_why = (f"After {call.method}, the attribute {name} is wrong{because}." if hidden else
-                               f"After the call, game.{name} is {show(before)}, but expected {show(after)}"
-                               f"{because}.")
-                break
-    if problem_why is None:
+        could_pass_by_doing_nothing(ref.value)
+    theirs = _view(protocol_lines(ref.stdout), compare.kinds)
+    mine = _view(protocol_lines(got.stdout), compare.kinds)
+    index = first_difference(mine, theirs)
+    detail, attribute = _difference(got, ref, call, compare, mine, theirs, index, why, hidden=False)
+    if detail is None:
         return
-    stem = None if not excuse else stems_from(student, reference, problem, got, view_mine if compare.kinds else mine,
-                      view_theirs if compare.kinds else theirs, index if index is not None else
-                      (len(view_mine) if got.status not in ("ok", "input_exhausted") else None), attribute)
+    data_free, _ = _difference(got, ref, call, compare, mine, theirs, index, why, hidden=True)
+    stopped_at = index if index is not None else (len(mine) if got.status not in ("ok", "input_exhausted") else None)
+    stem = stems_from(student, reference, problem, got, mine, theirs, stopped_at, attribute) if excuse else None
     if stem is not None and record is not None:
         record("feedback", not_charged_note(stem[0], stem[1], f"this run first differs from the reference's "
-                                                              f"({_short(problem_why)})"))
+                                                              f"({_short(data_free)})"))
         return
-    if hidden:
-        raise Fail(f"{problem_why}", hint=hint, show_values=False)
-    raise Fail(f"Ran {call.describe()}. {problem_why}", ran=call.describe(), hint=hint, show_values=False,
-               output=got.stdout if index is not None or got.status != "ok" else None)
+    raise Fail(f"Ran {call.describe()}. {detail}", hidden=data_free, ran=call.describe(), hint=hint,
+               show_values=False, output=got.stdout if index is not None or got.status != "ok" else None)
+
+
+def _difference(got, ref, call: Call, compare: Compare, mine: list[Line], theirs: list[Line], index: int | None,
+                why: str, *, hidden: bool) -> tuple[str | None, str | None]:
+    """(what differs first, in a sentence; the attribute it is about) or (None, None)."""
+    because = f" ({why})" if why else ""
+    if got.status not in ("ok", "input_exhausted"):
+        return stopped(got, call, hidden=hidden), None
+    if index is not None and compare.rolls and rolls(got) != rolls(ref) and \
+            "dice" in {line.kind for line in (mine[index:index + 1] + theirs[index:index + 1])}:
+        return _rolls_text(rolls(got), rolls(ref), hidden), None      # the dice differ because of the rolls
+    if index is not None:
+        return _difference_text(mine, theirs, index, hidden), None
+    if got.status != ref.status:
+        return _ended_text(got, ref, hidden), None
+    if compare.rolls and rolls(got) != rolls(ref):
+        return _rolls_text(rolls(got), rolls(ref), hidden), None
+    if compare.value and (got.value != ref.value or type(got.value) is not type(ref.value)):
+        return (f"{call.method} returned a wrong value{because}." if hidden else
+                f"Returned {show(got.value)}, but expected {show(ref.value)}{because}."), None
+    for name in compare.attributes:
+        have = (got.state_after or {}).get(name, "<missing>")
+        want = (ref.state_after or {}).get(name)
+        if have != want:
+            return (f"After {call.method}, the attribute {name} is wrong{because}." if hidden else
+                    f"After the call, game.{name} is {show(have)}, but expected {show(want)}{because}."), name
+    return None, None
 
 
 def _short(text: str) -> str:
@@ -465,7 +419,6 @@ def _ended_text(got, ref, hidden: bool) -> str:
 
 
 def _ordinal(n: int) -> str:
-    from autograder.engine.feedback import ordinal
     return ordinal(n)
 
 

@@ -84,8 +84,8 @@ def run_case(student, reference, item: dict, record, excuse: bool = True) -> Non
         script_check(student, reference, case)
         return
     call, compare = game_call(case) if item["kind"] == "game" else method_call(item["kind"], case)
-    check_call(student, reference, call, item["problem"], compare, hidden=not item["public"],
-               hint=case.get("hint"), record=record, excuse=excuse)
+    check_call(student, reference, call, item["problem"], compare, hint=case.get("hint"), record=record,
+               excuse=excuse)
 
 
 def script_check(student, reference, case: dict) -> None:
@@ -112,7 +112,7 @@ def units(stage: int, games_too: bool = True) -> list:
     from autograder.assignments.swe3006.suites.units import Unit
 
     def runner(item):
-        def run(student, reference, *, hidden, record=None, excuse=True):
+        def run(student, reference, *, record=None, excuse=True):
             run_case(student, reference, item, record, excuse=excuse)
         return run
     return [Unit(item["problem"], item["id"], item["public"], runner(item)) for item in cases(stage)

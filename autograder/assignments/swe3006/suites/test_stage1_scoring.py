@@ -13,4 +13,4 @@ UNITS = {u.id: u for u in stage_units(1)}
                                          for u in UNITS.values()]))
 def test_scoring(student, reference, case):
     """Scoring"""
-    UNITS[case["id"]].run(student, reference, hidden=not case["public"])
+    UNITS[case["id"]].run(student, reference)

@@ -15,6 +15,7 @@ from autograder.assignments.swe3006.suites.common import (
     check_call,
     reference_run,
     scenarios,
+    stopped,
 )
 from autograder.engine.checks import could_pass_by_doing_nothing, explain, take_trivial
 from autograder.engine.feedback import Fail, show
@@ -28,37 +29,36 @@ class Unit:
     problem: int
     id: str
     public: bool
-    run: Callable          # (student, reference, *, hidden, record, excuse) -> None, raises Fail
+    run: Callable          # (student, reference, *, record, excuse) -> None, raises Fail
 
 
 def _score(case: dict) -> Callable:
     call = Call("calculate_score", state={"dice_combination": list(case["dice"])})
 
-    def run(student, reference, *, hidden, record=None, excuse=True):
+    def run(student, reference, *, record=None, excuse=True):
         expected = reference_run(reference, call).value
         outcome = call.run(student)
         if outcome.status != "ok":
-            ran = f"calculate_score() with dice_combination = {case['dice']}"
-            raise Fail(("calculate_score did not return: " + (outcome.hidden_message or outcome.status))
-                       if hidden else f"Ran {call.describe()}. {explain(outcome, 'calculate_score()')}",
-                       ran=ran, hint=case.get("hint"), show_values=False,
-                       output=None if hidden else outcome.stdout)
+            raise Fail(f"Ran {call.describe()}. {explain(outcome, 'calculate_score()')}",
+                       hidden=stopped(outcome, call, hidden=True), ran=call.describe(), hint=case.get("hint"),
+                       show_values=False, output=outcome.stdout)
         got = outcome.value
         dice = case["dice"]
         if case["categories"] == ["*order"]:
             keys = list(got) if isinstance(got, dict) else None
             if keys != CATEGORIES:
-                raise Fail(("calculate_score does not return the 13 categories in order." if hidden else
-                            f"calculate_score() with dice {dice} returned the keys {show(keys)}, but expected "
-                            f"{CATEGORIES}."), hint=case.get("hint"), show_values=False)
+                raise Fail(f"calculate_score() with dice {dice} returned the keys {show(keys)}, but expected "
+                           f"{CATEGORIES}.", hidden="calculate_score does not return the 13 categories in order.",
+                           hint=case.get("hint"), show_values=False)
             return
         for name in case["categories"]:
             want = expected[name]
             have = got.get(name, "<missing>") if isinstance(got, dict) else "<not a dict>"
             if have != want or type(have) is not type(want):
-                raise Fail((f"calculate_score gives a wrong {name} score for a hidden roll." if hidden else
-                            f"Called calculate_score() with dice_combination = {dice}. {name} is {show(have)}, "
-                            f"but expected {show(want)}."), hint=case.get("hint"), show_values=False)
+                raise Fail(f"Called calculate_score() with dice_combination = {dice}. {name} is {show(have)}, "
+                           f"but expected {show(want)}.",
+                           hidden=f"calculate_score gives a wrong {name} score for a hidden roll.",
+                           hint=case.get("hint"), show_values=False)
         could_pass_by_doing_nothing(expected[case["categories"][0]] or None)
     return run
 
@@ -95,9 +95,9 @@ def _record(case: dict) -> Callable:
 
 
 def _checked(call: Call, case: dict, compare: Compare, why: str = "") -> Callable:
-    def run(student, reference, *, hidden, record=None, excuse=True):
-        check_call(student, reference, call, case["problem"], compare, hidden=hidden, why=why,
-                   hint=case.get("hint"), record=record, excuse=excuse)
+    def run(student, reference, *, record=None, excuse=True):
+        check_call(student, reference, call, case["problem"], compare, why=why, hint=case.get("hint"),
+                   record=record, excuse=excuse)
     return run
 
 
@@ -132,7 +132,7 @@ def failing_problems(student, reference, stages: tuple[int, ...], found: dict[in
             if unit.problem in found:
                 continue
             try:
-                unit.run(student, reference, hidden=True, record=_ignore)
+                unit.run(student, reference, record=_ignore)
             except Fail:
                 found[unit.problem] = f"P{unit.problem} {unit.id}"
     take_trivial()
@@ -153,7 +153,7 @@ def any_passes(student, reference, problem: int) -> bool:
     try:
         for unit in mine:
             try:
-                unit.run(student, reference, hidden=True, record=None, excuse=False)
+                unit.run(student, reference, record=None, excuse=False)
                 return True
             except Fail:
                 continue
