@@ -110,11 +110,35 @@ def programs(tmp_path_factory) -> dict[str, Path]:
 @pytest.fixture(scope="module")
 def reports(programs) -> dict:
     """name -> GradeReport, every program graded in one session."""
+    from autograder.engine.program import Program
+
     names = list(programs)
     got: list = []
-    grade_stream(iter([programs[n] for n in names]), got.append, "swe3006")
+    original = Program._variant_of
+    substituting: list = []
+
+    def spy(self, request):                 # see test_no_request_substitutes
+        if request.substitute:
+            substituting.append(request)
+        return original(self, request)
+    Program._variant_of = spy
+    try:
+        grade_stream(iter([programs[n] for n in names]), got.append, "swe3006")
+    finally:
+        Program._variant_of = original
     assert len(got) == len(names)
+    SUBSTITUTING.extend(substituting)
     return dict(zip(names, got))
+
+
+SUBSTITUTING: list = []
+
+
+def test_no_request_substitutes(reports):
+    """The table lists methods, which the engine cannot substitute: a substituting request would
+    get a sandbox holding the whole reference (reference_without drops top-level definitions
+    only), so the suites run every call without substitution (common.own)."""
+    assert SUBSTITUTING == []
 
 
 def _lost(report) -> list[int]:
