@@ -336,3 +336,20 @@ def test_release_bundle(tmp_path):
     done = subprocess.run([sys.executable, "check.py", "swe3006.py"], cwd=folder, capture_output=True,
                           text=True, timeout=120)
     assert "0 of 4 problems pass" in done.stdout, done.stdout + done.stderr
+
+
+def test_the_tie_game_ends_in_a_tie():
+    """games.toml's tie scenario (a seed found by search) still ties with the reference."""
+    from autograder.assignments.swe3006.suites.games import GAMES, game_call
+    from autograder.engine.program import Program
+
+    case = next(c for c in GAMES["game"] if c.get("tie"))
+    program = Program(REFERENCE.read_text(encoding="utf-8"), SPEC.student_file)
+    try:
+        outcome = game_call(case)[0].run(program)
+    finally:
+        program.close()
+    assert outcome.status == "input_exhausted", outcome.message
+    assert "It's a tie!" in outcome.stdout
+    finals = re.findall(r"Player [12] final score: (\d+)", outcome.stdout)
+    assert len(finals) == 2 and finals[0] == finals[1], finals
