@@ -292,7 +292,7 @@ def test_grade_all_a_class(programs, tmp_path):
     no_tie = next(m for m in MUTANTS if m["name"] == "no-tie")
     assert float(rows["ann"]["total"]) == pytest.approx(100)
     assert float(rows["bob"]["total"]) == 0
-    assert float(rows["cid"]["total"]) == pytest.approx(no_tie["score"], abs=1e-3)
+    assert float(rows["cid"]["total"]) == pytest.approx(no_tie["score"], abs=0.01)   # the CSV: 2 decimals
 
 
 def test_gradescope_bundle_grades_the_reference(tmp_path):
