@@ -113,12 +113,11 @@ def answers_text(answers: list[str], limit: int = 40) -> str:
     return f"[{shown}{more}]"
 
 
-def reference_run(reference, call: Call, *, finished_ok: bool = True):
+def reference_run(reference, call: Call):
     """The reference's outcome; a reference that fails is the grader's fault, not the student's.
     A run that ends because the script ran out is normal (a game offers a new game for ever)."""
     outcome = call.run(reference)
-    allowed = ("ok", "input_exhausted") if finished_ok else ("input_exhausted",)
-    if outcome.status not in allowed:
+    if outcome.status not in ("ok", "input_exhausted"):
         raise GraderFault(f"the reference failed on {call.describe()}: {outcome.status} "
                           f"{outcome.message} {outcome.error}")
     return outcome
@@ -176,10 +175,6 @@ def protocol_lines(text: str) -> list[Line]:
     return found
 
 
-def rows(lines: list[Line]) -> list[tuple[str, str]]:
-    return [(dict(line.groups)["category"], dict(line.groups)["score"]) for line in lines if line.kind == "row"]
-
-
 def of_kind(lines: list[Line], *kinds: str) -> list[Line]:
     return [line for line in lines if line.kind in kinds]
 
@@ -218,6 +213,8 @@ ATTRIBUTE_OWNERS = {
     "game_mode": (8,), "current_round": (8, 11, 12), "current_player": (8, 12),
     "dice_combination": (5, 8), "recorded_score_sheet": (7, 8, 1, 2),
 }
+
+
 def earlier_bugs(student, reference, before_stage: int) -> dict[int, str]:
     """{problem: the name of a failing case} for the problems of stages before BEFORE_STAGE
     whose own cases the student's methods fail; each stage's cases run at most once per
