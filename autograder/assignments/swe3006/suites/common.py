@@ -286,7 +286,8 @@ def stems_from(student, reference, problem: int, outcome, mine: list[Line], thei
     """(earlier problem, its failing case) when this run's first difference from the reference
     is owned by an earlier stage's problem that already lost points there; None: charge here.
     A run that stopped (an exception, running out of time) is charged to the method it stopped
-    in; a run that printed nothing at all is never excused (no points for nothing)."""
+    in; a run that printed nothing, or stopped, is excused only when this problem's own code is
+    written or works (no points for nothing)."""
     stage = ASSIGNMENT.problem(problem).stage
     if stage == 1:
         return None
@@ -297,8 +298,8 @@ def stems_from(student, reference, problem: int, outcome, mine: list[Line], thei
         if method in ASSIGNMENT.problem(problem).functions or not works(student, reference, problem):
             return None      # it stopped in this problem's own method, or this problem's code never works
         owners = problems_of_method(method)
-    elif not mine:                               # printed nothing the grader reads: never excused
-        return None
+    elif not mine and not works(student, reference, problem):
+        return None                              # printed nothing the grader reads, and its code is a stub
     elif attribute is not None:
         owners = ATTRIBUTE_OWNERS.get(attribute, ())
     elif index is not None and index < len(mine):       # both lines' kinds: what each program did there
@@ -308,7 +309,9 @@ def stems_from(student, reference, problem: int, outcome, mine: list[Line], thei
     elif index is not None or outcome.status not in ("ok", "input_exhausted"):
         if outcome.status not in ("ok", "input_exhausted") and not works(student, reference, problem):
             return None
-        owners = OWNERS.get(mine[-1].kind, ())   # it ended early, or ran out of time: where it stood
+        # it ended early, or ran out of time: where it stood, and what it did not print
+        owners = (OWNERS.get(mine[-1].kind, ()) if mine else ()) + \
+            (OWNERS.get(theirs[index].kind, ()) if index is not None and index < len(theirs) else ())
         if outcome.status == "ok":
             owners += FLOW                        # it returned while the reference went on: the loop
     if not owners:

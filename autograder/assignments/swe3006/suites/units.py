@@ -141,22 +141,23 @@ def failing_problems(student, reference, stages: tuple[int, ...], found: dict[in
 
 
 def any_passes(student, reference, problem: int) -> bool:
-    """Whether one of PROBLEM's method cases (not whole games) passes on its own (no excuse);
-    True when the problem has none."""
+    """Whether one of PROBLEM's method cases (not whole games) with a real answer passes on its
+    own (no excuse); False when the problem has none."""
     from autograder.assignments.swe3006.suites import games
     stage = ASSIGNMENT.problem(problem).stage
     mine = [u for u in (stage_units(stage) if stage < 3 else games.units(stage, games_too=False))
             if u.problem == problem]
     if not mine:
-        return True
+        return False                         # (then only written code counts: common.works)
     trivial = take_trivial()
     try:
         for unit in mine:
             try:
                 unit.run(student, reference, record=None, excuse=False)
-                return True
             except Fail:
                 continue
+            if not take_trivial():           # a case a do-nothing method passes proves nothing
+                return True
         return False
     finally:
         take_trivial()
