@@ -350,18 +350,14 @@ def test_release_bundle(tmp_path):
     assert "0 of 4 problems pass" in done.stdout, done.stdout + done.stderr
 
 
-def test_the_tie_game_ends_in_a_tie():
-    """games.toml's tie scenario (a seed found by search) still ties with the reference."""
-    from autograder.assignments.swe3006.suites.games import GAMES, game_call
-    from autograder.engine.program import Program
+def test_scenario_plan_reproduces_and_verifies_the_games():
+    """scenarios/games.toml is plan.py's output (seed 1), every game reaches its end with the
+    reference and the tie game ties (`python -m autograder scenarios --assignment swe3006 --check`)."""
+    from autograder.scenarios import load_plan
 
-    case = next(c for c in GAMES["game"] if c.get("tie"))
-    program = Program(REFERENCE.read_text(encoding="utf-8"), SPEC.student_file)
-    try:
-        outcome = game_call(case)[0].run(program)
-    finally:
-        program.close()
-    assert outcome.status == "input_exhausted", outcome.message
-    assert "It's a tie!" in outcome.stdout
-    finals = re.findall(r"Player [12] final score: (\d+)", outcome.stdout)
-    assert len(finals) == 2 and finals[0] == finals[1], finals
+    plan = load_plan(SPEC)
+    committed = SPEC.scenarios_dir / plan.FILE
+    text, count = plan.generate(SPEC.reference, 1)
+    assert text == committed.read_text(encoding="utf-8"), "games.toml drifted from plan.py"
+    problems, checked = plan.verify(SPEC.reference, committed)
+    assert problems == [] and checked == count == 9
