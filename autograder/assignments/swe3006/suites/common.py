@@ -370,7 +370,7 @@ def check_call(student, reference, call: Call, problem: int, compare: Compare, *
         record("feedback", not_charged_note(stem[0], stem[1], f"this run first differs from the reference's "
                                                               f"({_short(data_free)})"))
         return
-    raise Fail(f"Ran {call.describe()}. {detail}", hidden=data_free, ran=call.describe(), hint=hint,
+    raise Fail(detail, hidden=data_free, ran=call.describe(), hint=hint,
                show_values=False, output=got.stdout if index is not None or got.status != "ok" else None)
 
 
@@ -437,6 +437,10 @@ def _difference_text(mine: list[Line], theirs: list[Line], index: int, hidden: b
     if hidden:
         return (f"Its output differs from the expected one at a {want.kind.replace('_', ' ')} line"
                 + (f" (it printed a {got.kind.replace('_', ' ')} line)." if got.kind != want.kind else "."))
+    if got.kind != want.kind:
+        return (f"Expected the line {want.show()!r} here (the {_ordinal(index + 1)} line the grader reads), "
+                f"but the next line it could read is {got.show()!r}.  The grader reads only the lines "
+                f"the handout lists, spelled exactly: check yours, and the order of the game's steps.")
     return (f"The {_ordinal(index + 1)} line the grader reads is {got.show()!r}, but expected "
             f"{want.show()!r}.")
 

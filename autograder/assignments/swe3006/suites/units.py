@@ -39,7 +39,7 @@ def _score(case: dict) -> Callable:
         expected = reference_run(reference, call).value
         outcome = call.run(student)
         if outcome.status != "ok":
-            raise Fail(f"Ran {call.describe()}. {explain(outcome, 'calculate_score()')}",
+            raise Fail(explain(outcome, "calculate_score()"),
                        hidden=stopped(outcome, call, hidden=True), ran=call.describe(), hint=case.get("hint"),
                        show_values=False, output=outcome.stdout)
         got = outcome.value
