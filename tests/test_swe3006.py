@@ -361,3 +361,15 @@ def test_scenario_plan_reproduces_and_verifies_the_games():
     assert text == committed.read_text(encoding="utf-8"), "games.toml drifted from plan.py"
     problems, checked = plan.verify(SPEC.reference, committed)
     assert problems == [] and checked == count == 9
+
+
+def test_public_checks_pass_for_the_correct_programs():
+    """grade --public (the methods' docstring examples, run in the sandbox) passes every program
+    that gets full marks, and fails the starter."""
+    from autograder.grade import grade
+
+    for path in SUBMISSIONS:
+        report = grade(path, "swe3006", public_only=True)
+        assert report.tests and all(t.status == "passed" for t in report.tests), (path.name, report.tests)
+    report = grade(SPEC.starter, "swe3006", public_only=True)
+    assert report.tests and not any(t.status == "passed" for t in report.tests)
