@@ -18,9 +18,9 @@ from pathlib import Path
 import pytest
 
 from autograder.assignment import load_assignment
+from autograder.authoring.samples import sample_files
 from autograder.engine import reporters
-from autograder.grade import grade_stream
-from autograder.samples import sample_files
+from autograder.grading.grade import grade_stream
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -192,7 +192,7 @@ def test_solution_is_a_copy_of_the_reference_and_the_rules_match_it():
 
 def test_generated_files_are_up_to_date():
     from autograder.assignments.swe3006 import sample
-    from autograder.build import build
+    from autograder.authoring.build import build
 
     assert build(check=True, names=["swe3006"]) == []
     text = SPEC.handout.read_text(encoding="utf-8")
@@ -308,7 +308,7 @@ def test_grade_all_a_class(programs, tmp_path):
 
 
 def test_gradescope_bundle_grades_the_reference(tmp_path):
-    from autograder.gradescope import build_bundle
+    from autograder.platforms.gradescope import build_bundle
 
     bundle = tmp_path / "swe3006.zip"
     names = build_bundle(bundle, "swe3006")
@@ -336,7 +336,7 @@ def test_gradescope_bundle_grades_the_reference(tmp_path):
 def test_release_bundle(tmp_path):
     """The student bundle: the starter, the handout and check.py (the public checks: docstring
     examples of the methods), with no solution line of the released stage or later."""
-    from autograder.release import build_release
+    from autograder.authoring.release import build_release
 
     out, notes = build_release(tmp_path / "release", 1, ["swe3006"])
     folder = Path(out) / "swe3006"
@@ -353,7 +353,7 @@ def test_release_bundle(tmp_path):
 def test_scenario_plan_reproduces_and_verifies_the_games():
     """scenarios/games.toml is plan.py's output (seed 1), every game reaches its end with the
     reference and the tie game ties (`python -m autograder scenarios --assignment swe3006 --check`)."""
-    from autograder.scenarios import load_plan
+    from autograder.authoring.scenarios import load_plan
 
     plan = load_plan(SPEC)
     committed = SPEC.scenarios_dir / plan.FILE
@@ -366,7 +366,7 @@ def test_scenario_plan_reproduces_and_verifies_the_games():
 def test_public_checks_pass_for_the_correct_programs():
     """grade --public (the methods' docstring examples, run in the sandbox) passes every program
     that gets full marks, and fails the starter."""
-    from autograder.grade import grade
+    from autograder.grading.grade import grade
 
     for path in SUBMISSIONS:
         report = grade(path, "swe3006", public_only=True)
