@@ -23,7 +23,9 @@ import re
 from dataclasses import dataclass
 
 from autograder.engine.checks import GraderFault, could_pass_by_doing_nothing, explain
+from autograder.engine.divergence import first_divergence
 from autograder.engine.feedback import cut, ordinal, show
+from autograder.engine.replay import Protocol, read_reference, read_transcript
 from autograder.engine.suite import Fail, Suite
 
 SUITE = Suite(__file__)
@@ -34,6 +36,9 @@ CATEGORIES: list[str] = list(RULES["categories"])
 PROTOCOL = {key: re.compile(value) for key, value in ASSIGNMENT.extra["protocol"].items()
             if isinstance(value, str) and key != "prompt"}
 WARNINGS: dict[str, str] = dict(ASSIGNMENT.extra["protocol"]["warnings"])
+REPLAY = Protocol.of(ASSIGNMENT)       # the engine's reading of the dice lines and rolls (divergence)
+DIVERGENCE_KINDS = {"kept_rerolled", "dice_differ", "too_few", "dice_line_order", "dice_line_wrong",
+                    "seed_called", "random_called"}     # causes that do not read the answers' meaning
 CALL_TIMEOUT = 2.0          # a unit call; the reference needs milliseconds
 GAME_TIMEOUT = 3.0          # a whole game (13 or 26 turns)
 SHORT_TIMEOUT = 0.5         # ... once a program has run out of time in SLOW_RUNS_ALLOWED calls
@@ -382,13 +387,13 @@ def _difference(got, ref, call: Call, compare: Compare, mine: list[Line], theirs
         return stopped(got, call, hidden=hidden), None
     if index is not None and compare.rolls and rolls(got) != rolls(ref) and \
             "dice" in {line.kind for line in (mine[index:index + 1] + theirs[index:index + 1])}:
-        return _rolls_text(rolls(got), rolls(ref), hidden), None      # the dice differ because of the rolls
+        return _rolls_text(got, ref, hidden), None      # the dice differ because of the rolls
     if index is not None:
         return _difference_text(mine, theirs, index, hidden), None
     if got.status != ref.status:
         return _ended_text(got, ref, hidden), None
     if compare.rolls and rolls(got) != rolls(ref):
-        return _rolls_text(rolls(got), rolls(ref), hidden), None
+        return _rolls_text(got, ref, hidden), None
     if compare.value and (got.value != ref.value or type(got.value) is not type(ref.value)):
         return (f"{call.method} returned a wrong value{because}." if hidden else
                 f"Returned {show(got.value)}, but expected {show(ref.value)}{because}."), None
@@ -445,10 +450,19 @@ def _difference_text(mine: list[Line], theirs: list[Line], index: int, hidden: b
             f"{want.show()!r}.")
 
 
-def _rolls_text(got: list[int], want: list[int], hidden: bool) -> str:
+def _rolls_text(got_outcome, ref_outcome, hidden: bool) -> str:
+    """The RNG contract broken: where and why (the engine's divergence finder), and the calls."""
+    got, want = rolls(got_outcome), rolls(ref_outcome)
+    found = first_divergence(read_reference(ref_outcome, REPLAY), read_transcript(got_outcome, REPLAY),
+                             complete=got_outcome.status == ref_outcome.status)
+    if found is not None and found.kind not in DIVERGENCE_KINDS:
+        found = None        # a cause read from the main track's answer grammar (keep-all, re-prompts)
     if hidden:
+        if found is not None:
+            return f"It breaks the RNG contract: {found.cause}."
         return (f"It rolled {'more' if len(got) > len(want) else 'fewer' if len(got) < len(want) else 'other'}"
                 " dice than the RNG contract says.")
-    return (f"It called random.randint {len(got)} times ({cut(str(got), 120)}), but the RNG contract "
+    where = f"At {found.where}: {found.cause} ({found.detail}). " if found is not None else ""
+    return (f"{where}It called random.randint {len(got)} times ({cut(str(got), 120)}), but the RNG contract "
             f"gives {len(want)} calls ({cut(str(want), 120)}): one randint(1, 6) per die rolled, in "
             f"position order.")
