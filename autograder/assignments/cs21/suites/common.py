@@ -1,0 +1,305 @@
+"""Helpers of the CS21 suites: scenarios, points, the protocol lines, and one check per kind of call.
+
+Every expected value comes from the reference on the same call, stdin and dice.  The output
+is read only through the [protocol] regexes of assignment.toml (anything else a program
+prints is ignored); prompts and messages are compared exactly, as the handout fixes them.
+Hidden checks say what they cover (the case's `why`), never the call, the dice or a value.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+from autograder.assignment import load_assignment
+from autograder.engine.checks import GraderFault, could_pass_by_doing_nothing, explain
+from autograder.engine.feedback import Fail, describe_call, ordinal, show
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+ASSIGNMENT = load_assignment("cs21")
+RULES = ASSIGNMENT.extra["rules"]
+PROTOCOL = ASSIGNMENT.extra["protocol"]
+SLOTS: list[str] = RULES["slots"]
+SCENARIOS = Path(__file__).resolve().parent.parent / "scenarios"
+# Dice after a scenario's own: a program that rolls too many can finish and be told so.
+SPARE_DICE = [1, 2, 4, 5, 6, 3, 6, 1, 2, 4, 5, 3, 1, 6, 2]
+CALL_TIMEOUT = 2.0
+GAME_TIMEOUT = 5.0
+
+# The line kinds the grader reads, in the order they are tried.
+LINE_KINDS = ("position", "value", "scores_header", "score_line", "round", "final_line")
+PATTERNS = {kind: re.compile(PROTOCOL[kind]) for kind in LINE_KINDS}
+MESSAGES = (PROTOCOL["reroll_refused"], PROTOCOL["slot_unknown"], PROTOCOL["slot_used"])
+
+
+def scenarios(name: str) -> dict:
+    """Load scenarios/NAME.toml (inputs only: expected values come from the reference)."""
+    return tomllib.loads((SCENARIOS / f"{name}.toml").read_text(encoding="utf-8"))
+
+
+def problem_of(function: str) -> int:
+    for problem in ASSIGNMENT.problems:
+        if function in problem.functions:
+            return problem.number
+    raise KeyError(f"no problem lists {function}")
+
+
+def params(cases: list[dict], problem_key=lambda case: problem_of(case["call"][0]),
+           reserved: dict[int, float] | None = None) -> list:
+    """pytest.params for CASES, each problem's points (less RESERVED[problem], kept for other
+    checks) split evenly over its cases; the last case takes the rounding remainder."""
+    reserved = reserved or {}
+    counts: dict[int, int] = {}
+    for case in cases:
+        counts[problem_key(case)] = counts.get(problem_key(case), 0) + 1
+    out, given, seen = [], {}, {}
+    for case in cases:
+        problem = problem_key(case)
+        seen[problem] = seen.get(problem, 0) + 1
+        total = ASSIGNMENT.problem(problem).points - reserved.get(problem, 0)
+        if seen[problem] == counts[problem]:
+            points = round(total - given.get(problem, 0), 4)
+        else:
+            points = round(total / counts[problem], 4)
+        given[problem] = given.get(problem, 0) + points
+        marks = [pytest.mark.problem(problem), pytest.mark.points(points)]
+        if not case.get("public"):
+            marks.append(pytest.mark.visibility("hidden"))
+        name = f"{case['call'][0]}, {case['why']}" if "call" in case else case["why"]
+        out.append(pytest.param(case, marks=marks, id=name))
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Reading output
+# ---------------------------------------------------------------------------------------------
+
+# ENGINE CANDIDATE: protocol_lines(text, patterns) -- the lines of TEXT that match a line grammar,
+# as (kind, groups); nothing here knows this course's names.
+def protocol_lines(text: str, patterns: dict[str, re.Pattern] = PATTERNS) -> list[tuple]:
+    """(kind, normalised groups) for every line of TEXT that matches one of PATTERNS."""
+    found = []
+    for line in (text or "").splitlines():
+        line = line.rstrip()
+        for kind, pattern in patterns.items():
+            match = pattern.match(line)
+            if match:
+                found.append((kind, *(" ".join(g.split()) for g in match.groups())))
+                break
+    return found
+
+
+def show_line(line: tuple) -> str:
+    """A protocol line as the handout writes it (spacing normalised)."""
+    kind, *groups = line
+    if kind == "position":
+        return "Position:   A  B  C  D  E"
+    if kind == "value":
+        return "Value:   " + "  ".join(groups[0].split())
+    if kind == "scores_header":
+        return "Slot   Points"
+    if kind == "round":
+        return f"Round {groups[0]}"
+    return f"{groups[0]} {groups[1]:>8}"
+
+
+def messages(text: str) -> list[str]:
+    """The handout's messages (refused answers) TEXT holds, in order."""
+    return [line.strip() for line in (text or "").splitlines() if line.strip() in MESSAGES]
+
+
+def prompts(outcome) -> list[str]:
+    """The prompt of every input() call of OUTCOME, in order."""
+    return [str(event[1]) if len(event) > 1 else "" for event in outcome.events or () if event and event[0] == "in"]
+
+
+def other_random(outcome) -> list[str]:
+    """The random functions other than randint that OUTCOME called (the RNG contract forbids them)."""
+    return sorted({str(e[1]) for e in outcome.events or () if e and e[0] in ("random", "seed") and len(e) > 1}
+                  | {"seed" for e in outcome.events or () if e and e[0] == "seed"})
+
+
+def first_difference(got: list[tuple], want: list[tuple]) -> str | None:
+    """Where the protocol lines GOT first differ from WANT, in one sentence (None: the same)."""
+    for index, (mine, theirs) in enumerate(zip(got, want)):
+        if mine != theirs:
+            return (f"the {ordinal(index + 1)} line the grader reads was {show_line(mine)!r}, expected "
+                    f"{show_line(theirs)!r}")
+    if len(got) < len(want):
+        return f"after {len(got)} such lines, the line {show_line(want[len(got)])!r} never came"
+    if len(got) > len(want):
+        return f"there was an extra line {show_line(got[len(want)])!r} after the expected ones"
+    return None
+
+
+# ---------------------------------------------------------------------------------------------
+# Calls
+# ---------------------------------------------------------------------------------------------
+
+def reference_ok(outcome, ran: str):
+    """The reference's outcome of RAN, or a GraderFault: expected values must exist."""
+    if outcome.status != "ok":
+        raise GraderFault(f"the reference failed on {ran}: {outcome.status} {outcome.message} {outcome.error}")
+    return outcome
+
+
+def call(student, func: str, *args, **kwargs):
+    """student.call, remembering endless loops: once FUNC ran out of time, later checks of it
+    are skipped with a reason instead of waiting again."""
+    slow = student.__dict__.setdefault("_cs21_timeouts", set())
+    if func in slow:
+        pytest.skip(f"can't check: {func} did not finish in time in an earlier check")
+    outcome = student.call(func, *args, **kwargs)
+    if outcome.status == "timeout":
+        slow.add(func)
+    return outcome
+
+
+def not_normal(outcome, func: str, ran: str, *, hidden: bool, hint: str | None = None) -> Fail:
+    """The Fail for a call that did not return normally (grader text only when HIDDEN)."""
+    if outcome.status == "input_exhausted":
+        text = f"{func} asked for more input than the answers given"
+        if not hidden:
+            text += f" ({len(outcome.events and prompts(outcome)) or outcome.inputs_asked} asked)"
+    elif outcome.status == "dice_exhausted":
+        text = f"{func} rolled more dice than the scenario has"
+    elif outcome.status == "timeout":
+        text = f"{func} did not finish in time (an endless loop?)"
+    elif hidden and outcome.status == "exception":
+        if (outcome.error or {}).get("type") == "NotImplementedError":
+            text = f"{func} is not written yet"
+        else:
+            text = f"{func} {outcome.hidden_message}"
+    else:
+        text = explain(outcome, ran)
+    return Fail(text.rstrip(".") + ".", ran=None if hidden else ran, hint=hint, show_values=False,
+                output=None if hidden or outcome.status in ("no_function", "syntax_error") else outcome.stdout)
+
+
+def hint_for(case: dict, got) -> str | None:
+    """The case's hint when GOT is the recognised mistake (or always, without hint_when)."""
+    if "hint" not in case:
+        return None
+    if "hint_when" in case:
+        return case["hint"] if got == case["hint_when"] else None
+    return case["hint"]
+
+
+def check_value(student, reference, case: dict) -> None:
+    """CASE["call"] = [func, *args]: the student's return value must be the reference's, of its type."""
+    func, *args = case["call"]
+    hidden = not case.get("public")
+    ran = describe_call(func, args)
+    expected = reference_ok(reference.call(func, *args), ran).value
+    could_pass_by_doing_nothing(expected)
+    outcome = call(student, func, *args, timeout=CALL_TIMEOUT)
+    if outcome.status != "ok":
+        raise not_normal(outcome, func, ran, hidden=hidden)
+    got = outcome.value
+    if got != expected or type(got) is not type(expected):
+        summary = (f"{func} returned the wrong value ({case['why']})." if hidden else
+                   f"Called {ran}. Returned {show(got)}, but expected {show(expected)} ({case['why']}).")
+        raise Fail(summary, ran=ran, expected=expected, got=got, hint=hint_for(case, got), show_values=False)
+
+
+def same_printing(student, reference, func: str, args: list, case: dict, **kwargs):
+    """Call FUNC(*ARGS) on both; Fail unless the protocol lines printed are the reference's.
+    Returns (student outcome, reference outcome)."""
+    hidden = not case.get("public")
+    ran = describe_call(func, args)
+    ref = reference_ok(reference.call(func, *args, **kwargs), ran)
+    outcome = call(student, func, *args, timeout=CALL_TIMEOUT, **kwargs)
+    if outcome.status != "ok":
+        raise not_normal(outcome, func, ran, hidden=hidden, hint=case.get("hint"))
+    wrong = first_difference(protocol_lines(outcome.stdout), protocol_lines(ref.stdout))
+    if wrong:
+        summary = (f"{func} printed the wrong lines ({case['why']})." if hidden else
+                   f"Called {ran}: {wrong} ({case['why']}).")
+        raise Fail(summary, ran=ran, hint=case.get("hint"), output=outcome.stdout, show_values=False)
+    return outcome, ref
+
+
+def scorecard(filled: dict | None = None) -> dict:
+    """A scores dict with the FILLED slots set and the others open (None)."""
+    filled = filled or {}
+    unknown = set(filled) - set(SLOTS)
+    if unknown:
+        raise ValueError(f"scenario names unknown slots {sorted(unknown)}")
+    return {slot: filled.get(slot) for slot in SLOTS}
+
+
+def rolled(outcome) -> int:
+    """How many dice OUTCOME rolled (random.randint calls)."""
+    return sum(1 for event in outcome.events or () if event and event[0] == "roll")
+
+
+def round_of(lines: list[tuple], index: int) -> int:
+    """The round (1..) the INDEX-th protocol line belongs to, 0 before the first "Round" line."""
+    rounds = [line for line in lines[:index + 1] if line[0] == "round"]
+    return int(rounds[-1][1]) if rounds else 0
+
+
+def check_run(student, reference, func: str, args: list, case: dict, *, stdin: list[str],
+              dice: list[int] | None = None, seed: int | None = None, timeout: float = CALL_TIMEOUT,
+              compare_value: bool = True, compare_args: bool = True, ran: str | None = None) -> None:
+    """Run FUNC(*ARGS) with STDIN and DICE (or SEED) on both programs; Fail at the first of:
+    not returning, other random calls, the prompts, the protocol lines, the messages, the number
+    of answers read, the dice rolled, the value returned and the arguments afterwards."""
+    hidden = not case.get("public")
+    ran = ran or describe_call(func, args)
+    how = ran + (f" with the answers {stdin}" if stdin else "")
+    if dice is not None:
+        how += f"; random.randint returns {dice[:len(dice) - len(SPARE_DICE)]}"
+    if seed is not None:
+        how += f"; random.seed({seed})"
+    ref = reference_ok(reference.call(func, *args, stdin=stdin, dice=dice, seed=seed, timeout=timeout), how)
+    outcome = call(student, func, *args, stdin=stdin, dice=dice, seed=seed, timeout=timeout)
+    hint = case.get("hint")
+
+    def fail(public_text: str, hidden_text: str, *, show_hint: bool = True) -> Fail:
+        summary = f"{func}: {hidden_text} ({case['why']})." if hidden else f"{public_text} ({case['why']})."
+        return Fail(summary, ran=how, hint=hint if show_hint else None, output=outcome.stdout, show_values=False)
+
+    if outcome.status != "ok":
+        wrong = first_difference(protocol_lines(outcome.stdout), protocol_lines(ref.stdout))
+        failure = not_normal(outcome, func, how, hidden=hidden, hint=hint)
+        if wrong and not hidden and outcome.status == "input_exhausted":
+            failure.summary += f" Before that, {wrong}."
+            failure.args = (failure.summary,)
+        raise failure
+    others = other_random(outcome)
+    if others:
+        raise fail(f"{func} called random.{', random.'.join(others)}", "it called another random function than "
+                   "random.randint", show_hint=False) from None
+    bad = [p for p in prompts(outcome) if p not in prompts(ref)]
+    if bad:
+        raise fail(f"The prompt {bad[0]!r} is not one of the handout's ({', '.join(map(repr, sorted(set(prompts(ref)))))})",
+                   "a prompt is not the handout's", show_hint=False)
+    mine, theirs = protocol_lines(outcome.stdout), protocol_lines(ref.stdout)
+    wrong = first_difference(mine, theirs)
+    if wrong:
+        index = next((i for i, (a, b) in enumerate(zip(mine, theirs)) if a != b), min(len(mine), len(theirs)))
+        number = round_of(theirs, min(index, len(theirs) - 1)) if theirs else 0
+        where = f" in round {number}" if number else ""
+        raise fail(f"{how}: {wrong}{where}", f"the lines printed are wrong{where and ' in some round'}")
+    if messages(outcome.stdout) != messages(ref.stdout):
+        raise fail(f"{how}: the messages printed were {messages(outcome.stdout)}, expected {messages(ref.stdout)}",
+                   "the messages after refused answers are wrong")
+    if outcome.inputs_asked != ref.inputs_asked:
+        raise fail(f"{how}: read {outcome.inputs_asked} answer(s), expected {ref.inputs_asked}",
+                   "it read the wrong number of answers")
+    if rolled(outcome) != rolled(ref):
+        raise fail(f"{how}: rolled {rolled(outcome)} dice, expected {rolled(ref)}", "it rolled the wrong number of dice")
+    if compare_value and outcome.value != ref.value:
+        raise fail(f"{how}: returned {show(outcome.value)}, expected {show(ref.value)}", "it returned the wrong value")
+    if compare_args and outcome.args_after != ref.args_after:
+        after, want = (outcome.args_after or [None])[0], (ref.args_after or [None])[0]
+        raise fail(f"{how}: afterwards the argument was {show(after)}, expected {show(want)}",
+                   "the list or dict it was given is wrong afterwards")
