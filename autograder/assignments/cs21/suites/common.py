@@ -36,6 +36,8 @@ GAME_TIMEOUT = 5.0
 # The line kinds the grader reads, in the order they are tried.
 LINE_KINDS = ("position", "value", "scores_header", "score_line", "round", "final_line")
 PATTERNS = {kind: re.compile(PROTOCOL[kind]) for kind in LINE_KINDS}
+KIND_NAMES = {"position": "'Position:'", "value": "'Value:' (the dice)", "scores_header": "'Slot   Points'",
+              "score_line": "slot score", "round": "'Round N'", "final_line": "final (bonus or Total)"}
 MESSAGES = (PROTOCOL["reroll_refused"], PROTOCOL["slot_unknown"], PROTOCOL["slot_used"])
 
 
@@ -288,7 +290,9 @@ def check_run(student, reference, func: str, args: list, case: dict, *, stdin: l
         index = next((i for i, (a, b) in enumerate(zip(mine, theirs)) if a != b), min(len(mine), len(theirs)))
         number = round_of(theirs, min(index, len(theirs) - 1)) if theirs else 0
         where = f" in round {number}" if number else ""
-        raise fail(f"{how}: {wrong}{where}", f"the lines printed are wrong{where and ' in some round'}")
+        kind = theirs[index][0] if index < len(theirs) else mine[index][0]
+        raise fail(f"{how}: {wrong}{where}", f"a {KIND_NAMES[kind]} line printed is wrong or missing"
+                   f"{where and ' in some round'}")
     if messages(outcome.stdout) != messages(ref.stdout):
         raise fail(f"{how}: the messages printed were {messages(outcome.stdout)}, expected {messages(ref.stdout)}",
                    "the messages after refused answers are wrong")

@@ -55,4 +55,4 @@ def test_play_round(student, reference, case):
 @pytest.mark.own_functions
 def test_play_round_own_functions(student, reference):
     """Integration: playRound with your own stage 1 and 2 functions"""
-    _round(student, reference, DATA["round"][3])
+    _round(student, reference, dict(DATA["round"][3], public=False))    # a hidden check: no data shown
