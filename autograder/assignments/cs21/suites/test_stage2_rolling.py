@@ -26,7 +26,7 @@ DATA = scenarios("rolling")
 OWN = 1.0       # the points of the integration check of problem 10
 
 
-@pytest.mark.parametrize("case", params(DATA["roll"], lambda case: 7))
+@pytest.mark.parametrize("case", params(DATA["rolls"], lambda case: 7))
 def test_roll(student, reference, case):
     """roll"""
     hidden = not case.get("public")
@@ -55,7 +55,7 @@ def test_roll(student, reference, case):
                    "A to E, and returns the five values as a list.", show_values=False)
 
 
-@pytest.mark.parametrize("case", params(DATA["reroll"], lambda case: 8))
+@pytest.mark.parametrize("case", params(DATA["rerolls"], lambda case: 8))
 def test_reroll(student, reference, case):
     """reroll"""
     dice = list(case["dice"])
@@ -76,13 +76,13 @@ def test_reroll(student, reference, case):
         raise
 
 
-@pytest.mark.parametrize("case", params(DATA["showdice"], lambda case: 9))
+@pytest.mark.parametrize("case", params(DATA["shown_dice"], lambda case: 9))
 def test_showdice(student, reference, case):
     """showdice"""
     same_printing(student, reference, "showdice", [list(case["dice"])], case)
 
 
-@pytest.mark.parametrize("case", params(DATA["showscores"], lambda case: 10, reserved={10: OWN}))
+@pytest.mark.parametrize("case", params(DATA["shown_scores"], lambda case: 10, reserved={10: OWN}))
 def test_showscores(student, reference, case):
     """showscores"""
     same_printing(student, reference, "showscores", [list(case["dice"])], case)

@@ -22,7 +22,7 @@ FILLER_DICE = [[1, 3, 3, 5, 6], [2, 2, 4, 5, 6], [6, 5, 3, 2, 2], [4, 4, 1, 2, 6
 
 
 def _bonus_case(case: dict) -> dict:
-    func, filled, *rest = case["call"]
+    func, filled, *rest = case["card_call"]
     return dict(case, call=[func, scorecard(filled), *rest])
 
 
