@@ -32,6 +32,7 @@ CS21 = load_assignment("cs21")
 FOLDER = CS21.root
 SUBMISSIONS = sorted((ROOT / "tests" / "submissions" / "cs21").glob("*.py"))
 MUTANTS = tomllib.loads((FOLDER / "mutants.toml").read_text(encoding="utf-8"))["mutant"]
+SAMPLES = tomllib.loads((FOLDER / "samples.toml").read_text(encoding="utf-8"))["sample"]
 TOTAL = CS21.total_points
 
 
@@ -41,6 +42,21 @@ def apply_edits(text: str, edits: list[dict]) -> str:
         assert count == 1, f"the edit's find text occurs {count} times in the reference: {edit['find']!r}"
         text = text.replace(edit["find"], edit["replace"])
     return text
+
+
+def sample_program(sample: dict) -> str:
+    """The program of one samples.toml entry: a file, edits of the reference, or the reference
+    with the starter's stubs from problem `starter_from` on."""
+    from autograder.build import generate_starter
+
+    reference = CS21.solution.read_text(encoding="utf-8")
+    if "file" in sample:
+        return (ROOT / sample["file"]).read_text(encoding="utf-8")
+    if "edits" in sample:
+        return apply_edits(reference, sample["edits"])
+    kept = re.compile(r"^\s*# (BEGIN|END) PROBLEM (\d+)\n", re.MULTILINE)
+    text = kept.sub(lambda m: "" if int(m[2]) < sample["starter_from"] else m[0], reference)
+    return generate_starter(text, [p for p in CS21.problems if p.number >= sample["starter_from"]])
 
 
 def _load_reference():
@@ -63,6 +79,7 @@ def rows(tmp_path_factory) -> dict[str, object]:
     programs.update({f"submission-{p.stem}": p.read_text(encoding="utf-8") for p in SUBMISSIONS})
     reference = programs["reference"]
     programs.update({f"mutant-{m['name']}": apply_edits(reference, m["edits"]) for m in MUTANTS})
+    programs.update({f"sample-{s['id']}": sample_program(s) for s in SAMPLES})
     for name, text in programs.items():
         (source / name).mkdir(parents=True)
         (source / name / "cs21.py").write_text(text, encoding="utf-8")
@@ -155,6 +172,16 @@ def test_hidden_feedback_shows_no_data(rows):
             if test.get("visibility") == "hidden" and test["score"] < test["max_score"] and _DATA.search(test["output"]):
                 shown.append((name, test["name"], test["output"]))
     assert not shown, shown[:3]
+
+
+def test_sample_class(rows):
+    """The demo's class: the correct ones full marks, the starter 0, the others in between, and the
+    student who stopped after stage 2 keeps exactly stages 1 and 2."""
+    scores = {s["id"]: rows[f"sample-{s['id']}"].score for s in SAMPLES}
+    assert scores["ada"] == scores["ben"] == TOTAL and scores["fay"] == 0
+    assert TOTAL > scores["cho"] > 0 and TOTAL > scores["dev"] > 0
+    assert scores["eve"] == CS21.stage_points(1) + CS21.stage_points(2)
+    assert not any(_errors(rows[f"sample-{s['id']}"]) for s in SAMPLES)
 
 
 # ---------------------------------------------------------------------------------------------
