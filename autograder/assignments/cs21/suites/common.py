@@ -16,7 +16,7 @@ import pytest
 
 from autograder.assignment import load_assignment
 from autograder.engine.checks import GraderFault, could_pass_by_doing_nothing, explain
-from autograder.engine.feedback import Fail, describe_call, ordinal, show
+from autograder.engine.feedback import Fail, cut, describe_call, ordinal, show
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -128,6 +128,21 @@ def other_random(outcome) -> list[str]:
                   | {"seed" for e in outcome.events or () if e and e[0] == "seed"})
 
 
+_STARTS = ("Position", "Value", "Slot", "Round", "Upper bonus", "Yahtzee bonus", "Total", *SLOTS)
+
+
+def near_miss(text: str) -> str | None:
+    """A hint about the first line of TEXT that starts like a line the grader reads but is not in
+    the handout's form (a list printed, a colon missing, ...), or None."""
+    for line in (text or "").splitlines():
+        line = line.rstrip()
+        if line.startswith(_STARTS) and not any(p.match(line) for p in PATTERNS.values()):
+            return (f"The line {cut(line, 80)!r} is not in the handout's form, so the grader cannot read "
+                    "it: the word(s) as the handout writes them, then the values separated by spaces "
+                    "(e.g. 'Value:   1  6  2  3  3', 'Full Hse       25').")
+    return None
+
+
 def first_difference(got: list[tuple], want: list[tuple]) -> str | None:
     """Where the protocol lines GOT first differ from WANT, in one sentence (None: the same)."""
     for index, (mine, theirs) in enumerate(zip(got, want)):
@@ -224,7 +239,8 @@ def same_printing(student, reference, func: str, args: list, case: dict, **kwarg
     if wrong:
         summary = (f"{func} printed the wrong lines ({case['why']})." if hidden else
                    f"Called {ran}: {wrong} ({case['why']}).")
-        raise Fail(summary, ran=ran, hint=case.get("hint"), output=outcome.stdout, show_values=False)
+        hint = case.get("hint") if hidden else (near_miss(outcome.stdout) or case.get("hint"))
+        raise Fail(summary, ran=ran, hint=hint, output=outcome.stdout, show_values=False)
     return outcome, ref
 
 
@@ -250,15 +266,17 @@ def round_of(lines: list[tuple], index: int) -> int:
 
 def check_run(student, reference, func: str, args: list, case: dict, *, stdin: list[str],
               dice: list[int] | None = None, seed: int | None = None, timeout: float = CALL_TIMEOUT,
-              compare_value: bool = True, compare_args: bool = True, ran: str | None = None) -> None:
+              compare_value: bool = True, compare_args: bool = True, ran: str | None = None,
+              shown_dice: list[int] | None = None) -> None:
     """Run FUNC(*ARGS) with STDIN and DICE (or SEED) on both programs; Fail at the first of:
     not returning, other random calls, the prompts, the protocol lines, the messages, the number
-    of answers read, the dice rolled, the value returned and the arguments afterwards."""
+    of answers read, the dice rolled, the value returned and the arguments afterwards.
+    SHOWN_DICE: the scenario's own dice (DICE less the spares), shown on the Ran: line."""
     hidden = not case.get("public")
     ran = ran or describe_call(func, args)
     how = ran + (f" with the answers {stdin}" if stdin else "")
-    if dice is not None:
-        how += f"; random.randint returns {dice[:len(dice) - len(SPARE_DICE)]}"
+    if shown_dice:
+        how += f"; random.randint returns {shown_dice}"
     if seed is not None:
         how += f"; random.seed({seed})"
     ref = reference_ok(reference.call(func, *args, stdin=stdin, dice=dice, seed=seed, timeout=timeout), how)
@@ -266,7 +284,8 @@ def check_run(student, reference, func: str, args: list, case: dict, *, stdin: l
     hint = case.get("hint")
 
     def fail(public_text: str, hidden_text: str, *, show_hint: bool = True) -> Fail:
-        summary = f"{func}: {hidden_text} ({case['why']})." if hidden else f"{public_text} ({case['why']})."
+        summary = (f"{func}: {hidden_text} ({case['why']})." if hidden else
+                   f"Called {ran}: {public_text} ({case['why']}).")
         return Fail(summary, ran=how, hint=hint if show_hint else None, output=outcome.stdout, show_values=False)
 
     if outcome.status != "ok":
@@ -278,32 +297,35 @@ def check_run(student, reference, func: str, args: list, case: dict, *, stdin: l
         raise failure
     others = other_random(outcome)
     if others:
-        raise fail(f"{func} called random.{', random.'.join(others)}", "it called another random function than "
+        raise fail(f"it called random.{', random.'.join(others)}", "it called another random function than "
                    "random.randint", show_hint=False) from None
     bad = [p for p in prompts(outcome) if p not in prompts(ref)]
     if bad:
-        raise fail(f"The prompt {bad[0]!r} is not one of the handout's ({', '.join(map(repr, sorted(set(prompts(ref)))))})",
+        raise fail(f"the prompt {bad[0]!r} is not the handout's "
+                   f"({' or '.join(map(repr, sorted(set(prompts(ref)))))})",
                    "a prompt is not the handout's", show_hint=False)
     mine, theirs = protocol_lines(outcome.stdout), protocol_lines(ref.stdout)
     wrong = first_difference(mine, theirs)
     if wrong:
         index = next((i for i, (a, b) in enumerate(zip(mine, theirs)) if a != b), min(len(mine), len(theirs)))
-        number = round_of(theirs, min(index, len(theirs) - 1)) if theirs else 0
-        where = f" in round {number}" if number else ""
         kind = theirs[index][0] if index < len(theirs) else mine[index][0]
-        raise fail(f"{how}: {wrong}{where}", f"a {KIND_NAMES[kind]} line printed is wrong or missing"
-                   f"{where and ' in some round'}")
+        number = round_of(theirs, min(index, len(theirs) - 1)) if theirs else 0
+        where = " after the last round" if kind == "final_line" else f" in round {number}" if number else ""
+        if not hidden:
+            hint = near_miss(outcome.stdout) or hint
+        raise fail(f"{wrong}{where}", f"a {KIND_NAMES[kind]} line printed is wrong or missing"
+                   f"{' in some round' if where.startswith(' in') else where}")
     if messages(outcome.stdout) != messages(ref.stdout):
-        raise fail(f"{how}: the messages printed were {messages(outcome.stdout)}, expected {messages(ref.stdout)}",
+        raise fail(f"the messages printed were {messages(outcome.stdout)}, expected {messages(ref.stdout)}",
                    "the messages after refused answers are wrong")
     if outcome.inputs_asked != ref.inputs_asked:
-        raise fail(f"{how}: read {outcome.inputs_asked} answer(s), expected {ref.inputs_asked}",
+        raise fail(f"it read {outcome.inputs_asked} answer(s), expected {ref.inputs_asked}",
                    "it read the wrong number of answers")
     if rolled(outcome) != rolled(ref):
-        raise fail(f"{how}: rolled {rolled(outcome)} dice, expected {rolled(ref)}", "it rolled the wrong number of dice")
+        raise fail(f"it rolled {rolled(outcome)} dice, expected {rolled(ref)}", "it rolled the wrong number of dice")
     if compare_value and outcome.value != ref.value:
-        raise fail(f"{how}: returned {show(outcome.value)}, expected {show(ref.value)}", "it returned the wrong value")
+        raise fail(f"it returned {show(outcome.value)}, expected {show(ref.value)}", "it returned the wrong value")
     if compare_args and outcome.args_after != ref.args_after:
         after, want = (outcome.args_after or [None])[0], (ref.args_after or [None])[0]
-        raise fail(f"{how}: afterwards the argument was {show(after)}, expected {show(want)}",
+        raise fail(f"afterwards the argument was {show(after)}, expected {show(want)}",
                    "the list or dict it was given is wrong afterwards")

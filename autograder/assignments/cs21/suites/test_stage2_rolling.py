@@ -65,7 +65,7 @@ def test_reroll(student, reference, case):
         could_pass_by_doing_nothing()           # nothing re-rolled: a reroll that only asks passes
     try:
         check_run(student, reference, "reroll", [dice], case, stdin=list(case["answers"]),
-                  dice=list(case["rolls"]) + SPARE_DICE, compare_value=False)
+                  dice=list(case["rolls"]) + SPARE_DICE, compare_value=False, shown_dice=list(case["rolls"]))
     except Fail as fail:
         outcome = student.call("reroll", dice, stdin=list(case["answers"]), dice=list(case["rolls"]) + SPARE_DICE,
                                timeout=CALL_TIMEOUT)

@@ -40,7 +40,8 @@ def _described(func: str, case: dict) -> str:
 def _round(student, reference, case):
     card = scorecard(case.get("filled"))
     check_run(student, reference, "playRound", [card], case, stdin=list(case["answers"]),
-              dice=list(case["dice"]) + SPARE_DICE, timeout=GAME_TIMEOUT, ran=_described("playRound", case))
+              dice=list(case["dice"]) + SPARE_DICE, timeout=GAME_TIMEOUT, ran=_described("playRound", case),
+              shown_dice=list(case["dice"]))
 
 
 @pytest.mark.parametrize("case", params(DATA["round"], lambda case: 13, reserved={13: OWN}))
