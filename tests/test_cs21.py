@@ -9,6 +9,7 @@ reference prints, and the Gradescope bundle holds this assignment and no other.
 
 from __future__ import annotations
 
+import ast
 import doctest
 import importlib.util
 import json
@@ -59,6 +60,24 @@ def sample_program(sample: dict) -> str:
     return generate_starter(text, [p for p in CS21.problems if p.number >= sample["starter_from"]])
 
 
+DO_NOTHING = {"none": "return None", "zero": "return 0", "false": "return False", "empty-list": "return []",
+              "raise": "raise ValueError('not done')", "pass": "pass", "input": "input()"}
+
+
+def do_nothing(body: str) -> str:
+    """The starter with every graded function's body replaced by BODY (its docstring kept)."""
+    names = {f for p in CS21.problems for f in p.functions}
+    source = CS21.starter.read_text(encoding="utf-8")
+    lines = source.split("\n")
+    defs = [n for n in ast.parse(source).body if isinstance(n, ast.FunctionDef) and n.name in names]
+    for node in sorted(defs, key=lambda n: -n.lineno):
+        first = node.body[0]
+        docstring = isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant)
+        start = first.end_lineno if docstring and len(node.body) > 1 else first.lineno - 1
+        lines[start:node.end_lineno] = ["    " + body]
+    return "\n".join(lines)
+
+
 def _load_reference():
     spec = importlib.util.spec_from_file_location("cs21_reference", CS21.solution)
     module = importlib.util.module_from_spec(spec)
@@ -80,6 +99,7 @@ def rows(tmp_path_factory) -> dict[str, object]:
     reference = programs["reference"]
     programs.update({f"mutant-{m['name']}": apply_edits(reference, m["edits"]) for m in MUTANTS})
     programs.update({f"sample-{s['id']}": sample_program(s) for s in SAMPLES})
+    programs.update({f"nothing-{kind}": do_nothing(body) for kind, body in DO_NOTHING.items()})
     for name, text in programs.items():
         (source / name).mkdir(parents=True)
         (source / name / "cs21.py").write_text(text, encoding="utf-8")
@@ -172,6 +192,15 @@ def test_hidden_feedback_shows_no_data(rows):
             if test.get("visibility") == "hidden" and test["score"] < test["max_score"] and _DATA.search(test["output"]):
                 shown.append((name, test["name"], test["output"]))
     assert not shown, shown[:3]
+
+
+@pytest.mark.parametrize("kind", sorted(DO_NOTHING))
+def test_doing_nothing_scores_zero(rows, kind):
+    """No points for nothing: functions that return None, 0, False or [], raise, or only ask."""
+    row = rows[f"nothing-{kind}"]
+    assert not _errors(row) and not row.error
+    earned = [(t["name"], t["score"]) for t in row.tests if t["score"] > 0]
+    assert earned == [] and row.score == 0, earned
 
 
 def test_sample_class(rows):
