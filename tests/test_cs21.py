@@ -203,6 +203,19 @@ def test_doing_nothing_scores_zero(rows, kind):
     assert earned == [] and row.score == 0, earned
 
 
+def test_public_checks_pass_on_correct_programs_and_start_nowhere_on_the_starter():
+    """`grade --public` (the same checks as check.py and the notebooks): every problem passes for
+    the reference and both other styles (spacing is free, as the handout says); the starter has
+    started none."""
+    from autograder.public import grade_public
+
+    for path in [CS21.solution, *SUBMISSIONS]:
+        statuses = {t.problem: t.status for t in grade_public(path, "cs21").tests}
+        assert set(statuses.values()) == {"passed"}, (path.name, statuses)
+    starter = grade_public(CS21.starter, "cs21").tests
+    assert starter and {t.status for t in starter} == {"not started"}
+
+
 def test_sample_class(rows):
     """The demo's class: the correct ones full marks, the starter 0, the others in between, and the
     student who stopped after stage 2 keeps exactly stages 1 and 2."""

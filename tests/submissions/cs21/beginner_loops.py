@@ -148,6 +148,11 @@ def showscores(dielist):
         print(NAMES[i] + "\t" + str(points[i]))
 
 
+def newScores():
+    """Return a scores dict with every slot open.  (Given code, kept as provided.)"""
+    return {slot: None for slot in NAMES}
+
+
 def main():
     dielist = roll()
     showdice(dielist)
@@ -246,9 +251,7 @@ def yahtzeeBonus(scores, dielist):
 
 
 def playGame():
-    scores = {}
-    for name in NAMES:
-        scores[name] = None
+    scores = newScores()
     extra = 0
     for r in range(13):
         print("Round " + str(r + 1))
