@@ -59,15 +59,17 @@ def test_roll(student, reference, case):
 def test_reroll(student, reference, case):
     """reroll"""
     dice = list(case["dice"])
-    reference_after = reference.call("reroll", dice, stdin=list(case["answers"]),
-                                     dice=list(case["rolls"]) + SPARE_DICE).args_after
+    answers = list(case["answers"])
+    seeded = "seed" in case                 # a seeded case rolls real random numbers: the RNG contract
+    injected = None if seeded else list(case["rolls"]) + SPARE_DICE
+    reference_after = reference.call("reroll", dice, stdin=answers, dice=injected, seed=case.get("seed")).args_after
     if reference_after and reference_after[0] == dice:
         could_pass_by_doing_nothing()           # nothing re-rolled: a reroll that only asks passes
     try:
-        check_run(student, reference, "reroll", [dice], case, stdin=list(case["answers"]),
-                  dice=list(case["rolls"]) + SPARE_DICE, compare_value=False, shown_dice=list(case["rolls"]))
+        check_run(student, reference, "reroll", [dice], case, stdin=answers, dice=injected, seed=case.get("seed"),
+                  compare_value=False, shown_dice=None if seeded else list(case["rolls"]))
     except Fail as fail:
-        outcome = student.call("reroll", dice, stdin=list(case["answers"]), dice=list(case["rolls"]) + SPARE_DICE,
+        outcome = student.call("reroll", dice, stdin=answers, dice=injected, seed=case.get("seed"),
                                timeout=CALL_TIMEOUT)
         if (outcome.status == "ok" and reference_after and outcome.value == reference_after[0]
                 and (outcome.args_after or [None])[0] != reference_after[0]):
