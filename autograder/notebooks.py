@@ -1,10 +1,10 @@
 """Generate the nbgrader source notebooks, one per stage, from the reference and the problem table.
 
-The reference solution (``solution/yahtzee.py``) stays the single source of truth: every code
+The reference solution (``autograder/assignments/<name>/reference.py``) stays the single source of truth: every code
 cell of a notebook is cut out of it, every title and point value comes from
 ``assignment.toml``, and every expected value in a public check is computed by running the
 reference at generation time.  Only the teaching text, a few extra public checks and the
-"what goes here before stage N" variants live in ``notebooks/content/<assignment>.toml``.
+"what goes here before stage N" variants live in the assignment's ``notebooks.toml``.
 
 What a stage-N notebook holds (nbgrader course layout, ``notebooks/source/stageN/``):
 
@@ -56,7 +56,6 @@ else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
 COURSE_DIR = REPO_ROOT / "notebooks"
-CONTENT_DIR = COURSE_DIR / "content"
 SOURCE_DIR = COURSE_DIR / "source"
 SAMPLES_DIR = COURSE_DIR / "samples" / "submitted"
 STUDENT_DIR = COURSE_DIR / "student"         # the self-learners' track: solution-free, ready to open
@@ -376,14 +375,14 @@ def replace_regions(code: str, replacement: str | None) -> str:
 # ---------------------------------------------------------------------------
 
 def load_content(assignment: Assignment) -> dict:
-    path = CONTENT_DIR / f"{assignment.name}.toml"
+    path = assignment.notebook_content
     if not path.is_file():
         raise NotebookError(f"{relative(path)} does not exist: the notebooks need their teaching text")
     return tomllib.loads(path.read_text(encoding="utf-8"))
 
 
 def has_notebooks(assignment: Assignment) -> bool:
-    return (CONTENT_DIR / f"{assignment.name}.toml").is_file()
+    return assignment.notebook_content.is_file()
 
 
 def slug(title: str, words: int = 5) -> str:
@@ -893,8 +892,8 @@ def new_notebook(cells: list[dict], assignment: Assignment, stage: int) -> dict:
         "metadata": {
             "autograder": {"assignment": assignment.name, "stage": stage,
                            "generated_by": GENERATE_COMMAND,
-                           "from": [relative(assignment.solution), relative(assignment.root / "assignment.toml"),
-                                    relative(CONTENT_DIR / f"{assignment.name}.toml")]},
+                           "from": [relative(assignment.reference), relative(assignment.table),
+                                    relative(assignment.notebook_content)]},
             "kernelspec": dict(KERNELSPEC),
             "language_info": {"name": "python"},
         },
@@ -1096,7 +1095,7 @@ def _check_ids(notebook: dict, where: str) -> None:
 
 def build_all(assignment: Assignment | None = None) -> list[StageBuild]:
     assignment = assignment or load_assignment("yahtzee")
-    solution = read_solution(assignment.solution.read_text(encoding="utf-8"), assignment)
+    solution = read_solution(assignment.reference.read_text(encoding="utf-8"), assignment)
     content = load_content(assignment)
     return [build_stage(assignment, solution, content, s.number) for s in assignment.stages]
 
@@ -1232,7 +1231,7 @@ def secret_lines(assignment: Assignment, released_stage: int, content: dict | No
     """Lines of solution code a bundle up to RELEASED_STAGE must not contain: every line of a region
     of a problem in that stage or later, except lines that are public anyway (the starter, earlier
     stages' regions, the variants standing in for later regions before their stage)."""
-    text = assignment.solution.read_text(encoding="utf-8")
+    text = assignment.reference.read_text(encoding="utf-8")
     solution = read_solution(text, assignment)
     public = _code_lines(assignment.starter.read_text(encoding="utf-8")) if assignment.starter.is_file() else set()
     secret: set[str] = set()
@@ -1269,7 +1268,7 @@ def hidden_fingerprints(assignment: Assignment) -> set[str]:
 
 def _fingerprints(assignment: Assignment) -> tuple[set[str], set[str]]:
     """(fingerprints of the hidden scenario cases, of the public ones)."""
-    signatures = signatures_of(assignment.solution.read_text(encoding="utf-8"))
+    signatures = signatures_of(assignment.reference.read_text(encoding="utf-8"))
     hidden: set[str] = set()
     public: set[str] = set()
     for _, stage, key, case in _scenario_cases(assignment):

@@ -184,17 +184,17 @@ def _worker_init(env: dict[str, str]) -> None:
             _RECORDED.append(self)
 
     grade_module.Program = RecordingProgram
-    from autograder.engine import sandbox as sandbox_module
+    from autograder.engine import isolation as isolation_module
 
-    release = sandbox_module._Slot.release
+    release = isolation_module._Slot.release
 
     def checked_release(slot):
         # While the slot (its uid) is still ours: nothing may run under that uid any more.
         # (After the release another grader may take the uid: checking later would be a race.)
-        _UID_LEFT.extend(describe(pid) for pid in sandbox_module.uid_processes(slot.uid))
+        _UID_LEFT.extend(describe(pid) for pid in isolation_module.uid_processes(slot.uid))
         release(slot)
 
-    sandbox_module._Slot.release = checked_release
+    isolation_module._Slot.release = checked_release
     if os.environ.get("HOSTILE_DEBUG"):
         from autograder.engine import program as program_module
         original = program_module.Program.run

@@ -280,6 +280,118 @@ def test_missing_function_suggests_the_closest_name(make):
     assert out.message == "has no function named play_round; did you mean playround?"
 
 
+# -- methods of a class the student wrote ---------------------------------------------------
+GAME_CLASS = """
+    import random
+
+    def total(dice):
+        return sum(dice)
+
+    class YahtzeeGame:
+        def __init__(self, players=1, name=None):
+            self.players, self.name = players, name
+            self.dice = [0] * 5
+            self._rolls = 0
+
+        def roll_dices(self, n):
+            self.dice = [random.randint(1, 6) for _ in range(n)]
+            self._rolls += 1
+            return total(self.dice)
+
+        @staticmethod
+        def double(x):
+            return 2 * x
+"""
+
+
+def test_a_method_call_constructs_sets_state_and_returns_the_public_attributes_after(make):
+    box = make(GAME_CLASS)
+    out = call(box, "YahtzeeGame.roll_dices", 3, dice=[6, 5, 4],
+               instance={"init": [2], "kwargs": {"name": "Ann"}, "state": {"dice": [1] * 5}})
+    assert out.status == "ok" and out.value == 15 and rolls(out) == [6, 5, 4]
+    assert out.state_after == {"players": 2, "name": "Ann", "dice": [6, 5, 4]}     # _rolls is private
+    shared = [call(box, "YahtzeeGame.roll_dices", 2, fresh=False, instance={"state": {"players": k}})
+              for k in (3, 4)]      # pure calls in the shared worker: a new object each time
+    assert [o.state_after["players"] for o in shared] == [3, 4]
+    assert all(o.status == "ok" and len(o.state_after["dice"]) == 2 for o in shared)
+    static = call(box, "YahtzeeGame.double", 21, fresh=False)
+    assert (static.status, static.value, static.state_after) == ("ok", 42, None)
+    method = call(box, "YahtzeeGame.roll_dice", 5, instance={})
+    assert (method.status, method.error["type"], method.error["suggestion"]) == ("no_function", "AttributeError",
+                                                                                "roll_dices")
+    assert method.message == "has no method roll_dice in class YahtzeeGame; did you mean roll_dices?"
+    assert method.hidden_message == "has no method roll_dice in class YahtzeeGame"
+    cls = call(box, "YahtzeGame.roll_dices", 5, instance={})
+    assert (cls.status, cls.error["suggestion"]) == ("no_function", "YahtzeeGame")
+    assert cls.message == "has no class named YahtzeGame; did you mean YahtzeeGame?"
+    assert call(box, "total.real").message == "has no class named total"
+    with pytest.raises(ValueError, match="keys init, kwargs, state"):
+        call(box, "YahtzeeGame.roll_dices", 1, instance={"args": [1]})
+
+
+def test_a_method_call_uses_the_references_functions_when_substituted(make):
+    box = make(GAME_CLASS.replace("return sum(dice)", "return -1"), reference=textwrap.dedent(GAME_CLASS))
+    sub = {"names": ["total"], "keep": ["YahtzeeGame"]}
+    own, charged = (call(box, "YahtzeeGame.roll_dices", 2, dice=[3, 4], instance={}, substitute=s)
+                    for s in (None, sub))
+    assert (own.status, own.value, charged.status, charged.value) == ("ok", -1, "ok", 7)
+
+
+def test_a_hostile_class_cannot_hang_or_flood_the_grader(make):
+    box = make("""
+        class Hostile:
+            def __init__(self):
+                self.name = input("name? ")
+                self.big = "x" * 10_000_000
+                self.many = list(range(1_000_000))
+
+            def __getattr__(self, name):
+                raise RuntimeError("no " + name)
+
+            @property
+            def forever(self):
+                while True:
+                    pass
+
+            def touch(self):
+                return self.forever
+
+            def size(self):
+                return len(self.name)
+
+        class Slotted:
+            __slots__ = ("x", "_y", "unset")
+
+            def __init__(self):
+                self.x, self._y = 1, 2
+
+            def get(self):
+                return self.x
+
+        class FakeDict:
+            @property
+            def __dict__(self):
+                while True:
+                    pass
+
+            def get(self):
+                self.a = 1
+                return 1
+    """)
+    out = call(box, "Hostile.size", stdin=["Ann"], instance={})
+    assert (out.status, out.value, out.state_after["name"]) == ("ok", 3, "Ann")
+    assert out.state_after["big"]["__type__"] == "str" and out.state_after["big"]["length"] == 10_000_000
+    assert len(out.state_after["many"]) < 200_000
+    assert call(box, "Hostile.size", instance={}).status == "input_exhausted"   # the constructor asked
+    assert call(box, "Hostile.touch", stdin=["Ann"], instance={}, timeout=0.5).status == "timeout"
+    missing = call(box, "Hostile.sizes", stdin=["Ann"], instance={})    # __getattr__ is not consulted
+    assert (missing.status, missing.error["suggestion"]) == ("no_function", "size")
+    slotted = call(box, "Slotted.get", instance={}, fresh=False)
+    assert (slotted.status, slotted.state_after) == ("ok", {"x": 1})
+    fake = call(box, "FakeDict.get", instance={}, fresh=False)
+    assert (fake.status, fake.value, fake.state_after) == ("ok", 1, {})
+
+
 def test_exception_trace_shows_student_frames_only(make):
     box = make("""
         import random
@@ -472,6 +584,33 @@ def test_script_can_use_exit_builtin(make):
     """)
     out = box.run(Request("script"))
     assert (out.status, out.exit_code, out.message) == ("exit", 0, "called sys.exit()")
+
+
+# -- the harness in parts -------------------------------------------------------------------
+def test_the_harness_parts_join_into_one_program_with_each_name_defined_once():
+    """The sandbox runs harness.source(): the parts in one namespace.  A name defined in two parts
+    would silently replace the first; a relative import must name a definition of that part."""
+    import ast
+
+    from autograder.engine import harness
+    defined: dict[str, str] = {}
+    imported: list[tuple[str, str, str]] = []
+    for path in harness.part_files():
+        tree = ast.parse(path.read_text())
+        assert len(path.read_text().splitlines()) <= 600, path.name
+        for node in tree.body:
+            if isinstance(node, ast.ImportFrom) and node.level:
+                imported += [(path.stem, node.module or "", alias.name) for alias in node.names]
+            targets = ([node] if isinstance(node, (ast.FunctionDef, ast.ClassDef)) else
+                       node.targets if isinstance(node, ast.Assign) else [])
+            for target in targets:
+                names = [target.name] if not isinstance(target, ast.expr) else \
+                    [n.id for n in ast.walk(target) if isinstance(n, ast.Name)]
+                for name in names:
+                    assert defined.setdefault(name, path.stem) == path.stem, (name, defined[name], path.stem)
+    assert imported and all(defined.get(name) == module for _, module, name in imported)
+    text = harness.source()
+    assert "from ." not in text and compile(text, "<sandbox-harness>", "exec")
 
 
 # -- processes and state ------------------------------------------------------------------

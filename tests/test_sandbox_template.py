@@ -13,6 +13,7 @@ import pytest
 from test_sandbox import *  # noqa: F403  (the same tests, collected again under the template)
 from test_sandbox import ISO, call, needs_uid
 
+from autograder.engine import launch
 from autograder.engine import sandbox as sandbox_module
 from autograder.engine.sandbox import Sandbox, template_scope
 
@@ -48,10 +49,10 @@ def _in_template_scope(request):
 def test_the_template_ends_with_its_scope_and_sandboxes_live_on(make):
     box = make("def f():\n    return os.getpid()\nimport os\n")
     assert call(box, "f").status == "ok"
-    template = sandbox_module._templates[sandbox_module._python()]
+    template = launch._templates[launch._python()]
     assert box.applied["started"] == "template"
     template_scope().__exit__(None, None, None)          # as the outermost scope's end would
-    sandbox_module._template_depth[0] += 1               # (the fixture's scope is still open)
+    launch._template_depth[0] += 1               # (the fixture's scope is still open)
     assert template.popen.poll() is not None, "the template outlived its scope"
     assert call(box, "f").status == "ok"                 # the sandbox forked from it still serves
 
@@ -80,11 +81,11 @@ def test_sandboxes_forked_from_one_template_each_get_their_own_uid_pid_namespace
     for key in ("root", "namespaces", "seccomp", "no_new_privs", "rlimits", "private_tmp", "readonly_root", "proc"):
         assert a.applied[key] == b.applied[key], key
     spawned = Sandbox("def f():\n    return 1\n")
-    sandbox_module._template_depth[0] -= 1               # outside any scope: the old way
+    launch._template_depth[0] -= 1               # outside any scope: the old way
     try:
         assert spawned.run(sandbox_module.Request(func="f")).status == "ok"
     finally:
-        sandbox_module._template_depth[0] += 1
+        launch._template_depth[0] += 1
         spawned.close()
     assert spawned.applied["started"] == "spawn"
     same = {k: v for k, v in spawned.applied.items() if k not in ("uid", "gid", "started")}

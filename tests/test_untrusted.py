@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 from autograder.assignments.yahtzee.suites import game
 from autograder.engine import bounds, escape
 from autograder.engine.feedback import Fail
-from autograder.engine.sandbox import Limits, Outcome, Request, _build, _parse
+from autograder.engine.outcomes import _build
+from autograder.engine.protocol import Limits, Outcome, Request, _parse
 from autograder.engine.submission import SubmissionError, notebook_source, notebook_stage
 
 FAST = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -20,7 +21,7 @@ json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=True) | st.text(max_size=50),
     lambda children: st.lists(children, max_size=5) | st.dictionaries(st.text(max_size=10), children, max_size=5),
     max_leaves=40)
-KEYS = ["status", "value", "error", "stdout", "events", "args_after", "import_stdout", "import_prompted",
+KEYS = ["status", "value", "error", "stdout", "events", "args_after", "state_after", "import_stdout", "import_prompted",
         "inputs_asked", "dice_used", "exit_code", "exit_via", "exit_arg", "exhausted_at", "dice_failed_at",
         "timed_out", "cpu", "type", "message", "line", "trace", "internal", "signal", "exit", "killed", "progress"]
 fields = st.dictionaries(st.sampled_from(KEYS), json_values | st.sampled_from(

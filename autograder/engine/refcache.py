@@ -29,7 +29,7 @@ from .sandbox import Limits, Outcome, Request
 
 FORMAT = 1
 ENGINE = Path(__file__).resolve().parent
-ENGINE_FILES = ("harness.py", "sandbox.py", "program.py", "plugin.py", "checks.py", "feedback.py")
+
 CACHE_ENV = "AUTOGRADER_CACHE_DIR"
 BUNDLED = "refcache"
 
@@ -48,8 +48,9 @@ def fingerprint(reference: Path, data_dirs: list[Path], limits: Limits) -> str:
             for path in sorted(folder.rglob("*")):
                 if path.is_file() and path.suffix in (".py", ".toml", ".json") and "__pycache__" not in path.parts:
                     add(path, f"{folder.name}/{path.relative_to(folder).as_posix()}")
-    for name in ENGINE_FILES:
-        add(ENGINE / name, f"engine/{name}")
+    for path in sorted(ENGINE.rglob("*.py")):     # every engine file: a split or a new one counts too
+        if "__pycache__" not in path.parts:
+            add(path, f"engine/{path.relative_to(ENGINE).as_posix()}")
     digest.update(json.dumps(dataclasses.asdict(limits), sort_keys=True).encode())
     return digest.hexdigest()[:32]
 

@@ -1,0 +1,58 @@
+"""The code that runs INSIDE the sandboxed child process (stdlib only), in parts by job.
+
+The grader (sandbox.py) never lets the child import these files: `source()` joins the parts, in
+PARTS order, into ONE program text (each part's relative imports dropped: they only tell readers
+and linters where a name comes from; in the sandbox all parts share one namespace), the grader
+compiles it once per process and sends the marshalled code through the child's stdin to
+`python -s -S -P -B -c <bootstrap>`, so the child reads no repo file.  Protocol: after the code
+comes one JSON config line; then one JSON request line per run.  Everything the child says goes,
+as JSON lines, to a dedicated result fd (argv[1]), never to the student's stdout.
+
+Process tree as root:   grader -> outer (root; unshares, mounts, waits)
+                                  -> zygote (pid 1 of a new pid namespace, sandbox uid)
+                                     -> one fork per fresh request, one shared worker.
+In a grading session the outer process is a fork of the grader's template (root, harness
+loaded, never sees a config: entry.template_main) instead of a new interpreter; from there on the same.
+Without root:           grader -> zygote (child subreaper) -> forks.
+The zygote never runs student code: it compiles the source once and forks.  Fresh
+requests run in a fork that imports the compiled code; fresh=False requests run in a
+long-lived "shared worker" fork that imports the module once.
+
+The parts: base (imports, limits, captured builtins, control-flow exceptions), values (student
+values -> JSON data), errors (exceptions -> dicts, compiling), lines (line I/O on fds), run (one
+request: output, scripted input, dice, timer, result), targets (what a call calls: functions,
+methods of the student's classes, the reference's substitutes), patches (stdio, input, exit,
+random), audit (what student code tried), proctree (children, kill, reap), worker (request
+processes), zygote (forks and result lines), isolation (namespaces, root, uid, seccomp), entry
+(main, sandbox_main, template_main).  A name is defined in exactly one part (tests check it).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+PARTS = ("base", "values", "errors", "lines", "run", "targets", "patches", "audit", "proctree", "worker",
+         "zygote", "isolation", "entry")
+HERE = Path(__file__).resolve().parent
+
+
+def part_files() -> list[Path]:
+    return [HERE / f"{part}.py" for part in PARTS]
+
+
+def source() -> str:
+    """The harness as one program text: the parts in order, without their relative imports
+    (`from .part import a, b` on one line or in parentheses; line-based: an ast.parse of every
+    part doubled the grader's once-per-process cost of ~13 ms)."""
+    chunks = []
+    for path in part_files():
+        kept, skipping = [], False
+        for line in path.read_text().splitlines(keepends=True):
+            if skipping:
+                skipping = ")" not in line
+            elif line.startswith("from ."):
+                skipping = "(" in line and ")" not in line
+            else:
+                kept.append(line)
+        chunks.append(f"# ---- harness/{path.name}\n" + "".join(kept))
+    return "".join(chunks)

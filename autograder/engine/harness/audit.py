@@ -1,0 +1,71 @@
+"""What the student's code tried (Python audit events), for the instructor: recorded, never refused here."""
+
+import os
+import sys
+
+from .run import _RUN
+
+MAX_ATTEMPTS = 20
+_AUDITED = frozenset({
+    "open", "os.listdir", "os.scandir", "os.system", "subprocess.Popen", "os.exec", "os.posix_spawn",
+    "os.spawn", "os.fork", "os.forkpty", "socket.connect", "socket.bind", "socket.getaddrinfo",
+    "socket.gethostbyname", "os.kill", "os.killpg", "os.remove", "os.rename", "os.rmdir", "os.symlink",
+    "os.link", "os.chmod", "os.chown", "shutil.rmtree", "ctypes.dlopen"})
+_LIBRARY = tuple(sorted({os.path.join(os.path.realpath(p), "") for p in
+                         (sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix)}))
+_AUDIT_ON = [False]
+
+
+def _describe(event, args):
+    def text(x, limit=160):
+        x = x.decode("utf-8", "replace") if isinstance(x, bytes) else str(x)
+        return x if len(x) <= limit else x[:limit] + "..."
+    if event == "open":
+        path, mode = args[0], args[1]
+        if isinstance(path, int):
+            return None
+        path = text(path if isinstance(path, (str, bytes)) else os.fspath(path))
+        writing = isinstance(mode, str) and any(c in mode for c in "wax+")
+        if not writing and (path.startswith(_LIBRARY) or path.startswith("/dev/")):
+            return None                           # imports of the standard library
+        return f"opened the file {path!r} to {'write' if writing else 'read'}"
+    if event in ("os.listdir", "os.scandir"):
+        return f"listed the folder {text(args[0])!r}"
+    if event == "os.system":
+        return f"ran the shell command {text(args[0])!r}"
+    if event in ("subprocess.Popen", "os.exec", "os.posix_spawn", "os.spawn"):
+        return f"started the program {text(args[1] if len(args) > 1 and args[1] else args[0])!r}"
+    if event in ("os.fork", "os.forkpty"):
+        return "started a new process (fork)"
+    if event in ("socket.connect", "socket.bind"):
+        return f"used the network ({event.split('.')[1]} to {text(args[1])})"
+    if event in ("socket.getaddrinfo", "socket.gethostbyname"):
+        return f"used the network (looked up {text(args[0])!r})"
+    if event in ("os.kill", "os.killpg"):
+        return f"sent signal {text(args[1])} to process {text(args[0])}"
+    if event == "ctypes.dlopen":
+        return f"loaded the C library {text(args[0])!r}"
+    return f"changed files ({event} {text(args[0])!r})"
+
+
+def _audit(event, args):
+    if event not in _AUDITED:
+        return
+    run = _RUN
+    if run is None or not run.in_student or len(run.attempts) >= MAX_ATTEMPTS:
+        return
+    try:
+        what = _describe(event, args)
+    except Exception:
+        what = f"{event} (could not describe)"
+    if what:
+        run.attempts[what] = True
+
+
+def install_audit():
+    """Once per process (forks inherit it): record what student code tries that the assignment never
+    needs: files outside the library, the network, other programs, signals.  Audit hooks cannot be
+    removed, and this one only records: the sandbox is what refuses."""
+    if not _AUDIT_ON[0]:
+        sys.addaudithook(_audit)
+        _AUDIT_ON[0] = True

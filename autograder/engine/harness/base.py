@@ -1,0 +1,78 @@
+"""The harness's shared ground: stdlib imports (those marked F401 are for student programs), limits,
+the builtins captured before any student code runs, and the private control-flow exceptions."""
+
+# Imports marked F401 are for student programs: loaded once in the zygote, every fork has them.
+import builtins
+import collections  # noqa: F401
+import copy  # noqa: F401
+import itertools  # noqa: F401
+import json
+import math  # noqa: F401
+import os
+import re  # noqa: F401
+import string  # noqa: F401
+import typing  # noqa: F401
+
+HARNESS_FILE = "<sandbox-harness>"
+MAX_EVENTS = 20_000
+MAX_DEPTH = 20
+MAX_ITEMS = 100_000
+MAX_STR = 100_000
+MAX_CHARS = 4_000_000         # characters of strings (and int digits) in one normalised value
+MAX_INT_BITS = 4_000          # str(int) refuses > 4300 digits; keep well below
+MAX_RESULT = 64 << 20         # bytes of one result line the zygote accepts
+MAX_FRAMES = 30
+BALLAST = 8 << 20             # address space freed on MemoryError so the harness can still report
+GRACE = 0.5                   # the zygote kills a request this long after its soft timeout
+PING_TIMEOUT = 0.5            # a shared worker that does not answer a ping this fast is replaced
+RESULT_PREFIX = b'{"t":"result"'
+PROGRESS_PREFIX = b'{"t":"progress"'
+
+# Captured before any student code runs (students may patch the modules).
+_real_exit = os._exit
+_dumps = json.JSONEncoder(ensure_ascii=True, separators=(",", ":")).encode
+_loads = json.loads
+_type_name = type.__dict__["__name__"].__get__
+_exc_args = BaseException.__dict__["args"].__get__
+_exc_tb = BaseException.__dict__["__traceback__"].__get__
+_exit_code = SystemExit.__dict__["code"].__get__
+_exec = exec
+_MISSING = object()
+_mro_of = type.__dict__["__mro__"].__get__
+_type_dict = type.__dict__["__dict__"].__get__
+_REFERENCE = None    # the reference's compiled module (Zygote), for requests that substitute functions
+_BUILTIN_EXCEPTIONS = frozenset(
+    v for v in vars(builtins).values() if isinstance(v, type) and issubclass(v, BaseException))
+
+
+class _Stop(BaseException):
+    """Private control flow; BaseException so `except Exception` in student code passes it on."""
+
+
+class _InputExhausted(_Stop):
+    pass
+
+
+class _DiceExhausted(_Stop):
+    pass
+
+
+class _OutputLimit(_Stop):
+    pass
+
+
+class _Timeout(_Stop):
+    pass
+
+
+class _CpuLimit(_Stop):
+    pass
+
+
+class _ImportInput(_Stop):
+    pass
+
+
+_STOP_STATUS = {_InputExhausted: "input_exhausted", _DiceExhausted: "dice_exhausted",
+                _OutputLimit: "output_limit", _Timeout: "timeout", _CpuLimit: "timeout",
+                _ImportInput: "import_input"}

@@ -1,0 +1,304 @@
+"""Isolation setup, as root, before any student code: namespaces, a minimal root (pivot_root),
+the sandbox uid, rlimits, IPC limits, seccomp (libc through ctypes); limit_self without root."""
+
+import os
+import signal
+import sys
+
+from .base import _real_exit
+
+CLONE_NEWNS, CLONE_NEWUTS, CLONE_NEWIPC = 0x00020000, 0x04000000, 0x08000000
+CLONE_NEWPID, CLONE_NEWNET = 0x20000000, 0x40000000
+MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
+MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 32, 4096, 16384, 1 << 18
+PR_SET_PDEATHSIG, PR_SET_CHILD_SUBREAPER, PR_SET_NO_NEW_PRIVS = 1, 36, 38
+PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 22, 2
+SYS_MOUNT_SETATTR, AT_RECURSIVE, AT_FDCWD, MOUNT_ATTR_RDONLY = 442, 0x8000, -100, 1
+
+
+class _Libc:
+    def __init__(self):
+        import ctypes
+        self.ctypes = ctypes
+        self.libc = ctypes.CDLL(None, use_errno=True)
+
+    def call(self, what, name, *args):
+        if getattr(self.libc, name)(*args) != 0:
+            err = self.ctypes.get_errno()
+            raise OSError(err, f"{what}: {os.strerror(err)}")
+
+    def try_call(self, name, *args):
+        return getattr(self.libc, name)(*args) == 0
+
+    def mount(self, source, target, fstype, flags, data=None):
+        def enc(text):
+            return None if text is None else text.encode()
+        self.call(f"mount {target}", "mount", enc(source), enc(target), enc(fstype),
+                  self.ctypes.c_ulong(flags), enc(data))
+
+    def set_readonly(self, path, readonly=True, recursive=True):
+        """mount_setattr(2): flip read-only on PATH's mount (and below); False when unsupported."""
+        ct = self.ctypes
+
+        class MountAttr(ct.Structure):
+            _fields_ = [("attr_set", ct.c_uint64), ("attr_clr", ct.c_uint64),
+                        ("propagation", ct.c_uint64), ("userns_fd", ct.c_uint64)]
+        attr = MountAttr(MOUNT_ATTR_RDONLY if readonly else 0, 0 if readonly else MOUNT_ATTR_RDONLY, 0, 0)
+        flags = AT_RECURSIVE if recursive else 0
+        return self.libc.syscall(ct.c_long(SYS_MOUNT_SETATTR), ct.c_int(AT_FDCWD), path.encode(),
+                                 ct.c_uint(flags), ct.byref(attr), ct.c_size_t(ct.sizeof(attr))) == 0
+
+
+def _within(path, top):
+    return path == top or path.startswith(top.rstrip("/") + "/")
+
+
+def enter_namespaces(cfg):
+    """As root, before forking the zygote: private mounts, no network, and a minimal root.
+
+    The new root (pivot_root into a small tmpfs) holds only what the allowlist names: the
+    Python runtime (sys.base_prefix, without its site-packages) and the system libraries it
+    loads, read-only; /dev/null and friends; an empty /proc for the pid namespace; and private
+    tmpfs /tmp, /var/tmp and /dev/shm.  Nothing else exists in it (no /home, /root, /work, /srv,
+    /opt, /var, /mnt, no kit, no classmates), so a search of the disk finds nothing to copy."""
+    lib = _Libc()
+    flags = CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS | (CLONE_NEWPID if cfg["pidns"] else 0)
+    lib.call("unshare", "unshare", flags)
+    lib.mount(None, "/", None, MS_REC | MS_PRIVATE)
+    applied = {"namespaces": ["mount", "net", "ipc", "uts"] + (["pid"] if cfg["pidns"] else []),
+               "network": "none", "ipc_limits": limit_ipc()}
+    hidden = [os.path.realpath(p) for p in cfg.get("hidden", [])]
+    applied.update(build_root(lib, cfg, hidden))
+    return applied
+
+
+STAGE = "/tmp"          # mount point of the new root before pivot_root (our mount namespace only)
+SYSTEM_LIBS = ("/lib", "/lib64", "/lib32", "/usr/lib", "/usr/lib64", "/usr/lib32")
+ROOT_LINKS = ("lib", "lib64", "lib32", "libx32", "bin", "sbin")
+DEVICES = ("null", "zero", "full", "random", "urandom")
+SYS_PIVOT_ROOT = {"x86_64": 155, "aarch64": 41, "riscv64": 41, "ppc64le": 203, "s390x": 217}
+MNT_DETACH = 2
+
+
+def allowlist():
+    """(path, is_dir) pairs bound read-only into the new root: the runtime and its libraries."""
+    prefix = os.path.realpath(sys.base_prefix)
+    stdlib = os.path.realpath(os.path.dirname(os.__file__))
+    # A system Python (prefix /usr, as on Gradescope) needs /usr/lib only, not all of /usr.
+    paths = ([prefix] if prefix not in ("/", "/usr") else []) + [stdlib]
+    paths += [os.path.realpath(p) for p in SYSTEM_LIBS if os.path.isdir(p)]
+    paths += [p for p in ("/etc/ld.so.cache",) if os.path.isfile(p)]
+    out = []
+    for path in sorted(set(paths), key=len):
+        if not any(_within(path, q) for q, _ in out):
+            out.append((path, os.path.isdir(path)))
+    return out
+
+
+def _site_packages():
+    """Installed packages are not the runtime: hidden inside the new root."""
+    version = f"python{sys.version_info[0]}.{sys.version_info[1]}"
+    found = []
+    for base in {os.path.realpath(sys.base_prefix), "/usr", "/usr/local"}:
+        for sub in (f"lib/{version}/site-packages", f"lib/{version}/dist-packages", "lib/python3/dist-packages"):
+            path = os.path.join(base, sub)
+            if os.path.isdir(path):
+                found.append(os.path.realpath(path))
+    return found
+
+
+def _bind(lib, source, target, is_dir):
+    if is_dir:
+        os.makedirs(target, 0o755, exist_ok=True)
+    else:
+        os.makedirs(os.path.dirname(target), 0o755, exist_ok=True)
+        os.close(os.open(target, os.O_WRONLY | os.O_CREAT, 0o644))
+    lib.mount(source, target, None, MS_BIND | MS_REC)
+    if not lib.set_readonly(target):
+        lib.mount(None, target, None, MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV)
+
+
+def build_root(lib, cfg, hidden):
+    os.umask(0o022)
+    lib.mount("tmpfs", STAGE, "tmpfs", MS_NOSUID | MS_NODEV, "size=1m,nr_inodes=4000,mode=0755")
+    allowed = allowlist()
+    for path, is_dir in allowed:
+        _bind(lib, path, STAGE + path, is_dir)
+    for name in ROOT_LINKS:                  # merged /usr: /lib -> usr/lib and such
+        if os.path.islink("/" + name):
+            os.symlink(os.readlink("/" + name), f"{STAGE}/{name}")
+    # Inside the allowed trees, still hide installed packages and anything the grader names.
+    covered = []
+    for path in sorted(set(_site_packages() + hidden), key=len):
+        if not any(_within(path, a) for a, _ in allowed) or any(_within(path, c) for c in covered):
+            continue
+        target = STAGE + path
+        if os.path.isdir(target):
+            lib.mount("tmpfs", target, "tmpfs", MS_NOSUID | MS_NODEV | MS_RDONLY, "size=4k,nr_inodes=16,mode=0755")
+        elif os.path.lexists(target):
+            lib.mount("/dev/null", target, None, MS_BIND)
+        covered.append(path)
+    os.makedirs(f"{STAGE}/dev", 0o755)
+    for name in DEVICES:
+        if os.path.exists(f"/dev/{name}"):
+            _bind_device(lib, f"/dev/{name}", f"{STAGE}/dev/{name}")
+    for name, target in (("fd", "/proc/self/fd"), ("stdin", "/proc/self/fd/0"),
+                         ("stdout", "/proc/self/fd/1"), ("stderr", "/proc/self/fd/2")):
+        os.symlink(target, f"{STAGE}/dev/{name}")
+    for folder in ("proc", "tmp", "var/tmp", "dev/shm", "etc"):
+        os.makedirs(f"{STAGE}/{folder}", 0o755, exist_ok=True)
+    if not cfg["pidns"]:                      # no pid namespace to mount a /proc of its own for
+        lib.mount("/proc", f"{STAGE}/proc", None, MS_BIND | MS_REC)
+    os.makedirs(f"{STAGE}/.old-root", 0o700)
+    os.chdir(STAGE)
+    number = SYS_PIVOT_ROOT.get(os.uname().machine)
+    if number is None:
+        raise OSError(f"pivot_root: unknown system call number on {os.uname().machine}")
+    ct = lib.ctypes
+    if lib.libc.syscall(ct.c_long(number), b".", b".old-root") != 0:
+        err = ct.get_errno()
+        raise OSError(err, f"pivot_root: {os.strerror(err)}")
+    os.chdir("/")
+    lib.call("umount old root", "umount2", b"/.old-root", ct.c_int(MNT_DETACH))
+    os.rmdir("/.old-root")
+    tmp_mb = cfg["tmp_mb"]
+    private = [("/tmp", f"size={tmp_mb}m,mode=1777"), ("/var/tmp", "size=8m,mode=1777"),
+               ("/dev/shm", "size=8m,mode=1777")]
+    for path, opts in private:
+        lib.mount("tmpfs", path, "tmpfs", MS_NOSUID | MS_NODEV, opts)
+    # The root itself (dirs and links only) read-only: nothing can be left in it.
+    if not lib.set_readonly("/", recursive=False):
+        lib.mount(None, "/", None, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV)
+    return {"root": "minimal", "allowed": [p for p, _ in allowed], "hidden": hidden + covered,
+            "private_tmp": [p for p, _ in private], "readonly_root": True}
+
+
+def _bind_device(lib, source, target):
+    os.close(os.open(target, os.O_WRONLY | os.O_CREAT, 0o644))
+    lib.mount(source, target, None, MS_BIND)
+
+
+def limit_ipc():
+    """In the new IPC namespace: System V shared memory limited to almost nothing (seccomp also
+    refuses shmget/semget/msgget; this holds where the filter is missing)."""
+    done = {}
+    for key, value in (("shmmax", 1 << 20), ("shmall", 256), ("shmmni", 4), ("msgmni", 0)):
+        try:
+            with open(f"/proc/sys/kernel/{key}", "w") as f:
+                f.write(str(value))
+            done[key] = value
+        except OSError:
+            pass
+    return done
+
+
+def set_rlimits(limits, nproc):
+    import resource
+    mb = 1 << 20
+    wanted = [("RLIMIT_CPU", limits["cpu_s"], limits["cpu_s"] + 1),
+              ("RLIMIT_AS", limits["memory_mb"] * mb, limits["memory_mb"] * mb),
+              ("RLIMIT_FSIZE", limits["fsize_mb"] * mb, limits["fsize_mb"] * mb),
+              ("RLIMIT_NOFILE", max(limits["nofile"], 16), max(limits["nofile"], 16)),
+              ("RLIMIT_CORE", 0, 0)]
+    if nproc:
+        wanted.append(("RLIMIT_NPROC", limits["nproc"], limits["nproc"]))
+    applied = {}
+    for name, soft, hard in wanted:
+        res = getattr(resource, name)
+        _, cur_hard = resource.getrlimit(res)
+        if cur_hard != resource.RLIM_INFINITY:     # unprivileged: cannot raise the hard limit
+            soft, hard = min(soft, cur_hard), min(hard, cur_hard)
+        resource.setrlimit(res, (soft, hard))
+        applied[name[7:].lower()] = soft
+    return applied
+
+
+def become_sandbox_user(cfg):
+    """Still root: /proc for the new pid namespace, the work dir, limits; then drop to the sandbox uid."""
+    lib = _Libc()
+    applied = {}
+    if cfg["pidns"]:
+        try:
+            lib.mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+            applied["proc"] = True
+        except OSError:
+            applied["proc"] = False
+    uid = gid = cfg["uid"]
+    work = cfg["workdir"]
+    os.makedirs(work, 0o700, exist_ok=True)
+    os.chown(work, uid, gid)
+    applied["rlimits"] = set_rlimits(cfg["limits"], nproc=True)
+    os.setgroups([])
+    os.setresgid(gid, gid, gid)
+    os.setresuid(uid, uid, uid)
+    applied["no_new_privs"] = lib.try_call("prctl", PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
+    if cfg["pidns"]:
+        lib.try_call("prctl", PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    else:       # no pid namespace: be the reaper of escaped processes ourselves
+        applied["subreaper"] = lib.try_call("prctl", PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+    try:
+        os.setuid(0)
+    except PermissionError:
+        pass
+    else:
+        raise RuntimeError("privilege drop failed: could become root again")
+    applied["seccomp"] = install_seccomp(lib, cfg.get("seccomp"))
+    os.chdir(work)
+    os.environ["HOME"] = work
+    stdlib = os.path.dirname(os.__file__)
+    if not os.access(stdlib, os.R_OK | os.X_OK):
+        raise RuntimeError(f"the sandbox uid {uid} cannot read the Python standard library at {stdlib}")
+    applied.update(uid=uid, gid=gid, workdir=work)
+    return applied
+
+
+def install_seccomp(lib, program_hex):
+    """Install the grader's seccomp filter (classic BPF, built by engine/seccomp.py); False without one."""
+    if not program_hex:
+        return False
+    ct = lib.ctypes
+    data = bytes.fromhex(program_hex)
+
+    class SockFilter(ct.Structure):
+        _fields_ = [("code", ct.c_ushort), ("jt", ct.c_ubyte), ("jf", ct.c_ubyte), ("k", ct.c_uint)]
+
+    class SockFprog(ct.Structure):
+        _fields_ = [("len", ct.c_ushort), ("filter", ct.POINTER(SockFilter))]
+    count = len(data) // 8
+    program = (SockFilter * count).from_buffer_copy(data)
+    fprog = SockFprog(count, ct.cast(program, ct.POINTER(SockFilter)))
+    if lib.libc.prctl(ct.c_int(PR_SET_SECCOMP), ct.c_ulong(SECCOMP_MODE_FILTER), ct.byref(fprog),
+                      ct.c_ulong(0), ct.c_ulong(0)) != 0:
+        raise OSError(ct.get_errno(), "seccomp: the filter was refused")
+    return True
+
+
+def limit_self(cfg):
+    """Not root: only limits, and become a child subreaper so escaped processes stay ours."""
+    applied = {"rlimits": set_rlimits(cfg["limits"], nproc=False), "uid": os.getuid(),
+               "workdir": os.getcwd(), "namespaces": [], "network": "host"}
+    try:
+        lib = _Libc()
+        applied["subreaper"] = lib.try_call("prctl", PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+        applied["no_new_privs"] = lib.try_call("prctl", PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
+        applied["seccomp"] = install_seccomp(lib, cfg.get("seccomp")) if applied["no_new_privs"] else False
+    except OSError:
+        applied["subreaper"] = False
+    return applied
+
+
+def outer_wait(pid, fds):
+    """The root process outside the pid namespace: wait for the zygote, exit like it."""
+    for fd in fds:
+        os.close(fd)
+    devnull = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(devnull, fd)
+    while True:
+        try:
+            _, status = os.waitpid(pid, 0)
+            break
+        except InterruptedError:
+            continue
+    code = os.waitstatus_to_exitcode(status)
+    _real_exit(code if code >= 0 else 128 - code)

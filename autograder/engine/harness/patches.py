@@ -1,0 +1,181 @@
+"""The patches installed before student code runs: stdio, input(), exit(), os._exit, the random
+module (randint answers from the scripted dice), and the timer and CPU-limit signal handlers."""
+
+import builtins
+import functools
+import io
+import os
+import posix
+import random
+import sys
+import types
+
+from .base import _CpuLimit, _real_exit, _Timeout, _type_name
+from .lines import write_line
+from .run import _ORIG_RANDOM, _RUN, _WRAPPERS
+from .values import normalise
+
+
+class _Out(io.TextIOBase):
+    encoding = "utf-8"
+    errors = "strict"
+
+    def __init__(self, name):
+        self.name = name
+
+    def write(self, s):
+        if not isinstance(s, str):
+            raise TypeError(f"write() argument must be str, not {_type_name(type(s))}")
+        s = str.__str__(s)
+        if _RUN is not None:
+            _RUN.emit(s)
+        return len(s)
+
+    def writable(self):
+        return True
+
+    def isatty(self):
+        return False
+
+    def flush(self):
+        pass
+
+    def fileno(self):
+        raise io.UnsupportedOperation("fileno")
+
+    @property
+    def buffer(self):
+        return _OutBytes(self)
+
+
+class _OutBytes:
+    def __init__(self, text):
+        self._text = text
+
+    def write(self, b):
+        return self._text.write(bytes(b).decode("utf-8", "replace"))
+
+    def flush(self):
+        pass
+
+
+class _In(io.TextIOBase):
+    encoding = "utf-8"
+    name = "<stdin>"
+
+    def readable(self):
+        return True
+
+    def isatty(self):
+        return False
+
+    def fileno(self):
+        raise io.UnsupportedOperation("fileno")
+
+    def readline(self, size=-1):
+        return _ask("") + "\n"
+
+    def read(self, size=-1):
+        if _RUN is None:
+            raise EOFError
+        return _RUN.read_rest()
+
+    def readlines(self, hint=-1):
+        return self.read().splitlines(keepends=True)
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        return self.readline()
+
+
+def _ask(prompt):
+    if _RUN is None:
+        raise EOFError("EOF when reading a line")
+    return _RUN.ask(prompt)
+
+
+def _input(prompt=""):
+    return _ask(prompt if type(prompt) is str else str(prompt))
+
+
+def _quit(code=None):
+    raise SystemExit(code)
+
+
+def _os_exit(code):
+    """os._exit: report what the program did so far, then really exit."""
+    if type(code) is not int:
+        raise TypeError(f"'{_type_name(type(code))}' object cannot be interpreted as an integer")
+    run = _RUN
+    if run is not None and run.wfd is not None and os.getpid() == run.pid:
+        try:
+            run.exit = (code & 0xFF, "os._exit", str(code))
+            res = run.finish({"status": "exit"})
+            res["recycle"] = True
+            write_line(run.wfd, res)
+        except BaseException:
+            pass
+    _real_exit(code)
+
+
+def _randint(a, b):
+    run = _RUN
+    if run is None or run.phase != "call":
+        return _ORIG_RANDOM["randint"](a, b)
+    return run.roll(a, b)
+
+
+def _wrap_random(name, original):
+    @functools.wraps(original)
+    def wrapper(*args, **kwargs):
+        run = _RUN
+        if run is not None and run.phase == "call":
+            shown = normalise(list(args) + ([kwargs] if kwargs else []), budget=200)
+            run.event(["seed", shown] if name == "seed" else ["random", name, shown])
+        return original(*args, **kwargs)
+    return wrapper
+
+
+def prepare_random():
+    """Wrap every public function of the real random module (so `from random import x` gets it)."""
+    for name in dir(random):
+        f = getattr(random, name)
+        bound = isinstance(f, (types.MethodType, types.BuiltinMethodType))   # random.random is a builtin
+        if name.startswith("_") or not bound or f.__self__ is not random._inst:
+            continue
+        _ORIG_RANDOM[name] = f
+        _WRAPPERS[name] = _randint if name == "randint" else _wrap_random(name, f)
+
+
+_STDOUT, _STDERR, _STDIN = _Out("<stdout>"), _Out("<stderr>"), _In()
+def install_patches():
+    """(Re)install the patches: a student in the shared worker may have replaced them."""
+    sys.stdout = sys.__stdout__ = _STDOUT
+    sys.stderr = sys.__stderr__ = _STDERR
+    sys.stdin = sys.__stdin__ = _STDIN
+    builtins.input = _input
+    builtins.exit = builtins.quit = _quit      # `site` (skipped by -S) normally defines these
+    os._exit = posix._exit = _os_exit
+    for name, wrapper in _WRAPPERS.items():
+        setattr(random, name, wrapper)
+    sys.argv = [_RUN.filename if _RUN else ""]
+
+
+def _on_alarm(signum, frame):
+    run = _RUN
+    if run is None or not run.in_student:
+        return
+    if not run.timed_out:
+        run.timed_out = True
+        run.progress(full=True)
+    raise _Timeout
+
+
+def _on_xcpu(signum, frame):
+    run = _RUN
+    if run is None or not run.in_student:
+        return
+    run.cpu_limited = True
+    raise _CpuLimit

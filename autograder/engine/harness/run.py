@@ -1,0 +1,364 @@
+"""One request (Run): captured output and events, scripted input, dice, the soft timer, the result."""
+
+import builtins
+import mmap
+import os
+import signal
+import sys
+import time
+import types
+
+from .audit import MAX_ATTEMPTS, install_audit
+from .base import (
+    _MISSING,
+    _STOP_STATUS,
+    BALLAST,
+    MAX_EVENTS,
+    _DiceExhausted,
+    _exit_code,
+    _ImportInput,
+    _InputExhausted,
+    _OutputLimit,
+    _Stop,
+)
+from .errors import exception_info
+from .lines import write_line
+from .patches import install_patches
+from .targets import _no_class, _no_function, _no_method, _static_attr, instance_state, substitute
+from .values import _safe_str, normalise
+
+_RUN = None          # the Run in progress in this process (wrappers consult it)
+_ORIG_RANDOM = {}    # name -> original bound method of random._inst
+_WRAPPERS = {}       # name -> wrapper installed in the random module
+
+
+class Run:
+    def __init__(self, req, cfg, wfd):
+        self.req = req
+        self.pid = os.getpid()      # forks made by the student's code must not report
+        self.filename = cfg["filename"]
+        self.limits = cfg["limits"]
+        self.wfd = wfd
+        self.timeout = float(req.get("timeout") or self.limits["wall_s"])
+        self.deadline = time.monotonic() + self.timeout
+        stdin = req.get("stdin")
+        self.has_stdin = stdin is not None
+        self.lines = [x if type(x) is str else str(x) for x in stdin or []]
+        self.pos = self.asked = 0
+        self.exhausted_at = None
+        self.next_progress = 0
+        dice = req.get("dice")
+        self.dice = None if dice is None else list(dice)
+        self.dice_pos = 0
+        self.dice_failed_at = None
+        self.phase = "call"
+        self.events, self.events_truncated, self._pending = [], False, []
+        self.out, self.import_out, self.cached_import_out = [], [], None
+        self.chars = 0
+        self.out_limited = False
+        self.import_prompted = None
+        self.timed_out = self.cpu_limited = self.in_student = False
+        self.exit = None          # (code, via, arg)
+        self.call_args = None
+        self.instance = _MISSING   # the object a "Class.method" call constructed (state_after)
+        self.ballast = None
+        self.attempts = {}        # what the student's code tried beyond the assignment (audit hook)
+
+    # -- output and events ---------------------------------------------------------------
+    def emit(self, s, as_event=True, may_raise=True):
+        room = self.limits["output_chars"] - self.chars
+        over = len(s) > room
+        if over:
+            s = s[:max(room, 0)]
+            self.out_limited = True
+        if s:
+            self.chars += len(s)
+            if self.phase == "import":
+                self.import_out.append(s)
+            else:
+                self.out.append(s)
+                if as_event:
+                    self._pending.append(s)
+        if over and may_raise:
+            raise _OutputLimit
+
+    def event(self, ev):
+        self._flush_out()
+        self._add(ev)
+
+    def _flush_out(self):
+        if self._pending:
+            text = "".join(self._pending)
+            self._pending = []
+            self._add(["out", text])
+
+    def _add(self, ev):
+        if len(self.events) < MAX_EVENTS:
+            self.events.append(ev)
+        else:
+            self.events_truncated = True
+
+    # -- input -----------------------------------------------------------------------------
+    def ask(self, prompt):
+        if self.phase == "import":
+            self.import_prompted = {"line": self.student_line(), "prompt": prompt[:2000]}
+            self.emit(prompt, may_raise=False)
+            raise _ImportInput
+        self.asked += 1
+        if self.pos < len(self.lines):
+            answer = self.lines[self.pos]
+            self.pos += 1
+            self.event(["in", prompt, answer])
+            self.emit(prompt + answer + "\n", as_event=False)
+            return answer
+        if self.exhausted_at is None:
+            self.exhausted_at = self.asked
+            self.event(["in", prompt, None])
+            self.emit(prompt, as_event=False, may_raise=False)
+            self.progress(full=True)
+        elif self.asked >= self.next_progress:
+            self.progress(full=False)
+        raise _InputExhausted
+
+    def read_rest(self):
+        """sys.stdin.read(): every remaining line at once (asks, and fails, when none is left)."""
+        if self.phase == "import" or self.pos >= len(self.lines):
+            return self.ask("") + "\n"
+        parts = []
+        while self.pos < len(self.lines):
+            parts.append(self.ask("") + "\n")
+        return "".join(parts)
+
+    def student_line(self):
+        f = sys._getframe(1)
+        while f is not None:
+            if f.f_code.co_filename == self.filename:
+                return f.f_lineno
+            f = f.f_back
+        return None
+
+    # -- dice ------------------------------------------------------------------------------
+    def roll(self, a, b):
+        if self.dice is not None:
+            if self.dice_pos >= len(self.dice):
+                if self.dice_failed_at is None:
+                    self.dice_failed_at = self.dice_pos + 1
+                raise _DiceExhausted
+            value = self.dice[self.dice_pos]
+            self.dice_pos += 1
+        else:
+            value = _ORIG_RANDOM["randint"](a, b)
+        self.event(["roll", value])
+        return value
+
+    def seed(self):
+        if self.req.get("seed") is not None:
+            _ORIG_RANDOM["seed"](self.req["seed"])
+
+    # -- progress (so a hard kill still knows what happened) -------------------------------
+    def progress(self, full):
+        self.next_progress = max(2 * self.asked, 1)
+        if self.wfd is None or os.getpid() != self.pid:
+            return
+        if full:
+            msg = self.result("running", final=False)
+            msg["t"] = "progress"         # stays the first key: the zygote matches the prefix
+        else:
+            msg = {"t": "progress", "inputs_asked": self.asked}
+        try:
+            write_line(self.wfd, msg)
+        except OSError:
+            pass
+
+    # -- timer -----------------------------------------------------------------------------
+    def guarded(self, fn):
+        """Run student code FN under the soft timer; a dict describing how it ended."""
+        self.in_student = True
+        signal.setitimer(signal.ITIMER_REAL, max(self.deadline - time.monotonic(), 0.001), 0.05)
+        try:
+            try:
+                value = fn()
+            finally:
+                self.in_student = False
+                signal.setitimer(signal.ITIMER_REAL, 0)
+        except BaseException as e:
+            return self.classify(e)
+        return {"status": "ok", "value": value}
+
+    def classify(self, e):
+        t = type(e)
+        if issubclass(t, _Stop):
+            return {"status": _STOP_STATUS[t]}
+        if issubclass(t, MemoryError):
+            self.release_ballast()     # room for the harness to report
+            return {"status": "memory", "error": exception_info(e, self.filename)}
+        if issubclass(t, SystemExit):
+            self.exit = _exit_details(_exit_code(e, t))
+            return {"status": "exit", "error": exception_info(e, self.filename)}
+        return {"status": "exception", "error": exception_info(e, self.filename)}
+
+    def release_ballast(self):
+        if self.ballast is not None:
+            self.ballast.close()
+            self.ballast = None
+
+    # -- the two kinds of request ----------------------------------------------------------
+    def execute(self, code, compile_error, shared):
+        global _RUN
+        _RUN = self
+        cpu0 = time.process_time()
+        install_audit()
+        install_patches()
+        self.ballast = _reserve(BALLAST)
+        try:
+            if compile_error is not None:
+                res = self.result("syntax_error", error=compile_error)
+            elif self.req.get("kind") == "script":
+                res = self.run_script(code)
+            else:
+                res = self.run_call(code, shared)
+        finally:
+            _RUN = None
+            self.release_ballast()
+        res["cpu"] = round(time.process_time() - cpu0, 4)
+        return res
+
+    def run_script(self, code):
+        mod = _new_module("__main__", self.filename)
+        sys.modules["__main__"] = mod
+        self.seed()
+        return self.finish(self.guarded(lambda: exec(code, mod.__dict__)))
+
+    def run_call(self, code, shared):
+        imp = shared.get("import") if shared is not None else None
+        if imp is None:
+            imp = self.import_module(code)
+            if shared is not None:
+                shared["import"] = imp
+        else:
+            self.cached_import_out = imp["stdout"]
+            self.import_prompted = imp["prompted"]
+        if imp["failure"] is not None:
+            return self.finish(imp["failure"])
+        mod = imp["module"]
+        sys.modules[mod.__name__] = mod
+        undo = substitute(mod, self.req.get("substitute"))
+        try:
+            func = self.req.get("func")
+            if type(func) is str and "." in func:
+                return self.run_method(mod, func)
+            target = mod.__dict__.get(func) if type(func) is str else None
+            if target is None or not callable(target):
+                return self.result("no_function", error=_no_function(func, mod))
+            args, kwargs = self.req.get("args") or [], self.req.get("kwargs") or {}
+            self.call_args = args
+            self.seed()
+            return self.finish(self.guarded(lambda: target(*args, **kwargs)))
+        finally:
+            undo()
+
+    def run_method(self, mod, func):
+        """FUNC = "Class.method".  With req["instance"] = {"init": [...], "kwargs": {...}, "state":
+        {...}}: construct Class(*init, **kwargs) (stdin, dice and seed apply), set the STATE
+        attributes, call the method; the result carries the instance's public attributes after it
+        (state_after).  Without an instance: Class.method(*args) (a static or class method).
+        The class and method are looked up without running student code (no __getattr__)."""
+        cls_name, _, name = func.partition(".")
+        cls = mod.__dict__.get(cls_name)
+        if not issubclass(type(cls), type):      # (isinstance could consult a __class__ property)
+            return self.result("no_function", error=_no_class(cls_name, mod))
+        if "." in name or _static_attr(cls, name) is _MISSING:
+            return self.result("no_function", error=_no_method(cls, cls_name, name))
+        args, kwargs = self.req.get("args") or [], self.req.get("kwargs") or {}
+        spec = self.req.get("instance")
+        self.call_args = args
+        self.seed()
+        if spec is None:
+            return self.finish(self.guarded(lambda: getattr(cls, name)(*args, **kwargs)))
+        init, init_kw, state = spec.get("init") or [], spec.get("kwargs") or {}, spec.get("state") or {}
+
+        def call():
+            obj = cls(*init, **init_kw)
+            self.instance = obj
+            for key, value in state.items():
+                setattr(obj, key, value)
+            return getattr(obj, name)(*args, **kwargs)
+        return self.finish(self.guarded(call))
+
+    def import_module(self, code):
+        stem = os.path.splitext(os.path.basename(self.filename))[0] or "submission"
+        mod = _new_module(stem, self.filename)
+        sys.modules[stem] = mod
+        self.phase = "import"
+        ended = self.guarded(lambda: exec(code, mod.__dict__))
+        self.phase = "call"
+        failure = None
+        if ended["status"] in ("exception", "exit"):
+            failure = {"status": "import_error", "error": ended["error"]}
+            if ended["status"] == "exit":
+                failure["error"]["message"] = f"sys.exit({self.exit[2]})"
+                self.exit = None
+        elif ended["status"] not in ("ok", "import_input"):
+            failure = ended
+        return {"module": mod, "stdout": "".join(self.import_out), "prompted": self.import_prompted,
+                "failure": failure}
+
+    # -- results ---------------------------------------------------------------------------
+    def finish(self, ended):
+        """The final result; input/dice/output trouble that the student swallowed still counts."""
+        status = ended["status"]
+        if status == "timeout" and not self.cpu_limited:
+            self.timed_out = True
+        if status in ("ok", "exception", "timeout", "exit"):
+            for flag, sticky in ((self.exhausted_at, "input_exhausted"),
+                                 (self.dice_failed_at, "dice_exhausted"), (self.out_limited, "output_limit"),
+                                 (self.timed_out or self.cpu_limited, "timeout")):
+                if flag:
+                    status = sticky
+                    break
+        value = normalise(ended.get("value")) if status == "ok" else None
+        return self.result(status, value=value, error=ended.get("error"))
+
+    def result(self, status, value=None, error=None, final=True):
+        if final:
+            self._flush_out()
+            events = self.events
+        else:
+            events = self.events + ([["out", "".join(self._pending)]] if self._pending else [])
+        code, via, arg = self.exit or (None, None, None)
+        return {
+            "t": "result", "seq": self.req.get("seq"), "status": status, "value": value, "error": error,
+            "stdout": "".join(self.out), "events": events, "events_truncated": self.events_truncated,
+            "args_after": normalise(self.call_args) if self.call_args is not None else None,
+            "state_after": instance_state(self.instance) if self.instance is not _MISSING else None,
+            "import_stdout": self.cached_import_out if self.cached_import_out is not None
+            else "".join(self.import_out),
+            "import_prompted": self.import_prompted, "inputs_asked": self.asked,
+            "stdin_lines": len(self.lines), "has_stdin": self.has_stdin, "exhausted_at": self.exhausted_at,
+            "dice_used": self.dice_pos, "dice_provided": None if self.dice is None else len(self.dice),
+            "dice_failed_at": self.dice_failed_at, "exit_code": code, "exit_via": via, "exit_arg": arg,
+            "timed_out": self.timed_out, "cpu_limited": self.cpu_limited, "timeout": self.timeout,
+            "output_chars": self.chars, "attempts": list(self.attempts)[:MAX_ATTEMPTS],
+        }
+def _reserve(size):
+    """Untouched anonymous memory: costs address space (RLIMIT_AS) but no page faults."""
+    try:
+        return mmap.mmap(-1, size)
+    except (OSError, ValueError):
+        return None
+
+
+def _exit_details(code):
+    """(exit code, how, argument text) for sys.exit(CODE)."""
+    if code is None:
+        return 0, "sys.exit", ""
+    if type(code) is int or type(code) is bool:
+        return int(code), "sys.exit", str(int(code))
+    return 1, "sys.exit", _safe_str(code)[:200]
+
+
+def _new_module(name, filename):
+    mod = types.ModuleType(name)
+    mod.__file__ = filename
+    mod.__builtins__ = builtins
+    return mod

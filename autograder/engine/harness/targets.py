@@ -1,0 +1,98 @@
+"""What a call request calls: a module function, a method of a class the student wrote (and the
+object's state after it), or the reference's versions of functions graded in other stages (substitute)."""
+
+import difflib
+import types
+
+from .base import _MISSING, _REFERENCE, MAX_ITEMS, _exec, _mro_of, _type_dict
+from .run import _new_module
+from .values import _safe_str, normalise
+
+
+def substitute(mod, sub):
+    """Charge a bug once: put the reference's versions of SUB["names"] (the handout's functions of
+    other stages) into the student's module MOD, so the student's code calls them by those names.
+    The reference's functions see the student's own SUB["keep"] functions (the stage being graded;
+    missing ones stay missing).  Returns the function that undoes it (the shared worker is reused)."""
+    if not sub or _REFERENCE is None:
+        return lambda: None
+    ref = _new_module("__reference__", "<reference>")
+    _exec(_REFERENCE, ref.__dict__)
+    names = mod.__dict__
+    for name in sub.get("keep") or ():
+        own = names.get(name)
+        if callable(own):
+            ref.__dict__[name] = own
+        else:
+            ref.__dict__.pop(name, None)
+    saved = {}
+    for name in sub.get("names") or ():
+        if type(ref.__dict__.get(name)) is types.FunctionType:
+            saved[name] = names.get(name, _MISSING)
+            names[name] = ref.__dict__[name]
+
+    def undo():
+        for name, old in saved.items():
+            if old is _MISSING:
+                names.pop(name, None)
+            else:
+                names[name] = old
+    return undo
+def _no_function(func, mod):
+    names = sorted(k for k, v in list(mod.__dict__.items())
+                   if type(k) is str and not k.startswith("__") and callable(v))
+    close = difflib.get_close_matches(func, names, n=1) if type(func) is str else []
+    return {"type": "NameError", "message": f"name {_safe_str(func)!r} is not defined",
+            "suggestion": close[0] if close else None}
+
+
+def _no_class(name, mod):
+    names = sorted(k for k, v in list(mod.__dict__.items())
+                   if type(k) is str and not k.startswith("_") and issubclass(type(v), type))
+    close = difflib.get_close_matches(name, names, n=1)
+    return {"type": "NameError", "message": f"name {name!r} is not defined (a class)",
+            "suggestion": close[0] if close else None}
+
+
+def _no_method(cls, cls_name, name):
+    names = sorted({k for klass in _mro_of(cls) if klass is not object
+                    for k in list(_type_dict(klass)) if type(k) is str and not k.startswith("__")})
+    close = difflib.get_close_matches(name, names, n=1)
+    return {"type": "AttributeError", "message": f"class {cls_name!r} has no attribute {name!r}",
+            "suggestion": close[0] if close else None}
+
+
+def _static_attr(cls, name):
+    """CLS's attribute NAME from the class dictionaries of its MRO (no descriptor, no __getattr__ runs)."""
+    for klass in _mro_of(cls):
+        d = _type_dict(klass)
+        if name in d:
+            return d[name]
+    return _MISSING
+
+
+def instance_state(obj):
+    """OBJ's public attributes (its __dict__ and __slots__), normalised, read without running any
+    of its code: no property, __getattr__, __getattribute__ or overridden __dict__ is consulted."""
+    cls = type(obj)
+    state, own = {}, None
+    for klass in _mro_of(cls):
+        for key, attr in list(_type_dict(klass).items()):
+            if key == "__dict__" and own is None and type(attr) is types.GetSetDescriptorType:
+                try:
+                    own = attr.__get__(obj, cls)
+                except (TypeError, AttributeError):
+                    own = None
+            elif (type(attr) is types.MemberDescriptorType and type(key) is str and not key.startswith("_")
+                  and key not in state and len(state) < MAX_ITEMS):
+                try:
+                    state[key] = attr.__get__(obj, cls)
+                except AttributeError:       # an empty slot
+                    pass
+    if issubclass(type(own), dict):
+        for key in dict.keys(own):
+            if len(state) >= MAX_ITEMS:
+                break
+            if type(key) is str and not key.startswith("_"):
+                state[key] = dict.__getitem__(own, key)
+    return normalise(state)

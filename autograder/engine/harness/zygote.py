@@ -1,0 +1,408 @@
+"""The zygote: compiles once, forks a child per fresh request, keeps one shared worker, and reads
+their result lines (untrusted: a forged or foreign line is counted, never believed)."""
+
+import gc
+import os
+import select
+import shutil
+import signal
+import time
+import traceback
+
+from .base import (
+    GRACE,
+    MAX_RESULT,
+    PING_TIMEOUT,
+    PROGRESS_PREFIX,
+    RESULT_PREFIX,
+    _dumps,
+    _loads,
+    _real_exit,
+)
+from .errors import compile_source
+from .lines import _pidfd, write_all, write_line
+from .patches import _on_alarm, _on_xcpu, prepare_random
+from .proctree import _alive, _children, _kill, _reap, _tree, _unlink
+from .worker import child_run, worker_loop
+
+
+class Worker:
+    def __init__(self, pid, req_w, res_r):
+        self.pid, self.req_w, self.res_r = pid, req_w, res_r
+        self.pidfd = _pidfd(pid)
+        self.buf = bytearray()
+
+    def close(self):
+        for fd in (self.req_w, self.res_r, self.pidfd):
+            if fd is not None:
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
+
+
+class Zygote:
+    def __init__(self, cfg, ctl, ctl_fd, res_fd, applied):
+        self.cfg, self.ctl, self.ctl_fd, self.res_fd, self.applied = cfg, ctl, ctl_fd, res_fd, applied
+        self.workdir = os.getcwd()
+        self.private_tmp = bool(cfg.get("root") and cfg.get("namespaces"))
+        # Without a procfs of our own pid namespace, /proc pids do not match ours: use kill(-1).
+        self.use_proc = not cfg.get("pidns") or applied.get("proc", False)
+        self.worker = None
+        self.worker_gen = 0       # +1 each time the shared worker is stopped (the grader replays history)
+        self.nrun = 0
+        self.code, self.compile_error = compile_source(cfg["source"], cfg["filename"])
+        global _REFERENCE
+        if cfg.get("reference"):    # compiled once here, so every fork has it; the text is dropped
+            _REFERENCE = compile(cfg.pop("reference"), "<reference>", "exec", dont_inherit=True)
+        prepare_random()
+        signal.signal(signal.SIGALRM, _on_alarm)
+        signal.signal(signal.SIGXCPU, _on_xcpu)
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)   # over RLIMIT_FSIZE: OSError, not death
+        gc.collect()
+        gc.freeze()   # fewer copy-on-write faults in the forks
+
+    def serve(self):
+        write_line(self.res_fd, {"t": "ready", "applied": self.applied})
+        while True:
+            line = self.ctl.readline()
+            if line is None:
+                break
+            try:
+                req = _loads(line)
+            except ValueError:
+                continue
+            if req.get("op") == "quit":
+                break
+            if req.get("op") == "batch":
+                self.handle_batch(req)
+                continue
+            self.handle(req)
+        self.stop_worker()
+        self.kill_descendants(keep=())
+        _real_exit(0)
+
+    def handle(self, req):
+        """Run one request and report it; True when it left everything clean (see handle_batch)."""
+        try:
+            if req.get("kind") == "script" or req.get("fresh", True):
+                raw, info = self.run_fresh(req)
+            else:
+                raw, info = self.run_shared(req)
+        except BaseException:
+            raw, info = None, {"internal": traceback.format_exc()}
+        trailer = {"t": "done", "seq": req.get("seq"), "zygote_cpu": round(time.process_time(), 3)}
+        trailer.update(info)
+        trailer["worker_gen"] = self.worker_gen
+        write_all(self.res_fd, (raw + b"\n" if raw else b"") + _dumps(trailer).encode("ascii") + b"\n")
+        return (raw is not None and not info.get("killed") and not info.get("internal")
+                and not raw.endswith(b'"recycle":true}') and _clean_status(raw))
+
+    def handle_batch(self, msg):
+        """A student's request plan in one message: run each request exactly as handle() would (a
+        fork per fresh request, the shared worker for the others), with no grader round trip in
+        between; stop after the first one that did not end cleanly (a timeout, memory, a replaced
+        shared worker, an internal error) and let the grader run the rest one by one."""
+        if msg.get("reset_worker"):
+            self.stop_worker()
+            shutil.rmtree(os.path.join(self.workdir, "shared"), ignore_errors=True)
+        ran = 0
+        budget = msg.get("budget")
+        started = time.monotonic()
+        for req in msg.get("requests") or []:
+            if not isinstance(req, dict):
+                break
+            if isinstance(budget, (int, float)) and time.monotonic() - started > budget:
+                break
+            ran += 1
+            if not self.handle(req) or time.process_time() > self.cfg["limits"]["cpu_s"] / 2:
+                break
+        write_line(self.res_fd, {"t": "batch_end", "ran": ran})
+
+    def deadline(self, req):
+        return time.monotonic() + float(req.get("timeout") or self.cfg["limits"]["wall_s"]) + GRACE
+
+    # -- fresh requests: one fork each -----------------------------------------------------
+    def run_fresh(self, req):
+        self.nrun += 1
+        rundir = os.path.join(self.workdir, f"run-{self.nrun}")
+        deadline = self.deadline(req)
+        r, w = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            try:
+                os.close(r)
+                self.close_for_child()
+                os.mkdir(rundir, 0o700)
+                os.chdir(rundir)
+                child_run(self, req, w, None)
+            finally:
+                _real_exit(117)
+        os.close(w)
+        pidfd = _pidfd(pid)
+        try:
+            raw, info = self.wait_for(pid, r, pidfd, bytearray(), deadline, False, req.get("seq"))
+        finally:
+            for fd in (r, pidfd):
+                if fd is not None:
+                    os.close(fd)
+        self.kill_descendants(keep=self.worker_pids())
+        self.clean_files(rundir)
+        return raw, info
+
+    # -- fresh=False requests: the shared worker -------------------------------------------
+    def run_shared(self, req):
+        if self.worker is not None and not self.worker_idle(self.worker):
+            self.stop_worker()
+        if self.worker is None:
+            self.start_worker()
+        wk = self.worker
+        ran_in = self.worker_gen
+        try:
+            write_all(wk.req_w, _dumps(req).encode("ascii") + b"\n")
+        except OSError:
+            pass    # it died; wait_for reports how
+        raw, info = self.wait_for(wk.pid, wk.res_r, wk.pidfd, wk.buf, self.deadline(req), True, req.get("seq"))
+        extra = bool(wk.buf)        # more than one answer: it wrote out of turn
+        wk.buf.clear()
+        if (extra or info.get("exited") or info.get("killed") or raw is None
+                or raw.endswith(b'"recycle":true}')):
+            self.stop_worker()
+        self.kill_descendants(keep=self.worker_pids())
+        info["ran_in"] = ran_in
+        return raw, info
+
+    def worker_idle(self, wk):
+        """True when the shared worker may serve the next request: alive, one thread, no
+        children, nothing written since its last answer, and back in its request loop (it
+        answers a ping with a fresh nonce).  Its lines are the student's process talking: the
+        first line with a request's seq is taken as the answer, so a worker still busy with an
+        earlier request (say, writing result lines for later seqs) could answer the next one,
+        and which one would depend on timing.  A replaced worker makes the grade repeatable."""
+        if not _alive(wk.pid):
+            return False
+        if self.use_proc:
+            try:
+                if len(os.listdir(f"/proc/{wk.pid}/task")) > 1:
+                    return False
+            except OSError:
+                return False
+            if _children(wk.pid):
+                return False
+        ahead = bytearray()
+        if _drain(wk.res_r, ahead) or ahead:
+            return False
+        nonce = os.urandom(8).hex()
+        try:
+            write_all(wk.req_w, _dumps({"ping": nonce}).encode("ascii") + b"\n")
+        except OSError:
+            return False
+        want = _dumps({"t": "pong", "nonce": nonce}).encode("ascii") + b"\n"
+        poller = select.poll()
+        poller.register(wk.res_r, select.POLLIN)
+        deadline = time.monotonic() + PING_TIMEOUT
+        while len(ahead) < len(want):
+            left = deadline - time.monotonic()
+            if left <= 0 or not poller.poll(left * 1000) or _drain(wk.res_r, ahead):
+                break
+        return bytes(ahead) == want
+
+    def start_worker(self):
+        req_r, req_w = os.pipe()
+        res_r, res_w = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            try:
+                os.close(req_w)
+                os.close(res_r)
+                self.close_for_child()
+                shared_dir = os.path.join(self.workdir, "shared")
+                os.makedirs(shared_dir, exist_ok=True)
+                os.chdir(shared_dir)
+                worker_loop(self, req_r, res_w)
+            finally:
+                _real_exit(117)
+        os.close(req_r)
+        os.close(res_w)
+        self.worker = Worker(pid, req_w, res_r)
+
+    def stop_worker(self):
+        wk, self.worker = self.worker, None
+        if wk is None:
+            return
+        self.worker_gen += 1
+        try:
+            os.kill(wk.pid, signal.SIGKILL)
+            os.waitpid(wk.pid, 0)
+        except OSError:
+            pass
+        wk.close()
+
+    def worker_pids(self):
+        return {self.worker.pid} if self.worker is not None else set()
+
+    def close_for_child(self):
+        """A request process must not hold the grader's pipes or the worker's."""
+        fds = [self.ctl_fd, self.res_fd]
+        if self.worker is not None:
+            fds += [self.worker.req_w, self.worker.res_r, self.worker.pidfd]
+        for fd in fds:
+            if fd is not None:
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
+
+    # -- waiting for a request process -----------------------------------------------------
+    def wait_for(self, pid, fd, pidfd, buf, deadline, stay, seq):
+        """Collect PID's result line (and progress) until it exits, or (STAY) until it answers.
+
+        Returns (raw result bytes or None, trailer info)."""
+        os.set_blocking(fd, False)
+        poller = select.poll()
+        poller.register(fd, select.POLLIN)
+        if pidfd is not None:
+            poller.register(pidfd, select.POLLIN)
+        raw, progress, exited, killed = None, None, False, False
+        _STRAY[0] = 0
+        while not exited and not (stay and raw is not None):
+            left = deadline - time.monotonic()
+            if left <= 0 or len(buf) > MAX_RESULT:
+                killed = True
+                break
+            for ready, _ in poller.poll(1000 * (left if pidfd is not None else min(left, 0.005))):
+                if ready == fd and _drain(fd, buf):
+                    poller.unregister(fd)
+                elif ready == pidfd:
+                    exited = True
+            if pidfd is None and not exited:
+                exited = not _alive(pid)
+            raw, progress = _scan(buf, raw, progress, seq)
+        info = {"killed": killed, "exited": exited or killed}
+        if buf.startswith(RESULT_PREFIX):
+            _STRAY[0] += 1                # a second result line right behind the accepted one
+        if killed:
+            _kill(pid)
+        if exited or killed:
+            info.update(_reap(pid))
+            _drain(fd, buf)
+            raw, progress = _scan(buf, raw, progress, seq)
+        if raw is None:
+            info["progress"] = progress
+        if _STRAY[0]:
+            info["forged"] = _STRAY[0]
+        return raw, info
+
+    # -- cleaning up after a request -------------------------------------------------------
+    def kill_descendants(self, keep):
+        """Kill every process below the zygote except KEEP (orphans are re-parented to us)."""
+        if not self.use_proc:
+            if keep:
+                self.stop_worker()
+            _kill(-1)
+            self.reap_all(block=True)
+            return
+        me = os.getpid()
+        for attempt in range(500):
+            self.reap_all()
+            kids = [p for p in _children(me) if p not in keep]
+            if not kids:
+                return
+            for p in _tree(kids):
+                _kill(p)
+            time.sleep(0.0005 * attempt)
+
+    def reap_all(self, block=False):
+        while True:
+            try:
+                pid, _ = os.waitpid(-1, 0 if block else os.WNOHANG)
+            except ChildProcessError:
+                return
+            if pid == 0:
+                return
+            if self.worker is not None and pid == self.worker.pid:
+                self.worker.close()
+                self.worker = None
+                self.worker_gen += 1
+
+    def clean_files(self, rundir):
+        shutil.rmtree(rundir, ignore_errors=True)
+        if not self.private_tmp:
+            return
+        for top in ("/tmp", "/var/tmp", "/dev/shm"):     # our own tmpfs mounts
+            try:
+                names = os.listdir(top)
+            except OSError:
+                continue
+            for name in names:
+                path = os.path.join(top, name)
+                if path == self.workdir:
+                    continue
+                if os.path.isdir(path) and not os.path.islink(path):
+                    shutil.rmtree(path, ignore_errors=True)
+                else:
+                    _unlink(path)
+
+
+_CLEAN_STATUSES = (b'"ok"', b'"exception"', b'"no_function"', b'"input_exhausted"', b'"dice_exhausted"',
+                   b'"exit"', b'"syntax_error"', b'"import_error"', b'"output_limit"')
+
+
+def _clean_status(raw):
+    """The request process's status (the third key of its result line) left nothing behind."""
+    head = raw[:120]
+    i = head.find(b'"status":')
+    if i < 0:
+        return False
+    value = head[i + 9:].split(b",", 1)[0]
+    return value in _CLEAN_STATUSES
+def _drain(fd, buf):
+    """Read what is available; True at end of file."""
+    while True:
+        try:
+            chunk = os.read(fd, 1 << 16)
+        except BlockingIOError:
+            return False
+        except OSError:
+            return True
+        if not chunk:
+            return True
+        buf += chunk
+        if len(buf) > MAX_RESULT:
+            return False
+
+
+_STRAY = [0]      # result-looking lines of another request or that do not parse: forged by student code
+
+
+def _scan(buf, raw, progress, seq):
+    """Take complete lines from BUF: the first valid result line, and progress lines before it.
+
+    Student code can write into this pipe too: lines that do not parse are skipped (and counted)."""
+    while raw is None:
+        i = buf.find(b"\n")
+        if i < 0:
+            break
+        line = bytes(buf[:i])
+        del buf[:i + 1]
+        if line.startswith(RESULT_PREFIX):
+            try:
+                msg = _loads(line)
+            except ValueError:
+                _STRAY[0] += 1
+                continue
+            if isinstance(msg, dict) and msg.get("seq") == seq:
+                raw = line
+            else:
+                _STRAY[0] += 1
+        elif line.startswith(PROGRESS_PREFIX):
+            try:
+                msg = _loads(line)
+            except ValueError:
+                continue
+            if isinstance(msg, dict):
+                if "status" in msg or progress is None:
+                    progress = msg
+                else:
+                    progress.update(msg)
+    return raw, progress

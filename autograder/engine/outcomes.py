@@ -1,0 +1,223 @@
+"""A sandbox's result line -> Outcome (untrusted data: every field type-checked and bounded),
+with one plain-English sentence per non-ok status (and its hidden-check form from grader text only)."""
+
+from __future__ import annotations
+
+import signal
+from typing import Any
+
+from . import bounds
+from .protocol import HARNESS_EXIT, INTERNAL, STATUSES, Limits, Outcome, Request
+
+
+# ---------------------------------------------------------------------------------------
+# Results -> Outcome (the child's data is untrusted: every field is type-checked).
+# ---------------------------------------------------------------------------------------
+def _build(request: Request, timeout: float, limits: Limits, res: dict | None, trailer: dict,
+           elapsed: float, garbled: bool) -> Outcome:
+    if isinstance(trailer.get("internal"), str):
+        return _internal(trailer["internal"], elapsed)
+    if res is not None and res.get("status") == "internal":
+        return _internal(str(res.get("internal")), elapsed)
+    final = res is not None and isinstance(res.get("status"), str) and res["status"] in STATUSES
+    data = res if final else (trailer.get("progress") if isinstance(trailer.get("progress"), dict) else {})
+    out = Outcome(status="crash")
+    _fill(out, data, limits)
+    out.stdin_lines = len(request.stdin or [])
+    out.elapsed = round(elapsed, 4)
+    out.cpu = _number(trailer.get("cpu")) or _number(data.get("cpu"))
+    if isinstance(trailer.get("forged"), int) and trailer["forged"] > 0:
+        out.attempts.append("wrote forged grader-protocol lines (result messages of its own)")
+    facts = {"timed_out": data.get("timed_out") is True, "cpu_limited": data.get("cpu_limited") is True}
+    if final:
+        out.status = data["status"]
+    else:
+        facts.update(_status_without_result(out, data, trailer, limits, garbled))
+        if facts.get("internal"):
+            return _internal(facts["internal"], elapsed)
+    if out.status != "ok":
+        out.value = None
+    out.message = _message(out, request, data, facts, limits, timeout)
+    out.hidden_message = _hidden_message(out, request, facts, limits, timeout)
+    return out
+
+
+def _status_without_result(out: Outcome, data: dict, trailer: dict, limits: Limits, garbled: bool) -> dict:
+    """The request process died or was killed before it reported: decide from how it ended."""
+    sig, code = trailer.get("signal"), trailer.get("exit")
+    if trailer.get("killed") is True:          # it ignored the soft timeout: killed by the zygote
+        out.status = ("input_exhausted" if data.get("exhausted_at") else
+                      "dice_exhausted" if data.get("dice_failed_at") else "timeout")
+        return {"timed_out": True}
+    if isinstance(sig, int):
+        if sig in (signal.SIGXCPU, signal.SIGKILL) and out.cpu >= limits.cpu_s - 0.5:
+            out.status = "timeout"
+            return {"cpu_limited": True}
+        out.status = "crash"
+        return {"signal": sig}
+    if isinstance(code, int) and code != HARNESS_EXIT and not garbled:
+        out.status, out.exit_code = "exit", code
+        return {"exit_unreported": True}
+    why = "its result could not be read" if garbled else f"the request process ended without a result ({code})"
+    return {"internal": why}
+
+
+def _fill(out: Outcome, data: dict, limits: Limits) -> None:
+    def typed(key: str, kind: type | tuple[type, ...], default: Any) -> Any:
+        value = data.get(key)
+        return value if isinstance(value, kind) else default
+
+    # Untrusted: every field bounded (engine/bounds.py), so nothing grader-side can blow up on it.
+    out.value = bounds.value(data.get("value"))
+    out.error = bounds.error(data.get("error"))
+    out.stdout = typed("stdout", str, "")[:limits.output_chars]
+    out.events = bounds.events(data.get("events"))
+    args_after = data.get("args_after")
+    out.args_after = bounds.value(args_after) if isinstance(args_after, list) else None
+    state_after = data.get("state_after")
+    out.state_after = bounds.value(state_after) if isinstance(state_after, dict) else None
+    out.import_stdout = typed("import_stdout", str, "")[:limits.output_chars]
+    prompted = data.get("import_prompted")
+    out.import_prompted = ({"line": bounds.integer(prompted.get("line")), "prompt": bounds.text(prompted.get("prompt"), 500)}
+                           if isinstance(prompted, dict) else None)
+    out.inputs_asked = bounds.integer(data.get("inputs_asked"), 0, 0, 10 ** 9)
+    out.dice_used = bounds.integer(data.get("dice_used"), 0, 0, 10 ** 9)
+    out.exit_code = bounds.integer(data.get("exit_code"), None, -(1 << 31), 1 << 31)
+    out.attempts = [bounds.text(a, 160) for a in typed("attempts", list, []) if isinstance(a, str)][:20]
+
+
+def _number(x: Any) -> float:
+    return float(x) if isinstance(x, (int, float)) and not isinstance(x, bool) else 0.0
+
+
+def _internal(detail: str, elapsed: float) -> Outcome:
+    return Outcome(status="crash", error={"internal": bounds.text(detail, 4000)}, elapsed=round(elapsed, 4),
+                   message=INTERNAL, hidden_message=INTERNAL)
+
+
+# ---------------------------------------------------------------------------------------
+# Messages: one plain-English sentence per non-ok status.
+# ---------------------------------------------------------------------------------------
+def _message(out: Outcome, request: Request, data: dict, facts: dict, limits: Limits, timeout: float) -> str:
+    status, error = out.status, out.error or {}
+    stopped = f"was stopped after {_secs(timeout)} s"
+    if status == "ok":
+        return ""
+    if status == "timeout":
+        if facts.get("cpu_limited"):
+            return f"your program used more than {limits.cpu_s} s of CPU time"
+        return f"your program {stopped}"
+    if status in ("input_exhausted", "dice_exhausted", "output_limit"):
+        text = _limit_message(status, out, request, data, limits)
+        if facts.get("timed_out"):
+            text += f"; it kept going and {stopped}"
+        return text
+    if status == "memory":
+        return f"used more than {limits.memory_mb} MB of memory"
+    if status == "exit":
+        via, arg = data.get("exit_via"), data.get("exit_arg")
+        if via in ("sys.exit", "os._exit") and isinstance(arg, str):
+            return f"called {via}({bounds.text(arg, 200)})"
+        return f"ended with exit code {out.exit_code}"
+    if status == "exception":
+        return f"raised {error.get('type')}{_on_line(error)}{_colon(error.get('message'))}"
+    if status == "syntax_error":
+        return f"has a syntax error{_on_line(error)}{_colon(error.get('message'))}"
+    if status == "import_error":
+        return f"raised {error.get('type')} while being loaded{_on_line(error)}{_colon(error.get('message'))}"
+    if status == "no_function":
+        hint = error.get("suggestion")
+        return _missing(request, error) + (f"; did you mean {hint}?" if hint else "")
+    if isinstance(facts.get("signal"), int):
+        return f"your program crashed (killed by {_signal_name(facts['signal'])})"
+    return INTERNAL
+
+
+def _missing(request: Request, error: dict) -> str:
+    """What a no_function outcome did not find: a function, a class, or a method of a class."""
+    func = str(request.func)
+    if "." not in func:
+        return f"has no function named {func}"
+    cls, _, method = func.partition(".")
+    if error.get("type") == "AttributeError":
+        return f"has no method {method} in class {cls}"
+    return f"has no class named {cls}"
+
+
+HIDDEN_MESSAGES = {
+    "exception": "raised an exception", "import_error": "raised an exception while being loaded",
+    "syntax_error": "has a syntax error", "input_exhausted": "asked for more input than this run provides",
+    "dice_exhausted": "rolled more dice than this scenario provides", "exit": "ended the program (an exit call)",
+    "crash": "crashed",
+}
+
+
+def _hidden_message(out: Outcome, request: Request, facts: dict, limits: Limits, timeout: float) -> str:
+    """A non-ok outcome in words that come from the grader alone (for hidden checks): the status
+    and the grader's own limits, never an exception's name or text, a line number or an exit code."""
+    status = out.status
+    if status == "ok":
+        return ""
+    if status == "timeout":
+        return (f"your program used more than {limits.cpu_s} s of CPU time" if facts.get("cpu_limited")
+                else f"your program was stopped after {_secs(timeout)} s")
+    if status == "memory":
+        return f"used more than {limits.memory_mb} MB of memory"
+    if status == "output_limit":
+        return f"print output exceeded {limits.output_chars} characters"
+    if status == "no_function":
+        return _missing(request, out.error or {})
+    if status == "crash" and out.message == INTERNAL:
+        return INTERNAL
+    if status == "exception" and (out.error or {}).get("type") == "NotImplementedError":
+        return "is not written yet (it raises NotImplementedError)"
+    return HIDDEN_MESSAGES.get(status, "did not finish normally")
+
+
+def _limit_message(status: str, out: Outcome, request: Request, data: dict, limits: Limits) -> str:
+    if status == "output_limit":
+        return f"print output exceeded {limits.output_chars} characters"
+    if status == "dice_exhausted":
+        n = bounds.integer(data.get("dice_failed_at"), out.dice_used + 1, 0, 10 ** 9)
+        provided = len(request.dice or [])
+        return f"rolled {_a(n)} {_ordinal(n)} die; this scenario provides {provided}"
+    asked = out.inputs_asked
+    if request.stdin is None:
+        text = "asked for input, but this run provides no input"
+        return text + (f" (it asked {asked} times)" if asked > 1 else "")
+    lines = len(request.stdin)
+    first = bounds.integer(data.get("exhausted_at"), lines + 1, 0, 10 ** 9)
+    text = (f"asked for input {_a(first)} {_ordinal(first)} time; "
+            f"this game's script has {lines} line{'' if lines == 1 else 's'}")
+    return text + (f" (it asked {asked} times in all)" if asked > first else "")
+
+
+def _on_line(error: dict) -> str:
+    return f" on line {error['line']}" if isinstance(error.get("line"), int) else ""
+
+
+def _colon(text: Any) -> str:
+    return f": {text}" if text else ""
+
+
+def _secs(t: float) -> str:
+    return f"{t:g}"
+
+
+def _ordinal(n: int) -> str:
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+def _a(n: int) -> str:
+    """'an' before numbers read with a vowel sound: 8, 11, 18, 80-89, 800..., 11000..."""
+    digits = str(n)
+    vowel = digits.startswith("8") or (len(digits) % 3 == 2 and digits[:2] in ("11", "18"))
+    return "an" if vowel else "a"
+
+
+def _signal_name(sig: int) -> str:
+    try:
+        return signal.Signals(sig).name
+    except ValueError:
+        return f"signal {sig}"

@@ -1,0 +1,120 @@
+"""What the grader asks of a sandbox (Request, with its Limits), what comes back (Outcome), and
+the request line sent to the harness."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+HARNESS_EXIT = 117               # a request process that exits with this never got to report
+INTERNAL = "the grader could not run your program (internal error)"
+STATUSES = frozenset({"ok", "exception", "timeout", "memory", "output_limit", "exit", "crash", "syntax_error",
+                      "import_error", "input_exhausted", "dice_exhausted", "no_function"})
+
+
+@dataclass
+class Limits:
+    wall_s: float = 5.0          # per request wall-clock limit (enforced by the grader side)
+    cpu_s: int = 10              # RLIMIT_CPU for the sandbox process tree (seconds)
+    memory_mb: int = 512         # RLIMIT_AS
+    nproc: int = 64              # RLIMIT_NPROC (as root: a dedicated uid per sandbox, so only its processes)
+    fsize_mb: int = 8            # RLIMIT_FSIZE
+    output_chars: int = 200_000  # max captured print output per request; more -> status "output_limit"
+    nofile: int = 64
+    budget_s: float = 0.0        # total seconds of requests per submission (Program; 0 = no budget)
+
+
+@dataclass
+class Request:
+    kind: str = "call"            # "call": import as module <stem>, then call func; "script": run as __main__
+    func: str | None = None
+    args: list = field(default_factory=list)     # JSON-able
+    kwargs: dict = field(default_factory=dict)
+    stdin: list[str] | None = None   # scripted input lines; None = no input available
+    seed: int | None = None          # random.seed(seed) right before the call / before the script
+    dice: list[int] | None = None    # random.randint returns these, in order
+    fresh: bool = True               # False: may run in the shared long-lived worker (pure functions)
+    timeout: float | None = None     # overrides Limits.wall_s
+    substitute: dict | None = None   # {"names": [...], "keep": [...]}: the reference's functions NAMES
+    #                                  replace the student's for this call (see harness/targets.py)
+    instance: dict | None = None     # func "Class.method": {"init": [...], "kwargs": {...}, "state": {...}}
+    #                                  constructs Class(*init, **kwargs) (stdin/dice/seed apply), sets the
+    #                                  STATE attributes, calls the method; Outcome.state_after holds the
+    #                                  instance's public attributes after it.  None: Class.method(*args)
+
+
+@dataclass
+class Outcome:
+    status: str                   # "ok" | "exception" | "timeout" | "memory" | "output_limit" | "exit" | "crash"
+    #                               | "syntax_error" | "import_error" | "input_exhausted" | "dice_exhausted"
+    #                               | "no_function"
+    value: Any = None             # the return value as plain JSON data ({"__type__": name} for other objects)
+    error: dict | None = None     # {"type", "message", "line", "trace"} (student frames only); syntax errors add
+    #                               "text"; no_function: {"type", "message", "suggestion"}; internal: {"internal"}
+    stdout: str = ""              # everything printed (stdout and stderr, input echoed), cut at output_chars
+    events: list = field(default_factory=list)   # ["out", text] (consecutive writes joined), ["in", prompt,
+    #                               answer|None], ["roll", v], ["random", name, args], ["seed", args]
+    args_after: list | None = None  # the args after the call, normalised
+    state_after: dict | None = None  # a "Class.method" call with an instance: its public attributes after
+    #                               the call (from __dict__ and __slots__, normalised like any value)
+    import_stdout: str = ""       # what the module printed while being imported
+    import_prompted: dict | None = None  # {"line", "prompt"} when input() was called during the import
+    inputs_asked: int = 0         # how many times input() was called
+    stdin_lines: int = 0          # len(request.stdin or [])
+    dice_used: int = 0
+    exit_code: int | None = None
+    elapsed: float = 0.0          # wall seconds of the request
+    cpu: float = 0.0              # CPU seconds of the request process
+    message: str = ""             # one plain-English sentence for a non-ok status
+    hidden_message: str = ""      # the same from grader text only (no name, number or text the program chose)
+    worker: tuple | None = field(default=None, compare=False, repr=False)
+    #                               (shared worker generation it ran in, generation after it) or None:
+    #                               lets a Program know which shared-worker history a call saw
+    attempts: list = field(default_factory=list)  # what the code tried beyond the assignment (files outside
+    #                               the library, network, programs, signals, forged protocol lines): for the instructor
+
+
+def _payload(request: Request, seq: int, timeout: float) -> bytes:
+    if request.kind not in ("call", "script"):
+        raise ValueError(f"Request.kind must be 'call' or 'script', not {request.kind!r}")
+    if request.kind == "call" and not isinstance(request.func, str):
+        raise ValueError("a 'call' Request needs func (a function name)")
+    data = {
+        "seq": seq, "kind": request.kind, "func": request.func, "args": list(request.args),
+        "kwargs": dict(request.kwargs), "stdin": None if request.stdin is None else [str(s) for s in request.stdin],
+        "seed": request.seed, "dice": None if request.dice is None else list(request.dice),
+        "fresh": bool(request.fresh) or request.kind == "script", "timeout": timeout,
+    }
+    if request.instance is not None:
+        data["instance"] = _instance_spec(request)
+    if request.substitute:
+        data["substitute"] = {key: [str(n) for n in request.substitute.get(key, ())] for key in ("names", "keep")}
+    try:
+        return json.dumps(data).encode() + b"\n"
+    except (TypeError, ValueError) as e:
+        raise TypeError(f"Request arguments must be JSON data: {e}") from None
+
+
+def _instance_spec(request: Request) -> dict:
+    spec = request.instance
+    if request.kind != "call" or "." not in (request.func or ""):
+        raise ValueError("Request.instance needs a call of func 'Class.method'")
+    if not isinstance(spec, dict) or set(spec) - {"init", "kwargs", "state"}:
+        raise ValueError(f"Request.instance must be a dict with keys init, kwargs, state, not {spec!r}")
+    init, kwargs, state = spec.get("init") or [], spec.get("kwargs") or {}, spec.get("state") or {}
+    if not isinstance(init, (list, tuple)) or not isinstance(kwargs, dict) or not isinstance(state, dict):
+        raise ValueError("Request.instance: init must be a list, kwargs and state dicts")
+    if not all(isinstance(k, str) and k.isidentifier() for k in [*kwargs, *state]):
+        raise ValueError("Request.instance: kwargs and state keys must be identifiers")
+    return {"init": list(init), "kwargs": dict(kwargs), "state": dict(state)}
+
+
+def _parse(line: bytes | None) -> dict | None:
+    if line is None:
+        return None
+    try:
+        msg = json.loads(line)
+    except (ValueError, RecursionError, MemoryError):      # garbage, nested too deeply, too big
+        return None
+    return msg if isinstance(msg, dict) else None
