@@ -3,8 +3,8 @@
 Starter file: write your code in each region that starts with a
 ``# BEGIN PROBLEM N`` comment and ends with ``# END PROBLEM N``.  Until you do,
 the region raises NotImplementedError naming its problem.  Leave the given code
-outside the regions as it is.  The handout (handout.md) says what each problem
-must do.
+outside the regions as it is.  The handout (handout-cs21.md) says what each
+problem must do.
 
 Play one round (Part One):   python cs21.py
 Play the full game:          python cs21.py game
@@ -61,8 +61,8 @@ SLOT_USED = "That slot is already used."
 def newScores():
     """Return a scores dict with every slot open.
 
-    >>> scores = newScores()
-    >>> scores["Ones"], scores["Yahtzee"], len(scores)
+    >>> card = newScores()
+    >>> card["Ones"], card["Yahtzee"], len(card)
     (None, None, 13)
     """
     return {slot: None for slot in SLOTS}
@@ -415,12 +415,12 @@ def playRound(scores):
 def upperBonus(scores):
     """Returns 35 if the slots Ones to Sixes hold 63 points or more, else 0 (open slots count 0).
 
-    >>> scores = newScores()
-    >>> scores.update(Ones=3, Twos=6, Threes=9, Fours=12, Fives=15, Sixes=18)
-    >>> upperBonus(scores)
+    >>> card = newScores()
+    >>> card.update(Ones=3, Twos=6, Threes=9, Fours=12, Fives=15, Sixes=18)
+    >>> upperBonus(card)
     35
-    >>> scores["Sixes"] = 12
-    >>> upperBonus(scores)
+    >>> card["Sixes"] = 12
+    >>> upperBonus(card)
     0
     """
     # BEGIN PROBLEM 14
@@ -435,11 +435,11 @@ def yahtzeeBonus(scores, dielist):
     SCORES is the card before this round's slot is scored.  A Yahtzee slot
     scored 0 earns no bonus.
 
-    >>> scores = newScores()
-    >>> yahtzeeBonus(scores, [6, 6, 6, 6, 6])
+    >>> card = newScores()
+    >>> yahtzeeBonus(card, [6, 6, 6, 6, 6])
     0
-    >>> scores["Yahtzee"] = 50
-    >>> yahtzeeBonus(scores, [6, 6, 6, 6, 6])
+    >>> card["Yahtzee"] = 50
+    >>> yahtzeeBonus(card, [6, 6, 6, 6, 6])
     100
     """
     # BEGIN PROBLEM 15

@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 
 from autograder.assignment import load_assignment
+from autograder.edits import apply_edits
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -32,32 +33,8 @@ ROOT = Path(__file__).resolve().parent.parent
 CS21 = load_assignment("cs21")
 FOLDER = CS21.root
 SUBMISSIONS = sorted((ROOT / "tests" / "submissions" / "cs21").glob("*.py"))
-MUTANTS = tomllib.loads((FOLDER / "mutants.toml").read_text(encoding="utf-8"))["mutant"]
-SAMPLES = tomllib.loads((FOLDER / "samples.toml").read_text(encoding="utf-8"))["sample"]
+MUTANTS = tomllib.loads(CS21.mutants.read_text(encoding="utf-8"))["mutant"]
 TOTAL = CS21.total_points
-
-
-def apply_edits(text: str, edits: list[dict]) -> str:
-    for edit in edits:
-        count = text.count(edit["find"])
-        assert count == 1, f"the edit's find text occurs {count} times in the reference: {edit['find']!r}"
-        text = text.replace(edit["find"], edit["replace"])
-    return text
-
-
-def sample_program(sample: dict) -> str:
-    """The program of one samples.toml entry: a file, edits of the reference, or the reference
-    with the starter's stubs from problem `starter_from` on."""
-    from autograder.build import generate_starter
-
-    reference = CS21.solution.read_text(encoding="utf-8")
-    if "file" in sample:
-        return (ROOT / sample["file"]).read_text(encoding="utf-8")
-    if "edits" in sample:
-        return apply_edits(reference, sample["edits"])
-    kept = re.compile(r"^\s*# (BEGIN|END) PROBLEM (\d+)\n", re.MULTILINE)
-    text = kept.sub(lambda m: "" if int(m[2]) < sample["starter_from"] else m[0], reference)
-    return generate_starter(text, [p for p in CS21.problems if p.number >= sample["starter_from"]])
 
 
 DO_NOTHING = {"none": "return None", "zero": "return 0", "false": "return False", "empty-list": "return []",
@@ -79,7 +56,7 @@ def do_nothing(body: str) -> str:
 
 
 def _load_reference():
-    spec = importlib.util.spec_from_file_location("cs21_reference", CS21.solution)
+    spec = importlib.util.spec_from_file_location("cs21_reference", CS21.reference)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -90,15 +67,16 @@ def rows(tmp_path_factory) -> dict[str, object]:
     """submission id -> gradebook Row, for every program of this module, graded in one grade-all."""
     from autograder.batch import grade_all
     from autograder.gradebook import Gradebook
+    from autograder.samples import sample_files
 
     tmp = tmp_path_factory.mktemp("cs21-batch")
     source = tmp / "class"
-    programs = {"reference": CS21.solution.read_text(encoding="utf-8"),
+    programs = {"reference": CS21.reference.read_text(encoding="utf-8"),
                 "starter": CS21.starter.read_text(encoding="utf-8")}
     programs.update({f"submission-{p.stem}": p.read_text(encoding="utf-8") for p in SUBMISSIONS})
     reference = programs["reference"]
     programs.update({f"mutant-{m['name']}": apply_edits(reference, m["edits"]) for m in MUTANTS})
-    programs.update({f"sample-{s['id']}": sample_program(s) for s in SAMPLES})
+    programs.update({f"sample-{Path(path).stem}": text.decode("utf-8") for path, text in sample_files(CS21).items()})
     programs.update({f"nothing-{kind}": do_nothing(body) for kind, body in DO_NOTHING.items()})
     for name, text in programs.items():
         (source / name).mkdir(parents=True)
@@ -209,7 +187,7 @@ def test_public_checks_pass_on_correct_programs_and_start_nowhere_on_the_starter
     started none."""
     from autograder.public import grade_public
 
-    for path in [CS21.solution, *SUBMISSIONS]:
+    for path in [CS21.reference, *SUBMISSIONS]:
         statuses = {t.problem: t.status for t in grade_public(path, "cs21").tests}
         assert set(statuses.values()) == {"passed"}, (path.name, statuses)
     starter = grade_public(CS21.starter, "cs21").tests
@@ -217,13 +195,15 @@ def test_public_checks_pass_on_correct_programs_and_start_nowhere_on_the_starter
 
 
 def test_sample_class(rows):
-    """The demo's class: the correct ones full marks, the starter 0, the others in between, and the
-    student who stopped after stage 2 keeps exactly stages 1 and 2."""
-    scores = {s["id"]: rows[f"sample-{s['id']}"].score for s in SAMPLES}
+    """The demo's class (samples.toml): the two correct ones full marks, the starter 0, a single
+    bug loses points in its stage only, the student who wrote problem 1 gets exactly its points."""
+    scores = {name[len("sample-"):]: row.score for name, row in rows.items() if name.startswith("sample-")}
+    assert sorted(scores) == ["ada", "ben", "cho", "dev", "eve", "fay"]
     assert scores["ada"] == scores["ben"] == TOTAL and scores["fay"] == 0
-    assert TOTAL > scores["cho"] > 0 and TOTAL > scores["dev"] > 0
-    assert scores["eve"] == CS21.stage_points(1) + CS21.stage_points(2)
-    assert not any(_errors(rows[f"sample-{s['id']}"]) for s in SAMPLES)
+    assert TOTAL - CS21.stage_points(1) < scores["cho"] < TOTAL
+    assert TOTAL - CS21.stage_points(2) < scores["dev"] < TOTAL
+    assert scores["eve"] == CS21.problem(1).points
+    assert not any(_errors(rows[f"sample-{name}"]) for name in scores)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -286,7 +266,7 @@ runpy.run_path(path, run_name="__main__")
 
 def sample_transcript(seed: int, answers: list[str], argv: list[str] = ()) -> str:
     """What `python cs21.py ARGV` prints after random.seed(SEED), typed ANSWERS echoed."""
-    done = subprocess.run([sys.executable, "-c", ECHO, str(seed), json.dumps(answers), str(CS21.solution), *argv],
+    done = subprocess.run([sys.executable, "-c", ECHO, str(seed), json.dumps(answers), str(CS21.reference), *argv],
                           capture_output=True, text=True, timeout=30)
     assert done.returncode == 0, done.stderr
     return done.stdout

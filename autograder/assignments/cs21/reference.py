@@ -59,8 +59,8 @@ SLOT_USED = "That slot is already used."
 def newScores():
     """Return a scores dict with every slot open.
 
-    >>> scores = newScores()
-    >>> scores["Ones"], scores["Yahtzee"], len(scores)
+    >>> card = newScores()
+    >>> card["Ones"], card["Yahtzee"], len(card)
     (None, None, 13)
     """
     return {slot: None for slot in SLOTS}
@@ -440,12 +440,12 @@ def playRound(scores):
 def upperBonus(scores):
     """Returns 35 if the slots Ones to Sixes hold 63 points or more, else 0 (open slots count 0).
 
-    >>> scores = newScores()
-    >>> scores.update(Ones=3, Twos=6, Threes=9, Fours=12, Fives=15, Sixes=18)
-    >>> upperBonus(scores)
+    >>> card = newScores()
+    >>> card.update(Ones=3, Twos=6, Threes=9, Fours=12, Fives=15, Sixes=18)
+    >>> upperBonus(card)
     35
-    >>> scores["Sixes"] = 12
-    >>> upperBonus(scores)
+    >>> card["Sixes"] = 12
+    >>> upperBonus(card)
     0
     """
     # BEGIN PROBLEM 14
@@ -460,11 +460,11 @@ def yahtzeeBonus(scores, dielist):
     SCORES is the card before this round's slot is scored.  A Yahtzee slot
     scored 0 earns no bonus.
 
-    >>> scores = newScores()
-    >>> yahtzeeBonus(scores, [6, 6, 6, 6, 6])
+    >>> card = newScores()
+    >>> yahtzeeBonus(card, [6, 6, 6, 6, 6])
     0
-    >>> scores["Yahtzee"] = 50
-    >>> yahtzeeBonus(scores, [6, 6, 6, 6, 6])
+    >>> card["Yahtzee"] = 50
+    >>> yahtzeeBonus(card, [6, 6, 6, 6, 6])
     100
     """
     # BEGIN PROBLEM 15

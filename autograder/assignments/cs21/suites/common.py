@@ -9,25 +9,16 @@ Hidden checks say what they cover (the case's `why`), never the call, the dice o
 from __future__ import annotations
 
 import re
-import sys
-from pathlib import Path
 
-import pytest
-
-from autograder.assignment import load_assignment
 from autograder.engine.checks import GraderFault, could_pass_by_doing_nothing, explain
-from autograder.engine.feedback import Fail, cut, describe_call, ordinal, show
+from autograder.engine.feedback import cut, describe_call, ordinal, show
+from autograder.engine.suite import Fail, Suite
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
-
-ASSIGNMENT = load_assignment("cs21")
-RULES = ASSIGNMENT.extra["rules"]
+suite = Suite(__file__)
+ASSIGNMENT = suite.assignment
+RULES = suite.rules
 PROTOCOL = ASSIGNMENT.extra["protocol"]
 SLOTS: list[str] = RULES["slots"]
-SCENARIOS = Path(__file__).resolve().parent.parent / "scenarios"
 # Dice after a scenario's own: a program that rolls too many can finish and be told so.
 SPARE_DICE = [1, 2, 4, 5, 6, 3, 6, 1, 2, 4, 5, 3, 1, 6, 2]
 CALL_TIMEOUT = 2.0
@@ -42,41 +33,19 @@ MESSAGES = (PROTOCOL["reroll_refused"], PROTOCOL["slot_unknown"], PROTOCOL["slot
 
 
 def scenarios(name: str) -> dict:
-    """Load scenarios/NAME.toml (inputs only: expected values come from the reference)."""
-    return tomllib.loads((SCENARIOS / f"{name}.toml").read_text(encoding="utf-8"))
+    """scenarios/NAME.toml (inputs only: expected values come from the reference)."""
+    return suite.load(name)
 
 
 def problem_of(function: str) -> int:
-    for problem in ASSIGNMENT.problems:
-        if function in problem.functions:
-            return problem.number
-    raise KeyError(f"no problem lists {function}")
+    return suite.problem_of(function)
 
 
-def params(cases: list[dict], problem_key=lambda case: problem_of(case["call"][0]),
-           reserved: dict[int, float] | None = None) -> list:
-    """pytest.params for CASES, each problem's points (less RESERVED[problem], kept for other
-    checks) split evenly over its cases; the last case takes the rounding remainder."""
-    reserved = reserved or {}
-    counts: dict[int, int] = {}
-    for case in cases:
-        counts[problem_key(case)] = counts.get(problem_key(case), 0) + 1
-    out, given, seen = [], {}, {}
-    for case in cases:
-        problem = problem_key(case)
-        seen[problem] = seen.get(problem, 0) + 1
-        total = ASSIGNMENT.problem(problem).points - reserved.get(problem, 0)
-        if seen[problem] == counts[problem]:
-            points = round(total - given.get(problem, 0), 4)
-        else:
-            points = round(total / counts[problem], 4)
-        given[problem] = given.get(problem, 0) + points
-        marks = [pytest.mark.problem(problem), pytest.mark.points(points)]
-        if not case.get("public"):
-            marks.append(pytest.mark.visibility("hidden"))
-        name = f"{case['call'][0]}, {case['why']}" if "call" in case else case["why"]
-        out.append(pytest.param(case, marks=marks, id=name))
-    return out
+def params(cases: list[dict], problem=lambda case: problem_of(case["call"][0])) -> list:
+    """pytest params for CASES (hidden unless `public = true`); the plugin shares each problem's
+    points out over its checks by their `weight` (default 1), less explicit points."""
+    return suite.cases(cases, problem=problem,
+                       id=lambda case: f"{case['call'][0]}, {case['why']}" if "call" in case else case["why"])
 
 
 # ---------------------------------------------------------------------------------------------
@@ -167,37 +136,29 @@ def reference_ok(outcome, ran: str):
     return outcome
 
 
-def call(student, func: str, *args, **kwargs):
-    """student.call, remembering endless loops: once FUNC ran out of time, later checks of it
-    are skipped with a reason instead of waiting again."""
-    slow = student.__dict__.setdefault("_cs21_timeouts", set())
-    if func in slow:
-        pytest.skip(f"can't check: {func} did not finish in time in an earlier check")
-    outcome = student.call(func, *args, **kwargs)
-    if outcome.status == "timeout":
-        slow.add(func)
-    return outcome
-
-
-def not_normal(outcome, func: str, ran: str, *, hidden: bool, hint: str | None = None) -> Fail:
-    """The Fail for a call that did not return normally (grader text only when HIDDEN)."""
+def not_normal(outcome, func: str, ran: str, *, hint: str | None = None, before: str = "") -> Fail:
+    """The Fail for a call that did not return normally: the detailed text, and a data-free one
+    from grader text only (no name, number or text the program chose).  BEFORE: what went wrong
+    earlier in the output (detailed text only)."""
+    hidden = None
     if outcome.status == "input_exhausted":
-        text = f"{func} asked for more input than the answers given"
-        if not hidden:
-            text += f" ({len(outcome.events and prompts(outcome)) or outcome.inputs_asked} asked)"
+        text = hidden = f"{func} asked for more input than the answers given"
+        text += f" (it asked {outcome.inputs_asked} times)"
     elif outcome.status == "dice_exhausted":
-        text = f"{func} rolled more dice than the scenario has"
+        text = hidden = f"{func} rolled more dice than the scenario has"
     elif outcome.status == "timeout":
-        text = f"{func} did not finish in time (an endless loop?)"
-    elif hidden and outcome.status == "exception":
-        if (outcome.error or {}).get("type") == "NotImplementedError":
-            text = f"{func} is not written yet"
-        else:
-            text = f"{func} {outcome.hidden_message}"
+        text = hidden = f"{func} did not finish in time (an endless loop?)"
     else:
         text = explain(outcome, ran)
-    return Fail(text.rstrip(".") + ".", ran=None if hidden else ran, hint=hint, show_values=False,
-                output=None if hidden or outcome.status in ("no_function", "syntax_error") else outcome.stdout)
+        if outcome.status == "exception":
+            if (outcome.error or {}).get("type") == "NotImplementedError":
+                hidden = f"{func} is not written yet"
+            else:
+                hidden = f"{func} {outcome.hidden_message}"
+    text = text.rstrip(".") + "." + (f" Before that, {before}." if before else "")
+    return Fail(text, hidden=None if hidden is None else hidden.rstrip(".") + ".", ran=ran, hint=hint,
+                show_values=False,
+                output=None if outcome.status in ("no_function", "syntax_error") else outcome.stdout)
 
 
 def hint_for(case: dict, got) -> str | None:
@@ -212,35 +173,33 @@ def hint_for(case: dict, got) -> str | None:
 def check_value(student, reference, case: dict) -> None:
     """CASE["call"] = [func, *args]: the student's return value must be the reference's, of its type."""
     func, *args = case["call"]
-    hidden = not case.get("public")
     ran = describe_call(func, args)
     expected = reference_ok(reference.call(func, *args), ran).value
     could_pass_by_doing_nothing(expected)
-    outcome = call(student, func, *args, timeout=CALL_TIMEOUT)
+    outcome = student.call_or_skip(func, *args, timeout=CALL_TIMEOUT)
     if outcome.status != "ok":
-        raise not_normal(outcome, func, ran, hidden=hidden)
+        raise not_normal(outcome, func, ran)
     got = outcome.value
     if got != expected or type(got) is not type(expected):
-        summary = (f"{func} returned the wrong value ({case['why']})." if hidden else
-                   f"Called {ran}. Returned {show(got)}, but expected {show(expected)} ({case['why']}).")
-        raise Fail(summary, ran=ran, expected=expected, got=got, hint=hint_for(case, got), show_values=False)
+        raise Fail(f"Called {ran}. Returned {show(got)}, but expected {show(expected)} ({case['why']}).",
+                   hidden=f"{func} returned the wrong value ({case['why']}).",
+                   ran=ran, expected=expected, got=got, hint=hint_for(case, got), show_values=False)
 
 
 def same_printing(student, reference, func: str, args: list, case: dict, **kwargs):
     """Call FUNC(*ARGS) on both; Fail unless the protocol lines printed are the reference's.
     Returns (student outcome, reference outcome)."""
-    hidden = not case.get("public")
     ran = describe_call(func, args)
     ref = reference_ok(reference.call(func, *args, **kwargs), ran)
-    outcome = call(student, func, *args, timeout=CALL_TIMEOUT, **kwargs)
+    outcome = student.call_or_skip(func, *args, timeout=CALL_TIMEOUT, **kwargs)
     if outcome.status != "ok":
-        raise not_normal(outcome, func, ran, hidden=hidden, hint=case.get("hint"))
+        raise not_normal(outcome, func, ran, hint=case.get("hint"))
     wrong = first_difference(protocol_lines(outcome.stdout), protocol_lines(ref.stdout))
     if wrong:
-        summary = (f"{func} printed the wrong lines ({case['why']})." if hidden else
-                   f"Called {ran}: {wrong} ({case['why']}).")
-        hint = case.get("hint") if hidden else (near_miss(outcome.stdout) or case.get("hint"))
-        raise Fail(summary, ran=ran, hint=hint, output=outcome.stdout, show_values=False)
+        unreadable = near_miss(outcome.stdout)
+        raise Fail(f"Called {ran}: {wrong} ({case['why']})." + (f" {unreadable}" if unreadable else ""),
+                   hidden=f"{func} printed the wrong lines ({case['why']}).",
+                   ran=ran, hint=case.get("hint"), output=outcome.stdout, show_values=False)
     return outcome, ref
 
 
@@ -272,7 +231,6 @@ def check_run(student, reference, func: str, args: list, case: dict, *, stdin: l
     not returning, other random calls, the prompts, the protocol lines, the messages, the number
     of answers read, the dice rolled, the value returned and the arguments afterwards.
     SHOWN_DICE: the scenario's own dice (DICE less the spares), shown on the Ran: line."""
-    hidden = not case.get("public")
     ran = ran or describe_call(func, args)
     how = ran + (f" with the answers {stdin}" if stdin else "")
     if shown_dice:
@@ -280,25 +238,22 @@ def check_run(student, reference, func: str, args: list, case: dict, *, stdin: l
     if seed is not None:
         how += f"; random.seed({seed})"
     ref = reference_ok(reference.call(func, *args, stdin=stdin, dice=dice, seed=seed, timeout=timeout), how)
-    outcome = call(student, func, *args, stdin=stdin, dice=dice, seed=seed, timeout=timeout)
+    outcome = student.call_or_skip(func, *args, stdin=stdin, dice=dice, seed=seed, timeout=timeout)
     hint = case.get("hint")
 
-    def fail(public_text: str, hidden_text: str, *, show_hint: bool = True) -> Fail:
-        summary = (f"{func}: {hidden_text} ({case['why']})." if hidden else
-                   f"Called {ran}: {public_text} ({case['why']}).")
-        return Fail(summary, ran=how, hint=hint if show_hint else None, output=outcome.stdout, show_values=False)
+    def fail(public_text: str, hidden_text: str, *, show_hint: bool = True, more: str = "") -> Fail:
+        return Fail(f"Called {ran}: {public_text} ({case['why']})." + (f" {more}" if more else ""),
+                    hidden=f"{func}: {hidden_text} ({case['why']}).",
+                    ran=how, hint=hint if show_hint else None, output=outcome.stdout, show_values=False)
 
     if outcome.status != "ok":
         wrong = first_difference(protocol_lines(outcome.stdout), protocol_lines(ref.stdout))
-        failure = not_normal(outcome, func, how, hidden=hidden, hint=hint)
-        if wrong and not hidden and outcome.status == "input_exhausted":
-            failure.summary += f" Before that, {wrong}."
-            failure.args = (failure.summary,)
-        raise failure
+        raise not_normal(outcome, func, how, hint=hint,
+                         before=wrong if wrong and outcome.status == "input_exhausted" else "")
     others = other_random(outcome)
     if others:
         raise fail(f"it called random.{', random.'.join(others)}", "it called another random function than "
-                   "random.randint", show_hint=False) from None
+                   "random.randint", show_hint=False)
     bad = [p for p in prompts(outcome) if p not in prompts(ref)]
     if bad:
         raise fail(f"the prompt {bad[0]!r} is not the handout's "
@@ -311,10 +266,8 @@ def check_run(student, reference, func: str, args: list, case: dict, *, stdin: l
         kind = theirs[index][0] if index < len(theirs) else mine[index][0]
         number = round_of(theirs, min(index, len(theirs) - 1)) if theirs else 0
         where = " after the last round" if kind == "final_line" else f" in round {number}" if number else ""
-        if not hidden:
-            hint = near_miss(outcome.stdout) or hint
         raise fail(f"{wrong}{where}", f"a {KIND_NAMES[kind]} line printed is wrong or missing"
-                   f"{' in some round' if where.startswith(' in') else where}")
+                   f"{' in some round' if where.startswith(' in') else where}", more=near_miss(outcome.stdout) or "")
     if messages(outcome.stdout) != messages(ref.stdout):
         raise fail(f"the messages printed were {messages(outcome.stdout)}, expected {messages(ref.stdout)}",
                    "the messages after refused answers are wrong")
