@@ -303,3 +303,16 @@ def test_gradescope_bundle_holds_this_assignment(tmp_path):
     assert "autograder/assignments/cs21/assignment.toml" in names
     assert any(n.startswith("autograder/assignments/cs21/suites/test_stage4") for n in names)
     assert not [n for n in names if n.startswith(("autograder/assignments/yahtzee/", "autograder/assignments/pytzee/"))]
+
+
+def test_release_bundle_for_this_course(tmp_path):
+    """`release --assignment cs21`: the starter, the handout, check.py (it passes on the reference,
+    or the release refuses) and the stage notebooks, with no solution in them."""
+    from autograder.release import build_release
+
+    out, _ = build_release(tmp_path / "bundle", stage=4, names=["cs21"])
+    files = sorted(p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file())
+    assert {"cs21/cs21.py", "cs21/check.py", "cs21/handout-cs21.md"} <= set(files)
+    assert [f for f in files if f.startswith("cs21/notebooks/")] == [
+        f"cs21/notebooks/cs21_stage{n}.ipynb" for n in (1, 2, 3, 4)]
+    assert (out / "cs21" / "cs21.py").read_text(encoding="utf-8") == CS21.starter.read_text(encoding="utf-8")
