@@ -303,6 +303,10 @@ def test_gradescope_bundle_holds_this_assignment(tmp_path):
     assert "autograder/assignments/cs21/assignment.toml" in names
     assert any(n.startswith("autograder/assignments/cs21/suites/test_stage4") for n in names)
     assert not [n for n in names if n.startswith(("autograder/assignments/yahtzee/", "autograder/assignments/pytzee/"))]
+    from tests.test_gradescope import run_autograder
+
+    data, _ = run_autograder(out, tmp_path / "gs", {"cs21.py": CS21.reference.read_text(encoding="utf-8")})
+    assert data["score"] == TOTAL and sum(t["max_score"] for t in data["tests"]) == TOTAL
 
 
 def test_release_bundle_for_this_course(tmp_path):
