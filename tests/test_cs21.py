@@ -287,6 +287,32 @@ def test_handout_samples_are_what_the_reference_prints(title):
     assert sample_transcript(args["seed"], args["answers"], args.get("argv", [])) == body
 
 
+PROMISE_BEGIN, PROMISE_END = "<!-- BEGIN PROMISE TABLE -->", "<!-- END PROMISE TABLE -->"
+
+
+def promise_table(tests: list[dict]) -> str:
+    """The handout's promise table: each promise of assignment.toml with the problems and the
+    number of public and hidden checks that grade it (TESTS: a grading's test results)."""
+    rows = ["| Promise | Problems | Public checks | Hidden checks |", "|---|---|--:|--:|"]
+    for promise in CS21.extra["promises"]:
+        pattern = re.compile(promise["checks"])
+        matched = [t for t in tests if pattern.search(t["name"])]
+        problems = ", ".join(str(n) for n in sorted({t["problem"] for t in matched}))
+        public = sum(t["visibility"] != "hidden" for t in matched)
+        rows.append(f"| {promise['text']} | {problems} | {public} | {len(matched) - public} |")
+    return "\n".join(rows)
+
+
+def test_every_promise_has_checks_and_every_check_a_promise(rows):
+    tests = rows["reference"].tests
+    patterns = [re.compile(p["checks"]) for p in CS21.extra["promises"]]
+    assert [p.pattern for p in patterns if not any(p.search(t["name"]) for t in tests)] == []
+    assert [t["name"] for t in tests if not any(p.search(t["name"]) for p in patterns)] == []
+    text = CS21.handout.read_text(encoding="utf-8")
+    block = text[text.index(PROMISE_BEGIN) + len(PROMISE_BEGIN):text.index(PROMISE_END)].strip()
+    assert block == promise_table(tests), "the handout's promise table is out of date:\n" + promise_table(tests)
+
+
 # ---------------------------------------------------------------------------------------------
 # The kit's verbs for this course
 # ---------------------------------------------------------------------------------------------
