@@ -346,3 +346,15 @@ def test_release_bundle_for_this_course(tmp_path):
     assert [f for f in files if f.startswith("cs21/notebooks/")] == [
         f"cs21/notebooks/cs21_stage{n}.ipynb" for n in (1, 2, 3, 4)]
     assert (out / "cs21" / "cs21.py").read_text(encoding="utf-8") == CS21.starter.read_text(encoding="utf-8")
+
+
+def test_scenario_plan_reproduces_and_verifies_the_seeded_games():
+    """plan.py (`scenarios --assignment cs21`): the committed seeded games are what it finds from
+    seed 100, and their covers (re-rolls, the upper bonus, a Yahtzee) still hold."""
+    from autograder.scenarios import load_plan
+
+    plan = load_plan(CS21)
+    committed = CS21.scenarios_dir / plan.FILE
+    assert plan.verify(CS21.reference, committed) == ([], len(plan.PLAN))
+    text, count = plan.generate(CS21.reference, 100)
+    assert text.rstrip("\n") == committed.read_text(encoding="utf-8").rstrip("\n") and count == len(plan.PLAN)
