@@ -112,6 +112,8 @@ def near_miss(text: str) -> str | None:
     return None
 
 
+# ENGINE CANDIDATE: first_difference(got, want, show) -- where two transcripts read through a line
+# grammar first part, in one sentence (SHOW renders a line); generic but for show_line.
 def first_difference(got: list[tuple], want: list[tuple]) -> str | None:
     """Where the protocol lines GOT first differ from WANT, in one sentence (None: the same)."""
     for index, (mine, theirs) in enumerate(zip(got, want)):
