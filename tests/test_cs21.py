@@ -1,10 +1,12 @@
 """The CS21 assignment graded end to end in ONE batch: the reference, the starter, correct
-programs written in other styles, and single-bug mutants of the reference with their exact
-scores, all through `grade-all --assignment cs21` (one run, two workers, one gradebook).
+programs written in other styles, single-bug mutants of the reference with their exact scores,
+the sample class and do-nothing programs, all through one `grade-all --assignment cs21` run
+(two workers, one gradebook).
 
 Also: the course's rules data agrees with the reference, the reference's doctests (the seed's
-examples) pass, the generated files have not drifted, the handout's sample game is what the
-reference prints, and the Gradescope bundle holds this assignment and no other.
+examples) pass, the generated files have not drifted, the handout's samples are what the
+reference prints and its promise table what the suites grade, the public checks, the scenario
+plan, and the Gradescope and release bundles of this course.
 """
 
 from __future__ import annotations
