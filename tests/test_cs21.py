@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 
 from autograder.assignment import load_assignment
-from autograder.edits import apply_edits
+from autograder.authoring.edits import apply_edits
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -67,9 +67,9 @@ def _load_reference():
 @pytest.fixture(scope="module")
 def rows(tmp_path_factory) -> dict[str, object]:
     """submission id -> gradebook Row, for every program of this module, graded in one grade-all."""
-    from autograder.batch import grade_all
-    from autograder.gradebook import Gradebook
-    from autograder.samples import sample_files
+    from autograder.authoring.samples import sample_files
+    from autograder.grading.grade_all import grade_all
+    from autograder.grading.gradebook import Gradebook
 
     tmp = tmp_path_factory.mktemp("cs21-batch")
     source = tmp / "class"
@@ -187,7 +187,7 @@ def test_public_checks_pass_on_correct_programs_and_start_nowhere_on_the_starter
     """`grade --public` (the same checks as check.py and the notebooks): every problem passes for
     the reference and both other styles (spacing is free, as the handout says); the starter has
     started none."""
-    from autograder.public import grade_public
+    from autograder.grading.public import grade_public
 
     for path in [CS21.reference, *SUBMISSIONS]:
         statuses = {t.problem: t.status for t in grade_public(path, "cs21").tests}
@@ -245,7 +245,7 @@ def test_seed_api_names_are_all_there():
 
 
 def test_generated_files_are_current():
-    from autograder.build import build_files
+    from autograder.authoring.build import build_files
 
     problems, _ = build_files(check=True, names=["cs21"])
     assert problems == []
@@ -340,7 +340,7 @@ def test_gradescope_bundle_holds_this_assignment(tmp_path):
 def test_release_bundle_for_this_course(tmp_path):
     """`release --assignment cs21`: the starter, the handout, check.py (it passes on the reference,
     or the release refuses) and the stage notebooks, with no solution in them."""
-    from autograder.release import build_release
+    from autograder.authoring.release import build_release
 
     out, _ = build_release(tmp_path / "bundle", stage=4, names=["cs21"])
     files = sorted(p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file())
@@ -353,7 +353,7 @@ def test_release_bundle_for_this_course(tmp_path):
 def test_scenario_plan_reproduces_and_verifies_the_seeded_games():
     """plan.py (`scenarios --assignment cs21`): the committed seeded games are what it finds from
     seed 100, and their covers (re-rolls, the upper bonus, a Yahtzee) still hold."""
-    from autograder.scenarios import load_plan
+    from autograder.authoring.scenarios import load_plan
 
     plan = load_plan(CS21)
     committed = CS21.scenarios_dir / plan.FILE

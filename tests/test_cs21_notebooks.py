@@ -43,7 +43,7 @@ def test_every_stage_has_a_notebook_and_no_leak(builds):
 def test_the_grader_gives_each_solution_notebook_its_stages(builds, tmp_path):
     """A stage-N solution notebook holds the reference of stages 1..N (earlier ones given): the kit's
     grader gives it every point of those stages and none later."""
-    from autograder.grade import grade
+    from autograder.grading.grade import grade
 
     for stage, build in builds.items():
         path = tmp_path / f"stage{stage}" / "cs21.ipynb"
