@@ -1426,8 +1426,9 @@ def generate(check: bool = False, assignment: Assignment | None = None) -> tuple
             written.append(path)
     if check:
         wanted = {path for path, _ in files}
+        ours = f"{(assignment or load_assignment('yahtzee')).name}_stage"     # another course's are not stray
         for root in (SOURCE_DIR, SAMPLES_DIR, STUDENT_DIR):
-            for path in sorted(root.rglob("*.ipynb")) if root.is_dir() else []:
+            for path in sorted(root.rglob(f"{ours}*.ipynb")) if root.is_dir() else []:
                 if path not in wanted and ".ipynb_checkpoints" not in path.parts:
                     problems.append(f"{relative(path)} is not generated any more: delete it")
     return problems, written
