@@ -264,3 +264,22 @@ def test_no_assignment_named_in_the_engine_nor_the_grading_verbs(where):
             if word.search(line):
                 hits.append(f"{path.relative_to(ROOT)}:{number}: {line.strip()}")
     assert not hits, "the engine knows no assignment:\n" + "\n".join(hits)
+
+
+def test_a_suite_that_does_not_load_is_a_grader_fault_not_a_zero(tmp_path):
+    """A course's suite with a bug at import: `grade` says "grader fault" and exits 1; before, the
+    reference-cache session swallowed the error and the half-imported module made the real session
+    collect nothing, "Score: 0 / 0" with exit status 0."""
+    import shutil
+
+    course = tmp_path / "pig"
+    shutil.copytree(TOY, course, ignore=shutil.ignore_patterns("__pycache__", "solution", "starter"))
+    suite = course / "suites" / "test_stage1_scoring.py"
+    suite.write_text("not_defined_anywhere()\n" + suite.read_text(encoding="utf-8"), encoding="utf-8")
+    env = dict(os.environ, AUTOGRADER_CACHE_DIR=str(tmp_path / "cache"))
+    result = subprocess.run([sys.executable, "-m", "autograder", "grade", str(course / "reference.py"),
+                             "--assignment", str(course), "--stage", "1"],
+                            capture_output=True, text=True, timeout=300, cwd=str(tmp_path), env=env)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "grader fault" in result.stderr and "not_defined_anywhere" in result.stderr
+    assert "Score:" not in result.stdout
