@@ -39,6 +39,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from autograder import promises
 from autograder.assignment import REPO_ROOT, Assignment, Problem, available, load_assignment, needs_repository
 
 BUILD_COMMAND = "python -m autograder build"
@@ -421,6 +422,8 @@ def _plan(assignment: Assignment) -> tuple[list[tuple[Path, str | bytes, str]], 
         except ValueError as err:
             problems.append(f"{relative(handout)}: {err}")
         else:
+            wanted, found = promises.update(assignment, wanted)   # the promise table, from promises.toml
+            problems.extend(found)
             targets.append((handout, wanted, f"the points table in {table_name}"))
     if not problems:
         problems += _sample_targets(assignment, targets)
