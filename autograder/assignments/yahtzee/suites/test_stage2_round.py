@@ -47,6 +47,28 @@ def _same_value(student, reference, case, func, *args, **kwargs):
     return got
 
 
+def _silent_reasks(events) -> int:
+    """How many times the program asked again without printing anything since the last answer
+    (the handout: an invalid answer gets a short message, then the same question)."""
+    silent, answered, said = 0, False, False
+    for event in events or ():
+        if event and event[0] == "in":
+            if answered and not said:
+                silent += 1
+            answered, said = True, False
+        elif event and event[0] == "out" and len(event) > 1 and str(event[1]).strip():
+            said = True
+    return silent
+
+
+def _check_message(outcome, ref, func: str, ran: str) -> None:
+    """Fail when FUNC asked again after an invalid answer without saying what was wrong."""
+    if ref.inputs_asked > 1 and _silent_reasks(outcome.events):
+        raise Fail(f"Called {ran}: after an invalid answer, {func} asked again without a message.",
+                   hidden=f"{func} asked again without a message after an invalid answer.", ran=ran,
+                   show_values=False, hint="Print a short message saying what was wrong, then ask the same question.")
+
+
 # --- Problem 7 ---------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("case", SUITE.cases(FORMAT, problem=7))
@@ -165,6 +187,7 @@ def test_ask_keep(student, reference, case):
                    f"expected {ref.value!r} after {ref.inputs_asked}.",
                    hidden=f"ask_keep: {what} ({case['why']}).",
                    ran=ran, expected=ref.value, got=got, hint=case.get("hint"))
+    _check_message(outcome, ref, "ask_keep", ran)
 
 
 @pytest.mark.parametrize("case", SUITE.cases(FIND, problem=10))
@@ -206,6 +229,7 @@ def test_ask_category(student, reference, case):
                    ran=ran, expected=ref.value, got=got, hint=case.get("hint"))
     if outcome.dice_used:
         raise Fail("ask_category rolled dice; asking must not roll.", ran=ran, show_values=False)
+    _check_message(outcome, ref, "ask_category", ran)
     after = (outcome.args_after or [None])[0]
     if after != card:
         raise Fail("ask_category changed the scorecard; it only asks (play_round writes the points).",
