@@ -110,6 +110,13 @@ def test_parse_keep(student, reference, case):
         if not fail.hint and isinstance(fail.got, list) and "," in text:
             fail.hint = "Positions may be separated by commas: treat commas like spaces."
         raise
+    outcome = student.call("parse_keep", text)           # the same request: it reads and prints nothing
+    printed = [line for line in (outcome.stdout or "").splitlines() if line.strip() and not line.startswith("DEBUG:")]
+    if outcome.inputs_asked or printed:
+        what = "asked for input" if outcome.inputs_asked else "printed something"
+        raise Fail(f"parse_keep({text!r}) returned the right positions but {what}.", hidden=f"parse_keep {what}.",
+                   ran=describe("parse_keep", [text]), show_values=False,
+                   hint="parse_keep only reads its argument: ask_keep does the asking and the messages.")
 
 
 # --- Problem 9 ---------------------------------------------------------------------------------
