@@ -74,8 +74,22 @@ class _Collector:
             self.errors.append(f"{report.nodeid}: {report.longreprtext[-2000:]}")
 
 
+_COLLECTED: dict[tuple, dict[str, int | None]] = {}
+
+
 def collected_checks(assignment: Assignment) -> dict[str, int | None]:
-    """Every check of every stage suite of ASSIGNMENT (optional stages too): id -> problem."""
+    """Every check of every stage suite of ASSIGNMENT (optional stages too): id -> problem.
+    Collected once per process and state of the suite and case files."""
+    data = [f for folder in (assignment.suites_dir, assignment.scenarios_dir) if folder.is_dir()
+            for f in sorted(folder.rglob("*")) if f.is_file() and "__pycache__" not in f.parts]
+    key = (str(assignment.root), os.environ.get("AUTOGRADER_SCENARIOS_DIR"),
+           tuple((str(f), f.stat().st_mtime_ns) for f in data))
+    if key not in _COLLECTED:
+        _COLLECTED[key] = _collect(assignment)
+    return dict(_COLLECTED[key])
+
+
+def _collect(assignment: Assignment) -> dict[str, int | None]:
     import pytest
 
     from .grade import PYTEST_INI
