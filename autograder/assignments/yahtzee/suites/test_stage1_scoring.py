@@ -25,8 +25,8 @@ def test_scoring(student, reference, case):
     if case.get("invalid"):
         expect_raises(student, func, *args, error="ValueError", why=case["why"])
     else:
-        expect_same(student, reference, func, *args, hint=_hint(case), why=case["why"])
-        _check_pure(student.call(func, *args), func, args)
+        expect_same(student, reference, func, *args, hint=_hint(case), why=case["why"],
+                    then=lambda outcome: _check_pure(outcome, func, args))
 
 
 def _check_pure(outcome, func: str, args: list) -> None:

@@ -35,16 +35,17 @@ ROUNDS = [case for case in DATA["play_round"] if case.get("problem", 12) == 12]
 
 
 def _same_value(student, reference, case, func, *args, **kwargs):
-    """Fail unless the student's FUNC(*ARGS) returns what the reference returns."""
+    """Fail unless the student's FUNC(*ARGS) returns what the reference returns; the outcome."""
     ran = describe(func, args)
     expected = reference_ok(reference.call(func, *args, **kwargs), ran).value
     could_pass_by_doing_nothing(expected)
-    got = returned_value(student.call_or_skip(func, *args, **kwargs), ran, short=f"{func}(...)")
+    outcome = student.call_or_skip(func, *args, **kwargs)
+    got = returned_value(outcome, ran, short=f"{func}(...)")
     if got != expected:
         raise Fail(f"Called {ran}. Returned {got!r}, but expected {expected!r} ({case['why']}).",
                    hidden=f"{func} returned the wrong value: {case['why']}.",
                    ran=ran, expected=expected, got=got, hint=hint_for(case, got))
-    return got
+    return outcome
 
 
 def _silent_reasks(events) -> int:
@@ -105,14 +106,13 @@ def test_parse_keep(student, reference, case):
         raise Fail(f"{raised}: {ran}.", hidden=f"{raised}.", ran=ran, show_values=False,
                    hint="Raise ValueError for an invalid answer (ask_keep catches exactly that).")
     try:
-        _same_value(student, reference, case, "parse_keep", text)
+        outcome = _same_value(student, reference, case, "parse_keep", text)
     except Fail as fail:
         if not fail.hint and isinstance(fail.got, list) and "," in text:
             fail.hint = "Positions may be separated by commas: treat commas like spaces."
         raise
-    outcome = student.call("parse_keep", text)           # the same request: it reads and prints nothing
     printed = [line for line in (outcome.stdout or "").splitlines() if line.strip() and not line.startswith("DEBUG:")]
-    if outcome.inputs_asked or printed:
+    if outcome.inputs_asked or printed:                  # it reads and prints nothing
         what = "asked for input" if outcome.inputs_asked else "printed something"
         raise Fail(f"parse_keep({text!r}) returned the right positions but {what}.", hidden=f"parse_keep {what}.",
                    ran=describe("parse_keep", [text]), show_values=False,
