@@ -22,8 +22,8 @@ Fences of a later stage nested in an earlier one (PROBLEM 19 inside PROBLEM 12) 
 the variant the content file gives for them, so the stage-2 ``play_round`` is complete without
 the Joker rule and no line of the stage-4 region appears before stage 4.
 
-    python -m autograder.notebooks            # write notebooks/source/ and notebooks/samples/
-    python -m autograder.notebooks --check    # exit 1 if a generated file is out of date
+    python -m autograder notebooks            # write notebooks/source/ and notebooks/samples/
+    python -m autograder notebooks --check    # exit 1 if a generated file is out of date
 
 The same module provides the nbgrader-equivalent stubbing (``release_notebook``), the public
 checks as plain code (used by ``check.py`` in the student bundle) and the leak check.
@@ -48,7 +48,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from autograder.assignment import REPO_ROOT, Assignment, Problem, load_assignment
-from autograder.build import Fence, relative, report, scan_fences, validate
+from autograder.authoring.build import Fence, relative, report, scan_fences, validate
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -59,7 +59,7 @@ COURSE_DIR = REPO_ROOT / "notebooks"
 SOURCE_DIR = COURSE_DIR / "source"
 SAMPLES_DIR = COURSE_DIR / "samples" / "submitted"
 STUDENT_DIR = COURSE_DIR / "student"         # the self-learners' track: solution-free, ready to open
-GENERATE_COMMAND = "python -m autograder.notebooks"
+GENERATE_COMMAND = "python -m autograder notebooks"
 
 BEGIN_SOLUTION = "### BEGIN SOLUTION"
 END_SOLUTION = "### END SOLUTION"

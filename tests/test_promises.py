@@ -1,4 +1,4 @@
-"""Promise tables (autograder/promises.py): every promise of a handout names the checks that keep it."""
+"""Promise tables (autograder/authoring/promises.py): every promise of a handout names the checks that keep it."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import shutil
 
 import pytest
 
-from autograder import build, promises
 from autograder.assignment import available, load_assignment
+from autograder.authoring import build, promises
 
 WITH_PROMISES = [name for name in available() if promises.promises_file(load_assignment(name)).is_file()]
 

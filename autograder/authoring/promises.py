@@ -24,7 +24,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from .assignment import Assignment, tomllib
+from autograder.assignment import Assignment, tomllib
 
 BEGIN = "<!-- BEGIN PROMISE TABLE -->"
 END = "<!-- END PROMISE TABLE -->"
@@ -92,7 +92,7 @@ def collected_checks(assignment: Assignment) -> dict[str, int | None]:
 def _collect(assignment: Assignment) -> dict[str, int | None]:
     import pytest
 
-    from .grade import PYTEST_INI
+    from autograder.grading.grade import PYTEST_INI
 
     files = [str(f) for stage in assignment.stages for f in assignment.suite_files(stage.number)]
     collector = _Collector()
