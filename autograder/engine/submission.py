@@ -113,6 +113,7 @@ KEPT_NODES = (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef,
 DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 SAFE_CALLS = {"list", "tuple", "set", "frozenset", "dict", "range", "sorted", "len", "str", "int",
               "float", "bool", "min", "max", "sum", "zip", "enumerate", "reversed"}
+TYPE_FACTORIES = {"namedtuple"}       # NAME = namedtuple(...) (or collections.namedtuple) defines a type
 # Calls that ask for input in any program; the notebook's own functions that (transitively) call
 # one of them, and the assignment's entry point, are added per notebook.
 PROMPTING = frozenset({"input", "main"})
@@ -382,7 +383,8 @@ def _is_constant_assignment(node: ast.AST) -> bool:
     for child in ast.walk(node.value):
         if isinstance(child, (ast.Await, ast.Yield, ast.YieldFrom, ast.NamedExpr)):
             return False
-        if isinstance(child, ast.Call) and not (isinstance(child.func, ast.Name) and child.func.id in SAFE_CALLS):
+        if isinstance(child, ast.Call) and not (isinstance(child.func, ast.Name) and child.func.id in SAFE_CALLS) \
+                and _call_name(child) not in TYPE_FACTORIES:
             return False
     return True
 

@@ -29,6 +29,7 @@ from ..assignment import (
     stage_error,
 )
 from ..engine import refcache
+from ..engine.checks import GraderFault
 from ..engine.plugin import GradingPlugin
 from ..engine.program import Program, default_limits, reference_program
 from ..engine.results import GradeReport
@@ -62,8 +63,10 @@ def submission_home(path: str | Path) -> list[str]:
     return [str(folder)]
 
 
-class GraderFault(RuntimeError):
-    """The grader itself is broken (e.g. a suite does not import): never the student's fault."""
+class SuiteLoadError(GraderFault):
+    """A grading suite does not load (a bug in the course's suites): never the student's fault.
+    Raised, never grading on: a module that failed to import once stays half-imported in this
+    process, and a second session would silently collect nothing from it ("0 / 0")."""
 
 
 def grade(path: str | Path, assignment: str | Assignment = DEFAULT_ASSIGNMENT, stage: str | int = "all",
@@ -120,7 +123,7 @@ def _count_checks(spec: Assignment, stage: str | int) -> int:
     finally:
         os.chdir(old_cwd)
     if counter.errors:
-        raise GraderFault("the grading suites failed to load:\n" + "\n".join(counter.errors))
+        raise SuiteLoadError("the grading suites failed to load:\n" + "\n".join(counter.errors))
     return counter.count
 
 
@@ -212,7 +215,7 @@ def _session(files: list[str], spec: Assignment, plugin: GradingPlugin) -> None:
         else:
             os.environ[AUTOLOAD] = old_autoload
     if plugin.collection_errors:
-        raise GraderFault("the grading suites failed to load:\n" + "\n".join(plugin.collection_errors))
+        raise SuiteLoadError("the grading suites failed to load:\n" + "\n".join(plugin.collection_errors))
 
 
 def cache_key(spec: Assignment, limits: Limits | None = None) -> str:
@@ -235,6 +238,8 @@ def reference_outcomes(spec: Assignment, reference: Program, hidden: list[str],
     if loaded is None:
         try:
             loaded = compute_reference_cache(spec, reference, hidden, limits, key)
+        except SuiteLoadError:
+            raise
         except (OSError, GraderFault):
             return None
     outcomes, plan = loaded
