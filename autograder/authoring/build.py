@@ -48,6 +48,7 @@ from autograder.assignment import (
     load_assignment,
     needs_repository,
 )
+from autograder.authoring import promises
 
 BUILD_COMMAND = "python -m autograder build"
 TABLE_BEGIN = "<!-- BEGIN POINTS TABLE -->"
@@ -429,6 +430,8 @@ def _plan(assignment: Assignment) -> tuple[list[tuple[Path, str | bytes, str]], 
         except ValueError as err:
             problems.append(f"{relative(handout)}: {err}")
         else:
+            wanted, found = promises.update(assignment, wanted)   # the promise table, from promises.toml
+            problems.extend(found)
             targets.append((handout, wanted, f"the points table in {table_name}"))
     if not problems:
         problems += _sample_targets(assignment, targets)
