@@ -5,7 +5,7 @@ the sample class and do-nothing programs, all through one `grade-all --assignmen
 
 Also: the course's rules data agrees with the reference, the reference's doctests (the seed's
 examples) pass, the generated files have not drifted, the handout's samples are what the
-reference prints and its promise table what the suites grade, the public checks, the scenario
+reference prints and its promise table is the kit's (promises.toml), the public checks, the scenario
 plan, and the Gradescope and release bundles of this course.
 """
 
@@ -24,6 +24,7 @@ from pathlib import Path
 import pytest
 
 from autograder.assignment import load_assignment
+from autograder.authoring import promises
 from autograder.authoring.edits import apply_edits
 
 if sys.version_info >= (3, 11):
@@ -289,30 +290,18 @@ def test_handout_samples_are_what_the_reference_prints(title):
     assert sample_transcript(args["seed"], args["answers"], args.get("argv", [])) == body
 
 
-PROMISE_BEGIN, PROMISE_END = "<!-- BEGIN PROMISE TABLE -->", "<!-- END PROMISE TABLE -->"
-
-
-def promise_table(tests: list[dict]) -> str:
-    """The handout's promise table: each promise of assignment.toml with the problems and the
-    number of public and hidden checks that grade it (TESTS: a grading's test results)."""
-    rows = ["| Promise | Problems | Public checks | Hidden checks |", "|---|---|--:|--:|"]
-    for promise in CS21.extra["promises"]:
-        pattern = re.compile(promise["checks"])
-        matched = [t for t in tests if pattern.search(t["name"])]
-        problems = ", ".join(str(n) for n in sorted({t["problem"] for t in matched}))
-        public = sum(t["visibility"] != "hidden" for t in matched)
-        rows.append(f"| {promise['text']} | {problems} | {public} | {len(matched) - public} |")
-    return "\n".join(rows)
-
-
-def test_every_promise_has_checks_and_every_check_a_promise(rows):
-    tests = rows["reference"].tests
-    patterns = [re.compile(p["checks"]) for p in CS21.extra["promises"]]
-    assert [p.pattern for p in patterns if not any(p.search(t["name"]) for t in tests)] == []
-    assert [t["name"] for t in tests if not any(p.search(t["name"]) for p in patterns)] == []
-    text = CS21.handout.read_text(encoding="utf-8")
-    block = text[text.index(PROMISE_BEGIN) + len(PROMISE_BEGIN):text.index(PROMISE_END)].strip()
-    assert block == promise_table(tests), "the handout's promise table is out of date:\n" + promise_table(tests)
+def test_promise_table_is_the_kits():
+    """cs21's promises are the kit's promise table (autograder/authoring/promises.py, promises.toml):
+    every problem has a promise, every entry names collected checks, the handout's table is current.
+    tests/test_promises.py also checks, for every course, that every check keeps some promise."""
+    assert "promises" not in CS21.extra, "the old [[promises]] regex tables are gone from assignment.toml"
+    assert promises.promises_file(CS21).is_file()
+    handout = CS21.handout.read_text(encoding="utf-8")
+    assert promises.update(CS21, handout) == (handout, [])
+    found = promises.load_promises(CS21)
+    checks = promises.collected_checks(CS21)
+    assert len(checks) == 142
+    assert [c for c in checks if not any(promises.matches(e, c) for p in found for e in p.checks)] == []
 
 
 # ---------------------------------------------------------------------------------------------

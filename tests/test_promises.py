@@ -13,8 +13,8 @@ from autograder.authoring import build, promises
 WITH_PROMISES = [name for name in available() if promises.promises_file(load_assignment(name)).is_file()]
 
 
-def test_yahtzee_and_pytzee_have_promise_tables():
-    assert {"yahtzee", "pytzee"} <= set(WITH_PROMISES)
+def test_the_courses_have_promise_tables():
+    assert {"yahtzee", "pytzee", "yatzy", "cs21"} <= set(WITH_PROMISES)
 
 
 @pytest.mark.parametrize("name", WITH_PROMISES)
