@@ -5,12 +5,12 @@ the sandbox harness (engine/harness/: Run answers input() and random.randint fro
 notebooks' checking tools embed it (run_scripted in a notebook's given cell, in the bundle's
 check.py and under `grade --public`), where the kit is not installed.
 
-A Script hands out the scripted answers and dice in order and remembers where it ran out; what
+A Scripted hands out the scripted answers and dice in order and remembers where it ran out; what
 running out means (a status in the sandbox, a failed check in a notebook) is the caller's.
 """
 
 
-class Script:
+class Scripted:
     """ANSWERS (input lines; None: no input scripted at all) and DICE (None: the dice are not
     scripted, the real random module rolls), consumed in order."""
 
@@ -56,7 +56,7 @@ class Script:
     def dice_left(self):
         return [] if self.dice is None else self.dice[self.dice_pos:]
 
-
-def echo(prompt, answer):
-    """An answered prompt as a terminal shows it: the prompt, the typed answer, a newline."""
-    return f"{prompt}{answer}\n"
+    @staticmethod
+    def echo(prompt, answer):
+        """An answered prompt as a terminal shows it: the prompt, the typed answer, a newline."""
+        return f"{prompt}{answer}\n"

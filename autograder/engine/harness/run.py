@@ -8,7 +8,7 @@ import sys
 import time
 import types
 
-from ..scripted import Script, echo
+from ..scripted import Scripted
 from .audit import MAX_ATTEMPTS, install_audit
 from .base import (
     _MISSING,
@@ -42,7 +42,7 @@ class Run:
         self.wfd = wfd
         self.timeout = float(req.get("timeout") or self.limits["wall_s"])
         self.deadline = time.monotonic() + self.timeout
-        self.script = Script(req.get("stdin"), req.get("dice"))   # scripted input lines and dice
+        self.script = Scripted(req.get("stdin"), req.get("dice"))   # scripted input lines and dice
         self.next_progress = 0
         self.phase = "call"
         self.events, self.events_truncated, self._pending = [], False, []
@@ -101,7 +101,7 @@ class Run:
         answer = script.answer()
         if answer is not None:
             self.event(["in", prompt, answer])
-            self.emit(echo(prompt, answer), as_event=False)
+            self.emit(Scripted.echo(prompt, answer), as_event=False)
             return answer
         if script.first_exhaustion():
             self.event(["in", prompt, None])
