@@ -1,6 +1,6 @@
 """The public checks of an assignment, and `grade --public`: the same checks check.py and notebooks run.
 
-The check code of each problem is generated from the reference (autograder/notebooks.py: the
+The check code of each problem is generated from the reference (autograder/notebooks/: the
 docstring examples, the public scenarios, the notebook content's checks); the runtime that runs
 it is engine/selfcheck.py.  Here the grader runs that same code on a submission, inside the
 sandbox (the runtime and the checks are appended to the student's source as one function the

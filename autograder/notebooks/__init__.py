@@ -1,6 +1,6 @@
 """Generate the nbgrader source notebooks, one per stage, from the reference and the problem table.
 
-The reference solution (``solution/yahtzee.py``) stays the single source of truth: every code
+The reference solution (``solution/<assignment>.py``) stays the single source of truth: every code
 cell of a notebook is cut out of it, every title and point value comes from
 ``assignment.toml``, and every expected value in a public check is computed by running the
 reference at generation time.  Only the teaching text, a few extra public checks and the
@@ -74,12 +74,13 @@ from .common import (
     NotebookError,
     _points,
     answer_id,
+    content_path,
     has_notebooks,
     load_content,
     slug,
     test_id,
 )
-from .generate import generate, main, planned_files
+from .generate import courses, generate, main, planned_files
 from .leaks import find_leaks, hidden_fingerprints, notebook_texts, secret_lines, student_leaks
 from .render import check_label, checks_code, fill_markdown, render_check
 from .runtime import SELFCHECK, TOOLS
@@ -94,4 +95,17 @@ from .solution import (
     stub_code,
 )
 
-__all__ = ["BEGIN_SOLUTION", "CODE_STUB", "CONTENT_DIR", "COURSE_DIR", "Check", "END_SOLUTION", "Function", "GENERATE_COMMAND", "NotebookError", "Piece", "SAMPLES_DIR", "SELFCHECK", "SOURCE_DIR", "STUDENT_DIR", "Solution", "StageBuild", "TOOLS", "_points", "answer_id", "build_all", "build_stage", "cell_source", "check_label", "checks_code", "checksum", "code_cell", "content_checks", "doctest_checks", "dumps", "expected_sample_points", "fill_markdown", "find_leaks", "generate", "has_notebooks", "hidden_fingerprints", "is_locked", "load_content", "main", "markdown_cell", "new_notebook", "notebook_name", "notebook_path", "notebook_texts", "planned_files", "problem_checks", "read_solution", "reference_namespace", "release_notebook", "render_check", "replace_regions", "sample_notebooks", "sample_path", "scenario_checks", "secret_lines", "signatures_of", "slug", "stage_piece", "strip_solution_markers", "stub_code", "student_leaks", "student_notebook", "student_path", "test_id"]
+__all__ = [
+    "BEGIN_SOLUTION", "CODE_STUB", "CONTENT_DIR", "COURSE_DIR", "Check", "END_SOLUTION", "Function",
+    "GENERATE_COMMAND", "NotebookError", "Piece", "SAMPLES_DIR", "SELFCHECK", "SOURCE_DIR",
+    "STUDENT_DIR", "Solution", "StageBuild", "TOOLS", "_points", "answer_id", "build_all",
+    "build_stage", "cell_source", "check_label", "checks_code", "checksum", "code_cell",
+    "content_checks", "content_path", "courses", "doctest_checks", "dumps",
+    "expected_sample_points", "fill_markdown", "find_leaks", "generate", "has_notebooks",
+    "hidden_fingerprints", "is_locked", "load_content", "main", "markdown_cell", "new_notebook",
+    "notebook_name", "notebook_path", "notebook_texts", "planned_files", "problem_checks",
+    "read_solution", "reference_namespace", "release_notebook", "render_check", "replace_regions",
+    "sample_notebooks", "sample_path", "scenario_checks", "secret_lines", "signatures_of", "slug",
+    "stage_piece", "strip_solution_markers", "stub_code", "student_leaks", "student_notebook",
+    "student_path", "test_id",
+]

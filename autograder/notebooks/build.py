@@ -9,7 +9,7 @@ import textwrap
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from autograder.assignment import Assignment, load_assignment
+from autograder.assignment import Assignment
 
 from .cells import _is, _source_lines, cell_source, code_cell, markdown_cell, new_notebook, release_notebook
 from .checks import problem_checks
@@ -212,8 +212,7 @@ def _check_ids(notebook: dict, where: str) -> None:
             raise NotebookError(f"{where}: markdown must not say BEGIN/END SOLUTION (nbgrader would stub it)")
 
 
-def build_all(assignment: Assignment | None = None) -> list[StageBuild]:
-    assignment = assignment or load_assignment("yahtzee")
+def build_all(assignment: Assignment) -> list[StageBuild]:
     solution = read_solution(assignment.solution.read_text(encoding="utf-8"), assignment)
     content = load_content(assignment)
     return [build_stage(assignment, solution, content, s.number) for s in assignment.stages]

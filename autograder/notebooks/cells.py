@@ -10,7 +10,7 @@ import re
 from autograder.assignment import Assignment
 from autograder.build import relative
 
-from .common import BEGIN_SOLUTION, CODE_STUB, CONTENT_DIR, GENERATE_COMMAND, KERNELSPEC
+from .common import BEGIN_SOLUTION, CODE_STUB, GENERATE_COMMAND, KERNELSPEC, content_path
 from .solution import replace_regions, stub_code
 
 
@@ -52,7 +52,7 @@ def new_notebook(cells: list[dict], assignment: Assignment, stage: int) -> dict:
             "autograder": {"assignment": assignment.name, "stage": stage,
                            "generated_by": GENERATE_COMMAND,
                            "from": [relative(assignment.solution), relative(assignment.root / "assignment.toml"),
-                                    relative(CONTENT_DIR / f"{assignment.name}.toml")]},
+                                    relative(content_path(assignment))]},
             "kernelspec": dict(KERNELSPEC),
             "language_info": {"name": "python"},
         },

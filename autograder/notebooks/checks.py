@@ -102,19 +102,40 @@ def _call_text(call: list) -> str:
 
 # -- scenario files: every public case becomes a check ---------------------------------------
 #
-# The scenario files belong to the hidden suites and come in a few shapes; each public case is
-# turned into a call of the student's code with the same inputs:
-#   call = [function, args...]                      (scoring.toml; [[invalid]] must raise)
-#   [[function]] with fields named like its parameters (round.toml, scorecard.toml): a
-#       `scorecard` parameter is built from `filled` (+ `bonus`), `rolls` are the dice,
-#       `stdin` the answers, `invalid = true` means ValueError
-#   [[game]] / [[seeded]]: the entry function (play_game) with `rounds` (or one round per roll
-#       in `dice`), answers from `script` or `commands`, dice from `dice` or random.seed(seed)
-# A public case of another shape is reported by `scenario_report`, never silently dropped.
+# The scenario files belong to the hidden suites; each public case becomes a call of the
+# student's code with the same inputs.  Three shapes, whatever the assignment:
+#   call = [function, args...]     an expression; in [[invalid]], or with invalid = true, it must
+#                                  raise ValueError (raises = "Name": that exception)
+#   [[function]]                   the case's fields named like the function's parameters are its
+#                                  arguments; built parameters, input answers and dice as below
+#   a game                         the assignment's entry function, with answers and dice or a seed
+# Which fields hold the answers, the dice, a parameter built from other fields (Yahtzee: a
+# scorecard from `filled` and `bonus`) and a game's settings is content: the assignment's
+# assignment.toml [public_scenarios] (see scenario_shapes).  A public case of another shape is
+# reported by scenario_checks, never silently dropped.
 
-NOT_ARGUMENTS = {"why", "public", "hint", "hint_when", "invalid", "raises", "rolls", "stdin", "filled",
-                 "bonus", "script", "seed", "rounds", "covers", "stage", "name", "problem", "points",
-                 "mode", "same_as", "check", "commands"}
+def scenario_shapes(assignment: Assignment) -> dict:
+    """assignment.toml [public_scenarios]: answers = FIELD, dice = FIELD (a function case's input
+    answers and dice); [public_scenarios.parameters.NAME]: a parameter NAME built when the case has
+    one of `fields` (setup lines formatted with the case's fields over `defaults`, `setup_if` lines
+    added when that field is non-empty; `argument` passed; `after` expressions compared after an
+    interactive call), or, with after_built, an `argument` that needs an earlier built one;
+    [public_scenarios.game]: answers = [FIELD...] (the first present), dice, seed, count (the field
+    of the call's {count}; count_default: the length of that field) and call ("{entry}({count})")."""
+    return assignment.extra.get("public_scenarios", {})
+
+
+def _built_parameter(spec: dict, case: dict, built: bool) -> tuple[list[str], str, list[str]] | None:
+    """(setup lines, argument, after expressions) of a built parameter, or None when the case has none of it."""
+    fields = list(spec.get("fields", []))
+    if fields and any(f in case for f in fields):
+        values = {**spec.get("defaults", {}), **{f: case[f] for f in fields if f in case}}
+        setup = [line.format(**values) for line in spec.get("setup", [])]
+        setup += [line.format(**values) for f, line in spec.get("setup_if", {}).items() if case.get(f)]
+        return setup, spec["argument"], list(spec.get("after", []))
+    if not fields and spec.get("after_built") and built:
+        return [], spec["argument"], []
+    return None
 
 
 def _flat(value) -> list:
@@ -154,22 +175,21 @@ def scenario_check(assignment: Assignment, signatures: dict[str, list[tuple[str,
             return None
         raises = case.get("raises") or ("ValueError" if key == "invalid" or case.get("invalid") else "")
         return Check(int(owner), expr=_call_text(case["call"]), raises=raises, origin=origin, **_hints(case))
+    shapes = scenario_shapes(assignment)
     if key in signatures:
         owner = case.get("problem") or getattr(_owner(assignment, key, stage), "number", None)
         if owner is None:
             return None
-        setup, args = [], []
+        setup, args, after = [], [], []
+        parameters = shapes.get("parameters", {})
         for param, has_default in signatures[key]:
+            made = _built_parameter(parameters[param], case, bool(setup)) if param in parameters else None
             if param in case:
                 args.append(repr(case[param]))
-            elif param == "scorecard" and ("filled" in case or "bonus" in case):
-                setup = ["card = {category: None for category in CATEGORIES}",
-                         f"card[YAHTZEE_BONUS_KEY] = {int(case.get('bonus', 0))!r}"]
-                if case.get("filled"):
-                    setup.append(f"card.update({dict(case['filled'])!r})")
-                args.append("card")
-            elif param == "allowed" and setup:
-                args.append("[category for category in CATEGORIES if card[category] is None]")
+            elif made is not None:
+                setup += made[0]
+                args.append(made[1])
+                after += made[2]
             elif has_default:
                 break
             else:
@@ -178,13 +198,18 @@ def scenario_check(assignment: Assignment, signatures: dict[str, list[tuple[str,
         if case.get("invalid") or case.get("raises"):
             return Check(int(owner), setup, expr=call, raises=case.get("raises") or "ValueError", origin=origin,
                          **_hints(case))
-        if "stdin" in case or "rolls" in case:
-            return Check(int(owner), setup, call=call, answers=[str(a) for a in case.get("stdin", [])],
-                         dice=[int(d) for d in _flat(case.get("rolls", []))],
-                         lines=list(protocol), after=["card"] if setup else [], origin=origin, **_hints(case))
+        answers_field, dice_field = shapes.get("answers"), shapes.get("dice")
+        if answers_field in case or dice_field in case:
+            return Check(int(owner), setup, call=call, answers=[str(a) for a in case.get(answers_field, [])],
+                         dice=[int(d) for d in _flat(case.get(dice_field, []))],
+                         lines=list(protocol), after=after, origin=origin, **_hints(case))
         return Check(int(owner), setup, expr=call, origin=origin, **_hints(case))
-    answers = case.get("script", case.get("commands"))
-    if isinstance(answers, list) and ("dice" in case or "seed" in case):
+    game = shapes.get("game")
+    if not game:
+        return None
+    answers = next((case[f] for f in game.get("answers", []) if f in case), None)
+    dice_field, seed_field = game.get("dice"), game.get("seed")
+    if isinstance(answers, list) and (dice_field in case or seed_field in case):
         owner = case.get("problem")
         in_notebook = True
         if owner is None:
@@ -198,12 +223,19 @@ def scenario_check(assignment: Assignment, signatures: dict[str, list[tuple[str,
                 owner, in_notebook = assignment.stage_problems(stage)[-1].number, False
             else:
                 return None
-        dice = [int(d) for d in _flat(case["dice"])] if "dice" in case else None
-        rounds = case.get("rounds") or (len(case["dice"]) if "dice" in case else None)
-        if rounds is None or (dice is None and case.get("seed") is None):
+        dice = [int(d) for d in _flat(case[dice_field])] if dice_field in case else None
+        count = None
+        if game.get("count"):
+            default = game.get("count_default")
+            count = case.get(game["count"]) or (len(case[default]) if default in case else None)
+            if count is None:
+                return None
+        if dice is None and case.get(seed_field) is None:
             return None
-        return Check(int(owner), call=f"{assignment.entry}({int(rounds)})", answers=[str(a) for a in _flat(answers)],
-                     dice=dice, seed=None if dice is not None else int(case["seed"]), strict=False,
+        call = game.get("call", "{entry}({count})" if count is not None else "{entry}()")
+        return Check(int(owner), call=call.format(entry=assignment.entry, count=None if count is None else int(count)),
+                     answers=[str(a) for a in _flat(answers)],
+                     dice=dice, seed=None if dice is not None else int(case[seed_field]), strict=False,
                      lines=list(protocol), final=not protocol, origin=origin, in_notebook=in_notebook,
                      **_hints(case))
     return None

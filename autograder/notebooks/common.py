@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 from autograder import toml
 from autograder.assignment import REPO_ROOT, Assignment, Problem
@@ -33,15 +34,20 @@ class NotebookError(ValueError):
 
 
 
+def content_path(assignment: Assignment) -> Path:
+    """The one place that says where an assignment's notebook content lives."""
+    return CONTENT_DIR / f"{assignment.name}.toml"
+
+
 def load_content(assignment: Assignment) -> dict:
-    path = CONTENT_DIR / f"{assignment.name}.toml"
+    path = content_path(assignment)
     if not path.is_file():
         raise NotebookError(f"{relative(path)} does not exist: the notebooks need their teaching text")
     return toml.loads(path.read_text(encoding="utf-8"))
 
 
 def has_notebooks(assignment: Assignment) -> bool:
-    return (CONTENT_DIR / f"{assignment.name}.toml").is_file()
+    return content_path(assignment).is_file()
 
 
 def slug(title: str, words: int = 5) -> str:

@@ -5,17 +5,31 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from autograder.assignment import Assignment, load_assignment
+from autograder.assignment import Assignment, available, load_assignment
 from autograder.build import relative, report
 
 from .build import build_all, notebook_path, sample_notebooks, sample_path, student_notebook, student_path
 from .cells import dumps
-from .common import GENERATE_COMMAND, SAMPLES_DIR, SOURCE_DIR, STUDENT_DIR, NotebookError, load_content
+from .common import (
+    GENERATE_COMMAND,
+    SAMPLES_DIR,
+    SOURCE_DIR,
+    STUDENT_DIR,
+    NotebookError,
+    has_notebooks,
+    load_content,
+)
 from .leaks import student_leaks
 
 
-def planned_files(assignment: Assignment | None = None) -> list[tuple[Path, str]]:
-    assignment = assignment or load_assignment("yahtzee")
+def courses(assignment: Assignment | None = None) -> list[Assignment]:
+    """ASSIGNMENT, or every assignment that has notebook content."""
+    if assignment is not None:
+        return [assignment]
+    return [spec for spec in map(load_assignment, available()) if has_notebooks(spec)]
+
+
+def planned_files(assignment: Assignment) -> list[tuple[Path, str]]:
     content = load_content(assignment)
     files = []
     for build in build_all(assignment):
@@ -27,13 +41,18 @@ def planned_files(assignment: Assignment | None = None) -> list[tuple[Path, str]
 
 
 def generate(check: bool = False, assignment: Assignment | None = None) -> tuple[list[str], list[Path]]:
-    """Write (or, with CHECK, compare) the notebooks; return (problems, paths written)."""
-    try:
-        files = planned_files(assignment)
-    except NotebookError as err:
-        return [f"cannot generate the notebooks: {err}"], []
-    leaks = student_leaks(assignment or load_assignment("yahtzee"),
-                          [(p, t) for p, t in files if STUDENT_DIR in p.parents])
+    """Write (or, with CHECK, compare) the notebooks of ASSIGNMENT (default: every assignment with
+    notebook content); return (problems, paths written)."""
+    files: list[tuple[Path, str]] = []
+    leaks: list[str] = []
+    specs = courses(assignment)
+    for spec in specs:
+        try:
+            planned = planned_files(spec)
+        except NotebookError as err:
+            return [f"cannot generate the notebooks of {spec.name}: {err}"], []
+        files += planned
+        leaks += student_leaks(spec, [(p, t) for p, t in planned if STUDENT_DIR in p.parents])
     if leaks:
         head = "LEAK: the student notebooks would show solutions or hidden data; nothing was written:"
         return [head, *leaks], []
@@ -51,9 +70,11 @@ def generate(check: bool = False, assignment: Assignment | None = None) -> tuple
             written.append(path)
     if check:
         wanted = {path for path, _ in files}
+        names = tuple(f"{spec.name}_stage" for spec in specs) if assignment is not None else ("",)
         for root in (SOURCE_DIR, SAMPLES_DIR, STUDENT_DIR):
             for path in sorted(root.rglob("*.ipynb")) if root.is_dir() else []:
-                if path not in wanted and ".ipynb_checkpoints" not in path.parts:
+                if (path not in wanted and ".ipynb_checkpoints" not in path.parts
+                        and path.name.startswith(names)):      # another course's notebooks are not ours
                     problems.append(f"{relative(path)} is not generated any more: delete it")
     return problems, written
 

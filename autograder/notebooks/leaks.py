@@ -10,7 +10,7 @@ from autograder.assignment import Assignment
 from autograder.build import relative
 
 from .cells import cell_source
-from .checks import _flat, _scenario_cases, scenario_check, signatures_of
+from .checks import _flat, _scenario_cases, scenario_check, scenario_shapes, signatures_of
 from .common import has_notebooks, load_content
 from .solution import read_solution
 
@@ -94,7 +94,8 @@ def _case_fingerprints(assignment: Assignment, signatures: dict, key: str, case:
             prints.add(repr(check.answers)[1:-1])
         if check.dice and len(check.dice) >= 8:
             prints.add(repr(check.dice)[1:-1])
-    for field_name in ("stdin", "script", "commands"):
+    shapes = scenario_shapes(assignment)
+    for field_name in [shapes.get("answers"), *shapes.get("game", {}).get("answers", [])]:
         value = case.get(field_name)
         if isinstance(value, list) and len(_flat(value)) >= 3:
             prints.add(repr([str(v) for v in _flat(value)])[1:-1])
