@@ -153,10 +153,15 @@ class Run:
             msg["t"] = "progress"         # stays the first key: the zygote matches the prefix
         else:
             msg = {"t": "progress", "inputs_asked": self.script.asked}
+        # Called from the timer's own handler too: the next tick (every 50 ms) must not cut this
+        # line in half, or the result line written after it would be read as part of it (lost).
+        in_student, self.in_student = self.in_student, False
         try:
             write_line(self.wfd, msg)
         except OSError:
             pass
+        finally:
+            self.in_student = in_student
 
     # -- timer -----------------------------------------------------------------------------
     def guarded(self, fn):
