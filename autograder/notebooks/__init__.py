@@ -31,7 +31,7 @@ common (paths, the content file), runtime (the checking tools and self-check run
 cells define), solution (the reference cut into functions and regions), checks (public checks from
 docstrings, scenario cases and the content), render (checks evaluated into cell code, markdown
 placeholders), cells (cells and nbgrader's release), build (a stage notebook, samples, the student
-track), leaks (the leak check), generate (writing and --check).
+track), leaks (the leak check), write (writing and --check).
 """
 
 
@@ -80,7 +80,6 @@ from .common import (
     slug,
     test_id,
 )
-from .generate import courses, generate, main, planned_files
 from .leaks import find_leaks, hidden_fingerprints, notebook_texts, secret_lines, student_leaks
 from .render import check_label, checks_code, fill_markdown, render_check
 from .runtime import SELFCHECK, TOOLS
@@ -94,6 +93,7 @@ from .solution import (
     strip_solution_markers,
     stub_code,
 )
+from .write import courses, generate, main, planned_files
 
 __all__ = [
     "BEGIN_SOLUTION", "CODE_STUB", "CONTENT_DIR", "COURSE_DIR", "Check", "END_SOLUTION", "Function",

@@ -2,6 +2,6 @@
 
 import sys
 
-from .generate import main
+from .write import main
 
 sys.exit(main())
