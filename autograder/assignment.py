@@ -1,4 +1,11 @@
-"""Assignments are content: a problem table, a reference, a starter, a handout, scenarios and suites.
+"""Assignments are content: one folder each, autograder/assignments/<name>/.
+
+The folder holds assignment.toml (the problem table and rules data), reference.py (the source of
+truth), handout.md, scenarios/, suites/ and optionally plan.py, notebooks.toml, mutants.toml,
+equivalent-mutants.toml and samples.toml: every file is found by convention, through a property
+of `Assignment`, so no other code builds these paths.  The top-level solution/<name>.py and
+starter/<name>.py are the generated student-facing views (`python -m autograder build`); they
+exist only in a checkout of the repository (`Assignment.in_repository`).
 
 The engine reads an assignment only through this module.
 """
@@ -41,14 +48,58 @@ class Assignment:
     name: str
     title: str
     root: Path                      # autograder/assignments/<name>
-    student_file: str               # what the student submits, e.g. "yahtzee.py"
-    solution: Path
-    starter: Path
-    handout: Path
+    student_file: str               # what the student submits (assignment.toml's student_file)
     entry: str
     stages: tuple[Stage, ...]
     problems: tuple[Problem, ...]
     extra: dict = field(default_factory=dict, compare=False, hash=False)
+    views: Path = field(default=REPO_ROOT, compare=False)   # where solution/ and starter/ are generated
+
+    # --- the content files, by convention (paths inside the assignment's folder) -------------
+    @property
+    def table(self) -> Path:
+        """assignment.toml: the problem table and rules data."""
+        return self.root / "assignment.toml"
+
+    @property
+    def reference(self) -> Path:
+        """reference.py: the reference solution with its problem fences, THE source."""
+        return self.root / "reference.py"
+
+    @property
+    def handout(self) -> Path:
+        """handout.md (shipped to students as `handout_name`)."""
+        return self.root / "handout.md"
+
+    @property
+    def handout_name(self) -> str:
+        """The handout's file name in the student bundle, and in the starter's note."""
+        return f"handout-{self.name}.md"
+
+    @property
+    def notebook_content(self) -> Path:
+        """notebooks.toml: teaching text and extra public checks of the stage notebooks (optional)."""
+        return self.root / "notebooks.toml"
+
+    @property
+    def mutants(self) -> Path:
+        """mutants.toml: single-bug programs as edits of the reference, with their exact scores."""
+        return self.root / "mutants.toml"
+
+    @property
+    def equivalent_mutants(self) -> Path:
+        """equivalent-mutants.toml: generated mutants no program behaviour can tell apart."""
+        return self.root / "equivalent-mutants.toml"
+
+    @property
+    def samples(self) -> Path:
+        """samples.toml: the sample class, as edits of the reference or named files (optional)."""
+        return self.root / "samples.toml"
+
+    @property
+    def plan(self) -> Path:
+        """plan.py: the scenario plan of `python -m autograder scenarios` (optional)."""
+        return self.root / "plan.py"
 
     @property
     def suites_dir(self) -> Path:
@@ -57,6 +108,22 @@ class Assignment:
     @property
     def scenarios_dir(self) -> Path:
         return self.root / "scenarios"
+
+    # --- the generated student-facing views at the repository's top level --------------------
+    @property
+    def solution(self) -> Path:
+        """solution/<name>.py: a generated copy of the reference, for the course's eyes."""
+        return self.views / "solution" / f"{self.name}.py"
+
+    @property
+    def starter(self) -> Path:
+        """starter/<name>.py: generated from the reference (every fenced region a stub)."""
+        return self.views / "starter" / f"{self.name}.py"
+
+    @property
+    def in_repository(self) -> bool:
+        """True in a checkout of the kit (the views and the repo's tests exist), False when installed."""
+        return in_repository()
 
     @property
     def core_stages(self) -> tuple[Stage, ...]:
@@ -102,6 +169,20 @@ class Assignment:
         return files
 
 
+def in_repository() -> bool:
+    """Whether the package runs from a checkout of the kit (not from an installed wheel)."""
+    return (REPO_ROOT / "pyproject.toml").is_file()
+
+
+def needs_repository(what: str) -> str | None:
+    """None in a checkout; else one clear line saying WHAT needs the kit's repository."""
+    if in_repository():
+        return None
+    return (f"{what} needs a checkout of the kit's repository (it reads or writes the files around the "
+            f"autograder package there); this autograder is an installed package ({PACKAGE_DIR}): "
+            f"run it from a clone of the repository")
+
+
 def available() -> list[str]:
     return sorted(p.parent.name for p in ASSIGNMENTS_DIR.glob("*/assignment.toml"))
 
@@ -119,15 +200,14 @@ def load_assignment(name: str = "yahtzee") -> Assignment:
         Problem(p["number"], p["stage"], p["title"], p["points"], tuple(p.get("functions", ())))
         for p in data.get("problems", [])
     )
+    # solution/starter/handout: the paths of the layout before one folder per assignment; files
+    # are found by convention now, and a not-yet-updated assignment.toml keeps working.
     known = {"name", "title", "student_file", "solution", "starter", "handout", "entry", "stages", "problems"}
     return Assignment(
         name=data["name"],
         title=data["title"],
         root=root,
         student_file=data["student_file"],
-        solution=REPO_ROOT / data["solution"],
-        starter=REPO_ROOT / data["starter"],
-        handout=REPO_ROOT / data["handout"],
         entry=data.get("entry", "main"),
         stages=stages,
         problems=problems,

@@ -432,7 +432,7 @@ def grader_version(spec: Assignment) -> str:
         base = version("yahtzee-kit")
     except Exception:
         base = "0"
-    files = [PACKAGE_DIR / "grade.py", PACKAGE_DIR / "assignment.py", spec.solution]
+    files = [PACKAGE_DIR / "grade.py", PACKAGE_DIR / "assignment.py", spec.reference]
     files += sorted((PACKAGE_DIR / "engine").glob("*.py")) + sorted((PACKAGE_DIR / "engine").glob("*.ini"))
     files += sorted(p for p in spec.root.rglob("*") if p.suffix in (".py", ".toml", ".json")
                     and "__pycache__" not in p.parts)

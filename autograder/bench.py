@@ -362,7 +362,7 @@ def bench_worst(work: Path, python: str) -> dict | None:
     spec = load_assignment(ASSIGNMENT)
     work.mkdir(parents=True, exist_ok=True)
     path = work / spec.student_file
-    path.write_text(spec.solution.read_text(encoding="utf-8") + SLOW_TAIL.replace("PAUSE", f"{pause:g}"),
+    path.write_text(spec.reference.read_text(encoding="utf-8") + SLOW_TAIL.replace("PAUSE", f"{pause:g}"),
                     encoding="utf-8")
     print(f"\n(d) slow-but-finite worst case: the reference, every top-level call pausing {pause:g} s "
           f"(the per-call limit is {default_limits().wall_s:g} s), one `python -m autograder grade`")

@@ -1,7 +1,7 @@
 """Generate the student files from the reference, and check that they have not drifted.
 
-The reference solution of an assignment (e.g. ``solution/yahtzee.py``) is the single
-source of truth.  Student code goes between fence comments::
+The reference solution of an assignment (``autograder/assignments/<name>/reference.py``) is
+the single source of truth.  Student code goes between fence comments::
 
     # BEGIN PROBLEM 7
     return "Dice: " + " ".join(str(die) for die in dice)
@@ -14,13 +14,15 @@ stay, and between them go a ``*** YOUR CODE HERE ***`` comment and
 an outer region (e.g. PROBLEM 19 inside PROBLEM 12) disappear with it; the stub says
 that they belong to the region too.
 
-``build`` does this for every assignment under ``autograder/assignments/`` whose
-solution file exists, and regenerates the points table of its handout (between
-``<!-- BEGIN POINTS TABLE -->`` and ``<!-- END POINTS TABLE -->``).  With
+``build`` does this for every assignment under ``autograder/assignments/`` that has a
+reference.py: it writes the generated student-facing views at the repository's top level
+(``solution/<name>.py``, a copy of the reference; ``starter/<name>.py``), the sample class of
+an assignment whose samples.toml names a ``view`` folder, and regenerates the points table of
+its handout (between ``<!-- BEGIN POINTS TABLE -->`` and ``<!-- END POINTS TABLE -->``).  With
 ``check=True`` it writes nothing and reports each file that is out of date.
 
-    python -m autograder.build            # write starter/ and the handout tables
-    python -m autograder.build --check    # exit 1 if anything is out of date or invalid
+    python -m autograder build            # write solution/, starter/, samples and the handout tables
+    python -m autograder build --check    # exit 1 if anything is out of date or invalid
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from autograder.assignment import REPO_ROOT, Assignment, Problem, available, load_assignment
+from autograder.assignment import REPO_ROOT, Assignment, Problem, available, load_assignment, needs_repository
 
 BUILD_COMMAND = "python -m autograder build"
 TABLE_BEGIN = "<!-- BEGIN POINTS TABLE -->"
@@ -325,7 +327,7 @@ def generate_starter(solution_text: str,
     if errors:
         raise FenceError(errors)
     table = _table(table_source)
-    handout = (f"The handout ({table_source.handout.name})"
+    handout = (f"The handout ({table_source.handout_name})"
                if isinstance(table_source, Assignment) else "The handout")
     lines = solution_text.splitlines(keepends=True)
     out: list[str] = []
@@ -396,12 +398,11 @@ def update_handout(handout_text: str, table: str) -> str:
 # The verb
 # ---------------------------------------------------------------------------
 
-def _plan(assignment: Assignment) -> tuple[list[tuple[Path, str, str]], list[str]]:
+def _plan(assignment: Assignment) -> tuple[list[tuple[Path, str | bytes, str]], list[str]]:
     """The files ASSIGNMENT should have: [(path, wanted text, what it is made from)], problems."""
-    solution = assignment.solution
-    solution_name = relative(solution)
-    text = solution.read_text(encoding="utf-8")
-    targets: list[tuple[Path, str, str]] = []
+    solution_name = relative(assignment.reference)
+    text = assignment.reference.read_text(encoding="utf-8")
+    targets: list[tuple[Path, str | bytes, str]] = [(assignment.solution, text, solution_name)]
     problems = [f"{solution_name}: {message}" for message in validate(text, assignment)]
     if not problems:
         targets.append((assignment.starter, generate_starter(text, assignment), solution_name))
@@ -421,14 +422,36 @@ def _plan(assignment: Assignment) -> tuple[list[tuple[Path, str, str]], list[str
             problems.append(f"{relative(handout)}: {err}")
         else:
             targets.append((handout, wanted, f"the points table in {table_name}"))
+    if not problems:
+        problems += _sample_targets(assignment, targets)
     return targets, problems
+
+
+def _sample_targets(assignment: Assignment, targets: list) -> list[str]:
+    """Add the sample class's files to TARGETS (when samples.toml names a view); return problems."""
+    from autograder import samples
+
+    folder = samples.view(assignment)
+    if folder is None:
+        return []
+    source = relative(assignment.samples)
+    try:
+        files = samples.sample_files(assignment)
+    except (samples.SampleError, OSError) as err:
+        return [f"{source}: {err}"]
+    targets.extend((folder / path, content, source) for path, content in files.items())
+    if folder.is_dir():
+        wanted = {folder / path for path in files}
+        return [f"{relative(path)} is not a sample of {source}: delete it, or add it there"
+                for path in sorted(folder.rglob("*")) if path.is_file() and path not in wanted]
+    return []
 
 
 def _assignments(names: Iterable[str] | None) -> list[Assignment]:
     chosen = []
     for name in (available() if names is None else names):
         assignment = load_assignment(name)
-        if names is not None or assignment.solution.is_file():
+        if names is not None or assignment.reference.is_file():
             chosen.append(assignment)
     return chosen
 
@@ -443,13 +466,15 @@ def build_files(check: bool = False, names: Iterable[str] | None = None,
     problems: list[str] = []
     written: list[Path] = []
     for assignment in chosen:
-        if not assignment.solution.is_file():
-            problems.append(f"{assignment.name}: the solution {relative(assignment.solution)} does not exist")
+        if not assignment.reference.is_file():
+            problems.append(f"{assignment.name}: the reference {relative(assignment.reference)} does not exist")
             continue
         targets, found = _plan(assignment)
         problems.extend(found)
         for path, wanted, source in targets:
-            current = path.read_text(encoding="utf-8") if path.is_file() else None
+            binary = isinstance(wanted, bytes)
+            current = (path.read_bytes() if binary else path.read_text(encoding="utf-8")) \
+                if path.is_file() else None
             if current == wanted:
                 continue
             if check:
@@ -458,8 +483,11 @@ def build_files(check: bool = False, names: Iterable[str] | None = None,
                 problems.append(f"{relative(path)} {state}: run `{BUILD_COMMAND}`")
             else:
                 path.parent.mkdir(parents=True, exist_ok=True)
-                with open(path, "w", encoding="utf-8", newline="") as handle:
-                    handle.write(wanted)
+                if binary:
+                    path.write_bytes(wanted)
+                else:
+                    with open(path, "w", encoding="utf-8", newline="") as handle:
+                        handle.write(wanted)
                 written.append(path)
     return problems, written
 
@@ -478,11 +506,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--check", action="store_true",
                         help="write nothing; exit 1 if a generated file is out of date or a fence is wrong")
     parser.add_argument("assignment", nargs="*",
-                        help="assignments to build (default: every one whose solution exists)")
+                        help="assignments to build (default: every one with a reference.py)")
 
 
 def run(args: argparse.Namespace) -> int:
     """The `build` verb: 0 when all is up to date (or written), 1 on problems, 2 on bad usage."""
+    refusal = needs_repository("`build` (the generated solution/, starter/ and samples views)")
+    if refusal:
+        print(f"error: {refusal}", file=sys.stderr)
+        return 2
     try:
         problems, written = build_files(args.check, args.assignment or None)
     except KeyError as err:
@@ -511,7 +543,7 @@ def report(problems: list[str], written: list[Path], check: bool, up_to_date: st
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m autograder build",
-        description="Generate starter files and handout points tables from the reference solutions.")
+        description="Generate solution/, starter/, sample classes and handout points tables from the references.")
     add_arguments(parser)
     return run(parser.parse_args(argv))
 

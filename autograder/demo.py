@@ -1,24 +1,28 @@
 """Verb `demo` (make demo): grade the bundled sample class and show where everything went.
 
-samples/class/ holds small, realistic submissions: several correct ones written differently, typical
-mistakes, a notebook, a syntax error, missing functions, the untouched starter, a program that starts
-its game when imported, and a hostile one (reads for the reference, loops forever on some input).
-The demo is `grade-all samples/class --out demo-output`: a second run reuses the gradebook and only
-regrades what changed (--force regrades all).  It never reads standard input and exits 0 once
-the class is graded, whatever the scores.
+An assignment's sample class is its samples.toml (autograder/assignments/<name>/): small, realistic
+submissions written as edits of the reference or named files.  Yahtzee's: several correct ones
+written differently, typical mistakes, a notebook, a syntax error, missing functions, the untouched
+starter, a program that starts its game when imported, and a hostile one (reads for the reference,
+loops forever on some input).  The demo generates the class into a scratch folder and runs
+`grade-all` on it into --out: a second run reuses the gradebook and only regrades what changed
+(--force regrades all).  It never reads standard input and exits 0 once the class is graded,
+whatever the scores.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+import tempfile
 from pathlib import Path
 
-from .assignment import REPO_ROOT
+from .assignment import load_for_cli
 from .batch import InputError, default_jobs, grade_all, print_summary
+from .build import relative
 from .gradebook import Gradebook
+from .samples import SampleError, write_class
 
-SAMPLE_CLASS = REPO_ROOT / "samples" / "class"
 DEFAULT_OUT = "demo-output"
 
 
@@ -26,7 +30,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", default=DEFAULT_OUT, help=f"output folder (default: {DEFAULT_OUT})")
     parser.add_argument("--jobs", "-j", type=int, default=None, help="parallel grading processes (default: 2)")
     parser.add_argument("--force", action="store_true", help="regrade every sample, even unchanged ones")
-    parser.add_argument("--assignment", default="yahtzee", help=argparse.SUPPRESS)
+    parser.add_argument("--assignment", default="yahtzee",
+                        help="whose sample class (its samples.toml) to grade (default: yahtzee)")
 
 
 def _note(row) -> str:
@@ -60,17 +65,32 @@ def run(args: argparse.Namespace) -> int:
     if args.jobs is not None and args.jobs < 1:
         print("error: --jobs must be at least 1", file=sys.stderr)
         return 2
-    out = Path(args.out)
-    print(f"Grading the sample class {SAMPLE_CLASS.relative_to(REPO_ROOT)}/ into {out}/ ...", flush=True)
-    try:
-        summary = grade_all(SAMPLE_CLASS, out, args.assignment, "all", args.jobs or min(2, default_jobs()),
-                            args.force)
-    except (InputError, KeyError) as err:
-        print(f"error: {err}", file=sys.stderr)
+    spec = load_for_cli(args.assignment)
+    if spec is None:
         return 2
+    if not spec.samples.is_file():
+        print(f"error: {spec.name} has no sample class: write {relative(spec.samples)} "
+              f"(programs as edits of its reference; see autograder/assignments/yahtzee/samples.toml)",
+              file=sys.stderr)
+        return 2
+    out = Path(args.out)
+    with tempfile.TemporaryDirectory(prefix=f"{spec.name}-class-") as scratch:
+        klass = Path(scratch) / "class"
+        try:
+            count = len(write_class(spec, klass))
+        except (SampleError, OSError) as err:
+            print(f"error: {relative(spec.samples)}: {err}", file=sys.stderr)
+            return 2
+        print(f"Grading {spec.name}'s sample class ({count} files from {relative(spec.samples)}) into {out}/ ...",
+              flush=True)
+        try:
+            summary = grade_all(klass, out, spec.name, "all", args.jobs or min(2, default_jobs()), args.force)
+        except (InputError, KeyError) as err:
+            print(f"error: {err}", file=sys.stderr)
+            return 2
     print()
     with Gradebook(out / "gradebook.sqlite") as book:
-        rows = book.rows(args.assignment)
+        rows = book.rows(spec.name)
     print(table(rows))
     print()
     print_summary(summary)

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from .assignment import REPO_ROOT, Assignment, load_assignment
+from .assignment import PACKAGE_DIR, REPO_ROOT, Assignment, in_repository, load_assignment
 from .engine import refcache
 from .engine.plugin import GradingPlugin
 from .engine.program import Program, default_limits, reference_program
@@ -32,8 +32,9 @@ def _importable(name: str) -> bool:
 
 
 def hidden_paths(extra: list[str] | None = None) -> list[str]:
-    """Folders the student's process must not see: the kit itself (tests, solution, suites)."""
-    return [str(REPO_ROOT)] + list(extra or [])
+    """Folders the student's process must not see: the kit itself (tests, solution, suites; when
+    installed, the package: its parent is site-packages, which the sandbox does not need either)."""
+    return [str(REPO_ROOT if in_repository() else PACKAGE_DIR)] + list(extra or [])
 
 
 def submission_home(path: str | Path) -> list[str]:
@@ -131,7 +132,7 @@ def _grade_stream(paths: Iterator[str | Path], deliver: Callable[[GradeReport], 
     files = [str(f) for f in spec.suite_files(stage)]
     if not files:
         raise ValueError(f"{spec.name} has no suite for stage {stage}")
-    reference = reference_program(spec.solution, spec.student_file, hidden_paths=hidden, limits=limits)
+    reference = reference_program(spec.reference, spec.student_file, hidden_paths=hidden, limits=limits)
     plan = reference_outcomes(spec, reference, hidden, limits)
 
     def next_submission():
@@ -206,7 +207,7 @@ def cache_key(spec: Assignment, limits: Limits | None = None) -> str:
     override = os.environ.get("AUTOGRADER_SCENARIOS_DIR")
     if override:
         dirs.append(Path(override))
-    return refcache.fingerprint(spec.solution, dirs, limits or default_limits())
+    return refcache.fingerprint(spec.reference, dirs, limits or default_limits())
 
 
 def reference_outcomes(spec: Assignment, reference: Program, hidden: list[str],
@@ -235,7 +236,7 @@ def ensure_reference_cache(spec: Assignment, limits: Limits | None = None) -> Pa
     if path is not None and refcache.load(path) is not None:
         return path
     hidden = hidden_paths()
-    reference = reference_program(spec.solution, spec.student_file, hidden_paths=hidden, limits=limits)
+    reference = reference_program(spec.reference, spec.student_file, hidden_paths=hidden, limits=limits)
     compute_reference_cache(spec, reference, hidden, limits, key)
     return refcache.cache_dir() / refcache.file_name(spec.name, key)
 
@@ -244,7 +245,7 @@ def compute_reference_cache(spec: Assignment, reference: Program, hidden: list[s
                             key: str, folder: Path | None = None) -> tuple[dict, dict]:
     """Grade the reference as a student once (every stage), recording the plan; write the file."""
     files = [str(f) for f in spec.suite_files("all")]
-    recorder = Program(spec.solution.read_text(encoding="utf-8"), spec.student_file, limits=limits,
+    recorder = Program(spec.reference.read_text(encoding="utf-8"), spec.student_file, limits=limits,
                        hidden_paths=hidden, label="the reference (recording the plan)")
     jobs = iter([(recorder, None, None)])
     plugin = GradingPlugin(spec, reference, next_submission=lambda: next(jobs, None),

@@ -20,9 +20,9 @@ The zip holds, at its top level:
   AUTOGRADER_TIME_LIMIT (seconds, default 540: under Gradescope's 10 minutes);
 * the ``autograder`` package (engine, this assignment with its suites and scenarios; no other
   assignment, no caches but one: ``refcache/<name>-<key>.json``, the reference's outcomes and the
-  request plan of this grader version, computed here so no submission recomputes them), the
-  reference at the path assignment.toml names
-  (``solution/<file>``) and ``pyproject.toml``.  No tests/, samples/, notebooks/ or .venv.
+  request plan of this grader version, computed here so no submission recomputes them; the
+  reference is the assignment's reference.py) and ``pyproject.toml``.  No tests/, samples/,
+  notebooks/ or .venv, nor the assignment's authoring files (samples, mutants, scenario plan).
 
 The zip is reproducible: sorted entries, fixed timestamps.
 """
@@ -34,7 +34,7 @@ import sys
 import zipfile
 from pathlib import Path
 
-from .assignment import PACKAGE_DIR, REPO_ROOT, Assignment, load_assignment, load_for_cli
+from .assignment import PACKAGE_DIR, REPO_ROOT, Assignment, load_assignment, load_for_cli, needs_repository
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -44,6 +44,8 @@ else:  # pragma: no cover - Python 3.10
 EXCLUDED_DIRS = {"__pycache__", ".pytest_cache", ".ruff_cache", ".mypy_cache", ".ipynb_checkpoints", "refcache"}
 EXCLUDED_SUFFIXES = {".pyc", ".pyo"}
 EXCLUDED_NAMES = {".DS_Store", "Thumbs.db"}
+# An assignment's files that grading never reads: they stay out of the bundle.
+AUTHORING_ONLY = {"samples", "samples.toml", "mutants.toml", "equivalent-mutants.toml", "plan.py"}
 TIME_LIMIT = 540                     # seconds; Gradescope stops a submission at 600
 ZIP_DATE = (1980, 1, 1, 0, 0, 0)     # fixed timestamps: the same sources give the same zip
 
@@ -176,18 +178,13 @@ def _double_quote(text: str) -> str:
 
 def setup_script(spec: Assignment) -> str:
     return fill(SETUP_SH, TITLE=spec.title, NAME=_shell_quote(spec.name),
-                SOLUTION=_shell_quote(solution_path(spec)),
+                SOLUTION=_shell_quote(spec.reference.relative_to(REPO_ROOT).as_posix()),
                 REQUIREMENTS=" ".join(_double_quote(r) for r in runtime_requirements()))
 
 
 def run_script(spec: Assignment, time_limit: int = TIME_LIMIT) -> str:
     return fill(RUN_AUTOGRADER, TITLE=spec.title, NAME=_shell_quote(spec.name),
                 STUDENT_FILE=_shell_quote(spec.student_file), TIME_LIMIT=str(time_limit))
-
-
-def solution_path(spec: Assignment) -> str:
-    """The reference's path relative to the repository root, as assignment.toml gives it."""
-    return spec.solution.resolve().relative_to(REPO_ROOT).as_posix()
 
 
 def _skipped(path: Path) -> bool:
@@ -203,21 +200,20 @@ def package_files(spec: Assignment) -> list[Path]:
         if not path.is_file() or _skipped(path.relative_to(REPO_ROOT)):
             continue
         inside = path.relative_to(assignments).parts if assignments in path.parents else None
-        if inside and len(inside) > 1 and inside[0] != spec.name:
-            continue                        # another assignment
+        if inside and len(inside) > 1 and (inside[0] != spec.name or inside[1] in AUTHORING_ONLY):
+            continue                        # another assignment, or what only authors use
         files.append(path)
     return files
 
 
 def bundle_members(spec: Assignment) -> dict[str, bytes | Path]:
     """Zip member name -> content (bytes) or the file to copy."""
-    if not spec.solution.is_file():
-        raise FileNotFoundError(f"the reference {spec.solution} is missing")
+    if not spec.reference.is_file():
+        raise FileNotFoundError(f"the reference {spec.reference} is missing")
     members: dict[str, bytes | Path] = {
         "setup.sh": setup_script(spec).encode(),
         "run_autograder": run_script(spec).encode(),
         "pyproject.toml": REPO_ROOT / "pyproject.toml",
-        solution_path(spec): spec.solution,
     }
     for path in package_files(spec):
         members[path.relative_to(REPO_ROOT).as_posix()] = path
@@ -264,6 +260,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    refusal = needs_repository("`gradescope` (the bundle copies the kit's pyproject.toml and package)")
+    if refusal:
+        print(f"error: {refusal}", file=sys.stderr)
+        return 2
     spec = load_for_cli(args.assignment)
     if spec is None:
         return 2

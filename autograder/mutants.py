@@ -9,7 +9,7 @@ file in one folder, graded by `grade-all` (the batch engine: parallel workers, o
 session each) with the hidden suite, all stages.
 
 Per problem it prints: mutants, killed (lost points), survived (full marks), equivalent (listed
-in tests/mutants/equivalent-<assignment>.toml with a one-line reason: no program behaviour can
+in the assignment's equivalent-mutants.toml with a one-line reason: no program behaviour can
 tell them apart from the reference), and how many killed mutants lost points only in their own
 problem's stage.  Targets: 100 % of non-equivalent mutants killed, >= 95 % charged only in their
 own stage.  Survivors are listed with the key to paste into the equivalents file (or a new check
@@ -29,14 +29,13 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from .assignment import REPO_ROOT, Assignment, load_assignment
+from .assignment import Assignment, load_assignment
 
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover
     import tomli as tomllib
 
-EQUIVALENTS = REPO_ROOT / "tests" / "mutants"
 FENCE = re.compile(r"#\s*(BEGIN|END) PROBLEM (\d+)")
 
 
@@ -91,7 +90,7 @@ def generate(spec: Assignment) -> tuple[list[Mutant], int]:
     """Every mutant of SPEC's reference inside a problem fence; and how many fell outside."""
     from cosmic_ray.mutating import mutate_code
 
-    source = spec.solution.read_text(encoding="utf-8")
+    source = spec.reference.read_text(encoding="utf-8")
     owner = fences(source)
     lines = source.split("\n")
     mutants, outside = [], 0
@@ -126,8 +125,8 @@ def _changes(old: list[str], new: list[str]):
 
 
 def equivalents(spec: Assignment) -> dict[str, str]:
-    """key -> reason, from tests/mutants/equivalent-<assignment>.toml."""
-    path = EQUIVALENTS / f"equivalent-{spec.name}.toml"
+    """key -> reason, from the assignment's equivalent-mutants.toml."""
+    path = spec.equivalent_mutants
     if not path.is_file():
         return {}
     data = tomllib.loads(path.read_text(encoding="utf-8"))

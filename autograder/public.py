@@ -30,7 +30,7 @@ PROBLEM_TIMEOUT = 10.0           # seconds per problem in the sandbox (check.py:
 def public_checks(assignment: Assignment) -> tuple[dict[int, str], list[str]]:
     """{problem: check code} with the final reference's expected values, and notes on public
     scenarios whose shape no check could be made for."""
-    key = (assignment.name, str(assignment.solution), assignment.solution.stat().st_mtime_ns)
+    key = (assignment.name, str(assignment.reference), assignment.reference.stat().st_mtime_ns)
     checks, notes = _public_checks(key)
     return dict(checks), list(notes)
 
@@ -40,7 +40,7 @@ def _public_checks(key: tuple) -> tuple[dict[int, str], list[str]]:
     from . import notebooks as nb
 
     assignment = load_assignment(key[0])
-    text = assignment.solution.read_text(encoding="utf-8")
+    text = assignment.reference.read_text(encoding="utf-8")
     content = nb.load_content(assignment) if nb.has_notebooks(assignment) else {}
     protocol = content.get("protocol_lines", [])
     _, unknown = nb.scenario_checks(assignment, text, protocol)
@@ -54,7 +54,7 @@ def _public_checks(key: tuple) -> tuple[dict[int, str], list[str]]:
         return checks, notes
     base: dict = {"__name__": f"{assignment.name}_reference"}
     with contextlib.redirect_stdout(io.StringIO()):
-        exec(compile(text, str(assignment.solution), "exec"), base)
+        exec(compile(text, str(assignment.reference), "exec"), base)
         exec(TOOLS, base)
     checks = {}
     for problem in assignment.problems:

@@ -199,14 +199,14 @@ def bundle_files(assignment: Assignment, stage: int) -> tuple[dict[str, str], li
     notes: list[str] = []
     files: dict[str, str] = {}
     name = assignment.name
-    solution_text = assignment.solution.read_text(encoding="utf-8")
+    solution_text = assignment.reference.read_text(encoding="utf-8")
     starter = generate_starter(solution_text, assignment)
     if assignment.starter.is_file() and assignment.starter.read_text(encoding="utf-8") != starter:
         notes.append(f"{relative(assignment.starter)} is out of date (run `python -m autograder build`); "
                      "the bundle has the up-to-date starter")
     files[f"{name}/{assignment.student_file}"] = starter
     if assignment.handout.is_file():
-        files[f"{name}/{assignment.handout.name}"] = assignment.handout.read_text(encoding="utf-8")
+        files[f"{name}/{assignment.handout_name}"] = assignment.handout.read_text(encoding="utf-8")
     else:
         notes.append(f"{name}: no handout at {relative(assignment.handout)}; the bundle has none")
     checks, check_notes = public_checks(assignment)
@@ -231,7 +231,7 @@ def readme(assignments: list[Assignment], stage: int) -> str:
                   f"* `{assignment.student_file}`: your file. Write your code in the regions marked "
                   "`# BEGIN PROBLEM N` / `# END PROBLEM N`."]
         if assignment.handout.is_file():
-            lines.append(f"* `{assignment.handout.name}`: the handout, the whole specification.")
+            lines.append(f"* `{assignment.handout_name}`: the handout, the whole specification.")
         lines.append(f"* `check.py`: the public checks. Run `python check.py {assignment.student_file}` "
                      "(add `--stage N` for one stage). The grader runs more checks of its own.")
         if has_notebooks(assignment):
@@ -260,7 +260,7 @@ def self_check(folder: Path, assignment: Assignment) -> str | None:
     """Run the bundle's check.py on the reference: every public check must pass."""
     script = folder / assignment.name / "check.py"
     try:
-        result = subprocess.run([sys.executable, str(script), str(assignment.solution)],
+        result = subprocess.run([sys.executable, str(script), str(assignment.reference)],
                                 capture_output=True, text=True, timeout=300, cwd=str(folder))
     except subprocess.TimeoutExpired:
         return f"{assignment.name}/check.py did not finish on the reference"
@@ -277,7 +277,7 @@ def build_release(out: Path, stage: int = 1, names: list[str] | None = None, as_
     Raises ReleaseError (and leaves nothing behind) when it would leak or fails its self-check.
     """
     chosen = [load_assignment(n) for n in (names or available())]
-    chosen = [a for a in chosen if a.solution.is_file()]
+    chosen = [a for a in chosen if a.reference.is_file()]
     if not chosen:
         raise ReleaseError("no assignment with a reference solution to release")
     stages = {s.number for a in chosen for s in a.stages}

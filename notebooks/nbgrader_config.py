@@ -1,8 +1,8 @@
 """nbgrader configuration of the Yahtzee course (notebooks/ is the course directory).
 
 Run nbgrader from this folder:  cd notebooks && nbgrader generate_assignment stage1
-The source notebooks in source/ are GENERATED: edit solution/yahtzee.py,
-autograder/assignments/yahtzee/assignment.toml or content/yahtzee.toml, then run
+The source notebooks in source/ are GENERATED: edit autograder/assignments/yahtzee/reference.py,
+autograder/assignments/yahtzee/assignment.toml or notebooks.toml there, then run
 `python -m autograder.notebooks` at the repository root.
 """
 

@@ -54,7 +54,7 @@ def outside_fences(text: str) -> list[str]:
 # The repository
 # ---------------------------------------------------------------------------
 
-BUILT = [name for name in available() if load_assignment(name).solution.is_file()]
+BUILT = [name for name in available() if load_assignment(name).reference.is_file()]
 
 
 def test_yahtzee_is_built():
@@ -77,7 +77,7 @@ def test_main_unknown_assignment_exits_2(capsys):
 
 
 def test_the_solution_fences_match_the_table():
-    assert build.validate(YAHTZEE.solution.read_text(encoding="utf-8"), YAHTZEE) == []
+    assert build.validate(YAHTZEE.reference.read_text(encoding="utf-8"), YAHTZEE) == []
 
 
 def test_starter_equals_solution_outside_fences():
@@ -91,7 +91,7 @@ def test_starter_stubs_every_outer_region_with_its_problem():
     starter = YAHTZEE.starter.read_text(encoding="utf-8")
     raised = re.findall(r'raise NotImplementedError\("Problem (\d+): (.*) \((\w+)\)"\)', starter)
     expected = []
-    for fence in build.outer_fences(YAHTZEE.solution.read_text(encoding="utf-8")):
+    for fence in build.outer_fences(YAHTZEE.reference.read_text(encoding="utf-8")):
         expected.append((str(fence.number), YAHTZEE.problem(fence.number).title, fence.function))
     assert raised == expected
     assert len(raised) == 27                     # problems 4, 5, 6, 10 and 18 fence several functions; 21, 22: stage 5
@@ -325,35 +325,118 @@ def test_update_handout_needs_both_markers():
 
 
 def test_build_writes_then_check_detects_drift(tmp_path):
-    solution = tmp_path / "solution.py"
-    solution.write_text(YAHTZEE.solution.read_text(encoding="utf-8"), encoding="utf-8")
-    handout = tmp_path / "handout-yahtzee.md"
+    folder = tmp_path / "yahtzee"             # an assignment folder of its own, views beside it
+    folder.mkdir()
+    solution = folder / "reference.py"
+    solution.write_text(YAHTZEE.reference.read_text(encoding="utf-8"), encoding="utf-8")
+    handout = folder / "handout.md"
     handout.write_text(f"# Handout\n\n{build.TABLE_BEGIN}\n{build.TABLE_END}\n", encoding="utf-8")
-    assignment = dataclasses.replace(YAHTZEE, solution=solution, starter=tmp_path / "starter" / "s.py",
-                                     handout=handout)
+    assignment = dataclasses.replace(YAHTZEE, root=folder, views=tmp_path)
 
     problems = build.build(check=True, assignments=[assignment])
-    assert len(problems) == 2
-    assert "s.py is missing (it is made from " in problems[0] and "run `python -m autograder build`" in problems[0]
-    assert "handout-yahtzee.md is out of date with the points table" in problems[1]
+    assert len(problems) == 3
+    assert "solution/yahtzee.py is missing (it is made from " in problems[0] and "reference.py" in problems[0]
+    assert "starter/yahtzee.py is missing (it is made from " in problems[1]
+    assert "run `python -m autograder build`" in problems[1]
+    assert "handout.md is out of date with the points table" in problems[2]
     assert not assignment.starter.exists()
 
     assert build.build(assignments=[assignment]) == []
     assert assignment.starter.read_text(encoding="utf-8") == YAHTZEE.starter.read_text(encoding="utf-8")
+    assert assignment.solution.read_text(encoding="utf-8") == solution.read_text(encoding="utf-8")
     assert "| | | **Total** | | **100** |" in handout.read_text(encoding="utf-8")
     assert build.build(check=True, assignments=[assignment]) == []
 
     solution.write_text(solution.read_text(encoding="utf-8").replace("return sum(dice)\n    # END PROBLEM 5",
                                                                      "return sum(dice) + 0\n    # END PROBLEM 5"),
                         encoding="utf-8")
-    assert build.build(check=True, assignments=[assignment]) == [], "a change inside a fence is no drift"
+    problems = build.build(check=True, assignments=[assignment])
+    assert len(problems) == 1 and "solution/yahtzee.py is out of date with" in problems[0], \
+        "a change inside a fence changes the solution's copy, not the starter"
     solution.write_text(solution.read_text(encoding="utf-8").replace("NUM_ROUNDS = 13", "NUM_ROUNDS = 12"),
                         encoding="utf-8")
     problems = build.build(check=True, assignments=[assignment])
-    assert len(problems) == 1 and "s.py is out of date with" in problems[0]
+    assert len(problems) == 2 and "starter/yahtzee.py is out of date with" in problems[1]
 
     solution.write_text(solution.read_text(encoding="utf-8").replace("    # END PROBLEM 7\n", "", 1),
                         encoding="utf-8")
     problems = build.build(assignments=[assignment])
     assert any("'# BEGIN PROBLEM 7' is never closed" in p for p in problems)
     assert "NUM_ROUNDS = 13" in assignment.starter.read_text(encoding="utf-8"), "nothing written on errors"
+
+
+# ---------------------------------------------------------------------------
+# One folder per assignment: files by convention, samples as edits of the reference
+# ---------------------------------------------------------------------------
+
+def test_content_files_are_found_by_convention_in_the_assignment_folder():
+    folder = ROOT / "autograder" / "assignments" / "yahtzee"
+    assert (YAHTZEE.reference, YAHTZEE.handout, YAHTZEE.notebook_content, YAHTZEE.mutants, YAHTZEE.samples,
+            YAHTZEE.plan) == tuple(folder / n for n in ("reference.py", "handout.md", "notebooks.toml",
+                                                         "mutants.toml", "samples.toml", "plan.py"))
+    assert YAHTZEE.solution == ROOT / "solution" / "yahtzee.py" and YAHTZEE.starter == ROOT / "starter" / "yahtzee.py"
+    assert YAHTZEE.solution.read_bytes() == YAHTZEE.reference.read_bytes()
+
+
+def test_an_assignment_toml_with_the_old_path_keys_still_loads(tmp_path, monkeypatch):
+    from autograder import assignment as assignment_module
+
+    folder = tmp_path / "old"
+    folder.mkdir()
+    table = (ROOT / "autograder" / "assignments" / "pytzee" / "assignment.toml").read_text(encoding="utf-8")
+    (folder / "assignment.toml").write_text(table.replace('name = "pytzee"', 'name = "old"\nsolution = "x/y.py"\n'
+                                                          'starter = "s/y.py"\nhandout = "docs/h.md"'))
+    monkeypatch.setattr(assignment_module, "ASSIGNMENTS_DIR", tmp_path)
+    old = assignment_module.load_assignment.__wrapped__("old")
+    assert old.reference == folder / "reference.py" and old.handout == folder / "handout.md"
+    assert "solution" not in old.extra and "handout" not in old.extra
+
+
+def _sample_assignment(tmp_path, samples: str):
+    folder = tmp_path / "yahtzee"
+    folder.mkdir()
+    (folder / "reference.py").write_text(YAHTZEE.reference.read_text(encoding="utf-8"), encoding="utf-8")
+    (folder / "samples.toml").write_text(samples, encoding="utf-8")
+    return dataclasses.replace(YAHTZEE, root=folder, views=tmp_path)
+
+
+def test_samples_are_edits_of_the_reference_generated_and_drift_checked(tmp_path):
+    assignment = _sample_assignment(tmp_path, '''view = "class"
+header = "A student's file.\\n\\nAuthor: {author}\\n"
+[[sample]]
+name = "ann"
+author = "Ann"
+edits = [{ find = "NUM_ROUNDS = 13", replace = "NUM_ROUNDS = 12" }]
+[[sample]]
+name = "sam"
+base = "starter"
+''')
+    assert build.build(assignments=[assignment]) == []
+    ann = (tmp_path / "class" / "ann.py").read_text(encoding="utf-8")
+    assert ann.startswith('"""A student\'s file.\n\nAuthor: Ann\n"""\n') and "NUM_ROUNDS = 12" in ann
+    assert (tmp_path / "class" / "sam.py").read_text(encoding="utf-8") == YAHTZEE.starter.read_text(encoding="utf-8")
+    assert build.build(check=True, assignments=[assignment]) == []
+
+    (tmp_path / "class" / "ann.py").write_text(ann.replace("12", "11"), encoding="utf-8")
+    (tmp_path / "class" / "zed.py").write_text("x = 1\n", encoding="utf-8")
+    problems = build.build(check=True, assignments=[assignment])
+    assert any("class/ann.py is out of date with" in p and "samples.toml" in p for p in problems), problems
+    assert any("class/zed.py is not a sample of" in p for p in problems), problems
+
+
+def test_a_sample_edit_that_no_longer_fits_is_named(tmp_path):
+    assignment = _sample_assignment(tmp_path, '''view = "class"
+[[sample]]
+name = "bea"
+edits = [{ find = "NO SUCH TEXT", replace = "x" }]
+''')
+    problems = build.build(assignments=[assignment])
+    assert len(problems) == 1 and "sample bea: edit 1: its find text occurs 0 times" in problems[0], problems
+    assert not (tmp_path / "class").exists(), "nothing written on errors"
+
+
+def test_demo_of_an_assignment_without_samples_says_what_to_write():
+    result = subprocess.run([sys.executable, "-m", "autograder", "demo", "--assignment", "pytzee"], cwd=ROOT,
+                            capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+    assert result.returncode == 2 and "pytzee has no sample class: write autograder/assignments/pytzee/samples.toml" \
+        in result.stderr, result.stderr

@@ -97,7 +97,7 @@ def test_single_bug_programs_lose_points_in_their_own_stage(assignment):
     one stage only, unless the bug lives in a function graded in two stages (`crosses` says so)."""
     spec = load_assignment(assignment)
     stage_of = {p.number: p.stage for p in spec.problems}
-    mutants = tomllib.loads((ROOT / "tests" / "mutants" / f"{assignment}.toml").read_text(encoding="utf-8"))
+    mutants = tomllib.loads((load_assignment(assignment).mutants).read_text(encoding="utf-8"))
     covered = set()
     for mutant in mutants["mutant"]:
         stages = {stage_of[p] for p in mutant["problems"]}

@@ -135,7 +135,7 @@ def test_bundle_contents(bundles):
         modes = {info.filename: info.external_attr >> 16 for info in archive.infolist()}
         setup = archive.read("setup.sh").decode()
         run = archive.read("run_autograder").decode()
-    for required in ("setup.sh", "run_autograder", "pyproject.toml", "solution/yahtzee.py",
+    for required in ("setup.sh", "run_autograder", "pyproject.toml", "autograder/assignments/yahtzee/reference.py",
                      "autograder/__main__.py", "autograder/cli.py", "autograder/grade.py",
                      "autograder/engine/sandbox.py", "autograder/engine/harness/entry.py", "autograder/engine/pytest.ini",
                      "autograder/assignments/yahtzee/assignment.toml",
@@ -143,10 +143,11 @@ def test_bundle_contents(bundles):
                      "autograder/assignments/yahtzee/scenarios/games.toml"):
         assert required in names, required
     top = {name.split("/")[0] for name in names}
-    assert top == {"setup.sh", "run_autograder", "pyproject.toml", "solution", "autograder"}
+    assert top == {"setup.sh", "run_autograder", "pyproject.toml", "autograder"}
+    authoring = ("samples", "samples.toml", "mutants.toml", "equivalent-mutants.toml", "plan.py")
+    assert not [n for n in names if n.split("/")[3:4] and n.split("/")[3] in authoring]
     assert not [n for n in names if "__pycache__" in n or n.endswith(".pyc") or "/." in n]
     assert not [n for n in names if n.startswith("autograder/assignments/pytzee/")]
-    assert "solution/pytzee.py" not in names
     assert modes["run_autograder"] & 0o111 and modes["setup.sh"] & 0o111
     # setup.sh: apt, a venv, the runtime pins of pyproject.toml; no nbgrader
     for word in ("apt-get", "python3-pip", "python3-venv", "pytest==9.2.0", "pytest-timeout==2.4.0"):
@@ -209,7 +210,8 @@ def test_a_grader_that_cannot_start_still_leaves_valid_results(bundles, tmp_path
 def test_pytzee_bundle_grades_its_reference_full_marks(bundles, tmp_path):
     with zipfile.ZipFile(bundles["pytzee"]) as archive:
         names = archive.namelist()
-    assert "solution/pytzee.py" in names and "autograder/assignments/pytzee/assignment.toml" in names
+    assert "autograder/assignments/pytzee/reference.py" in names
+    assert "autograder/assignments/pytzee/assignment.toml" in names
     assert not [n for n in names if n.startswith("autograder/assignments/yahtzee/")]
     data, _ = run_autograder(bundles["pytzee"], tmp_path, {"pytzee.py": PYTZEE.solution.read_text()})
     assert _max(data) == pytest.approx(PYTZEE.total_points) == data["score"]

@@ -1,4 +1,4 @@
-"""The Yahtzee grader against known-wrong solutions (tests/mutants/yahtzee.toml).
+"""The Yahtzee grader against known-wrong solutions (autograder/assignments/yahtzee/mutants.toml).
 
 Each mutant is the reference with find/replace edits applied here, at test time, so the
 mutants never drift from the reference.  For each one the grader must give the EXACT score
@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from autograder.assignment import load_assignment
 from autograder.engine import reporters
 from autograder.grade import grade
 
@@ -25,7 +26,7 @@ else:  # pragma: no cover
 
 ROOT = Path(__file__).resolve().parent.parent
 SOLUTION = ROOT / "solution" / "yahtzee.py"
-MUTANTS = tomllib.loads((ROOT / "tests" / "mutants" / "yahtzee.toml").read_text(encoding="utf-8"))["mutant"]
+MUTANTS = tomllib.loads((load_assignment("yahtzee").mutants).read_text(encoding="utf-8"))["mutant"]
 
 
 def mutate(source: str, mutant: dict) -> str:

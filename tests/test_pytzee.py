@@ -32,7 +32,7 @@ PYTZEE = load_assignment("pytzee")
 SOLUTION = PYTZEE.solution
 STARTER = PYTZEE.starter
 SUBMISSIONS = sorted((ROOT / "tests" / "submissions" / "pytzee").glob("*.py"))
-MUTANTS = tomllib.loads((ROOT / "tests" / "mutants" / "pytzee.toml").read_text(encoding="utf-8"))["mutant"]
+MUTANTS = tomllib.loads((PYTZEE.mutants).read_text(encoding="utf-8"))["mutant"]
 GAMES = tomllib.loads((PYTZEE.scenarios_dir / "games.toml").read_text(encoding="utf-8"))
 TOTAL = PYTZEE.total_points
 MAX_SECONDS_PER_SUBMISSION = 30
@@ -257,7 +257,7 @@ def test_cli_grades_and_never_hangs():
 
 
 def test_handout_sample_run_is_the_references():
-    """The short transcript in docs/handout-pytzee.md is what the reference prints (lines shown
+    """The short transcript in the handout (autograder/assignments/pytzee/handout.md) is what the reference prints (lines shown
     as `...` are cut)."""
     from autograder.engine.program import Program
     text = PYTZEE.handout.read_text(encoding="utf-8")

@@ -1,6 +1,6 @@
 """One public-check engine: `grade --public`, the bundle's check.py and the notebooks' check cells agree.
 
-Every program in tests/submissions and every mutant of tests/mutants/*.toml is checked both ways:
+Every program in tests/submissions and every mutant of the assignments' mutants.toml is checked both ways:
 `grade FILE --public` (in the sandbox) and `python check.py FILE --json` (the student's own
 Python), and the per-problem statuses (passed / failed / not started) must be equal.  The
 notebooks' check cells are the same code run by the same runtime (asserted here as text; run in
@@ -50,7 +50,7 @@ def programs() -> list[tuple[str, str, str]]:
         out.append((name, "starter", spec.starter.read_text(encoding="utf-8")))
         for path in sorted((ROOT / "tests" / "submissions" / name).glob("*.py")):
             out.append((name, path.stem, path.read_text(encoding="utf-8")))
-        table = tomllib.loads((ROOT / "tests" / "mutants" / f"{name}.toml").read_text(encoding="utf-8"))
+        table = tomllib.loads((spec.mutants).read_text(encoding="utf-8"))
         for mutant in table["mutant"]:
             out.append((name, mutant["name"], mutate(reference, mutant)))
     return out

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from autograder import scenarios as scenario_verb
 from autograder.assignment import load_assignment
+from autograder.assignments.yahtzee import plan as scenario_plan
 from autograder.grade import grade
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -203,8 +203,8 @@ def test_games_cover_every_rule():
 
 
 def test_committed_scenarios_still_cover_what_they_say():
-    ref = scenario_verb.Reference(SOLUTION)
-    assert scenario_verb.check(ref, SCENARIOS / "games.toml") == []
+    ref = scenario_plan.Reference(SOLUTION)
+    assert scenario_plan.check(ref, SCENARIOS / "games.toml") == []
 
 
 def test_scenarios_verb_writes_a_fresh_set(tmp_path):

@@ -17,7 +17,7 @@ computed together, in batches, as whole-array operations.  The sums over re-roll
 at a time (a keep of n dice is worth the mean of the 6 keeps of n+1 dice) and the best keep inside
 an outcome one removed die at a time: about 30x less work than the (252 x 462) matrix product.
 
-The rules are the kit's own: the scoring functions and constants of ``solution/yahtzee.py`` (the
+The rules are the kit's own: the scoring functions and constants of ``autograder/assignments/yahtzee/reference.py`` (the
 single source of truth), with the Joker convention and the Yahtzee bonus as options.
 """
 
@@ -35,13 +35,13 @@ from types import ModuleType
 
 import numpy as np
 
-from ..assignment import REPO_ROOT
+from ..assignment import ASSIGNMENTS_DIR
 
 CODE_VERSION = "1"          # bump when the recursion changes: it keys the table cache
 NUM_BOXES = 13
 UPPER_CAP = 63              # overwritten below by the kit's threshold (checked equal)
 JOKERS = ("forced", "free", "none")
-REFERENCE = REPO_ROOT / "solution" / "yahtzee.py"
+REFERENCE = ASSIGNMENTS_DIR / "yahtzee" / "reference.py"
 
 
 @cache

@@ -71,12 +71,28 @@ def newer_python_note(error: dict) -> str:
     return f" (checked with Python {version})"
 
 
-def returned(outcome: Outcome, ran: str, *, hint: str | None = None) -> Any:
-    """The value OUTCOME returned, or Fail explaining why there is none."""
+def returned(outcome: Outcome, ran: str, *, hint: str | None = None, why: str = "") -> Any:
+    """The value OUTCOME returned, or Fail explaining why there is none (and, for a hidden check,
+    what failed without the call: WHY says what the case covers)."""
     if outcome.status == "ok":
         return outcome.value
-    raise Fail(explain(outcome, ran), ran=ran, hint=hint, show_values=False,
+    text = explain(outcome, ran)
+    raise Fail(text, hidden=_hidden_no_value(outcome, ran.split("(")[0], text, why), ran=ran, hint=hint,
+               show_values=False,
                output=outcome.stdout if outcome.status not in ("no_function", "syntax_error") else None)
+
+
+def _hidden_no_value(outcome: Outcome, func: str, text: str, why: str) -> str:
+    """The data-free summary of a call that did not return a value."""
+    if outcome.status == "exception" and (outcome.error or {}).get("type") == "NotImplementedError":
+        return f"{func} is not written yet."
+    if outcome.status == "no_function":
+        return text.split(";")[0].rstrip(".") + "."
+    return f"{func} did not return normally{_because(why)}."
+
+
+def _because(why: str) -> str:
+    return f" ({why})" if why else ""
 
 
 def reference_value(outcome: Outcome, ran: str) -> Any:
@@ -87,29 +103,36 @@ def reference_value(outcome: Outcome, ran: str) -> Any:
 
 def expect_same(student, reference, func: str, *args: Any,
                 hint: Callable[[Any, Any], str | None] | None = None, why: str = "", **kwargs: Any) -> Any:
-    """Call FUNC on both programs; Fail unless the student returns what the reference returns."""
+    """Call FUNC on both programs; Fail unless the student returns what the reference returns.
+    WHY (what the case covers) is the whole of a hidden check's feedback."""
     ran = describe_call(func, args, kwargs)
     expected = reference_value(reference.call(func, *args, **kwargs), ran)
     could_pass_by_doing_nothing(expected)
-    got = returned(student.call(func, *args, **kwargs), ran)
+    got = returned(student.call(func, *args, **kwargs), ran, why=why)
     if got != expected or type(got) is not type(expected):
-        because = f" ({why})" if why else ""
-        raise Fail(f"Called {ran}. Returned {show(got)}, but expected {show(expected)}{because}.",
+        raise Fail(f"Called {ran}. Returned {show(got)}, but expected {show(expected)}{_because(why)}.",
+                   hidden=f"{func} returned the wrong value{_because(why)}.",
                    ran=ran, expected=expected, got=got, hint=hint(got, expected) if hint else None,
                    show_values=False)
     return got
 
 
-def expect_raises(student, func: str, *args: Any, error: str = "ValueError", **kwargs: Any) -> None:
+def expect_raises(student, func: str, *args: Any, error: str = "ValueError", why: str = "",
+                  **kwargs: Any) -> None:
     ran = describe_call(func, args, kwargs)
     could_pass_by_doing_nothing(raises=True)
     outcome = student.call(func, *args, **kwargs)
     if outcome.status == "exception" and (outcome.error or {}).get("type") == error:
         return
+    must = f"{func} must raise {error} here{_because(why)}."
     if outcome.status == "ok":
         raise Fail(f"Called {ran}. Returned {show(outcome.value)}, but expected it to raise {error}.",
-                   ran=ran, show_values=False)
-    raise Fail(f"Called {ran}; expected {error}. {explain(outcome, ran)}", ran=ran, show_values=False)
+                   hidden=must, ran=ran, show_values=False)
+    text = explain(outcome, ran)
+    hidden = _hidden_no_value(outcome, func, text, why) if outcome.status in ("exception", "no_function") else must
+    if outcome.status == "exception" and "not written yet" not in hidden:
+        hidden = must
+    raise Fail(f"Called {ran}; expected {error}. {text}", hidden=hidden, ran=ran, show_values=False)
 
 
 def input_count_message(asked: int, lines: int) -> str:

@@ -1,7 +1,9 @@
 """How a failed check explains itself: what ran, what was expected, what came back, and a hint.
 
-Tests raise Fail; the pytest plugin turns it into a TestResult.  Hidden tests show only
-their summary and hint, never the call, the dice or the expected value.
+Tests raise Fail; the pytest plugin turns it into a TestResult.  A Fail holds both texts a
+check may need: the detailed summary (with the call and the values) and HIDDEN, a data-free
+summary that says what the case covers.  The plugin chooses by the check's visibility: a hidden
+check shows only the data-free summary and the hint, never the call, the dice or the expected value.
 """
 
 from __future__ import annotations
@@ -13,13 +15,17 @@ MAX_OUTPUT_LINES = 40
 
 
 class Fail(AssertionError):
-    """A check failed for a reason the student should read."""
+    """A check failed for a reason the student should read.
 
-    def __init__(self, summary: str, *, ran: str | None = None, expected: Any = None,
-                 got: Any = None, hint: str | None = None, output: str | None = None,
-                 show_values: bool = True):
+    SUMMARY is the detailed sentence of a visible check; HIDDEN (optional) the data-free one a
+    hidden check shows instead (what the case covers, no call, no values; default: SUMMARY)."""
+
+    def __init__(self, summary: str, *, hidden: str | None = None, ran: str | None = None,
+                 expected: Any = None, got: Any = None, hint: str | None = None,
+                 output: str | None = None, show_values: bool = True):
         super().__init__(summary)
         self.summary = summary
+        self.hidden = hidden
         self.ran = ran
         self.expected = expected
         self.got = got
@@ -29,7 +35,7 @@ class Fail(AssertionError):
 
     def render(self, hidden: bool = False) -> str:
         """The feedback text; HIDDEN keeps the test's data out of it."""
-        lines = [self.summary]
+        lines = [self.hidden if hidden and self.hidden is not None else self.summary]
         if not hidden:
             if self.ran:
                 lines.append(f"Ran: {self.ran}")

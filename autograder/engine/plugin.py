@@ -1,7 +1,10 @@
 """The pytest plugin that turns a stage suite into graded, student-readable results.
 
-Markers on each test:  problem(N), points(P), visibility("visible"|"hidden"), depends("test_name", ...),
-                       own_functions (an integration check: no substitution, see below).
+Markers on each test:  problem(N), weight(W), points(P), visibility("visible"|"hidden"),
+                       depends("test_name", ...), own_functions (an integration check: no substitution).
+Points are shared out at collection (share_points): each check of problem N without a points(P)
+marker gets its weight's share (default 1) of the table's points for N less the explicit points;
+the last such check takes the rounding remainder (4 decimals), so the problem adds up exactly.
 A bug costs points once, by construction: every call a check of stage N makes runs with the
 reference's versions of the functions graded in other stages in place of the student's
 (Assignment.substitution), except in the checks marked own_functions.
@@ -36,7 +39,7 @@ LOAD_PROBE = "__grader_load_probe__"
 
 
 FIXTURES = frozenset({"student", "reference", "assignment"})
-MARKERS = frozenset({"problem", "points", "visibility", "depends", "parametrize", "own_functions"})
+MARKERS = frozenset({"problem", "points", "weight", "visibility", "depends", "parametrize", "own_functions"})
 BACKSTOP_S = 120.0      # pytest-timeout's default for the suites (engine/pytest.ini)
 
 
@@ -75,6 +78,8 @@ class GradingPlugin:
     def begin(self, student: Program | None, load_failure: str | None) -> None:
         """Reset the per-submission state and load STUDENT once."""
         self._student = student
+        if student is not None:
+            student.calls = self.assignment.extra.get("calls", {})     # timeout memory ([calls])
         self.results: list[TestResult] = []
         self.by_name: dict[str, list[TestResult]] = {}
         self.notes: list[str] = []
@@ -130,6 +135,7 @@ class GradingPlugin:
 
     # -- collection ---------------------------------------------------------------------------
     def pytest_collection_modifyitems(self, session, config, items) -> None:
+        share_points(items, self.assignment)      # first: the public run gives each check the same points
         if not self.public_only:
             return
         kept = [i for i in items if _marker_arg(i, "visibility", "visible") != "hidden"]
@@ -318,6 +324,37 @@ class GradingPlugin:
             return self.assignment.problem(problem).stage
         except KeyError:
             return 0
+
+
+def share_points(items, assignment) -> None:
+    """Give every check of a problem without a points(P) marker its share of the problem's points
+    (the assignment table's, less the explicit points of its other checks), by weight(W) (default
+    1), as a points marker; the last one takes the rounding remainder, so the total is exact."""
+    shared: dict[int, list] = {}
+    explicit: dict[int, float] = {}
+    for item in items:
+        problem = int(_marker_arg(item, "problem", 0))
+        if not problem:
+            continue
+        points = _marker_arg(item, "points")
+        if points is not None:
+            explicit[problem] = explicit.get(problem, 0.0) + float(points)
+        else:
+            shared.setdefault(problem, []).append(item)
+    for problem, checks in shared.items():
+        try:
+            pool = assignment.problem(problem).points - explicit.get(problem, 0.0)
+        except KeyError:
+            raise ValueError(f"a check names problem {problem}, which {assignment.name}'s table lacks") from None
+        weights = [float(_marker_arg(item, "weight", 1)) for item in checks]
+        total, given = sum(weights), 0.0
+        for index, (item, weight) in enumerate(zip(checks, weights)):
+            if index == len(checks) - 1:
+                points = round(pool - given, 4)
+            else:
+                points = round(pool * weight / total, 4) if total else 0.0
+            given += points
+            item.add_marker(pytest.mark.points(points))
 
 
 def _has_ini(session, name: str) -> bool:

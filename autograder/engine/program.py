@@ -1,5 +1,10 @@
 """A Program is a submission (or the reference) behind a Sandbox, with the calls tests make.
 
+A student's Program also remembers, for the checks of one submission: values computed once
+(memo: a game played once, read by several checks) and the functions that ran out of time
+(call_or_skip: a later check that needs one of them, or a function that calls one, per the
+assignment's [calls] table, is skipped with a reason instead of waiting again).
+
 Reference programs are shared and their outcomes cached: in a batch the reference runs
 once per scenario, however many students are graded (and refcache.py keeps them on disk).
 
@@ -99,6 +104,9 @@ class Program:
         #                                        (the budget; shared with the substitution sandboxes)
         self.attempts: dict[str, None] = _owner.attempts if _owner else {}   # what the code tried beyond
         #                                        the assignment, in order seen
+        self._memo: dict[Any, Any] = {}
+        self.calls: dict[str, list[str]] = {}    # function -> the functions it calls (assignment [calls])
+        self.timed_out: set[str] = set()         # functions that ran out of time in call_or_skip
 
     @property
     def spent(self) -> float:
@@ -302,6 +310,38 @@ class Program:
         self._shared_ahead.clear()
         for variant in self._variants.values():
             variant.drop_plan()
+
+    # -- per-submission memory of the checks ---------------------------------------------------
+    def memo(self, key: Any, compute: Any) -> Any:
+        """COMPUTE() once per submission for KEY (hashable), then its value for every check that
+        asks (an Exception it raised is remembered and raised again)."""
+        if key not in self._memo:
+            try:
+                self._memo[key] = (True, compute())
+            except Exception as error:      # noqa: BLE001 -- remembered, raised again to every asker
+                self._memo[key] = (False, error)
+        ok, value = self._memo[key]
+        if not ok:
+            raise value
+        return value
+
+    def slow(self, func: str) -> str | None:
+        """FUNC, or a function FUNC calls ([calls] in assignment.toml), that ran out of time in
+        an earlier call_or_skip; None when there is none."""
+        return next((name for name in (func, *self.calls.get(func, ())) if name in self.timed_out), None)
+
+    def call_or_skip(self, func: str, *args: Any, **kwargs: Any) -> Outcome:
+        """call(), but a check that needs a function that ran out of time before is skipped with
+        a reason (pytest.skip) instead of waiting again; a timeout is remembered."""
+        slow = self.slow(func)
+        if slow is not None:
+            import pytest
+
+            pytest.skip(f"can't check: {slow} did not finish in time in an earlier check")
+        outcome = self.call(func, *args, **kwargs)
+        if outcome.status == "timeout":
+            self.timed_out.add(func)
+        return outcome
 
     def call(self, func: str, *args: Any, stdin: list[str] | None = None, seed: int | None = None,
              dice: list[int] | None = None, fresh: bool | None = None, timeout: float | None = None,

@@ -64,7 +64,6 @@ from .checks import Check, content_checks, doctest_checks, problem_checks, scena
 from .common import (
     BEGIN_SOLUTION,
     CODE_STUB,
-    CONTENT_DIR,
     COURSE_DIR,
     END_SOLUTION,
     GENERATE_COMMAND,
@@ -96,7 +95,7 @@ from .solution import (
 from .write import courses, generate, main, planned_files
 
 __all__ = [
-    "BEGIN_SOLUTION", "CODE_STUB", "CONTENT_DIR", "COURSE_DIR", "Check", "END_SOLUTION", "Function",
+    "BEGIN_SOLUTION", "CODE_STUB", "COURSE_DIR", "Check", "END_SOLUTION", "Function",
     "GENERATE_COMMAND", "NotebookError", "Piece", "SAMPLES_DIR", "SELFCHECK", "SOURCE_DIR",
     "STUDENT_DIR", "Solution", "StageBuild", "TOOLS", "_points", "answer_id", "build_all",
     "build_stage", "cell_source", "check_label", "checks_code", "checksum", "code_cell",

@@ -213,7 +213,7 @@ def _check_ids(notebook: dict, where: str) -> None:
 
 
 def build_all(assignment: Assignment) -> list[StageBuild]:
-    solution = read_solution(assignment.solution.read_text(encoding="utf-8"), assignment)
+    solution = read_solution(assignment.reference.read_text(encoding="utf-8"), assignment)
     content = load_content(assignment)
     return [build_stage(assignment, solution, content, s.number) for s in assignment.stages]
 

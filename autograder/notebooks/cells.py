@@ -51,7 +51,7 @@ def new_notebook(cells: list[dict], assignment: Assignment, stage: int) -> dict:
         "metadata": {
             "autograder": {"assignment": assignment.name, "stage": stage,
                            "generated_by": GENERATE_COMMAND,
-                           "from": [relative(assignment.solution), relative(assignment.root / "assignment.toml"),
+                           "from": [relative(assignment.reference), relative(assignment.table),
                                     relative(content_path(assignment))]},
             "kernelspec": dict(KERNELSPEC),
             "language_info": {"name": "python"},

@@ -10,7 +10,6 @@ from autograder.assignment import REPO_ROOT, Assignment, Problem
 from autograder.build import relative
 
 COURSE_DIR = REPO_ROOT / "notebooks"
-CONTENT_DIR = COURSE_DIR / "content"
 SOURCE_DIR = COURSE_DIR / "source"
 SAMPLES_DIR = COURSE_DIR / "samples" / "submitted"
 STUDENT_DIR = COURSE_DIR / "student"         # the self-learners' track: solution-free, ready to open
@@ -36,7 +35,7 @@ class NotebookError(ValueError):
 
 def content_path(assignment: Assignment) -> Path:
     """The one place that says where an assignment's notebook content lives."""
-    return CONTENT_DIR / f"{assignment.name}.toml"
+    return assignment.notebook_content
 
 
 def load_content(assignment: Assignment) -> dict:

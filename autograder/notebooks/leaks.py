@@ -32,7 +32,7 @@ def secret_lines(assignment: Assignment, released_stage: int, content: dict | No
     """Lines of solution code a bundle up to RELEASED_STAGE must not contain: every line of a region
     of a problem in that stage or later, except lines that are public anyway (the starter, earlier
     stages' regions, the variants standing in for later regions before their stage)."""
-    text = assignment.solution.read_text(encoding="utf-8")
+    text = assignment.reference.read_text(encoding="utf-8")
     solution = read_solution(text, assignment)
     public = _code_lines(assignment.starter.read_text(encoding="utf-8")) if assignment.starter.is_file() else set()
     secret: set[str] = set()
@@ -69,7 +69,7 @@ def hidden_fingerprints(assignment: Assignment) -> set[str]:
 
 def _fingerprints(assignment: Assignment) -> tuple[set[str], set[str]]:
     """(fingerprints of the hidden scenario cases, of the public ones)."""
-    signatures = signatures_of(assignment.solution.read_text(encoding="utf-8"))
+    signatures = signatures_of(assignment.reference.read_text(encoding="utf-8"))
     hidden: set[str] = set()
     public: set[str] = set()
     for _, stage, key, case in _scenario_cases(assignment):

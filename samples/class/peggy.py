@@ -3,7 +3,6 @@
 Author: Peggy Moreau
 """
 
-
 import random
 
 # ---------------------------------------------------------------------------
@@ -87,7 +86,9 @@ def score_upper(dice, face):
     >>> score_upper([1, 3, 3, 5, 3], 6)   # no sixes: the box still takes 0
     0
     """
+    # BEGIN PROBLEM 1
     return sum(die for die in dice if die == face)
+    # END PROBLEM 1
 
 
 def score_of_a_kind(dice, n):
@@ -102,9 +103,11 @@ def score_of_a_kind(dice, n):
     >>> score_of_a_kind([2, 2, 2, 6, 5], 4)
     0
     """
+    # BEGIN PROBLEM 2
     if max(face_counts(dice).values()) >= n:
         return sum(dice)
     return 0
+    # END PROBLEM 2
 
 
 def score_full_house(dice):
@@ -115,9 +118,11 @@ def score_full_house(dice):
     >>> score_full_house([4, 4, 4, 4, 4])   # five of a kind is not a full house
     0
     """
+    # BEGIN PROBLEM 3
     if sorted(face_counts(dice).values()) == [2, 3]:
         return FULL_HOUSE_POINTS
     return 0
+    # END PROBLEM 3
 
 
 def score_small_straight(dice):
@@ -132,11 +137,13 @@ def score_small_straight(dice):
     >>> score_small_straight([1, 2, 3, 5, 6])
     0
     """
+    # BEGIN PROBLEM 4
     faces = set(dice)
     for straight in SMALL_STRAIGHTS:
         if straight <= faces:
             return SMALL_STRAIGHT_POINTS
     return 0
+    # END PROBLEM 4
 
 
 def score_large_straight(dice):
@@ -147,9 +154,11 @@ def score_large_straight(dice):
     >>> score_large_straight([1, 2, 3, 4, 6])
     0
     """
+    # BEGIN PROBLEM 4
     if set(dice) in LARGE_STRAIGHTS:
         return LARGE_STRAIGHT_POINTS
     return 0
+    # END PROBLEM 4
 
 
 def score_yahtzee(dice):
@@ -160,9 +169,11 @@ def score_yahtzee(dice):
     >>> score_yahtzee([6, 6, 6, 6, 5])
     0
     """
+    # BEGIN PROBLEM 5
     if len(set(dice)) == 1:
         return YAHTZEE_POINTS
     return 0
+    # END PROBLEM 5
 
 
 def score_chance(dice):
@@ -171,7 +182,9 @@ def score_chance(dice):
     >>> score_chance([1, 2, 3, 4, 6])
     16
     """
+    # BEGIN PROBLEM 5
     return sum(dice)
+    # END PROBLEM 5
 
 
 def check_dice(dice):
@@ -187,6 +200,7 @@ def check_dice(dice):
     ...
     ValueError: each die must be an int from 1 to 6, got 7
     """
+    # BEGIN PROBLEM 6
     if not isinstance(dice, list):
         raise ValueError(f"dice must be a list of {NUM_DICE} dice, got {type(dice).__name__}")
     if len(dice) != NUM_DICE:
@@ -194,6 +208,7 @@ def check_dice(dice):
     for die in dice:
         if type(die) is not int or not 1 <= die <= NUM_FACES:
             raise ValueError(f"each die must be an int from 1 to {NUM_FACES}, got {die!r}")
+    # END PROBLEM 6
 
 
 def score(category, dice):
@@ -210,6 +225,7 @@ def score(category, dice):
     ...
     ValueError: unknown category 'Full Houses'
     """
+    # BEGIN PROBLEM 6
     check_dice(dice)
     if category in UPPER_CATEGORIES:
         return score_upper(dice, UPPER_CATEGORIES.index(category) + 1)
@@ -228,6 +244,7 @@ def score(category, dice):
     if category == "Chance":
         return score_chance(dice)
     raise ValueError(f"unknown category {category!r}")
+    # END PROBLEM 6
 
 
 # ===========================================================================
@@ -243,7 +260,9 @@ def format_dice(dice):
     >>> format_dice([3, 1, 4, 1, 5])
     'Dice: 3 1 4 1 5'
     """
+    # BEGIN PROBLEM 7
     return "Dice: " + " ".join(str(die) for die in dice)
+    # END PROBLEM 7
 
 
 def parse_keep(text):
@@ -268,6 +287,7 @@ def parse_keep(text):
     ...
     ValueError: '6' is not a position from 1 to 5
     """
+    # BEGIN PROBLEM 8
     text = text.strip().lower()
     if text in ("", "all"):
         return list(range(1, NUM_DICE + 1))
@@ -282,6 +302,7 @@ def parse_keep(text):
             raise ValueError(f"position {position} was typed twice")
         positions.append(position)
     return sorted(positions)
+    # END PROBLEM 8
 
 
 def reroll(dice, keep):
@@ -293,22 +314,26 @@ def reroll(dice, keep):
     and fill them in position order (the first new value goes to the
     leftmost re-rolled position).  DICE itself is not changed.
     """
+    # BEGIN PROBLEM 9
     rerolled = [pos for pos in range(1, NUM_DICE + 1) if pos not in keep]
     new_values = roll_dice(len(rerolled))
     new_dice = list(dice)
     for pos, value in zip(rerolled, new_values):
         new_dice[pos - 1] = value
     return new_dice
+    # END PROBLEM 9
 
 
 def ask_keep():
     """Ask which dice to keep until the answer is valid; return the positions."""
+    # BEGIN PROBLEM 10
     while True:
         text = input("Keep which dice? (e.g. 1 3 5; Enter keeps all; 0 re-rolls all): ")
         try:
             return parse_keep(text)
         except ValueError as err:
             print(f"Invalid choice: {err}. Try again.")
+    # END PROBLEM 10
 
 
 def find_category(text):
@@ -321,11 +346,13 @@ def find_category(text):
     >>> find_category("full") is None
     True
     """
+    # BEGIN PROBLEM 10
     wanted = normalize_name(text)
     for category in CATEGORIES:
         if normalize_name(category) == wanted:
             return category
     return None
+    # END PROBLEM 10
 
 
 def ask_category(scorecard, allowed):
@@ -335,6 +362,7 @@ def ask_category(scorecard, allowed):
                stage 4 can narrow it; otherwise every open category)
     Unknown, empty and already-filled names get a message and a re-prompt.
     """
+    # BEGIN PROBLEM 11
     while True:
         text = input("Score this roll in which category? ")
         category = find_category(text)
@@ -346,6 +374,7 @@ def ask_category(scorecard, allowed):
             print(f"The Joker rule does not allow {category} here. Choose from: {', '.join(allowed)}.")
         else:
             return category
+    # END PROBLEM 11
 
 
 def open_categories(scorecard):
@@ -360,6 +389,7 @@ def play_round(scorecard):
     an open category, writes its points into SCORECARD and prints
     "Scored N points in CATEGORY.".
     """
+    # BEGIN PROBLEM 12
     dice = roll_dice()
     print(format_dice(dice))
     for _ in range(ROLLS_PER_ROUND - 1):
@@ -368,6 +398,7 @@ def play_round(scorecard):
             break
         dice = reroll(dice, keep)
         print(format_dice(dice))
+    # BEGIN PROBLEM 19
     joker = is_joker(dice, scorecard)
     if joker:
         bonus = yahtzee_bonus(scorecard)
@@ -380,9 +411,11 @@ def play_round(scorecard):
         allowed = open_categories(scorecard)
     category = ask_category(scorecard, allowed)
     points = joker_score(category, dice) if joker else score(category, dice)
+    # END PROBLEM 19
     scorecard[category] = points
     print(f"Scored {points} points in {category}.")
     return category, points
+    # END PROBLEM 12
 
 
 # ===========================================================================
@@ -396,9 +429,11 @@ def new_scorecard():
     >>> card["Chance"] is None, card[YAHTZEE_BONUS_KEY], len(card)
     (True, 0, 14)
     """
+    # BEGIN PROBLEM 13
     scorecard = {category: None for category in CATEGORIES}
     scorecard[YAHTZEE_BONUS_KEY] = 0
     return scorecard
+    # END PROBLEM 13
 
 
 def final_score(scorecard):
@@ -411,9 +446,13 @@ def final_score(scorecard):
     >>> final_score(card)
     38
     """
+    # BEGIN PROBLEM 14
     total = sum(scorecard[category] or 0 for category in CATEGORIES)
+    # BEGIN PROBLEM 20
     total += upper_bonus(scorecard) + scorecard[YAHTZEE_BONUS_KEY]
+    # END PROBLEM 20
     return total
+    # END PROBLEM 14
 
 
 def format_scorecard(scorecard):
@@ -421,14 +460,18 @@ def format_scorecard(scorecard):
 
     Open boxes show "-".  The bonus lines and the total close the card.
     """
+    # BEGIN PROBLEM 15
     lines = []
     for category in CATEGORIES:
         points = scorecard[category]
         lines.append(f"{category}: {'-' if points is None else points}")
+    # BEGIN PROBLEM 20
     lines.insert(len(UPPER_CATEGORIES), f"Upper Bonus: {upper_bonus(scorecard)}")
     lines.append(f"{YAHTZEE_BONUS_KEY}: {scorecard[YAHTZEE_BONUS_KEY]}")
+    # END PROBLEM 20
     lines.append(f"Total: {final_score(scorecard)}")
     return "\n".join(lines)
+    # END PROBLEM 15
 
 
 def play_game(num_rounds=NUM_ROUNDS):
@@ -437,6 +480,7 @@ def play_game(num_rounds=NUM_ROUNDS):
     Prints "Round N" before each round, the final scorecard at the end,
     then "Final score: TOTAL".
     """
+    # BEGIN PROBLEM 16
     if not 1 <= num_rounds <= NUM_ROUNDS:
         raise ValueError(f"num_rounds must be from 1 to {NUM_ROUNDS}, got {num_rounds}")
     scorecard = new_scorecard()
@@ -448,6 +492,7 @@ def play_game(num_rounds=NUM_ROUNDS):
     total = final_score(scorecard)
     print(f"Final score: {total}")
     return total
+    # END PROBLEM 16
 
 
 # ===========================================================================
@@ -465,10 +510,12 @@ def upper_bonus(scorecard):
     >>> upper_bonus(card)
     0
     """
+    # BEGIN PROBLEM 17
     upper_total = sum(scorecard[category] or 0 for category in UPPER_CATEGORIES)
     if upper_total >= UPPER_BONUS_THRESHOLD:
         return UPPER_BONUS_POINTS
     return 0
+    # END PROBLEM 17
 
 
 def is_joker(dice, scorecard):
@@ -484,7 +531,9 @@ def is_joker(dice, scorecard):
     >>> is_joker([3, 3, 3, 3, 3], card)       # box filled, even with 0
     True
     """
+    # BEGIN PROBLEM 18
     return score_yahtzee(dice) == YAHTZEE_POINTS and scorecard["Yahtzee"] is not None
+    # END PROBLEM 18
 
 
 def yahtzee_bonus(scorecard):
@@ -498,9 +547,11 @@ def yahtzee_bonus(scorecard):
     >>> yahtzee_bonus(card)
     0
     """
+    # BEGIN PROBLEM 18
     if scorecard["Yahtzee"] == YAHTZEE_POINTS:
         return YAHTZEE_BONUS_POINTS
     return 0
+    # END PROBLEM 18
 
 
 def joker_categories(dice, scorecard):
@@ -518,6 +569,7 @@ def joker_categories(dice, scorecard):
     >>> joker_categories([4, 4, 4, 4, 4], card)[:2]
     ['Three of a Kind', 'Four of a Kind']
     """
+    # BEGIN PROBLEM 18
     matching = UPPER_CATEGORIES[dice[0] - 1]
     if scorecard[matching] is None:
         return [matching]
@@ -525,6 +577,7 @@ def joker_categories(dice, scorecard):
     if open_lower:
         return open_lower
     return [c for c in UPPER_CATEGORIES if scorecard[c] is None]
+    # END PROBLEM 18
 
 
 def joker_score(category, dice):
@@ -537,6 +590,7 @@ def joker_score(category, dice):
     >>> joker_score("Sixes", [2, 2, 2, 2, 2])
     0
     """
+    # BEGIN PROBLEM 18
     full_value = {
         "Full House": FULL_HOUSE_POINTS,
         "Small Straight": SMALL_STRAIGHT_POINTS,
@@ -545,6 +599,146 @@ def joker_score(category, dice):
     if category in full_value:
         return full_value[category]
     return score(category, dice)
+    # END PROBLEM 18
+
+
+def allowed_categories(dice, scorecard):
+    """Return the boxes DICE may go in now: the Joker rule's, else every open box."""
+    if is_joker(dice, scorecard):
+        return joker_categories(dice, scorecard)
+    return open_categories(scorecard)
+
+
+# ===========================================================================
+# Stage 5 (optional): a strategy.  The grader plays 1,000 games with it.
+# ===========================================================================
+
+
+def choose_category(dice, scorecard):
+    """Return the box your strategy scores DICE in: one of allowed_categories(dice, scorecard).
+
+    The grader calls it after the last roll of every round of 1,000 games and writes the
+    points itself; SCORECARD is a copy (changing it changes nothing).  Aim for the highest
+    mean final score.
+
+    >>> choose_category([5, 5, 5, 2, 2], new_scorecard()) in CATEGORIES
+    True
+    """
+    # BEGIN PROBLEM 21
+    jokered = is_joker(dice, scorecard)
+    # BEGIN PROBLEM 23
+    # What a box is worth, roughly, when it is kept open for a later roll: scoring a roll in a
+    # box gives up this much.  An upper box also counts how far it moves the upper total
+    # against the 3-of-each pace that earns the upper bonus.
+    par = {
+        "Ones": 2, "Twos": 5, "Threes": 8, "Fours": 11, "Fives": 14, "Sixes": 17,
+        "Three of a Kind": 18, "Four of a Kind": 10, "Full House": 20, "Small Straight": 24,
+        "Large Straight": 26, "Yahtzee": 12, "Chance": 21,
+    }
+
+    def gain(category):
+        points = joker_score(category, dice) if jokered else score(category, dice)
+        value = points - par[category]
+        if category in UPPER_CATEGORIES:
+            face = UPPER_CATEGORIES.index(category) + 1
+            value += points - 3 * face           # ahead of (or behind) the bonus pace
+        return value
+    # END PROBLEM 23
+
+    return max(allowed_categories(dice, scorecard), key=gain)
+    # END PROBLEM 21
+
+
+def longest_run(dice):
+    """Return the longest run of consecutive faces in DICE as a sorted list.
+
+    >>> longest_run([4, 2, 3, 6, 2])
+    [2, 3, 4]
+    """
+    faces = sorted(set(dice))
+    best, run = [], []
+    for face in faces:
+        run = run + [face] if run and face == run[-1] + 1 else [face]
+        if len(run) > len(best):
+            best = run
+    return best
+
+
+def choose_keep(dice, rolls_left, scorecard):
+    """Return the positions (1..5) your strategy keeps; the others are re-rolled.
+
+    rolls_left -- 2 after the first roll of a round, 1 after the second
+    Returning all five positions ends the rolling (like pressing Enter in the game).  The
+    grader rolls the dice itself; SCORECARD is a copy.  Aim for the highest mean final score.
+
+    >>> set(choose_keep([2, 6, 2, 3, 2], 2, new_scorecard())) <= {1, 2, 3, 4, 5}
+    True
+    """
+    # BEGIN PROBLEM 22
+    def positions_of(values):
+        wanted, kept = list(values), []
+        for position, die in enumerate(dice, 1):
+            if die in wanted:
+                wanted.remove(die)
+                kept.append(position)
+        return kept
+
+    # BEGIN PROBLEM 23
+    # Straights when one is open and four in a row are showing (or three, with no pair);
+    # otherwise the most common face while a box that wants it is open; else the high dice.
+    is_open = {category: scorecard[category] is None for category in CATEGORIES}
+    counts = face_counts(dice)
+    face = max(counts, key=lambda f: (counts[f], f))
+    run = longest_run(dice)
+    if is_open["Large Straight"] and len(run) == 5:
+        return [1, 2, 3, 4, 5]
+    if is_open["Yahtzee"] and counts[face] == 5:
+        return [1, 2, 3, 4, 5]
+    if is_open["Full House"] and sorted(counts.values()) == [2, 3]:
+        return [1, 2, 3, 4, 5]
+    straights_open = is_open["Small Straight"] or is_open["Large Straight"]
+    if straights_open and len(run) == 4:
+        if not is_open["Large Straight"]:
+            return [1, 2, 3, 4, 5]
+        return positions_of(run)
+    kind_open = (is_open[UPPER_CATEGORIES[face - 1]] or is_open["Three of a Kind"]
+                 or is_open["Four of a Kind"] or is_open["Yahtzee"])
+    if straights_open and len(run) == 3 and counts[face] <= 2:
+        return positions_of(run)
+    if kind_open and counts[face] >= 2:
+        return positions_of([face] * counts[face])
+    return positions_of([die for die in dice if die >= 5])
+    # END PROBLEM 23
+    # END PROBLEM 22
+
+
+def play_strategy(games=100, seed=0):
+    """Play GAMES games with choose_keep and choose_category; return the mean final score.
+
+    Given code, to measure your strategy at home the way the grader does (it plays 1,000
+    games on its own seeds).  Each game is seeded with SEED, SEED + 1, ...
+    """
+    total = 0
+    for game in range(games):
+        random.seed(seed + game)
+        scorecard = new_scorecard()
+        for _ in range(NUM_ROUNDS):
+            dice = roll_dice()
+            for rolls_left in range(ROLLS_PER_ROUND - 1, 0, -1):
+                keep = sorted(choose_keep(list(dice), rolls_left, dict(scorecard)))
+                if len(keep) == NUM_DICE:
+                    break
+                dice = reroll(dice, keep)
+            category = choose_category(list(dice), dict(scorecard))
+            if category not in allowed_categories(dice, scorecard):
+                raise ValueError(f"choose_category chose {category!r}, not an allowed box")
+            if is_joker(dice, scorecard):
+                scorecard[YAHTZEE_BONUS_KEY] += yahtzee_bonus(scorecard)
+                scorecard[category] = joker_score(category, dice)
+            else:
+                scorecard[category] = score(category, dice)
+        total += final_score(scorecard)
+    return total / games
 
 
 print("Welcome to Yahtzee!")

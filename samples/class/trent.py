@@ -505,6 +505,96 @@ def joker_score(category, dice):
     # END PROBLEM 18
 
 
+def allowed_categories(dice, scorecard):
+    """Return the boxes DICE may go in now: the Joker rule's, else every open box."""
+    if is_joker(dice, scorecard):
+        return joker_categories(dice, scorecard)
+    return open_categories(scorecard)
+
+
+# ===========================================================================
+# Stage 5 (optional): a strategy.  The grader plays 1,000 games with it.
+# ===========================================================================
+
+
+def choose_category(dice, scorecard):
+    """Return the box your strategy scores DICE in: one of allowed_categories(dice, scorecard).
+
+    The grader calls it after the last roll of every round of 1,000 games and writes the
+    points itself; SCORECARD is a copy (changing it changes nothing).  Aim for the highest
+    mean final score.
+
+    >>> choose_category([5, 5, 5, 2, 2], new_scorecard()) in CATEGORIES
+    True
+    """
+    # BEGIN PROBLEM 21
+    # *** YOUR CODE HERE ***
+    # (Problem 23 also goes in this region: see the handout.)
+    raise NotImplementedError("Problem 21: Choosing a box: choose_category returns an allowed box (choose_category)")
+    # END PROBLEM 21
+
+
+def longest_run(dice):
+    """Return the longest run of consecutive faces in DICE as a sorted list.
+
+    >>> longest_run([4, 2, 3, 6, 2])
+    [2, 3, 4]
+    """
+    faces = sorted(set(dice))
+    best, run = [], []
+    for face in faces:
+        run = run + [face] if run and face == run[-1] + 1 else [face]
+        if len(run) > len(best):
+            best = run
+    return best
+
+
+def choose_keep(dice, rolls_left, scorecard):
+    """Return the positions (1..5) your strategy keeps; the others are re-rolled.
+
+    rolls_left -- 2 after the first roll of a round, 1 after the second
+    Returning all five positions ends the rolling (like pressing Enter in the game).  The
+    grader rolls the dice itself; SCORECARD is a copy.  Aim for the highest mean final score.
+
+    >>> set(choose_keep([2, 6, 2, 3, 2], 2, new_scorecard())) <= {1, 2, 3, 4, 5}
+    True
+    """
+    # BEGIN PROBLEM 22
+    # *** YOUR CODE HERE ***
+    # (Problem 23 also goes in this region: see the handout.)
+    raise NotImplementedError("Problem 22: Choosing dice: choose_keep returns positions to keep (choose_keep)")
+    # END PROBLEM 22
+
+
+def play_strategy(games=100, seed=0):
+    """Play GAMES games with choose_keep and choose_category; return the mean final score.
+
+    Given code, to measure your strategy at home the way the grader does (it plays 1,000
+    games on its own seeds).  Each game is seeded with SEED, SEED + 1, ...
+    """
+    total = 0
+    for game in range(games):
+        random.seed(seed + game)
+        scorecard = new_scorecard()
+        for _ in range(NUM_ROUNDS):
+            dice = roll_dice()
+            for rolls_left in range(ROLLS_PER_ROUND - 1, 0, -1):
+                keep = sorted(choose_keep(list(dice), rolls_left, dict(scorecard)))
+                if len(keep) == NUM_DICE:
+                    break
+                dice = reroll(dice, keep)
+            category = choose_category(list(dice), dict(scorecard))
+            if category not in allowed_categories(dice, scorecard):
+                raise ValueError(f"choose_category chose {category!r}, not an allowed box")
+            if is_joker(dice, scorecard):
+                scorecard[YAHTZEE_BONUS_KEY] += yahtzee_bonus(scorecard)
+                scorecard[category] = joker_score(category, dice)
+            else:
+                scorecard[category] = score(category, dice)
+        total += final_score(scorecard)
+    return total / games
+
+
 if __name__ == "__main__":
     import sys
 

@@ -13,36 +13,20 @@ from __future__ import annotations
 
 import random
 import re
-import sys
-import weakref
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 
-import pytest
-
-from autograder.assignment import load_assignment
 from autograder.engine.bounds import number
 from autograder.engine.checks import GraderFault, could_pass_by_doing_nothing, explain
 from autograder.engine.feedback import Fail, ordinal
+from autograder.engine.suite import Suite
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
-
-ASSIGNMENT = load_assignment("pytzee")
+SUITE = Suite(__file__)
+ASSIGNMENT = SUITE.assignment
 GAME_TIMEOUT = 1.5          # seconds per game; the reference plays any of them in milliseconds
 SHORT_TIMEOUT = 0.5         # ... once a program has run out of time in SLOW_RUNS_ALLOWED games
 SLOW_RUNS_ALLOWED = 6       # (so a program that hangs everywhere is graded in about 30 s)
-_SLOW_RUNS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()   # Program -> games out of time
-SCENARIOS = Path(__file__).resolve().parent.parent / "scenarios"
 NUM_DICE = 5
 ENTRY = "play_game"
-
-
-def scenarios(name: str = "games") -> dict:
-    """Load scenarios/NAME.toml (inputs only: expected values come from the reference)."""
-    return tomllib.loads((SCENARIOS / f"{name}.toml").read_text(encoding="utf-8"))
 
 
 # ---------------------------------------------------------------------------------------
@@ -171,11 +155,11 @@ class Attempt:
 
 
 def attempt(student, game: Game, mode: str) -> Attempt:
-    slow = _SLOW_RUNS.get(student, 0)
-    timeout = SHORT_TIMEOUT if slow >= SLOW_RUNS_ALLOWED else GAME_TIMEOUT
+    slow = student.memo("games out of time", lambda: [0])      # a one-item counter per submission
+    timeout = SHORT_TIMEOUT if slow[0] >= SLOW_RUNS_ALLOWED else GAME_TIMEOUT
     outcome = run(student, game, mode, timeout)
     if outcome.status == "timeout" or (outcome.elapsed or 0) >= 0.8 * timeout:
-        _SLOW_RUNS[student] = slow + 1
+        slow[0] += 1
     finished = outcome.status == "ok"
     return Attempt(mode, outcome, read_final_score(outcome, finished=finished))
 
@@ -276,7 +260,7 @@ def why_not(att: Attempt, game: Game, expected: int, hidden: bool) -> str:
             f"'Your final score was 92'")
 
 
-def play_and_check(student, reference, game: Game, *, hidden: bool, hint: str | None = None,
+def play_and_check(student, reference, game: Game, *, hint: str | None = None,
                    hint_when: list[int] | None = None, same_as: list[str] | None = None) -> None:
     """Fail unless STUDENT ends GAME with the reference's final score.
 
@@ -305,12 +289,16 @@ def play_and_check(student, reference, game: Game, *, hidden: bool, hint: str | 
     shown = next((a for a in attempts if a.score.value is not None), first)
     if shown.outcome.status == "no_function" and len(attempts) > 1:
         shown = attempts[1]
-    summary = _sentence(why_not(shown, game, expected, hidden))
-    for other in attempts:
-        if other is not shown:
-            same = (other.outcome.status, other.score.value) == (shown.outcome.status, shown.score.value)
-            summary += (" Run as a script, it did the same." if same and other.mode == "script" else
-                        " Also " + _sentence(why_not(other, game, expected, hidden)))
+
+    def summary(hidden: bool) -> str:
+        text = _sentence(why_not(shown, game, expected, hidden))
+        for other in attempts:
+            if other is not shown:
+                same = (other.outcome.status, other.score.value) == (shown.outcome.status, shown.score.value)
+                text += (" Run as a script, it did the same." if same and other.mode == "script" else
+                         " Also " + _sentence(why_not(other, game, expected, hidden)))
+        return text
+
     expected_rolls = NUM_DICE * game.rounds
     rolled = dice_rolled(shown.outcome)
     notes = []
@@ -326,8 +314,8 @@ def play_and_check(student, reference, game: Game, *, hidden: bool, hint: str | 
                      f"or a seeded game rolls other dice.")
     if hint and (not hint_when or shown.score.value in hint_when):
         notes.append(hint)
-    raise Fail(summary, ran=None if hidden else game.describe(shown.mode), hint=" ".join(notes) or None,
-               output=None if hidden else shown.outcome.stdout, show_values=False)
+    raise Fail(summary(False), hidden=summary(True), ran=game.describe(shown.mode),
+               hint=" ".join(notes) or None, output=shown.outcome.stdout, show_values=False)
 
 
 def roll_values(outcome) -> list[int]:
@@ -339,7 +327,7 @@ def roll_values(outcome) -> list[int]:
     return values
 
 
-def check_rolls(student, reference, game: Game, *, hidden: bool, hint: str | None = None) -> None:
+def check_rolls(student, reference, game: Game, *, hint: str | None = None) -> None:
     """Fail unless STUDENT plays seeded GAME to the end rolling the very dice the reference
     rolls (the RNG contract), asking one answer per turn and printing a final score.  The
     score itself is not compared: the rules are graded by their own checks."""
@@ -358,10 +346,10 @@ def check_rolls(student, reference, game: Game, *, hidden: bool, hint: str | Non
             return
         shown = shown or att
         if timed_out(att):
-            reasons.append(why_not(att, game, -1, hidden))
+            reasons.append(lambda hidden, att=att: why_not(att, game, -1, hidden))
             break
         if att.outcome.status not in ("ok", "input_exhausted") and len(got) < len(wanted):
-            reasons.append(why_not(att, game, -1, hidden))
+            reasons.append(lambda hidden, att=att: why_not(att, game, -1, hidden))
         elif got != wanted:
             if len(got) != len(wanted):
                 text = (f"{how}: your program rolled {len(got)} dice in {game.rounds} turns, not "
@@ -373,20 +361,26 @@ def check_rolls(student, reference, game: Game, *, hidden: bool, hint: str | Non
             others = sorted({str(e[1]) for e in att.outcome.events or () if e and e[0] == "random" and len(e) > 1})
             if others:
                 text += f"; it also calls random.{', random.'.join(others)}, which the game never does"
-            if att.outcome.status != "ok":
-                text += f" ({why_not(att, game, -1, hidden)})"
-            reasons.append(text)
+            reasons.append(lambda hidden, att=att, text=text: text if att.outcome.status == "ok"
+                           else f"{text} ({why_not(att, game, -1, hidden)})")
         elif att.score.value is None:
-            reasons.append(why_not(att, game, -1, hidden))
+            reasons.append(lambda hidden, att=att: why_not(att, game, -1, hidden))
         else:
-            reasons.append(f"{how}: your program asked for {answered} answers in {game.rounds} turns "
-                           f"(every answer fits its roll: one answer per turn)")
-    summary = _sentence(reasons[0])
-    if len(reasons) > 1:
-        same = reasons[1].replace(how_run("script", game), how_run("call", game)) == reasons[0]
-        summary += " Run as a script, it did the same." if same else " Also " + _sentence(reasons[1])
-    raise Fail(summary, ran=None if hidden else game.describe(shown.mode),
-               hint=hint, output=None if hidden else shown.outcome.stdout, show_values=False)
+            text = (f"{how}: your program asked for {answered} answers in {game.rounds} turns "
+                    f"(every answer fits its roll: one answer per turn)")
+            reasons.append(lambda hidden, text=text: text)
+
+    def summary(hidden: bool) -> str:
+        first = reasons[0](hidden)
+        text = _sentence(first)
+        if len(reasons) > 1:
+            second = reasons[1](hidden)
+            same = second.replace(how_run("script", game), how_run("call", game)) == first
+            text += " Run as a script, it did the same." if same else " Also " + _sentence(second)
+        return text
+
+    raise Fail(summary(False), hidden=summary(True), ran=game.describe(shown.mode),
+               hint=hint, output=shown.outcome.stdout, show_values=False)
 
 
 # ---------------------------------------------------------------------------------------
@@ -459,44 +453,6 @@ def seeded_game(reference, case: dict) -> Game:
     return Game(case["why"], case["rounds"], list(commands), seed=case["seed"], mode=mode)
 
 
-# ---------------------------------------------------------------------------------------
-# Parametrisation: points per check
-# ---------------------------------------------------------------------------------------
-
-def params(cases: list[dict]) -> list:
-    """pytest.params for CASES: each case's `points`, else the problem's points left over,
-    split evenly over the cases of that problem without explicit points."""
-    explicit: dict[int, float] = {}
-    plain: dict[int, int] = {}
-    for case in cases:
-        if "points" in case:
-            explicit[case["problem"]] = explicit.get(case["problem"], 0) + case["points"]
-        else:
-            plain[case["problem"]] = plain.get(case["problem"], 0) + 1
-    out = []
-    given: dict[int, float] = {}
-    seen: dict[int, int] = {}
-    for case in cases:
-        problem = case["problem"]
-        if "points" in case:
-            points = case["points"]
-        else:
-            share = ASSIGNMENT.problem(problem).points - explicit.get(problem, 0)
-            seen[problem] = seen.get(problem, 0) + 1
-            if seen[problem] == plain[problem]:     # the last case takes the rounding remainder
-                points = round(share - given.get(problem, 0), 4)
-            else:
-                points = round(share / plain[problem], 4)
-            given[problem] = given.get(problem, 0) + points
-        marks = [pytest.mark.problem(problem), pytest.mark.points(points)]
-        if not case.get("public"):
-            marks.append(pytest.mark.visibility("hidden"))
-        if case.get("integration"):     # charged once: see the plugin's own_functions rule
-            marks.append(pytest.mark.own_functions)
-        out.append(pytest.param(case, marks=marks, id=case["why"]))
-    return out
-
-
 def stage_cases(kind: str, stage: int) -> list[dict]:
-    return [case for case in scenarios().get(kind, [])
+    return [case for case in SUITE.load("games").get(kind, [])
             if ASSIGNMENT.problem(case["problem"]).stage == stage]

@@ -3,14 +3,13 @@
 import pytest
 
 from autograder.assignments.pytzee.suites.common import (
+    SUITE,
     attempt,
     check_rolls,
     game_from_case,
-    params,
     play_and_check,
     reference_score,
     rolls_twice,
-    scenarios,
     seeded_game,
     stage_cases,
     timed_out,
@@ -20,28 +19,28 @@ from autograder.engine.feedback import Fail
 
 GAMES = [case for case in stage_cases("game", 2) if case["problem"] != 14]
 WHOLE_GAMES = [case for case in stage_cases("game", 2) if case["problem"] == 14] + stage_cases("seeded", 2)
-USED_SLOT = next(case for case in scenarios()["game"] if case["problem"] == 11 and case.get("public"))
+USED_SLOT = next(case for case in SUITE.load("games")["game"] if case["problem"] == 11 and case.get("public"))
 
 
-@pytest.mark.parametrize("case", params(GAMES))
+@pytest.mark.parametrize("case", SUITE.cases(GAMES))
 def test_rule(student, reference, case):
     """Rules"""
-    play_and_check(student, reference, game_from_case(case), hidden=not case.get("public"),
-                   hint=case.get("hint"), hint_when=case.get("hint_when"), same_as=case.get("same_as"))
+    play_and_check(student, reference, game_from_case(case), hint=case.get("hint"),
+                   hint_when=case.get("hint_when"), same_as=case.get("same_as"))
 
 
-@pytest.mark.parametrize("case", params(WHOLE_GAMES))
+@pytest.mark.parametrize("case", SUITE.cases(WHOLE_GAMES))
 def test_game(student, reference, case):
     """The game"""
     if "dice" in case:
-        play_and_check(student, reference, game_from_case(case), hidden=not case.get("public"),
-                       hint=case.get("hint"), hint_when=case.get("hint_when"))
+        play_and_check(student, reference, game_from_case(case), hint=case.get("hint"),
+                       hint_when=case.get("hint_when"))
         return
     game = seeded_game(reference, case)
     if case.get("check") == "rolls":
-        check_rolls(student, reference, game, hidden=not case.get("public"), hint=case.get("hint"))
+        check_rolls(student, reference, game, hint=case.get("hint"))
     else:
-        play_and_check(student, reference, game, hidden=not case.get("public"), hint=case.get("hint"))
+        play_and_check(student, reference, game, hint=case.get("hint"))
 
 
 def _refused_with_message(events, answer_index: int) -> bool:

@@ -26,15 +26,14 @@ from autograder.assignments.yahtzee.suites.common import (
     GAME_TIMEOUT,
     ROUND_TIMEOUT,
     SPARE_DICE,
-    call,
     describe,
     flat,
     reference_ok,
     scorecard,
-    student_value,
 )
 from autograder.engine.bounds import number
 from autograder.engine.feedback import Fail, ordinal
+from autograder.engine.suite import returned_value
 
 CATEGORIES = ["Ones", "Twos", "Threes", "Fours", "Fives", "Sixes", "Three of a Kind", "Four of a Kind",
               "Full House", "Small Straight", "Large Straight", "Yahtzee", "Chance"]
@@ -539,22 +538,21 @@ def play(student, reference, case: GameCase) -> Played:
     ref_outcome = reference.call("play_game", case.rounds, stdin=script, seed=case.seed)
     if ref_outcome.status != "ok":
         raise GraderFault(f"the reference failed on game {case.name}: {ref_outcome.status} {ref_outcome.message}")
-    cache = student.__dict__.setdefault("_yahtzee_games", {})
-    key = (case.seed, case.rounds, case.script, repr(student.substitute))
-    if key not in cache:
-        outcome = call(student, "play_game", case.rounds, stdin=script, seed=case.seed, timeout=GAME_TIMEOUT)
+
+    def played() -> Played:
+        outcome = student.call_or_skip("play_game", case.rounds, stdin=script, seed=case.seed, timeout=GAME_TIMEOUT)
         ref = read_reference(ref_outcome)
         mine = read_game(outcome)
         complete = outcome.status == "ok" and (outcome.inputs_asked or 0) >= len(script)
-        cache[key] = Played(case, ref, outcome, mine, first_divergence(ref, mine, complete=complete))
-    return cache[key]
+        return Played(case, ref, outcome, mine, first_divergence(ref, mine, complete=complete))
+
+    return student.memo(("game", case.seed, case.rounds, case.script, repr(student.substitute)), played)
 
 
 def _fail(played: Played, public: str, hidden: str, *, hint: str | None = None, expected=None, got=None,
           show_values: bool = False):
     case = played.case
-    summary = hidden if case.hidden else public
-    raise Fail(summary, ran=case.ran, expected=expected, got=got, hint=hint, show_values=show_values,
+    raise Fail(public, hidden=hidden, ran=case.ran, expected=expected, got=got, hint=hint, show_values=show_values,
                output=played.outcome.stdout)
 
 
@@ -714,7 +712,7 @@ def check_points(played: Played, student, reference) -> Points:
                 alt = reference.call(func, category, dice)
                 accepted = alt.status == "ok" and alt.value == points    # the dice check already counts
             if not accepted and dice is not None:
-                own = call(student, func, category, dice)
+                own = student.call_or_skip(func, category, dice)
                 if own.status != "ok":
                     pytest.skip(f"can't check the game's points until {func} works: "
                                 f"{explain(own, f'{func}(...)')}")
@@ -786,7 +784,7 @@ def check_final(played: Played, student, reference, points: Points, *, returned:
               hint="The very last line of the game is `Final score: N`.")
     shown = mine.finals[-1]
     if shown != expected:
-        own = call(student, "final_score", card)
+        own = student.call_or_skip("final_score", card)
         if own.status != "ok":
             pytest.skip("can't check the game's final score until final_score works")
         if own.value != shown:
@@ -824,7 +822,7 @@ def own_points(student, func: str, category: str, dice: list[int]):
     """What the student's own FUNC (score / joker_score) gives: (value, None) or (None, why not)."""
     from autograder.engine.checks import explain
 
-    outcome = call(student, func, category, dice)
+    outcome = student.call_or_skip(func, category, dice)
     if outcome.status != "ok":
         return None, explain(outcome, f"{func}(...)")
     return outcome.value, None
@@ -837,27 +835,25 @@ def check_round(student, reference, case: dict) -> None:
     student's own score (joker_score for a Joker) gives on the round's dice are accepted."""
     import pytest
 
-    hidden = not case.get("public")
     card = scorecard(case.get("filled"), case.get("bonus", 0))
     stdin = list(case["stdin"])
     rolls = [list(r) for r in case["rolls"]]
     injected = flat(rolls) + SPARE_DICE
     ran = f"{describe('play_round', [card])}; the answers {stdin}; the dice rolled {rolls}"
     ref_outcome = reference_ok(reference.call("play_round", card, stdin=stdin, dice=injected), ran)
-    outcome = call(student, "play_round", card, stdin=stdin, dice=injected, timeout=ROUND_TIMEOUT)
+    outcome = student.call_or_skip("play_round", card, stdin=stdin, dice=injected, timeout=ROUND_TIMEOUT)
     why = case["why"]
-    prefix = "play_round" if hidden else f"play_round ({why})"
     ref = read_reference(ref_outcome)
     mine = read_game(outcome)
     complete = outcome.status == "ok"
     divergence = first_divergence(ref, mine, complete=complete)
 
     def fail(public: str, secret: str, hint: str | None = None, **values):
-        raise Fail(f"{prefix}: {secret} ({why})." if hidden else f"{prefix}: {public}.", ran=ran, hint=hint,
+        raise Fail(f"play_round ({why}): {public}.", hidden=f"play_round: {secret} ({why}).", ran=ran, hint=hint,
                    output=outcome.stdout, show_values=bool(values), **values)
 
     if outcome.status not in ("ok", "input_exhausted"):
-        student_value(outcome, ran, hidden=hidden, short="play_round(...)",
+        returned_value(outcome, ran, short="play_round(...)",
                       hint=divergence.hint if divergence else None)
     if divergence is not None and divergence.cause != "a Dice: line is missing after a roll":
         where = divergence.where.split(", ")[-1]
@@ -925,7 +921,7 @@ def card_lines(text: str) -> list[tuple[str, str]]:
 
 def _own(student, func: str, *args):
     """The student's own FUNC(*ARGS) value, or None when it does not return."""
-    outcome = call(student, func, *args)
+    outcome = student.call_or_skip(func, *args)
     return outcome.value if outcome.status == "ok" else None
 
 
@@ -934,17 +930,16 @@ def check_scorecard_text(student, reference, case: dict, *, bonus_lines: bool) -
     BONUS_LINES (stage 4): the `Upper Bonus` line right after Sixes, `Yahtzee Bonus` after Chance;
     then the box lines themselves are stage 3's business and not checked again.  A wrong
     final_score or upper_bonus costs points once: their own values are accepted in the text."""
-    hidden = not case.get("public")
     card = scorecard(case.get("filled"), case.get("bonus", 0))
     ran = describe("format_scorecard", [card])
     reference_ok(reference.call("format_scorecard", card), ran)
     total = reference_ok(reference.call("final_score", card), ran).value
-    outcome = call(student, "format_scorecard", card)
-    got = student_value(outcome, ran, hidden=hidden, short="format_scorecard(...)")
+    outcome = student.call_or_skip("format_scorecard", card)
+    got = returned_value(outcome, ran, short="format_scorecard(...)")
 
     def fail(public: str, secret: str, hint: str | None = None):
-        raise Fail(secret if hidden else public, ran=ran, got=got, show_values=False, hint=hint,
-                   output=None if hidden else got if isinstance(got, str) else None)
+        raise Fail(public, hidden=secret, ran=ran, got=got, show_values=False, hint=hint,
+                   output=got if isinstance(got, str) else None)
 
     if not isinstance(got, str):
         fail(f"format_scorecard returned {got!r}; it must return the text (a str).",

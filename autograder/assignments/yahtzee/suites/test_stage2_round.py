@@ -11,24 +11,20 @@ import pytest
 
 from autograder.assignments.yahtzee.suites import game as g
 from autograder.assignments.yahtzee.suites.common import (
-    ASSIGNMENT,
     ROUND_TIMEOUT,
     SPARE_DICE,
-    call,
-    case_params,
+    SUITE,
     describe,
     flat,
     hint_for,
-    load_scenarios,
     reference_ok,
     scorecard,
-    share,
-    student_value,
 )
 from autograder.engine.checks import could_pass_by_doing_nothing
 from autograder.engine.feedback import Fail
+from autograder.engine.suite import returned_value
 
-DATA = load_scenarios("round")
+DATA = SUITE.load("round")
 FORMAT = DATA["format_dice"]
 PARSE = DATA["parse_keep"]
 REROLL = DATA["reroll"]
@@ -37,26 +33,23 @@ FIND = DATA["find_category"]
 ASK_CATEGORY = DATA["ask_category"]
 ROUNDS = [case for case in DATA["play_round"] if case.get("problem", 12) == 12]
 
-P10_EACH = share(10, len(ASK_KEEP) + len(FIND))
-
 
 def _same_value(student, reference, case, func, *args, **kwargs):
     """Fail unless the student's FUNC(*ARGS) returns what the reference returns."""
-    hidden = not case.get("public")
     ran = describe(func, args)
     expected = reference_ok(reference.call(func, *args, **kwargs), ran).value
     could_pass_by_doing_nothing(expected)
-    got = student_value(call(student, func, *args, **kwargs), ran, hidden=hidden, short=f"{func}(...)")
+    got = returned_value(student.call_or_skip(func, *args, **kwargs), ran, short=f"{func}(...)")
     if got != expected:
-        summary = (f"{func} returned the wrong value: {case['why']}." if hidden
-                   else f"Called {ran}. Returned {got!r}, but expected {expected!r} ({case['why']}).")
-        raise Fail(summary, ran=ran, expected=expected, got=got, hint=hint_for(case, got))
+        raise Fail(f"Called {ran}. Returned {got!r}, but expected {expected!r} ({case['why']}).",
+                   hidden=f"{func} returned the wrong value: {case['why']}.",
+                   ran=ran, expected=expected, got=got, hint=hint_for(case, got))
     return got
 
 
 # --- Problem 7 ---------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("case", case_params(FORMAT, 7, share(7, len(FORMAT))))
+@pytest.mark.parametrize("case", SUITE.cases(FORMAT, problem=7))
 def test_format_dice(student, reference, case):
     """format_dice"""
     try:
@@ -70,25 +63,24 @@ def test_format_dice(student, reference, case):
 
 # --- Problem 8 ---------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("case", case_params(PARSE, 8, share(8, len(PARSE))))
+@pytest.mark.parametrize("case", SUITE.cases(PARSE, problem=8))
 def test_parse_keep(student, reference, case):
     """parse_keep"""
-    hidden = not case.get("public")
     text = case["text"]
     if case.get("invalid"):
         ran = describe("parse_keep", [text])
         could_pass_by_doing_nothing(raises=True)
-        outcome = call(student, "parse_keep", text)
+        outcome = student.call_or_skip("parse_keep", text)
         if outcome.status == "exception" and (outcome.error or {}).get("type") == "ValueError":
             return
         if outcome.status == "ok":
-            summary = (f"parse_keep returned a value where it must raise ValueError: {case['why']}." if hidden
-                       else f"Called {ran}. Returned {outcome.value!r}, but expected it to raise ValueError "
-                            f"({case['why']}).")
-            raise Fail(summary, ran=ran, got=outcome.value, expected="ValueError", hint=case.get("hint"))
-        student_value(outcome, ran, hidden=hidden, short="parse_keep(...)")
-        raise Fail(f"parse_keep raised {(outcome.error or {}).get('type')} where ValueError was expected"
-                   + ("." if hidden else f": {ran}."), ran=ran, show_values=False,
+            raise Fail(f"Called {ran}. Returned {outcome.value!r}, but expected it to raise ValueError "
+                       f"({case['why']}).",
+                       hidden=f"parse_keep returned a value where it must raise ValueError: {case['why']}.",
+                       ran=ran, got=outcome.value, expected="ValueError", hint=case.get("hint"))
+        returned_value(outcome, ran, short="parse_keep(...)")
+        raised = f"parse_keep raised {(outcome.error or {}).get('type')} where ValueError was expected"
+        raise Fail(f"{raised}: {ran}.", hidden=f"{raised}.", ran=ran, show_values=False,
                    hint="Raise ValueError for an invalid answer (ask_keep catches exactly that).")
     try:
         _same_value(student, reference, case, "parse_keep", text)
@@ -108,16 +100,15 @@ def _fill_right_to_left(dice, keep, values):
     return out
 
 
-@pytest.mark.parametrize("case", case_params(REROLL, 9, share(9, len(REROLL))))
+@pytest.mark.parametrize("case", SUITE.cases(REROLL, problem=9))
 def test_reroll(student, reference, case):
     """reroll"""
-    hidden = not case.get("public")
     dice, keep = list(case["dice"]), list(case["keep"])
     injected = flat(case["rolls"]) + SPARE_DICE
     ran = describe("reroll", [dice, keep])
     ref = reference_ok(reference.call("reroll", dice, keep, dice=injected), ran)
-    outcome = call(student, "reroll", dice, keep, dice=injected, timeout=ROUND_TIMEOUT)
-    got = student_value(outcome, ran, hidden=hidden, short="reroll(...)")
+    outcome = student.call_or_skip("reroll", dice, keep, dice=injected, timeout=ROUND_TIMEOUT)
+    got = returned_value(outcome, ran, short="reroll(...)")
     want_rolled, rolled = ref.dice_used, outcome.dice_used
     ran_with = f"{ran} with roll_dice returning {flat(case['rolls'])}"
     if rolled != want_rolled:
@@ -130,9 +121,9 @@ def test_reroll(student, reference, case):
         else:
             cause = "it rolled fewer dice than the unkept ones"
             hint = "Every die that is not kept is rolled again."
-        summary = (f"reroll: {cause} ({case['why']})." if hidden else
-                   f"Called {ran}: {cause} (rolled {rolled} dice where {want_rolled} were expected).")
-        raise Fail(summary, ran=ran_with, expected=f"{want_rolled} dice rolled", got=f"{rolled} dice rolled",
+        raise Fail(f"Called {ran}: {cause} (rolled {rolled} dice where {want_rolled} were expected).",
+                   hidden=f"reroll: {cause} ({case['why']}).",
+                   ran=ran_with, expected=f"{want_rolled} dice rolled", got=f"{rolled} dice rolled",
                    hint=hint)
     if got != ref.value:
         hint = None
@@ -141,44 +132,42 @@ def test_reroll(student, reference, case):
                     "leftmost re-rolled position (RNG contract rule 2).")
         elif isinstance(got, list) and len(got) == 5 and any(got[p - 1] != dice[p - 1] for p in keep):
             hint = "A kept die changed: the positions in keep must stay as they are."
-        summary = (f"reroll returned the wrong dice: {case['why']}." if hidden else
-                   f"Called {ran_with}. Returned {got!r}, but expected {ref.value!r}.")
-        raise Fail(summary, ran=ran_with, expected=ref.value, got=got, hint=hint)
+        raise Fail(f"Called {ran_with}. Returned {got!r}, but expected {ref.value!r}.",
+                   hidden=f"reroll returned the wrong dice: {case['why']}.",
+                   ran=ran_with, expected=ref.value, got=got, hint=hint)
     after = (outcome.args_after or [None])[0]
     if after != dice:
-        summary = ("reroll changed the list it was given." if hidden else
-                   f"Called {ran}: afterwards the list passed in was {after!r}; reroll must not change it.")
-        raise Fail(summary, ran=ran, expected=dice, got=after,
+        raise Fail(f"Called {ran}: afterwards the list passed in was {after!r}; reroll must not change it.",
+                   hidden="reroll changed the list it was given.", ran=ran, expected=dice, got=after,
                    hint="Build and return a new list (e.g. start from list(dice)); leave DICE as it was.")
 
 
 # --- Problem 10 --------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("case", case_params(ASK_KEEP, 10, P10_EACH))
+@pytest.mark.parametrize("case", SUITE.cases(ASK_KEEP, problem=10))
 def test_ask_keep(student, reference, case):
     """ask_keep"""
-    hidden = not case.get("public")
     stdin = list(case["stdin"])
     ran = f"ask_keep() with the answers {stdin}"
     ref = reference_ok(reference.call("ask_keep", stdin=stdin, dice=SPARE_DICE), ran)
-    outcome = call(student, "ask_keep", stdin=stdin, dice=SPARE_DICE, timeout=ROUND_TIMEOUT)
+    outcome = student.call_or_skip("ask_keep", stdin=stdin, dice=SPARE_DICE, timeout=ROUND_TIMEOUT)
     if outcome.dice_used:
-        raise Fail(f"ask_keep rolled dice{'' if hidden else f' (given the answers {stdin})'}: "
-                   "a re-prompt must not roll dice.", ran=ran, show_values=False,
+        raise Fail(f"ask_keep rolled dice (given the answers {stdin}): a re-prompt must not roll dice.",
+                   hidden="ask_keep rolled dice: a re-prompt must not roll dice.", ran=ran, show_values=False,
                    hint="ask_keep only asks; after an invalid answer it asks again and rolls nothing.")
-    got = student_value(outcome, ran, hidden=hidden, short="ask_keep()", hint=case.get("hint"))
+    got = returned_value(outcome, ran, short="ask_keep()", hint=case.get("hint"))
     if got != ref.value or outcome.inputs_asked != ref.inputs_asked:
         if outcome.inputs_asked < ref.inputs_asked:
             what = "it accepted an invalid answer"
         else:
             what = "it returned the wrong positions"
-        summary = (f"ask_keep: {what} ({case['why']})." if hidden else
-                   f"Called {ran}: {what}. Returned {got!r} after {outcome.inputs_asked} answer(s); "
-                   f"expected {ref.value!r} after {ref.inputs_asked}.")
-        raise Fail(summary, ran=ran, expected=ref.value, got=got, hint=case.get("hint"))
+        raise Fail(f"Called {ran}: {what}. Returned {got!r} after {outcome.inputs_asked} answer(s); "
+                   f"expected {ref.value!r} after {ref.inputs_asked}.",
+                   hidden=f"ask_keep: {what} ({case['why']}).",
+                   ran=ran, expected=ref.value, got=got, hint=case.get("hint"))
 
 
-@pytest.mark.parametrize("case", case_params(FIND, 10, P10_EACH))
+@pytest.mark.parametrize("case", SUITE.cases(FIND, problem=10))
 def test_find_category(student, reference, case):
     """find_category"""
     try:
@@ -192,18 +181,17 @@ def test_find_category(student, reference, case):
 
 # --- Problem 11 --------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("case", case_params(ASK_CATEGORY, 11, share(11, len(ASK_CATEGORY))))
+@pytest.mark.parametrize("case", SUITE.cases(ASK_CATEGORY, problem=11))
 def test_ask_category(student, reference, case):
     """ask_category"""
-    hidden = not case.get("public")
     card = scorecard(case.get("filled"), case.get("bonus", 0))
     allowed = case.get("allowed") or [c for c in g.CATEGORIES if card[c] is None]
     stdin = list(case["stdin"])
     ran = f"{describe('ask_category', [card, allowed])}; the answers {stdin}"
     ref = reference_ok(reference.call("ask_category", card, allowed, stdin=stdin, dice=SPARE_DICE), ran)
-    outcome = call(student, "ask_category", card, allowed, stdin=stdin, dice=SPARE_DICE,
+    outcome = student.call_or_skip("ask_category", card, allowed, stdin=stdin, dice=SPARE_DICE,
                    timeout=ROUND_TIMEOUT)
-    got = student_value(outcome, ran, hidden=hidden, short="ask_category(...)", hint=case.get("hint"))
+    got = returned_value(outcome, ran, short="ask_category(...)", hint=case.get("hint"))
     if got != ref.value:
         if isinstance(got, str) and got in card and card[got] is not None:
             what = "it accepted a box that is already filled"
@@ -213,15 +201,15 @@ def test_ask_category(student, reference, case):
             what = "it accepted an answer it should refuse"
         else:
             what = "it returned the wrong category"
-        summary = (f"ask_category: {what} ({case['why']})." if hidden else
-                   f"Called {ran}: {what}. Returned {got!r}; expected {ref.value!r}.")
-        raise Fail(summary, ran=ran, expected=ref.value, got=got, hint=case.get("hint"))
+        raise Fail(f"Called {ran}: {what}. Returned {got!r}; expected {ref.value!r}.",
+                   hidden=f"ask_category: {what} ({case['why']}).",
+                   ran=ran, expected=ref.value, got=got, hint=case.get("hint"))
     if outcome.dice_used:
         raise Fail("ask_category rolled dice; asking must not roll.", ran=ran, show_values=False)
     after = (outcome.args_after or [None])[0]
     if after != card:
         raise Fail("ask_category changed the scorecard; it only asks (play_round writes the points).",
-                   ran=ran, expected=card, got=after, show_values=not hidden)
+                   ran=ran, expected=card, got=after)
 
 
 # --- Problem 12 --------------------------------------------------------------------------------
@@ -229,18 +217,14 @@ def test_ask_category(student, reference, case):
 # Every check of this stage runs with the reference's stage-1 functions in place of the student's
 # (a scoring bug costs points once, in stage 1); this one integration check runs play_round with
 # the student's own score, so a round that only works with the reference's helpers loses it.
-P12_OWN = 1.0
-P12_EACH = round((ASSIGNMENT.problem(12).points - P12_OWN) / len(ROUNDS), 4)
-
-
-@pytest.mark.parametrize("case", case_params(ROUNDS, 12, P12_EACH))
+@pytest.mark.parametrize("case", SUITE.cases(ROUNDS, problem=12))
 def test_play_round(student, reference, case):
     """play_round"""
     g.check_round(student, reference, case)
 
 
 @pytest.mark.problem(12)
-@pytest.mark.points(P12_OWN)
+@pytest.mark.points(1)
 @pytest.mark.visibility("hidden")
 @pytest.mark.own_functions
 def test_play_round_own_functions(student, reference):

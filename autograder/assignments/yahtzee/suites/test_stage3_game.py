@@ -16,56 +16,42 @@ import pytest
 
 from autograder.assignments.yahtzee.suites import game as g
 from autograder.assignments.yahtzee.suites.common import (
-    ASSIGNMENT,
     BONUS_KEY,
     CATEGORIES,
     GAME_TIMEOUT,
-    call,
-    case_params,
+    SUITE,
     describe,
-    load_scenarios,
     reference_ok,
     scorecard,
-    share,
-    student_value,
 )
 from autograder.engine.checks import could_pass_by_doing_nothing
 from autograder.engine.feedback import Fail
+from autograder.engine.suite import returned_value
 
-CARDS = load_scenarios("scorecard")
-GAMES = g.game_cases(load_scenarios("games"), 3)
+CARDS = SUITE.load("scorecard")
+GAMES = g.game_cases(SUITE.load("games"), 3)
 FULL = [game for game in GAMES if game.rounds == 13]
 SHORT = [game for game in GAMES if game.rounds != 13]
 
 # Problem 16: 1 point for the import check, 1 for the integration check (a whole game with the
-# student's own stage 1-2 functions); the rest split over the game checks (five per full game,
-# four per short game: its points and final checks are one), which run with the reference's
-# stage 1-2 functions in place of the student's (a bug costs points once, in its own stage).
-P16_IMPORT = P16_OWN = 1.0
+# student's own stage 1-2 functions), 0.25 for each num_rounds check; the rest is shared over the
+# game checks (five per full game, four per short game: its points and final checks are one),
+# which run with the reference's stage 1-2 functions in place of the student's (a bug costs
+# points once, in its own stage).
 ROUNDS_ARG = [{"rounds": 0, "why": "0 rounds is refused"}, {"rounds": 14, "why": "14 rounds is refused"},
               {"rounds": 1, "why": "1 round is played"}]
-P16_ARG = 0.25     # each; the handout: a num_rounds outside 1 to 13 raises ValueError, nothing rolled or asked
-GAME_CHECKS = 5 * len(FULL) + 4 * len(SHORT)
-P16_EACH = round((ASSIGNMENT.problem(16).points - P16_IMPORT - P16_OWN - P16_ARG * len(ROUNDS_ARG))
-                 / GAME_CHECKS, 4) if GAME_CHECKS else 0
+for _case in ROUNDS_ARG:
+    _case["points"] = 0.25      # the handout: a num_rounds outside 1 to 13 raises ValueError, nothing rolled or asked
 
 
 def game_params(games=GAMES, depends: str | None = None) -> list:
-    out = []
-    for case in games:
-        marks = [pytest.mark.problem(16), pytest.mark.points(P16_EACH)]
-        if case.hidden:
-            marks.append(pytest.mark.visibility("hidden"))
-        if depends:
-            marks.append(pytest.mark.depends(f"{depends}[{case.name}]"))
-        out.append(pytest.param(case, marks=marks, id=case.name))
-    return out
+    return SUITE.cases(games, problem=16, depends=depends)
 
 
 # --- Problem 13 --------------------------------------------------------------------------------
 
-def _new_card(student, hidden: bool) -> dict:
-    got = student_value(call(student, "new_scorecard"), "new_scorecard()", hidden=False, short="new_scorecard()")
+def _new_card(student) -> dict:
+    got = returned_value(student.call_or_skip("new_scorecard"), "new_scorecard()", short="new_scorecard()")
     if not isinstance(got, dict):
         raise Fail(f"new_scorecard() returned {got!r}; expected a dict.", ran="new_scorecard()",
                    show_values=False, hint="Return a dict: each category -> None, plus \"Yahtzee Bonus\" -> 0.")
@@ -73,10 +59,9 @@ def _new_card(student, hidden: bool) -> dict:
 
 
 @pytest.mark.problem(13)
-@pytest.mark.points(share(13, 3))
 def test_new_scorecard_open(student):
     """new_scorecard: every category open (None)"""
-    card = _new_card(student, hidden=False)
+    card = _new_card(student)
     missing = [c for c in CATEGORIES if c not in card]
     if missing:
         raise Fail(f"new_scorecard() has no key {missing[0]!r}.", ran="new_scorecard()", show_values=False,
@@ -89,22 +74,20 @@ def test_new_scorecard_open(student):
 
 
 @pytest.mark.problem(13)
-@pytest.mark.points(share(13, 3))
 @pytest.mark.visibility("hidden")
 def test_new_scorecard_bonus(student):
     """new_scorecard: the Yahtzee bonus starts at 0"""
-    card = _new_card(student, hidden=True)
+    card = _new_card(student)
     if card.get(BONUS_KEY) != 0 or type(card.get(BONUS_KEY)) is not int:
         raise Fail("new_scorecard() must hold \"Yahtzee Bonus\": 0.", ran="new_scorecard()", show_values=False,
                    hint="The key is YAHTZEE_BONUS_KEY (\"Yahtzee Bonus\"), and it starts at 0.")
 
 
 @pytest.mark.problem(13)
-@pytest.mark.points(round(ASSIGNMENT.problem(13).points - 2 * share(13, 3), 4))
 @pytest.mark.visibility("hidden")
 def test_new_scorecard_keys(student, reference):
     """new_scorecard: the 13 categories and the bonus, nothing else"""
-    card = _new_card(student, hidden=True)
+    card = _new_card(student)
     expected = reference_ok(reference.call("new_scorecard"), "new_scorecard()").value
     if card != expected:
         extra = sorted(set(card) - set(expected))
@@ -115,28 +98,26 @@ def test_new_scorecard_keys(student, reference):
 
 # --- Problem 14 --------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("case", case_params(CARDS["final_score"], 14, share(14, len(CARDS["final_score"]))))
+@pytest.mark.parametrize("case", SUITE.cases(CARDS["final_score"], problem=14))
 def test_final_score(student, reference, case):
     """final_score"""
-    hidden = not case.get("public")
     card = scorecard(case.get("filled"))
     ran = describe("final_score", [card])
     expected = reference_ok(reference.call("final_score", card), ran).value
     could_pass_by_doing_nothing(expected)
     has_open = any(card[c] is None for c in CATEGORIES)
     hint = "Open boxes (None) count 0." if has_open else None
-    got = student_value(call(student, "final_score", card), ran, hidden=hidden, short="final_score(...)",
+    got = returned_value(student.call_or_skip("final_score", card), ran, short="final_score(...)",
                         hint=hint)
     if got != expected:
-        raise Fail(f"final_score returned the wrong total: {case['why']}." if hidden else
-                   f"Called {ran}. Returned {got!r}, but expected {expected!r} ({case['why']}).",
+        raise Fail(f"Called {ran}. Returned {got!r}, but expected {expected!r} ({case['why']}).",
+                   hidden=f"final_score returned the wrong total: {case['why']}.",
                    ran=ran, expected=expected, got=got, hint=hint)
 
 
 # --- Problem 15 --------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("case", case_params(CARDS["format_scorecard"], 15,
-                                             share(15, len(CARDS["format_scorecard"]))))
+@pytest.mark.parametrize("case", SUITE.cases(CARDS["format_scorecard"], problem=15))
 def test_format_scorecard(student, reference, case):
     """format_scorecard"""
     g.check_scorecard_text(student, reference, case, bonus_lines=False)
@@ -151,8 +132,7 @@ def test_game_finishes(student, reference, case):
 
 
 @pytest.mark.problem(16)
-@pytest.mark.points(round(ASSIGNMENT.problem(16).points - P16_OWN - P16_ARG * len(ROUNDS_ARG)
-                          - P16_EACH * GAME_CHECKS, 4))
+@pytest.mark.points(1)
 @pytest.mark.depends(f"test_game_finishes[{GAMES[0].name}]")     # no point for a game never written
 def test_import_does_not_start_a_game(student, reference):
     """Importing the file does not start a game"""
@@ -192,7 +172,7 @@ def test_game_final(student, reference, case):
 
 
 @pytest.mark.problem(16)
-@pytest.mark.points(P16_OWN)
+@pytest.mark.points(1)
 @pytest.mark.visibility("hidden")
 @pytest.mark.own_functions
 def test_game_own_functions(student, reference):
@@ -205,14 +185,14 @@ def test_game_own_functions(student, reference):
                   returned=True, scorecard=True)
 
 
-@pytest.mark.parametrize("case", case_params(ROUNDS_ARG, 16, P16_ARG))
+@pytest.mark.parametrize("case", SUITE.cases(ROUNDS_ARG, problem=16))
 def test_num_rounds_checked(student, reference, case):
     """play_game checks num_rounds"""
     rounds = case["rounds"]
     script = ["", "Chance"] * rounds
     ran = f"play_game({rounds}) with the script {script}"
     ref = reference.call("play_game", rounds, stdin=script, seed=5)
-    outcome = call(student, "play_game", rounds, stdin=script, seed=5, timeout=GAME_TIMEOUT)
+    outcome = student.call_or_skip("play_game", rounds, stdin=script, seed=5, timeout=GAME_TIMEOUT)
     acted = any(event[0] in ("roll", "in") for event in outcome.events or ())
     if ref.status == "exception":        # the reference refuses: ValueError, before anything happens
         could_pass_by_doing_nothing(raises=True)
@@ -223,6 +203,6 @@ def test_num_rounds_checked(student, reference, case):
                    hint="Check num_rounds first: `if not 1 <= num_rounds <= 13: raise ValueError(...)`.")
     reference_ok(ref, ran)
     if outcome.status != "ok" or outcome.value != ref.value or outcome.inputs_asked != ref.inputs_asked:
-        student_value(outcome, ran, hidden=True, short=f"play_game({rounds})")
+        returned_value(outcome, ran, short=f"play_game({rounds})")
         raise Fail(f"play_game({rounds}) must play exactly one round and return its final score.", ran=ran,
                    show_values=False, hint="play_game(n) plays n rounds, 1 to 13.")

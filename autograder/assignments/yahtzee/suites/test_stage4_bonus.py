@@ -11,22 +11,17 @@ import pytest
 
 from autograder.assignments.yahtzee.suites import game as g
 from autograder.assignments.yahtzee.suites.common import (
-    ASSIGNMENT,
-    call,
-    case_params,
+    SUITE,
     describe,
     hint_for,
-    load_scenarios,
-    params,
     reference_ok,
     scorecard,
-    share,
-    student_value,
 )
 from autograder.engine.checks import could_pass_by_doing_nothing
 from autograder.engine.feedback import Fail, show
+from autograder.engine.suite import returned_value
 
-DATA = load_scenarios("bonus")
+DATA = SUITE.load("bonus")
 UPPER = DATA["upper_bonus"]
 HELPERS = ([dict(case, func="is_joker") for case in DATA["is_joker"]]
            + [dict(case, func="yahtzee_bonus") for case in DATA["yahtzee_bonus"]]
@@ -35,17 +30,14 @@ HELPERS = ([dict(case, func="is_joker") for case in DATA["is_joker"]]
 ROUNDS = [case for case in DATA["play_round"] if case.get("problem") == 19]
 FINAL = DATA["final_score"]
 CARD_TEXT = DATA["format_scorecard"]
-GAMES = g.game_cases(load_scenarios("games"), 4)
+GAMES = g.game_cases(SUITE.load("games"), 4)
 FULL_VALUE = ("Full House", "Small Straight", "Large Straight")
 
-# Problem 19: half a point per play_round case, the rest over the games plus one integration
+# Problem 19: half a point per play_round case, the rest shared over the games and one integration
 # check (a bonus game with the student's own stage 1-3 functions; every other check runs with the
 # reference's functions of stages 1-3 in place of the student's: a bug costs points once).
-P19_ROUND = 0.5
-P19_GAME = round((ASSIGNMENT.problem(19).points - P19_ROUND * len(ROUNDS)) / (len(GAMES) + 1), 4) if GAMES else 0
-# Problem 20: half of it for final_score / format_scorecard, half for the games' final scores.
-P20_UNIT = round(ASSIGNMENT.problem(20).points / 2 / (len(FINAL) + len(CARD_TEXT)), 4)
-P20_GAME = round(ASSIGNMENT.problem(20).points / 2 / len(GAMES), 4) if GAMES else 0
+# Problem 20: final_score, format_scorecard and the games' final scores, a share each.
+ROUNDS = [dict(case, points=0.5) for case in ROUNDS]
 
 
 def _args(case: dict) -> list:
@@ -61,22 +53,21 @@ def _args(case: dict) -> list:
 def _compare(student, reference, case: dict, func: str, args: list, also=None) -> None:
     """Fail unless FUNC(*ARGS) returns the reference's value (or ALSO(got), a value that a bug
     checked elsewhere explains: a bug costs points once)."""
-    hidden = not case.get("public")
     ran = describe(func, args)
     expected = reference_ok(reference.call(func, *args), ran).value
     could_pass_by_doing_nothing(expected)
-    got = student_value(call(student, func, *args), ran, hidden=hidden, short=f"{func}(...)")
+    got = returned_value(student.call_or_skip(func, *args), ran, short=f"{func}(...)")
     if (got != expected or type(got) is not type(expected)) and also is not None and also(got):
         return
     if got != expected or type(got) is not type(expected):
-        summary = (f"{func} returned the wrong value: {case['why']}." if hidden else
-                   f"Called {ran}. Returned {show(got)}, but expected {show(expected)} ({case['why']}).")
-        raise Fail(summary, ran=ran, expected=expected, got=got, hint=hint_for(case, got))
+        raise Fail(f"Called {ran}. Returned {show(got)}, but expected {show(expected)} ({case['why']}).",
+                   hidden=f"{func} returned the wrong value: {case['why']}.",
+                   ran=ran, expected=expected, got=got, hint=hint_for(case, got))
 
 
 # --- Problem 17 --------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("case", params(UPPER, lambda case: 17))
+@pytest.mark.parametrize("case", SUITE.cases(UPPER, problem=17))
 def test_upper_bonus(student, reference, case):
     """upper_bonus"""
     _compare(student, reference, case, "upper_bonus", [scorecard(case.get("filled"))])
@@ -84,8 +75,7 @@ def test_upper_bonus(student, reference, case):
 
 # --- Problem 18 --------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("case", case_params(HELPERS, 18, share(18, len(HELPERS)),
-                                             id_key=lambda case: f"{case['func']}: {case['why']}"))
+@pytest.mark.parametrize("case", SUITE.cases(HELPERS, problem=18, id=lambda case: f"{case['func']}: {case['why']}"))
 def test_joker_helpers(student, reference, case):
     """Joker helpers"""
     also = None
@@ -97,23 +87,13 @@ def test_joker_helpers(student, reference, case):
 
 # --- Problem 19 --------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("case", case_params(ROUNDS, 19, P19_ROUND))
+@pytest.mark.parametrize("case", SUITE.cases(ROUNDS, problem=19))
 def test_joker_round(student, reference, case):
     """The Joker rule in play_round"""
     g.check_round(student, reference, case)
 
 
-def game_params(problem: int, points: float) -> list:
-    out = []
-    for case in GAMES:
-        marks = [pytest.mark.problem(problem), pytest.mark.points(points)]
-        if case.hidden:
-            marks.append(pytest.mark.visibility("hidden"))
-        out.append(pytest.param(case, marks=marks, id=case.name))
-    return out
-
-
-@pytest.mark.parametrize("case", game_params(19, P19_GAME))
+@pytest.mark.parametrize("case", SUITE.cases(GAMES, problem=19))
 def test_bonus_game_rounds(student, reference, case):
     """A seeded game with bonuses: each round's points and the Yahtzee bonus"""
     played = g.play(student, reference, case)
@@ -125,7 +105,6 @@ def test_bonus_game_rounds(student, reference, case):
 
 
 @pytest.mark.problem(19)
-@pytest.mark.points(round(ASSIGNMENT.problem(19).points - P19_ROUND * len(ROUNDS) - P19_GAME * len(GAMES), 4))
 @pytest.mark.visibility("hidden")
 @pytest.mark.own_functions
 def test_bonus_game_own_functions(student, reference):
@@ -135,7 +114,7 @@ def test_bonus_game_own_functions(student, reference):
 
 # --- Problem 20 --------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("case", case_params(FINAL, 20, P20_UNIT))
+@pytest.mark.parametrize("case", SUITE.cases(FINAL, problem=20))
 def test_final_score_bonuses(student, reference, case):
     """final_score with the bonuses"""
     card = scorecard(case.get("filled"), case.get("bonus", 0))
@@ -149,13 +128,13 @@ def test_final_score_bonuses(student, reference, case):
     _compare(student, reference, case, "final_score", [card], also=also)
 
 
-@pytest.mark.parametrize("case", case_params(CARD_TEXT, 20, P20_UNIT))
+@pytest.mark.parametrize("case", SUITE.cases(CARD_TEXT, problem=20))
 def test_format_scorecard_bonuses(student, reference, case):
     """format_scorecard with the bonus lines"""
     g.check_scorecard_text(student, reference, case, bonus_lines=True)
 
 
-@pytest.mark.parametrize("case", game_params(20, P20_GAME))
+@pytest.mark.parametrize("case", SUITE.cases(GAMES, problem=20))
 def test_bonus_game_final(student, reference, case):
     """A seeded game with bonuses: the final score adds them"""
     played = g.play(student, reference, case)

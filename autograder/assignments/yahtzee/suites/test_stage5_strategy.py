@@ -6,20 +6,17 @@ from __future__ import annotations
 import pytest
 
 from autograder.assignments.yahtzee.suites.common import (
-    call,
-    case_params,
+    SUITE,
     describe,
-    load_scenarios,
     scorecard,
-    share,
-    student_value,
 )
 from autograder.coach import contest
 from autograder.engine.checks import explain
 from autograder.engine.feedback import Fail
 from autograder.engine.sandbox import Limits
+from autograder.engine.suite import returned_value
 
-DATA = load_scenarios("strategy")
+DATA = SUITE.load("strategy")
 SEEDS = tuple(range(DATA["first_seed"], DATA["first_seed"] + DATA["games"]))
 KEEP_PROBLEM, BOX_PROBLEM, PLAY_PROBLEM = 22, 21, 23
 # The whole contest: 39 batched calls; the strategy gets this much CPU for all 1,000 games.
@@ -33,16 +30,10 @@ class ContestStopped(Exception):
 
 def run_contest(student) -> contest.ContestResult:
     """Play the games once per student (the checks of this stage share the result)."""
-    cached = student.__dict__.get("_yahtzee_contest")
-    if cached is None:
-        try:
-            cached = _play(student)
-        except ContestStopped as stopped:
-            cached = stopped
-        student.__dict__["_yahtzee_contest"] = cached
-    if isinstance(cached, ContestStopped):
-        raise Fail(f"The games could not be played: {cached}", show_values=False)
-    return cached
+    try:
+        return student.memo("contest", lambda: _play(student))
+    except ContestStopped as stopped:
+        raise Fail(f"The games could not be played: {stopped}", show_values=False) from None
 
 
 def _play(student) -> contest.ContestResult:
@@ -79,18 +70,13 @@ def _summary(result: contest.ContestResult) -> str:
 
 # -- P21, P22: legal answers ----------------------------------------------------------------
 
-def _position_params(kind: str, problem: int) -> list:
-    cases = DATA[kind]
-    return case_params(cases, problem, share(problem, len(cases) + 1))
-
-
-@pytest.mark.parametrize("case", _position_params("category", BOX_PROBLEM))
+@pytest.mark.parametrize("case", SUITE.cases(DATA["category"], problem=BOX_PROBLEM))
 def test_category_is_allowed(student, case):
     """choose_category returns an allowed box"""
     card = scorecard(case.get("filled"))
     dice = list(case["dice"])
     ran = describe("choose_category", [dice, card])
-    got = student_value(call(student, "choose_category", dice, card), ran, hidden=not case.get("public"),
+    got = returned_value(student.call_or_skip("choose_category", dice, card), ran,
                         short="choose_category")
     allowed = contest.allowed_boxes(dice, card)
     if not isinstance(got, str) or contest.kit().find_category(got) not in allowed:
@@ -98,14 +84,13 @@ def test_category_is_allowed(student, case):
                    f"({case['why']}).", ran=ran, show_values=False)
 
 
-@pytest.mark.parametrize("case", _position_params("keep", KEEP_PROBLEM))
+@pytest.mark.parametrize("case", SUITE.cases(DATA["keep"], problem=KEEP_PROBLEM))
 def test_keep_is_positions(student, case):
     """choose_keep returns positions 1..5 to keep"""
     card = scorecard(case.get("filled"))
     dice = list(case["dice"])
     ran = describe("choose_keep", [dice, case["rolls_left"], card])
-    got = student_value(call(student, "choose_keep", dice, case["rolls_left"], card), ran,
-                        hidden=not case.get("public"), short="choose_keep")
+    got = returned_value(student.call_or_skip("choose_keep", dice, case["rolls_left"], card), ran, short="choose_keep")
     if contest._legal_keep(got if not isinstance(got, tuple) else list(got)) is None:
         raise Fail(f"Called {ran}. Returned {got!r}, but it must return a list of distinct positions "
                    f"from 1 to 5 ({case['why']}).", ran=ran, show_values=False)
@@ -120,7 +105,6 @@ def _legal_in_games(student, what: str) -> None:
 
 
 @pytest.mark.problem(BOX_PROBLEM)
-@pytest.mark.points(share(BOX_PROBLEM, len(DATA["category"]) + 1))
 @pytest.mark.visibility("hidden")
 def test_categories_legal_in_every_game(student):
     """choose_category is legal in every game"""
@@ -128,7 +112,6 @@ def test_categories_legal_in_every_game(student):
 
 
 @pytest.mark.problem(KEEP_PROBLEM)
-@pytest.mark.points(share(KEEP_PROBLEM, len(DATA["keep"]) + 1))
 @pytest.mark.visibility("hidden")
 def test_keeps_legal_in_every_game(student):
     """choose_keep is legal in every game"""
@@ -145,9 +128,7 @@ def threshold(tier: dict) -> float:
     return solver.optimum() - tier["within"]
 
 
-@pytest.mark.parametrize("tier", [
-    pytest.param(t, marks=[pytest.mark.problem(PLAY_PROBLEM), pytest.mark.points(t["points"])], id=t["why"])
-    for t in DATA["tier"]])
+@pytest.mark.parametrize("tier", SUITE.cases(DATA["tier"], problem=PLAY_PROBLEM, hidden=False))
 def test_mean_score(student, tier, record_property):
     """Mean score of 1,000 games"""
     result = run_contest(student)

@@ -1,0 +1,160 @@
+"""The suite API: a hidden suite is a short pytest file of checks on the student's program.
+
+    import pytest
+    from autograder.engine.suite import Fail, Suite
+
+    suite = Suite(__file__)                          # assignments/<name>/: the table, scenarios/, [rules]
+
+    @pytest.mark.parametrize("case", suite.cases("round", "parse_keep", problem=8))
+    def test_parse_keep(student, reference, case):
+        \"\"\"parse_keep\"\"\"
+        expected = suite.expected(reference.call("parse_keep", case["text"]), "parse_keep(...)")
+        got = suite.returned(student.call_or_skip("parse_keep", case["text"]), "parse_keep(...)")
+        if got != expected:
+            raise Fail(f"parse_keep({case['text']!r}) returned {got!r}, expected {expected!r}.",
+                       hidden=f"parse_keep returned the wrong value ({case['why']}).")
+
+Points: a check declares its problem (@pytest.mark.problem(N), or problem= here) and, when it
+should count more or less than its siblings, @pytest.mark.weight(W); the plugin shares the
+problem's points of assignment.toml out at collection (last check: the rounding remainder).
+An explicit @pytest.mark.points(P) (or `points` in a case) is taken as given.
+Visibility: a case is hidden unless it says `public = true`; a Fail carries the detailed
+summary and, as HIDDEN, the data-free one; the plugin shows the one the check's visibility allows.
+Per submission: student.memo(key, compute) computes once; student.call_or_skip(...) skips
+the checks that need a function that ran out of time before ([calls] in assignment.toml).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from autograder.assignment import Assignment, load_assignment
+
+from .checks import GraderFault, explain
+from .feedback import Fail
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+__all__ = ["Fail", "GraderFault", "Suite", "SCENARIOS_ENV"]
+
+_CASE_KEYS = ("problem", "points", "weight", "public", "integration", "why", "name")
+SCENARIOS_ENV = "AUTOGRADER_SCENARIOS_DIR"    # a fresh hidden set (`scenarios --out DIR`) overrides files
+
+
+class Suite:
+    """What a suite file needs of its assignment: the table, the case files, the rules."""
+
+    def __init__(self, file: str | Path):
+        folder = Path(file).resolve().parent
+        if folder.name == "suites":
+            folder = folder.parent
+        self.folder = folder
+        self.assignment: Assignment = load_assignment(folder.name)
+
+    # -- the assignment's data -------------------------------------------------------------
+    @property
+    def rules(self) -> dict:
+        """assignment.toml's [rules] table (categories, bonuses ...)."""
+        return self.assignment.extra.get("rules", {})
+
+    def problem_of(self, function: str, stage: int | None = None) -> int:
+        """The problem that lists FUNCTION (in STAGE, when given)."""
+        for problem in self.assignment.problems:
+            if function in problem.functions and (stage is None or problem.stage == stage):
+                return problem.number
+        raise KeyError(f"no problem of {self.assignment.name} lists {function}")
+
+    def load(self, name: str) -> dict:
+        """scenarios/NAME.toml, or the same file from $AUTOGRADER_SCENARIOS_DIR when it has one
+        (inputs only: expected values come from the reference)."""
+        override = Path(os.environ.get(SCENARIOS_ENV) or self.assignment.scenarios_dir) / f"{name}.toml"
+        path = override if override.is_file() else self.assignment.scenarios_dir / f"{name}.toml"
+        return tomllib.loads(path.read_text(encoding="utf-8"))
+
+    def cases(self, source: str | Iterable[dict], table: str | None = None, *,
+              problem: int | Callable[[dict], int] | None = None,
+              where: Callable[[dict], bool] | None = None,
+              id: Callable[[dict], str] | None = None, hidden: bool | None = None,
+              depends: str | None = None) -> list:
+        """pytest params of the cases in SOURCE (a case file's name, with TABLE its array of
+        tables, or a list of dicts), those WHERE(case) accepts.  Each param: the case's problem
+        (PROBLEM, a function of the case, or the case's `problem`), its `points` or `weight` if
+        it has them, hidden unless `public = true` (or as HIDDEN says), `integration = true`: an
+        own_functions check; id: ID(case), else its `why` (or `name`).  DEPENDS: the check of the
+        same case in the test function named so must pass first."""
+        if isinstance(source, str):
+            data = self.load(source)
+            cases = data[table] if table else data
+        else:
+            cases = list(source)
+        out = []
+        for case in cases:
+            if where is not None and not where(case):
+                continue
+            if not isinstance(case, dict):          # a case object (attributes): read it the same way
+                case_obj, case = case, {k: getattr(case, k) for k in _CASE_KEYS if hasattr(case, k)}
+            else:
+                case_obj = case
+            number = problem(case_obj) if callable(problem) else problem if problem is not None \
+                else case.get("problem")
+            marks = []
+            if number is not None:
+                marks.append(pytest.mark.problem(number))
+            if "points" in case:
+                marks.append(pytest.mark.points(case["points"]))
+            elif "weight" in case:
+                marks.append(pytest.mark.weight(case["weight"]))
+            if (not case.get("public")) if hidden is None else hidden:
+                marks.append(pytest.mark.visibility("hidden"))
+            if case.get("integration"):
+                marks.append(pytest.mark.own_functions)
+            name = id(case_obj) if id else case.get("why", case.get("name"))
+            if depends:
+                marks.append(pytest.mark.depends(f"{depends}[{name}]"))
+            out.append(pytest.param(case_obj, marks=marks, id=name))
+        return out
+
+    # -- outcomes into values ----------------------------------------------------------------
+    @staticmethod
+    def expected(outcome, ran: str) -> Any:
+        """The reference's value, or a GraderFault: an expected value must exist."""
+        if outcome.status != "ok":
+            raise GraderFault(f"the reference failed on {ran}: {outcome.status} {outcome.message} {outcome.error}")
+        return outcome.value
+
+    @staticmethod
+    def returned(outcome, ran: str, *, hint: str | None = None) -> Any:
+        """The student's value, or a Fail saying why there is none (data-free when hidden)."""
+        return returned_value(outcome, ran, hint=hint)
+
+
+def returned_value(outcome, ran: str, *, short: str | None = None, hint: str | None = None) -> Any:
+    """What the student's call returned, or a Fail saying why it did not return: the detailed
+    text, and a data-free one (SHORT names the call, e.g. "parse_keep(...)") for hidden checks."""
+    if outcome.status == "ok":
+        return outcome.value
+    short = short or ran.split("(")[0] + "(...)"
+    hidden = None
+    if outcome.status == "input_exhausted":
+        text = f"{short} {outcome.message}" if outcome.message else f"{short} asked for more input than given"
+        hidden = f"{short} asked for more input than the answers given"
+    elif outcome.status == "timeout":
+        text = f"{short} did not finish in time (an endless loop?)"
+    else:
+        text = explain(outcome, short)
+        if outcome.status == "exception":
+            if (outcome.error or {}).get("type") == "NotImplementedError":
+                hidden = f"{short} is not written yet"
+            else:
+                hidden = f"{short} {outcome.hidden_message}"     # grader text only: no name the program chose
+    raise Fail(text, hidden=hidden, ran=ran, hint=hint, show_values=False,
+               output=outcome.stdout if outcome.status not in ("no_function", "syntax_error") else None)
