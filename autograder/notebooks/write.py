@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
-from autograder.assignment import Assignment, available, load_assignment
+from autograder.assignment import Assignment, available, load_assignment, load_for_cli
 from autograder.build import relative, report
 
 from .build import build_all, notebook_path, sample_notebooks, sample_path, student_notebook, student_path
@@ -16,6 +17,7 @@ from .common import (
     SOURCE_DIR,
     STUDENT_DIR,
     NotebookError,
+    content_path,
     has_notebooks,
     load_content,
 )
@@ -80,10 +82,22 @@ def generate(check: bool = False, assignment: Assignment | None = None) -> tuple
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog=GENERATE_COMMAND, description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(
+        prog=GENERATE_COMMAND,
+        description="Generate the nbgrader source notebooks, one per stage, from the reference and the problem table.")
     parser.add_argument("--check", action="store_true", help="write nothing; exit 1 if a notebook is out of date")
+    parser.add_argument("--assignment", metavar="NAME",
+                        help="only this assignment's notebooks (default: every assignment with notebook content)")
     args = parser.parse_args(argv)
-    problems, written = generate(check=args.check)
+    spec = None
+    if args.assignment:
+        spec = load_for_cli(args.assignment)
+        if spec is None:
+            return 2
+        if not has_notebooks(spec):
+            print(f"error: {spec.name} has no notebook content ({relative(content_path(spec))})", file=sys.stderr)
+            return 2
+    problems, written = generate(check=args.check, assignment=spec)
     for path in written:
         print(f"wrote {relative(path)}")
     return report(problems, written, args.check, "notebooks are up to date")
