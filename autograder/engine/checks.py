@@ -6,7 +6,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from .feedback import Fail, describe_call, ordinal, show
+from .feedback import Fail, describe_call, show
 from .sandbox import Outcome
 
 
@@ -95,10 +95,16 @@ def _because(why: str) -> str:
     return f" ({why})" if why else ""
 
 
-def reference_value(outcome: Outcome, ran: str) -> Any:
+def reference_ok(outcome: Outcome, ran: str) -> Outcome:
+    """The reference's OUTCOME of RAN, or a GraderFault: every expected value must exist."""
     if outcome.status != "ok":
         raise GraderFault(f"the reference failed on {ran}: {outcome.status} {outcome.message} {outcome.error}")
-    return outcome.value
+    return outcome
+
+
+def reference_value(outcome: Outcome, ran: str) -> Any:
+    """The value the reference returned for RAN (a GraderFault if it did not return)."""
+    return reference_ok(outcome, ran).value
 
 
 def expect_same(student, reference, func: str, *args: Any,
@@ -133,7 +139,3 @@ def expect_raises(student, func: str, *args: Any, error: str = "ValueError", why
     if outcome.status == "exception" and "not written yet" not in hidden:
         hidden = must
     raise Fail(f"Called {ran}; expected {error}. {text}", hidden=hidden, ran=ran, show_values=False)
-
-
-def input_count_message(asked: int, lines: int) -> str:
-    return f"asked for input a {ordinal(asked)} time; this script has {lines} lines"

@@ -5,14 +5,14 @@
 
     suite = Suite(__file__)                          # assignments/<name>/: the table, scenarios/, [rules]
 
-    @pytest.mark.parametrize("case", suite.cases("round", "parse_keep", problem=8))
-    def test_parse_keep(student, reference, case):
-        \"\"\"parse_keep\"\"\"
-        expected = suite.expected(reference.call("parse_keep", case["text"]), "parse_keep(...)")
-        got = suite.returned(student.call_or_skip("parse_keep", case["text"]), "parse_keep(...)")
+    @pytest.mark.parametrize("case", suite.cases("round", "format_dice", problem=7))
+    def test_format_dice(student, reference, case):
+        \"\"\"format_dice\"\"\"
+        expected = suite.expected(reference.call("format_dice", case["dice"]), "format_dice(...)")
+        got = suite.returned(student.call_or_skip("format_dice", case["dice"]), "format_dice(...)")
         if got != expected:
-            raise Fail(f"parse_keep({case['text']!r}) returned {got!r}, expected {expected!r}.",
-                       hidden=f"parse_keep returned the wrong value ({case['why']}).")
+            raise Fail(f"format_dice({case['dice']}) returned the wrong text.", expected=expected, got=got,
+                       hidden=f"format_dice returned the wrong value ({case['why']}).")
 
 Points: a check declares its problem (@pytest.mark.problem(N), or problem= here) and, when it
 should count more or less than its siblings, @pytest.mark.weight(W); the plugin shares the
@@ -22,10 +22,14 @@ Visibility: a case is hidden unless it says `public = true`; a Fail carries the 
 summary and, as HIDDEN, the data-free one; the plugin shows the one the check's visibility allows.
 Per submission: student.memo(key, compute) computes once; student.call_or_skip(...) skips
 the checks that need a function that ran out of time before ([calls] in assignment.toml).
+Games: suite.protocol (assignment.toml [protocol], [rules]) reads a scripted game's output with
+engine/replay.py (read_transcript, read_reference, with_spare_dice, read_final_score) and
+engine/divergence.py (first_divergence: "round 3, roll 2", a cause and a hint).
 """
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 from collections.abc import Callable, Iterable
@@ -36,8 +40,9 @@ import pytest
 
 from autograder.assignment import Assignment, load_assignment
 
-from .checks import GraderFault, explain
+from .checks import GraderFault, explain, reference_value
 from .feedback import Fail
+from .replay import Protocol
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -61,6 +66,11 @@ class Suite:
         self.assignment: Assignment = load_assignment(folder.name)
 
     # -- the assignment's data -------------------------------------------------------------
+    @functools.cached_property
+    def protocol(self) -> Protocol:
+        """How a game's output is read (assignment.toml [protocol] and [rules]; engine/replay.py)."""
+        return Protocol.of(self.assignment)
+
     @property
     def rules(self) -> dict:
         """assignment.toml's [rules] table (categories, bonuses ...)."""
@@ -127,9 +137,7 @@ class Suite:
     @staticmethod
     def expected(outcome, ran: str) -> Any:
         """The reference's value, or a GraderFault: an expected value must exist."""
-        if outcome.status != "ok":
-            raise GraderFault(f"the reference failed on {ran}: {outcome.status} {outcome.message} {outcome.error}")
-        return outcome.value
+        return reference_value(outcome, ran)
 
     @staticmethod
     def returned(outcome, ran: str, *, hint: str | None = None) -> Any:

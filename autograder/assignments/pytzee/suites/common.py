@@ -11,67 +11,25 @@ rounds, then the seed, then the answers on stdin), so a game loop kept under
 
 from __future__ import annotations
 
+import functools
 import random
-import re
 from dataclasses import dataclass, field, replace
 
-from autograder.engine.bounds import number
+from autograder.engine import replay
 from autograder.engine.checks import GraderFault, could_pass_by_doing_nothing, explain
 from autograder.engine.feedback import Fail, ordinal
+from autograder.engine.replay import Score, dice_rolled, random_calls, roll_values
 from autograder.engine.suite import Suite
 
 SUITE = Suite(__file__)
 ASSIGNMENT = SUITE.assignment
+PROTOCOL = SUITE.protocol   # free-form output: only the slots and the spare dice
 GAME_TIMEOUT = 1.5          # seconds per game; the reference plays any of them in milliseconds
 SHORT_TIMEOUT = 0.5         # ... once a program has run out of time in SLOW_RUNS_ALLOWED games
 SLOW_RUNS_ALLOWED = 6       # (so a program that hangs everywhere is graded in about 30 s)
 NUM_DICE = 5
 ENTRY = "play_game"
-
-
-# ---------------------------------------------------------------------------------------
-# Reading the final score out of free-form output
-# ---------------------------------------------------------------------------------------
-
-_FINAL = re.compile(r"\bfinal\b", re.IGNORECASE)
-_SCORE_WORD = re.compile(r"\b(?:score|total)\b", re.IGNORECASE)
-_INTEGER = re.compile(r"-?\d+")
-
-
-def _number_on(line: str) -> int | None:
-    """The first integer after the last "score"/"total" on LINE, else its last integer."""
-    words = list(_SCORE_WORD.finditer(line))
-    if words:
-        after = _INTEGER.search(line, words[-1].end())
-        if after:
-            return number(after.group())
-    numbers = _INTEGER.findall(line)
-    return number(numbers[-1]) if numbers else None
-
-
-@dataclass
-class Score:
-    value: int | None
-    source: str            # where it was read, for the feedback
-
-
-def read_final_score(outcome, *, finished: bool) -> Score:
-    """The final score in OUTCOME.  FINISHED: the program ended normally (then a plain
-    "score" line or an int return value also count)."""
-    lines = (outcome.stdout or "").splitlines()
-    for line in reversed(lines):
-        if _FINAL.search(line) and _SCORE_WORD.search(line):
-            number = _number_on(line)
-            if number is not None:
-                return Score(number, f"your final-score line {line.strip()!r}")
-    if finished and isinstance(outcome.value, int) and not isinstance(outcome.value, bool):
-        return Score(outcome.value, f"the value {ENTRY} returned")
-    for line in reversed(lines):
-        if _FINAL.search(line) or (finished and _SCORE_WORD.search(line)):
-            number = _number_on(line)
-            if number is not None:
-                return Score(number, f"your line {line.strip()!r}")
-    return Score(None, "")
+read_final_score = functools.partial(replay.read_final_score, entry=ENTRY)   # free-form output
 
 
 # ---------------------------------------------------------------------------------------
@@ -133,16 +91,6 @@ def reference_score(reference, game: Game) -> int:
     return score.value
 
 
-def dice_rolled(outcome) -> int:
-    """How many dice the program rolled (random.randint calls the sandbox saw)."""
-    count = 0
-    for event in outcome.events or ():
-        if event and event[0] == "roll":
-            value = event[1] if len(event) > 1 else None
-            count += len(value) if isinstance(value, (list, tuple)) else 1
-    return count
-
-
 @dataclass
 class Attempt:
     mode: str
@@ -190,7 +138,6 @@ def short_game(att: Attempt, game: Game) -> str | None:
     return None
 
 
-SPARE_DICE = [1, 2, 4, 5, 6, 3, 6, 1, 2, 4]      # two rolls after the game's own dice
 
 
 def rolls_twice(student, game: Game, att: Attempt, expected: int | None = None) -> Attempt | None:
@@ -202,7 +149,7 @@ def rolls_twice(student, game: Game, att: Attempt, expected: int | None = None) 
     if att.outcome.status != "dice_exhausted" or game.dice is None:
         return None
     found = None
-    for dice in (list(game.dice) + SPARE_DICE, [d for roll in game.rolls for d in roll + roll]):
+    for dice in (PROTOCOL.with_spare_dice(game.dice), [d for roll in game.rolls for d in roll + roll]):
         again = attempt(student, replace(game, dice=dice), att.mode)
         if again.outcome.status != "dice_exhausted":
             found = again
@@ -308,7 +255,7 @@ def play_and_check(student, reference, game: Game, *, hint: str | None = None,
     elif rolled > expected_rolls:
         notes.append(f"Your program rolled {rolled} dice in {game.rounds} turn(s), not {expected_rolls}: "
                      f"call roll_dice() exactly once per turn.")
-    others = sorted({str(e[1]) for e in shown.outcome.events or () if e and e[0] == "random" and len(e) > 1})
+    others = random_calls(shown.outcome)
     if others and game.dice is None:
         notes.append(f"Your program calls random.{', random.'.join(others)}: only roll_dice() may use random, "
                      f"or a seeded game rolls other dice.")
@@ -316,15 +263,6 @@ def play_and_check(student, reference, game: Game, *, hint: str | None = None,
         notes.append(hint)
     raise Fail(summary(False), hidden=summary(True), ran=game.describe(shown.mode),
                hint=" ".join(notes) or None, output=shown.outcome.stdout, show_values=False)
-
-
-def roll_values(outcome) -> list[int]:
-    values: list[int] = []
-    for event in outcome.events or ():
-        if event and event[0] == "roll":
-            value = event[1] if len(event) > 1 else None
-            values.extend(value if isinstance(value, (list, tuple)) else [value])
-    return values
 
 
 def check_rolls(student, reference, game: Game, *, hint: str | None = None) -> None:
@@ -358,7 +296,7 @@ def check_rolls(student, reference, game: Game, *, hint: str | None = None) -> N
                 turn = next(i for i, (a, b) in enumerate(zip(got, wanted)) if a != b) // NUM_DICE + 1
                 text = (f"{how}: from turn {turn} on, your program rolled other dice than the seeded game "
                         f"(does it call random or random.seed itself?)")
-            others = sorted({str(e[1]) for e in att.outcome.events or () if e and e[0] == "random" and len(e) > 1})
+            others = random_calls(att.outcome)
             if others:
                 text += f"; it also calls random.{', random.'.join(others)}, which the game never does"
             reasons.append(lambda hidden, att=att, text=text: text if att.outcome.status == "ok"
@@ -387,8 +325,7 @@ def check_rolls(student, reference, game: Game, *, hint: str | None = None) -> N
 # Seeded games: the dice come from the seed, the answers are chosen from the dice
 # ---------------------------------------------------------------------------------------
 
-_SLOTS = ["count 1", "count 2", "count 3", "count 4", "count 5", "count 6", "three of a kind",
-          "four of a kind", "full house", "small straight", "large straight", "pytzee", "chance"]
+_SLOTS = PROTOCOL.categories      # [rules] categories: the slots, in handout order
 
 
 def _fit(slot: str, dice: list[int]) -> int:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from autograder.engine.checks import GraderFault
 from autograder.engine.feedback import describe_call
 from autograder.engine.suite import Suite
 
@@ -14,11 +13,10 @@ ASSIGNMENT = SUITE.assignment
 # Helpers of the stage 2-4 suites
 # ---------------------------------------------------------------------------------------------
 
-CATEGORIES = ["Ones", "Twos", "Threes", "Fours", "Fives", "Sixes", "Three of a Kind", "Four of a Kind",
-              "Full House", "Small Straight", "Large Straight", "Yahtzee", "Chance"]
+PROTOCOL = SUITE.protocol                   # the game's line grammar, spare dice ([protocol])
+CATEGORIES = PROTOCOL.categories            # [rules] categories, in scorecard order
 BONUS_KEY = "Yahtzee Bonus"
-# Dice after the scripted ones: a program that rolls too many can still finish and be told so.
-SPARE_DICE = [1, 2, 4, 5, 6, 3, 6, 1, 2, 4, 5, 3, 1, 6, 2]
+SPARE_DICE = PROTOCOL.spare_dice            # after the scripted dice: one roll too many still finishes
 
 
 def scorecard(filled: dict | None = None, bonus: int = 0) -> dict:
@@ -46,13 +44,6 @@ def hint_for(case: dict, got) -> str | None:
     if "hint_when" in case:
         return case["hint"] if got == case["hint_when"] else None
     return case["hint"]
-
-
-def reference_ok(outcome, ran: str):
-    """The reference's outcome of RAN, or a GraderFault: expected values must exist."""
-    if outcome.status != "ok":
-        raise GraderFault(f"the reference failed on {ran}: {outcome.status} {outcome.message} {outcome.error}")
-    return outcome
 
 
 ROUND_TIMEOUT = 3.0     # seconds for one round or one question (the reference needs milliseconds)

@@ -9,18 +9,19 @@ from __future__ import annotations
 
 import pytest
 
-from autograder.assignments.yahtzee.suites import game as g
+from autograder.assignments.yahtzee.suites import round_checks as r
 from autograder.assignments.yahtzee.suites.common import (
+    CATEGORIES,
+    PROTOCOL,
     ROUND_TIMEOUT,
     SPARE_DICE,
     SUITE,
     describe,
     flat,
     hint_for,
-    reference_ok,
     scorecard,
 )
-from autograder.engine.checks import could_pass_by_doing_nothing
+from autograder.engine.checks import could_pass_by_doing_nothing, reference_ok
 from autograder.engine.feedback import Fail
 from autograder.engine.suite import returned_value
 
@@ -104,7 +105,7 @@ def _fill_right_to_left(dice, keep, values):
 def test_reroll(student, reference, case):
     """reroll"""
     dice, keep = list(case["dice"]), list(case["keep"])
-    injected = flat(case["rolls"]) + SPARE_DICE
+    injected = PROTOCOL.with_spare_dice(flat(case["rolls"]))
     ran = describe("reroll", [dice, keep])
     ref = reference_ok(reference.call("reroll", dice, keep, dice=injected), ran)
     outcome = student.call_or_skip("reroll", dice, keep, dice=injected, timeout=ROUND_TIMEOUT)
@@ -185,7 +186,7 @@ def test_find_category(student, reference, case):
 def test_ask_category(student, reference, case):
     """ask_category"""
     card = scorecard(case.get("filled"), case.get("bonus", 0))
-    allowed = case.get("allowed") or [c for c in g.CATEGORIES if card[c] is None]
+    allowed = case.get("allowed") or [c for c in CATEGORIES if card[c] is None]
     stdin = list(case["stdin"])
     ran = f"{describe('ask_category', [card, allowed])}; the answers {stdin}"
     ref = reference_ok(reference.call("ask_category", card, allowed, stdin=stdin, dice=SPARE_DICE), ran)
@@ -220,7 +221,7 @@ def test_ask_category(student, reference, case):
 @pytest.mark.parametrize("case", SUITE.cases(ROUNDS, problem=12))
 def test_play_round(student, reference, case):
     """play_round"""
-    g.check_round(student, reference, case)
+    r.check_round(student, reference, case)
 
 
 @pytest.mark.problem(12)
@@ -229,4 +230,4 @@ def test_play_round(student, reference, case):
 @pytest.mark.own_functions
 def test_play_round_own_functions(student, reference):
     """Integration: play_round with your own stage 1 functions"""
-    g.check_round(student, reference, ROUNDS[2])
+    r.check_round(student, reference, ROUNDS[2])

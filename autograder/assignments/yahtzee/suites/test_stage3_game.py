@@ -15,16 +15,16 @@ from __future__ import annotations
 import pytest
 
 from autograder.assignments.yahtzee.suites import game as g
+from autograder.assignments.yahtzee.suites import round_checks as r
 from autograder.assignments.yahtzee.suites.common import (
     BONUS_KEY,
     CATEGORIES,
     GAME_TIMEOUT,
     SUITE,
     describe,
-    reference_ok,
     scorecard,
 )
-from autograder.engine.checks import could_pass_by_doing_nothing
+from autograder.engine.checks import could_pass_by_doing_nothing, reference_ok
 from autograder.engine.feedback import Fail
 from autograder.engine.suite import returned_value
 
@@ -120,7 +120,7 @@ def test_final_score(student, reference, case):
 @pytest.mark.parametrize("case", SUITE.cases(CARDS["format_scorecard"], problem=15))
 def test_format_scorecard(student, reference, case):
     """format_scorecard"""
-    g.check_scorecard_text(student, reference, case, bonus_lines=False)
+    r.check_scorecard_text(student, reference, case, bonus_lines=False)
 
 
 # --- Problem 16 --------------------------------------------------------------------------------

@@ -10,14 +10,14 @@ from __future__ import annotations
 import pytest
 
 from autograder.assignments.yahtzee.suites import game as g
+from autograder.assignments.yahtzee.suites import round_checks as r
 from autograder.assignments.yahtzee.suites.common import (
     SUITE,
     describe,
     hint_for,
-    reference_ok,
     scorecard,
 )
-from autograder.engine.checks import could_pass_by_doing_nothing
+from autograder.engine.checks import could_pass_by_doing_nothing, reference_ok
 from autograder.engine.feedback import Fail, show
 from autograder.engine.suite import returned_value
 
@@ -81,7 +81,7 @@ def test_joker_helpers(student, reference, case):
     also = None
     if case["func"] == "joker_score" and case["category"] not in FULL_VALUE:
         def also(got):   # joker_score defers to score here: a wrong score already cost points
-            return got == g._own(student, "score", case["category"], case["dice"])
+            return got == r.own_value(student, "score", case["category"], case["dice"])
     _compare(student, reference, case, case["func"], _args(case), also=also)
 
 
@@ -90,7 +90,7 @@ def test_joker_helpers(student, reference, case):
 @pytest.mark.parametrize("case", SUITE.cases(ROUNDS, problem=19))
 def test_joker_round(student, reference, case):
     """The Joker rule in play_round"""
-    g.check_round(student, reference, case)
+    r.check_round(student, reference, case)
 
 
 @pytest.mark.parametrize("case", SUITE.cases(GAMES, problem=19))
@@ -120,7 +120,7 @@ def test_final_score_bonuses(student, reference, case):
     card = scorecard(case.get("filled"), case.get("bonus", 0))
 
     def also(got):   # a wrong upper_bonus already cost points in problem 17
-        own = g._own(student, "upper_bonus", card)
+        own = r.own_value(student, "upper_bonus", card)
         ref_total = reference.call("final_score", card).value
         ref_upper = reference.call("upper_bonus", card).value
         return isinstance(own, int) and got == ref_total - ref_upper + own
@@ -131,7 +131,7 @@ def test_final_score_bonuses(student, reference, case):
 @pytest.mark.parametrize("case", SUITE.cases(CARD_TEXT, problem=20))
 def test_format_scorecard_bonuses(student, reference, case):
     """format_scorecard with the bonus lines"""
-    g.check_scorecard_text(student, reference, case, bonus_lines=True)
+    r.check_scorecard_text(student, reference, case, bonus_lines=True)
 
 
 @pytest.mark.parametrize("case", SUITE.cases(GAMES, problem=20))

@@ -1,0 +1,214 @@
+"""The first roll where a replayed game leaves the reference's, and its likely cause.
+
+    played = replay_game(student, reference, suite.protocol, "play_game", 13, stdin=script, seed=5)
+    played.divergence        # None, or Divergence("round 3, roll 2", cause, detail, hint, kind)
+    played.mine, played.ref  # the student's Transcript, the reference's rounds (RefGame)
+
+Both runs are read by engine/replay.py (the same script, so the gap -- answers read so far --
+lines them up); first_divergence names the place ("round 3, roll 2"), a data-free cause, the
+detail with the numbers and a hint (the texts: replay.Protocol.texts, [protocol.texts]).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .checks import GraderFault
+from .replay import Protocol, RefGame, Transcript, read_reference, read_transcript
+
+# ---------------------------------------------------------------------------------------------
+# The first roll that differs
+# ---------------------------------------------------------------------------------------------
+
+@dataclass
+class Divergence:
+    where: str               # "round 3, roll 2"
+    cause: str               # data-free: "kept dice were re-rolled"
+    detail: str              # with the numbers: "rolled 5 dice where 3 were expected"
+    hint: str = ""
+    kind: str = ""           # the key of its texts (Protocol.texts)
+
+
+def _where(ref: RefGame, gap: int, rolls_before: int = 0) -> str:
+    for roll in ref.game.rolls:
+        if roll.gap == gap:
+            return f"round {roll.round}, roll {roll.number}"
+    rnd_number = ref.round_at_gap.get(gap)
+    if rnd_number is None:
+        # after the reference's last answer: the game should be over
+        last = ref.rounds[-1].number if ref.rounds else 0
+        if gap >= len(ref.answer_kind):
+            return f"after the last round (round {last + 1}?)"
+        rnd_number = last
+    rnd = next((r for r in ref.rounds if r.number == rnd_number), None)
+    before = sum(1 for r in rnd.rolls if r.gap < gap) if rnd else 0
+    return f"round {rnd_number}, roll {before + 1 + rolls_before}"
+
+
+def _random_kind(game: Transcript) -> tuple[str, dict] | None:
+    if game.seeds:
+        return "seed_called", {}
+    if game.randoms:
+        return "random_called", {"name": game.randoms[0].text}
+    return None
+
+
+def first_divergence(ref: RefGame, student: Transcript, complete: bool = True) -> Divergence | None:
+    """The first roll (or dice line) where STUDENT differs from the reference, with a likely cause.
+
+    COMPLETE: the student's run ended normally.  When it stopped early (a crash, the script ran
+    out), only what it did before stopping is compared."""
+    protocol = ref.game.protocol
+    num_dice = protocol.num_dice
+
+    def diverged(kind: str, where: str, detail: str, **names: str) -> Divergence:
+        cause, hint = protocol.text(kind, **names)
+        return Divergence(where, cause, detail, hint, kind)
+
+    ref_by_gap, stu_by_gap = ref.game.dice_by_gap, student.dice_by_gap
+    last_gap = max((item.gap for item in student.items), default=0)
+    for gap in sorted(set(ref_by_gap) | set(stu_by_gap)):
+        want, got = ref_by_gap.get(gap, []), stu_by_gap.get(gap, [])
+        if not complete:
+            if gap > last_gap:
+                break
+            if gap == last_gap and len(got) <= len(want) and want[:len(got)] == got:
+                continue
+        if want == got:
+            continue
+        where = _where(ref, gap)
+        random_kind = _random_kind(student)
+        if len(got) == len(want):
+            kind, names = random_kind or ("dice_differ", {})
+            return diverged(kind, where, f"rolled {got} where {want} were expected", **names)
+        if len(got) > len(want):
+            extra = len(got) - len(want)
+            if want and len(got) == num_dice and len(want) < num_dice:
+                return diverged("kept_rerolled", where, f"rolled {len(got)} dice where {len(want)} were expected")
+            if not want:
+                answer = gap - 1
+                if answer >= len(ref.answer_kind):
+                    return diverged("after_last_round", where,
+                                    f"rolled {len(got)} dice after the game should have ended")
+                if answer >= 0 and ref.rejected[answer]:
+                    if ref.answer_kind[answer] == "category" and any(s.gap == gap for s in student.scored):
+                        return diverged("refused_accepted", where,
+                                        f"script line {answer + 1} was scored; the reference refuses it and "
+                                        "asks again")
+                    return diverged("reprompt_rolled", where,
+                                    f"rolled {len(got)} dice after script line {answer + 1}, which is invalid")
+                if answer >= 0 and ref.keep_all[answer]:
+                    return diverged("keep_all_rolled", where, f"rolled {len(got)} dice after a keep-all answer")
+            if random_kind and len(got) < len(want) + num_dice and not want:
+                return diverged(random_kind[0], where, f"rolled {len(got)} dice where {len(want)} were expected",
+                                **random_kind[1])
+            return diverged("extra_roll", where,
+                            f"rolled {len(got)} dice where {len(want)} were expected ({extra} too many)")
+        if not got:
+            return diverged("missing_roll", where, f"rolled no dice where {len(want)} were expected")
+        return diverged("too_few", where, f"rolled {len(got)} dice where {len(want)} were expected")
+    # the rolls agree: compare what the dice lines show
+    ref_lines, stu_lines = ref.game.dice_lines, student.dice_lines
+    ref_rolls = ref.game.rolls
+    for index, (gap, want) in enumerate(ref_lines):
+        where = (f"round {ref_rolls[index].round}, roll {ref_rolls[index].number}" if index < len(ref_rolls)
+                 else _where(ref, gap))
+        if index >= len(stu_lines):
+            if not complete:
+                return None
+            return diverged("dice_line_missing", where, f"no `{protocol.dice_label} ...` line after this roll")
+        got = stu_lines[index][1]
+        if got != want:
+            if sorted(got) == sorted(want):
+                return diverged("dice_line_order", where, f"the {protocol.dice_label} line shows {got} where {want} "
+                                "were expected (same values, different order)")
+            return diverged("dice_line_wrong", where,
+                            f"the {protocol.dice_label} line shows {got} where {want} were expected")
+    return None
+
+
+def divergence_gap(ref: RefGame, student: Transcript) -> int:
+    """The script line index before which the first differing roll happened (a large number if none)."""
+    ref_by_gap, stu_by_gap = ref.game.dice_by_gap, student.dice_by_gap
+    for gap in sorted(set(ref_by_gap) | set(stu_by_gap)):
+        if ref_by_gap.get(gap, []) != stu_by_gap.get(gap, []):
+            return gap
+    return 1 << 30
+
+
+def first_question_difference(ref: RefGame, student: Transcript) -> tuple[int, str] | None:
+    """(script line index, cause) where the student asked the other kind of question than the
+    reference (which dice to keep / which category), judged by the student's own prompts: only
+    when it uses different prompts for the two questions, and before anything else went wrong."""
+    protocol = ref.game.protocol
+    kind_of: dict[str, str] = {}
+    shown_since_scored = 0          # dice lines since the last scored line (rolls this round)
+    index = -1
+    for item in student.items:
+        if item.kind == "line":
+            if protocol.scored.search(item.text):
+                shown_since_scored = 0
+            elif protocol.dice_in(item.text) is not None:
+                shown_since_scored += 1
+            continue
+        if item.kind != "in":
+            continue
+        index += 1
+        if index >= len(ref.answer_kind):
+            break
+        want, prompt = ref.answer_kind[index], item.text.strip()
+        if not prompt:
+            continue
+        known = kind_of.setdefault(prompt, want)
+        if known == want:
+            continue
+        third_roll = known == "keep" and shown_since_scored >= 3
+        if set(kind_of.values()) != {"keep", "category"} and not third_roll:
+            return None             # one prompt for both questions: nothing to tell them apart by
+        if known == "keep":
+            return index, ("it asked which dice to keep where the reference asks for the category "
+                           "(a keep question too many: at most two re-rolls per round)")
+        return index, ("it asked for the category where the reference asks which dice to keep "
+                       "(a re-roll too few?)")
+    return None
+
+
+# ---------------------------------------------------------------------------------------------
+# A scripted game on both programs
+# ---------------------------------------------------------------------------------------------
+
+@dataclass
+class Replayed:
+    """A scripted game run on the reference and the student's program, read and compared."""
+
+    ref: RefGame
+    outcome: Any             # the student's Outcome
+    mine: Transcript
+    divergence: Divergence | None
+
+    @property
+    def finished(self) -> bool:
+        return self.outcome.status == "ok"
+
+
+def replay_game(student, reference, protocol: Protocol, func: str, *args: Any, stdin: list[str],
+           seed: int | None = None, dice: list[int] | None = None, timeout: float | None = None,
+           label: str | None = None) -> Replayed:
+    """FUNC(*ARGS) with the script STDIN and SEED (or injected DICE) on the reference, then on the
+    student's program -- once per submission (student.memo), skipped when FUNC ran out of time
+    before (student.call_or_skip) -- both read with PROTOCOL and compared.  LABEL names the game
+    in a grader fault.  Compared up to where the student's run stopped when it did not finish."""
+    ref_outcome = reference.call(func, *args, stdin=list(stdin), seed=seed, dice=dice)
+    if ref_outcome.status != "ok":
+        raise GraderFault(f"the reference failed on {label or func}: {ref_outcome.status} {ref_outcome.message}")
+
+    def run() -> Replayed:
+        outcome = student.call_or_skip(func, *args, stdin=list(stdin), seed=seed, dice=dice, timeout=timeout)
+        ref = read_reference(ref_outcome, protocol)
+        mine = read_transcript(outcome, protocol)
+        complete = outcome.status == "ok" and (outcome.inputs_asked or 0) >= len(stdin)
+        return Replayed(ref, outcome, mine, first_divergence(ref, mine, complete=complete))
+
+    key = ("replay", func, repr(args), tuple(stdin), seed, tuple(dice or ()), repr(student.substitute))
+    return student.memo(key, run)
