@@ -22,9 +22,9 @@ Fences of a later stage nested in an earlier one (PROBLEM 19 inside PROBLEM 12) 
 the variant the content file gives for them, so the stage-2 ``play_round`` is complete without
 the Joker rule and no line of the stage-4 region appears before stage 4.
 
-    python -m autograder.notebooks            # write notebooks/source/ and notebooks/samples/
-    python -m autograder.notebooks --check    # exit 1 if a generated file is out of date
-    python -m autograder.notebooks --assignment NAME   # one assignment (default: all with notebooks.toml)
+    python -m autograder notebooks            # write notebooks/source/ and notebooks/samples/
+    python -m autograder notebooks --check    # exit 1 if a generated file is out of date
+    python -m autograder notebooks --assignment NAME   # another course's (default: the main track)
 
 The same package provides the nbgrader-equivalent stubbing (``release_notebook``), the public
 checks as plain code (used by ``check.py`` in the student bundle) and the leak check.  By job:

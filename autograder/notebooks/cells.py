@@ -8,7 +8,7 @@ import json
 import re
 
 from autograder.assignment import Assignment
-from autograder.build import relative
+from autograder.authoring.build import relative
 
 from .common import BEGIN_SOLUTION, CODE_STUB, GENERATE_COMMAND, KERNELSPEC, content_path
 from .solution import replace_regions, stub_code

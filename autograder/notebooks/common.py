@@ -7,13 +7,13 @@ from pathlib import Path
 
 from autograder import toml
 from autograder.assignment import REPO_ROOT, Assignment, Problem
-from autograder.build import relative
+from autograder.authoring.build import relative
 
 COURSE_DIR = REPO_ROOT / "notebooks"
 SOURCE_DIR = COURSE_DIR / "source"
 SAMPLES_DIR = COURSE_DIR / "samples" / "submitted"
 STUDENT_DIR = COURSE_DIR / "student"         # the self-learners' track: solution-free, ready to open
-GENERATE_COMMAND = "python -m autograder.notebooks"
+GENERATE_COMMAND = "python -m autograder notebooks"
 
 BEGIN_SOLUTION = "### BEGIN SOLUTION"
 END_SOLUTION = "### END SOLUTION"

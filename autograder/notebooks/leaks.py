@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 
 from autograder.assignment import Assignment
-from autograder.build import relative
+from autograder.authoring.build import relative
 
 from .cells import cell_source
 from .checks import _flat, _scenario_cases, scenario_check, scenario_shapes, signatures_of

@@ -8,7 +8,7 @@ import textwrap
 from dataclasses import dataclass
 
 from autograder.assignment import Assignment, Problem
-from autograder.build import Fence, scan_fences, validate
+from autograder.authoring.build import Fence, scan_fences, validate
 
 from .common import BEGIN_SOLUTION, CODE_STUB, END_SOLUTION, NotebookError
 

@@ -6,8 +6,15 @@ import argparse
 import sys
 from pathlib import Path
 
-from autograder.assignment import Assignment, available, load_assignment, load_for_cli
-from autograder.build import relative, report
+from autograder.assignment import (
+    DEFAULT_ASSIGNMENT,
+    Assignment,
+    add_assignment_argument,
+    available,
+    load_assignment,
+    load_for_cli,
+)
+from autograder.authoring.build import relative, report
 
 from .build import build_all, notebook_path, sample_notebooks, sample_path, student_notebook, student_path
 from .cells import dumps
@@ -25,10 +32,9 @@ from .leaks import student_leaks
 
 
 def courses(assignment: Assignment | None = None) -> list[Assignment]:
-    """ASSIGNMENT, or every assignment that has notebook content."""
-    if assignment is not None:
-        return [assignment]
-    return [spec for spec in map(load_assignment, available()) if has_notebooks(spec)]
+    """ASSIGNMENT, or the kit's main track (DEFAULT_ASSIGNMENT): the course whose notebooks are
+    committed under notebooks/ (another course's are built where it needs them, e.g. its tests)."""
+    return [assignment or load_assignment(DEFAULT_ASSIGNMENT)]
 
 
 def planned_files(assignment: Assignment) -> list[tuple[Path, str]]:
@@ -43,8 +49,8 @@ def planned_files(assignment: Assignment) -> list[tuple[Path, str]]:
 
 
 def generate(check: bool = False, assignment: Assignment | None = None) -> tuple[list[str], list[Path]]:
-    """Write (or, with CHECK, compare) the notebooks of ASSIGNMENT (default: every assignment with
-    notebook content); return (problems, paths written)."""
+    """Write (or, with CHECK, compare) the notebooks of ASSIGNMENT (default: the main track's);
+    return (problems, paths written)."""
     files: list[tuple[Path, str]] = []
     leaks: list[str] = []
     specs = courses(assignment)
@@ -52,7 +58,7 @@ def generate(check: bool = False, assignment: Assignment | None = None) -> tuple
         try:
             planned = planned_files(spec)
         except NotebookError as err:
-            return [f"cannot generate the notebooks of {spec.name}: {err}"], []
+            return [f"cannot generate the notebooks: {err}"], []
         files += planned
         leaks += student_leaks(spec, [(p, t) for p, t in planned if STUDENT_DIR in p.parents])
     if leaks:
@@ -72,11 +78,11 @@ def generate(check: bool = False, assignment: Assignment | None = None) -> tuple
             written.append(path)
     if check:
         wanted = {path for path, _ in files}
-        names = tuple(f"{spec.name}_stage" for spec in specs) if assignment is not None else ("",)
+        others = tuple(f"{name}_stage" for name in available() if name not in {spec.name for spec in specs})
         for root in (SOURCE_DIR, SAMPLES_DIR, STUDENT_DIR):
             for path in sorted(root.rglob("*.ipynb")) if root.is_dir() else []:
                 if (path not in wanted and ".ipynb_checkpoints" not in path.parts
-                        and path.name.startswith(names)):      # another course's notebooks are not ours
+                        and not path.name.startswith(others)):      # another course's are not ours to judge
                     problems.append(f"{relative(path)} is not generated any more: delete it")
     return problems, written
 
@@ -86,17 +92,14 @@ def main(argv: list[str] | None = None) -> int:
         prog=GENERATE_COMMAND,
         description="Generate the nbgrader source notebooks, one per stage, from the reference and the problem table.")
     parser.add_argument("--check", action="store_true", help="write nothing; exit 1 if a notebook is out of date")
-    parser.add_argument("--assignment", metavar="NAME",
-                        help="only this assignment's notebooks (default: every assignment with notebook content)")
+    add_assignment_argument(parser, "the assignment whose notebooks to write")
     args = parser.parse_args(argv)
-    spec = None
-    if args.assignment:
-        spec = load_for_cli(args.assignment)
-        if spec is None:
-            return 2
-        if not has_notebooks(spec):
-            print(f"error: {spec.name} has no notebook content ({relative(content_path(spec))})", file=sys.stderr)
-            return 2
+    spec = load_for_cli(args.assignment)
+    if spec is None:
+        return 2
+    if not has_notebooks(spec):
+        print(f"error: {spec.name} has no notebook content ({relative(content_path(spec))})", file=sys.stderr)
+        return 2
     problems, written = generate(check=args.check, assignment=spec)
     for path in written:
         print(f"wrote {relative(path)}")

@@ -1,7 +1,7 @@
 """A static class report (report.html) and one simple feedback page per student, from the gradebook.
 
 Jinja2 templates (autoescape: everything a student's program produced is escaped) in
-autograder/templates/, charts drawn by matplotlib as inline SVG (autograder/charts.py).  Static
+autograder/grading/templates/, charts drawn by matplotlib as inline SVG (charts.py).  Static
 pages: nothing loaded from outside, readable without script (an optional inline script only makes
 the tables sortable), opens from disk in any browser.
 """
@@ -16,10 +16,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from .assignment import Assignment
-from .engine.reporters import closing_line, problem_titles
-from .engine.reporters import fmt as _fmt
-from .engine.results import GradeReport
+from ..assignment import Assignment
+from ..engine.reporters import closing_line, problem_titles
+from ..engine.reporters import fmt as _fmt
+from ..engine.results import GradeReport
 from .gradebook import Row
 
 try:
@@ -192,8 +192,8 @@ def render_report(rows: list[Row], spec: Assignment, extra_sections: list[dict[s
                   lms_files: list[str] | None = None, late: dict[str, dict[str, Any]] | None = None) -> str:
     """The class report.  EXTRA_SECTIONS: [{"id", "title", "html"}] appended after the per-check
     detail (html is trusted markup the caller built with escaping, e.g. a jinja2 Markup)."""
+    from ..coach.leaderboard import leaderboard_html  # empty unless stage 5 was graded
     from . import charts
-    from .coach.leaderboard import leaderboard_html  # empty unless stage 5 was graded
 
     percents = [100 * r.score / r.max_score if r.max_score else 0.0 for r in rows]
     scores = [r.score for r in rows]
@@ -268,7 +268,7 @@ def write_report(rows: list[Row], spec: Assignment, out: Path, extra_sections: l
 def render_feedback(row: Row, report: GradeReport, late: str = "", strategy_plot: str = "") -> str:
     """One student's page: per stage, per problem (failing checks in full, passing ones folded away).
     It links nowhere, so it still works when handed to the student on its own."""
-    from .assignment import load_assignment
+    from ..assignment import load_assignment
 
     try:
         spec = load_assignment(report.assignment)
@@ -303,7 +303,7 @@ def write_feedback_page(row: Row, report: GradeReport, path: Path, late: str = "
     it still shows when the page alone is handed to the student."""
     import base64
 
-    from .coach.leaderboard import feedback_plot
+    from ..coach.leaderboard import feedback_plot
 
     plot = feedback_plot(row.tests, Path(path).with_name(f"{row.submission_id}-strategy.png"))
     inline = "data:image/png;base64," + base64.b64encode(plot.read_bytes()).decode("ascii") if plot else ""

@@ -1,10 +1,9 @@
-"""Verb `demo` (make demo): grade the bundled sample class and show where everything went.
+"""Verb `demo` (make demo): grade an assignment's sample class and show where everything went.
 
 An assignment's sample class is its samples.toml (autograder/assignments/<name>/): small, realistic
-submissions written as edits of the reference or named files.  Yahtzee's: several correct ones
-written differently, typical mistakes, a notebook, a syntax error, missing functions, the untouched
-starter, a program that starts its game when imported, and a hostile one (reads for the reference,
-loops forever on some input).  The demo generates the class into a scratch folder and runs
+submissions written as edits of the reference or named files (correct ones written differently,
+typical mistakes, the untouched starter, hostile ones...).  The demo generates the class into a
+scratch folder and runs
 `grade-all` on it into --out: a second run reuses the gradebook and only regrades what changed
 (--force regrades all).  It never reads standard input and exits 0 once the class is graded,
 whatever the scores.
@@ -17,11 +16,11 @@ import sys
 import tempfile
 from pathlib import Path
 
-from .assignment import load_for_cli
-from .batch import InputError, default_jobs, grade_all, print_summary
-from .build import relative
+from ..assignment import add_assignment_argument, load_for_cli
+from ..authoring.build import relative
+from ..authoring.samples import SampleError, write_class
+from .grade_all import InputError, default_jobs, grade_all, print_summary
 from .gradebook import Gradebook
-from .samples import SampleError, write_class
 
 DEFAULT_OUT = "demo-output"
 
@@ -30,8 +29,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", default=DEFAULT_OUT, help=f"output folder (default: {DEFAULT_OUT})")
     parser.add_argument("--jobs", "-j", type=int, default=None, help="parallel grading processes (default: 2)")
     parser.add_argument("--force", action="store_true", help="regrade every sample, even unchanged ones")
-    parser.add_argument("--assignment", default="yahtzee",
-                        help="whose sample class (its samples.toml) to grade (default: yahtzee)")
+    add_assignment_argument(parser, "whose sample class (its samples.toml) to grade")
 
 
 def _note(row) -> str:
@@ -70,7 +68,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     if not spec.samples.is_file():
         print(f"error: {spec.name} has no sample class: write {relative(spec.samples)} "
-              f"(programs as edits of its reference; see autograder/assignments/yahtzee/samples.toml)",
+              f"(programs as edits of its reference, in the format of mutants.toml)",
               file=sys.stderr)
         return 2
     out = Path(args.out)

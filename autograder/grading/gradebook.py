@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .engine import safefs
-from .engine.results import GradeReport
+from ..engine import safefs
+from ..engine.results import GradeReport
 
 SCHEMA_VERSION = 1
 

@@ -16,12 +16,12 @@ import time
 from functools import cache
 from pathlib import Path
 
-from .assignment import Assignment, load_assignment
-from .engine import selfcheck
-from .engine.results import GradeReport, TestResult
-from .engine.sandbox import Limits
-from .notebooks.runtime import SELFCHECK as SELFCHECK_SOURCE
-from .notebooks.runtime import TOOLS
+from ..assignment import DEFAULT_ASSIGNMENT, Assignment, load_assignment
+from ..engine import selfcheck
+from ..engine.results import GradeReport, TestResult
+from ..engine.sandbox import Limits
+from ..notebooks.runtime import SELFCHECK as SELFCHECK_SOURCE
+from ..notebooks.runtime import TOOLS
 
 ENTRY = "__autograder_public_checks__"
 PROBLEM_TIMEOUT = 10.0           # seconds per problem in the sandbox (check.py: per check, by alarm)
@@ -37,7 +37,7 @@ def public_checks(assignment: Assignment) -> tuple[dict[int, str], list[str]]:
 
 @cache
 def _public_checks(key: tuple) -> tuple[dict[int, str], list[str]]:
-    from . import notebooks as nb
+    from .. import notebooks as nb
 
     assignment = load_assignment(key[0])
     text = assignment.reference.read_text(encoding="utf-8")
@@ -90,13 +90,13 @@ def problem_list(assignment: Assignment, stage: str | int = "all") -> list[tuple
     return [(p.number, p.stage, p.title) for p in sorted(chosen, key=lambda p: (p.stage, p.number))]
 
 
-def grade_public(path: str | Path, assignment: str | Assignment = "yahtzee", stage: str | int = "all",
+def grade_public(path: str | Path, assignment: str | Assignment = DEFAULT_ASSIGNMENT, stage: str | int = "all",
                  limits: Limits | None = None, extra_hidden: list[str] | None = None) -> GradeReport:
     """Run the public checks of STAGE on the submission at PATH, in the sandbox: one TestResult per
     check (status passed / failed / not started, no points: public checks are a self-check)."""
-    from .engine.feedback import cut
-    from .engine.program import Program
-    from .engine.submission import SubmissionError, load_submission
+    from ..engine.feedback import cut
+    from ..engine.program import Program
+    from ..engine.submission import SubmissionError, load_submission
     from .grade import count_checks, hidden_paths, submission_home
 
     spec = load_assignment(assignment) if isinstance(assignment, str) else assignment
@@ -122,7 +122,7 @@ def grade_public(path: str | Path, assignment: str | Assignment = "yahtzee", sta
             if outcome.status == "ok" and isinstance(outcome.value, list):
                 results = [r for r in outcome.value if isinstance(r, list) and len(r) == 3]
             elif outcome.status in ("syntax_error", "import_error"):
-                from .engine.checks import explain
+                from ..engine.checks import explain
 
                 report.error = report.error or explain(outcome, "loading your file")
                 results = [["loading your file", "failed", report.error]]

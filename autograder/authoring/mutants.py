@@ -15,7 +15,7 @@ problem's stage.  Targets: 100 % of non-equivalent mutants killed, >= 95 % charg
 own stage.  Survivors are listed with the key to paste into the equivalents file (or a new check
 to write).
 
-    python -m autograder.mutants [--assignment yahtzee|pytzee|all] [--sample N] [--jobs N]
+    python -m autograder mutants [--assignment NAME|all] [--sample N] [--jobs N]
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from .assignment import Assignment, load_assignment
+from ..assignment import Assignment, available, load_assignment, load_for_cli
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -137,7 +137,7 @@ def grade_mutants(spec: Assignment, mutants: list[Mutant], jobs: int | None, fol
     """Grade every mutant with grade-all; name -> its grades.json summary."""
     import json
 
-    from .batch import grade_all
+    from ..grading.grade_all import grade_all
 
     subs = folder / "submissions"
     subs.mkdir(parents=True, exist_ok=True)
@@ -204,15 +204,22 @@ def report(spec: Assignment, mutants: list[Mutant], rows: dict[str, dict], known
     return met_kill and met_own
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m autograder.mutants", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--assignment", default="all", help="yahtzee, pytzee or all (default)")
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Arguments of the `mutants` verb."""
+    parser.add_argument("--assignment", default="all", metavar="NAME",
+                        help=f"one assignment, or all (default): {', '.join(available())}")
     parser.add_argument("--sample", type=int, default=0, metavar="N",
                         help="grade N mutants per assignment, drawn with a fixed seed (default: all)")
     parser.add_argument("--jobs", "-j", type=int, default=None, help="grade-all workers (default: CPUs)")
     parser.add_argument("--keep", default=None, metavar="DIR", help="keep the mutant files and grades in DIR")
-    args = parser.parse_args(argv)
-    names = ["yahtzee", "pytzee"] if args.assignment == "all" else [args.assignment]
+
+
+def run(args: argparse.Namespace) -> int:
+    """The `mutants` verb: 0 when every target is met, 1 when one is not."""
+    if args.assignment != "all" and load_for_cli(args.assignment) is None:
+        return 2
+    names = [n for n in available() if load_assignment(n).reference.is_file()] \
+        if args.assignment == "all" else [args.assignment]
     met = True
     for name in names:
         spec = load_assignment(name)
@@ -225,7 +232,3 @@ def main(argv: list[str] | None = None) -> int:
             rows = grade_mutants(spec, mutants, args.jobs, folder)
         met = report(spec, mutants, rows, equivalents(spec), outside, total) and met
     return 0 if met else 1
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -39,7 +39,8 @@ import zipfile
 from pathlib import Path
 
 from autograder.assignment import Assignment, available, load_assignment
-from autograder.build import generate_starter, relative
+from autograder.authoring.build import generate_starter, relative
+from autograder.grading.public import HIDDEN_NOTE, SELFCHECK_SOURCE, public_checks
 from autograder.notebooks import (
     TOOLS,
     NotebookError,
@@ -52,7 +53,6 @@ from autograder.notebooks import (
     release_notebook,
 )
 from autograder.notebooks import dumps as notebook_dumps
-from autograder.public import HIDDEN_NOTE, SELFCHECK_SOURCE, public_checks
 
 CHECK_TIMEOUT = 10          # seconds per problem in check.py
 
@@ -338,7 +338,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="the latest stage released (default 1): its notebook and the earlier ones go in, "
                              "and the earlier stages' code is given in it")
     parser.add_argument("--assignment", action="append", dest="assignments", metavar="NAME",
-                        help="release only this assignment (repeatable; default: every one with a solution)")
+                        help="release only this assignment (repeatable; default: every one with a reference.py)")
     parser.add_argument("--force", action="store_true", help="replace OUT if it exists")
 
 

@@ -15,7 +15,7 @@ import ast
 import sys
 from pathlib import Path, PurePosixPath
 
-from .assignment import Assignment
+from ..assignment import Assignment
 from .edits import EditError, apply_edits
 
 if sys.version_info >= (3, 11):

@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 from types import ModuleType
 
-from .assignment import Assignment
+from ..assignment import Assignment, add_assignment_argument
 
 
 def load_plan(spec: Assignment) -> ModuleType | None:
@@ -37,7 +37,7 @@ def load_plan(spec: Assignment) -> ModuleType | None:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--assignment", default="yahtzee", help="assignment (default: yahtzee)")
+    add_assignment_argument(parser, "whose scenario plan to run")
     parser.add_argument("--out", metavar="DIR",
                         help="write the scenario file into DIR (a fresh hidden set) instead of the committed one")
     parser.add_argument("--start-seed", type=int, default=1, help="first seed to try (default: 1)")
@@ -47,7 +47,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from .assignment import load_for_cli
+    from ..assignment import load_for_cli
     from .build import relative
 
     spec = load_for_cli(args.assignment)

@@ -169,7 +169,7 @@ def outer_fences(text: str) -> list[Fence]:
 
 def _table(assignment: Assignment | Mapping[int, str] | Iterable[Problem] | None) -> dict[int, Problem]:
     if assignment is None:
-        assignment = load_assignment("yahtzee")
+        assignment = load_assignment()
     if isinstance(assignment, Assignment):
         return {p.number: p for p in assignment.problems}
     if isinstance(assignment, Mapping):
@@ -319,10 +319,10 @@ def generate_starter(solution_text: str,
     """Return the starter file for SOLUTION_TEXT: every outermost fenced region stubbed.
 
     assignment -- the problem table giving each problem's title: an Assignment (default:
-                  yahtzee), a mapping {number: title}, or an iterable of Problems.
+                  the kit's default), a mapping {number: title}, or an iterable of Problems.
     Raises FenceError when validate() finds anything wrong.
     """
-    table_source = load_assignment("yahtzee") if assignment is None else assignment
+    table_source = load_assignment() if assignment is None else assignment
     errors = validate(solution_text, table_source)
     if errors:
         raise FenceError(errors)
@@ -429,7 +429,7 @@ def _plan(assignment: Assignment) -> tuple[list[tuple[Path, str | bytes, str]], 
 
 def _sample_targets(assignment: Assignment, targets: list) -> list[str]:
     """Add the sample class's files to TARGETS (when samples.toml names a view); return problems."""
-    from autograder import samples
+    from autograder.authoring import samples
 
     folder = samples.view(assignment)
     if folder is None:
@@ -458,7 +458,7 @@ def _assignments(names: Iterable[str] | None) -> list[Assignment]:
 
 def build_files(check: bool = False, names: Iterable[str] | None = None,
                 assignments: Iterable[Assignment] | None = None) -> tuple[list[str], list[Path]]:
-    """Build (or check) ASSIGNMENTS (default: NAMES, default: every assignment with a solution).
+    """Build (or check) ASSIGNMENTS (default: NAMES, default: every assignment with a reference.py).
 
     Returns (problems, paths written).
     """

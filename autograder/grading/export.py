@@ -11,10 +11,10 @@ import os
 from pathlib import Path
 from typing import Any
 
+from ..assignment import Assignment
+from ..engine import reporters
+from ..engine.escape import csv_cell, plain
 from . import lms
-from .assignment import Assignment
-from .engine import reporters
-from .engine.escape import csv_cell, plain
 from .gradebook import Gradebook, Row
 
 

@@ -1,10 +1,14 @@
-"""Verb: grade one submission with an assignment's stage suites (pytest, run in this process).
+"""Verb `grade`: grade one submission with an assignment's stage suites (pytest, run in this process).
 
-Student code never runs here: the suites talk to it through sandboxed Programs.
+grade() and grade_stream() are the library entry points (grade-all's workers, the tests); the
+verb's arguments and its run() are at the end.  Student code never runs here: the suites talk to
+it through sandboxed Programs.
 """
 
 from __future__ import annotations
 
+import argparse
+import json
 import os
 import sys
 import time
@@ -13,15 +17,26 @@ from pathlib import Path
 
 import pytest
 
-from .assignment import PACKAGE_DIR, REPO_ROOT, Assignment, in_repository, load_assignment
-from .engine import refcache
-from .engine.plugin import GradingPlugin
-from .engine.program import Program, default_limits, reference_program
-from .engine.results import GradeReport
-from .engine.sandbox import Limits, template_scope
-from .engine.submission import SubmissionError, load_submission
+from ..assignment import (
+    DEFAULT_ASSIGNMENT,
+    PACKAGE_DIR,
+    REPO_ROOT,
+    Assignment,
+    add_assignment_argument,
+    in_repository,
+    load_assignment,
+    load_for_cli,
+    stage_error,
+)
+from ..engine import refcache
+from ..engine.checks import GraderFault
+from ..engine.plugin import GradingPlugin
+from ..engine.program import Program, default_limits, reference_program
+from ..engine.results import GradeReport
+from ..engine.sandbox import Limits, template_scope
+from ..engine.submission import SubmissionError, load_submission
 
-PYTEST_INI = Path(__file__).resolve().parent / "engine" / "pytest.ini"
+PYTEST_INI = PACKAGE_DIR / "engine" / "pytest.ini"
 AUTOLOAD = "PYTEST_DISABLE_PLUGIN_AUTOLOAD"
 
 
@@ -48,16 +63,18 @@ def submission_home(path: str | Path) -> list[str]:
     return [str(folder)]
 
 
-class GraderFault(RuntimeError):
-    """The grader itself is broken (e.g. a suite does not import): never the student's fault."""
+class SuiteLoadError(GraderFault):
+    """A grading suite does not load (a bug in the course's suites): never the student's fault.
+    Raised, never grading on: a module that failed to import once stays half-imported in this
+    process, and a second session would silently collect nothing from it ("0 / 0")."""
 
 
-def grade(path: str | Path, assignment: str | Assignment = "yahtzee", stage: str | int = "all",
+def grade(path: str | Path, assignment: str | Assignment = DEFAULT_ASSIGNMENT, stage: str | int = "all",
           public_only: bool = False, limits: Limits | None = None,
           extra_hidden: list[str] | None = None) -> GradeReport:
     """Grade the submission at PATH; a broken submission yields a report, never an exception.
 
-    PUBLIC_ONLY runs the public checks instead (autograder/public.py): the same code the
+    PUBLIC_ONLY runs the public checks instead (grading/public.py): the same code the
     bundle's check.py and the notebooks' check cells run."""
     if public_only:
         from .public import grade_public
@@ -106,12 +123,12 @@ def _count_checks(spec: Assignment, stage: str | int) -> int:
     finally:
         os.chdir(old_cwd)
     if counter.errors:
-        raise GraderFault("the grading suites failed to load:\n" + "\n".join(counter.errors))
+        raise SuiteLoadError("the grading suites failed to load:\n" + "\n".join(counter.errors))
     return counter.count
 
 
 def grade_stream(paths: Iterator[str | Path], deliver: Callable[[GradeReport], None],
-                 assignment: str | Assignment = "yahtzee", stage: str | int = "all",
+                 assignment: str | Assignment = DEFAULT_ASSIGNMENT, stage: str | int = "all",
                  public_only: bool = False, limits: Limits | None = None,
                  extra_hidden: list[str] | None = None) -> None:
     """Grade each path PATHS yields, handing each report to DELIVER as soon as it is ready.
@@ -198,7 +215,7 @@ def _session(files: list[str], spec: Assignment, plugin: GradingPlugin) -> None:
         else:
             os.environ[AUTOLOAD] = old_autoload
     if plugin.collection_errors:
-        raise GraderFault("the grading suites failed to load:\n" + "\n".join(plugin.collection_errors))
+        raise SuiteLoadError("the grading suites failed to load:\n" + "\n".join(plugin.collection_errors))
 
 
 def cache_key(spec: Assignment, limits: Limits | None = None) -> str:
@@ -221,6 +238,8 @@ def reference_outcomes(spec: Assignment, reference: Program, hidden: list[str],
     if loaded is None:
         try:
             loaded = compute_reference_cache(spec, reference, hidden, limits, key)
+        except SuiteLoadError:
+            raise
         except (OSError, GraderFault):
             return None
     outcomes, plan = loaded
@@ -259,3 +278,126 @@ def compute_reference_cache(spec: Assignment, reference: Program, hidden: list[s
     outcomes = reference.outcomes()
     refcache.save(folder or refcache.cache_dir(), spec.name, key, outcomes, plugin.recorded_plan)
     return outcomes, plugin.recorded_plan
+
+
+# --- the `grade` verb -----------------------------------------------------------------------------
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Arguments of `grade`."""
+    parser.add_argument("path", help="a .py file, a folder holding one, or a .ipynb notebook")
+    add_assignment_argument(parser)
+    parser.add_argument("--stage", default=None, metavar="N|all",
+                        help="grade one stage of the assignment, or all (default: all = its core stages; an "
+                             "optional stage is graded only on its own; a kit notebook: its own stage)")
+    parser.add_argument("--format", default="text", choices=["text", "json", "gradescope", "markdown"],
+                        help="output format (default: text)")
+    parser.add_argument("--public", action="store_true", help="run only the public checks (student self-check)")
+    parser.add_argument("--python", default=None, metavar="PATH",
+                        help="the Python that runs student code (default: the grader's own)")
+    parser.add_argument("-v", "--verbose", action="store_true",
+                        help="list passed checks too (with --public: every failing check, not only the first)")
+    parser.add_argument("--gradebook", default=None, metavar="OUT",
+                        help="also record this grade in the class gradebook OUT/gradebook.sqlite (as grade-all "
+                             "does) and rewrite OUT's exports and report")
+    parser.add_argument("--id", default=None, help="the student id in --gradebook (default: the file's name)")
+
+
+def run(args: argparse.Namespace) -> int:
+    """The `grade` verb."""
+    from ..engine import reporters
+
+    spec = load_for_cli(args.assignment)
+    if spec is None:
+        return 2
+    problem = stage_error(spec, args.stage)
+    if problem:
+        print(f"error: {problem}", file=sys.stderr)
+        return 2
+    if args.python:
+        from ..engine.sandbox import use_python
+
+        problem = use_python(args.python)
+        if problem:
+            print(f"error: {problem}", file=sys.stderr)
+            return 2
+    if not Path(args.path).exists():
+        print(f"error: no such file or folder: {args.path}", file=sys.stderr)
+        return 2
+    problem = not_a_submission(args.path, spec)
+    if problem:
+        print(f"error: {problem}", file=sys.stderr)
+        return 2
+    if args.stage is None:
+        args.stage = notebook_stage(args.path, spec) or "all"
+    if args.stage != "all" and not spec.suite_files(args.stage):
+        print(f"error: {spec.name} has no suite for stage {args.stage}", file=sys.stderr)
+        return 2
+    if args.gradebook and args.public:
+        print("error: --gradebook records real grades; it cannot be combined with --public", file=sys.stderr)
+        return 2
+    started = time.perf_counter()
+    try:
+        report = grade(args.path, spec, stage=args.stage, public_only=args.public)
+    except GraderFault as err:
+        print(f"grader fault (not the student's): {err}", file=sys.stderr)
+        return 1
+    if args.gradebook:
+        record_in_gradebook(report, spec, args, time.perf_counter() - started)
+    if args.format == "text":
+        print(reporters.to_text(report, verbose=args.verbose))
+    elif args.format == "json":
+        print(reporters.to_json(report))
+    elif args.format == "gradescope":
+        print(json.dumps(reporters.to_gradescope(report), indent=2))
+    else:
+        print(reporters.to_markdown(report))
+    return 1 if any(t.status == "error" for t in report.tests) else 0
+
+
+def record_in_gradebook(report, spec, args: argparse.Namespace, wall: float) -> None:
+    """Store one `grade` in a class gradebook, exactly as grade-all would, and rewrite the exports."""
+    from ..engine import reporters
+    from .discover import safe_id, submission_files
+    from .export import write_exports
+    from .grade_all import grader_version
+    from .gradebook import Gradebook, content_hash
+
+    out = Path(args.gradebook)
+    path = Path(args.path)
+    sid = safe_id(args.id or path.stem)
+    report.submission = sid
+    with Gradebook(out / "gradebook.sqlite") as book:
+        book.record(assignment=spec.name, submission_id=sid, content_hash=content_hash(submission_files(path)),
+                    stage=str(args.stage), report=report, feedback=reporters.to_text(report), wall_time=wall,
+                    cpu_time=0.0, grader_version=grader_version(spec), source=str(path))
+        write_exports(book, spec, out)
+    print(f"recorded {sid} in {out / 'gradebook.sqlite'}; exports and report rewritten", file=sys.stderr)
+
+
+def not_a_submission(path: str, spec) -> str | None:
+    """Why PATH is not something to grade at all (a .txt, a zip, a folder without code), or None.
+
+    A file that is there but broken (not UTF-8, an empty or corrupt notebook) IS graded: 0 points
+    and the reason, once, in the report."""
+    from ..engine.submission import NotASubmission
+
+    try:
+        load_submission(path, spec.student_file, spec.entry)
+    except NotASubmission as err:
+        return str(err)
+    except SubmissionError:
+        return None
+    return None
+
+
+def notebook_stage(path: str, spec) -> str | None:
+    """A stage notebook of the kit is graded on its own stage unless --stage says otherwise."""
+    try:
+        submission = load_submission(path, spec.student_file, spec.entry)
+    except SubmissionError:
+        return None
+    if submission.stage is None:
+        return None
+    print(f"note: {path} is the stage {submission.stage} notebook; grading stage {submission.stage} "
+          "(use --stage all for every stage)", file=sys.stderr)
+    return str(submission.stage)

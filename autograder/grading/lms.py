@@ -170,7 +170,7 @@ def read_extensions(path: str | Path) -> dict[str, str]:
 # --- what the LMS imports -------------------------------------------------------------------------
 
 def _csv(rows: list[list[Any]]) -> str:
-    from .engine.escape import csv_cell  # a name like "=HYPERLINK(...)" stays text in a spreadsheet
+    from ..engine.escape import csv_cell  # a name like "=HYPERLINK(...)" stays text in a spreadsheet
 
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")

@@ -34,7 +34,17 @@ import sys
 import zipfile
 from pathlib import Path
 
-from .assignment import PACKAGE_DIR, REPO_ROOT, Assignment, load_assignment, load_for_cli, needs_repository
+from ..assignment import (
+    AUTHORING_ONLY,
+    DEFAULT_ASSIGNMENT,
+    PACKAGE_DIR,
+    REPO_ROOT,
+    Assignment,
+    add_assignment_argument,
+    load_assignment,
+    load_for_cli,
+    needs_repository,
+)
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -44,8 +54,7 @@ else:  # pragma: no cover - Python 3.10
 EXCLUDED_DIRS = {"__pycache__", ".pytest_cache", ".ruff_cache", ".mypy_cache", ".ipynb_checkpoints", "refcache"}
 EXCLUDED_SUFFIXES = {".pyc", ".pyo"}
 EXCLUDED_NAMES = {".DS_Store", "Thumbs.db"}
-# An assignment's files that grading never reads: they stay out of the bundle.
-AUTHORING_ONLY = {"samples", "samples.toml", "mutants.toml", "equivalent-mutants.toml", "plan.py"}
+
 TIME_LIMIT = 540                     # seconds; Gradescope stops a submission at 600
 ZIP_DATE = (1980, 1, 1, 0, 0, 0)     # fixed timestamps: the same sources give the same zip
 
@@ -224,8 +233,8 @@ def bundle_members(spec: Assignment) -> dict[str, bytes | Path]:
 def reference_cache_member(spec: Assignment) -> dict[str, Path]:
     """The reference's outcomes and the request plan for this grader version (engine/refcache.py),
     inside the assignment's folder: no submission on Gradescope recomputes the reference."""
-    from .engine import refcache
-    from .grade import ensure_reference_cache
+    from ..engine import refcache
+    from ..grading.grade import ensure_reference_cache
 
     path = ensure_reference_cache(spec)
     where = spec.root.relative_to(REPO_ROOT) / refcache.BUNDLED / path.name
@@ -235,7 +244,7 @@ def reference_cache_member(spec: Assignment) -> dict[str, Path]:
 EXECUTABLE = {"setup.sh", "run_autograder"}
 
 
-def build_bundle(out: str | Path, assignment: str | Assignment = "yahtzee") -> list[str]:
+def build_bundle(out: str | Path, assignment: str | Assignment = DEFAULT_ASSIGNMENT) -> list[str]:
     """Write the Gradescope autograder zip OUT for ASSIGNMENT; return the member names."""
     spec = load_assignment(assignment) if isinstance(assignment, str) else assignment
     members = bundle_members(spec)
@@ -256,7 +265,7 @@ def build_bundle(out: str | Path, assignment: str | Assignment = "yahtzee") -> l
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("out", help="the zip to write, e.g. yahtzee-gradescope.zip")
-    parser.add_argument("--assignment", default="yahtzee", help="assignment to grade (default: yahtzee)")
+    add_assignment_argument(parser, "assignment to grade")
 
 
 def run(args: argparse.Namespace) -> int:
