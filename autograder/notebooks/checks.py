@@ -46,8 +46,15 @@ def _exception_name(exc_msg: str) -> str:
 
 
 def _function_nodes(text: str) -> dict[str, ast.FunctionDef]:
-    return {node.name: node for node in ast.parse(text).body
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    """Top-level functions by name, and the methods of top-level classes (a course whose
+    problems are methods: swe3006) where no top-level function has the name."""
+    body = ast.parse(text).body
+    found = {node.name: node for node in body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    for cls in (node for node in body if isinstance(node, ast.ClassDef)):
+        for node in cls.body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                found.setdefault(node.name, node)
+    return found
 
 
 def doctest_checks(solution_text: str, problem: Problem) -> list[Check]:

@@ -69,13 +69,17 @@ def read_solution(text: str, assignment: Assignment) -> Solution:
     table = {p.number: p for p in assignment.problems}
     setup_nodes = []
     functions: list[Function] = []
-    for node in tree.body:
+    # a class's methods count as functions (their regions; a course of methods: swe3006)
+    nodes = [n for node in tree.body for n in (node.body if isinstance(node, ast.ClassDef) else [node])]
+    for node in nodes:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             start = min([node.lineno] + [d.lineno for d in node.decorator_list]) - 1
             end = (node.end_lineno or node.lineno) - 1
             inside = [f for f in fences if start <= f.begin <= end]
             end = max([end] + [f.end for f in inside])       # a closing fence comment follows the code
             functions.append(Function(node.name, start, end, inside))
+        elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and node not in tree.body:
+            continue                                            # a class docstring
         elif isinstance(node, (ast.Import, ast.ImportFrom, ast.Assign, ast.AnnAssign)):
             if functions:
                 raise NotebookError(f"line {node.lineno}: imports and constants must come before the first "
