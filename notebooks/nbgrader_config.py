@@ -22,7 +22,7 @@ c.Execute.timeout = 20
 c.Execute.shutdown_kernel = "immediate"
 c.Execute.interrupt_on_timeout = True
 
-# Stubs of answer regions (nbgrader's default, spelled out: autograder/notebooks.py reproduces it).
+# Stubs of answer regions (nbgrader's default, spelled out: autograder/notebooks/cells.py reproduces it).
 c.ClearSolutions.code_stub = {"python": "# YOUR CODE HERE\nraise NotImplementedError()"}
 c.ClearSolutions.begin_solution_delimeter = "BEGIN SOLUTION"
 c.ClearSolutions.end_solution_delimeter = "END SOLUTION"

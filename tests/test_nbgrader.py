@@ -1,7 +1,7 @@
 """A real nbgrader round trip: the nbgrader CLI and real Jupyter kernels on a copy of the course.
 
 generate_assignment on the four generated source notebooks -> the release notebooks are exactly
-what autograder/notebooks.py makes (the `release` verb uses that) and hold no solution code and
+what autograder/notebooks/ makes (the `release` verb uses that) and hold no solution code and
 no hidden-test data; autograde on the sample submissions of stage 1 (correct, wrong, an endless
 loop, the blank release) -> the exact points of the problem table; generate_feedback and export
 work.  One autograde run of four notebooks keeps it to about half a minute.

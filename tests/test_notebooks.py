@@ -104,6 +104,14 @@ def test_generated_notebooks_are_up_to_date():
     assert problems == [], "\n".join(problems)
 
 
+def test_the_generator_takes_one_assignment_and_refuses_one_without_notebook_content(capsys):
+    """`python -m autograder notebooks --assignment NAME` (default: the main track, whose notebooks are here)."""
+    assert nbgen.main(["--check", "--assignment", "pytzee"]) == 2
+    assert "pytzee has no notebook content (autograder/assignments/pytzee/notebooks.toml)" in capsys.readouterr().err
+    assert nbgen.main(["--check", "--assignment", "nope"]) == 2
+    assert "unknown assignment 'nope'" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize("stage", STAGES)
 def test_notebook_is_valid_nbformat_with_nbgrader_metadata(stage):
     import nbformat

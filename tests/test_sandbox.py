@@ -613,6 +613,34 @@ def test_the_harness_parts_join_into_one_program_with_each_name_defined_once():
     assert "from ." not in text and compile(text, "<sandbox-harness>", "exec")
 
 
+def test_the_sandbox_and_the_notebooks_script_input_and_dice_with_one_runtime(make):
+    """engine/scripted.py is a part of the harness and embedded in the checking tools (notebooks,
+    check.py): the same program, answers and dice print the same transcript in both."""
+    import inspect
+
+    from autograder.engine import harness, scripted
+    from autograder.notebooks import TOOLS
+    shared = inspect.getsource(scripted.Scripted)
+    assert shared in harness.source() and shared in TOOLS
+    src = """
+        import random
+
+        def turn():
+            name = input("Name? ")
+            dice = [random.randint(1, 6) for _ in range(3)]
+            keep = input(f"{name}, keep which of {dice}? ")
+            print("kept", keep)
+            return sum(dice)
+    """
+    out = call(make(src), "turn", stdin=["Ann", "1 3"], dice=[6, 2, 5])
+    tools: dict = {}
+    exec(TOOLS, tools)
+    exec(textwrap.dedent(src), tools)
+    value, printed = tools["run_scripted"](tools["turn"], ["Ann", "1 3"], [6, 2, 5])
+    assert (out.status, out.value, out.stdout) == ("ok", value, printed)
+    assert printed == "Name? Ann\nAnn, keep which of [6, 2, 5]? 1 3\nkept 1 3\n"
+
+
 # -- processes and state ------------------------------------------------------------------
 def test_fresh_isolates_globals_and_shared_keeps_them(make):
     box = make("""

@@ -196,7 +196,7 @@ def test_a_leaking_student_notebook_is_refused(monkeypatch):
         nb["cells"].append(nbgen.markdown_cell("if sorted(face_counts(dice).values()) == [2, 3]:", "leak"))
         return nb
 
-    monkeypatch.setattr(nbgen, "student_notebook", leaky)
+    monkeypatch.setattr(nbgen.write, "student_notebook", leaky)     # where the writer looks it up
     problems, written = nbgen.generate(check=True, assignment=spec)
     assert written == [] and problems[0].startswith("LEAK") and "solution line" in problems[1]
 

@@ -7,6 +7,7 @@ import signal
 from typing import Any
 
 from . import bounds
+from .feedback import ordinal
 from .protocol import HARNESS_EXIT, INTERNAL, STATUSES, Limits, Outcome, Request
 
 
@@ -180,14 +181,14 @@ def _limit_message(status: str, out: Outcome, request: Request, data: dict, limi
     if status == "dice_exhausted":
         n = bounds.integer(data.get("dice_failed_at"), out.dice_used + 1, 0, 10 ** 9)
         provided = len(request.dice or [])
-        return f"rolled {_a(n)} {_ordinal(n)} die; this scenario provides {provided}"
+        return f"rolled {_a(n)} {ordinal(n)} die; this scenario provides {provided}"
     asked = out.inputs_asked
     if request.stdin is None:
         text = "asked for input, but this run provides no input"
         return text + (f" (it asked {asked} times)" if asked > 1 else "")
     lines = len(request.stdin)
     first = bounds.integer(data.get("exhausted_at"), lines + 1, 0, 10 ** 9)
-    text = (f"asked for input {_a(first)} {_ordinal(first)} time; "
+    text = (f"asked for input {_a(first)} {ordinal(first)} time; "
             f"this game's script has {lines} line{'' if lines == 1 else 's'}")
     return text + (f" (it asked {asked} times in all)" if asked > first else "")
 
@@ -202,11 +203,6 @@ def _colon(text: Any) -> str:
 
 def _secs(t: float) -> str:
     return f"{t:g}"
-
-
-def _ordinal(n: int) -> str:
-    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
-    return f"{n}{suffix}"
 
 
 def _a(n: int) -> str:

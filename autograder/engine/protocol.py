@@ -27,6 +27,13 @@ class Limits:
 
 @dataclass
 class Request:
+    """One run in a sandbox.  kind "call": import the file as a module, then call FUNC(*args, **kwargs):
+    a module function, or "Class.method" of a class the student wrote -- with INSTANCE the object
+    is constructed there (Class(*init, **kwargs); stdin, dice and seed apply to the constructor and
+    the call), its STATE attributes set, the method called, and Outcome.state_after carries the
+    object's public attributes after it; without INSTANCE the method is called on the class.
+    kind "script": run the file as __main__.  See Program.call and Program.script."""
+
     kind: str = "call"            # "call": import as module <stem>, then call func; "script": run as __main__
     func: str | None = None
     args: list = field(default_factory=list)     # JSON-able

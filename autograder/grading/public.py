@@ -1,6 +1,6 @@
 """The public checks of an assignment, and `grade --public`: the same checks check.py and notebooks run.
 
-The check code of each problem is generated from the reference (autograder/notebooks.py: the
+The check code of each problem is generated from the reference (autograder/notebooks/: the
 docstring examples, the public scenarios, the notebook content's checks); the runtime that runs
 it is engine/selfcheck.py.  Here the grader runs that same code on a submission, inside the
 sandbox (the runtime and the checks are appended to the student's source as one function the
@@ -20,11 +20,12 @@ from ..assignment import DEFAULT_ASSIGNMENT, Assignment, load_assignment
 from ..engine import selfcheck
 from ..engine.results import GradeReport, TestResult
 from ..engine.sandbox import Limits
+from ..notebooks.runtime import SELFCHECK as SELFCHECK_SOURCE
+from ..notebooks.runtime import TOOLS
 
 ENTRY = "__autograder_public_checks__"
 PROBLEM_TIMEOUT = 2.0            # seconds per problem in the sandbox (check.py: per check, by alarm) ...
 SHORT_PROBLEM_TIMEOUT = 0.5      # ... once selfcheck.SLOW_ALLOWED problems ran out of time
-SELFCHECK_SOURCE = Path(selfcheck.__file__).read_text(encoding="utf-8")
 
 
 def public_checks(assignment: Assignment) -> tuple[dict[int, str], list[str]]:
@@ -55,7 +56,7 @@ def _public_checks(key: tuple) -> tuple[dict[int, str], list[str]]:
     base: dict = {"__name__": f"{assignment.name}_reference"}
     with contextlib.redirect_stdout(io.StringIO()):
         exec(compile(text, str(assignment.reference), "exec"), base)
-        exec(nb.TOOLS, base)
+        exec(TOOLS, base)
     checks = {}
     for problem in assignment.problems:
         found = nb.doctest_checks(text, problem)
@@ -72,17 +73,11 @@ def _public_checks(key: tuple) -> tuple[dict[int, str], list[str]]:
     return checks, notes
 
 
-def tools_source() -> str:
-    from ..notebooks import TOOLS
-
-    return TOOLS
-
-
 def sandbox_source(source: str, checks: dict[int, str], filename: str) -> str:
     """The student's SOURCE with one function appended that runs a problem's public checks in the
     module's own namespace with the shared runtime, and returns [(what, status, detail)]."""
     return (source.rstrip("\n") + "\n\n\n"
-            f"def {ENTRY}(number, _runtime={SELFCHECK_SOURCE!r}, _tools={tools_source()!r},\n"
+            f"def {ENTRY}(number, _runtime={SELFCHECK_SOURCE!r}, _tools={TOOLS!r},\n"
             f"        _checks={checks!r}, _filename={filename!r}):\n"
             "    engine = {'__name__': 'selfcheck'}\n"
             "    exec(_runtime, engine)\n"

@@ -18,26 +18,27 @@ The zygote never runs student code: it compiles the source once and forks.  Fres
 requests run in a fork that imports the compiled code; fresh=False requests run in a
 long-lived "shared worker" fork that imports the module once.
 
-The parts: base (imports, limits, captured builtins, control-flow exceptions), values (student
-values -> JSON data), errors (exceptions -> dicts, compiling), lines (line I/O on fds), run (one
-request: output, scripted input, dice, timer, result), targets (what a call calls: functions,
-methods of the student's classes, the reference's substitutes), patches (stdio, input, exit,
-random), audit (what student code tried), proctree (children, kill, reap), worker (request
-processes), zygote (forks and result lines), isolation (namespaces, root, uid, seccomp), entry
-(main, sandbox_main, template_main).  A name is defined in exactly one part (tests check it).
+The parts: ../scripted.py (the scripted input and dice every runtime shares: engine/scripted.py),
+base (imports, limits, captured builtins, control-flow exceptions), values (student values -> JSON
+data), errors (exceptions -> dicts, compiling), lines (line I/O on fds), run (one request: output,
+scripted input, dice, timer, result), targets (what a call calls: functions, methods of the
+student's classes, the reference's substitutes), patches (stdio, input, exit, random), audit (what
+student code tried), proctree (children, kill, reap), worker (request processes), zygote (forks and
+result lines), isolation (namespaces, root, uid, seccomp), entry (main, sandbox_main,
+template_main).  A name is defined in exactly one part (tests check it).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-PARTS = ("base", "values", "errors", "lines", "run", "targets", "patches", "audit", "proctree", "worker",
+PARTS = ("../scripted", "base", "values", "errors", "lines", "run", "targets", "patches", "audit", "proctree", "worker",
          "zygote", "isolation", "entry")
 HERE = Path(__file__).resolve().parent
 
 
 def part_files() -> list[Path]:
-    return [HERE / f"{part}.py" for part in PARTS]
+    return [HERE.parent / f"{part[3:]}.py" if part.startswith("../") else HERE / f"{part}.py" for part in PARTS]
 
 
 def source() -> str:

@@ -8,6 +8,7 @@ import sys
 import time
 import types
 
+from ..scripted import Scripted
 from .audit import MAX_ATTEMPTS, install_audit
 from .base import (
     _MISSING,
@@ -41,16 +42,8 @@ class Run:
         self.wfd = wfd
         self.timeout = float(req.get("timeout") or self.limits["wall_s"])
         self.deadline = time.monotonic() + self.timeout
-        stdin = req.get("stdin")
-        self.has_stdin = stdin is not None
-        self.lines = [x if type(x) is str else str(x) for x in stdin or []]
-        self.pos = self.asked = 0
-        self.exhausted_at = None
+        self.script = Scripted(req.get("stdin"), req.get("dice"))   # scripted input lines and dice
         self.next_progress = 0
-        dice = req.get("dice")
-        self.dice = None if dice is None else list(dice)
-        self.dice_pos = 0
-        self.dice_failed_at = None
         self.phase = "call"
         self.events, self.events_truncated, self._pending = [], False, []
         self.out, self.import_out, self.cached_import_out = [], [], None
@@ -104,28 +97,26 @@ class Run:
             self.import_prompted = {"line": self.student_line(), "prompt": prompt[:2000]}
             self.emit(prompt, may_raise=False)
             raise _ImportInput
-        self.asked += 1
-        if self.pos < len(self.lines):
-            answer = self.lines[self.pos]
-            self.pos += 1
+        script = self.script
+        answer = script.answer()
+        if answer is not None:
             self.event(["in", prompt, answer])
-            self.emit(prompt + answer + "\n", as_event=False)
+            self.emit(Scripted.echo(prompt, answer), as_event=False)
             return answer
-        if self.exhausted_at is None:
-            self.exhausted_at = self.asked
+        if script.first_exhaustion():
             self.event(["in", prompt, None])
             self.emit(prompt, as_event=False, may_raise=False)
             self.progress(full=True)
-        elif self.asked >= self.next_progress:
+        elif script.asked >= self.next_progress:
             self.progress(full=False)
         raise _InputExhausted
 
     def read_rest(self):
         """sys.stdin.read(): every remaining line at once (asks, and fails, when none is left)."""
-        if self.phase == "import" or self.pos >= len(self.lines):
+        if self.phase == "import" or not self.script.has_answer():
             return self.ask("") + "\n"
         parts = []
-        while self.pos < len(self.lines):
+        while self.script.has_answer():
             parts.append(self.ask("") + "\n")
         return "".join(parts)
 
@@ -139,13 +130,10 @@ class Run:
 
     # -- dice ------------------------------------------------------------------------------
     def roll(self, a, b):
-        if self.dice is not None:
-            if self.dice_pos >= len(self.dice):
-                if self.dice_failed_at is None:
-                    self.dice_failed_at = self.dice_pos + 1
+        if self.script.dice is not None:
+            value = self.script.die()
+            if value is None:
                 raise _DiceExhausted
-            value = self.dice[self.dice_pos]
-            self.dice_pos += 1
         else:
             value = _ORIG_RANDOM["randint"](a, b)
         self.event(["roll", value])
@@ -157,18 +145,23 @@ class Run:
 
     # -- progress (so a hard kill still knows what happened) -------------------------------
     def progress(self, full):
-        self.next_progress = max(2 * self.asked, 1)
+        self.next_progress = max(2 * self.script.asked, 1)
         if self.wfd is None or os.getpid() != self.pid:
             return
         if full:
             msg = self.result("running", final=False)
             msg["t"] = "progress"         # stays the first key: the zygote matches the prefix
         else:
-            msg = {"t": "progress", "inputs_asked": self.asked}
+            msg = {"t": "progress", "inputs_asked": self.script.asked}
+        # Called from the timer's own handler too: the next tick (every 50 ms) must not cut this
+        # line in half, or the result line written after it would be read as part of it (lost).
+        in_student, self.in_student = self.in_student, False
         try:
             write_line(self.wfd, msg)
         except OSError:
             pass
+        finally:
+            self.in_student = in_student
 
     # -- timer -----------------------------------------------------------------------------
     def guarded(self, fn):
@@ -310,8 +303,8 @@ class Run:
         if status == "timeout" and not self.cpu_limited:
             self.timed_out = True
         if status in ("ok", "exception", "timeout", "exit"):
-            for flag, sticky in ((self.exhausted_at, "input_exhausted"),
-                                 (self.dice_failed_at, "dice_exhausted"), (self.out_limited, "output_limit"),
+            for flag, sticky in ((self.script.exhausted_at, "input_exhausted"),
+                                 (self.script.dice_failed_at, "dice_exhausted"), (self.out_limited, "output_limit"),
                                  (self.timed_out or self.cpu_limited, "timeout")):
                 if flag:
                     status = sticky
@@ -326,6 +319,7 @@ class Run:
         else:
             events = self.events + ([["out", "".join(self._pending)]] if self._pending else [])
         code, via, arg = self.exit or (None, None, None)
+        script = self.script
         return {
             "t": "result", "seq": self.req.get("seq"), "status": status, "value": value, "error": error,
             "stdout": "".join(self.out), "events": events, "events_truncated": self.events_truncated,
@@ -333,10 +327,10 @@ class Run:
             "state_after": instance_state(self.instance) if self.instance is not _MISSING else None,
             "import_stdout": self.cached_import_out if self.cached_import_out is not None
             else "".join(self.import_out),
-            "import_prompted": self.import_prompted, "inputs_asked": self.asked,
-            "stdin_lines": len(self.lines), "has_stdin": self.has_stdin, "exhausted_at": self.exhausted_at,
-            "dice_used": self.dice_pos, "dice_provided": None if self.dice is None else len(self.dice),
-            "dice_failed_at": self.dice_failed_at, "exit_code": code, "exit_via": via, "exit_arg": arg,
+            "import_prompted": self.import_prompted, "inputs_asked": script.asked,
+            "stdin_lines": len(script.answers), "has_stdin": script.has_answers, "exhausted_at": script.exhausted_at,
+            "dice_used": script.dice_pos, "dice_provided": None if script.dice is None else len(script.dice),
+            "dice_failed_at": script.dice_failed_at, "exit_code": code, "exit_via": via, "exit_arg": arg,
             "timed_out": self.timed_out, "cpu_limited": self.cpu_limited, "timeout": self.timeout,
             "output_chars": self.chars, "attempts": list(self.attempts)[:MAX_ATTEMPTS],
         }

@@ -1,0 +1,90 @@
+"""The code a notebook's given cells define (also check.py's and `grade --public`'s): the checking
+tools (run_scripted on the shared scripted-input runtime, engine/scripted.py) and the public-check
+runtime (engine/selfcheck.py), as text."""
+
+from __future__ import annotations
+
+import inspect
+from pathlib import Path
+
+from autograder.engine import scripted, selfcheck
+
+# The shared scripted-input runtime, without its module docstring (a notebook cell shows it all).
+SCRIPTED = inspect.getsource(scripted.Scripted)
+
+TOOLS = '''\
+import builtins
+import contextlib
+import io
+import random
+import re
+from unittest import mock
+
+
+# Scripted: the same code as the grader's sandbox (autograder/engine/scripted.py).
+''' + SCRIPTED + '''
+
+class ScriptEnded(BaseException):
+    """The code asked for more answers or dice than the check scripted."""
+
+
+def run_scripted(action, answers=(), dice=(), seed=None, strict=True):
+    """Run ACTION() with input() answered from ANSWERS and every die taken from DICE.
+
+    Returns (value, printed): what ACTION returned and all it printed, each prompt
+    followed by its answer as on a terminal.  Fails when the code asks for more answers,
+    or rolls more dice, than the check scripted; with STRICT also when it asks for fewer.
+    With a SEED the dice are random, after random.seed(SEED).
+    """
+    script = Scripted(answers, None if dice is None or seed is not None else dice)
+    printed = io.StringIO()
+
+    def fake_input(prompt=""):
+        answer = script.answer()
+        if answer is None:
+            raise ScriptEnded("it asked for input more often than this check expected")
+        print(Scripted.echo(prompt, answer), end="")
+        return answer
+
+    def fake_randint(low, high):
+        value = script.die()
+        if value is None:
+            raise ScriptEnded("it rolled more dice than this check expected")
+        return value
+
+    if script.dice is None:
+        random.seed(seed)
+    try:
+        with contextlib.ExitStack() as stack:
+            stack.enter_context(mock.patch.object(builtins, "input", fake_input))
+            if script.dice is not None:
+                stack.enter_context(mock.patch.object(random, "randint", fake_randint))
+            stack.enter_context(contextlib.redirect_stdout(printed))
+            stack.enter_context(contextlib.redirect_stderr(printed))
+            value = action()
+    except ScriptEnded as err:
+        raise AssertionError(f"{err}.  It printed:\\n{printed.getvalue()}") from None
+    if strict and script.has_answer():
+        raise AssertionError(f"it never asked for the answers {script.answers_left()}.  It printed:\\n"
+                             f"{printed.getvalue()}")
+    if strict and script.dice_left():
+        raise AssertionError(f"it did not roll the dice {script.dice_left()}.  It printed:\\n{printed.getvalue()}")
+    return value, printed.getvalue()
+
+
+def lines_starting(text, *prefixes):
+    """The lines of TEXT that start with one of PREFIXES, stripped."""
+    return [line.strip() for line in text.splitlines() if line.strip().startswith(prefixes)]
+
+
+def final_number(text):
+    """The last number on the last line of TEXT that mentions a score (None if there is none)."""
+    for line in reversed(text.splitlines()):
+        if "score" in line.lower() and re.search(r"-?\\d+", line):
+            return int(re.findall(r"-?\\d+", line)[-1])
+    return None
+'''
+
+
+# The public-check runtime, as the notebooks' given cell, check.py and `grade --public` embed it.
+SELFCHECK = Path(selfcheck.__file__).read_text(encoding="utf-8")

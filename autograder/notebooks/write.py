@@ -1,0 +1,106 @@
+"""Writing (or, with --check, comparing) every generated notebook: `python -m autograder.notebooks [--check]`."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from autograder.assignment import (
+    DEFAULT_ASSIGNMENT,
+    Assignment,
+    add_assignment_argument,
+    available,
+    load_assignment,
+    load_for_cli,
+)
+from autograder.authoring.build import relative, report
+
+from .build import build_all, notebook_path, sample_notebooks, sample_path, student_notebook, student_path
+from .cells import dumps
+from .common import (
+    GENERATE_COMMAND,
+    SAMPLES_DIR,
+    SOURCE_DIR,
+    STUDENT_DIR,
+    NotebookError,
+    content_path,
+    has_notebooks,
+    load_content,
+)
+from .leaks import student_leaks
+
+
+def courses(assignment: Assignment | None = None) -> list[Assignment]:
+    """ASSIGNMENT, or the kit's main track (DEFAULT_ASSIGNMENT): the course whose notebooks are
+    committed under notebooks/ (another course's are built where it needs them, e.g. its tests)."""
+    return [assignment or load_assignment(DEFAULT_ASSIGNMENT)]
+
+
+def planned_files(assignment: Assignment) -> list[tuple[Path, str]]:
+    content = load_content(assignment)
+    files = []
+    for build in build_all(assignment):
+        files.append((notebook_path(assignment, build.stage), dumps(build.notebook)))
+        files.append((student_path(assignment, build.stage), dumps(student_notebook(build, assignment))))
+        for student, nb in sample_notebooks(build, content).items():
+            files.append((sample_path(student, assignment, build.stage), dumps(nb)))
+    return files
+
+
+def generate(check: bool = False, assignment: Assignment | None = None) -> tuple[list[str], list[Path]]:
+    """Write (or, with CHECK, compare) the notebooks of ASSIGNMENT (default: the main track's);
+    return (problems, paths written)."""
+    files: list[tuple[Path, str]] = []
+    leaks: list[str] = []
+    specs = courses(assignment)
+    for spec in specs:
+        try:
+            planned = planned_files(spec)
+        except NotebookError as err:
+            return [f"cannot generate the notebooks: {err}"], []
+        files += planned
+        leaks += student_leaks(spec, [(p, t) for p, t in planned if STUDENT_DIR in p.parents])
+    if leaks:
+        head = "LEAK: the student notebooks would show solutions or hidden data; nothing was written:"
+        return [head, *leaks], []
+    problems, written = [], []
+    for path, text in files:
+        current = path.read_text(encoding="utf-8") if path.is_file() else None
+        if current == text:
+            continue
+        if check:
+            state = "is missing" if current is None else "is out of date"
+            problems.append(f"{relative(path)} {state}: run `{GENERATE_COMMAND}`")
+        else:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+            written.append(path)
+    if check:
+        wanted = {path for path, _ in files}
+        others = tuple(f"{name}_stage" for name in available() if name not in {spec.name for spec in specs})
+        for root in (SOURCE_DIR, SAMPLES_DIR, STUDENT_DIR):
+            for path in sorted(root.rglob("*.ipynb")) if root.is_dir() else []:
+                if (path not in wanted and ".ipynb_checkpoints" not in path.parts
+                        and not path.name.startswith(others)):      # another course's are not ours to judge
+                    problems.append(f"{relative(path)} is not generated any more: delete it")
+    return problems, written
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog=GENERATE_COMMAND,
+        description="Generate the nbgrader source notebooks, one per stage, from the reference and the problem table.")
+    parser.add_argument("--check", action="store_true", help="write nothing; exit 1 if a notebook is out of date")
+    add_assignment_argument(parser, "the assignment whose notebooks to write")
+    args = parser.parse_args(argv)
+    spec = load_for_cli(args.assignment)
+    if spec is None:
+        return 2
+    if not has_notebooks(spec):
+        print(f"error: {spec.name} has no notebook content ({relative(content_path(spec))})", file=sys.stderr)
+        return 2
+    problems, written = generate(check=args.check, assignment=spec)
+    for path in written:
+        print(f"wrote {relative(path)}")
+    return report(problems, written, args.check, "notebooks are up to date")
