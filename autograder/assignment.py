@@ -23,10 +23,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - Python 3.10
-    import tomli as tomllib
+from autograder import toml as tomllib  # the one TOML shim
 
 DEFAULT_ASSIGNMENT = "yahtzee"      # the kit's main track: what a verb works on without --assignment
 PACKAGE_DIR = Path(__file__).resolve().parent

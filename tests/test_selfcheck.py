@@ -17,15 +17,11 @@ from pathlib import Path
 import pytest
 
 from autograder import notebooks as nbgen
+from autograder import toml as tomllib  # the one TOML shim
 from autograder.assignment import load_assignment
 from autograder.authoring.release import build_release
 from autograder.grading.grade import grade
 from autograder.grading.public import SELFCHECK_SOURCE, problem_statuses, public_checks
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
 
 ROOT = Path(__file__).resolve().parent.parent
 

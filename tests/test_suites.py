@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from autograder import toml as tomllib  # the one TOML shim
 from autograder.assignment import load_assignment
 from autograder.assignments.yahtzee import plan as scenario_plan
 from autograder.grading.grade import grade
@@ -26,11 +27,6 @@ SOLUTION = ROOT / "solution" / "yahtzee.py"
 STARTER = ROOT / "starter" / "yahtzee.py"
 SUBMISSIONS = sorted((ROOT / "tests" / "submissions" / "yahtzee").glob("*.py"))
 SCENARIOS = SPEC.scenarios_dir
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
 
 
 @cache

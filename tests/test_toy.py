@@ -20,14 +20,10 @@ from pathlib import Path
 
 import pytest
 
+from autograder import toml as tomllib  # the one TOML shim
 from autograder.assignment import ASSIGNMENTS_DIR, ASSIGNMENTS_ENV, load_assignment, load_for_cli
 from autograder.authoring.build import build_files, generate_starter
 from autograder.authoring.edits import apply_edits
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
 
 ROOT = Path(__file__).resolve().parent.parent
 TOY = ROOT / "tests" / "toy" / "pig"

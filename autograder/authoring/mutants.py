@@ -24,17 +24,13 @@ import argparse
 import difflib
 import random
 import re
-import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..assignment import Assignment, available, load_assignment, load_for_cli
+from autograder import toml as tomllib  # the one TOML shim
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
+from ..assignment import Assignment, available, load_assignment, load_for_cli
 
 FENCE = re.compile(r"#\s*(BEGIN|END) PROBLEM (\d+)")
 

@@ -12,16 +12,12 @@ that `python -m autograder build` keeps in step (Yahtzee's ``samples/class``).
 from __future__ import annotations
 
 import ast
-import sys
 from pathlib import Path, PurePosixPath
+
+from autograder import toml as tomllib  # the one TOML shim
 
 from ..assignment import Assignment
 from .edits import EditError, apply_edits
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - Python 3.10
-    import tomli as tomllib
 
 
 class SampleError(ValueError):

@@ -31,23 +31,18 @@ from __future__ import annotations
 
 import functools
 import os
-import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from autograder import toml as tomllib  # the one TOML shim
 from autograder.assignment import Assignment, load_assignment
 
 from .checks import GraderFault, explain, reference_value
 from .feedback import Fail
 from .replay import Protocol
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
 
 __all__ = ["Fail", "GraderFault", "Suite", "SCENARIOS_ENV"]
 

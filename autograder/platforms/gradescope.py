@@ -34,6 +34,8 @@ import sys
 import zipfile
 from pathlib import Path
 
+from autograder import toml as tomllib  # the one TOML shim
+
 from ..assignment import (
     AUTHORING_ONLY,
     DEFAULT_ASSIGNMENT,
@@ -45,11 +47,6 @@ from ..assignment import (
     load_for_cli,
     needs_repository,
 )
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - Python 3.10
-    import tomli as tomllib
 
 EXCLUDED_DIRS = {"__pycache__", ".pytest_cache", ".ruff_cache", ".mypy_cache", ".ipynb_checkpoints", "refcache"}
 EXCLUDED_SUFFIXES = {".pyc", ".pyo"}

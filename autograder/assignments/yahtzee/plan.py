@@ -24,12 +24,8 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from autograder import toml as tomllib  # the one TOML shim
 from autograder.engine.feedback import ordinal
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
 
 GAMES_FILE = "games.toml"
 DICE_LINE = re.compile(r"^Dice:\s*([1-6](?:\s+[1-6]){4})\s*$")
