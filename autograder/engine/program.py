@@ -394,8 +394,9 @@ def chosen_texts(outcome: Outcome) -> set[str]:
 def _charged(outcome: Outcome) -> float:
     """What a request costs the submission's time budget: its time, unless it ran out of time
     (the suites already stop asking a function that timed out, so a hanging program is bounded
-    by them, with the per-game times they choose; the budget bounds slow-but-finite answers)."""
-    return 0.0 if outcome.status == "timeout" else outcome.elapsed
+    by them, with the per-game times they choose; the budget bounds slow-but-finite answers).
+    Not the time it waited for a CPU: a loaded machine must not use up an honest submission's budget."""
+    return 0.0 if outcome.status == "timeout" else max(outcome.elapsed - outcome.wait, outcome.cpu, 0.0)
 
 
 def request_key(request: Request) -> str:
