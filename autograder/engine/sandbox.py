@@ -163,6 +163,9 @@ class Sandbox:
         self._seq = 0
         self._wall_stopped = False       # the last request collected was stopped by its wall backstop
         self.retries = 0                 # requests run again at the long backstop (Sandbox._retry)
+        self.strict = False              # after its first timeout: plain wall-clock limits (no backstop
+        #                                  beyond the limit, no retry), so a program that spins through
+        #                                  its limit costs the extra wall time of a loaded machine once
         self.starts = 0                       # zygotes started so far (a new one has a new shared worker)
         self._lock = threading.Lock()
         self._closed = False
@@ -204,6 +207,8 @@ class Sandbox:
         return max(float(request.timeout if request.timeout is not None else self.limits.wall_s), 0.01)
 
     def _wall(self, timeout: float, retry: bool = False) -> float:
+        if self.strict:
+            return timeout
         return timeout * max(self.limits.wall_factor, 1.0) * (max(self.limits.retry_factor, 1.0) if retry else 1.0)
 
     def _run(self, request: Request, payload: bytes, timeout: float, wall: float) -> Outcome:
@@ -219,7 +224,8 @@ class Sandbox:
         """A request stopped by its wall-clock backstop while under its CPU limit (the machine was
         busy, not the program) runs once more with the long backstop before the timeout counts.
         (Deterministic: the same stdin, seed and dice; a fresh request runs in a fresh process.)"""
-        if not self._wall_stopped:
+        if not self._wall_stopped or self.strict:
+            self.strict = self.strict or outcome.status == "timeout"
             return outcome
         self._wall_stopped = False
         self.retries += 1
@@ -227,6 +233,7 @@ class Sandbox:
         wall = self._wall(timeout, retry=True)
         again = self._run(request, _payload(request, self._seq, timeout, wall), timeout, wall)
         self._wall_stopped = False
+        self.strict = again.status == "timeout"
         again.elapsed = round(again.elapsed + outcome.elapsed, 4)
         return again
 
@@ -306,6 +313,7 @@ class Sandbox:
             kind, line = proc.next_line(deadline)
             if kind == "timeout":
                 self._state.stop()
+                self.strict = True
                 out = Outcome(status="timeout", elapsed=round(time.monotonic() - t0, 4),
                               stdin_lines=len(request.stdin or []),
                               message=f"your program was stopped after {_secs(timeout)} s")
@@ -340,6 +348,8 @@ class Sandbox:
         # it: the cost is one more run at the long backstop, once per request).
         self._wall_stopped = (outcome.status == "timeout" and isinstance(result, dict)
                               and result.get("wall_stopped") is True)
+        if outcome.status == "timeout" and not self._wall_stopped:
+            self.strict = True
         if _number(msg.get("zygote_cpu")) > self.limits.cpu_s / 2:
             self._state.stop(graceful=True)     # its CPU limit would soon kill it: start a new one
         return outcome, msg
