@@ -141,7 +141,13 @@ class Zygote:
             return False
         used = cur[0] - dl["base"][0]
         busy = used + cur[1] - dl["base"][1]
-        if used >= dl["timeout"] or busy < STARVED * (now - dl["t0"]):
+        if used >= dl["timeout"]:            # its own timer stops it now: GRACE to report, as always
+            if dl.get("over"):
+                return False
+            dl["over"] = True
+            dl["at"] = min(now + GRACE, dl["backstop"])
+            return True
+        if busy < STARVED * (now - dl["t0"]):
             return False
         dl["at"] = min(now + max(dl["timeout"] - used, 0.05), dl["backstop"])
         return True
