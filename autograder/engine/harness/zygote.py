@@ -129,7 +129,7 @@ class Zygote:
         t0 = time.monotonic()
         return {"t0": t0, "timeout": timeout, "at": t0 + timeout + GRACE,
                 "backstop": t0 + max(float(req.get("wall") or timeout), timeout) + GRACE,
-                "base": (0.0, 0.0) if pid is None else _sched(pid)}
+                "base": (0.0, 0.0) if pid is None else _sched(pid), "graced": True}
 
     def later(self, dl, pid):
         """At DL's kill time: True (and DL moved on) when the request process may run on."""
@@ -141,14 +141,13 @@ class Zygote:
             return False
         used = cur[0] - dl["base"][0]
         busy = used + cur[1] - dl["base"][1]
-        if used >= dl["timeout"]:            # its own timer stops it now: GRACE to report, as always
-            if dl.get("over"):
+        if used >= dl["timeout"] or busy < STARVED * (now - dl["t0"]):
+            if dl["graced"]:
                 return False
-            dl["over"] = True
+            dl["graced"] = True                # its own timer stops it now: GRACE to report, as always
             dl["at"] = min(now + GRACE, dl["backstop"])
             return True
-        if busy < STARVED * (now - dl["t0"]):
-            return False
+        dl["graced"] = False
         dl["at"] = min(now + max(dl["timeout"] - used, 0.05), dl["backstop"])
         return True
 
