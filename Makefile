@@ -24,22 +24,22 @@ play: $(STAMP)                # make play SEED=7 replays the same dice
 	$(PY) solution/yahtzee.py $(SEED)
 
 bench: $(STAMP)
-	$(PY) -m autograder.bench
+	$(PY) -m autograder bench
 
 mutants: $(STAMP)
 	$(PY) -m pip install --quiet -e '.[mutants]'
-	$(PY) -m autograder.mutants $(MUTANTS_ARGS)
+	$(PY) -m autograder mutants $(MUTANTS_ARGS)
 
 lint: $(STAMP)
 	$(PY) -m ruff check .
 
 starter: $(STAMP)
 	$(PY) -m autograder build
-	$(PY) -m autograder.notebooks
+	$(PY) -m autograder notebooks
 
 check: $(STAMP)
 	$(PY) -m autograder build --check
-	$(PY) -m autograder.notebooks --check
+	$(PY) -m autograder notebooks --check
 
 clean:
 	rm -rf $(VENV) build *.egg-info demo-output

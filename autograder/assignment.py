@@ -22,6 +22,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
+DEFAULT_ASSIGNMENT = "yahtzee"      # the kit's main track: what a verb works on without --assignment
 PACKAGE_DIR = Path(__file__).resolve().parent
 REPO_ROOT = PACKAGE_DIR.parent
 ASSIGNMENTS_DIR = PACKAGE_DIR / "assignments"
@@ -169,6 +170,21 @@ class Assignment:
         return files
 
 
+# An assignment's files that grading never reads (a change to them regrades no one; they stay out
+# of the Gradescope bundle).
+AUTHORING_ONLY = frozenset({"samples", "samples.toml", "mutants.toml", "equivalent-mutants.toml", "plan.py"})
+
+
+def kit_version() -> str:
+    """The installed distribution's version of this package ("0" when it is not installed)."""
+    from importlib.metadata import PackageNotFoundError, packages_distributions, version
+
+    try:
+        return version(packages_distributions().get(__package__, [""])[0])
+    except (PackageNotFoundError, ValueError):
+        return "0"
+
+
 def in_repository() -> bool:
     """Whether the package runs from a checkout of the kit (not from an installed wheel)."""
     return (REPO_ROOT / "pyproject.toml").is_file()
@@ -188,7 +204,7 @@ def available() -> list[str]:
 
 
 @cache
-def load_assignment(name: str = "yahtzee") -> Assignment:
+def load_assignment(name: str = DEFAULT_ASSIGNMENT) -> Assignment:
     """Load autograder/assignments/NAME/assignment.toml; raise KeyError with the known names."""
     root = ASSIGNMENTS_DIR / name
     table = root / "assignment.toml"
@@ -213,6 +229,21 @@ def load_assignment(name: str = "yahtzee") -> Assignment:
         problems=problems,
         extra={k: v for k, v in data.items() if k not in known},
     )
+
+
+def add_assignment_argument(parser, what: str = "assignment to grade against") -> None:
+    """The --assignment option every verb shares (its stage choices come from the one chosen)."""
+    parser.add_argument("--assignment", default=DEFAULT_ASSIGNMENT, metavar="NAME",
+                        help=f"{what} (default: {DEFAULT_ASSIGNMENT}; the kit has {', '.join(available())})")
+
+
+def stage_error(spec: Assignment, stage: str | int | None, allow_all: bool = True) -> str | None:
+    """Why STAGE is not a stage of SPEC (one line naming the ones it has), or None when it is."""
+    numbers = [str(s.number) for s in spec.stages]
+    if stage is None or str(stage) in numbers or (allow_all and str(stage) == "all"):
+        return None
+    choices = ", ".join(numbers) + (" or all" if allow_all else "")
+    return f"{spec.name} has no stage {stage}: choose {choices}"
 
 
 def load_for_cli(name: str) -> Assignment | None:

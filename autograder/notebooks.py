@@ -22,8 +22,8 @@ Fences of a later stage nested in an earlier one (PROBLEM 19 inside PROBLEM 12) 
 the variant the content file gives for them, so the stage-2 ``play_round`` is complete without
 the Joker rule and no line of the stage-4 region appears before stage 4.
 
-    python -m autograder.notebooks            # write notebooks/source/ and notebooks/samples/
-    python -m autograder.notebooks --check    # exit 1 if a generated file is out of date
+    python -m autograder notebooks            # write notebooks/source/ and notebooks/samples/
+    python -m autograder notebooks --check    # exit 1 if a generated file is out of date
 
 The same module provides the nbgrader-equivalent stubbing (``release_notebook``), the public
 checks as plain code (used by ``check.py`` in the student bundle) and the leak check.
@@ -48,7 +48,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from autograder.assignment import REPO_ROOT, Assignment, Problem, load_assignment
-from autograder.build import Fence, relative, report, scan_fences, validate
+from autograder.authoring.build import Fence, relative, report, scan_fences, validate
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -59,7 +59,7 @@ COURSE_DIR = REPO_ROOT / "notebooks"
 SOURCE_DIR = COURSE_DIR / "source"
 SAMPLES_DIR = COURSE_DIR / "samples" / "submitted"
 STUDENT_DIR = COURSE_DIR / "student"         # the self-learners' track: solution-free, ready to open
-GENERATE_COMMAND = "python -m autograder.notebooks"
+GENERATE_COMMAND = "python -m autograder notebooks"
 
 BEGIN_SOLUTION = "### BEGIN SOLUTION"
 END_SOLUTION = "### END SOLUTION"
@@ -213,13 +213,17 @@ def read_solution(text: str, assignment: Assignment) -> Solution:
     table = {p.number: p for p in assignment.problems}
     setup_nodes = []
     functions: list[Function] = []
-    for node in tree.body:
+    # a class's methods count as functions (their regions; a course of methods: swe3006)
+    nodes = [n for node in tree.body for n in (node.body if isinstance(node, ast.ClassDef) else [node])]
+    for node in nodes:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             start = min([node.lineno] + [d.lineno for d in node.decorator_list]) - 1
             end = (node.end_lineno or node.lineno) - 1
             inside = [f for f in fences if start <= f.begin <= end]
             end = max([end] + [f.end for f in inside])       # a closing fence comment follows the code
             functions.append(Function(node.name, start, end, inside))
+        elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and node not in tree.body:
+            continue                                            # a class docstring
         elif isinstance(node, (ast.Import, ast.ImportFrom, ast.Assign, ast.AnnAssign)):
             if functions:
                 raise NotebookError(f"line {node.lineno}: imports and constants must come before the first "
@@ -440,8 +444,15 @@ def _exception_name(exc_msg: str) -> str:
 
 
 def _function_nodes(text: str) -> dict[str, ast.FunctionDef]:
-    return {node.name: node for node in ast.parse(text).body
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    """Top-level functions by name, and the methods of top-level classes (a course whose
+    problems are methods: swe3006) where no top-level function has the name."""
+    body = ast.parse(text).body
+    found = {node.name: node for node in body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    for cls in (node for node in body if isinstance(node, ast.ClassDef)):
+        for node in cls.body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                found.setdefault(node.name, node)
+    return found
 
 
 def doctest_checks(solution_text: str, problem: Problem) -> list[Check]:
@@ -1415,8 +1426,9 @@ def generate(check: bool = False, assignment: Assignment | None = None) -> tuple
             written.append(path)
     if check:
         wanted = {path for path, _ in files}
+        ours = f"{(assignment or load_assignment('yahtzee')).name}_stage"     # another course's are not stray
         for root in (SOURCE_DIR, SAMPLES_DIR, STUDENT_DIR):
-            for path in sorted(root.rglob("*.ipynb")) if root.is_dir() else []:
+            for path in sorted(root.rglob(f"{ours}*.ipynb")) if root.is_dir() else []:
                 if path not in wanted and ".ipynb_checkpoints" not in path.parts:
                     problems.append(f"{relative(path)} is not generated any more: delete it")
     return problems, written

@@ -31,8 +31,8 @@ from pathlib import Path
 import pytest
 
 from autograder.assignment import load_assignment
-from autograder.export import csv_header
-from autograder.gradebook import Gradebook
+from autograder.grading.export import csv_header
+from autograder.grading.gradebook import Gradebook
 
 REPO = Path(__file__).resolve().parent.parent
 SPEC = load_assignment("yahtzee")
@@ -158,7 +158,7 @@ def tmp(tmp_path_factory) -> Path:
 def mutant_report(tmp):
     """The mutant graded by grade() directly, in this process, with the same limits."""
     from autograder.engine.program import default_limits
-    from autograder.grade import grade
+    from autograder.grading.grade import grade
 
     path = tmp / "alone" / "mutant.py"
     path.parent.mkdir()
@@ -594,7 +594,7 @@ def test_the_hostile_submission_is_flagged_everywhere(lms_class):
     refusals = report[report.index('<h2 id="refusals">'):report.index('<h2 id="hints">')]
     assert 'href="feedback/mallory.html">mallory</a>' in refusals and "cat /etc/passwd" in refusals
     assert "alice" not in refusals
-    from autograder.demo import table
+    from autograder.grading.demo import table
 
     line = next(x for x in table(list(rows.values())).splitlines() if x.startswith("mallory"))
     assert "SANDBOX FLAG (1): ran the shell command" in line           # the demo's line for her

@@ -1,4 +1,4 @@
-"""Smoke test of `make bench` (python -m autograder.bench) with the smallest settings: it runs
+"""Smoke test of `make bench` (python -m autograder bench) with the smallest settings: it runs
 without stdin and prints its four sections.  No timing is asserted: figures belong to the bench.
 """
 
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder import bench
+from autograder.authoring.bench import batch, measure
 
 pytestmark = pytest.mark.slow       # about 30 s (one nbgrader autograde of one notebook)
 
@@ -24,10 +24,10 @@ def test_copy_class_renames_every_copy(tmp_path):
     (source / "carol" / "yahtzee.py").write_text("x = 1\n")
     (source / "alice.py").write_text("x = 1\n")
     (source / "judy.ipynb").write_text("{}")
-    made = bench.copy_class(source, tmp_path / "copies", 2)
+    made = batch.copy_class(source, tmp_path / "copies", 2)
     assert sorted(made) == ["alice_1.py", "alice_2.py", "carol_1", "carol_2", "judy_1.ipynb", "judy_2.ipynb"]
     assert (tmp_path / "copies" / "carol_2" / "yahtzee.py").is_file()
-    assert bench.student_names(source) == ["alice", "carol", "judy"]
+    assert measure.student_names(source) == ["alice", "carol", "judy"]
 
 
 def test_bench_prints_its_sections(tmp_path):
@@ -35,7 +35,7 @@ def test_bench_prints_its_sections(tmp_path):
     small.mkdir()
     for name in ("alice.py", "heidi.py"):
         shutil.copy2(ROOT / "samples" / "class" / name, small / name)
-    result = subprocess.run([sys.executable, "-m", "autograder.bench", "--copies", "1", "--repeat", "1",
+    result = subprocess.run([sys.executable, "-m", "autograder", "bench", "--copies", "1", "--repeat", "1",
                              "--jobs", "2", "--class", str(small), "--nb-students", "1", "--nb-stages", "1",
                              "--honest", "2", "--load", "4", "--skip-worst"],
                             cwd=ROOT, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=300)

@@ -1,4 +1,4 @@
-"""The starter generator (autograder/build.py) and the files it generates."""
+"""The starter generator (autograder/authoring/build.py) and the files it generates."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from autograder import build
 from autograder.assignment import Problem, available, load_assignment
+from autograder.authoring import build
 
 ROOT = Path(__file__).resolve().parent.parent
 YAHTZEE = load_assignment("yahtzee")

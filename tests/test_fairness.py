@@ -24,7 +24,7 @@ else:  # pragma: no cover
 import pytest
 
 from autograder.assignment import load_assignment
-from autograder.grade import grade
+from autograder.grading.grade import grade
 
 ROOT = Path(__file__).resolve().parent.parent
 BODIES = {"none": "return None", "zero": "return 0", "empty-list": "return []",

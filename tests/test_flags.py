@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.grade import grade
+from autograder.grading.grade import grade
 
 if sys.version_info >= (3, 11):
     import tomllib

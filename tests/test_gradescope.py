@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 
 from autograder.assignment import load_assignment
-from autograder.grade import grade
-from autograder.gradescope import build_bundle, runtime_requirements
+from autograder.grading.grade import grade
+from autograder.platforms.gradescope import build_bundle, runtime_requirements
 
 ROOT = Path(__file__).resolve().parent.parent
 YAHTZEE = load_assignment("yahtzee")
@@ -136,7 +136,7 @@ def test_bundle_contents(bundles):
         setup = archive.read("setup.sh").decode()
         run = archive.read("run_autograder").decode()
     for required in ("setup.sh", "run_autograder", "pyproject.toml", "autograder/assignments/yahtzee/reference.py",
-                     "autograder/__main__.py", "autograder/cli.py", "autograder/grade.py",
+                     "autograder/__main__.py", "autograder/cli.py", "autograder/grading/grade.py",
                      "autograder/engine/sandbox.py", "autograder/engine/harness/entry.py", "autograder/engine/pytest.ini",
                      "autograder/assignments/yahtzee/assignment.toml",
                      "autograder/assignments/yahtzee/suites/test_stage1_scoring.py",

@@ -176,7 +176,7 @@ _UID_LEFT: list = []
 def _worker_init(env: dict[str, str]) -> None:
     os.environ.update(env)
     _set_subreaper()
-    import autograder.grade as grade_module
+    import autograder.grading.grade as grade_module
 
     class RecordingProgram(grade_module.Program):
         def __init__(self, *args, **kwargs):
@@ -211,7 +211,7 @@ def _worker_init(env: dict[str, str]) -> None:
 def _grade_alone(name: str, path: str, canary: str) -> dict:
     from autograder.engine import reporters
     from autograder.engine.program import _REFERENCES
-    from autograder.grade import grade
+    from autograder.grading.grade import grade
 
     _RECORDED.clear()
     _DEBUG.clear()
@@ -364,7 +364,7 @@ def runs(world):
     total_wall = time.monotonic() - t0
     rows = {}
     if (out / "gradebook.sqlite").exists():
-        from autograder.gradebook import Gradebook
+        from autograder.grading.gradebook import Gradebook
 
         with Gradebook(out / "gradebook.sqlite") as book:
             rows = {row.submission_id: row for row in book.rows("yahtzee")}
@@ -564,7 +564,7 @@ def test_one_students_unreadable_zip_is_an_error_row_not_a_failed_batch(world):
     proc = run_cli(["grade-all", str(folder), "--out", str(out), "--no-progress", "--jobs", "1"],
                    cwd=world["root"], env=cli_env())
     assert proc.returncode == 0, proc.stderr
-    from autograder.gradebook import Gradebook
+    from autograder.grading.gradebook import Gradebook
 
     with Gradebook(out / "gradebook.sqlite") as book:
         rows = {r.submission_id: r for r in book.rows()}
@@ -573,7 +573,7 @@ def test_one_students_unreadable_zip_is_an_error_row_not_a_failed_batch(world):
 
 
 def test_bad_batch_input_loses_nothing_in_the_gradebook(runs, bad_inputs, world):
-    from autograder.gradebook import Gradebook
+    from autograder.grading.gradebook import Gradebook
 
     out = runs["out"]
     with Gradebook(out / "gradebook.sqlite") as book:
@@ -705,7 +705,7 @@ def test_classmates_files_next_to_a_submission_are_hidden():
         peek = PEEK.replace("@OTHER@", str(other)).replace("@CLASS@", str(klass))
         (klass / "mallory.py").write_text((REPO / "solution" / "yahtzee.py").read_text() + peek)
         from autograder.engine import reporters
-        from autograder.grade import grade
+        from autograder.grading.grade import grade
 
         text = reporters.to_text(grade(klass / "mallory.py", "yahtzee", stage=2, limits=LIMITS))
         # The sandbox's root is an allowlist (the Python runtime, its own scratch folders): neither the

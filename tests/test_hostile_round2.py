@@ -30,10 +30,10 @@ from pathlib import Path
 
 import pytest
 
-from autograder.batch import safe_id
 from autograder.engine import reporters
 from autograder.engine.results import GradeReport
 from autograder.engine.sandbox import isolation
+from autograder.grading.discover import safe_id
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -265,7 +265,7 @@ def results():
 
 
 def _batch_rows(out: Path) -> dict[str, dict]:
-    from autograder.gradebook import Gradebook
+    from autograder.grading.gradebook import Gradebook
 
     rows = {}
     if not (out / "gradebook.sqlite").exists():

@@ -57,7 +57,7 @@ def test_the_wheel_holds_every_assignment_file(installed):
         for path in spec.root.rglob("*"):
             if path.is_file() and "__pycache__" not in path.parts and "refcache" not in path.parts:
                 assert path.relative_to(ROOT).as_posix() in names, path
-    for data in ("autograder/engine/pytest.ini", "autograder/templates/report.html.j2"):
+    for data in ("autograder/engine/pytest.ini", "autograder/grading/templates/report.html.j2"):
         assert data in names
 
 

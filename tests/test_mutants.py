@@ -17,7 +17,7 @@ import pytest
 
 from autograder.assignment import load_assignment
 from autograder.engine import reporters
-from autograder.grade import grade
+from autograder.grading.grade import grade
 
 if sys.version_info >= (3, 11):
     import tomllib

@@ -22,11 +22,11 @@ from pathlib import Path
 import pytest
 
 from autograder import notebooks as nbgen
-from autograder import release
 from autograder.assignment import REPO_ROOT, load_assignment
+from autograder.authoring import release
 from autograder.engine.sandbox import Limits
 from autograder.engine.submission import SubmissionError, load_submission, notebook_source
-from autograder.grade import grade
+from autograder.grading.grade import grade
 
 ASSIGNMENT = load_assignment("yahtzee")
 STAGES = [s.number for s in ASSIGNMENT.stages]
@@ -137,7 +137,7 @@ def test_points_and_grade_ids_come_from_the_table(stage):
 def _inside_same_stage_regions(number: int) -> bool:
     """PROBLEM NUMBER has no cell of its own: every region of it sits in a region of its own stage
     (stage 5's "playing well" inside choose_keep and choose_category)."""
-    from autograder import build
+    from autograder.authoring import build
 
     fences = build.scan_fences(ASSIGNMENT.solution.read_text(encoding="utf-8"))
     stage = ASSIGNMENT.problem(number).stage
@@ -401,7 +401,7 @@ def test_notebook_source_keeps_definitions_and_skips_what_would_run():
                                                           "points": 1, "locked": True}},
          "source": "assert f() == 4", "outputs": []},
         "%%time\nf()",
-    ))
+    ), entry="play_game")                 # the assignment's entry point asks for input (it is not defined here)
     namespace: dict = {}
     exec(source, namespace)
     assert namespace["f"]() == 4 and namespace["math"].pi and namespace["LIMIT"] == 3
@@ -409,6 +409,15 @@ def test_notebook_source_keeps_definitions_and_skips_what_would_run():
     assert len(notes) == 2
     assert "cell 4" in notes[0] and "would ask for input" in notes[0] and "1 more" in notes[0]
     assert "cell 8" in notes[1] and "%%time" in notes[1]
+
+
+def test_a_call_of_a_function_that_asks_for_input_is_named_so():
+    """Whether skipped code "would ask for input" comes from the notebook itself: its functions that
+    call input(), directly or through each other; the loader knows no assignment's function names."""
+    _, notes = notebook_source(nb_json("def ask():\n    return input('? ')", "def turn():\n    return ask()",
+                                       "turn()", "print(1)"))
+    assert "cell 3" in notes[0] and "would ask for input" in notes[0]
+    assert "cell 4" in notes[1] and "only keeps definitions" in notes[1]
 
 
 def test_last_written_definition_wins_over_a_later_stub():

@@ -47,7 +47,7 @@ def apply_edits(text: str, edits: list[dict]) -> str:
 
 
 def _grade(path: str) -> dict:
-    from autograder.grade import grade
+    from autograder.grading.grade import grade
     started = time.perf_counter()
     report = grade(path, "pytzee").to_dict()
     report["wall"] = round(time.perf_counter() - started, 2)

@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parent.parent
-VERBS = ["grade", "grade-all", "build", "scenarios", "release", "gradescope", "demo", "coach"]
+VERBS = ["grade", "grade-all", "demo", "build", "notebooks", "scenarios", "release", "mutants", "bench", "gradescope",
+         "coach"]
 
 
 def run(*args: str) -> subprocess.CompletedProcess:
@@ -53,3 +54,24 @@ def test_readme_commands_exist_in_the_makefile():
         assert f"\n{target}:" in makefile, target
     ci = (REPO / ".ci" / "run").read_text(encoding="utf-8")
     assert "make test" in ci
+
+
+def test_stage_choices_come_from_the_chosen_assignment():
+    result = run("-m", "autograder", "grade", "solution/pytzee.py", "--assignment", "pytzee", "--stage", "3")
+    assert result.returncode == 2 and "pytzee has no stage 3: choose 1, 2 or all" in result.stderr, result.stderr
+    result = run("-m", "autograder", "grade-all", "samples/class", "--stage", "9", "--no-progress", "--out",
+                 str(REPO / "no-such-out"))
+    assert result.returncode == 2 and "yahtzee has no stage 9: choose 1, 2, 3, 4, 5 or all" in result.stderr
+    assert not (REPO / "no-such-out").exists()
+
+
+def test_the_engine_and_the_grading_verbs_name_no_assignment():
+    """An assignment is content: nothing under autograder/engine/ or autograder/grading/ names one."""
+    from autograder.assignment import available
+
+    names = [name.lower() for name in available()]
+    for folder in ("engine", "grading"):
+        for path in sorted((REPO / "autograder" / folder).rglob("*")):
+            if path.is_file() and path.suffix in (".py", ".j2", ".ini"):
+                text = path.read_text(encoding="utf-8").lower()
+                assert not [n for n in names if n in text], (path, [n for n in names if n in text])

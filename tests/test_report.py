@@ -27,9 +27,9 @@ import pytest
 
 from autograder.assignment import load_assignment
 from autograder.engine.results import GradeReport, TestResult
-from autograder.export import write_exports
-from autograder.gradebook import Gradebook
-from autograder.report import FLAG_TEXT, check_rates, histogram_counts
+from autograder.grading.export import write_exports
+from autograder.grading.gradebook import Gradebook
+from autograder.grading.report import FLAG_TEXT, check_rates, histogram_counts
 
 SPEC = load_assignment("yahtzee")
 CHROMIUM = Path("/usr/bin/chromium")
@@ -115,7 +115,7 @@ def test_feedback_page_escapes_output(out):
 
 
 def test_histogram_bins():
-    from autograder.charts import histogram
+    from autograder.grading.charts import histogram
 
     assert histogram_counts([0, 5, 55, 100, 100, 99.9]) == [2, 0, 0, 0, 0, 1, 0, 0, 0, 3]
     svg = histogram([0, 5, 55, 100, 100, 99.9])

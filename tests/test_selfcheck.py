@@ -18,9 +18,9 @@ import pytest
 
 from autograder import notebooks as nbgen
 from autograder.assignment import load_assignment
-from autograder.grade import grade
-from autograder.public import SELFCHECK_SOURCE, problem_statuses, public_checks
-from autograder.release import build_release
+from autograder.authoring.release import build_release
+from autograder.grading.grade import grade
+from autograder.grading.public import SELFCHECK_SOURCE, problem_statuses, public_checks
 
 if sys.version_info >= (3, 11):
     import tomllib

@@ -155,8 +155,8 @@ def test_the_cache_file_round_trips(tmp_path):
 @pytest.mark.parametrize("name", ["bob.py", "dave.py"])
 def test_a_grade_with_the_plan_equals_a_grade_without(name, monkeypatch):
     """The sample students graded with the cached plan and without it: same statuses and feedback."""
-    from autograder import grade as grade_module
-    from autograder.grade import grade
+    from autograder.grading import grade as grade_module
+    from autograder.grading.grade import grade
 
     path = str(Path(__file__).resolve().parents[1] / "samples" / "class" / name)
     with_plan = grade(path)
@@ -170,7 +170,7 @@ def test_every_check_of_the_kit_runs_light(monkeypatch):
     """A marker or fixture the light runner does not know sends a check through pytest's protocol
     (slower): the kit's own suites must not need it."""
     from autograder.engine import plugin
-    from autograder.grade import grade
+    from autograder.grading.grade import grade
 
     seen: dict[str, bool] = {}
     original = plugin.GradingPlugin._light_ok
@@ -191,7 +191,7 @@ def test_checks_through_pytest_between_light_ones_are_set_up_and_torn_down(monke
     """Every check of stage 2 through pytest's protocol, the others light, in one session of two
     submissions: the same results as all light, and no grader error."""
     from autograder.engine import plugin
-    from autograder.grade import grade_stream
+    from autograder.grading.grade import grade_stream
 
     reference = str(Path(__file__).resolve().parents[1] / "solution" / "yahtzee.py")
     bob = str(Path(__file__).resolve().parents[1] / "samples" / "class" / "bob.py")

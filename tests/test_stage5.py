@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from autograder.assignment import load_assignment
-from autograder.grade import grade
+from autograder.grading.grade import grade
 
 REPO = Path(__file__).resolve().parent.parent
 SOLUTION = (REPO / "solution" / "yahtzee.py").read_text(encoding="utf-8")
@@ -132,7 +132,7 @@ def test_reference_still_gets_full_marks_on_stages_1_to_4(stage):
 
 
 def test_in_one_batch_session_each_student_gets_their_own_feedback(strategies):
-    from autograder.grade import grade_stream
+    from autograder.grading.grade import grade_stream
 
     reports = []
     grade_stream(iter(STRATEGY_FILES), reports.append, "yahtzee", stage="5")

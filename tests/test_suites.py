@@ -18,7 +18,7 @@ import pytest
 
 from autograder.assignment import load_assignment
 from autograder.assignments.yahtzee import plan as scenario_plan
-from autograder.grade import grade
+from autograder.grading.grade import grade
 
 ROOT = Path(__file__).resolve().parent.parent
 SPEC = load_assignment("yahtzee")

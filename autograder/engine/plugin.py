@@ -284,7 +284,8 @@ class GradingPlugin:
             print(f"[autograder] {kind} in {item.nodeid}:\n{detail}", file=sys.stderr)
         if status in ("failed", "skipped") and item.get_closest_marker("own_functions") is not None:
             earlier = next((r for r in self.results if 0 < r.stage < stage and r.score < r.max_score), None)
-            works = any(r.problem == problem and r.status == "passed" for r in self.results)
+            works = any(r.problem == problem and r.status == "passed" and id(r) not in self._trivial
+                        for r in self.results)   # a do-nothing function passing proves nothing
             if earlier is not None and works:   # the bug already cost points in its own stage: not again
                 status, score, hint = "passed", points, ""
                 output = (f"Not charged: this check runs your own functions of earlier stages, and "

@@ -337,8 +337,12 @@ class Program:
 
     def slow(self, func: str) -> str | None:
         """FUNC, or a function FUNC calls ([calls] in assignment.toml), that ran out of time in
-        an earlier call_or_skip; None when there is none."""
-        return next((name for name in (func, *self.calls.get(func, ())) if name in self.timed_out), None)
+        an earlier call_or_skip; None when there is none.  A called function the current check
+        substitutes (the reference's runs instead) does not count: its endless loop was charged in
+        its own stage, not again here."""
+        substituted = set((self.substitute or {}).get("names") or ())
+        return next((name for name in (func, *self.calls.get(func, ()))
+                     if name in self.timed_out and (name == func or name not in substituted)), None)
 
     def call_or_skip(self, func: str, *args: Any, **kwargs: Any) -> Outcome:
         """call(), but a check that needs a function that ran out of time before is skipped with

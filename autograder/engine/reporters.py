@@ -32,7 +32,7 @@ def _groups(report: GradeReport) -> dict[int, dict[int, list[TestResult]]]:
 def closing_line(report: GradeReport) -> str:
     """The honest last line: what passed, and what was not run here."""
     if report.public_only:
-        from ..public import closing
+        from ..grading.public import closing
 
         return closing(report)
     return f"Score: {fmt(report.score)} / {fmt(report.max_score)}"
@@ -49,7 +49,7 @@ def problem_titles(assignment_name: str) -> dict[int, str]:
 
 def to_text(report: GradeReport, verbose: bool = False) -> str:
     if report.public_only:
-        from ..public import to_text as public_text
+        from ..grading.public import to_text as public_text
 
         return public_text(report, verbose)
     titles = problem_titles(report.assignment)

@@ -29,13 +29,13 @@ class NotASubmission(SubmissionError):
 class Submission:
     path: Path
     source: str
-    filename: str                     # the name tracebacks show, e.g. "yahtzee.py"
+    filename: str                     # the name tracebacks show: the assignment's student_file
     kind: str = "py"                  # "py" | "ipynb"
     notes: list[str] = field(default_factory=list)
     stage: int | None = None          # a kit notebook's stage (its metadata); graded with that stage
 
 
-def load_submission(path: str | Path, expected_name: str = "yahtzee.py", entry: str | None = None) -> Submission:
+def load_submission(path: str | Path, expected_name: str, entry: str | None = None) -> Submission:
     """Find and read the student's code at PATH; raise SubmissionError with a clear message."""
     path = Path(path)
     if not os.path.lexists(path):
@@ -49,7 +49,7 @@ def load_submission(path: str | Path, expected_name: str = "yahtzee.py", entry: 
     suffix = path.suffix.lower()
     if suffix == ".ipynb":
         text = _read_text(path)
-        source, notes = notebook_source(text)
+        source, notes = notebook_source(text, entry)
         return Submission(path, source, expected_name, "ipynb", notes, notebook_stage(text))
     if suffix != ".py":
         raise NotASubmission(f"{path.name} is not a Python file (.py) or a notebook (.ipynb)")
@@ -113,7 +113,10 @@ KEPT_NODES = (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef,
 DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 SAFE_CALLS = {"list", "tuple", "set", "frozenset", "dict", "range", "sorted", "len", "str", "int",
               "float", "bool", "min", "max", "sum", "zip", "enumerate", "reversed"}
-PROMPTING = {"input", "play_game", "play_round", "ask_keep", "ask_category", "main"}
+TYPE_FACTORIES = {"namedtuple"}       # NAME = namedtuple(...) (or collections.namedtuple) defines a type
+# Calls that ask for input in any program; the notebook's own functions that (transitively) call
+# one of them, and the assignment's entry point, are added per notebook.
+PROMPTING = frozenset({"input", "main"})
 
 
 @dataclass
@@ -127,7 +130,7 @@ class _Piece:
     uses: set = field(default_factory=set)
 
 
-def notebook_source(text: str) -> tuple[str, list[str]]:
+def notebook_source(text: str, entry: str | None = None) -> tuple[str, list[str]]:
     """Definitions, imports and constants from a notebook's code cells, and notes on what was skipped.
 
     Raises SubmissionError when the notebook cannot be read or defines nothing.
@@ -135,6 +138,7 @@ def notebook_source(text: str) -> tuple[str, list[str]]:
     cells = _notebook_cells(text)
     notes: list[str] = []
     pieces: list[_Piece] = []
+    skipped: list[_Skipped] = []
     code_cells = 0
     test_cells = 0
     for number, cell in enumerate(cells, 1):
@@ -158,7 +162,10 @@ def notebook_source(text: str) -> tuple[str, list[str]]:
                 notes.append(f"cell {number} has a syntax error (line {error.lineno}: {error.msg}); "
                              "that part of the cell was skipped")
                 continue
-            _collect(tree, chunk, number, pieces, notes)
+            _collect(tree, chunk, number, pieces, notes, skipped)
+    prompting = _prompting(pieces, PROMPTING | ({entry} if entry else set()))
+    for item in skipped:
+        notes[item.note] = item.text(prompting)
     if code_cells == 0:
         raise SubmissionError("the notebook has no code cells (is it the right file?)")
     if not any(p.kind == "definition" for p in pieces):
@@ -244,9 +251,47 @@ def _parse_blocks(source: str):
             yield None, block, err
 
 
-def _collect(tree: ast.Module, source: str, cell: int, pieces: list[_Piece], notes: list[str]) -> None:
+@dataclass
+class _Skipped:
+    """A cell's skipped top-level code; its note is written once every cell's functions are known."""
+    note: int                         # its place in the notes
+    cell: int
+    what: list[str]
+    called: set
+
+    def text(self, prompting: set[str]) -> str:
+        what = f"`{self.what[0]}`" + (f" and {len(self.what) - 1} more statement(s)" if len(self.what) > 1 else "")
+        why = (" (it would ask for input; the grader plays your functions itself)" if self.called & prompting
+               else " (the grader only keeps definitions, imports and constants)")
+        return f"cell {self.cell}: skipped top-level code {what}{why}"
+
+
+def _prompting(pieces: list[_Piece], base: set[str]) -> set[str]:
+    """BASE and every function the notebook defines that calls one of them, directly or not."""
+    calls: dict[str, set[str]] = {}
+    for piece in pieces:
+        if piece.kind == "definition":
+            try:
+                tree = ast.parse(piece.code)
+            except (SyntaxError, RecursionError, MemoryError, ValueError):
+                continue
+            calls.setdefault(piece.name, set()).update(
+                _call_name(n) for n in ast.walk(tree) if isinstance(n, ast.Call))
+    prompting = set(base)
+    grown = True
+    while grown:
+        grown = False
+        for name, called in calls.items():
+            if name not in prompting and called & prompting:
+                prompting.add(name)
+                grown = True
+    return prompting
+
+
+def _collect(tree: ast.Module, source: str, cell: int, pieces: list[_Piece], notes: list[str],
+             pending: list[_Skipped]) -> None:
     skipped: list[str] = []
-    prompting = False
+    called: set[str] = set()
     for node in tree.body:
         code = ast.get_source_segment(source, node) or ""
         if isinstance(node, (ast.Import, ast.ImportFrom)):
@@ -262,13 +307,10 @@ def _collect(tree: ast.Module, source: str, cell: int, pieces: list[_Piece], not
             continue
         else:
             skipped.append(code.splitlines()[0][:60] if code else type(node).__name__)
-            called = {_call_name(n) for n in ast.walk(node) if isinstance(n, ast.Call)}
-            prompting = prompting or bool(called & PROMPTING)
+            called |= {_call_name(n) for n in ast.walk(node) if isinstance(n, ast.Call)}
     if skipped:
-        what = f"`{skipped[0]}`" + (f" and {len(skipped) - 1} more statement(s)" if len(skipped) > 1 else "")
-        why = (" (it would ask for input; the grader plays your functions itself)" if prompting
-               else " (the grader only keeps definitions, imports and constants)")
-        notes.append(f"cell {cell}: skipped top-level code {what}{why}")
+        pending.append(_Skipped(len(notes), cell, skipped, called))
+        notes.append("")
 
 
 def _assemble(pieces: list[_Piece], notes: list[str]) -> str:
@@ -341,7 +383,8 @@ def _is_constant_assignment(node: ast.AST) -> bool:
     for child in ast.walk(node.value):
         if isinstance(child, (ast.Await, ast.Yield, ast.YieldFrom, ast.NamedExpr)):
             return False
-        if isinstance(child, ast.Call) and not (isinstance(child.func, ast.Name) and child.func.id in SAFE_CALLS):
+        if isinstance(child, ast.Call) and not (isinstance(child.func, ast.Name) and child.func.id in SAFE_CALLS) \
+                and _call_name(child) not in TYPE_FACTORIES:
             return False
     return True
 

@@ -1,0 +1,468 @@
+"""Helpers of the SWE3006 suites: calling YahtzeeGame's methods, reading the protocol lines of
+a transcript, comparing a student's run with the reference's, and charging a bug once.
+
+Every check drives the student's class the way the handout says: construct YahtzeeGame(),
+set the attributes the scenario names (so a check never depends on the student's other
+methods having built that state), call one method -- with scripted stdin and a seed when it
+reads or rolls -- and compare what it returned, printed (the protocol lines only, see
+assignment.toml [protocol]) and left in its attributes with the reference's on the very same
+request.  Whole games call YahtzeeGame().play() with a script; the game offers a new game
+for ever, so a game ends when the script runs out (input_exhausted), which is normal there.
+
+Charging a bug once: the engine substitutes module-level functions, not methods, so these
+suites run every check on the student's own methods (`own`).  A check of stage N whose run
+first differs from the reference's at a line an earlier stage's method owns (a score in the
+table: calculate_score; a [WARN]: get_valid_input ...) is not charged when that method fails
+the earlier stage's own cases (`earlier_bugs`): the feedback names the earlier problem.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass
+
+from autograder.engine.checks import GraderFault, could_pass_by_doing_nothing, explain
+from autograder.engine.divergence import first_divergence
+from autograder.engine.feedback import cut, ordinal, show
+from autograder.engine.replay import Protocol, read_reference, read_transcript
+from autograder.engine.suite import Fail, Suite
+
+SUITE = Suite(__file__)
+ASSIGNMENT = SUITE.assignment
+CLASS = ASSIGNMENT.extra["class_name"]
+RULES = SUITE.rules
+CATEGORIES: list[str] = list(RULES["categories"])
+PROTOCOL = {key: re.compile(value) for key, value in ASSIGNMENT.extra["protocol"].items()
+            if isinstance(value, str) and key != "prompt"}
+WARNINGS: dict[str, str] = dict(ASSIGNMENT.extra["protocol"]["warnings"])
+REPLAY = Protocol.of(ASSIGNMENT)       # the engine's reading of the dice lines and rolls (divergence)
+DIVERGENCE_KINDS = {"kept_rerolled", "dice_differ", "too_few", "dice_line_order", "dice_line_wrong",
+                    "seed_called", "random_called"}     # causes that do not read the answers' meaning
+CALL_TIMEOUT = 2.0          # a unit call; the reference needs milliseconds
+GAME_TIMEOUT = 3.0          # a whole game (13 or 26 turns)
+SHORT_TIMEOUT = 0.5         # ... once a program has run out of time in SLOW_RUNS_ALLOWED calls
+SLOW_RUNS_ALLOWED = 2       # (so a program that hangs everywhere is graded in seconds, not minutes)
+START = {"game_mode": 1, "current_round": 1, "current_player": 1, "dice_combination": [],
+         "recorded_score_sheet": [{}]}
+
+
+def scenarios(name: str) -> dict:
+    """scenarios/NAME.toml (or $AUTOGRADER_SCENARIOS_DIR's): inputs only, expected values come
+    from the reference."""
+    return SUITE.load(name)
+
+
+def params(cases: list[dict]) -> list:
+    """pytest params of CASES ({"problem", "id", "public", optional "points"}): the plugin
+    shares each problem's points out over its checks at collection."""
+    return SUITE.cases(cases, id=lambda case: case["id"])
+
+
+# ---------------------------------------------------------------------------------------
+# Calling methods
+# ---------------------------------------------------------------------------------------
+
+def own(program) -> None:
+    """Run with the student's own methods: no substitution.
+    ENGINE CANDIDATE: substitution of `Class.method` names (harness.substitute setting the
+    reference's methods on the student's class, reference_without dropping methods from the
+    class body).  Today a method name in the table makes the plugin ask for a substitution
+    sandbox that would hold the WHOLE reference (reference_without drops top-level
+    definitions only) and substitute nothing, so the suites turn it off."""
+    program.substitute = None
+
+
+@dataclass
+class Call:
+    """One request: YahtzeeGame() with STATE set, then METHOD(*ARGS), with STDIN and SEED."""
+    method: str
+    args: tuple = ()
+    state: dict | None = None
+    stdin: list[str] | None = None
+    seed: int | None = None
+    timeout: float = CALL_TIMEOUT
+
+    def run(self, program):
+        """The outcome of this call on PROGRAM, run once per program (the charge-once battery
+        asks again for what the checks already ran); a program that ran out of time in
+        SLOW_RUNS_ALLOWED calls gets SHORT_TIMEOUT from then on."""
+        own(program)
+        key = ("swe3006 call", repr((self.method, self.args, self.state, self.stdin, self.seed)))
+        return program.memo(key, lambda: self._run(program))
+
+    def _run(self, program):
+        slow = program.memo("swe3006 slow calls", lambda: [0])
+        timeout = SHORT_TIMEOUT if slow[0] >= SLOW_RUNS_ALLOWED else self.timeout
+        state = dict(START, **(self.state or {}))
+        outcome = program.call(f"{CLASS}.{self.method}", *self.args, instance={"init": [], "state": state},
+                               stdin=self.stdin, seed=self.seed, timeout=timeout)
+        if outcome.status == "timeout":
+            slow[0] += 1
+        return outcome
+
+    def describe(self) -> str:
+        state = ", ".join(f"{k} = {cut(repr(v), 160)}" for k, v in (self.state or {}).items())
+        args = ", ".join(cut(repr(a), 160) for a in self.args)
+        text = f"game = {CLASS}()" + (f"; {state}" if state else "") + f"; game.{self.method}({args})"
+        if self.seed is not None:
+            text += f" with random.seed({self.seed})"
+        if self.stdin is not None:
+            text += " and the answers " + answers_text(self.stdin)
+        return text
+
+
+def answers_text(answers: list[str], limit: int = 40) -> str:
+    shown = ", ".join(repr(a) for a in answers[:limit])
+    more = f", ... ({len(answers)} answers in all)" if len(answers) > limit else ""
+    return f"[{shown}{more}]"
+
+
+def reference_run(reference, call: Call):
+    """The reference's outcome; a reference that fails is the grader's fault, not the student's.
+    A run that ends because the script ran out is normal (a game offers a new game for ever)."""
+    outcome = call.run(reference)
+    if outcome.status not in ("ok", "input_exhausted"):
+        raise GraderFault(f"the reference failed on {call.describe()}: {outcome.status} "
+                          f"{outcome.message} {outcome.error}")
+    return outcome
+
+
+def problem_text(number: int) -> str:
+    problem = ASSIGNMENT.problem(number)
+    return f"P{number} ({problem.title})"
+
+
+def stopped(outcome, call: Call, *, hidden: bool) -> str | None:
+    """Why OUTCOME did not run to a normal end (None when it did: returned, or used up the
+    script where the reference did too)."""
+    if outcome.status in ("ok", "input_exhausted"):
+        return None
+    if hidden:
+        return f"{call.method} did not finish: {outcome.hidden_message or outcome.status}."
+    return explain(outcome, f"game.{call.method}(...)")
+
+
+# ---------------------------------------------------------------------------------------
+# Reading a transcript
+# ---------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Line:
+    kind: str
+    text: str              # the line, stripped, inner spaces collapsed
+    groups: tuple = ()     # the regex's named groups (kind-specific)
+
+    def show(self) -> str:
+        return self.text
+
+
+_SPACES = re.compile(r"\s+")
+
+
+def protocol_lines(text: str) -> list[Line]:
+    """The lines of TEXT the grader reads (assignment.toml [protocol]), in order; everything
+    else (banner, menu items, blank lines, table borders, echoed answers) is skipped.
+    ENGINE CANDIDATE: a line grammar from the assignment's protocol table (replay.py)."""
+    found = []
+    for raw in (text or "").splitlines():
+        line = raw.strip()
+        if not line:
+            continue
+        for kind, pattern in PROTOCOL.items():
+            match = pattern.match(line)
+            if match:
+                groups = tuple((k, v) for k, v in match.groupdict().items() if v is not None)
+                if kind == "row":
+                    line = f"| {match['category']} | {match['score']} |"
+                found.append(Line(kind, _SPACES.sub(" ", line), groups))
+                break
+    return found
+
+
+def of_kind(lines: list[Line], *kinds: str) -> list[Line]:
+    return [line for line in lines if line.kind in kinds]
+
+
+def rolls(outcome) -> list[int]:
+    """The values random.randint returned, in order (the sandbox records every call)."""
+    return [event[1] for event in outcome.events or () if event and event[0] == "roll" and len(event) > 1]
+
+
+def first_difference(mine: list[Line], theirs: list[Line]) -> int | None:
+    """The index of the first protocol line where MINE and THEIRS differ (None: equal)."""
+    for index, (a, b) in enumerate(zip(mine, theirs)):
+        if a.text != b.text:
+            return index
+    if len(mine) != len(theirs):
+        return min(len(mine), len(theirs))
+    return None
+
+
+# ---------------------------------------------------------------------------------------
+# Charging a bug once
+# ---------------------------------------------------------------------------------------
+
+# Which problems own a protocol line, by its kind (the first difference of a run is charged
+# to the earliest of them that fails its own stage's cases).
+OWNERS = {
+    "row": (1, 2, 6, 7, 10), "header": (6, 7, 10), "warn": (3, 4, 5, 7, 8, 9), "dice": (5, 4, 3),
+    "reroll_prompt": (5, 3, 4), "keep_prompt": (5, 3, 4), "category_prompt": (7, 3),
+    "mode_prompt": (8, 3), "option_prompt": (9, 3), "round": (9, 11, 12),
+    "current": (10, 1, 2, 7), "final": (10, 1, 2, 7), "player_final": (13, 1, 2, 7),
+    "game_over": (10, 11), "new_game": (10, 11), "winner": (13, 1, 2, 7),
+}
+FLOW = (11,)     # the game loop (play): a run of another shape, or one that returned early
+# ... and an attribute left wrong after a call, by the methods that set it.
+ATTRIBUTE_OWNERS = {
+    "game_mode": (8,), "current_round": (8, 11, 12), "current_player": (8, 12),
+    "dice_combination": (5, 8), "recorded_score_sheet": (7, 8, 1, 2),
+}
+
+
+def earlier_bugs(student, reference, before_stage: int) -> dict[int, str]:
+    """{problem: the name of a failing case} for the problems of stages before BEFORE_STAGE
+    whose own cases the student's methods fail; each stage's cases run at most once per
+    student, and only when a later check needs them.  They are the very cases the earlier
+    stages' checks run (Call.run memoises them), so a problem listed here lost points in its
+    own stage."""
+    done, found = student.memo("swe3006 earlier bugs", lambda: (set(), {}))
+    todo = tuple(s.number for s in ASSIGNMENT.core_stages if s.number < before_stage and s.number not in done)
+    if todo:
+        from autograder.assignments.swe3006.suites import units
+        done.update(todo)
+        units.failing_problems(student, reference, todo, found)
+    return {number: name for number, name in found.items() if ASSIGNMENT.problem(number).stage < before_stage}
+
+
+def works(student, reference, problem: int) -> bool:
+    """Whether PROBLEM's code is written (its methods hold real code, no NotImplementedError)
+    or one of its own method cases passes: a run that stopped in an earlier stage's method is
+    excused only then, so a file of stubs never is."""
+    from autograder.assignments.swe3006.suites import units
+    return student.memo(("swe3006 works", problem), lambda: (
+        written(student.source, ASSIGNMENT.problem(problem).functions)
+        or units.any_passes(student, reference, problem)))
+
+
+def written(source: str, methods: tuple[str, ...]) -> bool:
+    """Whether every one of METHODS is defined in SOURCE with real code: not a stub (a body of
+    one pass / ... / return of a constant or empty literal / raise) and no NotImplementedError."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    found = {node.name: node for node in ast.walk(tree) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    for name in methods:
+        node = found.get(name)
+        if node is None:
+            return False
+        body = [n for n in node.body if not (isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant))]
+        if len(body) <= 1 and (not body or isinstance(body[0], (ast.Pass, ast.Raise)) or (
+                isinstance(body[0], ast.Return) and (body[0].value is None or isinstance(
+                    body[0].value, (ast.Constant, ast.List, ast.Dict, ast.Tuple, ast.Set))))):
+            return False
+        if any(isinstance(n, ast.Name) and n.id == "NotImplementedError" for n in ast.walk(node)):
+            return False
+    return True
+
+
+def method_at_line(source: str, line: int | None) -> str | None:
+    """The method of the student's class whose body holds LINE (None: elsewhere or unknown)."""
+    if not line:
+        return None
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and \
+                node.lineno <= line <= (node.end_lineno or node.lineno):
+            return node.name
+    return None
+
+
+def problems_of_method(name: str | None) -> tuple[int, ...]:
+    return tuple(p.number for p in ASSIGNMENT.problems if name in p.functions)
+
+
+def stems_from(student, reference, problem: int, outcome, mine: list[Line], theirs: list[Line],
+               index: int | None, attribute: str | None = None) -> tuple[int, str] | None:
+    """(earlier problem, its failing case) when this run's first difference from the reference
+    is owned by an earlier stage's problem that already lost points there; None: charge here.
+    A run that stopped (an exception, running out of time) is charged to the method it stopped
+    in; a run that printed nothing, or stopped, is excused only when this problem's own code is
+    written or works (no points for nothing)."""
+    stage = ASSIGNMENT.problem(problem).stage
+    if stage == 1:
+        return None
+    owners: tuple[int, ...] = ()
+    line = (outcome.error or {}).get("line")
+    if outcome.status not in ("ok", "input_exhausted") and line:
+        method = method_at_line(student.source, line)
+        if method in ASSIGNMENT.problem(problem).functions or not works(student, reference, problem):
+            return None      # it stopped in this problem's own method, or this problem's code never works
+        owners = problems_of_method(method)
+    elif not mine and not works(student, reference, problem):
+        return None                              # printed nothing the grader reads, and its code is a stub
+    elif attribute is not None:
+        owners = ATTRIBUTE_OWNERS.get(attribute, ())
+    elif index is not None and index < len(mine):       # both lines' kinds: what each program did there
+        owners = OWNERS.get(mine[index].kind, ()) + (OWNERS.get(theirs[index].kind, ()) if index < len(theirs) else ())
+        if index < len(theirs) and mine[index].kind != theirs[index].kind:
+            owners += FLOW              # another kind of line: the round's flow (play) differs
+    elif index is not None or outcome.status not in ("ok", "input_exhausted"):
+        if outcome.status not in ("ok", "input_exhausted") and not works(student, reference, problem):
+            return None
+        # it ended early, or ran out of time: where it stood, and what it did not print
+        owners = (OWNERS.get(mine[-1].kind, ()) if mine else ()) + \
+            (OWNERS.get(theirs[index].kind, ()) if index is not None and index < len(theirs) else ())
+        if outcome.status == "ok":
+            owners += FLOW                        # it returned while the reference went on: the loop
+    if not owners:
+        return None
+    bugs = earlier_bugs(student, reference, stage)
+    for owner in sorted(owners):
+        if owner in bugs:
+            return owner, bugs[owner]
+    return None
+
+
+def not_charged_note(owner: int, case_name: str, what: str) -> str:
+    problem = ASSIGNMENT.problem(owner)
+    return (f"Not charged: {what}, and that comes from {', '.join(problem.functions)} "
+            f"({problem_text(owner)}), which already cost points in stage {problem.stage} "
+            f"(\"{case_name}\").  Fix it there and this check runs in full.")
+
+
+# ---------------------------------------------------------------------------------------
+# Comparing a run with the reference's
+# ---------------------------------------------------------------------------------------
+
+@dataclass
+class Compare:
+    """What a check compares: the protocol lines (of KINDS; all when empty), the value returned,
+    the attributes after the call (ATTRIBUTES), the dice rolled."""
+    kinds: tuple[str, ...] = ()
+    value: bool = False
+    attributes: tuple[str, ...] = ()
+    rolls: bool = False
+
+
+def _view(lines: list[Line], kinds: tuple[str, ...]) -> list[Line]:
+    return of_kind(lines, *kinds) if kinds else lines
+
+
+def check_call(student, reference, call: Call, problem: int, compare: Compare, *, why: str = "",
+               hint: str | None = None, record=None, excuse: bool = True) -> None:
+    """Run CALL on both programs and Fail at the first thing that differs (one Fail: the
+    detailed text, and the data-free one a hidden check shows), or pass with a note, via
+    RECORD, when the difference comes from an earlier stage's bug (EXCUSE=False: never)."""
+    ref = reference_run(reference, call)
+    got = call.run(student)
+    if compare.value:
+        could_pass_by_doing_nothing(ref.value)
+    theirs = _view(protocol_lines(ref.stdout), compare.kinds)
+    mine = _view(protocol_lines(got.stdout), compare.kinds)
+    index = first_difference(mine, theirs)
+    detail, attribute = _difference(got, ref, call, compare, mine, theirs, index, why, hidden=False)
+    if detail is None:
+        return
+    data_free, _ = _difference(got, ref, call, compare, mine, theirs, index, why, hidden=True)
+    stopped_at = index if index is not None else (len(mine) if got.status not in ("ok", "input_exhausted") else None)
+    stem = stems_from(student, reference, problem, got, mine, theirs, stopped_at, attribute) if excuse else None
+    if stem is not None and record is not None:
+        record("feedback", not_charged_note(stem[0], stem[1], f"this run first differs from the reference's "
+                                                              f"({_short(data_free)})"))
+        return
+    raise Fail(detail, hidden=data_free, ran=call.describe(), hint=hint,
+               show_values=False, output=got.stdout if index is not None or got.status != "ok" else None)
+
+
+def _difference(got, ref, call: Call, compare: Compare, mine: list[Line], theirs: list[Line], index: int | None,
+                why: str, *, hidden: bool) -> tuple[str | None, str | None]:
+    """(what differs first, in a sentence; the attribute it is about) or (None, None)."""
+    because = f" ({why})" if why else ""
+    if got.status not in ("ok", "input_exhausted"):
+        return stopped(got, call, hidden=hidden), None
+    if index is not None and compare.rolls and rolls(got) != rolls(ref) and \
+            "dice" in {line.kind for line in (mine[index:index + 1] + theirs[index:index + 1])}:
+        return _rolls_text(got, ref, hidden), None      # the dice differ because of the rolls
+    if index is not None:
+        return _difference_text(mine, theirs, index, hidden), None
+    if got.status != ref.status:
+        return _ended_text(got, ref, hidden), None
+    if compare.rolls and rolls(got) != rolls(ref):
+        return _rolls_text(got, ref, hidden), None
+    if compare.value and (got.value != ref.value or type(got.value) is not type(ref.value)):
+        return (f"{call.method} returned a wrong value{because}." if hidden else
+                f"Returned {show(got.value)}, but expected {show(ref.value)}{because}."), None
+    for name in compare.attributes:
+        have = (got.state_after or {}).get(name, "<missing>")
+        want = (ref.state_after or {}).get(name)
+        if have != want:
+            return (f"After {call.method}, the attribute {name} is wrong{because}." if hidden else
+                    f"After the call, game.{name} is {show(have)}, but expected {show(want)}{because}."), name
+    return None, None
+
+
+def _short(text: str) -> str:
+    return cut(text.rstrip("."), 200)
+
+
+def _ended_text(got, ref, hidden: bool) -> str:
+    if got.status == "input_exhausted" and ref.status == "ok":
+        asked = got.inputs_asked
+        return ("It asked for more answers than the reference does." if hidden else
+                f"It asked for input a {_ordinal(asked)} time, but the reference finished after "
+                f"{ref.inputs_asked} answers (it treated a valid answer as invalid, or asked again).")
+    if got.status == "ok" and ref.status == "input_exhausted":
+        return ("It stopped before using all the answers." if hidden else
+                f"It returned after {got.inputs_asked} answers, but the reference went on asking "
+                f"(it accepted an invalid answer, or stopped early).")
+    return f"It ended with {got.status}, the reference with {ref.status}."
+
+
+def _ordinal(n: int) -> str:
+    return ordinal(n)
+
+
+def _difference_text(mine: list[Line], theirs: list[Line], index: int, hidden: bool) -> str:
+    if index >= len(mine):
+        want = theirs[index]
+        return (f"Its output stops before an expected {want.kind.replace('_', ' ')} line." if hidden else
+                f"Its output is missing the line {want.show()!r} (the {_ordinal(index + 1)} line the "
+                f"grader reads).")
+    if index >= len(theirs):
+        extra = mine[index]
+        return (f"It prints an unexpected {extra.kind.replace('_', ' ')} line." if hidden else
+                f"It printed {extra.show()!r} where the reference's output had ended (the "
+                f"{_ordinal(index + 1)} line the grader reads).")
+    got, want = mine[index], theirs[index]
+    if hidden:
+        return (f"Its output differs from the expected one at a {want.kind.replace('_', ' ')} line"
+                + (f" (it printed a {got.kind.replace('_', ' ')} line)." if got.kind != want.kind else "."))
+    if got.kind != want.kind:
+        return (f"Expected the line {want.show()!r} here (the {_ordinal(index + 1)} line the grader reads), "
+                f"but the next line it could read is {got.show()!r}.  The grader reads only the lines "
+                f"the handout lists, spelled exactly: check yours, and the order of the game's steps.")
+    return (f"The {_ordinal(index + 1)} line the grader reads is {got.show()!r}, but expected "
+            f"{want.show()!r}.")
+
+
+def _rolls_text(got_outcome, ref_outcome, hidden: bool) -> str:
+    """The RNG contract broken: where and why (the engine's divergence finder), and the calls."""
+    got, want = rolls(got_outcome), rolls(ref_outcome)
+    found = first_divergence(read_reference(ref_outcome, REPLAY), read_transcript(got_outcome, REPLAY),
+                             complete=got_outcome.status == ref_outcome.status)
+    if found is not None and found.kind not in DIVERGENCE_KINDS:
+        found = None        # a cause read from the main track's answer grammar (keep-all, re-prompts)
+    if hidden:
+        if found is not None:
+            return f"It breaks the RNG contract: {found.cause}."
+        return (f"It rolled {'more' if len(got) > len(want) else 'fewer' if len(got) < len(want) else 'other'}"
+                " dice than the RNG contract says.")
+    where = f"At {found.where}: {found.cause} ({found.detail}). " if found is not None else ""
+    return (f"{where}It called random.randint {len(got)} times ({cut(str(got), 120)}), but the RNG contract "
+            f"gives {len(want)} calls ({cut(str(want), 120)}): one randint(1, 6) per die rolled, in "
+            f"position order.")

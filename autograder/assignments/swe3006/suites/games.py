@@ -1,0 +1,121 @@
+"""The cases of stages 3 and 4: the game's methods from a chosen state, and whole games."""
+
+from __future__ import annotations
+
+from autograder.assignments.swe3006.suites.common import (
+    ASSIGNMENT,
+    GAME_TIMEOUT,
+    Call,
+    Compare,
+    GraderFault,
+    check_call,
+    of_kind,
+    protocol_lines,
+    scenarios,
+)
+from autograder.engine.checks import explain
+from autograder.engine.feedback import Fail
+
+METHODS = scenarios("methods")
+GAMES = scenarios("games")
+STATE = ("game_mode", "current_round", "current_player", "dice_combination", "recorded_score_sheet")
+
+
+def game_script(case: dict) -> list[str]:
+    """The answers of a whole game: the mode, then the players' turns alternating, then the end."""
+    script = list(case["mode"])
+    players = case["players"]
+    for turn in range(len(players[0])):
+        for player_turns in players:
+            answers = list(player_turns[turn])
+            if turn == 0 and player_turns is players[0] and case.get("flood"):
+                answers = [case["flood_answer"]] * case["flood"] + answers
+            script += answers
+    return script + list(case.get("end", []))
+
+
+def method_call(kind: str, case: dict) -> tuple[Call, Compare]:
+    state = dict(case.get("state", {}))
+    if kind == "init":
+        return Call("initialize_game", state=state, stdin=list(case["answers"])), Compare(attributes=STATE)
+    if kind == "option":
+        return Call("get_option_choice", state=state, stdin=list(case["answers"])), Compare(value=True)
+    if kind == "info":
+        return Call("print_score_info", state=state), Compare()
+    # the new game's reset is problem 10's (check_end_game calls initialize_game); the two
+    # players' end (problem 13) is about the lines
+    return (Call("check_end_game", state=state, stdin=list(case["answers"])),
+            Compare(value=True, attributes=STATE if case["problem"] == 10 else ()))
+
+
+GAME_LINES = ("round", "dice", "warn", "row", "header", "mode_prompt", "option_prompt", "reroll_prompt",
+              "keep_prompt", "category_prompt", "current", "game_over", "final", "new_game")
+
+
+def game_call(case: dict) -> tuple[Call, Compare]:
+    """A whole game; problem 12's games (the alternation) leave the end's scores and winner to
+    problem 13's."""
+    kinds = GAME_LINES if case["problem"] == 12 else ()
+    return (Call("play", stdin=game_script(case), seed=case["seed"], timeout=GAME_TIMEOUT),
+            Compare(kinds=kinds, rolls=True, attributes=STATE))
+
+
+def cases(stage: int) -> list[dict]:
+    """Every case of STAGE as {"problem", "id", "public", "hint", "kind", "case"}."""
+    found = []
+    for kind in ("init", "option", "info", "end"):
+        for case in METHODS.get(kind, []):
+            found.append({"problem": case["problem"], "id": f"{_method(kind)}: {case['id']}",
+                          "public": bool(case.get("public")), "kind": kind, "case": case})
+    for case in GAMES["game"]:
+        found.append({"problem": case["problem"], "id": f"a game: {case['id']}", "public": bool(case.get("public")),
+                      "kind": "game", "case": case})
+    found.append({"problem": 11, "id": "python swe3006.py plays the game", "public": True, "kind": "script",
+                  "points": 1, "case": GAMES["game"][0]})
+    return sorted((c for c in found if ASSIGNMENT.problem(c["problem"]).stage == stage), key=lambda c: c["problem"])
+
+
+def _method(kind: str) -> str:
+    return {"init": "initialize_game", "option": "get_option_choice", "info": "print_score_info",
+            "end": "check_end_game"}[kind]
+
+
+def run_case(student, reference, item: dict, record, excuse: bool = True) -> None:
+    case = item["case"]
+    if item["kind"] == "script":
+        script_check(student, reference, case)
+        return
+    call, compare = game_call(case) if item["kind"] == "game" else method_call(item["kind"], case)
+    check_call(student, reference, call, item["problem"], compare, hint=case.get("hint"), record=record,
+               excuse=excuse)
+
+
+def script_check(student, reference, case: dict) -> None:
+    """`python swe3006.py` plays a game: the file ends with the handout's main guard.  The run is
+    compared with the student's own YahtzeeGame().play() on the same script (so a bug that
+    game checks already charge costs nothing here) and must play at least one round."""
+    script = game_script(case)
+    want = reference.script(stdin=script, seed=case["seed"], timeout=GAME_TIMEOUT)
+    if want.status != "input_exhausted":
+        raise GraderFault(f"the reference did not play as a script: {want.status} {want.message}")
+    got = student.script(stdin=script, seed=case["seed"], timeout=GAME_TIMEOUT)
+    own_game = game_call(case)[0].run(student)
+    played = protocol_lines(got.stdout)
+    if got.status not in ("ok", "input_exhausted") and (got.status != own_game.status or not of_kind(played, "round")):
+        raise Fail(explain(got, "python swe3006.py"), show_values=False)
+    if not of_kind(played, "round") or played != protocol_lines(own_game.stdout):
+        raise Fail("`python swe3006.py` should play the game (as YahtzeeGame().play() does): end the file "
+                   "with\nif __name__ == \"__main__\":\n    YahtzeeGame().play()", show_values=False)
+
+
+def units(stage: int, games_too: bool = True) -> list:
+    """The cases of STAGE as units.Unit (for the charge-once battery); GAMES_TOO=False: the
+    method cases only."""
+    from autograder.assignments.swe3006.suites.units import Unit
+
+    def runner(item):
+        def run(student, reference, *, record=None, excuse=True):
+            run_case(student, reference, item, record, excuse=excuse)
+        return run
+    return [Unit(item["problem"], item["id"], item["public"], runner(item)) for item in cases(stage)
+            if games_too or item["kind"] not in ("game", "script")]

@@ -1,0 +1,165 @@
+"""The unit cases of stages 1 and 2: one definition, run by the stage suites (as graded checks)
+and by `failing_problems` (which earlier problems a later check may say its failure stems from)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from autograder.assignments.swe3006.suites.common import (
+    ASSIGNMENT,
+    CATEGORIES,
+    WARNINGS,
+    Call,
+    Compare,
+    check_call,
+    reference_run,
+    scenarios,
+    stopped,
+)
+from autograder.engine.checks import could_pass_by_doing_nothing, explain, take_trivial
+from autograder.engine.feedback import Fail, show
+
+SCORING = scenarios("scoring")
+TURN = scenarios("turn")
+
+
+@dataclass
+class Unit:
+    problem: int
+    id: str
+    public: bool
+    run: Callable          # (student, reference, *, record, excuse) -> None, raises Fail
+
+
+def _score(case: dict) -> Callable:
+    call = Call("calculate_score", state={"dice_combination": list(case["dice"])})
+
+    def run(student, reference, *, record=None, excuse=True):
+        expected = reference_run(reference, call).value
+        outcome = call.run(student)
+        if outcome.status != "ok":
+            raise Fail(explain(outcome, "calculate_score()"),
+                       hidden=stopped(outcome, call, hidden=True), ran=call.describe(), hint=case.get("hint"),
+                       show_values=False, output=outcome.stdout)
+        got = outcome.value
+        dice = case["dice"]
+        if case["categories"] == ["*order"]:
+            keys = list(got) if isinstance(got, dict) else None
+            if keys != CATEGORIES:
+                raise Fail(f"calculate_score() with dice {dice} returned the keys {show(keys)}, but expected "
+                           f"{CATEGORIES}.", hidden="calculate_score does not return the 13 categories in order.",
+                           hint=case.get("hint"), show_values=False)
+            return
+        for name in case["categories"]:
+            want = expected[name]
+            have = got.get(name, "<missing>") if isinstance(got, dict) else "<not a dict>"
+            if have != want or type(have) is not type(want):
+                raise Fail(f"Called calculate_score() with dice_combination = {dice}. {name} is {show(have)}, "
+                           f"but expected {show(want)}.",
+                           hidden=f"calculate_score gives a wrong {name} score for a hidden roll.",
+                           hint=case.get("hint"), show_values=False)
+        could_pass_by_doing_nothing(expected[case["categories"][0]] or None)
+    return run
+
+
+def _input(case: dict) -> Callable:
+    answers = [case.get("flood_answer", "")] * case.get("flood", 0) + list(case["answers"])
+    numeric = bool(case.get("numeric"))
+    call = Call("get_valid_input", ([] if numeric else list(case["valid"]), WARNINGS[case["warning"]],
+                                    case["prompt"], numeric), stdin=answers)
+    why = "each bad answer: an empty line, the [WARN] line, the prompt again"
+    return _checked(call, case, Compare(value=True), why=why)
+
+
+def _roll(case: dict) -> Callable:
+    call = Call("rolling_phase", stdin=list(case["answers"]), seed=case["seed"])
+    return _checked(call, case, Compare(rolls=True, attributes=("dice_combination",)))
+
+
+def _roll_dices(case: dict) -> Callable:
+    call = Call("roll_dices", ({},), seed=case["seed"])
+    return _checked(call, case, Compare(value=True, rolls=True))
+
+
+def _table(case: dict) -> Callable:
+    return _checked(Call("print_score_table", (dict(case["sheet"]),)), case, Compare(kinds=("header", "row")),
+                    why="one row per category, in order")
+
+
+def _record(case: dict) -> Callable:
+    state = {"dice_combination": list(case["dice"]), "recorded_score_sheet": [dict(s) for s in case["sheets"]],
+             "current_player": case.get("player", 1), "game_mode": case.get("mode", 1)}
+    return _checked(Call("recording_phase", state=state, stdin=list(case["answers"])), case,
+                    Compare(attributes=("recorded_score_sheet",)))
+
+
+def _checked(call: Call, case: dict, compare: Compare, why: str = "") -> Callable:
+    def run(student, reference, *, record=None, excuse=True):
+        check_call(student, reference, call, case["problem"], compare, why=why, hint=case.get("hint"),
+                   record=record, excuse=excuse)
+    return run
+
+
+def _units() -> list[Unit]:
+    units = [Unit(c["problem"], c["id"], bool(c.get("public")), _score(c)) for c in SCORING["case"]]
+    units += [Unit(c["problem"], c["id"], bool(c.get("public")), _input(c)) for c in TURN["input"]]
+    units += [Unit(5, c["id"], bool(c.get("public")), _roll_dices(dict(c, problem=5))) for c in TURN["roll_dices"]]
+    units += [Unit(5, c["id"], bool(c.get("public")), _roll(dict(c, problem=5))) for c in TURN["roll"]]
+    units += [Unit(6, c["id"], bool(c.get("public")), _table(dict(c, problem=6))) for c in TURN["table"]]
+    units += [Unit(7, c["id"], bool(c.get("public")), _record(dict(c, problem=7))) for c in TURN["record"]]
+    return units
+
+
+UNITS = _units()
+
+
+def stage_units(stage: int) -> list[Unit]:
+    return [u for u in UNITS if ASSIGNMENT.problem(u.problem).stage == stage]
+
+
+def _ignore(name: str, value: object) -> None:
+    """A stand-in for record_property: an excused case counts as passing."""
+
+
+def failing_problems(student, reference, stages: tuple[int, ...], found: dict[int, str]) -> None:
+    """Add {problem: a failing case's name} for the cases of STAGES (in order) to FOUND (a case
+    excused by an earlier stage's bug does not count against its own problem)."""
+    from autograder.assignments.swe3006.suites import games
+    trivial = take_trivial()                 # the asking check's own mark, kept through the run
+    for stage in stages:
+        for unit in stage_units(stage) if stage < 3 else games.units(stage):
+            if unit.problem in found:
+                continue
+            try:
+                unit.run(student, reference, record=_ignore)
+            except Fail:
+                found[unit.problem] = f"P{unit.problem} {unit.id}"
+    take_trivial()
+    if trivial:
+        could_pass_by_doing_nothing(raises=True)
+
+
+def any_passes(student, reference, problem: int) -> bool:
+    """Whether one of PROBLEM's method cases (not whole games) with a real answer passes on its
+    own (no excuse); False when the problem has none."""
+    from autograder.assignments.swe3006.suites import games
+    stage = ASSIGNMENT.problem(problem).stage
+    mine = [u for u in (stage_units(stage) if stage < 3 else games.units(stage, games_too=False))
+            if u.problem == problem]
+    if not mine:
+        return False                         # (then only written code counts: common.works)
+    trivial = take_trivial()
+    try:
+        for unit in mine:
+            try:
+                unit.run(student, reference, record=None, excuse=False)
+            except Fail:
+                continue
+            if not take_trivial():           # a case a do-nothing method passes proves nothing
+                return True
+        return False
+    finally:
+        take_trivial()
+        if trivial:
+            could_pass_by_doing_nothing(raises=True)

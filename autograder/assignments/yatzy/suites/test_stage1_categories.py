@@ -1,0 +1,70 @@
+"""Stage 1: the fifteen category functions and the dispatcher, one call at a time, against the reference.
+
+(No own_functions check here: stage-1 functions call no function of another stage.)"""
+
+import pytest
+
+from autograder.assignments.yatzy.suites.common import (
+    ASSIGNMENT,
+    SUITE,
+    not_returned,
+    reference_ok,
+    reference_versions,
+)
+from autograder.engine.checks import could_pass_by_doing_nothing, expect_same
+from autograder.engine.feedback import Fail
+
+# score() dispatches to the category functions, which problems 1-6 grade on their own
+CATEGORY_FUNCTIONS = tuple(f for p in ASSIGNMENT.problems if p.stage == 1 for f in p.functions if f != "score")
+
+
+def _hint(case: dict):
+    def hint(got, expected):
+        return case.get("hint") if "hint_when" in case and got == case["hint_when"] else None
+    return hint
+
+
+@pytest.mark.parametrize("case", SUITE.cases("scoring", "case", problem=lambda case: SUITE.problem_of(case["call"][0]),
+                                             id=lambda case: f"{case['call'][0]}, {case['why']}"))
+def test_category(student, reference, case):
+    """Scoring"""
+    func, *args = case["call"]
+    with reference_versions(student, CATEGORY_FUNCTIONS if func == "score" else ()):
+        expect_same(student, reference, func, *args, hint=_hint(case), why=case["why"])
+
+
+PURE_DICE = {1: [5, 2, 5, 1, 5], 2: [5, 2, 5, 2, 5], 3: [5, 5, 5, 5, 1], 4: [2, 3, 4, 5, 6], 5: [2, 2, 5, 5, 5],
+             6: [5, 2, 5, 1, 5]}
+PURE = [{"problem": p.number, "why": ", ".join(p.functions), "weight": 0.5} for p in ASSIGNMENT.stage_problems(1)]
+
+
+@pytest.mark.parametrize("case", SUITE.cases(PURE))
+def test_pure(student, reference, case):
+    """Pure: right points, prints nothing, reads nothing, changes no argument"""
+    dice = PURE_DICE[case["problem"]]
+    real = False
+    for func in ASSIGNMENT.problem(case["problem"]).functions:
+        args = ["Pair", list(dice)] if func == "score" else [list(dice)]
+        ran = f"{func}({', '.join(repr(a) for a in args)})"
+        expected = reference_ok(reference.call(func, *args), ran).value
+        real = real or bool(expected)
+        with reference_versions(student, CATEGORY_FUNCTIONS if func == "score" else ()):
+            outcome = student.call(func, *args)
+        if outcome.status != "ok":
+            raise not_returned(outcome, ran, f"{func}(...)")
+        printed = [line for line in (outcome.stdout or "").splitlines() if line.strip() and not line.startswith("DEBUG:")]
+        problems = []
+        if outcome.value != expected:
+            problems.append("returned the wrong points")
+        if printed:
+            problems.append("printed something")
+        if outcome.inputs_asked:
+            problems.append("asked for input")
+        if outcome.args_after is not None and outcome.args_after != args:
+            problems.append("changed its argument (the list of dice)")
+        if problems:
+            raise Fail(f"{ran} {' and '.join(problems)}: a category function only returns its points.",
+                       hidden=f"{func} {' and '.join(problems)}: a category function only returns its points.",
+                       ran=ran, show_values=False,
+                       hint="Work on a copy (sorted(dice) makes a new list); print and ask nothing.")
+    could_pass_by_doing_nothing(real)      # all zeros: counts only once a real answer of the problem passes

@@ -1,0 +1,246 @@
+"""(b) grade-all throughput, (d) the slow-but-finite worst case, (e) false timeouts under load."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import time
+from pathlib import Path
+
+from ...assignment import REPO_ROOT, load_assignment
+from ..build import relative
+from .measure import ASSIGNMENT, HOSTILE, SUBPROCESS_TIMEOUT, _tail, run_measured, student_names
+
+# --- (b) batch throughput -------------------------------------------------------------------------
+
+def copy_class(source: Path, into: Path, copies: int) -> list[str]:
+    """COPIES copies of every submission in SOURCE, renamed alice_1.py, alice_2.py, carol_1/ ..."""
+    into.mkdir(parents=True)
+    made = []
+    for item in sorted(source.iterdir()):
+        if item.name.startswith(".") or item.name == "__pycache__":
+            continue
+        for n in range(1, copies + 1):
+            name = f"{item.stem}_{n}{item.suffix}" if item.is_file() else f"{item.name}_{n}"
+            if item.is_dir():
+                shutil.copytree(item, into / name, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+            else:
+                shutil.copy2(item, into / name)
+            made.append(name)
+    return made
+
+
+def _slowest(out: Path, count: int = 3) -> str:
+    """The slowest submissions, from the gradebook grade-all wrote (best effort: another module's schema)."""
+    import sqlite3
+
+    try:
+        with contextlib.closing(sqlite3.connect(out / "gradebook.sqlite")) as db:
+            rows = db.execute("SELECT submission_id, wall_time FROM grades").fetchall()
+    except sqlite3.Error:
+        return ""
+    if not rows:
+        return ""
+    walls = sorted(w for _, w in rows)
+    slow = sorted(rows, key=lambda r: -r[1])[:count]
+    return (f"median {statistics.median(walls):.2f} s per submission in a worker; slowest "
+            + ", ".join(f"{sid} {wall:.1f} s" for sid, wall in slow))
+
+
+def _graded_times(out: Path) -> list[float]:
+    """When each row of the gradebook was graded (seconds, sorted)."""
+    import datetime
+    import sqlite3
+
+    try:
+        with contextlib.closing(sqlite3.connect(out / "gradebook.sqlite")) as db:
+            stamps = [r[0] for r in db.execute("SELECT graded_at FROM grades")]
+    except sqlite3.Error:
+        return []
+    return sorted(datetime.datetime.fromisoformat(t).timestamp() for t in stamps)
+
+
+def steady_rate(times: list[float], jobs: int) -> float | None:
+    """Submissions/s once the workers are warm: from the (2 x jobs)-th graded row to the last."""
+    skip = min(2 * jobs, len(times) // 3)
+    span = times[-1] - times[skip] if len(times) > skip + 1 else 0.0
+    return (len(times) - 1 - skip) / span if span > 0 else None
+
+
+def honest_class(class_dir: Path, into: Path, size: int, hostile: tuple[str, ...] = HOSTILE) -> list[str]:
+    """Copies of the class's honest students (all but HOSTILE) until there are at least SIZE."""
+    source = into.parent / f"{into.name}-source"
+    source.mkdir(parents=True)
+    for item in sorted(class_dir.iterdir()):
+        stem = item.stem if item.is_file() else item.name
+        if item.name.startswith(".") or item.name == "__pycache__" or stem in hostile:
+            continue
+        (shutil.copytree if item.is_dir() else shutil.copy2)(item, source / item.name)
+    count = len(student_names(source))
+    return copy_class(source, into, max(1, -(-size // max(count, 1))))
+
+
+def grade_all(folder: Path, out: Path, jobs: int, python: str, env: dict[str, str] | None = None) -> list[str]:
+    return [python, "-m", "autograder", "grade-all", str(folder), "--assignment", ASSIGNMENT, "--jobs", str(jobs),
+            "--out", str(out), "--force", "--no-progress"]
+
+
+def bench_batch(class_dir: Path, copies: int, jobs_list: list[int], work: Path, python: str,
+                honest: int = 30) -> dict[str, dict[int, dict]]:
+    """grade-all on an honest class (>= HONEST submissions) and on COPIES copies of the bench class."""
+    classes = {"honest": honest_class(class_dir, work / "honest", honest),
+               "bench": copy_class(class_dir, work / "class", copies)}
+    folders = {"honest": work / "honest", "bench": work / "class"}
+    print(f"\n(b) batch: `python -m autograder grade-all` (fresh --out, --force) on the honest class "
+          f"({len(classes['honest'])} submissions: copies of {relative(class_dir)} without "
+          f"{', '.join(HOSTILE)}) and on {copies} cop{'y' if copies == 1 else 'ies'} of {relative(class_dir)} "
+          f"= {len(classes['bench'])} submissions (with its hostile sample)")
+    print(f"    {'class':<8}{'jobs':<6}{'wall':>9}{'CPU':>9}{'subs/s':>9}{'steady/s':>10}{'wall/sub':>10}{'CPU/sub':>9}")
+    results: dict[str, dict[int, dict]] = {"honest": {}, "bench": {}}
+    for which in ("honest", "bench"):
+        for jobs in jobs_list:
+            out = work / f"out-{which}-jobs{jobs}"
+            result, wall, cpu = run_measured(grade_all(folders[which], out, jobs, python), REPO_ROOT)
+            if result.returncode != 0:
+                print(f"    {which:<8}{jobs:<6} FAILED (exit {result.returncode})\n{_tail(result.stdout + result.stderr)}")
+                continue
+            n = len(classes[which])
+            steady = steady_rate(_graded_times(out), jobs)
+            results[which][jobs] = {"wall": wall, "cpu": cpu, "rate": n / wall, "n": n, "steady": steady,
+                                    "out": out}
+            shown = f"{steady:>10.2f}" if steady else f"{'-':>10}"
+            print(f"    {which:<8}{jobs:<6}{wall:>8.2f}s{cpu:>8.2f}s{n / wall:>9.2f}{shown}{wall / n:>9.3f}s"
+                  f"{cpu / n:>8.3f}s")
+            slowest = _slowest(out)
+            if slowest:
+                print(f"          {slowest}")
+    return results
+
+
+# --- (d) the slow-but-finite worst case ----------------------------------------------------------
+
+SLOW_TAIL = """
+
+# --- bench: every top-level call pauses just below the per-call limit, then answers correctly ---
+import functools as _bench_functools
+import time as _bench_time
+
+_BENCH_DEPTH = [0]
+
+
+def _bench_slow(function):
+    @_bench_functools.wraps(function)
+    def wrapper(*args, **kwargs):
+        if _BENCH_DEPTH[0] == 0:
+            _bench_time.sleep(PAUSE)
+        _BENCH_DEPTH[0] += 1
+        try:
+            return function(*args, **kwargs)
+        finally:
+            _BENCH_DEPTH[0] -= 1
+    return wrapper
+
+
+for _bench_name, _bench_value in list(globals().items()):
+    if callable(_bench_value) and getattr(_bench_value, "__module__", None) == __name__ \\
+            and not _bench_name.startswith("_"):
+        globals()[_bench_name] = _bench_slow(_bench_value)
+"""
+
+
+def bench_worst(work: Path, python: str) -> dict | None:
+    """One `grade` of the reference with every call pausing just below the per-call limit."""
+    from ...engine.program import default_limits
+
+    pause = max(default_limits().wall_s - 0.2, 0.1)
+    spec = load_assignment(ASSIGNMENT)
+    work.mkdir(parents=True, exist_ok=True)
+    path = work / spec.student_file
+    path.write_text(spec.reference.read_text(encoding="utf-8") + SLOW_TAIL.replace("PAUSE", f"{pause:g}"),
+                    encoding="utf-8")
+    print(f"\n(d) slow-but-finite worst case: the reference, every top-level call pausing {pause:g} s "
+          f"(the per-call limit is {default_limits().wall_s:g} s), one `python -m autograder grade`")
+    result, wall, cpu = run_measured([python, "-m", "autograder", "grade", str(path), "--assignment", ASSIGNMENT,
+                                      "--format", "json"], REPO_ROOT)
+    if result.returncode not in (0, 1):
+        print(f"    FAILED (exit {result.returncode})\n{_tail(result.stdout + result.stderr)}")
+        return None
+    try:
+        score = json.loads(result.stdout).get("score")
+    except ValueError:
+        score = None
+    print(f"    {wall:.1f} s wall, {cpu:.1f} s CPU, score {score}")
+    return {"wall": wall, "cpu": cpu, "score": score}
+
+
+# --- (e) false timeouts under load ---------------------------------------------------------------
+
+_TIMEOUT_WORDS = ("did not finish in time", "was stopped after", "grading time", "took too long")
+
+
+def _rows(out: Path) -> dict[str, tuple[float, str]]:
+    import sqlite3
+
+    with contextlib.closing(sqlite3.connect(out / "gradebook.sqlite")) as db:
+        return {sid: (score, feedback) for sid, score, feedback in
+                db.execute("SELECT submission_id, score, feedback FROM grades")}
+
+
+def bench_load(class_dir: Path, gradings: int, work: Path, python: str, calm: Path | None) -> dict | None:
+    """GRADINGS honest gradings as two grade-all --jobs 2 runs at once (4 workers on the machine);
+    a false timeout is an honest submission whose score differs from its calm grade or whose
+    feedback speaks of time."""
+    half = max(1, gradings // 2)
+    print(f"\n(e) false timeouts under load: {2 * half} honest gradings as two `grade-all --jobs 2` at once")
+    runs = []
+    for n in (1, 2):
+        folder = work / f"load-{n}"
+        honest_class(class_dir, folder, half)
+        names = sorted(p.name for p in folder.iterdir())[:half]
+        for extra in sorted(p for p in folder.iterdir() if p.name not in names):
+            (shutil.rmtree if extra.is_dir() else os.unlink)(extra)
+        runs.append((folder, work / f"load-out-{n}"))
+    started = time.perf_counter()
+    procs = [subprocess.Popen(grade_all(folder, out, 2, python), cwd=REPO_ROOT, stdin=subprocess.DEVNULL,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True) for folder, out in runs]
+    failed = []
+    for proc in procs:
+        try:
+            _, err = proc.communicate(timeout=SUBPROCESS_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            _, err = proc.communicate()
+        if proc.returncode != 0:
+            failed.append(err)
+    wall = time.perf_counter() - started
+    if failed:
+        print(f"    FAILED\n{_tail(failed[0])}")
+        return None
+    def timed(feedback: str) -> bool:
+        return any(word in feedback for word in _TIMEOUT_WORDS)
+
+    calm_grades = {}
+    if calm is not None:
+        calm_grades = {_base_name(sid): (score, timed(fb)) for sid, (score, fb) in _rows(calm).items()}
+    false, graded = [], 0
+    for _, out in runs:
+        for sid, (score, feedback) in _rows(out).items():
+            graded += 1
+            calm_score, calm_timed = calm_grades.get(_base_name(sid), (None, False))
+            if (calm_score is not None and abs(score - calm_score) > 1e-6) or (timed(feedback) and not calm_timed):
+                false.append(sid)
+    print(f"    {graded} graded in {wall:.1f} s ({graded / wall:.1f}/s with both runs); false timeouts: {len(false)}"
+          + (f" ({', '.join(false[:5])})" if false else ""))
+    return {"graded": graded, "false": len(false), "wall": wall}
+
+
+def _base_name(submission_id: str) -> str:
+    """alice_3 -> alice (copies of one student have one calm score)."""
+    stem, _, number = submission_id.rpartition("_")
+    return stem if number.isdigit() else submission_id
+
+

@@ -1,0 +1,398 @@
+"""grade-all's input: find each student's submission in a class folder, an nbgrader submitted/
+tree or an LMS / Gradescope export, and extract zips safely (no `..`, absolute paths or links;
+size and zip-bomb caps).  A student's broken file is that student's row, never a failed batch.
+"""
+
+from __future__ import annotations
+
+import collections
+import hashlib
+import os
+import re
+import shutil
+import stat
+import zipfile
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+
+from ..assignment import Assignment
+from ..engine import escape, safefs
+from . import lms
+from .gradebook import content_hash
+
+SUBMISSION_SUFFIXES = (".py", ".ipynb")
+IGNORED = {"__MACOSX", ".ipynb_checkpoints", "__pycache__", ".DS_Store", ".git", "Thumbs.db"}
+
+# Zip safety caps (uncompressed bytes, entries).
+MAX_ZIP_TOTAL = 512 * 1024 * 1024
+MAX_ZIP_MEMBER = 64 * 1024 * 1024
+MAX_ZIP_ENTRIES = 20000
+MAX_RATIO = 200                  # a member expanding more than this is treated as a zip bomb
+MAX_FILES_HASHED = 500           # per submission folder
+
+
+class InputError(Exception):
+    """SUBMISSIONS cannot be used; the message says why in one line."""
+
+
+# --- finding the submissions ----------------------------------------------------------------------
+
+@dataclass
+class Entry:
+    """One student's submission as found on disk."""
+
+    id: str
+    path: Path
+    files: list[tuple[str, Path]] = field(default_factory=list)
+    hash: str = ""
+    error: str = ""              # set when the submission cannot be graded at all (e.g. a corrupt zip)
+    info: dict = field(default_factory=dict)   # what the LMS export said: submitted_at, late, lms_id (lms.py)
+
+    def __post_init__(self) -> None:
+        refused = _refused(self.path)
+        if refused and not self.error:      # a link is never followed: the student's error row
+            self.error = refused
+            self.hash = "refused:" + hashlib.sha256((refused + _link_text(self.path)).encode()).hexdigest()
+        if not self.files and not refused:
+            self.files = submission_files(self.path)
+        if not self.hash:
+            try:
+                self.hash = content_hash(self.files)
+            except OSError as err:
+                self.error = self.error or f"{self.path.name} could not be read ({err.strerror})"
+                self.hash = "unreadable:" + hashlib.sha256(self.error.encode()).hexdigest()
+
+
+def safe_id(text: str) -> str:
+    """A student id usable as a file name: letters, digits and ._@+- only."""
+    text = re.sub(r"[^A-Za-z0-9._@+-]+", "_", text.strip()).strip("._")
+    return text[:80] or "student"
+
+
+def _refused(path: Path) -> str:
+    """Why the grader will not read PATH (a link or a special file), or ''."""
+    try:
+        return safefs.refusal(path, os.lstat(path)) or ""
+    except OSError:
+        return ""
+
+
+def _link_text(path: Path) -> str:
+    try:
+        return os.readlink(path)
+    except OSError:
+        return ""
+
+
+def _is_file(path: Path) -> bool:
+    """A regular file, not through a link."""
+    try:
+        return stat.S_ISREG(os.lstat(path).st_mode)
+    except OSError:
+        return False
+
+
+def _is_dir(path: Path) -> bool:
+    """A folder, not through a link."""
+    try:
+        return stat.S_ISDIR(os.lstat(path).st_mode)
+    except OSError:
+        return False
+
+
+def _ignored(path: Path) -> bool:
+    return path.name in IGNORED or path.name.startswith(".")
+
+
+def submission_files(path: Path) -> list[tuple[str, Path]]:
+    """The files whose content decides the grade: the file itself, or every file in the folder."""
+    if not _is_dir(path):
+        return [(path.name, path)] if _is_file(path) else []
+    files = []
+    for item in safefs.walk(path)[0]:           # links inside are never followed (nor hashed)
+        rel = item.relative_to(path)
+        if any(part in IGNORED or part.startswith(".") for part in rel.parts):
+            continue
+        files.append((rel.as_posix(), item))
+        if len(files) >= MAX_FILES_HASHED:
+            break
+    return files
+
+
+CANVAS, MOODLE = lms.CANVAS, lms.MOODLE
+
+
+def discover(source: str | Path, work_dir: Path, assignment: Assignment,
+             nb_assignment: str | None = None) -> tuple[list[Entry], list[str]]:
+    """Find the submissions in SOURCE (folder, nbgrader tree or zip); return (entries, notes)."""
+    source = Path(source)
+    notes: list[str] = []
+    if not source.exists():
+        raise InputError(f"no such file or folder: {source}")
+    if source.is_file():
+        if source.suffix.lower() == ".zip" or zipfile.is_zipfile(source):
+            root = extract_zip(source, work_dir / "inputs", notes)
+            root = _unwrap(root)
+        elif source.suffix.lower() in SUBMISSION_SUFFIXES:
+            return [Entry(safe_id(source.stem), source)], notes
+        else:
+            raise InputError(f"{source} is not a folder, a zip archive, a .py file or a notebook")
+    else:
+        root = source
+    if (root / "submitted").is_dir():
+        root = root / "submitted"
+    if root.name == "submitted":
+        entries = _nbgrader(root, assignment, nb_assignment, notes)
+    elif (root / "submission_metadata.yml").is_file():
+        entries = _gradescope_export(root, work_dir, notes)
+    else:
+        entries = _plain(root, work_dir, notes)
+    return _unique(entries), notes
+
+
+def _children(root: Path) -> list[Path]:
+    return sorted(p for p in root.iterdir() if not _ignored(p))
+
+
+def _unwrap(root: Path) -> Path:
+    """Exports often wrap everything in one folder: descend while that is all there is."""
+    for _ in range(5):
+        children = _children(root)
+        if len(children) == 1 and _is_dir(children[0]) and children[0].name != "submitted" \
+                and not any(c.is_file() and c.suffix.lower() in SUBMISSION_SUFFIXES for c in children):
+            inner = _children(children[0])
+            if inner and all(c.is_dir() or c.suffix.lower() in (*SUBMISSION_SUFFIXES, ".zip", ".yml")
+                             for c in inner) and len(inner) > 1:
+                root = children[0]
+                continue
+        break
+    return root
+
+
+def _plain(root: Path, work_dir: Path, notes: list[str]) -> list[Entry]:
+    """A folder of per-student files or folders (also Canvas and Moodle download layouts)."""
+    children = _children(root)
+    linked = [p for p in children if _refused(p)]          # links and FIFOs: an error row each
+    files = [p for p in children if _is_file(p) and p.suffix.lower() in (*SUBMISSION_SUFFIXES, ".zip")]
+    folders = [p for p in children if _is_dir(p)]
+    skipped = [p.name for p in children if _is_file(p) and p not in files]
+    if skipped:
+        notes.append(f"ignored {len(skipped)} file(s) that are not submissions: {', '.join(escape.name(n) for n in skipped[:5])}"
+                     + (" ..." if len(skipped) > 5 else ""))
+    entries: list[Entry] = [Entry(safe_id(p.stem if p.suffix.lower() in (*SUBMISSION_SUFFIXES, ".zip") else p.name),
+                                  p, files=[(p.name, p)]) for p in linked]
+    canvas = [p for p in files if CANVAS.match(p.name)]
+    if files and len(canvas) == len(files):
+        groups: dict[str, list[Path]] = collections.defaultdict(list)
+        for p in files:
+            groups[CANVAS.match(p.name)["who"]].append(p)
+        for who, paths in sorted(groups.items()):
+            info = lms.canvas_info(paths[0].name)
+            info["late"] = any(lms.canvas_info(p.name).get("late") for p in paths)
+            if len(paths) == 1 and paths[0].suffix.lower() != ".zip":
+                entries.append(Entry(safe_id(who), paths[0], info=info))
+                continue
+            problems: list[str] = []
+            staged = _stage_files(who, paths, work_dir, notes, problems)
+            if problems and not submission_files(staged):
+                zips = [p for p in paths if p.suffix.lower() == ".zip"]
+                entries.append(Entry(safe_id(who), zips[0], files=[(p.name, p) for p in paths],
+                                     error="; ".join(problems), info=info))
+            else:
+                notes += [f"{who}: {problem} (graded the other files)" for problem in problems]
+                entries.append(Entry(safe_id(who), staged, info=info))
+        files = []
+    for p in files:
+        if p.suffix.lower() == ".zip":
+            try:
+                entries.append(Entry(safe_id(p.stem), _unwrap(extract_zip(p, work_dir / "nested", notes,
+                                                                          label=p.name))))
+            except InputError as err:          # one student's broken zip: their error row, not the batch's
+                entries.append(Entry(safe_id(p.stem), p, error=str(err)))
+        else:
+            entries.append(Entry(safe_id(p.stem), p))
+    for p in folders:
+        match = MOODLE.match(p.name)
+        who = f"{match['who']}_{match['uid']}" if match else p.name
+        entries.append(Entry(safe_id(who), p, info=lms.moodle_info(p.name)))
+    return entries
+
+
+def _stage_files(who: str, paths: list[Path], work_dir: Path, notes: list[str],
+                 problems: list[str]) -> Path:
+    """Gather one LMS student's files (prefixed names, maybe a zip) into a folder of their own.
+
+    A zip that cannot be extracted is left out and described in PROBLEMS."""
+    dest = work_dir / "staged" / safe_id(who)
+    if dest.exists():
+        shutil.rmtree(dest)
+    dest.mkdir(parents=True)
+    for p in paths:
+        original = CANVAS.match(p.name)["file"]
+        original = re.sub(r"-\d+(\.\w+)$", r"\1", original)   # Canvas renames resubmissions name-1.py
+        if p.suffix.lower() == ".zip":
+            try:
+                inner = _unwrap(extract_zip(p, work_dir / "nested", notes, label=original))
+            except InputError as err:
+                problems.append(str(err))
+                continue
+            shutil.copytree(inner, dest / Path(original).stem, dirs_exist_ok=True)
+        else:
+            shutil.copy2(p, dest / original)
+    return dest
+
+
+def _nbgrader(root: Path, assignment: Assignment, nb_assignment: str | None, notes: list[str]) -> list[Entry]:
+    """nbgrader's submitted/<student>/<assignment>/ tree."""
+    entries = []
+    for student in _children(root):
+        if _refused(student):
+            entries.append(Entry(safe_id(student.name), student, files=[(student.name, student)]))
+            continue
+        if not _is_dir(student):
+            continue
+        folders = [p for p in _children(student) if _is_dir(p) or _refused(p)]
+        chosen = None
+        if nb_assignment:
+            wanted = student / nb_assignment
+            chosen = wanted if _is_dir(wanted) or _refused(wanted) else None
+        elif len(folders) == 1:
+            chosen = folders[0]
+        else:
+            named = [p for p in folders if p.name == assignment.name]
+            chosen = named[0] if named else None
+        if chosen is None:
+            names = ", ".join(p.name for p in folders) or "nothing"
+            notes.append(f"{student.name}: no single assignment folder to grade (has {names}); "
+                         "pick one with --nbgrader-assignment")
+            continue
+        entries.append(Entry(safe_id(student.name), chosen, info=lms.nbgrader_info(chosen)))
+    return entries
+
+
+def _gradescope_export(root: Path, work_dir: Path, notes: list[str]) -> list[Entry]:
+    """Gradescope's 'Export Submissions' zip: submission_<n>/ folders and submission_metadata.yml."""
+    text = (root / "submission_metadata.yml").read_text(encoding="utf-8", errors="replace")
+    names, infos = gradescope_names(text), lms.gradescope_metadata(text)
+    entries = []
+    for p in _children(root):
+        if _is_dir(p) or _refused(p):
+            entries.append(Entry(safe_id(names.get(p.name, p.name)), p, files=[(p.name, p)] if _refused(p) else [],
+                                 info=infos.get(p.name, {})))
+    return entries
+
+
+def gradescope_names(text: str) -> dict[str, str]:
+    """submission_<n> -> the submitter's sid (else email, else name) from Gradescope's metadata YAML."""
+    out: dict[str, str] = {}
+    current = None
+    found: dict[str, str] = {}
+    for line in text.splitlines() + ["end:"]:
+        top = re.match(r"^(\S[^:]*):\s*$", line)
+        if top:
+            if current and found:
+                out[current] = found.get("sid") or found.get("email") or found.get("name", current)
+            current, found = top.group(1).strip(), {}
+            continue
+        field_match = re.match(r"^\s*-?\s*:(sid|email|name):\s*['\"]?([^'\"]*)['\"]?\s*$", line)
+        if current and field_match and field_match.group(1) not in found and field_match.group(2):
+            found[field_match.group(1)] = field_match.group(2)
+    return out
+
+
+def _unique(entries: list[Entry]) -> list[Entry]:
+    """Make ids unique: a clash keeps the file's full name, then a counter."""
+    seen: dict[str, int] = {}
+    for entry in entries:
+        if entry.id in seen:
+            entry.id = safe_id(entry.path.name) if not _is_dir(entry.path) else entry.id
+        while entry.id in seen:
+            seen[entry.id] += 1
+            entry.id = f"{entry.id}-{seen[entry.id]}"
+        seen.setdefault(entry.id, 1)
+    return sorted(entries, key=lambda e: e.id)
+
+
+# --- safe zip extraction --------------------------------------------------------------------------
+
+def _stored_name(part: str) -> str:
+    """A zip entry's path component as stored on disk: no control characters, at most 120 chars."""
+    cleaned = re.sub(r"[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]", "_", part)
+    return cleaned if len(cleaned.encode()) <= 200 else cleaned[:100] + "_" + hashlib.sha256(part.encode()).hexdigest()[:12]
+
+
+def extract_zip(archive: Path, into: Path, notes: list[str] | None = None, label: str | None = None) -> Path:
+    """Extract ARCHIVE under INTO/<stem>-<hash>/ once; reuse it on later runs.
+
+    No path traversal (absolute, `..`, drive letters), no symlinks, caps on entries and sizes
+    (the real bytes written are counted, not the sizes the archive claims).  Errors name the
+    archive as LABEL (default: its path), in one line.
+    """
+    notes = notes if notes is not None else []
+    label = label or str(archive)
+    try:
+        digest = hashlib.sha256(archive.read_bytes()).hexdigest()[:12]
+    except OSError as err:
+        raise InputError(f"cannot read {label}: {err.strerror}") from None
+    dest = into / f"{safe_id(archive.stem)}-{digest}"
+    if (dest / ".complete").is_file():
+        return dest
+    try:
+        zf = zipfile.ZipFile(archive)
+    except (zipfile.BadZipFile, OSError, ValueError) as err:
+        raise InputError(f"cannot read {label} as a zip archive ({err}); is it complete?") from None
+    tmp = dest.with_name(dest.name + ".partial")
+    if tmp.exists():
+        shutil.rmtree(tmp)
+    tmp.mkdir(parents=True)
+    unsafe: list[str] = []
+    total = 0
+    try:
+        with zf:
+            infos = zf.infolist()
+            if len(infos) > MAX_ZIP_ENTRIES:
+                raise InputError(f"{Path(label).name} holds {len(infos)} entries (more than {MAX_ZIP_ENTRIES})")
+            for info in infos:
+                name = info.filename.replace("\\", "/")
+                parts = [_stored_name(p) for p in PurePosixPath(name).parts if p not in ("", ".")]
+                mode = info.external_attr >> 16
+                if (name.startswith("/") or ".." in parts or (parts and re.match(r"^[A-Za-z]:", parts[0]))
+                        or stat.S_ISLNK(mode)):
+                    unsafe.append(escape.name(info.filename))
+                    continue
+                if not parts or info.is_dir():
+                    continue
+                if info.file_size > MAX_ZIP_MEMBER:
+                    raise InputError(f"{escape.name(Path(label).name)}: {escape.name(info.filename)} is {info.file_size} bytes "
+                                     f"(more than the {MAX_ZIP_MEMBER} cap)")
+                target = tmp.joinpath(*parts)
+                if not target.resolve().is_relative_to(tmp.resolve()):
+                    unsafe.append(escape.name(info.filename))
+                    continue
+                target.parent.mkdir(parents=True, exist_ok=True)
+                limit = min(MAX_ZIP_MEMBER, max(info.compress_size, 1) * MAX_RATIO + 65536)
+                written = 0
+                with zf.open(info) as src, open(target, "wb") as out:
+                    while chunk := src.read(1 << 16):
+                        written += len(chunk)
+                        total += len(chunk)
+                        if written > limit or total > MAX_ZIP_TOTAL:
+                            raise InputError(f"{escape.name(Path(label).name)} expands too much at {escape.name(info.filename)} "
+                                             "(a zip bomb, or over the size cap)")
+                        out.write(chunk)
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, NotImplementedError, OSError) as err:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise InputError(f"cannot read {label} as a zip archive ({err}); is it complete?") from None
+    except InputError:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    if unsafe:
+        notes.append(f"{escape.name(archive.name)}: skipped {len(unsafe)} unsafe entr{'y' if len(unsafe) == 1 else 'ies'} "
+                     f"(absolute path, '..' or symlink): {', '.join(unsafe[:3])}")
+    (tmp / ".complete").write_text(archive.name)
+    if dest.exists():
+        shutil.rmtree(dest)
+    tmp.rename(dest)
+    return dest
+
+

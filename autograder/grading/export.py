@@ -1,0 +1,143 @@
+"""Exports of a gradebook: grades.csv (one row per student, LMS-friendly), grades.json, feedback/ files.
+
+Everything is rewritten from the gradebook after each batch, so the files always match it.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from ..assignment import Assignment
+from ..engine import reporters
+from ..engine.escape import csv_cell, plain
+from . import lms
+from .gradebook import Gradebook, Row
+
+
+def _num(value: float) -> float | int:
+    value = round(float(value), 2)
+    return int(value) if value == int(value) else value
+
+
+def summarize(row: Row, spec: Assignment, policy: lms.LatePolicy | None = None) -> dict[str, Any]:
+    """One student's grade as plain data: totals, per stage, per problem, late work, sandbox flags."""
+    report = row.grade_report()
+    stages = report.stage_scores()
+    problems = report.problem_scores()
+    info = dict(report.submission_info)
+    late = (policy or lms.LatePolicy()).assess(row.submission_id, info, row.score)
+    return {
+        "id": row.submission_id,
+        "total": _num(row.score),
+        "max": _num(row.max_score),
+        "percent": round(100 * row.score / row.max_score, 1) if row.max_score else 0.0,
+        "status": row.status if not row.error or row.status != "graded" else "error",
+        "error": row.error,
+        "stages": {str(s.number): [_num(stages[s.number][0]), _num(stages[s.number][1])]
+                   for s in spec.stages if s.number in stages},
+        "problems": {str(p.number): [_num(problems[p.number][0]), _num(problems[p.number][1])]
+                     for p in spec.problems if p.number in problems},
+        "tests_passed": sum(t["status"] == "passed" for t in row.tests),
+        "tests": len(row.tests),
+        "hints": sorted({t["hint"] for t in row.tests if t.get("hint")}),
+        "wall_time": row.wall_time,
+        "cpu_time": row.cpu_time,
+        "content_hash": row.content_hash,
+        "stage": row.stage,
+        "grader_version": row.grader_version,
+        "graded_at": row.graded_at,
+        "feedback": f"feedback/{row.submission_id}.md",
+        "submitted_at": info.get("submitted_at", ""),
+        "lms": info.get("lms", ""), "lms_id": info.get("lms_id", ""), "lms_name": info.get("lms_name", ""),
+        "due": late["due"], "extension": late["extension"], "late": late["late"], "late_by": late["late_by"],
+        "days_late": late["days_late"], "penalty": _num(late["penalty"]),
+        "final": _num(max(0.0, row.score - late["penalty"])),
+        "sandbox_flags": list(report.flags),
+    }
+
+
+def csv_header(spec: Assignment) -> list[str]:
+    return (["id", "total", "max", "percent"] + [f"stage{s.number}" for s in spec.stages]
+            + [f"p{p.number}" for p in spec.problems] + ["status", "graded_at"]
+            + ["lms_id", "submitted_at", "due", "late", "late_by", "penalty", "final", "sandbox_flags"])
+
+
+def csv_row(summary: dict[str, Any], spec: Assignment) -> list[Any]:
+    """Stages and problems not graded (no suite yet, or another --stage) are left empty."""
+    stages = [summary["stages"].get(str(s.number), [""])[0] for s in spec.stages]
+    problems = [summary["problems"].get(str(p.number), [""])[0] for p in spec.problems]
+    row = ([summary["id"], summary["total"], summary["max"], summary["percent"]] + stages + problems
+           + [summary["status"], summary["graded_at"]]
+           + [summary["lms_id"], summary["submitted_at"], summary["due"], "yes" if summary["late"] else "",
+              summary["late_by"], summary["penalty"], summary["final"], "; ".join(summary["sandbox_flags"])])
+    return [csv_cell(cell) for cell in row]        # an id like "=HYPERLINK(...)" stays text
+
+
+def _late_text(summary: dict[str, Any]) -> str:
+    if not summary["late"]:
+        return ""
+    text = f"late {summary['late_by']}".strip()
+    if summary["penalty"]:
+        text += f" (-{summary['penalty']} points: {summary['final']} counted)"
+    return text
+
+
+def _write(path: Path, text: str) -> None:
+    """Write atomically: a reader never sees half a file."""
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def write_exports(book: Gradebook, spec: Assignment, out: Path) -> list[Path]:
+    """Write grades.csv, grades.json, feedback/<id>.{md,txt,html} and report.html; return the main paths."""
+    from .report import write_feedback_page, write_report
+
+    out = Path(out)
+    rows = book.rows(spec.name)
+    policy = lms.LatePolicy.from_json(book.get_meta(f"late_policy:{spec.name}"))
+    summaries = [summarize(row, spec, policy) for row in rows]
+    feedback = out / "feedback"
+    feedback.mkdir(parents=True, exist_ok=True)
+
+    import io
+
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(csv_header(spec))
+    for summary in summaries:
+        writer.writerow(csv_row(summary, spec))
+    _write(out / "grades.csv", buffer.getvalue())
+
+    top = _num(max((r.max_score for r in rows), default=spec.total_points))
+    _write(out / "canvas_grades.csv", lms.canvas_csv(summaries, spec.title, top))
+    _write(out / "moodle_grades.csv", lms.moodle_csv(summaries, top))
+
+    _write(out / "grades.json", json.dumps({
+        "assignment": spec.name,
+        "max_points_in_table": _num(spec.total_points),
+        "late_policy": json.loads(policy.to_json()),
+        "students": summaries,
+    }, indent=2))
+
+    keep = set()
+    for row in rows:
+        report = row.grade_report()
+        report.submission = row.submission_id
+        _write(feedback / f"{row.submission_id}.md", reporters.to_markdown(report))
+        _write(feedback / f"{row.submission_id}.txt", plain(row.feedback) + "\n")
+        write_feedback_page(row, report, feedback / f"{row.submission_id}.html",
+                            late=_late_text(next(s for s in summaries if s["id"] == row.submission_id)))
+        keep.update(f"{row.submission_id}.{ext}" for ext in ("md", "txt", "html"))
+        keep.add(f"{row.submission_id}-strategy.png")        # stage 5's plot (report.write_feedback_page)
+    for stale in feedback.iterdir():
+        if stale.name not in keep:
+            stale.unlink()
+    late = {s["id"]: s for s in summaries}
+    report_path = write_report(rows, spec, out, lms_files=["canvas_grades.csv", "moodle_grades.csv"], late=late)
+    return [out / "grades.csv", out / "canvas_grades.csv", out / "moodle_grades.csv", out / "grades.json",
+            feedback, report_path]

@@ -1,0 +1,403 @@
+"""Verb `grade`: grade one submission with an assignment's stage suites (pytest, run in this process).
+
+grade() and grade_stream() are the library entry points (grade-all's workers, the tests); the
+verb's arguments and its run() are at the end.  Student code never runs here: the suites talk to
+it through sandboxed Programs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from ..assignment import (
+    DEFAULT_ASSIGNMENT,
+    PACKAGE_DIR,
+    REPO_ROOT,
+    Assignment,
+    add_assignment_argument,
+    in_repository,
+    load_assignment,
+    load_for_cli,
+    stage_error,
+)
+from ..engine import refcache
+from ..engine.checks import GraderFault
+from ..engine.plugin import GradingPlugin
+from ..engine.program import Program, default_limits, reference_program
+from ..engine.results import GradeReport
+from ..engine.sandbox import Limits, template_scope
+from ..engine.submission import SubmissionError, load_submission
+
+PYTEST_INI = PACKAGE_DIR / "engine" / "pytest.ini"
+AUTOLOAD = "PYTEST_DISABLE_PLUGIN_AUTOLOAD"
+
+
+def _importable(name: str) -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec(name) is not None
+
+
+def hidden_paths(extra: list[str] | None = None) -> list[str]:
+    """Folders the student's process must not see: the kit itself (tests, solution, suites; when
+    installed, the package: its parent is site-packages, which the sandbox does not need either)."""
+    return [str(REPO_ROOT if in_repository() else PACKAGE_DIR)] + list(extra or [])
+
+
+def submission_home(path: str | Path) -> list[str]:
+    """The folder a submission sits in (a class folder, an LMS download), hidden from its own
+    sandbox too: the student's code arrives through a pipe, so the sandbox never needs it, and
+    classmates' files next to it must not be readable.  Not "/" and not a folder holding Python."""
+    folder = Path(path).resolve().parent
+    prefix = Path(os.path.realpath(sys.base_prefix))
+    if folder == Path(folder.anchor) or folder == prefix or folder in prefix.parents:
+        return []
+    return [str(folder)]
+
+
+class SuiteLoadError(GraderFault):
+    """A grading suite does not load (a bug in the course's suites): never the student's fault.
+    Raised, never grading on: a module that failed to import once stays half-imported in this
+    process, and a second session would silently collect nothing from it ("0 / 0")."""
+
+
+def grade(path: str | Path, assignment: str | Assignment = DEFAULT_ASSIGNMENT, stage: str | int = "all",
+          public_only: bool = False, limits: Limits | None = None,
+          extra_hidden: list[str] | None = None) -> GradeReport:
+    """Grade the submission at PATH; a broken submission yields a report, never an exception.
+
+    PUBLIC_ONLY runs the public checks instead (grading/public.py): the same code the
+    bundle's check.py and the notebooks' check cells run."""
+    if public_only:
+        from .public import grade_public
+
+        return grade_public(path, assignment, stage, limits, extra_hidden)
+    reports: list[GradeReport] = []
+    grade_stream(iter([path]), reports.append, assignment, stage, public_only, limits, extra_hidden)
+    if not reports:
+        raise GraderFault("pytest ended before grading (a usage error in the grading session?)")
+    return reports[0]
+
+
+class _Counter:
+    def __init__(self) -> None:
+        self.count = 0
+        self.errors: list[str] = []
+
+    def pytest_collection_modifyitems(self, session, config, items) -> None:
+        self.count = len(items)
+        items[:] = []
+
+    def pytest_collectreport(self, report) -> None:
+        if report.failed:
+            self.errors.append(f"{report.nodeid}: {report.longreprtext[-3000:]}")
+
+
+def count_checks(spec: Assignment, stage: str | int = "all") -> int:
+    """How many checks the grader runs on STAGE (collected, not run; once per process and suite)."""
+    key = (spec.name, str(stage), tuple((str(f), f.stat().st_mtime_ns) for f in spec.suite_files(stage)))
+    if key not in _COUNTS:
+        _COUNTS[key] = _count_checks(spec, stage)
+    return _COUNTS[key]
+
+
+_COUNTS: dict[tuple, int] = {}
+
+
+def _count_checks(spec: Assignment, stage: str | int) -> int:
+    counter = _Counter()
+    args = [*[str(f) for f in spec.suite_files(stage)], "-c", str(PYTEST_INI), "--rootdir", str(spec.suites_dir),
+            "-p", "no:cacheprovider", "-p", "no:terminal", "--import-mode=importlib",
+            "-W", "ignore::pytest.PytestAssertRewriteWarning"]
+    old_cwd = os.getcwd()
+    try:
+        pytest.main(args, plugins=[counter])
+    finally:
+        os.chdir(old_cwd)
+    if counter.errors:
+        raise SuiteLoadError("the grading suites failed to load:\n" + "\n".join(counter.errors))
+    return counter.count
+
+
+def grade_stream(paths: Iterator[str | Path], deliver: Callable[[GradeReport], None],
+                 assignment: str | Assignment = DEFAULT_ASSIGNMENT, stage: str | int = "all",
+                 public_only: bool = False, limits: Limits | None = None,
+                 extra_hidden: list[str] | None = None) -> None:
+    """Grade each path PATHS yields, handing each report to DELIVER as soon as it is ready.
+
+    One pytest session serves them all: the suites are collected once, so a batch worker
+    pays pytest's start-up once, not per student.  PATHS may block (a worker's queue).
+    Every sandbox of the stream is forked from one pre-booted template (sandbox.template_scope).
+    """
+    with template_scope():
+        _grade_stream(paths, deliver, assignment, stage, public_only, limits, extra_hidden)
+
+
+def _grade_stream(paths: Iterator[str | Path], deliver: Callable[[GradeReport], None],
+                  assignment: str | Assignment, stage: str | int, public_only: bool,
+                  limits: Limits | None, extra_hidden: list[str] | None) -> None:
+    spec = load_assignment(assignment) if isinstance(assignment, str) else assignment
+    hidden = hidden_paths(extra_hidden)
+    files = [str(f) for f in spec.suite_files(stage)]
+    if not files:
+        raise ValueError(f"{spec.name} has no suite for stage {stage}")
+    reference = reference_program(spec.reference, spec.student_file, hidden_paths=hidden, limits=limits)
+    plan = reference_outcomes(spec, reference, hidden, limits)
+
+    def next_submission():
+        path = next(paths, None)
+        if path is None:
+            return None
+        started = time.perf_counter()
+        report = GradeReport(submission=str(path), assignment=spec.name, stage=str(stage),
+                             public_only=public_only)
+        load_failure = None
+        try:
+            submission = load_submission(path, spec.student_file, spec.entry)
+            report.notes.extend(submission.notes)
+            source, filename = submission.source, submission.filename
+        except SubmissionError as err:
+            load_failure = report.error = str(err)
+            source, filename = "", spec.student_file
+        student = Program(source, filename, limits=limits, hidden_paths=hidden + submission_home(path),
+                          reference=reference.source)
+        return student, load_failure, (report, student, started)
+
+    def finish(plugin: GradingPlugin, context) -> None:
+        report, student, started = context
+        student.close()
+        report.flags = list(student.attempts)
+        report.tests = plugin.results
+        report.notes.extend(plugin.notes)
+        report.hidden_not_run = plugin.hidden_not_run
+        if plugin.load_failure and not report.error:
+            report.error = plugin.load_failure
+        report.execution_time = round(time.perf_counter() - started, 3)
+        deliver(report)
+
+    plugin = GradingPlugin(spec, reference, public_only=public_only,
+                           next_submission=next_submission, deliver=finish, plan=plan)
+    _session(files, spec, plugin)
+
+
+# pytest's own plugins a grading session does without: the report and cache machinery, and the
+# unraisable/thread-exception hooks (their gc.collect() at the end costs ~60 ms per session).
+NO_PLUGINS = ("cacheprovider", "terminal", "unraisableexception", "threadexception", "faulthandler",
+              "pastebin", "doctest", "junitxml", "stepwise", "logging")
+
+
+def _session(files: list[str], spec: Assignment, plugin: GradingPlugin) -> None:
+    """One pytest session over FILES: no third-party plugin is auto-loaded (pytest-timeout, the
+    backstop of checks pytest runs itself, is loaded by name)."""
+    args = [*files, "-c", str(PYTEST_INI), "--rootdir", str(spec.suites_dir), "--import-mode=importlib",
+            "-W", "ignore::pytest.PytestAssertRewriteWarning"]
+    for name in NO_PLUGINS:
+        args += ["-p", f"no:{name}"]
+    if _importable("pytest_timeout"):
+        args += ["-p", "pytest_timeout"]
+    old_cwd = os.getcwd()
+    old_autoload = os.environ.get(AUTOLOAD)
+    os.environ[AUTOLOAD] = "1"
+    try:
+        pytest.main(args, plugins=[plugin])
+    finally:
+        os.chdir(old_cwd)
+        if old_autoload is None:
+            os.environ.pop(AUTOLOAD, None)
+        else:
+            os.environ[AUTOLOAD] = old_autoload
+    if plugin.collection_errors:
+        raise SuiteLoadError("the grading suites failed to load:\n" + "\n".join(plugin.collection_errors))
+
+
+def cache_key(spec: Assignment, limits: Limits | None = None) -> str:
+    """The reference cache's key for SPEC: reference, suites, scenarios (and an override), engine, limits."""
+    dirs = [spec.suites_dir, spec.scenarios_dir]
+    override = os.environ.get("AUTOGRADER_SCENARIOS_DIR")
+    if override:
+        dirs.append(Path(override))
+    return refcache.fingerprint(spec.reference, dirs, limits or default_limits())
+
+
+def reference_outcomes(spec: Assignment, reference: Program, hidden: list[str],
+                       limits: Limits | None = None) -> dict | None:
+    """Fill REFERENCE's outcomes from the cache file of this grader version, computing the file
+    first when there is none (one grade of the reference, all stages, recording what the checks
+    ask); the request plan for students, or None when neither works (grading goes on without)."""
+    key = cache_key(spec, limits)
+    path = refcache.find(spec.root, spec.name, key)
+    loaded = refcache.load(path) if path else None
+    if loaded is None:
+        try:
+            loaded = compute_reference_cache(spec, reference, hidden, limits, key)
+        except SuiteLoadError:
+            raise
+        except (OSError, GraderFault):
+            return None
+    outcomes, plan = loaded
+    reference.preload(outcomes)
+    return plan
+
+
+def ensure_reference_cache(spec: Assignment, limits: Limits | None = None) -> Path:
+    """The reference cache file of SPEC for this grader version, computed when missing (the
+    Gradescope bundle ships it, so no submission there recomputes the reference)."""
+    key = cache_key(spec, limits)
+    path = refcache.find(spec.root, spec.name, key)
+    if path is not None and refcache.load(path) is not None:
+        return path
+    hidden = hidden_paths()
+    reference = reference_program(spec.reference, spec.student_file, hidden_paths=hidden, limits=limits)
+    compute_reference_cache(spec, reference, hidden, limits, key)
+    return refcache.cache_dir() / refcache.file_name(spec.name, key)
+
+
+def compute_reference_cache(spec: Assignment, reference: Program, hidden: list[str], limits: Limits | None,
+                            key: str, folder: Path | None = None) -> tuple[dict, dict]:
+    """Grade the reference as a student once (every stage), recording the plan; write the file."""
+    files = [str(f) for f in spec.suite_files("all")]
+    recorder = Program(spec.reference.read_text(encoding="utf-8"), spec.student_file, limits=limits,
+                       hidden_paths=hidden, label="the reference (recording the plan)")
+    jobs = iter([(recorder, None, None)])
+    plugin = GradingPlugin(spec, reference, next_submission=lambda: next(jobs, None),
+                           deliver=lambda plugin, context: None, record=True)
+    try:
+        _session(files, spec, plugin)
+    finally:
+        recorder.close()
+    if plugin.recorded_plan is None or any(r.status != "passed" for r in plugin.results):
+        raise GraderFault("the reference does not pass its own suites; no reference cache written")
+    outcomes = reference.outcomes()
+    refcache.save(folder or refcache.cache_dir(), spec.name, key, outcomes, plugin.recorded_plan)
+    return outcomes, plugin.recorded_plan
+
+
+# --- the `grade` verb -----------------------------------------------------------------------------
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Arguments of `grade`."""
+    parser.add_argument("path", help="a .py file, a folder holding one, or a .ipynb notebook")
+    add_assignment_argument(parser)
+    parser.add_argument("--stage", default=None, metavar="N|all",
+                        help="grade one stage of the assignment, or all (default: all = its core stages; an "
+                             "optional stage is graded only on its own; a kit notebook: its own stage)")
+    parser.add_argument("--format", default="text", choices=["text", "json", "gradescope", "markdown"],
+                        help="output format (default: text)")
+    parser.add_argument("--public", action="store_true", help="run only the public checks (student self-check)")
+    parser.add_argument("--python", default=None, metavar="PATH",
+                        help="the Python that runs student code (default: the grader's own)")
+    parser.add_argument("-v", "--verbose", action="store_true",
+                        help="list passed checks too (with --public: every failing check, not only the first)")
+    parser.add_argument("--gradebook", default=None, metavar="OUT",
+                        help="also record this grade in the class gradebook OUT/gradebook.sqlite (as grade-all "
+                             "does) and rewrite OUT's exports and report")
+    parser.add_argument("--id", default=None, help="the student id in --gradebook (default: the file's name)")
+
+
+def run(args: argparse.Namespace) -> int:
+    """The `grade` verb."""
+    from ..engine import reporters
+
+    spec = load_for_cli(args.assignment)
+    if spec is None:
+        return 2
+    problem = stage_error(spec, args.stage)
+    if problem:
+        print(f"error: {problem}", file=sys.stderr)
+        return 2
+    if args.python:
+        from ..engine.sandbox import use_python
+
+        problem = use_python(args.python)
+        if problem:
+            print(f"error: {problem}", file=sys.stderr)
+            return 2
+    if not Path(args.path).exists():
+        print(f"error: no such file or folder: {args.path}", file=sys.stderr)
+        return 2
+    problem = not_a_submission(args.path, spec)
+    if problem:
+        print(f"error: {problem}", file=sys.stderr)
+        return 2
+    if args.stage is None:
+        args.stage = notebook_stage(args.path, spec) or "all"
+    if args.stage != "all" and not spec.suite_files(args.stage):
+        print(f"error: {spec.name} has no suite for stage {args.stage}", file=sys.stderr)
+        return 2
+    if args.gradebook and args.public:
+        print("error: --gradebook records real grades; it cannot be combined with --public", file=sys.stderr)
+        return 2
+    started = time.perf_counter()
+    try:
+        report = grade(args.path, spec, stage=args.stage, public_only=args.public)
+    except GraderFault as err:
+        print(f"grader fault (not the student's): {err}", file=sys.stderr)
+        return 1
+    if args.gradebook:
+        record_in_gradebook(report, spec, args, time.perf_counter() - started)
+    if args.format == "text":
+        print(reporters.to_text(report, verbose=args.verbose))
+    elif args.format == "json":
+        print(reporters.to_json(report))
+    elif args.format == "gradescope":
+        print(json.dumps(reporters.to_gradescope(report), indent=2))
+    else:
+        print(reporters.to_markdown(report))
+    return 1 if any(t.status == "error" for t in report.tests) else 0
+
+
+def record_in_gradebook(report, spec, args: argparse.Namespace, wall: float) -> None:
+    """Store one `grade` in a class gradebook, exactly as grade-all would, and rewrite the exports."""
+    from ..engine import reporters
+    from .discover import safe_id, submission_files
+    from .export import write_exports
+    from .grade_all import grader_version
+    from .gradebook import Gradebook, content_hash
+
+    out = Path(args.gradebook)
+    path = Path(args.path)
+    sid = safe_id(args.id or path.stem)
+    report.submission = sid
+    with Gradebook(out / "gradebook.sqlite") as book:
+        book.record(assignment=spec.name, submission_id=sid, content_hash=content_hash(submission_files(path)),
+                    stage=str(args.stage), report=report, feedback=reporters.to_text(report), wall_time=wall,
+                    cpu_time=0.0, grader_version=grader_version(spec), source=str(path))
+        write_exports(book, spec, out)
+    print(f"recorded {sid} in {out / 'gradebook.sqlite'}; exports and report rewritten", file=sys.stderr)
+
+
+def not_a_submission(path: str, spec) -> str | None:
+    """Why PATH is not something to grade at all (a .txt, a zip, a folder without code), or None.
+
+    A file that is there but broken (not UTF-8, an empty or corrupt notebook) IS graded: 0 points
+    and the reason, once, in the report."""
+    from ..engine.submission import NotASubmission
+
+    try:
+        load_submission(path, spec.student_file, spec.entry)
+    except NotASubmission as err:
+        return str(err)
+    except SubmissionError:
+        return None
+    return None
+
+
+def notebook_stage(path: str, spec) -> str | None:
+    """A stage notebook of the kit is graded on its own stage unless --stage says otherwise."""
+    try:
+        submission = load_submission(path, spec.student_file, spec.entry)
+    except SubmissionError:
+        return None
+    if submission.stage is None:
+        return None
+    print(f"note: {path} is the stage {submission.stage} notebook; grading stage {submission.stage} "
+          "(use --stage all for every stage)", file=sys.stderr)
+    return str(submission.stage)

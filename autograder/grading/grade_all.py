@@ -1,0 +1,308 @@
+"""Verb `grade-all`: grade a whole class into a SQLite gradebook, a CSV, feedback files and an HTML report.
+
+    python -m autograder grade-all SUBMISSIONS [--assignment NAME] [--stage N|all] [--jobs N]
+                                               [--out DIR] [--force]
+
+SUBMISSIONS is a folder of per-student files or folders, an nbgrader `submitted/<student>/<assignment>/`
+tree, or a zip as Gradescope or an LMS exports it.  Workers are separate processes (forkserver), each
+calling grade() again and again so the reference program and its cache are reused.  The parent is the
+only writer of the gradebook and stores every grade the moment it arrives, so an interrupted run
+loses nothing that was finished; running again skips every submission whose files, stage and grader
+are unchanged (--force regrades).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import os
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..assignment import (
+    AUTHORING_ONLY,
+    DEFAULT_ASSIGNMENT,
+    PACKAGE_DIR,
+    Assignment,
+    add_assignment_argument,
+    kit_version,
+    load_assignment,
+    load_for_cli,
+    stage_error,
+)
+from ..engine import escape
+from ..engine.results import GradeReport
+from . import lms
+from .discover import Entry, InputError, discover
+from .gradebook import Gradebook
+from .workers import Progress, WorkerPool
+
+DEFAULT_OUT = "grade-all-out"
+DEFAULT_TIMEOUT = 600.0          # seconds per submission, Gradescope's default too
+
+
+# --- the grader's version -------------------------------------------------------------------------
+
+def grader_version(spec: Assignment) -> str:
+    """Package version + a digest of everything that decides a grade (engine, suites, scenarios, reference).
+
+    A changed suite or reference changes the version, so the next batch regrades everyone.
+    """
+    base = kit_version()
+    files = [PACKAGE_DIR / "grading" / "grade.py", PACKAGE_DIR / "assignment.py", spec.reference]
+    files += sorted(p for p in (PACKAGE_DIR / "engine").rglob("*") if p.suffix in (".py", ".ini")
+                    and "__pycache__" not in p.parts)
+    files += sorted(p for p in spec.root.rglob("*") if p.suffix in (".py", ".toml", ".json")
+                    and "__pycache__" not in p.parts and p.relative_to(spec.root).parts[0] not in AUTHORING_ONLY)
+    digest = hashlib.sha256()
+    for path in files:
+        if path.is_file():
+            digest.update(str(path.relative_to(PACKAGE_DIR.parent)).encode() + b"\0" + path.read_bytes())
+    return f"{base}+{digest.hexdigest()[:12]}"
+
+
+def expected_max(spec: Assignment, stage: str) -> float:
+    """Points a full-marks submission gets for STAGE with the suites that exist today."""
+    stages = [s.number for s in spec.core_stages] if stage == "all" else [int(stage)]
+    with_suite = [n for n in stages if spec.suite_files(n)]
+    return float(sum(spec.stage_points(n) for n in with_suite))
+
+
+# --- the batch ------------------------------------------------------------------------------------
+
+def hidden_from_students(source: str | Path, out: Path, work_dir: Path) -> list[str]:
+    """What no student's sandbox may read: the submissions (classmates' files), the gradebook and
+    exports (OUT), and the extraction work folder.  The kit itself is hidden by grade() already.
+    "/" and folders holding the Python installation are never hidden (the sandbox needs Python)."""
+    prefix = Path(os.path.realpath(sys.base_prefix))
+    hidden = []
+    for path in (Path(source), out, work_dir):
+        path = Path(os.path.realpath(path))
+        if path == Path(path.anchor) or path == prefix or path in prefix.parents:
+            continue
+        if str(path) not in hidden:
+            hidden.append(str(path))
+    return hidden
+
+
+@dataclass
+class BatchSummary:
+    found: int = 0
+    graded: int = 0
+    skipped: int = 0
+    crashed: int = 0
+    interrupted: bool = False
+    wall: float = 0.0
+    out: Path = Path(DEFAULT_OUT)
+    notes: list[str] = field(default_factory=list)
+    written: list[Path] = field(default_factory=list)
+
+
+def default_jobs() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def grade_all(source: str | Path, out: str | Path = DEFAULT_OUT, assignment: str = DEFAULT_ASSIGNMENT,
+              stage: str = "all", jobs: int | None = None, force: bool = False,
+              timeout: float = DEFAULT_TIMEOUT, nb_assignment: str | None = None,
+              progress: bool = True, exports: bool = True, stream=None, only: list[str] | None = None,
+              policy: lms.LatePolicy | None = None) -> BatchSummary:
+    """Grade every submission in SOURCE into OUT/gradebook.sqlite and write the exports.
+
+    ONLY: regrade just these student ids (always, changed or not); the others keep their grades.
+    POLICY: the due date, extensions and late penalty, stored in the gradebook (the exports apply it).
+    Raises InputError (bad SOURCE, an unknown id in ONLY) and KeyError (unknown assignment) before
+    grading anything.
+    """
+    spec = load_assignment(assignment)
+    stage = str(stage)
+    if stage != "all" and not spec.suite_files(stage):
+        raise InputError(f"{spec.name} has no suite for stage {stage}")
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    work_dir = out / ".work"
+    entries, notes = discover(source, work_dir, spec, nb_assignment)
+    if not entries:
+        raise InputError(f"no submissions found in {source} (expected .py files, notebooks or one folder "
+                         "per student)")
+    if only:
+        unknown = sorted(set(only) - {e.id for e in entries})
+        if unknown:
+            raise InputError(f"--only: no submission with id {', '.join(unknown)} in {source} "
+                             f"(ids: {', '.join(e.id for e in entries[:20])}{' ...' if len(entries) > 20 else ''})")
+    jobs = jobs or default_jobs()
+    version = grader_version(spec)
+    summary = BatchSummary(found=len(entries), out=out, notes=notes)
+    started = time.monotonic()
+    top = expected_max(spec, stage)
+    with Gradebook(out / "gradebook.sqlite") as book:
+        stored = book.fingerprints(spec.name)
+        if policy is not None:
+            book.set_meta(f"late_policy:{spec.name}", policy.to_json())
+        if only:
+            todo = [e for e in entries if e.id in set(only)]
+        else:
+            todo = [e for e in entries if force or stored.get(e.id) != (e.hash, stage, version)]
+        summary.skipped = len(entries) - len(todo)
+        run_id = book.start_run(spec.name, len(entries), jobs)
+        bar = Progress(len(todo), stream=stream, enabled=progress)
+        by_path = {e.id: e for e in entries}
+
+        def on_result(entry: Entry, result: dict[str, Any]) -> None:
+            if result.get("ok"):
+                report = GradeReport.from_dict(result["report"])
+                feedback, status, max_score = result["feedback"], "graded", None
+                summary.graded += 1
+            else:
+                report = GradeReport(submission=entry.id, assignment=spec.name, stage=stage,
+                                     error=result["error"])
+                feedback = f"Grading {entry.id}: {result['error']}\n\nScore: 0 / {top:g}"
+                status, max_score = ("graded" if result.get("student") else "crashed"), top
+                if result.get("student"):
+                    summary.graded += 1
+                else:
+                    summary.crashed += 1
+            report.submission_info = dict(by_path[entry.id].info)
+            book.record(assignment=spec.name, submission_id=entry.id, content_hash=by_path[entry.id].hash,
+                        stage=stage, report=report, feedback=feedback, wall_time=result.get("wall", 0.0),
+                        cpu_time=result.get("cpu", 0.0), grader_version=version, status=status,
+                        source=str(entry.path), max_score=max_score)
+            bar.advance(entry.id)
+
+        pool = WorkerPool(jobs, spec.name, stage, out / "logs", timeout,
+                          hidden=hidden_from_students(source, out, work_dir))
+        status = "interrupted"
+        try:
+            bar.draw(force=True)
+            for entry in [e for e in todo if e.error]:        # nothing to run: the student's error row
+                on_result(entry, {"ok": False, "student": True, "error": entry.error})
+            todo = [e for e in todo if not e.error]
+            if todo:
+                pool.run(todo, on_result)
+            status = "done"
+        except KeyboardInterrupt:
+            summary.interrupted = True
+        finally:
+            pool.close(now=status != "done")
+            bar.close()
+            book.finish_run(run_id, graded=summary.graded, skipped=summary.skipped, crashed=summary.crashed,
+                            status=status)
+        summary.wall = time.monotonic() - started
+        if exports:
+            from .export import write_exports
+
+            summary.written = write_exports(book, spec, out)
+    return summary
+
+
+# --- CLI ------------------------------------------------------------------------------------------
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("submissions", help="a folder of per-student files or folders, an nbgrader "
+                                            "submitted/ tree, or a zip exported by Gradescope or an LMS")
+    add_assignment_argument(parser)
+    parser.add_argument("--stage", default="all", metavar="N|all",
+                        help="grade one stage of the assignment or all (default: all = its core stages; an optional "
+                             "stage only on its own)")
+    parser.add_argument("--jobs", "-j", type=int, default=None,
+                        help="parallel grading processes (default: the number of CPUs)")
+    parser.add_argument("--out", default=DEFAULT_OUT,
+                        help=f"folder for the gradebook, grades.csv, feedback/ and report.html (default: {DEFAULT_OUT})")
+    parser.add_argument("--force", action="store_true", help="regrade every submission, even unchanged ones")
+    parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT,
+                        help=f"seconds allowed per submission (default: {DEFAULT_TIMEOUT:g})")
+    parser.add_argument("--nbgrader-assignment", default=None, metavar="NAME",
+                        help="in an nbgrader submitted/ tree, the assignment folder to grade")
+    parser.add_argument("--no-progress", action="store_true", help="no progress output on stderr")
+    parser.add_argument("--python", default=None, metavar="PATH",
+                        help="the Python that runs student code (default: the grader's own)")
+    parser.add_argument("--only", default=None, metavar="ID[,ID..]",
+                        help="regrade only these students (changed or not); the others keep their grades")
+    parser.add_argument("--due", default=None, metavar="TIME",
+                        help="the due date and time, e.g. 2026-11-20T23:59 (UTC unless it says +01:00)")
+    parser.add_argument("--extensions", default=None, metavar="CSV",
+                        help="a CSV of `id,due time` rows: each listed student's own due time")
+    parser.add_argument("--late-penalty", type=float, default=None, metavar="PCT",
+                        help="percent of the points earned taken per started day late (default 0)")
+    parser.add_argument("--late-cap", type=float, default=None, metavar="PCT",
+                        help="the late penalty never takes more than this percent (default 100)")
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.jobs is not None and args.jobs < 1:
+        print("error: --jobs must be at least 1", file=sys.stderr)
+        return 2
+    spec = load_for_cli(args.assignment)
+    if spec is None:
+        return 2
+    problem = stage_error(spec, args.stage)
+    if problem:
+        print(f"error: {problem}", file=sys.stderr)
+        return 2
+    if args.python:
+        from ..engine.sandbox import use_python
+
+        problem = use_python(args.python)
+        if problem:
+            print(f"error: {problem}", file=sys.stderr)
+            return 2
+    try:
+        policy = policy_from_args(args, Path(args.out))
+        only = [i.strip() for i in args.only.split(",") if i.strip()] if args.only else None
+        summary = grade_all(args.submissions, args.out, args.assignment, args.stage, args.jobs, args.force,
+                            args.timeout, args.nbgrader_assignment, progress=not args.no_progress,
+                            only=only, policy=policy)
+    except lms.PolicyError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    except InputError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    except KeyError as err:
+        print(f"error: {err.args[0]}", file=sys.stderr)
+        return 2
+    try:
+        print_summary(summary)
+    except BrokenPipeError:                      # `grade-all ... | head`: the grading is done all the same
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    return 130 if summary.interrupted else 0
+
+
+def policy_from_args(args: argparse.Namespace, out: Path, assignment: str | None = None) -> lms.LatePolicy | None:
+    """The late policy the options ask for, on top of the one stored in OUT's gradebook (None: no option given)."""
+    if args.due is None and args.extensions is None and args.late_penalty is None and args.late_cap is None:
+        return None
+    policy = lms.LatePolicy()
+    book_path = out / "gradebook.sqlite"
+    if book_path.is_file():
+        with Gradebook(book_path) as book:
+            policy = lms.LatePolicy.from_json(book.get_meta(f"late_policy:{assignment or args.assignment}"))
+    if args.due is not None:
+        lms.parse_time(args.due)
+        policy.due = args.due
+    if args.extensions is not None:
+        policy.extensions = lms.read_extensions(args.extensions)
+    if args.late_penalty is not None:
+        policy.penalty_per_day = args.late_penalty
+    if args.late_cap is not None:
+        policy.cap = args.late_cap
+    return policy
+
+
+def print_summary(summary: BatchSummary, stream=None) -> None:
+    stream = stream or sys.stdout
+    for note in summary.notes:
+        print(f"note: {escape.plain(note)}", file=stream)
+    state = "interrupted; run the same command again to resume" if summary.interrupted else "done"
+    print(f"grade-all {state}: {summary.found} submissions, {summary.graded} graded, "
+          f"{summary.skipped} unchanged (skipped), {summary.crashed} grader failures, "
+          f"{summary.wall:.1f} s", file=stream)
+    print(f"  {'gradebook':<17} {summary.out / 'gradebook.sqlite'}", file=stream)
+    for path in summary.written:
+        print(f"  {path.name:<17} {path}", file=stream)

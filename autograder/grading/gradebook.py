@@ -1,0 +1,199 @@
+"""The class gradebook: one SQLite file, one row per (assignment, submission), written by one process.
+
+The batch parent is the only writer.  Each grade is stored the moment it is known, in one
+transaction, with an upsert on UNIQUE(assignment, submission_id): an interrupted batch (Ctrl-C,
+kill -9) loses at most the submissions that were being graded, and never duplicates a row.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..engine import safefs
+from ..engine.results import GradeReport
+
+SCHEMA_VERSION = 1
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS grades (
+    id              INTEGER PRIMARY KEY,
+    assignment      TEXT NOT NULL,
+    submission_id   TEXT NOT NULL,
+    content_hash    TEXT NOT NULL,
+    stage           TEXT NOT NULL,
+    status          TEXT NOT NULL,          -- graded | crashed
+    score           REAL NOT NULL,
+    max_score       REAL NOT NULL,
+    tests           TEXT NOT NULL,          -- JSON list of TestResult dicts
+    report          TEXT NOT NULL,          -- JSON GradeReport.to_dict()
+    feedback        TEXT NOT NULL,          -- the plain-text feedback the student reads
+    error           TEXT NOT NULL DEFAULT '',
+    wall_time       REAL NOT NULL DEFAULT 0,
+    cpu_time        REAL NOT NULL DEFAULT 0,
+    grader_version  TEXT NOT NULL,
+    graded_at       TEXT NOT NULL,
+    source          TEXT NOT NULL DEFAULT '',
+    times_graded    INTEGER NOT NULL DEFAULT 1,
+    UNIQUE (assignment, submission_id)
+);
+CREATE TABLE IF NOT EXISTS runs (
+    id          INTEGER PRIMARY KEY,
+    assignment  TEXT NOT NULL,
+    started_at  TEXT NOT NULL,
+    finished_at TEXT,
+    found       INTEGER NOT NULL DEFAULT 0,
+    graded      INTEGER NOT NULL DEFAULT 0,
+    skipped     INTEGER NOT NULL DEFAULT 0,
+    crashed     INTEGER NOT NULL DEFAULT 0,
+    jobs        INTEGER NOT NULL DEFAULT 1,
+    status      TEXT NOT NULL DEFAULT 'running'   -- running | done | interrupted
+);
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+"""
+
+
+def now() -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime()) + f".{int(time.time() * 1000) % 1000:03d}"
+
+
+@dataclass
+class Row:
+    """One stored grade, as read back from the gradebook."""
+
+    assignment: str
+    submission_id: str
+    content_hash: str
+    stage: str
+    status: str
+    score: float
+    max_score: float
+    tests: list[dict[str, Any]]
+    report: dict[str, Any]
+    feedback: str
+    error: str
+    wall_time: float
+    cpu_time: float
+    grader_version: str
+    graded_at: str
+    source: str
+    times_graded: int
+
+    def grade_report(self) -> GradeReport:
+        return GradeReport.from_dict(self.report)
+
+
+class Gradebook:
+    """A SQLite gradebook in WAL mode; use as a context manager or call close()."""
+
+    def __init__(self, path: str | Path):
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.db = sqlite3.connect(str(self.path), timeout=30, isolation_level=None)
+        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.execute("PRAGMA synchronous=NORMAL")
+        self.db.execute("PRAGMA busy_timeout=30000")
+        self.db.executescript(SCHEMA)
+        self.db.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
+
+    def __enter__(self) -> Gradebook:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self.db.close()
+
+    # -- writing ------------------------------------------------------------------------------
+    def record(self, *, assignment: str, submission_id: str, content_hash: str, stage: str,
+               report: GradeReport, feedback: str, wall_time: float, cpu_time: float,
+               grader_version: str, source: str = "", status: str = "graded",
+               max_score: float | None = None) -> None:
+        """Store one grade (insert or replace the earlier one) in a single transaction."""
+        values = {
+            "assignment": assignment, "submission_id": submission_id, "content_hash": content_hash,
+            "stage": str(stage), "status": status, "score": report.score,
+            "max_score": report.max_score if max_score is None else max_score,
+            "tests": json.dumps([t.__dict__ for t in report.tests]),
+            "report": json.dumps(report.to_dict()), "feedback": feedback, "error": report.error,
+            "wall_time": round(wall_time, 4), "cpu_time": round(cpu_time, 4),
+            "grader_version": grader_version, "graded_at": now(), "source": source,
+        }
+        columns = ", ".join(values)
+        marks = ", ".join(f":{k}" for k in values)
+        updates = ", ".join(f"{k} = excluded.{k}" for k in values if k not in ("assignment", "submission_id"))
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            self.db.execute(
+                f"INSERT INTO grades ({columns}) VALUES ({marks}) "
+                f"ON CONFLICT(assignment, submission_id) DO UPDATE SET {updates}, "
+                "times_graded = grades.times_graded + 1", values)
+            self.db.execute("COMMIT")
+        except BaseException:
+            # Ctrl-C can land after COMMIT finished: then there is nothing to roll back, and the
+            # KeyboardInterrupt itself must reach the caller (a clean exit 130), not a ROLLBACK error.
+            if self.db.in_transaction:
+                self.db.execute("ROLLBACK")
+            raise
+
+    def start_run(self, assignment: str, found: int, jobs: int) -> int:
+        cur = self.db.execute("INSERT INTO runs (assignment, started_at, found, jobs) VALUES (?, ?, ?, ?)",
+                              (assignment, now(), found, jobs))
+        return int(cur.lastrowid)
+
+    def finish_run(self, run_id: int, *, graded: int, skipped: int, crashed: int, status: str) -> None:
+        self.db.execute("UPDATE runs SET finished_at = ?, graded = ?, skipped = ?, crashed = ?, status = ? "
+                        "WHERE id = ?", (now(), graded, skipped, crashed, status, run_id))
+
+    def set_meta(self, key: str, value: str) -> None:
+        self.db.execute("INSERT INTO meta VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                        (key, value))
+
+    def get_meta(self, key: str) -> str | None:
+        row = self.db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return row[0] if row else None
+
+    # -- reading ------------------------------------------------------------------------------
+    def fingerprints(self, assignment: str) -> dict[str, tuple[str, str, str]]:
+        """submission_id -> (content_hash, stage, grader_version) of what is stored and final.
+
+        A row the grader failed on (status 'crashed': a worker died, grading timed out) is left
+        out, so the next batch tries that submission again."""
+        rows = self.db.execute("SELECT submission_id, content_hash, stage, grader_version FROM grades "
+                               "WHERE assignment = ? AND status != 'crashed'", (assignment,))
+        return {sid: (h, stage, version) for sid, h, stage, version in rows}
+
+    def rows(self, assignment: str | None = None) -> list[Row]:
+        fields = list(Row.__dataclass_fields__)
+        query = f"SELECT {', '.join(fields)} FROM grades"
+        params: tuple = ()
+        if assignment is not None:
+            query += " WHERE assignment = ?"
+            params = (assignment,)
+        out = []
+        for values in self.db.execute(query + " ORDER BY submission_id", params):
+            data = dict(zip(fields, values))
+            data["tests"] = json.loads(data["tests"])
+            data["report"] = json.loads(data["report"])
+            out.append(Row(**data))
+        return out
+
+    def runs(self) -> list[dict[str, Any]]:
+        cur = self.db.execute("SELECT * FROM runs ORDER BY id")
+        names = [d[0] for d in cur.description]
+        return [dict(zip(names, row)) for row in cur]
+
+
+def content_hash(files: list[tuple[str, Path]]) -> str:
+    """sha256 over (relative name, bytes) of every file, in name order."""
+    digest = hashlib.sha256()
+    for name, path in sorted(files):
+        data = safefs.read_bytes(path, limit=64 << 20)      # never through a student's link
+        digest.update(name.encode() + b"\0" + str(len(data)).encode() + b"\0" + data)
+    return digest.hexdigest()

@@ -1,0 +1,184 @@
+"""The public checks of an assignment, and `grade --public`: the same checks check.py and notebooks run.
+
+The check code of each problem is generated from the reference (autograder/notebooks.py: the
+docstring examples, the public scenarios, the notebook content's checks); the runtime that runs
+it is engine/selfcheck.py.  Here the grader runs that same code on a submission, inside the
+sandbox (the runtime and the checks are appended to the student's source as one function the
+sandbox calls once per problem), so `grade --public`, check.py and a notebook's check cells
+cannot disagree on a problem.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import time
+from functools import cache
+from pathlib import Path
+
+from ..assignment import DEFAULT_ASSIGNMENT, Assignment, load_assignment
+from ..engine import selfcheck
+from ..engine.results import GradeReport, TestResult
+from ..engine.sandbox import Limits
+
+ENTRY = "__autograder_public_checks__"
+PROBLEM_TIMEOUT = 10.0           # seconds per problem in the sandbox (check.py: per check, by alarm)
+SELFCHECK_SOURCE = Path(selfcheck.__file__).read_text(encoding="utf-8")
+
+
+def public_checks(assignment: Assignment) -> tuple[dict[int, str], list[str]]:
+    """{problem: check code} with the final reference's expected values, and notes on public
+    scenarios whose shape no check could be made for."""
+    key = (assignment.name, str(assignment.reference), assignment.reference.stat().st_mtime_ns)
+    checks, notes = _public_checks(key)
+    return dict(checks), list(notes)
+
+
+@cache
+def _public_checks(key: tuple) -> tuple[dict[int, str], list[str]]:
+    from .. import notebooks as nb
+
+    assignment = load_assignment(key[0])
+    text = assignment.reference.read_text(encoding="utf-8")
+    content = nb.load_content(assignment) if nb.has_notebooks(assignment) else {}
+    protocol = content.get("protocol_lines", [])
+    _, unknown = nb.scenario_checks(assignment, text, protocol)
+    notes = [f"{assignment.name}: no public check could be made of {what}" for what in unknown]
+    if content:
+        with contextlib.redirect_stdout(io.StringIO()):
+            builds = nb.build_all(assignment)
+        checks: dict[int, str] = {}
+        for build in builds:
+            checks.update(build.script_checks)   # equal at their stage and in the final reference
+        return checks, notes
+    base: dict = {"__name__": f"{assignment.name}_reference"}
+    with contextlib.redirect_stdout(io.StringIO()):
+        exec(compile(text, str(assignment.reference), "exec"), base)
+        exec(nb.TOOLS, base)
+    checks = {}
+    for problem in assignment.problems:
+        found = nb.doctest_checks(text, problem)
+        found += list(nb.scenario_checks(assignment, text, protocol, problem)[0])
+        blocks = []
+        namespace = dict(base)
+        for index, check in enumerate(found, 1):
+            with contextlib.redirect_stdout(io.StringIO()):
+                code = nb.render_check(check, namespace, f"{assignment.name} problem {problem.number} "
+                                                         f"check {index} ({check.origin})")
+            blocks.append((nb.check_label(check), code))
+        if blocks:
+            checks[problem.number] = nb.checks_code(problem, blocks)
+    return checks, notes
+
+
+def tools_source() -> str:
+    from ..notebooks import TOOLS
+
+    return TOOLS
+
+
+def sandbox_source(source: str, checks: dict[int, str], filename: str) -> str:
+    """The student's SOURCE with one function appended that runs a problem's public checks in the
+    module's own namespace with the shared runtime, and returns [(what, status, detail)]."""
+    return (source.rstrip("\n") + "\n\n\n"
+            f"def {ENTRY}(number, _runtime={SELFCHECK_SOURCE!r}, _tools={tools_source()!r},\n"
+            f"        _checks={checks!r}, _filename={filename!r}):\n"
+            "    engine = {'__name__': 'selfcheck'}\n"
+            "    exec(_runtime, engine)\n"
+            "    engine['SETTINGS']['filename'] = _filename\n"
+            "    return engine['run_problem'](number, _checks[number], globals(), _tools)\n")
+
+
+def problem_list(assignment: Assignment, stage: str | int = "all") -> list[tuple[int, int, str]]:
+    """[(number, stage, title)] of the problems STAGE covers, in the handout's order."""
+    chosen = [p for p in assignment.problems if str(stage) == "all" or p.stage == int(stage)]
+    return [(p.number, p.stage, p.title) for p in sorted(chosen, key=lambda p: (p.stage, p.number))]
+
+
+def grade_public(path: str | Path, assignment: str | Assignment = DEFAULT_ASSIGNMENT, stage: str | int = "all",
+                 limits: Limits | None = None, extra_hidden: list[str] | None = None) -> GradeReport:
+    """Run the public checks of STAGE on the submission at PATH, in the sandbox: one TestResult per
+    check (status passed / failed / not started, no points: public checks are a self-check)."""
+    from ..engine.feedback import cut
+    from ..engine.program import Program
+    from ..engine.submission import SubmissionError, load_submission
+    from .grade import count_checks, hidden_paths, submission_home
+
+    spec = load_assignment(assignment) if isinstance(assignment, str) else assignment
+    started = time.perf_counter()
+    report = GradeReport(submission=str(path), assignment=spec.name, stage=str(stage), public_only=True)
+    checks, _ = public_checks(spec)
+    problems = [p for p in problem_list(spec, stage) if p[0] in checks]
+    report.hidden_not_run = count_checks(spec, stage)
+    try:
+        submission = load_submission(path, spec.student_file, spec.entry)
+    except SubmissionError as err:
+        report.error = str(err)
+        report.tests = [TestResult(f"P{n} {title}", n, s, 0.0, 0.0, "failed", report.error)
+                        for n, s, title in problems]
+        return report
+    report.notes.extend(submission.notes)
+    wanted = {n: checks[n] for n, _, _ in problems}
+    program = Program(sandbox_source(submission.source, wanted, submission.filename), submission.filename,
+                      limits=limits, hidden_paths=hidden_paths(extra_hidden) + submission_home(path))
+    try:
+        for number, problem_stage, _ in problems:
+            outcome = program.call(ENTRY, number, fresh=True, timeout=PROBLEM_TIMEOUT)
+            if outcome.status == "ok" and isinstance(outcome.value, list):
+                results = [r for r in outcome.value if isinstance(r, list) and len(r) == 3]
+            elif outcome.status in ("syntax_error", "import_error"):
+                from ..engine.checks import explain
+
+                report.error = report.error or explain(outcome, "loading your file")
+                results = [["loading your file", "failed", report.error]]
+            else:
+                results = [["the public checks", "failed",
+                            outcome.message or f"The checks stopped ({outcome.status})."]]
+            for what, status, detail in results:
+                status = status if status in selfcheck.STATUSES else "failed"
+                detail = cut(str(detail), 4000)
+                hint = next((line[6:] for line in detail.splitlines() if line.startswith("Hint: ")), "")
+                report.tests.append(TestResult(f"P{number} {cut(str(what), 200)}", number, problem_stage,
+                                               0.0, 0.0, status, detail, hint=hint))
+    finally:
+        program.close()
+    report.flags = list(program.attempts)
+    report.execution_time = round(time.perf_counter() - started, 3)
+    return report
+
+
+def results_by_problem(report: GradeReport) -> dict[int, list[tuple[str, str, str]]]:
+    out: dict[int, list[tuple[str, str, str]]] = {}
+    for test in report.tests:
+        what = test.name.split(" ", 1)[1] if test.name.startswith(f"P{test.problem} ") else test.name
+        out.setdefault(test.problem, []).append((what, test.status, test.output))
+    return out
+
+
+def problem_statuses(report: GradeReport) -> dict[str, str]:
+    """{"1": "passed", "2": "failed", ...}: what check.py --json prints for the same file."""
+    return {str(n): selfcheck.problem_status(r) for n, r in sorted(results_by_problem(report).items())}
+
+
+def to_text(report: GradeReport, verbose: bool = False) -> str:
+    """The student's view: one line per problem, then the first failure in full (all with VERBOSE)."""
+    spec = load_assignment(report.assignment)
+    lines = [f"Public checks of {report.submission} ({spec.title}, stage {report.stage})"]
+    if report.error:
+        lines.append(f"!! {report.error}")
+    lines += [f"note: {note}" for note in report.notes]
+    body = selfcheck.summary(problem_list(spec, report.stage), results_by_problem(report), verbose,
+                             hidden_note=HIDDEN_NOTE)
+    return "\n".join(lines) + "\n\n" + body + f"\n{closing(report)}"
+
+
+HIDDEN_NOTE = ("The grader runs more checks of its own when it grades (hidden ones, other dice, whole "
+               "games): passing these is a good sign, not a promise.")
+
+
+def closing(report: GradeReport) -> str:
+    statuses = problem_statuses(report)
+    passed = sum(s == "passed" for s in statuses.values())
+    head = ("public checks passed" if passed == len(statuses)
+            else f"{passed} of {len(statuses)} problems pass their public checks")
+    return f"{head}; {report.hidden_not_run} hidden checks run at grading"

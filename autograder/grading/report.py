@@ -1,0 +1,310 @@
+"""A static class report (report.html) and one simple feedback page per student, from the gradebook.
+
+Jinja2 templates (autoescape: everything a student's program produced is escaped) in
+autograder/grading/templates/, charts drawn by matplotlib as inline SVG (charts.py).  Static
+pages: nothing loaded from outside, readable without script (an optional inline script only makes
+the tables sortable), opens from disk in any browser.
+"""
+
+from __future__ import annotations
+
+import collections
+import os
+import re
+import statistics
+import time
+from pathlib import Path
+from typing import Any
+
+from ..assignment import Assignment
+from ..engine.reporters import closing_line, problem_titles
+from ..engine.reporters import fmt as _fmt
+from ..engine.results import GradeReport
+from .gradebook import Row
+
+try:
+    from markupsafe import Markup
+except ImportError:  # pragma: no cover - markupsafe comes with Jinja2 (the "report" extra)
+    Markup = str
+
+FLAG_BELOW = 0.20          # a test passed by fewer than this share of the class gets flagged
+FLAG_TEXT = "check this test: unfair or unclear?"
+
+TEMPLATES = Path(__file__).resolve().parent / "templates"
+
+
+def fmt(points: float) -> str:
+    """Points as people write them: at most two decimals (the suites split points evenly)."""
+    return _fmt(round(float(points), 2))
+
+
+def _env():
+    import jinja2
+
+    return jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES)), autoescape=True,
+                              undefined=jinja2.StrictUndefined, trim_blocks=False, lstrip_blocks=False)
+
+
+def _write(path: Path, text: str) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+
+
+_SUFFIX = re.compile(r"(?<=[A-Za-z])\d+$")
+
+
+def clean_name(name: str, problem: int) -> str:
+    """A check's name as a person reads it: no "P3 " prefix (the page groups by problem) and no
+    pytest duplicate-id counter ("five sixes0" -> "five sixes")."""
+    if name.startswith(f"P{problem} "):
+        name = name[len(f"P{problem} "):]
+    return _SUFFIX.sub("", name)
+
+
+def _unique(names: list[str]) -> list[str]:
+    seen: dict[str, int] = {}
+    out = []
+    for name in names:
+        seen[name] = seen.get(name, 0) + 1
+        out.append(name if seen[name] == 1 else f"{name} ({seen[name]})")
+    return out
+
+
+def histogram_counts(percents: list[float], bins: int = 10) -> list[int]:
+    counts = [0] * bins
+    for p in percents:
+        counts[min(bins - 1, max(0, int(p * bins // 100)))] += 1
+    return counts
+
+
+def sandbox_flags(row: Row) -> list[str]:
+    """What the sandbox refused this submission (recorded with its grade)."""
+    return [str(f) for f in row.report.get("flags", []) or []]
+
+
+def _stats(values: list[float]) -> dict[str, float]:
+    if not values:
+        return {"mean": 0.0, "median": 0.0, "p90": 0.0, "max": 0.0}
+    ordered = sorted(values)
+    p90 = ordered[min(len(ordered) - 1, int(round(0.9 * (len(ordered) - 1))))]
+    return {"mean": statistics.fmean(values), "median": statistics.median(values), "p90": p90,
+            "max": ordered[-1]}
+
+
+def check_rates(rows: list[Row]) -> list[dict[str, Any]]:
+    """Per test: how many of the submissions that loaded passed it (a broken file says nothing of a test)."""
+    table: dict[str, dict[str, Any]] = {}
+    for row in rows:
+        if row.status != "graded" or row.error:
+            continue
+        for t in row.tests:
+            key = t.get("test_id") or t["name"]
+            entry = table.setdefault(key, {"name": t["name"], "problem": t["problem"], "stage": t["stage"],
+                                           "visibility": t.get("visibility", "visible"), "passed": 0, "n": 0,
+                                           "points": t["max_score"]})
+            entry["n"] += 1
+            entry["passed"] += t["status"] == "passed"
+    out = list(table.values())
+    for entry in out:
+        entry["rate"] = entry["passed"] / entry["n"] if entry["n"] else 0.0
+        entry["flagged"] = entry["n"] > 0 and entry["rate"] < FLAG_BELOW
+    return sorted(out, key=lambda e: (e["rate"], e["stage"], e["problem"], e["name"]))
+
+
+def stage_rates(rows: list[Row], spec: Assignment) -> list[dict[str, Any]]:
+    out = []
+    titles = {s.number: s.title for s in spec.stages}
+    for stage in sorted({t["stage"] for row in rows for t in row.tests}):
+        got = top = passed = n = 0.0
+        for row in rows:
+            tests = [t for t in row.tests if t["stage"] == stage]
+            got += sum(t["score"] for t in tests)
+            top += sum(t["max_score"] for t in tests)
+            passed += sum(t["status"] == "passed" for t in tests)
+            n += len(tests)
+        out.append({"stage": stage, "title": titles.get(stage, ""), "score_share": got / top if top else 0.0,
+                    "pass_rate": passed / n if n else 0.0, "tests": n})
+    return out
+
+
+def common_hints(rows: list[Row], limit: int = 10) -> list[tuple[str, int]]:
+    """Hints by how many students got them (a hint counts once per student)."""
+    counter: collections.Counter[str] = collections.Counter()
+    for row in rows:
+        counter.update({t["hint"] for t in row.tests if t.get("hint")})
+    return counter.most_common(limit)
+
+
+def stage_times(rows: list[Row]) -> dict[int, list[float]]:
+    """Per stage, each submission's summed check time (seconds)."""
+    out: dict[int, list[float]] = collections.defaultdict(list)
+    for row in rows:
+        per: dict[int, float] = collections.defaultdict(float)
+        for t in row.tests:
+            per[t["stage"]] += float(t.get("elapsed", 0.0))
+        for stage, seconds in per.items():
+            out[stage].append(seconds)
+    return dict(sorted(out.items()))
+
+
+# --- the class report -----------------------------------------------------------------------------
+
+def problem_rates(rows: list[Row], spec: Assignment, rates: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Per problem: points, mean earned, share of loaded students with full marks, check pass rate, checks."""
+    loaded = [r for r in rows if r.status == "graded" and not r.error]
+    out = []
+    for problem in sorted(spec.problems, key=lambda p: (p.stage, p.number)):
+        earned, full = [], 0
+        for row in loaded:
+            tests = [t for t in row.tests if t["problem"] == problem.number]
+            if not tests:
+                continue
+            got = sum(t["score"] for t in tests)
+            top = sum(t["max_score"] for t in tests)
+            earned.append(got)
+            full += got >= top - 1e-9
+        checks = [r for r in rates if r["problem"] == problem.number]
+        if not checks:
+            continue
+        passed = sum(r["passed"] for r in checks)
+        n = sum(r["n"] for r in checks)
+        labels = _unique([clean_name(r["name"], problem.number) for r in checks])
+        ordered = sorted(zip(labels, checks), key=lambda item: item[1]["rate"])
+        out.append({"number": problem.number, "title": problem.title, "stage": problem.stage,
+                    "points": fmt(problem.points), "mean": fmt(statistics.fmean(earned)) if earned else "-",
+                    "full": full, "full_rate": full / len(earned) if earned else 0.0,
+                    "pass_rate": passed / n if n else 0.0,
+                    "checks": [dict(r, label=label, points=fmt(r["points"])) for label, r in ordered]})
+    return out
+
+
+def hint_students(rows: list[Row]) -> list[dict[str, Any]]:
+    """Each hint with the students who got it, most common first."""
+    table: dict[str, list[str]] = collections.defaultdict(list)
+    for row in rows:
+        for hint in sorted({t["hint"] for t in row.tests if t.get("hint")}):
+            table[hint].append(row.submission_id)
+    return [{"hint": h, "students": ids} for h, ids in sorted(table.items(), key=lambda i: (-len(i[1]), i[0]))]
+
+
+def render_report(rows: list[Row], spec: Assignment, extra_sections: list[dict[str, Any]] | None = None,
+                  lms_files: list[str] | None = None, late: dict[str, dict[str, Any]] | None = None) -> str:
+    """The class report.  EXTRA_SECTIONS: [{"id", "title", "html"}] appended after the per-check
+    detail (html is trusted markup the caller built with escaping, e.g. a jinja2 Markup)."""
+    from ..coach.leaderboard import leaderboard_html  # empty unless stage 5 was graded
+    from . import charts
+
+    percents = [100 * r.score / r.max_score if r.max_score else 0.0 for r in rows]
+    scores = [r.score for r in rows]
+    max_score = max((r.max_score for r in rows), default=0.0)
+    loaded = [r for r in rows if r.status == "graded" and not r.error]
+    sections = list(extra_sections or [])
+    board = leaderboard_html(rows)
+    if board:                                    # it brings its own heading
+        sections.insert(0, {"id": "leaderboard", "nav": "strategy contest", "title": "", "html": board})
+    rates = check_rates(rows)
+    titles = problem_titles(spec.name)
+    for r in rates:
+        r["label"] = clean_name(r["name"], r["problem"])
+        r["problem_title"] = titles.get(r["problem"], "")
+    stages = stage_rates(rows, spec)
+    for s in stages:
+        got = [sum(t["score"] for t in r.tests if t["stage"] == s["stage"]) for r in rows]
+        top = max((sum(t["max_score"] for t in r.tests if t["stage"] == s["stage"]) for r in rows), default=0.0)
+        s["mean"], s["max"] = (fmt(statistics.fmean(got)) if got else "-"), fmt(top)
+        s["tests"] = int(s["tests"])
+    problems = problem_rates(rows, spec, rates)
+    students = []
+    for row, pct in zip(rows, percents):
+        students.append({"id": row.submission_id, "score": row.score,
+                         "score_text": f"{fmt(row.score)} / {fmt(row.max_score)}", "percent": f"{pct:.0f}",
+                         "passed": sum(t["status"] == "passed" for t in row.tests), "tests": len(row.tests),
+                         "note": row.error.splitlines()[0][:120] if row.error else "",
+                         "flags": sandbox_flags(row), "late": _late_cell((late or {}).get(row.submission_id)),
+                         "time": f"{row.wall_time:.2f}"})
+    timing = [("wall clock (s)", _stats([r.wall_time for r in rows])), ("CPU (s)", _stats([r.cpu_time for r in rows]))]
+    timing += [(f"stage {stage} checks (s)", _stats(values)) for stage, values in stage_times(rows).items()]
+    context = {
+        "title": f"{spec.title}: class report", "spec": spec, "rows": rows,
+        "generated": time.strftime("%Y-%m-%d %H:%M"), "grader_version": rows[0].grader_version if rows else "-",
+        "mean": fmt(round(statistics.fmean(scores), 1)) if scores else "-", "max_score": fmt(max_score),
+        "median": fmt(round(statistics.median(scores), 1)) if scores else "-",
+        "full_marks": sum(1 for r in rows if r.max_score and r.score >= r.max_score),
+        "not_loaded": len(rows) - len(loaded), "loaded": len(loaded),
+        "histogram": Markup(charts.histogram(percents)),
+        "stage_chart": Markup(charts.rate_bars([(f"Stage {s['stage']} {s['title']}", s["pass_rate"]) for s in stages],
+                                               "stage-rates", "Checks passed, per stage", FLAG_BELOW)) if stages else "",
+        "problem_chart": Markup(charts.rate_bars([(f"P{p['number']} {p['title']}", p["full_rate"]) for p in problems],
+                                                 "problem-rates", "Students with full marks, per problem",
+                                                 axis="% of students with full marks"))
+        if problems else "",
+        "stages": stages, "problems": problems, "flagged": [r for r in rates if r["flagged"]],
+        "flag_percent": f"{FLAG_BELOW:.0%}", "flag_text": FLAG_TEXT,
+        "refused": [s for s in students if s["flags"]], "late_count": sum(1 for s in students if s["late"]),
+        "hints": hint_students(rows), "students": students, "timing": timing,
+        "total_wall": f"{sum(r.wall_time for r in rows):.1f}", "total_cpu": f"{sum(r.cpu_time for r in rows):.1f}",
+        "extra_sections": [dict(s, html=Markup(s["html"])) for s in sections],
+        "lms_files": lms_files or [],
+    }
+    return _env().get_template("report.html.j2").render(**context)
+
+
+def _late_cell(summary: dict[str, Any] | None) -> str:
+    if not summary or not summary.get("late"):
+        return ""
+    return f"late {summary['late_by']}" + (f", -{fmt(summary['penalty'])}" if summary.get("penalty") else "")
+
+
+def write_report(rows: list[Row], spec: Assignment, out: Path, extra_sections: list[dict[str, Any]] | None = None,
+                 lms_files: list[str] | None = None, late: dict[str, dict[str, Any]] | None = None) -> Path:
+    path = Path(out) / "report.html"
+    _write(path, render_report(rows, spec, extra_sections, lms_files, late))
+    return path
+
+
+# --- a student's feedback page --------------------------------------------------------------------
+
+def render_feedback(row: Row, report: GradeReport, late: str = "", strategy_plot: str = "") -> str:
+    """One student's page: per stage, per problem (failing checks in full, passing ones folded away).
+    It links nowhere, so it still works when handed to the student on its own."""
+    from ..assignment import load_assignment
+
+    try:
+        spec = load_assignment(report.assignment)
+        stage_titles = {s.number: s.title for s in spec.stages}
+    except KeyError:
+        stage_titles = {}
+    titles = problem_titles(report.assignment)
+    stages = []
+    for stage, (got, top) in report.stage_scores().items():
+        problems = []
+        for problem in sorted({t.problem for t in report.tests if t.stage == stage}):
+            tests = [t for t in report.tests if t.stage == stage and t.problem == problem]
+            names = _unique([clean_name(t.name, problem) for t in tests])
+            checks = [{"name": name, "status": t.status, "output": t.output if t.status != "passed" else "",
+                       "points": f"{fmt(t.score)} / {fmt(t.max_score)}"} for name, t in zip(names, tests)]
+            failing = [c for c in checks if c["status"] != "passed"]
+            problems.append({"number": problem, "title": titles.get(problem, ""), "checks": checks,
+                             "failing": failing, "passing": [c for c in checks if c["status"] == "passed"],
+                             "passed": len(checks) - len(failing), "all_passed": not failing,
+                             "points": f"{fmt(sum(t.score for t in tests))} / {fmt(sum(t.max_score for t in tests))}"})
+        stages.append({"number": stage, "title": stage_titles.get(stage, ""), "points": f"{fmt(got)} / {fmt(top)}",
+                       "problems": problems})
+    headline = closing_line(report) if report.public_only else f"Score: {fmt(report.score)} / {fmt(report.max_score)}"
+    context = {"title": f"Feedback: {row.submission_id}", "student": row.submission_id, "headline": headline,
+               "error": report.error, "notes": report.notes, "flags": sandbox_flags(row), "late": late,
+               "stages": stages, "graded_at": row.graded_at, "strategy_plot": strategy_plot}
+    return _env().get_template("feedback.html.j2").render(**context)
+
+
+def write_feedback_page(row: Row, report: GradeReport, path: Path, late: str = "") -> None:
+    """The page, and stage 5's plot next to it; the page carries the plot inline (a data: URI), so
+    it still shows when the page alone is handed to the student."""
+    import base64
+
+    from ..coach.leaderboard import feedback_plot
+
+    plot = feedback_plot(row.tests, Path(path).with_name(f"{row.submission_id}-strategy.png"))
+    inline = "data:image/png;base64," + base64.b64encode(plot.read_bytes()).decode("ascii") if plot else ""
+    _write(path, render_feedback(row, report, late, inline))
