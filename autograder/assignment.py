@@ -7,11 +7,17 @@ of `Assignment`, so no other code builds these paths.  The top-level solution/<n
 starter/<name>.py are the generated student-facing views (`python -m autograder build`); they
 exist only in a checkout of the repository (`Assignment.in_repository`).
 
+A course can also live outside the package: `--assignment path/to/folder` (or the folder listed
+in $AUTOGRADER_ASSIGNMENTS, then `--assignment NAME`) loads the same layout from there; its
+generated views go into that folder.  A folder that is not an assignment (no assignment.toml, a
+table without problems, points that are not numbers ...) is refused with what is wrong.
+
 The engine reads an assignment only through this module.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 from dataclasses import dataclass, field
 from functools import cache
@@ -199,28 +205,95 @@ def needs_repository(what: str) -> str | None:
             f"run it from a clone of the repository")
 
 
+ASSIGNMENTS_ENV = "AUTOGRADER_ASSIGNMENTS"   # extra assignment folders (os.pathsep-separated), outside the package
+
+
+class AssignmentError(KeyError):
+    """An unknown assignment, or a folder that is not one (a KeyError: the verbs catch those)."""
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
 def available() -> list[str]:
+    """The assignments packaged with the kit (`build` and `release` with no names do these)."""
     return sorted(p.parent.name for p in ASSIGNMENTS_DIR.glob("*/assignment.toml"))
+
+
+def extra_folders() -> dict[str, Path]:
+    """name -> folder of the assignments outside the package: $AUTOGRADER_ASSIGNMENTS lists folders,
+    each an assignment folder (it has assignment.toml) or a folder of assignment folders."""
+    found: dict[str, Path] = {}
+    for entry in filter(None, os.environ.get(ASSIGNMENTS_ENV, "").split(os.pathsep)):
+        folder = Path(entry).expanduser().resolve()
+        tables = [folder / "assignment.toml"] if (folder / "assignment.toml").is_file() \
+            else sorted(folder.glob("*/assignment.toml"))
+        for table in tables:
+            found.setdefault(table.parent.name, table.parent)
+    return found
+
+
+def is_path(value: str) -> bool:
+    """Whether --assignment VALUE names a folder rather than an assignment: it has a `/`, or it is
+    a folder and no known assignment's name (a submissions folder named `yahtzee` is not a course)."""
+    if "/" in value or os.sep in value:
+        return True
+    known = (ASSIGNMENTS_DIR / value / "assignment.toml").is_file() or value in extra_folders()
+    return not known and Path(value).is_dir()
 
 
 @cache
 def load_assignment(name: str = DEFAULT_ASSIGNMENT) -> Assignment:
-    """Load autograder/assignments/NAME/assignment.toml; raise KeyError with the known names."""
+    """Load an assignment: NAME is a packaged one (autograder/assignments/NAME), one of the folders
+    $AUTOGRADER_ASSIGNMENTS lists, or the path of an assignment folder anywhere.  A folder loaded by
+    path is added to $AUTOGRADER_ASSIGNMENTS, so everything that later finds it by name (its suites,
+    the reporters, grade-all's worker processes) finds the same folder.  AssignmentError (a KeyError)
+    for an unknown name or a folder that is not an assignment."""
+    if is_path(name):
+        root = Path(name).expanduser().resolve()
+        packaged = ASSIGNMENTS_DIR / root.name
+        if (packaged / "assignment.toml").is_file() and packaged.resolve() != root:
+            raise AssignmentError(f"{name}: the kit already has an assignment named {root.name!r}; "
+                                  f"rename the folder")
+        assignment = _read(root)
+        if root.parent != ASSIGNMENTS_DIR and extra_folders().get(root.name) != root:
+            listed = os.environ.get(ASSIGNMENTS_ENV)
+            os.environ[ASSIGNMENTS_ENV] = os.pathsep.join(filter(None, [listed, str(root)]))
+        return assignment
     root = ASSIGNMENTS_DIR / name
+    if not (root / "assignment.toml").is_file():
+        root = extra_folders().get(name, root)
+    if not (root / "assignment.toml").is_file():
+        known = available() + sorted(set(extra_folders()) - set(available()))
+        raise AssignmentError(f"unknown assignment {name!r}; known: {', '.join(known) or 'none'} "
+                              f"(or give the path of an assignment folder)")
+    return _read(root)
+
+
+def _read(root: Path) -> Assignment:
+    """The assignment in folder ROOT, its table checked (AssignmentError saying what is wrong)."""
     table = root / "assignment.toml"
+    if not root.is_dir():
+        raise AssignmentError(f"{root}: no such folder")
     if not table.is_file():
-        raise KeyError(f"unknown assignment {name!r}; known: {', '.join(available()) or 'none'}")
-    data = tomllib.loads(table.read_text(encoding="utf-8"))
+        raise AssignmentError(f"{root} is not an assignment folder: it has no assignment.toml")
+    try:
+        data = tomllib.loads(table.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as err:
+        raise AssignmentError(f"{table}: not valid TOML: {err}") from None
+    problems_found = _table_problems(data, root.name)
+    if problems_found:
+        raise AssignmentError(f"{table} is not a valid assignment table:\n  " + "\n  ".join(problems_found))
     stages = tuple(Stage(s["number"], s["title"], bool(s.get("optional", False))) for s in data.get("stages", []))
     problems = tuple(
         Problem(p["number"], p["stage"], p["title"], p["points"], tuple(p.get("functions", ())))
-        for p in data.get("problems", [])
+        for p in data["problems"]
     )
     # solution/starter/handout: the paths of the layout before one folder per assignment; files
     # are found by convention now, and a not-yet-updated assignment.toml keeps working.
     known = {"name", "title", "student_file", "solution", "starter", "handout", "entry", "stages", "problems"}
     return Assignment(
-        name=data["name"],
+        name=data.get("name", root.name),
         title=data["title"],
         root=root,
         student_file=data["student_file"],
@@ -228,13 +301,66 @@ def load_assignment(name: str = DEFAULT_ASSIGNMENT) -> Assignment:
         stages=stages,
         problems=problems,
         extra={k: v for k, v in data.items() if k not in known},
+        # an assignment outside the package generates its solution/ and starter/ views in its folder
+        views=REPO_ROOT if root.parent == ASSIGNMENTS_DIR else root,
     )
+
+
+def _is_int(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _table_problems(data: dict, folder: str) -> list[str]:
+    """What is wrong with an assignment table DATA (of the folder named FOLDER); [] when nothing."""
+    found = []
+    if data.get("name", folder) != folder:
+        found.append(f"name = {data['name']!r}, but the folder is {folder!r}: the name is the folder's")
+    for key in ("title", "student_file"):
+        if not isinstance(data.get(key), str) or not data[key].strip():
+            found.append(f"{key} is missing (a string)")
+    stages, problems = data.get("stages", []), data.get("problems")
+    if not isinstance(problems, list) or not problems:
+        return found + ["it has no [[problems]] (number, stage, title, points, functions)"]
+    if not isinstance(stages, list):
+        return found + ["stages must be an array of tables, [[stages]]"]
+    for i, stage in enumerate(stages, 1):
+        if not isinstance(stage, dict) or not _is_int(stage.get("number")) or not isinstance(stage.get("title"), str):
+            found.append(f"stage #{i}: needs number (an integer) and title (a string)")
+    numbers = set()
+    for i, p in enumerate(problems, 1):
+        if not isinstance(p, dict):
+            found.append(f"problem #{i}: not a table")
+            continue
+        label = f"problem {p['number']}" if _is_int(p.get("number")) else f"problem #{i}"
+        for key in ("number", "stage"):
+            if not _is_int(p.get(key)):
+                found.append(f"{label}: {key} must be an integer, not {p.get(key)!r}")
+        if not isinstance(p.get("title"), str):
+            found.append(f"{label}: title must be a string")
+        if not (isinstance(p.get("points"), (int, float)) and not isinstance(p.get("points"), bool)) \
+                or p["points"] < 0:
+            found.append(f"{label}: points must be a number >= 0, not {p.get('points')!r}")
+        functions = p.get("functions", [])
+        if not isinstance(functions, list) or not all(isinstance(f, str) for f in functions):
+            found.append(f"{label}: functions must be a list of names")
+        if p.get("number") in numbers:
+            found.append(f"{label}: the number is used twice")
+        numbers.add(p.get("number"))
+    declared = {s.get("number") for s in stages if isinstance(s, dict)}
+    used = {p.get("stage") for p in problems if isinstance(p, dict)}
+    for number in sorted(n for n in declared - used if _is_int(n)):
+        found.append(f"stage {number} has no problems")
+    if declared:
+        for number in sorted(n for n in used - declared if _is_int(n)):
+            found.append(f"problems name stage {number}, which [[stages]] does not declare")
+    return found
 
 
 def add_assignment_argument(parser, what: str = "assignment to grade against") -> None:
     """The --assignment option every verb shares (its stage choices come from the one chosen)."""
     parser.add_argument("--assignment", default=DEFAULT_ASSIGNMENT, metavar="NAME",
-                        help=f"{what} (default: {DEFAULT_ASSIGNMENT}; the kit has {', '.join(available())})")
+                        help=f"{what} (default: {DEFAULT_ASSIGNMENT}; the kit has {', '.join(available())}; "
+                             f"or the path of an assignment folder)")
 
 
 def stage_error(spec: Assignment, stage: str | int | None, allow_all: bool = True) -> str | None:

@@ -278,3 +278,39 @@ def test_handout_sample_run_is_the_references():
     for line in shown:
         assert line in printed[position:], f"{line!r} is not printed (in this order) by the reference"
         position = printed.index(line, position) + 1
+
+
+def test_spare_answers_are_the_graders_not_the_games(tmp_path):
+    """The handout's spare `skip` after an answer its roll does not fit comes from the grader
+    (derived from the reference's run), not from the game files: with every trailing spare
+    removed from games.toml, the program that refuses EVERY answer its roll does not fit (and
+    asks again) still gets full marks, and the reference too."""
+    import json
+    import os
+
+    text = (PYTZEE.scenarios_dir / "games.toml").read_text(encoding="utf-8")
+    stripped, removed = [], 0
+    for game in GAMES["game"]:
+        commands = list(game["commands"])
+        while len(commands) > len(game["dice"]) and commands[-1] == "skip":
+            commands.pop()
+            removed += 1
+        stripped.append(commands)
+    assert removed >= 20
+    for game, commands in zip(GAMES["game"], stripped):    # rewrite each game's commands line in place
+        old = "commands = " + json.dumps(game["commands"]).replace('", "', '", "')
+        text = text.replace(f"why = {json.dumps(game['why'])}\ndice = {json.dumps(game['dice'])}\n{old}",
+                            f"why = {json.dumps(game['why'])}\ndice = {json.dumps(game['dice'])}\n"
+                            f"commands = {json.dumps(commands)}", 1)
+    games = tomllib.loads(text)
+    assert [g["commands"] for g in games["game"]] == stripped, "every game's commands rewritten"
+    (tmp_path / "games.toml").write_text(text, encoding="utf-8")
+    env = dict(os.environ, AUTOGRADER_SCENARIOS_DIR=str(tmp_path))
+    refusing = ROOT / "tests" / "submissions" / "pytzee" / "refuses_every_misfit.py"
+    for path in (refusing, SOLUTION):
+        done = subprocess.run([sys.executable, "-m", "autograder", "grade", "--assignment", "pytzee", str(path),
+                               "--format", "json"], cwd=ROOT, capture_output=True, text=True, timeout=300, env=env)
+        assert done.returncode == 0, done.stderr
+        report = json.loads(done.stdout)
+        assert report["score"] == TOTAL, [(t["name"], t["output"]) for t in report["tests"]
+                                          if t["score"] < t["max_score"]]

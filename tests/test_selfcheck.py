@@ -249,3 +249,31 @@ def test_run_all_on_the_student_notebook_never_stops_and_agrees_with_check_py(bu
     assert summary.count("Problem ") >= 6 and "Public checks:" in summary
     if label == "exactly-three-of-a-kind":
         assert "Expected: 17" in printed["p02_three_and_four_of_a"]
+
+
+def test_the_time_limit_drops_after_a_few_checks_ran_out_of_time():
+    """check.py's per-check alarm: after SLOW_ALLOWED checks ran out of time, the limit drops to
+    short_timeout (as the graders' games do), and time_note says so in one line."""
+    import time
+
+    engine = {"__name__": "selfcheck"}
+    exec(SELFCHECK_SOURCE, engine)
+    engine["SETTINGS"].update(timeout=0.4, short_timeout=0.05, print=False)
+    checks = engine["PublicChecks"](1, "Loops")
+    took = []
+    for index in range(engine["SLOW_ALLOWED"] + 2):
+        started = time.perf_counter()
+        with checks(f"loop {index}"):
+            while True:
+                pass
+        took.append(time.perf_counter() - started)
+    allowed = engine["SLOW_ALLOWED"]
+    assert all(t >= 0.35 for t in took[:allowed]) and all(t < 0.3 for t in took[allowed:]), took
+    assert [status for _, status, _ in checks.results] == ["failed"] * len(took)
+    assert "0.05 seconds" in checks.results[-1][2] and "0.4 seconds" in checks.results[0][2]
+    with checks("a quick one"):
+        pass
+    assert checks.results[-1][1] == "passed"
+    note = engine["time_note"](engine["TIMED_OUT"]["count"], 0.4, 0.05)
+    assert note.startswith(f"{len(took)} checks ran out of time; after {allowed} of them the limit dropped")
+    assert "\n" not in note and engine["time_note"](allowed, 0.4, 0.05) == ""

@@ -39,7 +39,16 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from autograder.assignment import REPO_ROOT, Assignment, Problem, available, load_assignment, needs_repository
+from autograder.assignment import (
+    REPO_ROOT,
+    Assignment,
+    Problem,
+    available,
+    extra_folders,
+    load_assignment,
+    needs_repository,
+)
+from autograder.authoring import promises
 
 BUILD_COMMAND = "python -m autograder build"
 TABLE_BEGIN = "<!-- BEGIN POINTS TABLE -->"
@@ -421,6 +430,8 @@ def _plan(assignment: Assignment) -> tuple[list[tuple[Path, str | bytes, str]], 
         except ValueError as err:
             problems.append(f"{relative(handout)}: {err}")
         else:
+            wanted, found = promises.update(assignment, wanted)   # the promise table, from promises.toml
+            problems.extend(found)
             targets.append((handout, wanted, f"the points table in {table_name}"))
     if not problems:
         problems += _sample_targets(assignment, targets)
@@ -456,6 +467,13 @@ def _assignments(names: Iterable[str] | None) -> list[Assignment]:
     return chosen
 
 
+def build_command(assignment: Assignment) -> str:
+    """The command that rebuilds ASSIGNMENT's files (one found outside the package: by its path)."""
+    if extra_folders().get(assignment.name) != assignment.root:
+        return BUILD_COMMAND
+    return f"{BUILD_COMMAND} {relative(assignment.root)}"
+
+
 def build_files(check: bool = False, names: Iterable[str] | None = None,
                 assignments: Iterable[Assignment] | None = None) -> tuple[list[str], list[Path]]:
     """Build (or check) ASSIGNMENTS (default: NAMES, default: every assignment with a reference.py).
@@ -480,7 +498,7 @@ def build_files(check: bool = False, names: Iterable[str] | None = None,
             if check:
                 state = f"is missing (it is made from {source})" if current is None \
                     else f"is out of date with {source}"
-                problems.append(f"{relative(path)} {state}: run `{BUILD_COMMAND}`")
+                problems.append(f"{relative(path)} {state}: run `{build_command(assignment)}`")
             else:
                 path.parent.mkdir(parents=True, exist_ok=True)
                 if binary:

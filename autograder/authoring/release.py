@@ -54,7 +54,8 @@ from autograder.notebooks import (
 )
 from autograder.notebooks import dumps as notebook_dumps
 
-CHECK_TIMEOUT = 10          # seconds per problem in check.py
+CHECK_TIMEOUT = 1.5         # seconds per check in check.py (the reference needs milliseconds) ...
+SHORT_CHECK_TIMEOUT = 0.5   # ... once selfcheck.SLOW_ALLOWED checks ran out of time
 
 
 class ReleaseError(RuntimeError):
@@ -93,6 +94,7 @@ from pathlib import Path
 TITLE = {title!r}
 STUDENT_FILE = {student_file!r}
 TIMEOUT = {timeout!r}
+SHORT_TIMEOUT = {short_timeout!r}   # per check, once a few checks ran out of time
 PROBLEMS = {problems}   # (number, stage, title)
 CHECKS = {checks}
 TOOLS = {tools!r}
@@ -147,7 +149,7 @@ def main(argv=None):
         return 2
     engine = {{"__name__": "selfcheck"}}
     exec(RUNTIME, engine)
-    engine["SETTINGS"].update(timeout=TIMEOUT, filename=path.name)
+    engine["SETTINGS"].update(timeout=TIMEOUT, short_timeout=SHORT_TIMEOUT, filename=path.name)
     sys.path.insert(0, str(path.resolve().parent))
     problem = None
     try:
@@ -170,6 +172,9 @@ def main(argv=None):
         if problem:
             print(problem)
         print(engine["summary"](chosen, results, args.verbose, HIDDEN_NOTE))
+        note = engine["time_note"](engine["TIMED_OUT"]["count"], TIMEOUT, SHORT_TIMEOUT)
+        if note:
+            print(note)
     return 0 if all(engine["problem_status"](r) == "passed" for r in results.values()) else 1
 
 
@@ -184,7 +189,8 @@ def check_script(assignment: Assignment, checks: dict[int, str]) -> str:
     checks_text = "{\n" + "".join(f"    {number}: {code!r},\n" for number, code in sorted(checks.items())) + "}"
     problems_text = "[\n" + "".join(f"    {p!r},\n" for p in problems) + "]"
     return CHECK_TEMPLATE.format(title=assignment.title, student_file=assignment.student_file,
-                                 timeout=CHECK_TIMEOUT, problems=problems_text, checks=checks_text,
+                                 timeout=CHECK_TIMEOUT, short_timeout=SHORT_CHECK_TIMEOUT,
+                                 problems=problems_text, checks=checks_text,
                                  tools=TOOLS, runtime=SELFCHECK_SOURCE, hidden_note=HIDDEN_NOTE)
 
 

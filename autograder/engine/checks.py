@@ -108,18 +108,23 @@ def reference_value(outcome: Outcome, ran: str) -> Any:
 
 
 def expect_same(student, reference, func: str, *args: Any,
-                hint: Callable[[Any, Any], str | None] | None = None, why: str = "", **kwargs: Any) -> Any:
+                hint: Callable[[Any, Any], str | None] | None = None, why: str = "",
+                then: Callable[[Outcome], None] | None = None, **kwargs: Any) -> Any:
     """Call FUNC on both programs; Fail unless the student returns what the reference returns.
-    WHY (what the case covers) is the whole of a hidden check's feedback."""
+    WHY (what the case covers) is the whole of a hidden check's feedback.  THEN(outcome), when
+    given, checks more of the student's call once the value is right (what it printed, say)."""
     ran = describe_call(func, args, kwargs)
     expected = reference_value(reference.call(func, *args, **kwargs), ran)
     could_pass_by_doing_nothing(expected)
-    got = returned(student.call(func, *args, **kwargs), ran, why=why)
+    outcome = student.call(func, *args, **kwargs)
+    got = returned(outcome, ran, why=why)
     if got != expected or type(got) is not type(expected):
         raise Fail(f"Called {ran}. Returned {show(got)}, but expected {show(expected)}{_because(why)}.",
                    hidden=f"{func} returned the wrong value{_because(why)}.",
                    ran=ran, expected=expected, got=got, hint=hint(got, expected) if hint else None,
                    show_values=False)
+    if then is not None:
+        then(outcome)
     return got
 
 

@@ -25,7 +25,12 @@ import signal
 import traceback
 
 STATUSES = ("passed", "failed", "not started")
-SETTINGS = {"print": True, "timeout": None, "filename": None, "max_lines": 40}
+# timeout: seconds per check (check.py; None: no alarm).  After SLOW_ALLOWED checks ran out of
+# time the limit drops to short_timeout, as the graders' games do, so a program that hangs
+# everywhere costs the checks it breaks, not minutes of waiting.
+SLOW_ALLOWED = 2
+SETTINGS = {"print": True, "timeout": None, "short_timeout": None, "filename": None, "max_lines": 40}
+TIMED_OUT = {"count": 0, "limit": None}    # checks that ran out of time in this process, the limit in force
 RESULTS = {}             # problem number -> [(what, status, detail), ...] of the latest run
 TITLES = {}              # problem number -> title, as the check cells name them
 
@@ -36,6 +41,26 @@ class TookTooLong(BaseException):
 
 def _on_alarm(signum, frame):
     raise TookTooLong()
+
+
+def check_limit():
+    """The time limit of the next check: SETTINGS' timeout, short_timeout once SLOW_ALLOWED ran out."""
+    limit, short = SETTINGS["timeout"], SETTINGS["short_timeout"]
+    if limit and short and TIMED_OUT["count"] >= SLOW_ALLOWED:
+        return min(limit, short)
+    return limit
+
+
+def _seconds(value):
+    return f"{value:g} second{'' if value == 1 else 's'}"
+
+
+def time_note(count, limit, short, unit="check"):
+    """One line for the student when COUNT checks (or problems) ran out of time and the limit dropped."""
+    if not count or not short or count <= SLOW_ALLOWED or short >= limit:
+        return ""
+    return (f"{count} {unit}s ran out of time; after {SLOW_ALLOWED} of them the limit dropped from "
+            f"{_seconds(limit)} to {_seconds(short)} per {unit} (an endless loop?), so the rest are not waited for.")
 
 
 def _where(err):
@@ -53,7 +78,7 @@ def outcome_of(err):
     if err is None:
         return "passed", ""
     if isinstance(err, TookTooLong):
-        return "failed", f"It took more than {SETTINGS['timeout']} seconds and was stopped (an endless loop?)."
+        return "failed", f"It took more than {_seconds(TIMED_OUT['limit'] or 0)} and was stopped (an endless loop?)."
     if isinstance(err, NotImplementedError):
         return "not started", f"Not written yet: it still raises NotImplementedError({str(err)!r})."
     if isinstance(err, AssertionError):
@@ -75,14 +100,17 @@ class PublicChecks:
         return self
 
     def __enter__(self):
-        if SETTINGS["timeout"] and hasattr(signal, "SIGALRM"):
+        TIMED_OUT["limit"] = check_limit()
+        if TIMED_OUT["limit"] and hasattr(signal, "SIGALRM"):
             signal.signal(signal.SIGALRM, _on_alarm)
-            signal.alarm(int(SETTINGS["timeout"]))
+            signal.setitimer(signal.ITIMER_REAL, TIMED_OUT["limit"])
         return self
 
     def __exit__(self, kind, err, tb):
-        if SETTINGS["timeout"] and hasattr(signal, "SIGALRM"):
-            signal.alarm(0)
+        if TIMED_OUT["limit"] and hasattr(signal, "SIGALRM"):
+            signal.setitimer(signal.ITIMER_REAL, 0)
+        if isinstance(err, TookTooLong):
+            TIMED_OUT["count"] += 1
         if kind is not None and not issubclass(kind, (Exception, TookTooLong, SystemExit)):
             return False                     # KeyboardInterrupt (a notebook's interrupt) goes through
         status, detail = outcome_of(err)

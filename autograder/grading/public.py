@@ -22,7 +22,8 @@ from ..engine.results import GradeReport, TestResult
 from ..engine.sandbox import Limits
 
 ENTRY = "__autograder_public_checks__"
-PROBLEM_TIMEOUT = 10.0           # seconds per problem in the sandbox (check.py: per check, by alarm)
+PROBLEM_TIMEOUT = 2.0            # seconds per problem in the sandbox (check.py: per check, by alarm) ...
+SHORT_PROBLEM_TIMEOUT = 0.5      # ... once selfcheck.SLOW_ALLOWED problems ran out of time
 SELFCHECK_SOURCE = Path(selfcheck.__file__).read_text(encoding="utf-8")
 
 
@@ -121,9 +122,12 @@ def grade_public(path: str | Path, assignment: str | Assignment = DEFAULT_ASSIGN
     wanted = {n: checks[n] for n, _, _ in problems}
     program = Program(sandbox_source(submission.source, wanted, submission.filename), submission.filename,
                       limits=limits, hidden_paths=hidden_paths(extra_hidden) + submission_home(path))
+    timed_out = 0
     try:
         for number, problem_stage, _ in problems:
-            outcome = program.call(ENTRY, number, fresh=True, timeout=PROBLEM_TIMEOUT)
+            limit = SHORT_PROBLEM_TIMEOUT if timed_out >= selfcheck.SLOW_ALLOWED else PROBLEM_TIMEOUT
+            outcome = program.call(ENTRY, number, fresh=True, timeout=limit)
+            timed_out += outcome.status == "timeout"
             if outcome.status == "ok" and isinstance(outcome.value, list):
                 results = [r for r in outcome.value if isinstance(r, list) and len(r) == 3]
             elif outcome.status in ("syntax_error", "import_error"):
@@ -142,6 +146,9 @@ def grade_public(path: str | Path, assignment: str | Assignment = DEFAULT_ASSIGN
                                                0.0, 0.0, status, detail, hint=hint))
     finally:
         program.close()
+    note = selfcheck.time_note(timed_out, PROBLEM_TIMEOUT, SHORT_PROBLEM_TIMEOUT, unit="problem")
+    if note:
+        report.notes.append(note)
     report.flags = list(program.attempts)
     report.execution_time = round(time.perf_counter() - started, 3)
     return report

@@ -187,7 +187,7 @@ def _double_quote(text: str) -> str:
 
 def setup_script(spec: Assignment) -> str:
     return fill(SETUP_SH, TITLE=spec.title, NAME=_shell_quote(spec.name),
-                SOLUTION=_shell_quote(spec.reference.relative_to(REPO_ROOT).as_posix()),
+                SOLUTION=_shell_quote(assignment_member(spec, spec.reference)),
                 REQUIREMENTS=" ".join(_double_quote(r) for r in runtime_requirements()))
 
 
@@ -215,6 +215,23 @@ def package_files(spec: Assignment) -> list[Path]:
     return files
 
 
+def assignment_member(spec: Assignment, path: Path) -> str:
+    """The bundle's name for PATH, a file of SPEC's folder: under autograder/assignments/<name>/,
+    where the bundled package finds it by name (an assignment from a folder outside the package too)."""
+    return (PACKAGE_DIR.relative_to(REPO_ROOT) / "assignments" / spec.name / path.relative_to(spec.root)).as_posix()
+
+
+def outside_files(spec: Assignment) -> list[Path]:
+    """The grading files of an assignment loaded from a folder outside the package (none for a
+    packaged one): its folder without what only authors use nor its generated views."""
+    if spec.root.parent == PACKAGE_DIR / "assignments":
+        return []
+    skip = AUTHORING_ONLY | {spec.solution.parent.name, spec.starter.parent.name}
+    return [path for path in sorted(spec.root.rglob("*"))
+            if path.is_file() and not _skipped(path.relative_to(spec.root))
+            and path.relative_to(spec.root).parts[0] not in skip]
+
+
 def bundle_members(spec: Assignment) -> dict[str, bytes | Path]:
     """Zip member name -> content (bytes) or the file to copy."""
     if not spec.reference.is_file():
@@ -226,6 +243,7 @@ def bundle_members(spec: Assignment) -> dict[str, bytes | Path]:
     }
     for path in package_files(spec):
         members[path.relative_to(REPO_ROOT).as_posix()] = path
+    members.update((assignment_member(spec, path), path) for path in outside_files(spec))
     members.update(reference_cache_member(spec))
     return members
 
@@ -237,8 +255,7 @@ def reference_cache_member(spec: Assignment) -> dict[str, Path]:
     from ..grading.grade import ensure_reference_cache
 
     path = ensure_reference_cache(spec)
-    where = spec.root.relative_to(REPO_ROOT) / refcache.BUNDLED / path.name
-    return {where.as_posix(): path}
+    return {assignment_member(spec, spec.root / refcache.BUNDLED / path.name): path}
 
 
 EXECUTABLE = {"setup.sh", "run_autograder"}

@@ -158,6 +158,51 @@ def rolls_twice(student, game: Game, att: Attempt, expected: int | None = None) 
     return found
 
 
+def _accepted_answers(outcome, offset: int) -> list[tuple[int, list[int]]]:
+    """(answer index, dice) of the answer that ended each turn of OUTCOME: the last one read
+    before the next roll (OFFSET: the inputs read before the game's answers)."""
+    rolls: list[int] = []
+    accepted: dict[int, int] = {}
+    asked = 0
+    for event in outcome.events or ():
+        if event and event[0] == "roll":
+            value = event[1] if len(event) > 1 else None
+            rolls.extend(value if isinstance(value, (list, tuple)) else [value])
+        elif event and event[0] == "in":
+            asked += 1
+            if asked > offset and len(rolls) >= NUM_DICE:
+                accepted[len(rolls) // NUM_DICE - 1] = asked - offset - 1
+    return [(index, rolls[turn * NUM_DICE:(turn + 1) * NUM_DICE]) for turn, index in sorted(accepted.items())]
+
+
+def spared(reference, game: Game) -> tuple[Game, int] | None:
+    """The handout's spare answers, derived from the reference's own run (so no game can forget
+    one): for a program that refuses an answer its roll does not fit and asks again, GAME with a
+    spare `skip` right after every such answer the reference accepted, and the final score it
+    must end with (the reference's, with those answers made `skip`: the turn scores 0 there and
+    uses no slot).  None when every accepted answer fits its roll."""
+    def compute():
+        mode = _modes(game)[0]
+        outcome = run(reference, game, mode)
+        skip = reference.call("parse_command", "skip").value
+        misfits = []
+        for index, dice in _accepted_answers(outcome, 2 if mode == "script" else 0):
+            slot = reference.call("parse_command", game.commands[index]).value
+            if slot is not None and slot != skip and reference.call("score_slot", slot, dice).value == 0:
+                misfits.append(index)
+        if not misfits:
+            return None
+        with_spares, as_skips = [], []
+        for index, command in enumerate(game.commands):
+            with_spares.append(command)
+            as_skips.append("skip" if index in misfits else command)
+            if index in misfits:
+                with_spares.append("skip")
+        return replace(game, commands=with_spares), reference_score(reference, replace(game, commands=as_skips))
+    key = ("spared", game.rounds, tuple(game.commands), tuple(game.dice or ()), game.seed, game.mode)
+    return reference.memo(key, compute)
+
+
 def _explain(outcome, how: str, hidden: bool) -> str:
     return f"{how}: your program {outcome.hidden_message or outcome.status}" if hidden else explain(outcome, how)
 
@@ -216,6 +261,7 @@ def play_and_check(student, reference, game: Game, *, hint: str | None = None,
     so a check of a spelling does not fail again for a scoring mistake graded elsewhere."""
     expected = reference_score(reference, game)
     could_pass_by_doing_nothing(expected)       # a final score of 0: no point unless a real one passes
+    spares = spared(reference, game)
     attempts = []
     for mode in _modes(game):
         att = attempt(student, game, mode)
@@ -228,6 +274,10 @@ def play_and_check(student, reference, game: Game, *, hint: str | None = None,
         again = rolls_twice(student, game, att, expected)
         if again is not None and again.score.value == expected:
             return
+        if spares and not timed_out(att) and att.outcome.status not in ("syntax_error", "import_error"):
+            refusing = attempt(student, spares[0], mode)       # it refuses what does not fit, and asks again
+            if refusing.score.value == spares[1] and not short_game(refusing, spares[0]):
+                return
         attempts.append(att)
         if att.outcome.status in ("syntax_error", "import_error") or timed_out(att):
             break                   # the script would fail (or hang) the same way

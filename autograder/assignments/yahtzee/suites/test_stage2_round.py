@@ -36,16 +36,39 @@ ROUNDS = [case for case in DATA["play_round"] if case.get("problem", 12) == 12]
 
 
 def _same_value(student, reference, case, func, *args, **kwargs):
-    """Fail unless the student's FUNC(*ARGS) returns what the reference returns."""
+    """Fail unless the student's FUNC(*ARGS) returns what the reference returns; the outcome."""
     ran = describe(func, args)
     expected = reference_ok(reference.call(func, *args, **kwargs), ran).value
     could_pass_by_doing_nothing(expected)
-    got = returned_value(student.call_or_skip(func, *args, **kwargs), ran, short=f"{func}(...)")
+    outcome = student.call_or_skip(func, *args, **kwargs)
+    got = returned_value(outcome, ran, short=f"{func}(...)")
     if got != expected:
         raise Fail(f"Called {ran}. Returned {got!r}, but expected {expected!r} ({case['why']}).",
                    hidden=f"{func} returned the wrong value: {case['why']}.",
                    ran=ran, expected=expected, got=got, hint=hint_for(case, got))
-    return got
+    return outcome
+
+
+def _silent_reasks(events) -> int:
+    """How many times the program asked again without printing anything since the last answer
+    (the handout: an invalid answer gets a short message, then the same question)."""
+    silent, answered, said = 0, False, False
+    for event in events or ():
+        if event and event[0] == "in":
+            if answered and not said:
+                silent += 1
+            answered, said = True, False
+        elif event and event[0] == "out" and len(event) > 1 and str(event[1]).strip():
+            said = True
+    return silent
+
+
+def _check_message(outcome, ref, func: str, ran: str) -> None:
+    """Fail when FUNC asked again after an invalid answer without saying what was wrong."""
+    if ref.inputs_asked > 1 and _silent_reasks(outcome.events):
+        raise Fail(f"Called {ran}: after an invalid answer, {func} asked again without a message.",
+                   hidden=f"{func} asked again without a message after an invalid answer.", ran=ran,
+                   show_values=False, hint="Print a short message saying what was wrong, then ask the same question.")
 
 
 # --- Problem 7 ---------------------------------------------------------------------------------
@@ -84,11 +107,17 @@ def test_parse_keep(student, reference, case):
         raise Fail(f"{raised}: {ran}.", hidden=f"{raised}.", ran=ran, show_values=False,
                    hint="Raise ValueError for an invalid answer (ask_keep catches exactly that).")
     try:
-        _same_value(student, reference, case, "parse_keep", text)
+        outcome = _same_value(student, reference, case, "parse_keep", text)
     except Fail as fail:
         if not fail.hint and isinstance(fail.got, list) and "," in text:
             fail.hint = "Positions may be separated by commas: treat commas like spaces."
         raise
+    printed = [line for line in (outcome.stdout or "").splitlines() if line.strip() and not line.startswith("DEBUG:")]
+    if outcome.inputs_asked or printed:                  # it reads and prints nothing
+        what = "asked for input" if outcome.inputs_asked else "printed something"
+        raise Fail(f"parse_keep({text!r}) returned the right positions but {what}.", hidden=f"parse_keep {what}.",
+                   ran=describe("parse_keep", [text]), show_values=False,
+                   hint="parse_keep only reads its argument: ask_keep does the asking and the messages.")
 
 
 # --- Problem 9 ---------------------------------------------------------------------------------
@@ -166,6 +195,7 @@ def test_ask_keep(student, reference, case):
                    f"expected {ref.value!r} after {ref.inputs_asked}.",
                    hidden=f"ask_keep: {what} ({case['why']}).",
                    ran=ran, expected=ref.value, got=got, hint=case.get("hint"))
+    _check_message(outcome, ref, "ask_keep", ran)
 
 
 @pytest.mark.parametrize("case", SUITE.cases(FIND, problem=10))
@@ -207,6 +237,7 @@ def test_ask_category(student, reference, case):
                    ran=ran, expected=ref.value, got=got, hint=case.get("hint"))
     if outcome.dice_used:
         raise Fail("ask_category rolled dice; asking must not roll.", ran=ran, show_values=False)
+    _check_message(outcome, ref, "ask_category", ran)
     after = (outcome.args_after or [None])[0]
     if after != card:
         raise Fail("ask_category changed the scorecard; it only asks (play_round writes the points).",
