@@ -43,6 +43,13 @@ def make():
         box.close()
 
 
+def _stopped_within(timeout: float) -> float:
+    """Wall seconds a request of TIMEOUT CPU seconds can take at most: its backstop, one retry at
+    the long backstop, and the zygote's grace after each."""
+    limits = Limits()
+    return timeout * limits.wall_factor * (1 + limits.retry_factor) + 2 * 0.5 + 0.5
+
+
 def call(box: Sandbox, func: str, *args, **kwargs):
     return box.run(Request("call", func, list(args), **kwargs))
 
@@ -447,18 +454,55 @@ def test_infinite_loop_times_out_and_the_sandbox_recovers(make):
         def ok():
             return "fine"
     """)
+    # The limit is CPU time: about 1 s of it, then stopped; on the wall clock 1 s on an idle machine
+    # and never more than the backstop and its one retry (Limits.wall_factor, retry_factor) under load.
     t0 = time.monotonic()
     out = call(box, "spin", timeout=1.0)
     assert out.status == "timeout" and out.message == "your program was stopped after 1 s"
-    assert time.monotonic() - t0 < 2.0
+    assert out.cpu < 1.6
+    assert time.monotonic() - t0 < _stopped_within(1.0)
     t0 = time.monotonic()
     out = call(box, "stubborn", timeout=1.0)
     assert out.status == "timeout"
-    assert time.monotonic() - t0 < 2.5
+    assert out.cpu < 2.1
+    assert time.monotonic() - t0 < _stopped_within(1.0) + 0.5
     assert call(box, "ok").value == "fine"
     out = call(box, "spin", timeout=0.5, fresh=False)
     assert out.status == "timeout"
     assert call(box, "ok", fresh=False).value == "fine"
+
+
+def test_the_limit_is_cpu_time_a_starved_request_runs_on_a_sleeping_one_does_not(make):
+    """A request held back by the machine's load (here: spinning children of its own, run
+    alongside it) is under its CPU limit and runs on; one that sleeps stops at the limit."""
+    box = make("""
+        import os
+        import time
+
+        def crowded(n, work):
+            kids = []
+            for _ in range(n):
+                pid = os.fork()
+                if pid == 0:
+                    while True:
+                        pass
+                kids.append(pid)
+            t0 = time.monotonic()
+            start = time.process_time()
+            while time.process_time() - start < work:
+                pass
+            return time.monotonic() - t0
+
+        def sleepy():
+            time.sleep(30)
+    """, limits=Limits(wall_factor=20))     # a backstop far enough for the machine's own load too
+    out = call(box, "crowded", 3, 0.25, timeout=0.5)
+    assert out.status == "ok", out.message
+    assert out.value > 0.5            # more wall time than the limit: a wall-clock limit would have stopped it
+    t0 = time.monotonic()
+    out = call(box, "sleepy", timeout=0.5)
+    assert out.status == "timeout" and out.message == "your program was stopped after 0.5 s"
+    assert time.monotonic() - t0 < 1.5 and box.retries == 0
 
 
 def test_swallowing_the_timeout_still_times_out_and_crashes_are_reported(make):

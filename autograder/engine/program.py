@@ -100,8 +100,9 @@ class Program:
         self.resyncs = 0
         self.diverged = False
         self.timeouts = 0
-        self._spent = [0.0] if _owner is None else _owner._spent   # seconds of sandbox requests so far
-        #                                        (the budget; shared with the substitution sandboxes)
+        self._spent = [0.0, 0.0] if _owner is None else _owner._spent   # seconds of sandbox requests so
+        #                                        far, charged and on the wall clock (the budget; shared
+        #                                        with the substitution sandboxes)
         self.attempts: dict[str, None] = _owner.attempts if _owner else {}   # what the code tried beyond
         #                                        the assignment, in order seen
         self._memo: dict[Any, Any] = {}
@@ -161,7 +162,7 @@ class Program:
             if capped:
                 request = dataclasses.replace(request, timeout=max(left, 0.05))
             outcome = self._sandbox.run(request)
-            self.spent += outcome.elapsed if capped else _charged(outcome)   # the budget stopped it: charged
+            self._charge([outcome], capped)      # capped: the budget stopped it, charged in full
             self._served([request], [outcome])
         if outcome.status == "timeout":
             self.timeouts += 1
@@ -183,7 +184,16 @@ class Program:
     def _budget_left(self) -> float | None:
         if self._cache is not None or not self.limits.budget_s:
             return None            # the reference (and a Program without a budget) has none
-        return self.limits.budget_s - self.spent
+        # The budget is of time not spent waiting for a CPU (_charged); the wall clock is bounded
+        # too, at wall_factor times the budget, so a loaded machine cannot stretch it without end.
+        return min(self.limits.budget_s - self._spent[0],
+                   self.limits.budget_s * max(self.limits.wall_factor, 1.0) - self._spent[1])
+
+    def _charge(self, outcomes: list[Outcome], capped: bool = False) -> None:
+        for o in outcomes:
+            self._spent[0] += o.elapsed if capped else _charged(o)
+            if capped or o.status != "timeout":
+                self._spent[1] += o.elapsed
 
     def _over_budget(self, request: Request) -> Outcome | None:
         """A timeout without running, once the submission's requests used up the budget: a program
@@ -214,7 +224,7 @@ class Program:
         self.round_trips += 1
         outcomes = self._sandbox.run_batch(todo, budget=self._budget_left())
         self.runs += len(outcomes)
-        self.spent += sum(_charged(o) for o in outcomes)
+        self._charge(outcomes)
         for request, outcome in zip(todo, outcomes):
             if outcome.status == "timeout":
                 self.timeouts += 1
@@ -271,7 +281,7 @@ class Program:
         self.round_trips += 1
         outcomes = self._sandbox.run_batch(replay, reset_worker=True, budget=self._budget_left())
         self.runs += len(outcomes)
-        self.spent += sum(_charged(o) for o in outcomes)
+        self._charge(outcomes)
         self._history, self._history_at = [], None
         self._served(replay[:len(outcomes)], outcomes)
         if len(outcomes) == len(replay):
@@ -398,8 +408,9 @@ def chosen_texts(outcome: Outcome) -> set[str]:
 def _charged(outcome: Outcome) -> float:
     """What a request costs the submission's time budget: its time, unless it ran out of time
     (the suites already stop asking a function that timed out, so a hanging program is bounded
-    by them, with the per-game times they choose; the budget bounds slow-but-finite answers)."""
-    return 0.0 if outcome.status == "timeout" else outcome.elapsed
+    by them, with the per-game times they choose; the budget bounds slow-but-finite answers).
+    Not the time it waited for a CPU: a loaded machine must not use up an honest submission's budget."""
+    return 0.0 if outcome.status == "timeout" else max(outcome.elapsed - outcome.wait, outcome.cpu, 0.0)
 
 
 def request_key(request: Request) -> str:

@@ -23,6 +23,12 @@ class Limits:
     output_chars: int = 200_000  # max captured print output per request; more -> status "output_limit"
     nofile: int = 64
     budget_s: float = 0.0        # total seconds of requests per submission (Program; 0 = no budget)
+    # A request's timeout (Request.timeout, else wall_s) is a limit on its CPU time: one that is
+    # starved by the machine's load runs on up to wall_factor times as long on the wall clock (the
+    # backstop); one stopped by the backstop under its CPU limit runs once more with a backstop
+    # retry_factor times longer before the timeout counts (harness Run.extension, Sandbox.run).
+    wall_factor: float = 3.0
+    retry_factor: float = 2.0
 
 
 @dataclass
@@ -73,6 +79,8 @@ class Outcome:
     exit_code: int | None = None
     elapsed: float = 0.0          # wall seconds of the request
     cpu: float = 0.0              # CPU seconds of the request process
+    wait: float = field(default=0.0, compare=False, repr=False)  # of elapsed, seconds its process waited
+    #                               for a CPU (the machine's load; measured by the zygote, 0 if unknown)
     message: str = ""             # one plain-English sentence for a non-ok status
     hidden_message: str = ""      # the same from grader text only (no name, number or text the program chose)
     worker: tuple | None = field(default=None, compare=False, repr=False)
@@ -82,7 +90,7 @@ class Outcome:
     #                               the library, network, programs, signals, forged protocol lines): for the instructor
 
 
-def _payload(request: Request, seq: int, timeout: float) -> bytes:
+def _payload(request: Request, seq: int, timeout: float, wall: float | None = None) -> bytes:
     if request.kind not in ("call", "script"):
         raise ValueError(f"Request.kind must be 'call' or 'script', not {request.kind!r}")
     if request.kind == "call" and not isinstance(request.func, str):
@@ -92,6 +100,7 @@ def _payload(request: Request, seq: int, timeout: float) -> bytes:
         "kwargs": dict(request.kwargs), "stdin": None if request.stdin is None else [str(s) for s in request.stdin],
         "seed": request.seed, "dice": None if request.dice is None else list(request.dice),
         "fresh": bool(request.fresh) or request.kind == "script", "timeout": timeout,
+        "wall": max(wall or timeout, timeout),
     }
     if request.instance is not None:
         data["instance"] = _instance_spec(request)

@@ -107,7 +107,7 @@ def save(folder: Path, assignment: str, key: str, outcomes: dict[str, Outcome],
     return path
 
 
-_FIELDS = {f.name for f in dataclasses.fields(Outcome)} - {"worker"}
+_FIELDS = {f.name for f in dataclasses.fields(Outcome)} - {"worker", "wait"}
 
 
 def _plain(outcome: Outcome) -> dict[str, Any]:

@@ -161,6 +161,11 @@ class Sandbox:
         self.applied: dict[str, Any] = {}     # what the running sandbox got (filled when it starts)
         self._state = _State()
         self._seq = 0
+        self._wall_stopped = False       # the last request collected was stopped by its wall backstop
+        self.retries = 0                 # requests run again at the long backstop (Sandbox._retry)
+        self.strict = False              # after its first timeout: plain wall-clock limits (no backstop
+        #                                  beyond the limit, no retry), so a program that spins through
+        #                                  its limit costs the extra wall time of a loaded machine once
         self.starts = 0                       # zygotes started so far (a new one has a new shared worker)
         self._lock = threading.Lock()
         self._closed = False
@@ -184,26 +189,53 @@ class Sandbox:
 
     def run(self, request: Request) -> Outcome:
         """Run one request.  Never raises on anything the student's code does."""
-        timeout = max(float(request.timeout if request.timeout is not None else self.limits.wall_s), 0.01)
+        timeout = self._timeout(request)
         with self._lock:
             if self._closed:
                 raise RuntimeError("this Sandbox is closed")
             self._seq += 1
-            payload = _payload(request, self._seq, timeout)     # a bad Request is the caller's bug: raises
+            payload = _payload(request, self._seq, timeout, self._wall(timeout))  # a bad Request: raises
             try:
-                return self._run(request, payload, timeout)
+                outcome = self._run(request, payload, timeout, self._wall(timeout))
+                return self._retry(request, outcome, timeout)
             except Exception as e:                              # a grader bug must not blame the student
                 self._state.stop()
                 return _internal(f"{type(e).__name__}: {e}", 0.0)
 
-    def _run(self, request: Request, payload: bytes, timeout: float) -> Outcome:
+    def _timeout(self, request: Request) -> float:
+        """The request's limit: CPU seconds (its wall-clock backstop is _wall of it)."""
+        return max(float(request.timeout if request.timeout is not None else self.limits.wall_s), 0.01)
+
+    def _wall(self, timeout: float, retry: bool = False) -> float:
+        if self.strict:
+            return timeout
+        return timeout * max(self.limits.wall_factor, 1.0) * (max(self.limits.retry_factor, 1.0) if retry else 1.0)
+
+    def _run(self, request: Request, payload: bytes, timeout: float, wall: float) -> Outcome:
         proc = self._proc()
         if isinstance(proc, Outcome):
             return proc
         proc.raw_tail.clear()
         proc.send(payload)
-        outcome, _ = self._collect(proc, request, self._seq, timeout, time.monotonic())
+        outcome, _ = self._collect(proc, request, self._seq, timeout, time.monotonic(), wall=wall)
         return outcome
+
+    def _retry(self, request: Request, outcome: Outcome, timeout: float) -> Outcome:
+        """A request stopped by its wall-clock backstop while under its CPU limit (the machine was
+        busy, not the program) runs once more with the long backstop before the timeout counts.
+        (Deterministic: the same stdin, seed and dice; a fresh request runs in a fresh process.)"""
+        if not self._wall_stopped or self.strict:
+            self.strict = self.strict or outcome.status == "timeout"
+            return outcome
+        self._wall_stopped = False
+        self.retries += 1
+        self._seq += 1
+        wall = self._wall(timeout, retry=True)
+        again = self._run(request, _payload(request, self._seq, timeout, wall), timeout, wall)
+        self._wall_stopped = False
+        self.strict = again.status == "timeout"
+        again.elapsed = round(again.elapsed + outcome.elapsed, 4)
+        return again
 
     def _proc(self) -> _Proc | Outcome:
         proc = self._state.proc
@@ -223,9 +255,9 @@ class Sandbox:
             if self._closed:
                 raise RuntimeError("this Sandbox is closed")
             first = self._seq + 1
-            timeouts = [max(float(r.timeout if r.timeout is not None else self.limits.wall_s), 0.01)
-                        for r in requests]
-            payloads = [json.loads(_payload(r, first + i, t)) for i, (r, t) in enumerate(zip(requests, timeouts))]
+            timeouts = [self._timeout(r) for r in requests]
+            payloads = [json.loads(_payload(r, first + i, t, self._wall(t)))
+                        for i, (r, t) in enumerate(zip(requests, timeouts))]
             self._seq += len(requests)
             message = json.dumps({"op": "batch", "reset_worker": reset_worker, "requests": payloads,
                                   "budget": budget}).encode()
@@ -238,10 +270,16 @@ class Sandbox:
                 proc.send(message + b"\n")
                 t0 = time.monotonic()
                 for i, request in enumerate(requests):
-                    outcome, msg = self._collect(proc, request, first + i, timeouts[i], t0, batch=True)
+                    outcome, msg = self._collect(proc, request, first + i, timeouts[i], t0, batch=True,
+                                                 wall=self._wall(timeouts[i]))
                     if msg is None:              # the batch ended before this request (or the sandbox died)
                         if outcome is not None:
                             outcomes.append(outcome)
+                        return outcomes
+                    if self._wall_stopped:       # the batch stops here: retried alone, then the rest singly
+                        if self._state.proc is proc:
+                            self._batch_end(proc)
+                        outcomes.append(self._retry(request, outcome, timeouts[i]))
                         return outcomes
                     outcomes.append(outcome)
                     t0 = time.monotonic()
@@ -265,15 +303,17 @@ class Sandbox:
                 return
 
     def _collect(self, proc: _Proc, request: Request, seq: int, timeout: float, t0: float,
-                 batch: bool = False) -> tuple[Outcome | None, dict | None]:
+                 batch: bool = False, wall: float | None = None) -> tuple[Outcome | None, dict | None]:
         """Read the sandbox's lines until the trailer of request SEQ: (its Outcome, the trailer).
-        In a batch, (None, None) when the batch ended before SEQ ran."""
-        deadline = t0 + timeout + GRACE + SLACK
+        In a batch, (None, None) when the batch ended before SEQ ran.  Sets _wall_stopped."""
+        self._wall_stopped = False
+        deadline = t0 + max(wall or timeout, timeout) + GRACE + SLACK
         result, garbled = None, False
         while True:
             kind, line = proc.next_line(deadline)
             if kind == "timeout":
                 self._state.stop()
+                self.strict = True
                 out = Outcome(status="timeout", elapsed=round(time.monotonic() - t0, 4),
                               stdin_lines=len(request.stdin or []),
                               message=f"your program was stopped after {_secs(timeout)} s")
@@ -303,6 +343,13 @@ class Sandbox:
         if outcome.status == "crash" and proc.raw_tail:
             outcome.error = dict(outcome.error or {}, raw_output=proc.raw_text())
         outcome.worker = (msg.get("ran_in"), msg.get("worker_gen"))
+        outcome.wait = min(max(_number(msg.get("wait")), 0.0), outcome.elapsed)   # the zygote's figure
+        # Retry only what the harness says its backstop stopped (the student's process could claim
+        # it: the cost is one more run at the long backstop, once per request).
+        self._wall_stopped = (outcome.status == "timeout" and isinstance(result, dict)
+                              and result.get("wall_stopped") is True)
+        if outcome.status == "timeout" and not self._wall_stopped:
+            self.strict = True
         if _number(msg.get("zygote_cpu")) > self.limits.cpu_s / 2:
             self._state.stop(graceful=True)     # its CPU limit would soon kill it: start a new one
         return outcome, msg

@@ -24,6 +24,8 @@ MAX_RESULT = 64 << 20         # bytes of one result line the zygote accepts
 MAX_FRAMES = 30
 BALLAST = 8 << 20             # address space freed on MemoryError so the harness can still report
 GRACE = 0.5                   # the zygote kills a request this long after its soft timeout
+STARVED = 0.5                 # a request that was running or runnable this share of its wall time
+#                               (not sleeping or blocked) and under its CPU limit is starved, not slow
 PING_TIMEOUT = 0.5            # a shared worker that does not answer a ping this fast is replaced
 RESULT_PREFIX = b'{"t":"result"'
 PROGRESS_PREFIX = b'{"t":"progress"'
@@ -37,6 +39,7 @@ _exc_args = BaseException.__dict__["args"].__get__
 _exc_tb = BaseException.__dict__["__traceback__"].__get__
 _exit_code = SystemExit.__dict__["code"].__get__
 _exec = exec
+_os_open, _os_read, _os_close = os.open, os.read, os.close
 _MISSING = object()
 _mro_of = type.__dict__["__mro__"].__get__
 _type_dict = type.__dict__["__dict__"].__get__
@@ -76,3 +79,20 @@ class _ImportInput(_Stop):
 _STOP_STATUS = {_InputExhausted: "input_exhausted", _DiceExhausted: "dice_exhausted",
                 _OutputLimit: "output_limit", _Timeout: "timeout", _CpuLimit: "timeout",
                 _ImportInput: "import_input"}
+
+
+def _sched(pid="self"):
+    """(CPU seconds, run-queue wait seconds) of PID's main thread from /proc/PID/schedstat, or None.
+
+    The CPU limit of a request (see Run.extension): a thread that was on a CPU or waiting for one
+    most of the time was held back by the machine's load, not by sleeping or blocking."""
+    try:
+        fd = _os_open(f"/proc/{pid}/schedstat", os.O_RDONLY)
+        try:
+            data = _os_read(fd, 200)
+        finally:
+            _os_close(fd)
+        on_cpu, wait = data.split()[:2]
+        return int(on_cpu) / 1e9, int(wait) / 1e9
+    except (OSError, ValueError):
+        return None

@@ -7,6 +7,7 @@ import io
 import os
 import posix
 import random
+import signal
 import sys
 import types
 
@@ -169,6 +170,10 @@ def _on_alarm(signum, frame):
     if run is None or not run.in_student:
         return
     if not run.timed_out:
+        wait = run.extension()
+        if wait > 0:                 # starved under its CPU limit: look again later
+            signal.setitimer(signal.ITIMER_REAL, wait, 0.05)
+            return
         run.timed_out = True
         run.progress(full=True)
     raise _Timeout

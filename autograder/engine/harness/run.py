@@ -15,11 +15,13 @@ from .base import (
     _STOP_STATUS,
     BALLAST,
     MAX_EVENTS,
+    STARVED,
     _DiceExhausted,
     _exit_code,
     _ImportInput,
     _InputExhausted,
     _OutputLimit,
+    _sched,
     _Stop,
 )
 from .errors import exception_info
@@ -40,8 +42,14 @@ class Run:
         self.filename = cfg["filename"]
         self.limits = cfg["limits"]
         self.wfd = wfd
+        # The limit is CPU time: the soft timer fires after TIMEOUT wall seconds, and a request that
+        # is under its CPU limit and was starved by the machine's load (not sleeping) gets more
+        # wall time (extension), up to WALL, the backstop.
         self.timeout = float(req.get("timeout") or self.limits["wall_s"])
-        self.deadline = time.monotonic() + self.timeout
+        self.t0, self.cpu0, self.sched0 = time.monotonic(), time.process_time(), _sched()
+        self.deadline = self.t0 + self.timeout
+        self.backstop = self.t0 + max(float(req.get("wall") or self.timeout), self.timeout)
+        self.wall_stopped = False
         self.script = Scripted(req.get("stdin"), req.get("dice"))   # scripted input lines and dice
         self.next_progress = 0
         self.phase = "call"
@@ -164,6 +172,29 @@ class Run:
             self.in_student = in_student
 
     # -- timer -----------------------------------------------------------------------------
+    def extension(self):
+        """At the soft timer: the wall seconds to wait before looking again, 0 to stop now.
+
+        More time only while the request used less CPU than its limit AND its main thread was on a
+        CPU or waiting for one (schedstat) for at least STARVED of the wall time so far: a program
+        that sleeps or blocks is stopped at TIMEOUT, as with a plain wall-clock limit."""
+        now = time.monotonic()
+        used = time.process_time() - self.cpu0
+        if used >= self.timeout or self.script.exhausted_at is not None or self.script.dice_failed_at is not None:
+            return 0                      # (a run already failed by its input or dice is owed nothing)
+        if now >= self.backstop:
+            self.wall_stopped = True      # under its CPU limit: the grader may retry it once
+            return 0
+        now_sched = _sched()
+        if now_sched is None or self.sched0 is None:
+            return 0
+        busy = now_sched[0] - self.sched0[0] + now_sched[1] - self.sched0[1]
+        if busy < STARVED * (now - self.t0):
+            return 0
+        wait = min(max(self.timeout - used, 0.05), self.backstop - now)
+        self.deadline = now + wait
+        return wait
+
     def guarded(self, fn):
         """Run student code FN under the soft timer; a dict describing how it ended."""
         self.in_student = True
@@ -332,6 +363,7 @@ class Run:
             "dice_used": script.dice_pos, "dice_provided": None if script.dice is None else len(script.dice),
             "dice_failed_at": script.dice_failed_at, "exit_code": code, "exit_via": via, "exit_arg": arg,
             "timed_out": self.timed_out, "cpu_limited": self.cpu_limited, "timeout": self.timeout,
+            "wall_stopped": self.wall_stopped,
             "output_chars": self.chars, "attempts": list(self.attempts)[:MAX_ATTEMPTS],
         }
 def _reserve(size):

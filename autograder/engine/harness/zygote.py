@@ -15,9 +15,11 @@ from .base import (
     PING_TIMEOUT,
     PROGRESS_PREFIX,
     RESULT_PREFIX,
+    STARVED,
     _dumps,
     _loads,
     _real_exit,
+    _sched,
 )
 from .errors import compile_source
 from .lines import _pidfd, write_all, write_line
@@ -119,8 +121,44 @@ class Zygote:
                 break
         write_line(self.res_fd, {"t": "batch_end", "ran": ran})
 
-    def deadline(self, req):
-        return time.monotonic() + float(req.get("timeout") or self.cfg["limits"]["wall_s"]) + GRACE
+    def deadline(self, req, pid=None):
+        """When to kill the request process: GRACE after its soft timer, later while it is starved
+        under its CPU limit (the same test as Run.extension, from the zygote's side), never later
+        than GRACE after its wall-clock backstop."""
+        timeout = float(req.get("timeout") or self.cfg["limits"]["wall_s"])
+        t0 = time.monotonic()
+        return {"t0": t0, "timeout": timeout, "at": t0 + timeout + GRACE,
+                "backstop": t0 + max(float(req.get("wall") or timeout), timeout) + GRACE,
+                "base": (0.0, 0.0) if pid is None else _sched(pid), "graced": True}
+
+    def later(self, dl, pid):
+        """At DL's kill time: True (and DL moved on) when the request process may run on."""
+        now = time.monotonic()
+        if now >= dl["backstop"] or dl["base"] is None:
+            return False
+        cur = _sched(pid)
+        if cur is None:
+            return False
+        used = cur[0] - dl["base"][0]
+        busy = used + cur[1] - dl["base"][1]
+        if used >= dl["timeout"] or busy < STARVED * (now - dl["t0"]):
+            if dl["graced"]:
+                return False
+            dl["graced"] = True                # its own timer stops it now: GRACE to report, as always
+            dl["at"] = min(now + GRACE, dl["backstop"])
+            return True
+        dl["graced"] = False
+        dl["at"] = min(now + max(dl["timeout"] - used, 0.05), dl["backstop"])
+        return True
+
+    def waited(self, pid, dl):
+        """Run-queue seconds PID's main thread waited since DL was made (the machine's load, not
+        the program): the grader charges a submission's budget without it.  Measured here, where no
+        student code runs."""
+        cur = _sched(pid)
+        if cur is None or dl["base"] is None:
+            return None
+        return round(max(cur[1] - dl["base"][1], 0.0), 4)
 
     # -- fresh requests: one fork each -----------------------------------------------------
     def run_fresh(self, req):
@@ -158,11 +196,12 @@ class Zygote:
             self.start_worker()
         wk = self.worker
         ran_in = self.worker_gen
+        dl = self.deadline(req, wk.pid)
         try:
             write_all(wk.req_w, _dumps(req).encode("ascii") + b"\n")
         except OSError:
             pass    # it died; wait_for reports how
-        raw, info = self.wait_for(wk.pid, wk.res_r, wk.pidfd, wk.buf, self.deadline(req), True, req.get("seq"))
+        raw, info = self.wait_for(wk.pid, wk.res_r, wk.pidfd, wk.buf, dl, True, req.get("seq"))
         extra = bool(wk.buf)        # more than one answer: it wrote out of turn
         wk.buf.clear()
         if (extra or info.get("exited") or info.get("killed") or raw is None
@@ -266,10 +305,12 @@ class Zygote:
         raw, progress, exited, killed = None, None, False, False
         _STRAY[0] = 0
         while not exited and not (stay and raw is not None):
-            left = deadline - time.monotonic()
-            if left <= 0 or len(buf) > MAX_RESULT:
+            left = deadline["at"] - time.monotonic()
+            # (a progress line: its input ran out or its soft timer stopped it; believed only to stop it sooner)
+            if (left <= 0 and (progress is not None or not self.later(deadline, pid))) or len(buf) > MAX_RESULT:
                 killed = True
                 break
+            left = max(deadline["at"] - time.monotonic(), 0.001)
             for ready, _ in poller.poll(1000 * (left if pidfd is not None else min(left, 0.005))):
                 if ready == fd and _drain(fd, buf):
                     poller.unregister(fd)
@@ -279,6 +320,9 @@ class Zygote:
                 exited = not _alive(pid)
             raw, progress = _scan(buf, raw, progress, seq)
         info = {"killed": killed, "exited": exited or killed}
+        waited = self.waited(pid, deadline)
+        if waited is not None:
+            info["wait"] = waited
         if buf.startswith(RESULT_PREFIX):
             _STRAY[0] += 1                # a second result line right behind the accepted one
         if killed:
