@@ -496,7 +496,9 @@ def test_the_limit_is_cpu_time_a_starved_request_runs_on_a_sleeping_one_does_not
         def sleepy():
             time.sleep(30)
     """, limits=Limits(wall_factor=20))     # a backstop far enough for the machine's own load too
-    out = call(box, "crowded", 3, 0.25, timeout=0.5)
+    # 3 spinners per core: the request gets about a quarter of a CPU, so its 0.3 s of CPU take
+    # about 1 s of wall time (3 spinners on 2 cores left it half a CPU: 0.43-0.6 s, too close)
+    out = call(box, "crowded", 3 * (os.cpu_count() or 2), 0.3, timeout=0.5)
     assert out.status == "ok", out.message
     assert out.value > 0.5            # more wall time than the limit: a wall-clock limit would have stopped it
     assert not [a for a in out.attempts if "schedstat" in str(a)]   # the grader's look is not the program's
