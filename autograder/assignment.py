@@ -376,3 +376,20 @@ def load_for_cli(name: str) -> Assignment | None:
     except KeyError as err:
         print(f"error: {err.args[0]}", file=sys.stderr)
         return None
+
+
+def load_for_grading(name: str, stage: str | int | None, python: str | None = None) -> Assignment | None:
+    """load_for_cli for a grading verb, with its --stage checked against the assignment and its
+    --python (the interpreter of student code) put in place: None after one clear line on stderr."""
+    spec = load_for_cli(name)
+    if spec is None:
+        return None
+    problem = stage_error(spec, stage)
+    if problem is None and python:
+        from .engine.isolation import use_python
+
+        problem = use_python(python)
+    if problem:
+        print(f"error: {problem}", file=sys.stderr)
+        return None
+    return spec

@@ -25,8 +25,7 @@ from ..assignment import (
     add_assignment_argument,
     in_repository,
     load_assignment,
-    load_for_cli,
-    stage_error,
+    load_for_grading,
 )
 from ..engine import refcache
 from ..engine.checks import GraderFault
@@ -306,20 +305,9 @@ def run(args: argparse.Namespace) -> int:
     """The `grade` verb."""
     from ..engine import reporters
 
-    spec = load_for_cli(args.assignment)
+    spec = load_for_grading(args.assignment, args.stage, args.python)
     if spec is None:
         return 2
-    problem = stage_error(spec, args.stage)
-    if problem:
-        print(f"error: {problem}", file=sys.stderr)
-        return 2
-    if args.python:
-        from ..engine.sandbox import use_python
-
-        problem = use_python(args.python)
-        if problem:
-            print(f"error: {problem}", file=sys.stderr)
-            return 2
     if not Path(args.path).exists():
         print(f"error: no such file or folder: {args.path}", file=sys.stderr)
         return 2

@@ -30,8 +30,7 @@ from ..assignment import (
     add_assignment_argument,
     kit_version,
     load_assignment,
-    load_for_cli,
-    stage_error,
+    load_for_grading,
 )
 from ..engine import escape
 from ..engine.results import GradeReport
@@ -238,20 +237,9 @@ def run(args: argparse.Namespace) -> int:
     if args.jobs is not None and args.jobs < 1:
         print("error: --jobs must be at least 1", file=sys.stderr)
         return 2
-    spec = load_for_cli(args.assignment)
+    spec = load_for_grading(args.assignment, args.stage, args.python)
     if spec is None:
         return 2
-    problem = stage_error(spec, args.stage)
-    if problem:
-        print(f"error: {problem}", file=sys.stderr)
-        return 2
-    if args.python:
-        from ..engine.sandbox import use_python
-
-        problem = use_python(args.python)
-        if problem:
-            print(f"error: {problem}", file=sys.stderr)
-            return 2
     try:
         policy = policy_from_args(args, Path(args.out))
         only = [i.strip() for i in args.only.split(",") if i.strip()] if args.only else None
