@@ -44,7 +44,7 @@ from .checks import GraderFault, explain, reference_value
 from .feedback import Fail
 from .replay import Protocol
 
-__all__ = ["Fail", "GraderFault", "Suite", "SCENARIOS_ENV"]
+__all__ = ["Fail", "GraderFault", "Suite", "SCENARIOS_ENV", "hint_for"]
 
 _CASE_KEYS = ("problem", "points", "weight", "public", "integration", "why", "name")
 SCENARIOS_ENV = "AUTOGRADER_SCENARIOS_DIR"    # a fresh hidden set (`scenarios --out DIR`) overrides files
@@ -138,6 +138,15 @@ class Suite:
     def returned(outcome, ran: str, *, hint: str | None = None) -> Any:
         """The student's value, or a Fail saying why there is none (data-free when hidden)."""
         return returned_value(outcome, ran, hint=hint)
+
+
+def hint_for(case: dict, got) -> str | None:
+    """A case's `hint` when GOT is the recognised mistake (its `hint_when`), or always without one."""
+    if "hint" not in case:
+        return None
+    if "hint_when" in case:
+        return case["hint"] if got == case["hint_when"] else None
+    return case["hint"]
 
 
 def returned_value(outcome, ran: str, *, short: str | None = None, hint: str | None = None) -> Any:

@@ -12,7 +12,7 @@ import re
 
 from autograder.engine.checks import GraderFault, could_pass_by_doing_nothing, explain
 from autograder.engine.feedback import cut, describe_call, ordinal, show
-from autograder.engine.suite import Fail, Suite
+from autograder.engine.suite import Fail, Suite, hint_for
 
 suite = Suite(__file__)
 ASSIGNMENT = suite.assignment
@@ -161,15 +161,6 @@ def not_normal(outcome, func: str, ran: str, *, hint: str | None = None, before:
     return Fail(text, hidden=None if hidden is None else hidden.rstrip(".") + ".", ran=ran, hint=hint,
                 show_values=False,
                 output=None if outcome.status in ("no_function", "syntax_error") else outcome.stdout)
-
-
-def hint_for(case: dict, got) -> str | None:
-    """The case's hint when GOT is the recognised mistake (or always, without hint_when)."""
-    if "hint" not in case:
-        return None
-    if "hint_when" in case:
-        return case["hint"] if got == case["hint_when"] else None
-    return case["hint"]
 
 
 def check_value(student, reference, case: dict) -> None:

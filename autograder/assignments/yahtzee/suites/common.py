@@ -37,15 +37,6 @@ def flat(rows) -> list:
     return out
 
 
-def hint_for(case: dict, got) -> str | None:
-    """The case's hint when GOT is the recognised mistake (or always, without hint_when)."""
-    if "hint" not in case:
-        return None
-    if "hint_when" in case:
-        return case["hint"] if got == case["hint_when"] else None
-    return case["hint"]
-
-
 ROUND_TIMEOUT = 3.0     # seconds for one round or one question (the reference needs milliseconds)
 GAME_TIMEOUT = 5.0      # seconds for one whole game
 

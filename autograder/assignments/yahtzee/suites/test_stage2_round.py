@@ -18,12 +18,11 @@ from autograder.assignments.yahtzee.suites.common import (
     SUITE,
     describe,
     flat,
-    hint_for,
     scorecard,
 )
 from autograder.engine.checks import could_pass_by_doing_nothing, reference_ok
 from autograder.engine.feedback import Fail
-from autograder.engine.suite import returned_value
+from autograder.engine.suite import hint_for, returned_value
 
 DATA = SUITE.load("round")
 FORMAT = DATA["format_dice"]

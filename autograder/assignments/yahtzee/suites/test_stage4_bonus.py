@@ -14,12 +14,11 @@ from autograder.assignments.yahtzee.suites import round_checks as r
 from autograder.assignments.yahtzee.suites.common import (
     SUITE,
     describe,
-    hint_for,
     scorecard,
 )
 from autograder.engine.checks import could_pass_by_doing_nothing, reference_ok
 from autograder.engine.feedback import Fail, show
-from autograder.engine.suite import returned_value
+from autograder.engine.suite import hint_for, returned_value
 
 DATA = SUITE.load("bonus")
 UPPER = DATA["upper_bonus"]

@@ -18,6 +18,7 @@ from autograder.assignments.yatzy.suites.common import (
 )
 from autograder.engine.checks import could_pass_by_doing_nothing
 from autograder.engine.feedback import Fail, show
+from autograder.engine.suite import hint_for
 
 
 def pad(scored: dict) -> dict:
@@ -38,9 +39,8 @@ def test_total_score(student, reference, case):
 @pytest.mark.parametrize("case", SUITE.cases("bonus", "bonus", problem=13))
 def test_upper_bonus(student, reference, case):
     """The upper bonus"""
-    def hint(got, expected):
-        return case.get("hint") if "hint_when" not in case or got == case["hint_when"] else None
-    expect_same_on_pad(student, reference, "upper_bonus", pad(case["scored"]), why=case["why"], hint=hint)
+    expect_same_on_pad(student, reference, "upper_bonus", pad(case["scored"]), why=case["why"],
+                       hint=lambda got, expected: hint_for(case, got))
 
 
 def _entries(case: dict) -> list:
