@@ -93,6 +93,7 @@ class Program:
         self.round_trips = 0
         self.recorded: list[tuple[str, Request]] | None = None   # (item, request) while recording a plan
         self.item = ""                                            # the check asking (set by the plugin)
+        self.called: set[str] = set()     # functions call() was asked for since the plugin last cleared it
         self._fresh_ahead: dict[str, deque[Outcome]] = {}
         self._shared_ahead: deque[tuple[str, Request, Outcome]] = deque()
         self._history: list[Request] = []        # shared calls the current shared worker served
@@ -370,6 +371,7 @@ class Program:
         A missing class or method is status no_function with a did-you-mean, like a missing function."""
         if fresh is None:
             fresh = stdin is not None or seed is not None or dice is not None
+        self.called.add(func)
         return self.run(Request("call", func, list(args), kwargs, stdin, seed, dice, fresh, timeout,
                                 self.substitute, instance))
 
