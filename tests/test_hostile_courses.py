@@ -1,5 +1,7 @@
 """Hostile submissions for the courses besides yahtzee (swe3006, cs21, yatzy, pytzee): each gets
-EXACTLY the points it earned, the batch never crashes or stalls, and nothing escapes.
+EXACTLY the points it earned, the batch never crashes or stalls, and nothing escapes.  Honest
+single-bug programs (a correct program of tests/submissions with one bug a struggling student
+writes) ride in the same batches: each loses points only in the stage where its bug lives.
 
 The corpus is tests/hostile_courses/<course>/<case>.py with the exact outcome of each case in
 tests/hostile_courses/expected.toml.  A case is a snippet put into the course's reference (or
@@ -53,6 +55,9 @@ class Case:
     phrases: list[str] = field(default_factory=list)    # the feedback says these (case-insensitive)
     flags: list[str] = field(default_factory=list)      # the instructor sees these sandbox flags
     error: bool = False              # the file could not be loaded at all (a clear message, score 0)
+    program: str = ""                # an honest single bug: this tests/submissions file with EDITS
+    edits: list[dict] = field(default_factory=list)
+    stages_lost: list[int] = field(default_factory=list)   # a single bug loses points in these only
 
     @property
     def id(self) -> str:
@@ -64,10 +69,16 @@ CASES = [Case(**entry) for entry in EXPECTED["case"]]
 
 def test_every_corpus_file_has_an_expected_outcome():
     files = {f"{p.parent.name}/{p.stem}" for p in CORPUS.glob("*/*.py")}
-    assert files == {case.id for case in CASES}
+    assert files == {case.id for case in CASES if not case.program}
 
 
 def source_for(case: Case) -> str:
+    if case.program:                 # a correct program of tests/submissions with one bug put in
+        text = (REPO / "tests" / "submissions" / case.course / case.program).read_text(encoding="utf-8")
+        for edit in case.edits:
+            assert text.count(edit["find"]) == 1, (case.id, edit["find"])
+            text = text.replace(edit["find"], edit["replace"])
+        return text
     snippet = (CORPUS / case.course / f"{case.name}.py").read_text(encoding="utf-8")
     if case.base == "none":
         return snippet
@@ -121,7 +132,7 @@ def batches(tmp_path_factory) -> dict[str, dict]:
     dump = os.environ.get("HOSTILE_COURSES_DUMP")
     if dump:
         Path(dump).write_text(json.dumps({course: {sid: {k: s[k] for k in ("total", "status", "error", "wall_time",
-                                                                            "problems", "sandbox_flags")}
+                                                                            "stages", "problems", "sandbox_flags")}
                                                    for sid, s in found[course]["students"].items()}
                                           for course in COURSES}, indent=1, default=str), encoding="utf-8")
     return found
@@ -145,6 +156,16 @@ def test_feedback_and_flags(batches, case):
     assert "internal error" not in text and "Traceback" not in text
 
 
+BUGS = [case for case in CASES if case.program]
+
+
+@pytest.mark.parametrize("case", BUGS, ids=[case.id for case in BUGS])
+def test_a_single_bug_costs_points_only_in_its_stage(batches, case):
+    student = batches[case.course]["students"][case.name]
+    lost = sorted(int(stage) for stage, (got, most) in student["stages"].items() if got < most - 1e-9)
+    assert lost == case.stages_lost, student["problems"]
+
+
 @pytest.mark.parametrize("case", CASES, ids=[case.id for case in CASES])
 def test_bounded_time(batches, case):
     assert batches[case.course]["students"][case.name]["wall_time"] < WALL_BOUND
@@ -164,3 +185,20 @@ def test_the_batch_finishes_cleanly(batches, course):
     assert found["after"] == found["before"]
     assert found["cwd"] == []
     assert batches["kit"]["after"] == batches["kit"]["before"]
+
+
+def test_placeholders_are_shown_in_words():
+    """A value the sandbox could not send as it was (too large, too deep, self-containing, an
+    object) is shown to the student in words, never as the transport's own dict."""
+    from autograder.engine.feedback import show
+
+    assert show({"__type__": "int", "too_large": True}) == "<an int too large to show>"
+    assert show({"__type__": "int"}) == "<an int too large to show>"
+    assert show([1, {"__type__": "str", "length": 20_000_000, "start": "ab"}]) == \
+        "[1, 'ab'...<a str of 20000000 characters>]"
+    assert show({"Aces": {"__type__": "list", "cycle": True}}) == "{'Aces': <a list that contains itself>}"
+    assert show({"__type__": "list", "truncated": True}) == "<a list nested too deeply to show>"
+    assert show({"__type__": "nested too deeply"}) == "<a value nested too deeply to show>"
+    assert show({"__type__": "dict", "keys": "not str/int"}) == "<a dict whose keys are not str or int>"
+    assert show({"__type__": "Anything"}) == "<an object of type Anything>"
+    assert show(([2, 2], {"Chance": 17})) == "([2, 2], {'Chance': 17})"
