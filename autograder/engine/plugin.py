@@ -327,15 +327,21 @@ class GradingPlugin:
         real answer passed too.  "The same function": a check of the same test and problem that
         called one of the same functions of the problem's row (a test parametrized over the two
         functions of one problem, threeOfAKind and fourOfAKind, does not let one vouch for the
-        other); a check that called none of its problem's functions is vouched for by any."""
-        real: dict[tuple[str, int], list[frozenset[str]]] = {}
+        other).  A function no real-answer check calls at all (check_dice: None or an exception)
+        is vouched for by any real pass of its test and problem."""
+        tried: dict[tuple[str, int], set[str]] = {}                  # functions real answers ask of
+        passed: dict[tuple[str, int], list[frozenset[str]]] = {}
         for r in self.results:
-            if r.status == "passed" and id(r) not in self._trivial:
-                real.setdefault(self._family[id(r)], []).append(self._called.get(id(r), frozenset()))
+            if id(r) not in self._trivial:
+                family, called = self._family[id(r)], self._called.get(id(r), frozenset())
+                tried.setdefault(family, set()).update(called)
+                if r.status == "passed":
+                    passed.setdefault(family, []).append(called)
 
         def vouched(r) -> bool:
-            mine = self._called.get(id(r), frozenset())
-            return any(not mine or not theirs or mine & theirs for theirs in real.get(self._family[id(r)], ()))
+            family = self._family[id(r)]
+            mine = self._called.get(id(r), frozenset()) & tried.get(family, set())
+            return any(not mine or mine & theirs for theirs in passed.get(family, ()))
 
         for r in self.results:
             if r.status == "passed" and id(r) in self._trivial and not vouched(r):
