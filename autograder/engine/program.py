@@ -110,6 +110,12 @@ class Program:
         self.timed_out: set[str] = set()         # functions that ran out of time in call_or_skip
 
     @property
+    def can_substitute(self) -> bool:
+        """Whether a request of this Program may substitute the reference's functions (a student's
+        Program given the reference's source; the reference's own never does)."""
+        return self._reference is not None
+
+    @property
     def spent(self) -> float:
         return self._spent[0]
 
@@ -422,9 +428,13 @@ def _is_fresh(request: Request) -> bool:
 
 
 def reference_without(source: str, names: tuple[str, ...] | list[str]) -> str:
-    """SOURCE without its top-level definitions of NAMES (line for line, decorators included):
-    what a substitution sandbox may hold while the student's NAMES are being graded."""
+    """SOURCE without its top-level definitions of NAMES (line for line, decorators included), and
+    without the methods named "Class.method" from their class's body (a `pass` stands in for a
+    body left empty): what a substitution sandbox may hold while the student's NAMES are graded."""
     return _reference_without(source, tuple(names))
+
+
+_DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
 
 @functools.lru_cache(maxsize=64)
@@ -432,12 +442,29 @@ def _reference_without(source: str, names: tuple[str, ...]) -> str:
     """(Cached: the same few texts for every student; parsing the reference is ~4 ms.)"""
     tree = ast.parse(source)
     lines = source.splitlines(keepends=True)
-    drop = [(min([d.lineno for d in node.decorator_list] + [node.lineno]) - 1, node.end_lineno or node.lineno)
-            for node in tree.body
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name in names]
-    for start, end in sorted(drop, reverse=True):
-        del lines[start:end]
+    methods: dict[str, set[str]] = {}
+    for name in names:
+        owner, dot, method = name.partition(".")
+        if dot:
+            methods.setdefault(owner, set()).add(method)
+    drop: list[tuple[int, int, str]] = []         # (first line, last line, what stands in for them)
+    for node in tree.body:
+        if isinstance(node, _DEFINITIONS) and node.name in names:
+            drop.append((_first_line(node), node.end_lineno or node.lineno, ""))
+        elif isinstance(node, ast.ClassDef) and node.name in methods:
+            gone = [n for n in node.body if isinstance(n, _DEFINITIONS) and n.name in methods[node.name]]
+            left = [n for n in node.body if n not in gone]
+            for n in gone:
+                stand_in = " " * n.col_offset + "pass\n" if not left and n is gone[0] else ""
+                drop.append((_first_line(n), n.end_lineno or n.lineno, stand_in))
+    for start, end, stand_in in sorted(drop, reverse=True):
+        lines[start:end] = [stand_in] if stand_in else []
     return "".join(lines)
+
+
+def _first_line(node: ast.AST) -> int:
+    """The 0-based index of NODE's first line, its decorators included."""
+    return min([d.lineno for d in getattr(node, "decorator_list", [])] + [node.lineno]) - 1
 
 
 def top_level_functions(source: str) -> set[str]:
