@@ -31,7 +31,7 @@ from collections import deque
 from pathlib import Path
 from typing import Any
 
-from . import bounds
+from . import bounds, typed
 from .sandbox import Limits, Outcome, Request, Sandbox
 
 LIMITS_ENV = "AUTOGRADER_LIMITS"
@@ -365,7 +365,7 @@ class Program:
 
     def call(self, func: str, *args: Any, stdin: list[str] | None = None, seed: int | None = None,
              dice: list[int] | None = None, fresh: bool | None = None, timeout: float | None = None,
-             instance: dict | None = None, **kwargs: Any) -> Outcome:
+             instance: dict | None = None, typed: bool = False, **kwargs: Any) -> Outcome:
         """Call FUNC(*args, **kwargs) in the sandbox.  Calls with input or dice get a fresh process.
 
         A method of a class the student wrote: FUNC = "Class.method" and INSTANCE = {"init": [constructor
@@ -373,11 +373,13 @@ class Program:
         sandbox constructs the object (stdin, dice and seed apply to the constructor too), sets the
         attributes, calls the method, and Outcome.state_after holds the object's public attributes
         after the call.  Without INSTANCE, "Class.method" is called on the class (static/class methods).
-        A missing class or method is status no_function with a did-you-mean, like a missing function."""
+        A missing class or method is status no_function with a did-you-mean, like a missing function.
+        TYPED: tuples, sets and int-keyed dicts go in and come back as such (engine/typed.py: the
+        outcome's value, args_after and state_after are in its wire form; typed.decode gives Python)."""
         if fresh is None:
             fresh = stdin is not None or seed is not None or dice is not None
         return self.run(Request("call", func, list(args), kwargs, stdin, seed, dice, fresh, timeout,
-                                self.substitute, instance))
+                                self.substitute, instance, typed))
 
     def script(self, stdin: list[str] | None = None, seed: int | None = None, dice: list[int] | None = None,
                timeout: float | None = None) -> Outcome:
@@ -420,7 +422,10 @@ def _charged(outcome: Outcome) -> float:
 
 
 def request_key(request: Request) -> str:
-    return json.dumps(request.__dict__, sort_keys=True, default=str)
+    data = request.__dict__
+    if request.typed:          # a tuple and a list are two requests; a set is data, not its str()
+        data = dict(data, **{name: typed.encode(data[name]) for name in ("args", "kwargs", "instance")})
+    return json.dumps(data, sort_keys=True, default=str)
 
 
 def _is_fresh(request: Request) -> bool:

@@ -120,7 +120,7 @@ def _static_attr(cls, name):
     return _MISSING
 
 
-def instance_state(obj):
+def instance_state(obj, typed=False):
     """OBJ's public attributes (its __dict__ and __slots__), normalised, read without running any
     of its code: no property, __getattr__, __getattribute__ or overridden __dict__ is consulted."""
     cls = type(obj)
@@ -144,4 +144,4 @@ def instance_state(obj):
                 break
             if type(key) is str and not key.startswith("_"):
                 state[key] = dict.__getitem__(own, key)
-    return normalise(state)
+    return normalise(state, typed=typed)
