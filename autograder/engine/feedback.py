@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from . import typed
+
 MAX_VALUE_CHARS = 300
 MAX_OUTPUT_LINES = 40
 
@@ -85,15 +87,17 @@ def _readable(value: Any, depth: int = 0) -> Any:
             return _placeholder(value)
         if depth < 50:
             return {k: _readable(v, depth + 1) for k, v in value.items()}
-    if isinstance(value, (list, tuple)) and depth < 50:
+    if isinstance(value, (list, tuple, set, frozenset)) and depth < 50:
         items = [_readable(v, depth + 1) for v in value]
-        return items if isinstance(value, list) else tuple(items)
+        return items if isinstance(value, list) else type(value)(items)
     return value
 
 
 def show(value: Any, limit: int = MAX_VALUE_CHARS) -> str:
-    """A value as the student would write it, cut in the middle when long."""
-    return cut(repr(_readable(value)), limit)
+    """A value as the student would write it, cut in the middle when long (a typed request's
+    tuples, sets and int-keyed dicts as Python writes them: engine/typed.py; a placeholder the
+    sandbox sent instead of a value, in words)."""
+    return cut(repr(_readable(typed.decode(value))), limit)
 
 
 def cut(text: str, limit: int) -> str:
