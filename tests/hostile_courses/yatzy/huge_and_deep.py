@@ -1,4 +1,4 @@
-# Huge and deep values: chance returns an int of 100,000 digits, new_pad a dict of a million
+# Huge and deep values: chance returns an int of 100,000 digits, new_pad a dict of 200,000
 # keys, parse_keep a list nested 100,000 deep, total_score a self-containing list.
 import sys
 
@@ -11,7 +11,7 @@ def chance(dice):
 
 
 def new_pad():
-    return {str(i): None for i in range(1_000_000)}
+    return {str(i): None for i in range(200_000)}
 
 
 def parse_keep(text):
