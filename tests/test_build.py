@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers.reference import load
+from helpers.programs import load
 
 from autograder.assignment import Problem, available, load_assignment
 from autograder.authoring import build
