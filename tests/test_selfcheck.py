@@ -21,8 +21,9 @@ from autograder import toml as tomllib  # the one TOML shim
 from autograder.assignment import load_assignment
 from autograder.authoring.edits import EditError, apply_edits
 from autograder.authoring.release import build_release
+from autograder.engine.reporters import problem_statuses
 from autograder.grading.grade import grade
-from autograder.grading.public import SELFCHECK_SOURCE, problem_statuses, public_checks
+from autograder.grading.public import SELFCHECK_SOURCE, public_checks
 
 ROOT = Path(__file__).resolve().parent.parent
 

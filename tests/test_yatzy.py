@@ -293,7 +293,7 @@ def test_public_checks_agree_with_check_py(tmp_path):
     """`grade --public` (in the sandbox) and the bundle's check.py give every problem the same status,
     on the reference (all passed), the starter (all not started) and mutants of every stage."""
     from autograder.authoring.release import build_release
-    from autograder.grading.public import problem_statuses
+    from autograder.engine.reporters import problem_statuses
     bundle, _ = build_release(tmp_path / "release", stage=4, names=["yatzy"])
     reference = (FOLDER / "reference.py").read_text(encoding="utf-8")
     sources = {"reference": reference, "starter": (ROOT / "starter" / "yatzy.py").read_text(encoding="utf-8")}
