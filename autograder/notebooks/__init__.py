@@ -74,6 +74,7 @@ from .common import (
     NotebookError,
     _points,
     answer_id,
+    assignment_id,
     content_path,
     has_notebooks,
     load_content,
@@ -98,7 +99,7 @@ from .write import courses, generate, main, planned_files
 __all__ = [
     "BEGIN_SOLUTION", "CODE_STUB", "COURSE_DIR", "Check", "END_SOLUTION", "Function",
     "GENERATE_COMMAND", "NotebookError", "Piece", "SAMPLES_DIR", "SELFCHECK", "SOURCE_DIR",
-    "STUDENT_DIR", "Solution", "StageBuild", "TOOLS", "_points", "answer_id", "build_all",
+    "STUDENT_DIR", "Solution", "StageBuild", "TOOLS", "_points", "answer_id", "assignment_id", "build_all",
     "build_stage", "cell_source", "check_label", "checks_code", "checksum", "code_cell",
     "content_checks", "content_path", "courses", "doctest_checks", "dumps",
     "expected_sample_points", "fill_markdown", "find_leaks", "generate", "has_notebooks",
