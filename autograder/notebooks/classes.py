@@ -55,8 +55,7 @@ def class_cells(solution: Solution, name: str, pieces: list[Piece]) -> ClassCell
     if not given:
         return ClassCells(name, None, f"class {name}{info.bases}:\n{_body(answers, info.docstring)}\n", name)
     base = name + BASE_SUFFIX
-    what = (f'    """The methods of {name} given in this notebook (read-only): {", ".join(p.function.name for p in given)}."""'
-            "\n")
+    what = f'    """What {name} builds on here, given and read-only: {name} below inherits these methods."""\n'
     given_code = f"class {base}{info.bases}:\n{_body(given, what)}\n"
     answer_code = f"class {name}({base}):\n{_body(answers, info.docstring)}\n"
     return ClassCells(name, given_code, answer_code, base)
