@@ -233,7 +233,7 @@ def test_run_all_on_the_student_notebook_never_stops_and_agrees_with_check_py(bu
 
     spec = load_assignment("yahtzee")
     source = dict((lbl, src) for n, lbl, src in PROGRAMS if n == "yahtzee")[label]
-    nb = json.loads(student_notebooks()[0].read_text(encoding="utf-8"))
+    nb = json.loads(nbgen.student_path(spec, 1).read_text(encoding="utf-8"))
     if label != "starter":
         nb = fill_answers(nb, source)
     if "python3" not in KernelSpecManager().find_kernel_specs():     # as tests/test_nbgrader.py does
