@@ -25,8 +25,9 @@ def _result(problem: int, status: str, points: float = 1.0, name: str = "a check
 
 
 def test_links_come_from_the_table_and_stems():
-    # play_round: 12 and 19; final_score/format_scorecard: 14, 15 and 20; [[stems]]: 20 from 12
-    assert links(YAHTZEE) == {19: (12,), 20: (12, 14, 15)}
+    # play_round: 12 and 19; final_score/format_scorecard: 14, 15 and 20; [[stems]]: 20 from 12,
+    # 19 from 14 and 15
+    assert links(YAHTZEE) == {19: (12, 14, 15), 20: (12, 14, 15)}
     assert links(load_assignment("pytzee")) == {}     # can_use is in 9 and 11, both stage 2
 
 

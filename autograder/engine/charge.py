@@ -1,27 +1,27 @@
 """Charge once across stages: a failure costs no more than the earlier check it stems from.
 
 Substitution (Assignment.substitution) keeps a bug in its own stage while the function that has
-it is graded in one stage only.  A function graded in TWO stages (Yahtzee's play_round: one round
-in stage 2, the Joker in stage 4) runs the student's own code in both stages' checks, so a
+it is graded in one stage only.  A function graded in TWO stages (one round in stage 2, its
+special rules in stage 4, say) runs the student's own code in both stages' checks, so a
 stage-2 bug in it would be charged again in stage 4.  This module decides, after every check of
 a submission ran, which later-stage failures are the same bug as an earlier-stage failure, and
 does not charge them again.
 
 What a course declares (data, no code):
-  - its problem table: a function listed by problems of two stages links them (P19 -> P12);
+  - its problem table: a function listed by problems of two stages links them (P9 -> P4);
   - optionally `[[stems]]` in assignment.toml, `problem = N, from = [M, ...]`: links the table
     cannot show (a later check that exercises an earlier problem's code by another name);
   - in its checks, what differed: `Fail(..., aspect="...")`, a short grader-chosen name of the
     first difference from the reference, the same words wherever the same behaviour differs
     (a divergence's kind, "scorecard after the round", "box order" ...).  Checks that share
-    code (one round checker for P12 and P19) share aspects by construction.
+    code (one round checker for P4 and P9) share aspects by construction.
 
 The rule: a failed check of problem N (stage s) is not charged when a linked problem M of an
 earlier stage failed a check with the SAME aspect in this submission (the earlier stage's
 failure reproduces in the stage-s scenario), and M's functions are written (no points for
-nothing: a stub is never excused).  A bug of stage s alone (a Joker rule, a bonus) either shows
+nothing: a stub is never excused).  A bug of stage s alone (a special rule, a bonus) either shows
 an aspect stage M never shows, or stage M's checks pass: it is charged.  The check passes with
-the feedback `Not charged: stems from P12 "..." (stage 2), already charged there.`
+the feedback `Not charged: stems from P4 "..." (stage 2), already charged there.`
 """
 
 from __future__ import annotations
@@ -128,6 +128,6 @@ def excuse_repeats(results: list, aspects: dict[int, str], assignment, source: s
 
 
 def _title(name: str) -> str:
-    """The check's title without its "P12 " prefix."""
+    """The check's title without its "P4 " prefix."""
     head, _, rest = name.partition(" ")
     return rest if head[:1] == "P" and head[1:].isdigit() else name
