@@ -1,7 +1,8 @@
 """Hostile submissions for the courses besides yahtzee (swe3006, cs21, yatzy, pytzee): each gets
 EXACTLY the points it earned, the batch never crashes or stalls, and nothing escapes.  Honest
 single-bug programs (a correct program of tests/submissions with one bug a struggling student
-writes) ride in the same batches: each loses points only in the stage where its bug lives.
+writes) ride in the same batches: each loses points only in the stage where its bug lives; and
+a Yahtzee program handed in stage by stage gets exactly the points of the stages written.
 
 The corpus is tests/hostile_courses/<course>/<case>.py with the exact outcome of each case in
 tests/hostile_courses/expected.toml.  A case is a snippet put into the course's reference (or
@@ -41,7 +42,7 @@ SUBREAPER = REPO / "tests" / "subreaper.py"
 LIMITS_ENV = "wall_s=1,cpu_s=4,memory_mb=256"
 WALL_BOUND = 60.0            # seconds per submission in its batch
 BATCH_TIMEOUT = 400.0
-COURSES = ("swe3006", "cs21", "yatzy", "pytzee")
+COURSES = ("swe3006", "cs21", "yatzy", "pytzee", "yahtzee")
 MAIN_BLOCK = '\nif __name__ == "__main__":'
 
 
