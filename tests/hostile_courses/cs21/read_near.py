@@ -3,8 +3,8 @@
 import glob
 import os
 
-for _pattern in ("*.py", "../*.py", "../*/*.py", "../../*/*.py", "/work/**/cs21*.py", "/tmp/**/*.py",
-                 os.path.expanduser("~/**/*.py")):
+for _pattern in ("*.py", "../*.py", "../*/*.py", "../../*/*.py", "/work/**/cs21*.py", "/tmp/*.py", "/tmp/*/*.py",
+                 os.path.expanduser("~/*.py")):
     try:
         _paths = glob.glob(_pattern, recursive=True)[:200]
     except OSError:

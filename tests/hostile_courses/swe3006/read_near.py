@@ -4,8 +4,8 @@ import glob
 import os
 
 _found = None
-for pattern in ("*.py", "../*.py", "../*/*.py", "../../*/*.py", "/work/**/swe3006*.py", "/tmp/**/*.py",
-                os.path.expanduser("~/**/*.py")):
+for pattern in ("*.py", "../*.py", "../*/*.py", "../../*/*.py", "/work/**/swe3006*.py", "/tmp/*.py", "/tmp/*/*.py",
+                os.path.expanduser("~/*.py")):
     try:
         for path in glob.glob(pattern, recursive=True)[:200]:
             try:
