@@ -83,6 +83,7 @@ class GradingPlugin:
         self._student = student
         if student is not None:
             student.calls = self.assignment.extra.get("calls", {})     # timeout memory ([calls])
+            student.timing = self._reference            # trial limits from the reference's CPU times
         self.results: list[TestResult] = []
         self.by_name: dict[str, list[TestResult]] = {}
         self.notes: list[str] = []
