@@ -82,7 +82,9 @@ def substitution(program, problem: int | None, own: bool = False) -> dict | None
 
 @dataclass
 class Call:
-    """One request: YahtzeeGame() with STATE set, then METHOD(*ARGS), with STDIN and SEED."""
+    """One request: YahtzeeGame() with STATE set, then METHOD(*ARGS), with STDIN and SEED.  Typed
+    (engine/typed.py): a set (is_straight's dice_set) and a dict keyed by positions (roll_dices'
+    kept_dices) go in as such, and what comes back keeps its type (a tuple is not the list asked for)."""
     method: str
     args: tuple = ()
     state: dict | None = None
@@ -106,7 +108,7 @@ class Call:
         saved, program.substitute = program.substitute, sub
         try:
             outcome = program.call(f"{CLASS}.{self.method}", *self.args, instance={"init": [], "state": state},
-                                   stdin=self.stdin, seed=self.seed, timeout=timeout)
+                                   stdin=self.stdin, seed=self.seed, timeout=timeout, typed=True)
         finally:
             program.substitute = saved
         if outcome.status == "timeout":
