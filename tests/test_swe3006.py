@@ -281,6 +281,32 @@ def test_sample_class(reports, sample):
     assert report.score == pytest.approx(sample["score"], abs=1e-3), (sample["name"], report.score)
 
 
+def _integration_ids() -> set[str]:
+    """The own_functions checks' case ids (`integration = true` in the scenarios)."""
+    found = set()
+    for name in ("turn", "games"):
+        for table in tomllib.loads((SPEC.scenarios_dir / f"{name}.toml").read_text(encoding="utf-8")).values():
+            found.update(case["id"] for case in table if isinstance(case, dict) and case.get("integration"))
+    return found
+
+
+def test_later_stages_run_the_references_methods(reports):
+    """Charge once by construction: with the reference's calculate_score set on the student's
+    class, no check of stages 2-4 sees a stage-1 bug but the one integration check per stage (the
+    student's own methods), which says the difference stems from problem 1 and costs nothing."""
+    integration = _integration_ids()
+    assert len(integration) == 3
+    report = reports["mutant:upper-counts-not-sums"]
+    excused = {t.test_id.split("[", 1)[1].rstrip("]").split(": ", 1)[-1] for t in report.tests
+               if "Not charged" in t.output}
+    assert excused == integration
+    # logic copied into recording_phase cannot be substituted: its checks say where it stems from
+    inlined = reports["mutant:inlined-scoring-with-upper-counts"]
+    notes = [t for t in inlined.tests if "Not charged" in t.output]
+    assert {t.problem for t in notes} == {7, 11, 12}
+    assert all(t.score == t.max_score and "calculate_score" in t.output for t in notes)
+
+
 def test_an_earlier_stages_bug_is_not_charged_again(reports):
     """A stage-1 bug shows in the tables of every later game: those checks say where it comes from."""
     report = reports["mutant:upper-counts-not-sums"]

@@ -319,13 +319,13 @@ def fenced_problem(source: str, line: int | None) -> int | None:
     return open_fences[-1] if open_fences else None
 
 
-def called_by_name(source: str, problem: int) -> bool:
+def called_by_name(student, problem: int) -> bool:
     """Whether the student's code calls every method of PROBLEM by its handout name from another
     method (`self.calculate_score()`): then a substituted run used the reference's version, so a
     difference cannot come from the student's; otherwise the logic was inlined (or never used)."""
     def compute() -> bool:
         try:
-            tree = ast.parse(source)
+            tree = ast.parse(student.source)
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             return False
         called: set[str] = set()
@@ -334,10 +334,7 @@ def called_by_name(source: str, problem: int) -> bool:
                 called.update(n.attr for n in ast.walk(node) if isinstance(n, ast.Attribute)
                               and n.attr != node.name)
         return all(name in called for name in ASSIGNMENT.problem(problem).functions)
-    return _CALLED.setdefault((hash(source), problem), compute())
-
-
-_CALLED: dict[tuple[int, int], bool] = {}
+    return student.memo(("swe3006 called by name", problem), compute)
 
 
 def stems_from(student, reference, problem: int, outcome, mine: list[Line], theirs: list[Line],
@@ -384,7 +381,7 @@ def stems_from(student, reference, problem: int, outcome, mine: list[Line], thei
             owners += FLOW                        # it returned while the reference went on: the loop
     if substituted:              # the reference's version ran where the student calls it by name
         names = set(ASSIGNMENT.substitution(stage)["names"])
-        owners = tuple(o for o in owners if not called_by_name(student.source, o) or not all(
+        owners = tuple(o for o in owners if not called_by_name(student, o) or not all(
             ASSIGNMENT.qualified(f) in names for f in ASSIGNMENT.problem(o).functions))
     if not owners:
         return None
