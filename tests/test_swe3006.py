@@ -363,20 +363,23 @@ def test_gradescope_bundle_grades_the_reference(tmp_path):
 
 
 def test_release_bundle(tmp_path):
-    """The student bundle: the starter, the handout and check.py (the public checks: docstring
-    examples of the methods), with no solution line of the released stage or later."""
+    """The student bundle: the starter, the handout, check.py (the public checks: docstring
+    examples of the methods) and the released stage's notebook, with no solution line of the
+    released stage or later."""
     from autograder.authoring.release import build_release
 
     out, notes = build_release(tmp_path / "release", 1, ["swe3006"])
     folder = Path(out) / "swe3006"
-    assert sorted(p.name for p in folder.iterdir()) == ["check.py", "handout-swe3006.md", "swe3006.py"]
+    files = sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file())
+    assert files == ["check.py", "handout-swe3006.md", "notebooks/swe3006_stage1.ipynb", "swe3006.py"]
     assert (folder / "swe3006.py").read_text(encoding="utf-8") == SPEC.starter.read_text(encoding="utf-8")
     done = subprocess.run([sys.executable, "check.py", str(SPEC.solution)], cwd=folder, capture_output=True,
                           text=True, timeout=120)
-    assert "4 of 4 problems pass" in done.stdout, done.stdout + done.stderr
+    every = len(SPEC.problems)         # the notebooks' public checks: every problem has some
+    assert f"{every} of {every} problems pass" in done.stdout, done.stdout + done.stderr
     done = subprocess.run([sys.executable, "check.py", "swe3006.py"], cwd=folder, capture_output=True,
                           text=True, timeout=120)
-    assert "0 of 4 problems pass" in done.stdout, done.stdout + done.stderr
+    assert f"0 of {every} problems pass" in done.stdout, done.stdout + done.stderr
 
 
 def test_scenario_plan_reproduces_and_verifies_the_games():
