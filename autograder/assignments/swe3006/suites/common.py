@@ -76,8 +76,28 @@ def substitution(program, problem: int | None, own: bool = False) -> dict | None
     stage's cases inside a later check, as that stage's checks ran them."""
     if own or problem is None or not program.can_substitute:
         return None
-    sub = ASSIGNMENT.substitution(ASSIGNMENT.problem(problem).stage)
-    return sub if sub["names"] else None
+    stage = ASSIGNMENT.problem(problem).stage
+    sub = ASSIGNMENT.substitution(stage)
+    return sub if sub["names"] and stage in _CALLING_STAGES else None
+
+
+def _calling_stages() -> set[int]:
+    """The stages whose methods (in the reference) call a method another stage grades: only their
+    checks need the substitution sandbox (stage 1's scoring calls nothing else, and a sandbox
+    per stage costs a process per student)."""
+    tree = ast.parse(ASSIGNMENT.reference.read_text(encoding="utf-8"))
+    methods = {node.name: node for node in ast.walk(tree) if isinstance(node, ast.FunctionDef)}
+    found = set()
+    for stage in ASSIGNMENT.core_stages:
+        foreign = {name.partition(".")[2] for name in ASSIGNMENT.substitution(stage.number)["names"]}
+        own = {f for p in ASSIGNMENT.stage_problems(stage.number) for f in p.functions}
+        if any(isinstance(n, ast.Attribute) and n.attr in foreign
+               for name in own if name in methods for n in ast.walk(methods[name])):
+            found.add(stage.number)
+    return found
+
+
+_CALLING_STAGES = _calling_stages()
 
 
 @dataclass
