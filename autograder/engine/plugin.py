@@ -339,7 +339,8 @@ class GradingPlugin:
         called one of the same functions of the problem's row (a test parametrized over the two
         functions of one problem, threeOfAKind and fourOfAKind, does not let one vouch for the
         other).  A function no real-answer check calls at all (check_dice: None or an exception)
-        is vouched for by any real pass of its test and problem."""
+        is vouched for by any real pass of its test and problem, and a real pass that called none
+        of the problem's functions itself (is_straight through calculate_score) vouches for all."""
         tried: dict[tuple[str, int], set[str]] = {}                  # functions real answers ask of
         passed: dict[tuple[str, int], list[frozenset[str]]] = {}
         for r in self.results:
@@ -352,7 +353,7 @@ class GradingPlugin:
         def vouched(r) -> bool:
             family = self._family[id(r)]
             mine = self._called.get(id(r), frozenset()) & tried.get(family, set())
-            return any(not mine or mine & theirs for theirs in passed.get(family, ()))
+            return any(not mine or not theirs or mine & theirs for theirs in passed.get(family, ()))
 
         for r in self.results:
             if r.status == "passed" and id(r) in self._trivial and not vouched(r):
