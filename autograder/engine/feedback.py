@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from . import typed
+
 MAX_VALUE_CHARS = 300
 MAX_OUTPUT_LINES = 40
 
@@ -18,12 +20,16 @@ class Fail(AssertionError):
     """A check failed for a reason the student should read.
 
     SUMMARY is the detailed sentence of a visible check; HIDDEN (optional) the data-free one a
-    hidden check shows instead (what the case covers, no call, no values; default: SUMMARY)."""
+    hidden check shows instead (what the case covers, no call, no values; default: SUMMARY).
+    ASPECT (optional): what differed, in grader words shared by every check that compares the
+    same behaviour; a later stage's failure with an earlier stage's aspect is charged once
+    (engine/charge.py)."""
 
     def __init__(self, summary: str, *, hidden: str | None = None, ran: str | None = None,
                  expected: Any = None, got: Any = None, hint: str | None = None,
-                 output: str | None = None, show_values: bool = True):
+                 output: str | None = None, show_values: bool = True, aspect: str | None = None):
         super().__init__(summary)
+        self.aspect = aspect
         self.summary = summary
         self.hidden = hidden
         self.ran = ran
@@ -50,7 +56,9 @@ class Fail(AssertionError):
 
 
 def show(value: Any, limit: int = MAX_VALUE_CHARS) -> str:
-    """A value as the student would write it, cut in the middle when long."""
+    """A value as the student would write it, cut in the middle when long (a typed request's
+    tuples, sets and int-keyed dicts as Python writes them: engine/typed.py)."""
+    value = typed.decode(value)
     if isinstance(value, dict) and set(value) == {"__type__"}:
         text = f"<an object of type {value['__type__']}>"
     else:

@@ -7,6 +7,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from . import typed as typed_values
+
 HARNESS_EXIT = 117               # a request process that exits with this never got to report
 INTERNAL = "the grader could not run your program (internal error)"
 STATUSES = frozenset({"ok", "exception", "timeout", "memory", "output_limit", "exit", "crash", "syntax_error",
@@ -55,6 +57,8 @@ class Request:
     #                                  constructs Class(*init, **kwargs) (stdin/dice/seed apply), sets the
     #                                  STATE attributes, calls the method; Outcome.state_after holds the
     #                                  instance's public attributes after it.  None: Class.method(*args)
+    typed: bool = False              # tuples, sets, int-keyed dicts go in (args, kwargs, instance) and come
+    #                                  back (value, args_after, state_after) as such: engine/typed.py
 
 
 @dataclass
@@ -86,6 +90,9 @@ class Outcome:
     worker: tuple | None = field(default=None, compare=False, repr=False)
     #                               (shared worker generation it ran in, generation after it) or None:
     #                               lets a Program know which shared-worker history a call saw
+    stopped_in: tuple | None = field(default=None, compare=False, repr=False)
+    #                               (function, first line): the student's function its soft timer stopped
+    #                               (a timeout; claimed by the student's process, see Program._trial)
     attempts: list = field(default_factory=list)  # what the code tried beyond the assignment (files outside
     #                               the library, network, programs, signals, forged protocol lines): for the instructor
 
@@ -104,6 +111,15 @@ def _payload(request: Request, seq: int, timeout: float, wall: float | None = No
     }
     if request.instance is not None:
         data["instance"] = _instance_spec(request)
+    if request.typed:
+        data["typed"] = True
+        data["args"] = typed_values.encode(list(request.args))
+        data["kwargs"] = {key: typed_values.encode(v) for key, v in dict(request.kwargs).items()}
+        if "instance" in data:
+            spec = data["instance"]
+            data["instance"] = {"init": typed_values.encode(spec["init"]),
+                                "kwargs": {k: typed_values.encode(v) for k, v in spec["kwargs"].items()},
+                                "state": {k: typed_values.encode(v) for k, v in spec["state"].items()}}
     if request.substitute:
         data["substitute"] = {key: [str(n) for n in request.substitute.get(key, ())] for key in ("names", "keep")}
     try:

@@ -28,7 +28,7 @@ from .errors import exception_info
 from .lines import write_line
 from .patches import install_patches
 from .targets import _no_class, _no_function, _no_method, _static_attr, instance_state, substitute
-from .values import _safe_str, normalise
+from .values import _safe_str, normalise, typed_in
 
 _RUN = None          # the Run in progress in this process (wrappers consult it)
 _ORIG_RANDOM = {}    # name -> original bound method of random._inst
@@ -50,6 +50,7 @@ class Run:
         self.deadline = self.t0 + self.timeout
         self.backstop = self.t0 + max(float(req.get("wall") or self.timeout), self.timeout)
         self.wall_stopped = False
+        self.stopped_in = None    # [function, first line]: the student's function its timer stopped
         self.script = Scripted(req.get("stdin"), req.get("dice"))   # scripted input lines and dice
         self.next_progress = 0
         self.phase = "call"
@@ -216,6 +217,8 @@ class Run:
     def classify(self, e):
         t = type(e)
         if issubclass(t, _Stop):
+            if _STOP_STATUS[t] == "timeout":
+                self.stopped_in = _innermost(e, self.filename)
             return {"status": _STOP_STATUS[t]}
         if issubclass(t, MemoryError):
             self.release_ballast()     # room for the harness to report
@@ -278,7 +281,7 @@ class Run:
             target = mod.__dict__.get(func) if type(func) is str else None
             if target is None or not callable(target):
                 return self.result("no_function", error=_no_function(func, mod))
-            args, kwargs = self.req.get("args") or [], self.req.get("kwargs") or {}
+            args, kwargs = self.arguments(self.req.get("args") or []), self.arguments(self.req.get("kwargs") or {})
             self.call_args = args
             self.seed()
             return self.finish(self.guarded(lambda: target(*args, **kwargs)))
@@ -297,13 +300,14 @@ class Run:
             return self.result("no_function", error=_no_class(cls_name, mod))
         if "." in name or _static_attr(cls, name) is _MISSING:
             return self.result("no_function", error=_no_method(cls, cls_name, name))
-        args, kwargs = self.req.get("args") or [], self.req.get("kwargs") or {}
+        args, kwargs = self.arguments(self.req.get("args") or []), self.arguments(self.req.get("kwargs") or {})
         spec = self.req.get("instance")
         self.call_args = args
         self.seed()
         if spec is None:
             return self.finish(self.guarded(lambda: getattr(cls, name)(*args, **kwargs)))
-        init, init_kw, state = spec.get("init") or [], spec.get("kwargs") or {}, spec.get("state") or {}
+        init, init_kw, state = (self.arguments(spec.get(key) or empty)
+                                for key, empty in (("init", []), ("kwargs", {}), ("state", {})))
 
         def call():
             obj = cls(*init, **init_kw)
@@ -312,6 +316,11 @@ class Run:
                 setattr(obj, key, value)
             return getattr(obj, name)(*args, **kwargs)
         return self.finish(self.guarded(call))
+
+    def arguments(self, data):
+        """A request's arguments: JSON data, or engine/typed.py's wire form for a typed request
+        (tuples, sets, int-keyed dicts), rebuilt here."""
+        return typed_in(data) if self.req.get("typed") else data
 
     def import_module(self, code):
         stem = os.path.splitext(os.path.basename(self.filename))[0] or "submission"
@@ -344,7 +353,7 @@ class Run:
                 if flag:
                     status = sticky
                     break
-        value = normalise(ended.get("value")) if status == "ok" else None
+        value = normalise(ended.get("value"), typed=bool(self.req.get("typed"))) if status == "ok" else None
         return self.result(status, value=value, error=ended.get("error"))
 
     def result(self, status, value=None, error=None, final=True):
@@ -358,8 +367,10 @@ class Run:
         return {
             "t": "result", "seq": self.req.get("seq"), "status": status, "value": value, "error": error,
             "stdout": "".join(self.out), "events": events, "events_truncated": self.events_truncated,
-            "args_after": normalise(self.call_args) if self.call_args is not None else None,
-            "state_after": instance_state(self.instance) if self.instance is not _MISSING else None,
+            "args_after": normalise(self.call_args, typed=bool(self.req.get("typed")))
+            if self.call_args is not None else None,
+            "state_after": instance_state(self.instance, typed=bool(self.req.get("typed")))
+            if self.instance is not _MISSING else None,
             "import_stdout": self.cached_import_out if self.cached_import_out is not None
             else "".join(self.import_out),
             "import_prompted": self.import_prompted, "inputs_asked": script.asked,
@@ -367,7 +378,7 @@ class Run:
             "dice_used": script.dice_pos, "dice_provided": None if script.dice is None else len(script.dice),
             "dice_failed_at": script.dice_failed_at, "exit_code": code, "exit_via": via, "exit_arg": arg,
             "timed_out": self.timed_out, "cpu_limited": self.cpu_limited, "timeout": self.timeout,
-            "wall_stopped": self.wall_stopped,
+            "wall_stopped": self.wall_stopped, "stopped_in": self.stopped_in,
             "output_chars": self.chars, "attempts": list(self.attempts)[:MAX_ATTEMPTS],
         }
 def _reserve(size):
@@ -385,6 +396,20 @@ def _exit_details(code):
     if type(code) is int or type(code) is bool:
         return int(code), "sys.exit", str(int(code))
     return 1, "sys.exit", _safe_str(code)[:200]
+
+
+def _innermost(e, filename):
+    """[name, first line] of the student's innermost function in E's traceback (None: none).
+    The grader reads it only to tell a loop it already saw (Program._trial): the student could
+    claim any place, which only decides whether its own timeout is retried at the long limit."""
+    found = None
+    tb = e.__traceback__
+    while tb is not None:
+        code = tb.tb_frame.f_code
+        if code.co_filename == filename:
+            found = [code.co_name, code.co_firstlineno]
+        tb = tb.tb_next
+    return found
 
 
 def _new_module(name, filename):
