@@ -415,6 +415,25 @@ def test_empty_and_corrupt_notebooks_get_clear_messages(tmp_path):
     assert "not valid .ipynb JSON" in report.error and report.score == 0
 
 
+def test_a_notebook_run_as_a_program_plays_the_entry_it_defines():
+    """A notebook has no main guard the grader keeps (in a kernel __name__ is "__main__"); run as a
+    program (`python FILE`, a suite's script check) it plays the assignment's entry, a function or
+    Class.method, as a .py file's guard does; imported (every call the grader makes), it runs nothing."""
+    cells = ("class Game:\n    def play(self):\n        print('played', input())",
+             "def play_game():\n    print('game', input())",
+             "if __name__ == '__main__':\n    Game().play()\n    play_game()")
+    for entry, ran in (("Game.play", "played x"), ("play_game", "game x")):
+        source, _ = notebook_source(nb_json(*cells), entry)
+        assert source.count("__main__") == 1                  # the notebook's own guard is not kept
+        script = subprocess.run([sys.executable, "-c", source], input="x\n", capture_output=True, text=True,
+                                timeout=60)
+        assert script.stdout.strip() == ran, script.stdout + script.stderr
+        namespace = {"__name__": "submission"}
+        exec(compile(source, "<submission>", "exec"), namespace)    # imported: nothing runs, nothing asked
+    for entry in ("Missing.play", "missing", "Game.play().x", None):
+        assert "__main__" not in notebook_source(nb_json(*cells), entry)[0], entry
+
+
 def test_notebook_source_keeps_definitions_and_skips_what_would_run():
     source, notes = notebook_source(nb_json(
         "def f(x=LIMIT):\n    return x + helper()",
