@@ -20,9 +20,11 @@ import pytest
 from autograder import notebooks as nbgen
 from autograder import toml as tomllib  # the one TOML shim
 from autograder.assignment import load_assignment
+from autograder.authoring.edits import EditError, apply_edits
 from autograder.authoring.release import build_release
+from autograder.engine.reporters import problem_statuses
 from autograder.grading.grade import grade
-from autograder.grading.public import SELFCHECK_SOURCE, problem_statuses, public_checks
+from autograder.grading.public import SELFCHECK_SOURCE, public_checks
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -30,11 +32,10 @@ ROOT = Path(__file__).resolve().parent.parent
 def mutate(source: str, mutant: dict) -> str | None:
     """The mutant's source; None when an edit no longer finds its text exactly once (the test of
     that mutant then fails with the reason, as tests/test_mutants.py does, instead of collection)."""
-    for edit in mutant["edits"]:
-        if source.count(edit["find"]) != 1:
-            return None
-        source = source.replace(edit["find"], edit["replace"])
-    return source
+    try:
+        return apply_edits(source, mutant["edits"])
+    except EditError:
+        return None
 
 
 def programs() -> list[tuple[str, str, str]]:
