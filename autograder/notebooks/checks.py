@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import ast
+import copy
 import doctest
+import functools
 import io
 import tokenize
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from autograder import toml
 from autograder.assignment import Assignment, Problem
@@ -248,10 +251,16 @@ def scenario_check(assignment: Assignment, signatures: dict[str, list[tuple[str,
     return None
 
 
+@functools.lru_cache(maxsize=64)
+def _scenario_file(path: Path, mtime_ns: int) -> dict:
+    """A scenario file, parsed once per version (every problem of every stage reads them all)."""
+    return toml.loads(path.read_text(encoding="utf-8"))
+
+
 def _scenario_cases(assignment: Assignment):
     """(file name, file stage, key, case) for every case of every scenario file."""
     for path in sorted(assignment.scenarios_dir.glob("*.toml")):
-        data = toml.loads(path.read_text(encoding="utf-8"))
+        data = copy.deepcopy(_scenario_file(path, path.stat().st_mtime_ns))
         stage = _file_stage(assignment, data)
         for key, cases in data.items():
             if isinstance(cases, list):
