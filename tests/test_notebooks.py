@@ -122,6 +122,28 @@ def test_every_course_with_notebook_content_is_committed_side_by_side():
     assert len(sources) == len(students) == sum(len(spec.stages) for spec in specs)
 
 
+def test_check_names_every_drift_of_every_course(tmp_path):
+    """`notebooks` writes every course's notebooks into a course folder (here a scratch one);
+    `--check` then names each drift, whichever course it is in, and nothing else: a stale notebook,
+    a missing one, one that is not generated any more."""
+    course = tmp_path / "course"
+    problems, planned = nbgen.generate(assignment=None, course=course)
+    assert problems == [] and {path.parent.name for path in planned} >= {"stage1", "yatzy-stage2", "student"}
+    stale = course / "student" / "swe3006_stage3.ipynb"
+    stale.write_text(stale.read_text(encoding="utf-8").replace("YahtzeeGameBase", "Base"), encoding="utf-8")
+    missing = course / "source" / "yatzy-stage2" / "yatzy_stage2.ipynb"
+    missing.unlink()
+    stray = course / "source" / "cs21-stage9" / "cs21_stage9.ipynb"
+    stray.parent.mkdir()
+    stray.write_text("{}", encoding="utf-8")
+    problems, written = nbgen.generate(check=True, course=course)
+    assert written == [] and sorted(problems) == sorted([
+        f"{stale} is out of date: run `python -m autograder notebooks`",
+        f"{missing} is missing: run `python -m autograder notebooks`",
+        f"{stray} is not generated any more: delete it"])
+    assert {path for path in planned if path.is_file()} == set(planned) - {missing}
+
+
 def test_the_generator_takes_one_assignment_and_refuses_one_without_notebook_content(capsys):
     """`python -m autograder notebooks --assignment NAME` (default: every course with notebook content)."""
     assert nbgen.main(["--check", "--assignment", "pytzee"]) == 2
