@@ -84,8 +84,9 @@ def test_the_student_track_is_solution_free_and_each_stub_names_its_problem(buil
 
 def test_the_grader_grades_a_stage_notebook_like_the_py(tmp_path):
     """`grade --assignment swe3006 swe3006_stage2.ipynb`: the committed solution notebook gets the
-    stage's points (its stage comes from its metadata), its release 0 with no error, and the stage-4
-    notebook (every method: the earlier ones given by inheritance) the whole 100."""
+    stage's points (its stage comes from its metadata; without --assignment it is refused with the
+    option to use), its release 0 with no error, and the stage-4 notebook (every method: the earlier
+    ones given by inheritance) the whole 100."""
     from autograder.grading.grade import grade
 
     path = nbgen.notebook_path(SWE, STAGE)
@@ -93,6 +94,10 @@ def test_the_grader_grades_a_stage_notebook_like_the_py(tmp_path):
                             capture_output=True, text=True, cwd=REPO_ROOT, timeout=300)
     assert result.returncode == 0, result.stdout + result.stderr
     assert f"Score: {SWE.stage_points(STAGE):g} / {SWE.stage_points(STAGE):g}" in result.stdout, result.stdout
+    wrong = subprocess.run([sys.executable, "-m", "autograder", "grade", str(path)],     # the main track's
+                           capture_output=True, text=True, cwd=REPO_ROOT, timeout=300)
+    assert (wrong.returncode, wrong.stdout) == (2, "") and wrong.stderr.strip() == (
+        f"error: {path.name} is a notebook of the swe3006 assignment, not yahtzee: grade it with --assignment swe3006")
     release = tmp_path / nbgen.notebook_name(SWE, STAGE)
     release.write_text(nbgen.dumps(nbgen.release_notebook(json.loads(path.read_text(encoding="utf-8")))),
                        encoding="utf-8")
