@@ -337,20 +337,22 @@ def test_gradescope_bundle_grades_the_reference(tmp_path):
 
 
 def test_release_bundle(tmp_path):
-    """The student bundle: the starter, the handout and check.py (the public checks: docstring
-    examples of the methods), with no solution line of the released stage or later."""
+    """The student bundle: the starter, the handout, check.py (the public checks: the methods'
+    docstring examples and the stage notebooks' checks, every problem) and the stage-1 notebook,
+    with no solution line of the released stage or later."""
     from autograder.authoring.release import build_release
 
     out, notes = build_release(tmp_path / "release", 1, ["swe3006"])
     folder = Path(out) / "swe3006"
-    assert sorted(p.name for p in folder.iterdir()) == ["check.py", "handout-swe3006.md", "swe3006.py"]
+    assert sorted(p.name for p in folder.iterdir()) == ["check.py", "handout-swe3006.md", "notebooks", "swe3006.py"]
+    assert sorted(p.name for p in (folder / "notebooks").iterdir()) == ["swe3006_stage1.ipynb"]
     assert (folder / "swe3006.py").read_text(encoding="utf-8") == SPEC.starter.read_text(encoding="utf-8")
     done = subprocess.run([sys.executable, "check.py", str(SPEC.solution)], cwd=folder, capture_output=True,
                           text=True, timeout=120)
-    assert "4 of 4 problems pass" in done.stdout, done.stdout + done.stderr
+    assert "13 of 13 problems pass" in done.stdout, done.stdout + done.stderr
     done = subprocess.run([sys.executable, "check.py", "swe3006.py"], cwd=folder, capture_output=True,
                           text=True, timeout=120)
-    assert "0 of 4 problems pass" in done.stdout, done.stdout + done.stderr
+    assert "0 of 13 problems pass" in done.stdout, done.stdout + done.stderr
 
 
 def test_scenario_plan_reproduces_and_verifies_the_games():
@@ -367,8 +369,8 @@ def test_scenario_plan_reproduces_and_verifies_the_games():
 
 
 def test_public_checks_pass_for_the_correct_programs():
-    """grade --public (the methods' docstring examples, run in the sandbox) passes every program
-    that gets full marks, and fails the starter."""
+    """grade --public (the methods' docstring examples and the notebooks' checks, run in the sandbox)
+    passes every program that gets full marks, and fails the starter."""
     from autograder.grading.grade import grade
 
     for path in SUBMISSIONS:
