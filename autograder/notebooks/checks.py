@@ -38,6 +38,7 @@ class Check:
     in_notebook: bool = True            # False: a whole game filed under a later problem: not a public check of it
     hint: str = ""                      # shown with a failure (the scenario's hint)
     hint_when: object = None            # show HINT only when the student's value equals this
+    label: str = ""                     # what the check is called where the student reads it (default: its code)
 
 
 def _hints(case: dict) -> dict:
@@ -308,7 +309,8 @@ def content_checks(content: dict, problem: Problem) -> list[Check]:
             raises=item.get("raises", ""), call=item.get("call", ""),
             answers=[str(a) for a in item.get("answers", [])], dice=[int(d) for d in item.get("dice", [])],
             lines=list(item.get("lines", [])), after=list(item.get("after", [])),
-            value=bool(item.get("value", True)), origin="content", **_hints(item)))
+            value=bool(item.get("value", True)), origin="content", label=str(item.get("label", "")),
+            **_hints(item)))
     return checks
 
 

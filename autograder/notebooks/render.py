@@ -67,7 +67,9 @@ def _assert_value(got_name: str, expected, ran: str, where: str, check: Check | 
 
 
 def check_label(check: Check) -> str:
-    """What a check block is called where the student reads it (its origin, or its call)."""
+    """What a check block is called where the student reads it (its label, its origin, or its call)."""
+    if check.label:
+        return check.label
     if check.origin.startswith(("public scenario", "from the")):
         return check.origin
     text = check.call or check.expr
