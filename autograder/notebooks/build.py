@@ -263,8 +263,12 @@ def sample_notebooks(build: StageBuild, content: dict) -> dict[str, dict]:
         if spec.get("blank"):
             out[student] = release_notebook(build.notebook)
             continue
-        answers: dict[str, str | None] = {p.function.name: None for p in build.pieces if p.answers}
+        answers: dict[str, str | None] = {p.function.name: None for p in build.pieces
+                                          if p.answers and p.function.owner is None}
         for name, code in spec.get("answers", {}).items():
+            if any(p.function.name == name and p.function.owner for p in build.pieces):
+                raise NotebookError(f"sample {student}: {name} is a method; a sample answers functions "
+                                    "(a class's answer cell holds several methods)")
             if name not in answers:
                 raise NotebookError(f"sample {student}: stage {build.stage} has no answer cell for {name}")
             answers[name] = code
