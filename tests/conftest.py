@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-
 import pytest
 
 
@@ -18,12 +16,6 @@ def mutant_report(tmp_path_factory):
 
     path = tmp_path_factory.mktemp("batch-alone") / "mutant.py"
     path.write_text(MUTANT, encoding="utf-8")
-    old = os.environ.get("AUTOGRADER_LIMITS")
-    os.environ["AUTOGRADER_LIMITS"] = LIMITS_ENV
-    try:
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("AUTOGRADER_LIMITS", LIMITS_ENV)
         return grade(path, "yahtzee", limits=default_limits())
-    finally:
-        if old is None:
-            os.environ.pop("AUTOGRADER_LIMITS")
-        else:
-            os.environ["AUTOGRADER_LIMITS"] = old

@@ -17,7 +17,6 @@ loop cheap.
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -40,7 +39,7 @@ from helpers.batch import (
     rows_of,
     run_batch,
 )
-from helpers.cli import readable_spot
+from helpers.cli import class_beside_a_readable_folder, peek_source
 
 from autograder.grading.export import csv_header
 from autograder.grading.gradebook import Gradebook
@@ -169,47 +168,16 @@ def test_rerun_skips_unchanged_regrades_changed_and_force(first, tmp):
 # ---------------------------------------------------------------------------------------------
 # What a student's sandbox can see during a batch
 # ---------------------------------------------------------------------------------------------
-PEEK = """
-
-import os
-
-
-def format_dice(dice):
-    found = []
-    for path in ("@OTHER@", "@CLASS@", "@CLASS@/alice.py", "@OUT@", "@OUT@/gradebook.sqlite"):
-        try:
-            found.append(str(sorted(os.listdir(path)) if os.path.isdir(path) else len(open(path).read())))
-        except OSError as err:
-            found.append(type(err).__name__)
-    return "PEEK " + "; ".join(found)
-"""
-
-
 def test_classmates_and_the_gradebook_are_hidden_from_a_student(tmp):
     """A class and --out outside /tmp: the student's code cannot list the class folder, read a
     classmate's file, or read the gradebook; nor an unrelated world-readable folder beside them
     (the sandbox's root is an allowlist: none of these exist in it)."""
-    from autograder.engine.sandbox import isolation
-
-    if not isolation()["namespaces"]:
-        pytest.skip("only mount namespaces can hide folders (run as root)")
-    spot = readable_spot()
-    if spot is None:
-        pytest.skip("no world-readable folder outside /tmp to put a class in")
-    import tempfile
-
-    root = Path(tempfile.mkdtemp(prefix="batch-hidden-", dir=spot))
-    try:
-        os.chmod(root, 0o755)
-        other, klass, out = root / "other", root / "class", root / "out"
-        for folder in (other, klass, klass / "mallory"):
-            folder.mkdir(mode=0o755)
-        (other / "note.txt").write_text("readable\n")
-        (klass / "alice.py").write_text(SOLUTION, encoding="utf-8")
-        peek = PEEK.replace("@OTHER@", str(other)).replace("@CLASS@", str(klass)).replace("@OUT@", str(out))
+    with class_beside_a_readable_folder("batch-hidden-") as (other, klass):
+        out = klass.parent / "out"
+        (klass / "mallory").mkdir(mode=0o755)
+        peek = peek_source([other, klass, klass / "alice.py", out, out / "gradebook.sqlite"])
         (klass / "mallory" / "yahtzee.py").write_text(SOLUTION + peek, encoding="utf-8")
-        for path in (other / "note.txt", klass / "alice.py", klass / "mallory" / "yahtzee.py"):
-            path.chmod(0o644)
+        (klass / "mallory" / "yahtzee.py").chmod(0o644)
         out.mkdir(mode=0o755)
         (out / "gradebook.sqlite").touch(mode=0o644)       # readable by anyone on disk
         result = run_batch([str(klass), "--stage", "2", "--jobs", "1", "--out", str(out)], tmp, "hidden")
@@ -217,8 +185,6 @@ def test_classmates_and_the_gradebook_are_hidden_from_a_student(tmp):
         with Gradebook(out / "gradebook.sqlite") as book:
             feedback = {r.submission_id: r.feedback for r in book.rows("yahtzee")}["mallory"]
         assert "PEEK " + "; ".join(["FileNotFoundError"] * 5) in feedback, feedback[:3000]
-    finally:
-        shutil.rmtree(root, ignore_errors=True)
 
 
 # ---------------------------------------------------------------------------------------------

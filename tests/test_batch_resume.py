@@ -110,15 +110,9 @@ def test_a_dying_or_hung_worker_costs_one_row_and_is_retried(tmp):
     klass.mkdir()
     for name, text in (("a", SOLUTION), ("b", SOLUTION), ("dies", SOLUTION), ("hangs", LOOP), ("z", MUTANT)):
         (klass / f"{name}.py").write_text(text, encoding="utf-8")
-    old = os.environ.get("AUTOGRADER_TEST_CRASH_ON")
-    os.environ["AUTOGRADER_TEST_CRASH_ON"] = "dies"
-    try:
+    with pytest.MonkeyPatch.context() as patch:           # this run only: the next one is not told
+        patch.setenv("AUTOGRADER_TEST_CRASH_ON", "dies")
         result = run_batch([str(klass), "--jobs", "2", "--out", str(out), "--timeout", "5"], tmp, "crashy")
-    finally:
-        if old is None:
-            os.environ.pop("AUTOGRADER_TEST_CRASH_ON")
-        else:
-            os.environ["AUTOGRADER_TEST_CRASH_ON"] = old
     assert result["code"] == 0, result["stdout"] + result["stderr"]
     assert "5 submissions, 3 graded, 0 unchanged (skipped), 2 grader failures" in result["stdout"]
     with Gradebook(out / "gradebook.sqlite") as book:

@@ -8,14 +8,10 @@ The corpus itself is graded by test_hostile.py.
 from __future__ import annotations
 
 import json
-import os
-import shutil
-import tempfile
-from pathlib import Path
 
 import pytest
-from helpers.cli import readable_spot
-from helpers.hostile import ISO, LIMITS, REPO
+from helpers.cli import class_beside_a_readable_folder, peek_source
+from helpers.hostile import LIMITS, REPO
 
 from autograder.engine.sandbox import Limits
 
@@ -81,38 +77,9 @@ def test_a_huge_return_value_is_summarised_not_an_internal_error():
             assert out.status == "ok" and out.value[-1] == {"__type__": "int", "too_large": True}
 
 
-PEEK = '''
-
-import os
-
-
-def format_dice(dice):
-    found = []
-    for path in ("@OTHER@", "@CLASS@", "@CLASS@/alice.py"):
-        try:
-            found.append(str(sorted(os.listdir(path)) if os.path.isdir(path) else len(open(path).read())))
-        except OSError as err:
-            found.append(type(err).__name__)
-    return "; ".join(found)
-'''
-
-
-@pytest.mark.skipif(not ISO["namespaces"], reason="only mount namespaces can hide folders")
 def test_classmates_files_next_to_a_submission_are_hidden():
-    spot = readable_spot()
-    if spot is None:
-        pytest.skip("no world-readable folder outside /tmp to put a class in")
-    root = Path(tempfile.mkdtemp(prefix="hostile-class-", dir=spot))
-    try:
-        os.chmod(root, 0o755)
-        other, klass = root / "other", root / "class"
-        for folder in (other, klass):
-            folder.mkdir(mode=0o755)
-        (other / "note.txt").write_text("readable: proves the sandbox could read here\n")
-        shutil.copy(REPO / "solution" / "yahtzee.py", klass / "alice.py")
-        for path in (other / "note.txt", klass / "alice.py"):
-            path.chmod(0o644)
-        peek = PEEK.replace("@OTHER@", str(other)).replace("@CLASS@", str(klass))
+    with class_beside_a_readable_folder("hostile-class-") as (other, klass):
+        peek = peek_source([other, klass, klass / "alice.py"])
         (klass / "mallory.py").write_text((REPO / "solution" / "yahtzee.py").read_text() + peek)
         from autograder.engine import reporters
         from autograder.grading.grade import grade
@@ -120,6 +87,4 @@ def test_classmates_files_next_to_a_submission_are_hidden():
         text = reporters.to_text(grade(klass / "mallory.py", "yahtzee", stage=2, limits=LIMITS))
         # The sandbox's root is an allowlist (the Python runtime, its own scratch folders): neither the
         # class folder nor an unrelated world-readable folder beside it exists there.
-        assert "FileNotFoundError; FileNotFoundError; FileNotFoundError" in text, text[:3000]
-    finally:
-        shutil.rmtree(root, ignore_errors=True)
+        assert "PEEK FileNotFoundError; FileNotFoundError; FileNotFoundError" in text, text[:3000]

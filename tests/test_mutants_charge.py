@@ -9,7 +9,7 @@ keep losing stage 4; play-round-not-written, a stub, loses both)."""
 from __future__ import annotations
 
 from autograder.assignment import load_assignment
-from autograder.engine.charge import excuse_repeats, links, written
+from autograder.engine.charge import excuse_repeats, links, same_aspect, written
 from autograder.engine.results import TestResult
 
 YAHTZEE = load_assignment("yahtzee")
@@ -72,3 +72,11 @@ def test_no_aspect_no_excuse():
     earlier, later = _result(12, "failed"), _result(19, "failed")
     assert excuse_repeats([earlier, later], {id(earlier): "x"}, YAHTZEE, SOURCE) == 0
     assert later.status == "failed"
+
+
+def test_an_aspect_matches_its_general_form():
+    assert same_aspect("asked for more input", "asked for more input: a keep question too many")
+    assert same_aspect("asked for more input: a keep question too many", "asked for more input")
+    assert not same_aspect("asked for more input: a keep question too many", "asked for more input: another")
+    assert not same_aspect("stopped: timeout", "stopped: ZeroDivisionError at line 5")
+    assert not same_aspect("divergence: kept_rerolled", "divergence: dice_differ")

@@ -13,8 +13,10 @@ What a course declares (data, no code):
     cannot show (a later check that exercises an earlier problem's code by another name);
   - in its checks, what differed: `Fail(..., aspect="...")`, a short grader-chosen name of the
     first difference from the reference, the same words wherever the same behaviour differs
-    (a divergence's kind, "scorecard after the round", "box order" ...).  Checks that share
-    code (one round checker for P4 and P9) share aspects by construction.
+    (a divergence's kind, "scorecard after the round", "box order" ...), more general before a
+    colon ("asked for more input: <the likely cause>" matches "asked for more input", where a
+    check could not tell the cause).  Checks that share code (one round checker for P4 and P9)
+    share aspects by construction.
 
 The rule: a failed check of problem N (stage s) is not charged when a linked problem M of an
 earlier stage failed a check with the SAME aspect in this submission (the earlier stage's
@@ -29,7 +31,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterable
 
-__all__ = ["links", "excuse_repeats", "written", "skip", "stopped_aspect"]
+__all__ = ["links", "excuse_repeats", "written", "skip", "stopped_aspect", "same_aspect"]
 
 
 def skip(reason: str, aspect: str | None = None):
@@ -99,11 +101,11 @@ def excuse_repeats(results: list, aspects: dict[int, str], assignment, source: s
     if not linked or source is None:
         return 0
     functions = {p.number: p.functions for p in assignment.problems}
-    first_failure: dict[tuple[int, str], object] = {}       # (problem, aspect) -> its first failed check
+    failures: dict[int, list[tuple[str, object]]] = {}     # problem -> (aspect, failed check), in order
     for result in results:
         aspect = aspects.get(id(result))
         if aspect and result.status in ("failed", "skipped") and result.score < result.max_score:
-            first_failure.setdefault((result.problem, aspect), result)
+            failures.setdefault(result.problem, []).append((aspect, result))
     is_written: dict[int, bool] = {}
     excused = 0
     for result in results:
@@ -111,7 +113,7 @@ def excuse_repeats(results: list, aspects: dict[int, str], assignment, source: s
         if not aspect or result.status not in ("failed", "skipped") or result.problem not in linked:
             continue
         for earlier in linked[result.problem]:
-            stem = first_failure.get((earlier, aspect))
+            stem = next((r for a, r in failures.get(earlier, ()) if same_aspect(a, aspect)), None)
             if stem is None or stem.stage >= result.stage:
                 continue
             if earlier not in is_written:
@@ -125,6 +127,12 @@ def excuse_repeats(results: list, aspects: dict[int, str], assignment, source: s
             excused += 1
             break
     return excused
+
+
+def same_aspect(one: str, other: str) -> bool:
+    """Equal aspects, or one the other's general form: "asked for more input" (the cause unknown
+    where that check looked) and "asked for more input: a keep question too many"."""
+    return one == other or one.startswith(other + ": ") or other.startswith(one + ": ")
 
 
 def _title(name: str) -> str:

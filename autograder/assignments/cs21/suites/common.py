@@ -8,7 +8,7 @@ Hidden checks say what they cover (the case's `why`), never the call, the dice o
 
 from __future__ import annotations
 
-from autograder.engine.checks import GraderFault, could_pass_by_doing_nothing, explain
+from autograder.engine.checks import could_pass_by_doing_nothing, explain, reference_ok
 from autograder.engine.divergence import first_line_difference
 from autograder.engine.feedback import cut, describe_call, ordinal, show
 from autograder.engine.replay import Line, LineGrammar, dice_rolled
@@ -118,13 +118,6 @@ def first_difference(got: list[Line], want: list[Line]) -> str | None:
 # ---------------------------------------------------------------------------------------------
 # Calls
 # ---------------------------------------------------------------------------------------------
-
-def reference_ok(outcome, ran: str):
-    """The reference's outcome of RAN, or a GraderFault: expected values must exist."""
-    if outcome.status != "ok":
-        raise GraderFault(f"the reference failed on {ran}: {outcome.status} {outcome.message} {outcome.error}")
-    return outcome
-
 
 def not_normal(outcome, func: str, ran: str, *, hint: str | None = None, before: str = "") -> Fail:
     """The Fail for a call that did not return normally: the detailed text, and a data-free one

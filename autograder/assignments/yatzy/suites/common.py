@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from autograder.engine.checks import GraderFault, could_pass_by_doing_nothing, explain
+from autograder.engine.checks import could_pass_by_doing_nothing, explain, reference_ok
 from autograder.engine.divergence import first_line_difference
 from autograder.engine.feedback import Fail, ordinal, show
 from autograder.engine.replay import Line, LineGrammar
@@ -112,12 +112,6 @@ def expect_same_on_pad(student, reference, func: str, pad: dict, *, why: str, hi
                    hidden=f"{func} returned the wrong value ({why}).", ran=ran,
                    hint=hint(got, expected) if hint else None, show_values=False)
     return got
-
-
-def reference_ok(outcome, ran: str):
-    if outcome.status != "ok":
-        raise GraderFault(f"the reference failed on {ran}: {outcome.status} {outcome.message} {outcome.error}")
-    return outcome
 
 
 def not_returned(outcome, ran: str, short: str, *, hint: str | None = None) -> Fail:
