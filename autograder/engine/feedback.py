@@ -55,15 +55,53 @@ class Fail(AssertionError):
         return "\n".join(lines)
 
 
+class _Shown:
+    """Shows as TEXT inside a repr() (a placeholder the sandbox sent instead of a value)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def __repr__(self) -> str:
+        return self.text
+
+
+def _placeholder(value: dict) -> _Shown:
+    """The words for a value the sandbox could not send as it was (engine/harness/values.py,
+    engine/bounds.py): never the transport's own dict."""
+    kind = str(value.get("__type__"))[:60]
+    if value.get("too_large") or (kind == "int" and len(value) == 1):
+        return _Shown("<an int too large to show>")
+    if kind == "str" and "length" in value:
+        return _Shown(f"{value.get('start', '')!r}...<a str of {value['length']} characters>")
+    if value.get("cycle"):
+        return _Shown(f"<a {kind} that contains itself>")
+    if kind == "nested too deeply":
+        return _Shown("<a value nested too deeply to show>")
+    if value.get("truncated"):
+        return _Shown("..." if kind == "..." else f"<a {kind} nested too deeply to show>")
+    if "keys" in value:
+        return _Shown(f"<a {kind} whose keys are not str or int>")
+    return _Shown(f"<an object of type {kind}>")
+
+
+def _readable(value: Any, depth: int = 0) -> Any:
+    """VALUE with every sandbox placeholder in it replaced by its words (bounded depth)."""
+    if isinstance(value, dict):
+        if "__type__" in value:
+            return _placeholder(value)
+        if depth < 50:
+            return {k: _readable(v, depth + 1) for k, v in value.items()}
+    if isinstance(value, (list, tuple, set, frozenset)) and depth < 50:
+        items = [_readable(v, depth + 1) for v in value]
+        return items if isinstance(value, list) else type(value)(items)
+    return value
+
+
 def show(value: Any, limit: int = MAX_VALUE_CHARS) -> str:
     """A value as the student would write it, cut in the middle when long (a typed request's
-    tuples, sets and int-keyed dicts as Python writes them: engine/typed.py)."""
-    value = typed.decode(value)
-    if isinstance(value, dict) and set(value) == {"__type__"}:
-        text = f"<an object of type {value['__type__']}>"
-    else:
-        text = repr(value)
-    return cut(text, limit)
+    tuples, sets and int-keyed dicts as Python writes them: engine/typed.py; a placeholder the
+    sandbox sent instead of a value, in words)."""
+    return cut(repr(_readable(typed.decode(value))), limit)
 
 
 def cut(text: str, limit: int) -> str:

@@ -92,6 +92,7 @@ class GradingPlugin:
         self._started: dict[str, float] = {}
         self._trivial: set[int] = set()                 # results a do-nothing function could pass
         self._family: dict[int, tuple[str, int]] = {}   # result -> (test function, problem)
+        self._called: dict[int, frozenset[str]] = {}     # result -> the student's functions it called
         self._aspect: dict[int, str] = {}               # failed result -> what differed (engine/charge.py)
         if student is not None and load_failure is None:
             if self.record:
@@ -231,6 +232,7 @@ class GradingPlugin:
         item.user_properties[:] = [p for p in item.user_properties if p[0] != "feedback"]
         take_trivial()
         if self._student is not None:
+            self._student.called.clear()
             own = item.get_closest_marker("own_functions") is not None
             stage = self._stage_of(int(_marker_arg(item, "problem", 0)))
             sub = None if own or not stage else self.assignment.substitution(stage)
@@ -306,6 +308,7 @@ class GradingPlugin:
         if take_trivial():
             self._trivial.add(id(result))
         self._family[id(result)] = (getattr(item, "originalname", item.name), problem)
+        self._called[id(result)] = self._own_calls(problem)
         if aspect:
             self._aspect[id(result)] = aspect
         self.results.append(result)
@@ -319,14 +322,41 @@ class GradingPlugin:
         chosen = getattr(self._student, "chosen_texts", None) or ()
         return any(re.search(rf"(?<!\w){re.escape(text)}(?!\w)", output) for text in chosen)
 
+    def _own_calls(self, problem: int) -> frozenset[str]:
+        """The functions of PROBLEM (its row of the table) the check that just ran called in the
+        student's program ("Class.method" counts as "method"); empty when it called none of them."""
+        try:
+            mine = set(self.assignment.problem(problem).functions)
+        except KeyError:
+            return frozenset()
+        called = {name.rsplit(".", 1)[-1] for name in getattr(self._student, "called", None) or ()}
+        return frozenset(called & {name.rsplit(".", 1)[-1] for name in mine})
+
     def no_points_for_nothing(self) -> None:
         """A passed check that a function doing nothing would pass (it expects None, 0, an empty
         value or an exception) counts only when a check of the same function and problem with a
-        real answer passed too."""
-        real = {self._family[id(r)] for r in self.results
-                if r.status == "passed" and id(r) not in self._trivial}
+        real answer passed too.  "The same function": a check of the same test and problem that
+        called one of the same functions of the problem's row (a test parametrized over the two
+        functions of one problem, threeOfAKind and fourOfAKind, does not let one vouch for the
+        other).  A function no real-answer check calls at all (check_dice: None or an exception)
+        is vouched for by any real pass of its test and problem, and a real pass that called none
+        of the problem's functions itself (is_straight through calculate_score) vouches for all."""
+        tried: dict[tuple[str, int], set[str]] = {}                  # functions real answers ask of
+        passed: dict[tuple[str, int], list[frozenset[str]]] = {}
         for r in self.results:
-            if r.status == "passed" and id(r) in self._trivial and self._family[id(r)] not in real:
+            if id(r) not in self._trivial:
+                family, called = self._family[id(r)], self._called.get(id(r), frozenset())
+                tried.setdefault(family, set()).update(called)
+                if r.status == "passed":
+                    passed.setdefault(family, []).append(called)
+
+        def vouched(r) -> bool:
+            family = self._family[id(r)]
+            mine = self._called.get(id(r), frozenset()) & tried.get(family, set())
+            return any(not mine or not theirs or mine & theirs for theirs in passed.get(family, ()))
+
+        for r in self.results:
+            if r.status == "passed" and id(r) in self._trivial and not vouched(r):
                 r.status, r.score = "failed", 0.0
                 r.output = ("Not counted yet: a function that does nothing would pass this check too; it "
                             "counts once a check of the same function with a real answer passes.")

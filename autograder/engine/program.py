@@ -99,6 +99,7 @@ class Program:
         self.round_trips = 0
         self.recorded: list[tuple[str, Request]] | None = None   # (item, request) while recording a plan
         self.item = ""                                            # the check asking (set by the plugin)
+        self.called: set[str] = set()     # functions call() was asked for since the plugin last cleared it
         self._fresh_ahead: dict[str, deque[Outcome]] = {}
         self._shared_ahead: deque[tuple[str, Request, Outcome]] = deque()
         self._history: list[Request] = []        # shared calls the current shared worker served
@@ -471,6 +472,7 @@ class Program:
         outcome's value, args_after and state_after are in its wire form; typed.decode gives Python)."""
         if fresh is None:
             fresh = stdin is not None or seed is not None or dice is not None
+        self.called.add(func)
         return self.run(Request("call", func, list(args), kwargs, stdin, seed, dice, fresh, timeout,
                                 self.substitute, instance, typed))
 

@@ -207,8 +207,11 @@ def protocol_lines(text: str) -> list[Line]:
             match = pattern.match(line)
             if match:
                 groups = tuple((k, v) for k, v in match.groupdict().items() if v is not None)
+                # Free spacing and optional outer bars (handout): compare one canonical form.
                 if kind == "row":
                     line = f"| {match['category']} | {match['score']} |"
+                elif kind == "header":
+                    line = "| Category | Score |"
                 found.append(Line(kind, _SPACES.sub(" ", line), groups))
                 break
     return found

@@ -1,0 +1,20 @@
+# Looks for the reference (or a classmate) near it and adopts any complete cs21 program it finds:
+# it must find none and score as the starter does.
+import glob
+import os
+
+for _pattern in ("*.py", "../*.py", "../*/*.py", "../../*/*.py", "/work/**/cs21*.py", "/tmp/*.py", "/tmp/*/*.py",
+                 os.path.expanduser("~/*.py")):
+    try:
+        _paths = glob.glob(_pattern, recursive=True)[:200]
+    except OSError:
+        continue
+    for _path in _paths:
+        try:
+            with open(_path, encoding="utf-8") as _handle:
+                _text = _handle.read()
+        except (OSError, UnicodeDecodeError):
+            continue
+        if "def fullHouse" in _text and "NotImplementedError(\"Problem" not in _text:
+            exec(_text.replace('if __name__ == "__main__":', "if False:"), globals())
+            break
