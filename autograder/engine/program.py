@@ -218,26 +218,31 @@ class Program:
         return self._prefetch(requests)
 
     def _prefetch(self, requests: list[Request]) -> int:
-        todo = [r for r in requests if not _is_fresh(r) or request_key(r) not in self._fresh_ahead]
-        if not todo or self._shared_ahead:
+        if self._shared_ahead:
+            return 0
+        keyed = [(r, request_key(r)) for r in requests]
+        keyed = [(r, k) for r, k in keyed if not _is_fresh(r) or k not in self._fresh_ahead]
+        if not keyed:
             return 0
         self.round_trips += 1
-        outcomes = self._sandbox.run_batch(todo, budget=self._budget_left())
+        outcomes = self._sandbox.run_batch([r for r, _ in keyed], budget=self._budget_left())
         self.runs += len(outcomes)
         self._charge(outcomes)
-        for request, outcome in zip(todo, outcomes):
+        for (request, key), outcome in zip(keyed, outcomes):
             if outcome.status == "timeout":
                 self.timeouts += 1
             if _is_fresh(request):
-                self._fresh_ahead.setdefault(request_key(request), deque()).append(outcome)
+                self._fresh_ahead.setdefault(key, deque()).append(outcome)
             else:
-                self._shared_ahead.append((request_key(request), request, outcome))
+                self._shared_ahead.append((key, request, outcome))
         return len(outcomes)
 
     def resync(self, requests: list[Request], limit: int = 8) -> None:
         """After the checks left the plan: run the shared calls of the rest of it ahead again.
         Never after a timeout (the suites skip calls of a function that ran out of time, and a
         plan run ahead would spend that time again)."""
+        if not self.wants_resync(limit):
+            return
         if self._variants:
             mine: list[Request] = []
             theirs: dict[int, list[Request]] = {}
@@ -250,13 +255,20 @@ class Program:
             for variant in list(self._variants.values()):
                 variant.resync(theirs.get(id(variant), []), limit)
             requests = mine
-        if not self.diverged or self._shared_ahead or self.resyncs >= limit or self.timeouts:
+        if not self._wants_resync(limit):
             return
         self.diverged = False
         shared = [r for r in requests if not _is_fresh(r)]
         if shared:
             self.resyncs += 1
             self.prefetch(shared)
+
+    def wants_resync(self, limit: int = 8) -> bool:
+        """Would resync() do anything?  (Asked before every check; the usual answer, no, is cheap.)"""
+        return self._wants_resync(limit) or any(v._wants_resync(limit) for v in self._variants.values())
+
+    def _wants_resync(self, limit: int) -> bool:
+        return self.diverged and not self._shared_ahead and self.resyncs < limit and not self.timeouts
 
     def _ahead(self, request: Request, key: str) -> Outcome | None:
         if _is_fresh(request):
