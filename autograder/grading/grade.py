@@ -14,8 +14,7 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-
-import pytest
+from typing import TYPE_CHECKING
 
 from ..assignment import (
     DEFAULT_ASSIGNMENT,
@@ -29,11 +28,16 @@ from ..assignment import (
 )
 from ..engine import refcache
 from ..engine.checks import GraderFault
-from ..engine.plugin import GradingPlugin
 from ..engine.program import Program, default_limits, reference_program
 from ..engine.results import GradeReport
-from ..engine.sandbox import Limits, template_scope
+from ..engine.sandbox import Limits, prestart_template, template_scope
 from ..engine.submission import SubmissionError, load_submission
+
+if TYPE_CHECKING:
+    from ..engine.plugin import GradingPlugin
+
+# pytest and the grading plugin are imported where a session starts, not with this module: a cold
+# `grade` boots its sandbox template first, so the template starts while pytest loads.
 
 PYTEST_INI = PACKAGE_DIR / "engine" / "pytest.ini"
 AUTOLOAD = "PYTEST_DISABLE_PLUGIN_AUTOLOAD"
@@ -112,6 +116,8 @@ _COUNTS: dict[tuple, int] = {}
 
 
 def _count_checks(spec: Assignment, stage: str | int) -> int:
+    import pytest
+
     counter = _Counter()
     args = [*[str(f) for f in spec.suite_files(stage)], "-c", str(PYTEST_INI), "--rootdir", str(spec.suites_dir),
             "-p", "no:cacheprovider", "-p", "no:terminal", "--import-mode=importlib",
@@ -137,12 +143,15 @@ def grade_stream(paths: Iterator[str | Path], deliver: Callable[[GradeReport], N
     Every sandbox of the stream is forked from one pre-booted template (sandbox.template_scope).
     """
     with template_scope():
+        prestart_template()
         _grade_stream(paths, deliver, assignment, stage, public_only, limits, extra_hidden)
 
 
 def _grade_stream(paths: Iterator[str | Path], deliver: Callable[[GradeReport], None],
                   assignment: str | Assignment, stage: str | int, public_only: bool,
                   limits: Limits | None, extra_hidden: list[str] | None) -> None:
+    from ..engine.plugin import GradingPlugin
+
     spec = load_assignment(assignment) if isinstance(assignment, str) else assignment
     hidden = hidden_paths(extra_hidden)
     files = [str(f) for f in spec.suite_files(stage)]
@@ -196,6 +205,8 @@ NO_PLUGINS = ("cacheprovider", "terminal", "unraisableexception", "threadexcepti
 def _session(files: list[str], spec: Assignment, plugin: GradingPlugin) -> None:
     """One pytest session over FILES: no third-party plugin is auto-loaded (pytest-timeout, the
     backstop of checks pytest runs itself, is loaded by name)."""
+    import pytest
+
     args = [*files, "-c", str(PYTEST_INI), "--rootdir", str(spec.suites_dir), "--import-mode=importlib",
             "-W", "ignore::pytest.PytestAssertRewriteWarning"]
     for name in NO_PLUGINS:
@@ -262,6 +273,8 @@ def ensure_reference_cache(spec: Assignment, limits: Limits | None = None) -> Pa
 def compute_reference_cache(spec: Assignment, reference: Program, hidden: list[str], limits: Limits | None,
                             key: str, folder: Path | None = None) -> tuple[dict, dict]:
     """Grade the reference as a student once (every stage), recording the plan; write the file."""
+    from ..engine.plugin import GradingPlugin
+
     files = [str(f) for f in spec.suite_files("all")]
     recorder = Program(spec.reference.read_text(encoding="utf-8"), spec.student_file, limits=limits,
                        hidden_paths=hidden, label="the reference (recording the plan)")

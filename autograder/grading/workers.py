@@ -146,7 +146,7 @@ class WorkerPool:
         method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
         self.ctx = multiprocessing.get_context(method)
         if method == "forkserver":
-            self.ctx.set_forkserver_preload(["autograder.grading.grade"])
+            self.ctx.set_forkserver_preload(["autograder.grading.grade", "autograder.engine.plugin"])
         self.workers: list[_Worker] = []
         self._started = 0
 
