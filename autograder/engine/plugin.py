@@ -33,11 +33,9 @@ from _pytest.outcomes import Exit
 
 from .checks import GraderFault, explain, take_trivial
 from .feedback import Fail
-from .program import Program
+from .program import LOAD_PROBE, Program
 from .results import TestResult
-
-LOAD_PROBE = "__grader_load_probe__"
-
+from .sandbox import Outcome
 
 FIXTURES = frozenset({"student", "reference", "assignment"})
 MARKERS = frozenset({"problem", "points", "weight", "visibility", "depends", "parametrize", "own_functions"})
@@ -108,8 +106,9 @@ class GradingPlugin:
         if student is not None and load_failure is None:
             if self.record:
                 student.recorded = []
-            self._probe_load()          # first, alone: a file that does not load needs no plan
-            if self._plan_flat and not self.record and self.load_failure is None:
+            early = student.loaded_early    # grade(): probed and prefetched while pytest collected
+            self._probe_load(early[0] if early else None)   # first, alone: a file that does not load needs no plan
+            if self._plan_flat and not self.record and self.load_failure is None and not early:
                 student.prefetch(self._plan_flat[len(self.plan.get("", [])):])
 
     # -- fixtures ---------------------------------------------------------------------------
@@ -134,9 +133,10 @@ class GradingPlugin:
         return record
 
     # -- loading ------------------------------------------------------------------------------
-    def _probe_load(self) -> None:
-        """Load the student's file once: a syntax error fails every check with one clear message."""
-        outcome = self._student.call(LOAD_PROBE)
+    def _probe_load(self, outcome: Outcome | None = None) -> None:
+        """Load the student's file once: a syntax error fails every check with one clear message.
+        (OUTCOME: the probe already ran, Program.load_early.)"""
+        outcome = outcome or self._student.call(LOAD_PROBE)
         if outcome.status in ("syntax_error", "import_error"):
             self.load_failure = explain(outcome, "loading your file")
         elif outcome.status not in ("no_function", "ok"):

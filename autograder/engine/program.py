@@ -35,6 +35,7 @@ from . import bounds
 from .sandbox import Limits, Outcome, Request, Sandbox
 
 LIMITS_ENV = "AUTOGRADER_LIMITS"
+LOAD_PROBE = "__grader_load_probe__"     # a call of no function: loads the student's file, nothing else
 DEFAULT_WALL_S = 2.0    # per call; the reference needs milliseconds (suites give games longer)
 DEFAULT_BUDGET_S = 15.0  # all of a student's requests together (a slow-but-finite program: ~170 calls)
 
@@ -108,6 +109,7 @@ class Program:
         self._memo: dict[Any, Any] = {}
         self.calls: dict[str, list[str]] = {}    # function -> the functions it calls (assignment [calls])
         self.timed_out: set[str] = set()         # functions that ran out of time in call_or_skip
+        self.loaded_early: tuple[Outcome, int] | None = None   # load_early's (probe, requests run ahead)
 
     @property
     def spent(self) -> float:
@@ -236,6 +238,15 @@ class Program:
             else:
                 self._shared_ahead.append((key, request, outcome))
         return len(outcomes)
+
+    def load_early(self, plan: list[Request]) -> None:
+        """What the grading plugin does first with a submission (plugin.begin): the load probe
+        alone, then, when the file loads, PLAN (the checks' requests, in their order) run ahead.
+        Done before the plugin asks (grade() runs it in a thread while pytest loads and collects
+        the suites); the plugin then reads the probe's outcome from loaded_early."""
+        probe = self.call(LOAD_PROBE)
+        ran = self.prefetch(plan) if plan and probe.status in ("no_function", "ok") else 0
+        self.loaded_early = (probe, ran)
 
     def resync(self, requests: list[Request], limit: int = 8) -> None:
         """After the checks left the plan: run the shared calls of the rest of it ahead again.

@@ -84,7 +84,10 @@ def grade(path: str | Path, assignment: str | Assignment = DEFAULT_ASSIGNMENT, s
 
         return grade_public(path, assignment, stage, limits, extra_hidden)
     reports: list[GradeReport] = []
-    grade_stream(iter([path]), reports.append, assignment, stage, public_only, limits, extra_hidden)
+    with template_scope():
+        prestart_template()
+        _grade_stream(iter([path]), reports.append, assignment, stage, public_only, limits, extra_hidden,
+                      early=True)
     if not reports:
         raise GraderFault("pytest ended before grading (a usage error in the grading session?)")
     return reports[0]
@@ -149,9 +152,10 @@ def grade_stream(paths: Iterator[str | Path], deliver: Callable[[GradeReport], N
 
 def _grade_stream(paths: Iterator[str | Path], deliver: Callable[[GradeReport], None],
                   assignment: str | Assignment, stage: str | int, public_only: bool,
-                  limits: Limits | None, extra_hidden: list[str] | None) -> None:
-    from ..engine.plugin import GradingPlugin
-
+                  limits: Limits | None, extra_hidden: list[str] | None, early: bool = False) -> None:
+    """EARLY (one known submission, grade()): its file is loaded in its sandbox and the request plan
+    run ahead in a thread while this one imports pytest and collects the suites (the sandbox
+    works on the other CPU); the plugin then finds both done (Program.load_early)."""
     spec = load_assignment(assignment) if isinstance(assignment, str) else assignment
     hidden = hidden_paths(extra_hidden)
     files = [str(f) for f in spec.suite_files(stage)]
@@ -160,10 +164,7 @@ def _grade_stream(paths: Iterator[str | Path], deliver: Callable[[GradeReport], 
     reference = reference_program(spec.reference, spec.student_file, hidden_paths=hidden, limits=limits)
     plan = reference_outcomes(spec, reference, hidden, limits)
 
-    def next_submission():
-        path = next(paths, None)
-        if path is None:
-            return None
+    def submission_job(path):
         started = time.perf_counter()
         report = GradeReport(submission=str(path), assignment=spec.name, stage=str(stage),
                              public_only=public_only)
@@ -179,6 +180,20 @@ def _grade_stream(paths: Iterator[str | Path], deliver: Callable[[GradeReport], 
                           reference=reference.source)
         return student, load_failure, (report, student, started)
 
+    ahead: list = []
+    if early and plan and not public_only:
+        first = next(paths, None)
+        if first is not None:
+            ahead.append(_Ahead(submission_job(first), _plan_in_order(plan, files, spec)))
+
+    def next_submission():
+        if ahead:
+            return ahead.pop().join()
+        path = next(paths, None)
+        if path is None:
+            return None
+        return submission_job(path)
+
     def finish(plugin: GradingPlugin, context) -> None:
         report, student, started = context
         student.close()
@@ -191,9 +206,55 @@ def _grade_stream(paths: Iterator[str | Path], deliver: Callable[[GradeReport], 
         report.execution_time = round(time.perf_counter() - started, 3)
         deliver(report)
 
+    from ..engine.plugin import GradingPlugin  # (pytest: after the early thread has started)
+
     plugin = GradingPlugin(spec, reference, public_only=public_only,
                            next_submission=next_submission, deliver=finish, plan=plan)
-    _session(files, spec, plugin)
+    try:
+        _session(files, spec, plugin)
+    finally:
+        for job in ahead:                           # the session ended before it took the job
+            job.join()[0].close()
+
+
+def _plan_in_order(plan: dict, files: list[str], spec: Assignment) -> list:
+    """The plan's requests of the checks in FILES, in the order the session will ask them: the
+    cache file keeps the recording session's order, which is the collection order of the suites
+    (a difference would only cost time: Program replays the shared history when checks leave it)."""
+    root = spec.suites_dir.resolve()
+    names = {Path(f).resolve().relative_to(root).as_posix() for f in files}
+    return [r for item, requests in plan.items() if item and item.split("::")[0] in names for r in requests]
+
+
+class _Ahead:
+    """A submission's load probe and plan run in a thread (Program.load_early); join() gives its job."""
+
+    def __init__(self, job: tuple, plan: list) -> None:
+        import threading
+
+        self.job = job
+        self.error: BaseException | None = None
+        student, load_failure, _ = job
+        self.thread = None
+        if load_failure is None:
+            self.thread = threading.Thread(target=self._run, args=(student, plan), daemon=True,
+                                           name="grade-load-early")
+            self.thread.start()
+
+    def _run(self, student: Program, plan: list) -> None:
+        try:
+            student.load_early(plan)
+        except BaseException as error:      # noqa: BLE001 -- raised again in the grading thread
+            self.error = error
+
+    def join(self) -> tuple:
+        if self.thread is not None:
+            self.thread.join()
+            self.thread = None
+        if self.error is not None:
+            error, self.error = self.error, None
+            raise error
+        return self.job
 
 
 # pytest's own plugins a grading session does without: the report and cache machinery, and the
