@@ -1,6 +1,8 @@
 """Exports of a gradebook: grades.csv (one row per student, LMS-friendly), grades.json, feedback/ files.
 
-Everything is rewritten from the gradebook after each batch, so the files always match it.
+Everything is rewritten from the gradebook after each batch, so the files always match it (a
+student's feedback files are written as the grade is stored, FeedbackWriter; the batch's end
+leaves those alone).
 """
 
 from __future__ import annotations
