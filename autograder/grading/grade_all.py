@@ -154,9 +154,13 @@ def grade_all(source: str | Path, out: str | Path = DEFAULT_OUT, assignment: str
         by_path = {e.id: e for e in entries}
         writer = None
         if exports:
+            import threading
+
+            from . import charts
             from .export import FeedbackWriter
 
             writer = FeedbackWriter(book, spec, out)
+            threading.Thread(target=charts.warm, name="grade-all-warm-charts", daemon=True).start()
 
         def on_result(entry: Entry, result: dict[str, Any]) -> None:
             if result.get("ok"):
