@@ -159,10 +159,21 @@ class Assignment:
         """What a check of STAGE runs with (a bug costs points once, in its own stage): "names", the
         functions graded in other stages only (earlier: a game calls the scoring functions; later:
         a stage-3 final_score calls the stage-4 upper_bonus), replaced by the reference's; "keep",
-        the functions of STAGE itself, the student's own even where the reference's code calls them."""
-        keep = {f for p in self.problems if p.stage == stage for f in p.functions}
-        names = {f for p in self.problems if p.stage != stage for f in p.functions} - keep
+        the functions of STAGE itself, the student's own even where the reference's code calls them.
+        A method is named "Class.method": in `functions` itself, or every bare name when the table
+        says `class_name` (the problems' functions are that class's methods); the sandbox then sets
+        the reference's methods on the STUDENT's class (harness/targets.py)."""
+        keep = {self.qualified(f) for p in self.problems if p.stage == stage for f in p.functions}
+        names = {self.qualified(f) for p in self.problems if p.stage != stage for f in p.functions} - keep
         return {"names": sorted(names), "keep": sorted(keep)}
+
+    def qualified(self, function: str) -> str:
+        """FUNCTION as substitution names it: "Class.method" for a method of the table's
+        `class_name` (a name with a dot is taken as it is), else the module-level name."""
+        owner = self.extra.get("class_name")
+        if "." in function or not isinstance(owner, str) or not owner:
+            return function
+        return f"{owner}.{function}"
 
     def suite_files(self, stage: int | str = "all") -> list[Path]:
         """The pytest suite files for STAGE ("all" or a stage number), in stage order."""

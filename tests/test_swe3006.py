@@ -142,11 +142,18 @@ def reports(programs) -> dict:
 SUBSTITUTING: list = []
 
 
-def test_no_request_substitutes(reports):
-    """The table lists methods, which the engine cannot substitute: a substituting request would
-    get a sandbox holding the whole reference (reference_without drops top-level definitions
-    only), so the suites run every call without substitution (common.own)."""
-    assert SUBSTITUTING == []
+def test_checks_substitute_the_other_stages_methods(reports):
+    """Charge once by construction: the checks of every stage ask for the reference's methods of
+    the other stages ("YahtzeeGame.method", the engine's method substitution), each keeping the
+    methods of its own stage, and the sandbox they run in holds no line of those."""
+    from autograder.engine.program import reference_without
+
+    kept = {tuple(r.substitute["keep"]) for r in SUBSTITUTING}
+    assert kept == {tuple(SPEC.substitution(s.number)["keep"]) for s in SPEC.core_stages}
+    for request in SUBSTITUTING:
+        assert all(name.startswith("YahtzeeGame.") for name in request.substitute["names"])
+    without = reference_without(REFERENCE.read_text(encoding="utf-8"), SPEC.substitution(3)["keep"])
+    assert "def play(" not in without and "def calculate_score(" in without
 
 
 def _lost(report) -> list[int]:

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from . import typed
+
 MAX_VALUE_CHARS = 300
 MAX_OUTPUT_LINES = 40
 
@@ -50,7 +52,9 @@ class Fail(AssertionError):
 
 
 def show(value: Any, limit: int = MAX_VALUE_CHARS) -> str:
-    """A value as the student would write it, cut in the middle when long."""
+    """A value as the student would write it, cut in the middle when long (a typed request's
+    tuples, sets and int-keyed dicts as Python writes them: engine/typed.py)."""
+    value = typed.decode(value)
     if isinstance(value, dict) and set(value) == {"__type__"}:
         text = f"<an object of type {value['__type__']}>"
     else:

@@ -31,7 +31,7 @@ from collections import deque
 from pathlib import Path
 from typing import Any
 
-from . import bounds
+from . import bounds, typed
 from .sandbox import Limits, Outcome, Request, Sandbox
 
 LIMITS_ENV = "AUTOGRADER_LIMITS"
@@ -110,6 +110,12 @@ class Program:
         self.calls: dict[str, list[str]] = {}    # function -> the functions it calls (assignment [calls])
         self.timed_out: set[str] = set()         # functions that ran out of time in call_or_skip
         self.loaded_early: tuple[Outcome, int] | None = None   # load_early's (probe, requests run ahead)
+
+    @property
+    def can_substitute(self) -> bool:
+        """Whether a request of this Program may substitute the reference's functions (a student's
+        Program given the reference's source; the reference's own never does)."""
+        return self._reference is not None
 
     @property
     def spent(self) -> float:
@@ -382,7 +388,7 @@ class Program:
 
     def call(self, func: str, *args: Any, stdin: list[str] | None = None, seed: int | None = None,
              dice: list[int] | None = None, fresh: bool | None = None, timeout: float | None = None,
-             instance: dict | None = None, **kwargs: Any) -> Outcome:
+             instance: dict | None = None, typed: bool = False, **kwargs: Any) -> Outcome:
         """Call FUNC(*args, **kwargs) in the sandbox.  Calls with input or dice get a fresh process.
 
         A method of a class the student wrote: FUNC = "Class.method" and INSTANCE = {"init": [constructor
@@ -390,11 +396,13 @@ class Program:
         sandbox constructs the object (stdin, dice and seed apply to the constructor too), sets the
         attributes, calls the method, and Outcome.state_after holds the object's public attributes
         after the call.  Without INSTANCE, "Class.method" is called on the class (static/class methods).
-        A missing class or method is status no_function with a did-you-mean, like a missing function."""
+        A missing class or method is status no_function with a did-you-mean, like a missing function.
+        TYPED: tuples, sets and int-keyed dicts go in and come back as such (engine/typed.py: the
+        outcome's value, args_after and state_after are in its wire form; typed.decode gives Python)."""
         if fresh is None:
             fresh = stdin is not None or seed is not None or dice is not None
         return self.run(Request("call", func, list(args), kwargs, stdin, seed, dice, fresh, timeout,
-                                self.substitute, instance))
+                                self.substitute, instance, typed))
 
     def script(self, stdin: list[str] | None = None, seed: int | None = None, dice: list[int] | None = None,
                timeout: float | None = None) -> Outcome:
@@ -437,7 +445,10 @@ def _charged(outcome: Outcome) -> float:
 
 
 def request_key(request: Request) -> str:
-    return json.dumps(request.__dict__, sort_keys=True, default=str)
+    data = request.__dict__
+    if request.typed:          # a tuple and a list are two requests; a set is data, not its str()
+        data = dict(data, **{name: typed.encode(data[name]) for name in ("args", "kwargs", "instance")})
+    return json.dumps(data, sort_keys=True, default=str)
 
 
 def _is_fresh(request: Request) -> bool:
@@ -445,9 +456,13 @@ def _is_fresh(request: Request) -> bool:
 
 
 def reference_without(source: str, names: tuple[str, ...] | list[str]) -> str:
-    """SOURCE without its top-level definitions of NAMES (line for line, decorators included):
-    what a substitution sandbox may hold while the student's NAMES are being graded."""
+    """SOURCE without its top-level definitions of NAMES (line for line, decorators included), and
+    without the methods named "Class.method" from their class's body (a `pass` stands in for a
+    body left empty): what a substitution sandbox may hold while the student's NAMES are graded."""
     return _reference_without(source, tuple(names))
+
+
+_DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
 
 @functools.lru_cache(maxsize=64)
@@ -455,12 +470,29 @@ def _reference_without(source: str, names: tuple[str, ...]) -> str:
     """(Cached: the same few texts for every student; parsing the reference is ~4 ms.)"""
     tree = ast.parse(source)
     lines = source.splitlines(keepends=True)
-    drop = [(min([d.lineno for d in node.decorator_list] + [node.lineno]) - 1, node.end_lineno or node.lineno)
-            for node in tree.body
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name in names]
-    for start, end in sorted(drop, reverse=True):
-        del lines[start:end]
+    methods: dict[str, set[str]] = {}
+    for name in names:
+        owner, dot, method = name.partition(".")
+        if dot:
+            methods.setdefault(owner, set()).add(method)
+    drop: list[tuple[int, int, str]] = []         # (first line, last line, what stands in for them)
+    for node in tree.body:
+        if isinstance(node, _DEFINITIONS) and node.name in names:
+            drop.append((_first_line(node), node.end_lineno or node.lineno, ""))
+        elif isinstance(node, ast.ClassDef) and node.name in methods:
+            gone = [n for n in node.body if isinstance(n, _DEFINITIONS) and n.name in methods[node.name]]
+            left = [n for n in node.body if n not in gone]
+            for n in gone:
+                stand_in = " " * n.col_offset + "pass\n" if not left and n is gone[0] else ""
+                drop.append((_first_line(n), n.end_lineno or n.lineno, stand_in))
+    for start, end, stand_in in sorted(drop, reverse=True):
+        lines[start:end] = [stand_in] if stand_in else []
     return "".join(lines)
+
+
+def _first_line(node: ast.AST) -> int:
+    """The 0-based index of NODE's first line, its decorators included."""
+    return min([d.lineno for d in getattr(node, "decorator_list", [])] + [node.lineno]) - 1
 
 
 def top_level_functions(source: str) -> set[str]:

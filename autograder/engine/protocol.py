@@ -7,6 +7,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from . import typed as typed_values
+
 HARNESS_EXIT = 117               # a request process that exits with this never got to report
 INTERNAL = "the grader could not run your program (internal error)"
 STATUSES = frozenset({"ok", "exception", "timeout", "memory", "output_limit", "exit", "crash", "syntax_error",
@@ -55,6 +57,8 @@ class Request:
     #                                  constructs Class(*init, **kwargs) (stdin/dice/seed apply), sets the
     #                                  STATE attributes, calls the method; Outcome.state_after holds the
     #                                  instance's public attributes after it.  None: Class.method(*args)
+    typed: bool = False              # tuples, sets, int-keyed dicts go in (args, kwargs, instance) and come
+    #                                  back (value, args_after, state_after) as such: engine/typed.py
 
 
 @dataclass
@@ -104,6 +108,15 @@ def _payload(request: Request, seq: int, timeout: float, wall: float | None = No
     }
     if request.instance is not None:
         data["instance"] = _instance_spec(request)
+    if request.typed:
+        data["typed"] = True
+        data["args"] = typed_values.encode(list(request.args))
+        data["kwargs"] = {key: typed_values.encode(v) for key, v in dict(request.kwargs).items()}
+        if "instance" in data:
+            spec = data["instance"]
+            data["instance"] = {"init": typed_values.encode(spec["init"]),
+                                "kwargs": {k: typed_values.encode(v) for k, v in spec["kwargs"].items()},
+                                "state": {k: typed_values.encode(v) for k, v in spec["state"].items()}}
     if request.substitute:
         data["substitute"] = {key: [str(n) for n in request.substitute.get(key, ())] for key in ("names", "keep")}
     try:

@@ -25,6 +25,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from . import typed
 from .sandbox import Limits, Outcome, Request
 
 FORMAT = 1
@@ -82,7 +83,7 @@ def load(path: Path) -> tuple[dict[str, Outcome], dict[str, list[Request]]] | No
         if data.get("format") != FORMAT:
             return None
         outcomes = {key: _outcome(value) for key, value in data["reference"].items()}
-        plan = {item: [Request(**r) for r in requests] for item, requests in data["plan"].items()}
+        plan = {item: [_request(r) for r in requests] for item, requests in data["plan"].items()}
     except (OSError, ValueError, TypeError, KeyError, AttributeError):
         return None
     return outcomes, plan
@@ -94,7 +95,7 @@ def save(folder: Path, assignment: str, key: str, outcomes: dict[str, Outcome],
     folder.mkdir(parents=True, exist_ok=True)
     data = {"format": FORMAT, "assignment": assignment, "key": key,
             "reference": {k: _plain(v) for k, v in sorted(outcomes.items())},
-            "plan": {item: [dict(r.__dict__) for r in requests] for item, requests in plan.items()}}
+            "plan": {item: [_request_data(r) for r in requests] for item, requests in plan.items()}}
     path = folder / file_name(assignment, key)
     handle, tmp = tempfile.mkstemp(dir=folder, prefix=".refcache-", suffix=".tmp")
     try:
@@ -108,6 +109,22 @@ def save(folder: Path, assignment: str, key: str, outcomes: dict[str, Outcome],
 
 
 _FIELDS = {f.name for f in dataclasses.fields(Outcome)} - {"worker", "wait"}
+_TYPED_FIELDS = ("args", "kwargs", "instance")      # a typed request's tuples and sets (engine/typed.py)
+
+
+def _request_data(request: Request) -> dict[str, Any]:
+    data = dict(request.__dict__)
+    if request.typed:
+        data.update({name: typed.encode(data[name]) for name in _TYPED_FIELDS})
+    return data
+
+
+def _request(data: dict[str, Any]) -> Request:
+    request = Request(**data)
+    if request.typed:
+        for name in _TYPED_FIELDS:
+            setattr(request, name, typed.decode(getattr(request, name)))
+    return request
 
 
 def _plain(outcome: Outcome) -> dict[str, Any]:

@@ -28,14 +28,16 @@ CATEGORIES = ["Aces", "Twos", "Threes", "Fours", "Fives", "Sixes", "Chance", "Th
 ORDERS = {"table": CATEGORIES, "reversed": CATEGORIES[::-1], "lower first": CATEGORIES[6:] + CATEGORIES[:6]}
 
 # id, problem, public, mode answers, each player's (pattern, order), answers after the end,
-# a flood of bad menu answers, whether the game must end in a tie, the hint.
+# a flood of bad menu answers, whether the game must end in a tie, the hint; `integration`: the
+# stage's own_functions check (the student's own methods of every stage, none substituted).
 PLAN = [
     dict(id="a plain game: roll once, record in order", problem=11, public=True, mode=["1"],
          players=[("plain", "table")],
          hint="13 rounds: each asks the menu, rolls, asks about re-rolling, records; then the game is over."),
     dict(id="re-rolls and the score sheet on request", problem=11, mode=["1"], players=[("rerolls", "reversed")],
          hint="Option 2 shows the sheet and asks the menu again in the same round; only option 1 plays the turn."),
-    dict(id="bad answers everywhere", problem=11, mode=["", "3", "1"], players=[("bad", "lower first")],
+    dict(id="bad answers everywhere", problem=11, integration=True, mode=["", "3", "1"],
+         players=[("bad", "lower first")],
          hint="Every question (mode, menu, re-roll, positions, category) refuses a bad answer with its "
               "[WARN] line and asks again."),
     dict(id="a new game after Enter", problem=11, mode=["1"], players=[("rerolls", "table")], end=["", "2"],
@@ -47,7 +49,7 @@ PLAN = [
          players=[("plain", "table"), ("plain", "reversed")],
          hint="Player 1, then player 2 in the same round, then the next round: 26 turns, each player with "
               "their own sheet."),
-    dict(id="two players with re-rolls and sheets", problem=12, mode=["2"],
+    dict(id="two players with re-rolls and sheets", problem=12, integration=True, mode=["2"],
          players=[("rerolls", "lower first"), ("bad", "table")],
          hint="Option 2 shows the CURRENT player's sheet; each player records in their own."),
     dict(id="the winner of a two-player game", problem=13, mode=["2"],
@@ -159,6 +161,8 @@ def render(games: list[dict]) -> str:
                   f"problem = {game['problem']}", f"seed = {game['seed']}"]
         if game.get("public"):
             lines.append("public = true")
+        if game.get("integration"):
+            lines.append("integration = true")
         if game.get("tie"):
             lines.append("tie = true")
         if game.get("flood"):

@@ -28,7 +28,7 @@ from .errors import exception_info
 from .lines import write_line
 from .patches import install_patches
 from .targets import _no_class, _no_function, _no_method, _static_attr, instance_state, substitute
-from .values import _safe_str, normalise
+from .values import _safe_str, normalise, typed_in
 
 _RUN = None          # the Run in progress in this process (wrappers consult it)
 _ORIG_RANDOM = {}    # name -> original bound method of random._inst
@@ -278,7 +278,7 @@ class Run:
             target = mod.__dict__.get(func) if type(func) is str else None
             if target is None or not callable(target):
                 return self.result("no_function", error=_no_function(func, mod))
-            args, kwargs = self.req.get("args") or [], self.req.get("kwargs") or {}
+            args, kwargs = self.arguments(self.req.get("args") or []), self.arguments(self.req.get("kwargs") or {})
             self.call_args = args
             self.seed()
             return self.finish(self.guarded(lambda: target(*args, **kwargs)))
@@ -297,13 +297,14 @@ class Run:
             return self.result("no_function", error=_no_class(cls_name, mod))
         if "." in name or _static_attr(cls, name) is _MISSING:
             return self.result("no_function", error=_no_method(cls, cls_name, name))
-        args, kwargs = self.req.get("args") or [], self.req.get("kwargs") or {}
+        args, kwargs = self.arguments(self.req.get("args") or []), self.arguments(self.req.get("kwargs") or {})
         spec = self.req.get("instance")
         self.call_args = args
         self.seed()
         if spec is None:
             return self.finish(self.guarded(lambda: getattr(cls, name)(*args, **kwargs)))
-        init, init_kw, state = spec.get("init") or [], spec.get("kwargs") or {}, spec.get("state") or {}
+        init, init_kw, state = (self.arguments(spec.get(key) or empty)
+                                for key, empty in (("init", []), ("kwargs", {}), ("state", {})))
 
         def call():
             obj = cls(*init, **init_kw)
@@ -312,6 +313,11 @@ class Run:
                 setattr(obj, key, value)
             return getattr(obj, name)(*args, **kwargs)
         return self.finish(self.guarded(call))
+
+    def arguments(self, data):
+        """A request's arguments: JSON data, or engine/typed.py's wire form for a typed request
+        (tuples, sets, int-keyed dicts), rebuilt here."""
+        return typed_in(data) if self.req.get("typed") else data
 
     def import_module(self, code):
         stem = os.path.splitext(os.path.basename(self.filename))[0] or "submission"
@@ -344,7 +350,7 @@ class Run:
                 if flag:
                     status = sticky
                     break
-        value = normalise(ended.get("value")) if status == "ok" else None
+        value = normalise(ended.get("value"), typed=bool(self.req.get("typed"))) if status == "ok" else None
         return self.result(status, value=value, error=ended.get("error"))
 
     def result(self, status, value=None, error=None, final=True):
@@ -358,8 +364,10 @@ class Run:
         return {
             "t": "result", "seq": self.req.get("seq"), "status": status, "value": value, "error": error,
             "stdout": "".join(self.out), "events": events, "events_truncated": self.events_truncated,
-            "args_after": normalise(self.call_args) if self.call_args is not None else None,
-            "state_after": instance_state(self.instance) if self.instance is not _MISSING else None,
+            "args_after": normalise(self.call_args, typed=bool(self.req.get("typed")))
+            if self.call_args is not None else None,
+            "state_after": instance_state(self.instance, typed=bool(self.req.get("typed")))
+            if self.instance is not _MISSING else None,
             "import_stdout": self.cached_import_out if self.cached_import_out is not None
             else "".join(self.import_out),
             "import_prompted": self.import_prompted, "inputs_asked": script.asked,

@@ -13,21 +13,27 @@ def substitute(mod, sub):
     """Charge a bug once: put the reference's versions of SUB["names"] (the handout's functions of
     other stages) into the student's module MOD, so the student's code calls them by those names.
     The reference's functions see the student's own SUB["keep"] functions (the stage being graded;
-    missing ones stay missing).  Returns the function that undoes it (the shared worker is reused)."""
+    missing ones stay missing).  A name "Class.method" sets the reference's method on the STUDENT's
+    class (_substitute_method), so `self.method(...)` in the student's code runs the reference's
+    with the student's own object.  Returns the function that undoes it (the shared worker is reused)."""
     if not sub or _REFERENCE is None:
         return lambda: None
     ref = _new_module("__reference__", "<reference>")
     _exec(_REFERENCE, ref.__dict__)
     names = mod.__dict__
     for name in sub.get("keep") or ():
+        if "." in name:
+            continue          # a kept method: the reference's methods call it on the student's object
         own = names.get(name)
         if callable(own):
             ref.__dict__[name] = own
         else:
             ref.__dict__.pop(name, None)
-    saved = {}
+    saved, undo_methods = {}, []
     for name in sub.get("names") or ():
-        if type(ref.__dict__.get(name)) is types.FunctionType:
+        if "." in name:
+            undo_methods.append(_substitute_method(names, ref.__dict__, name))
+        elif type(ref.__dict__.get(name)) is types.FunctionType:
             saved[name] = names.get(name, _MISSING)
             names[name] = ref.__dict__[name]
 
@@ -37,7 +43,50 @@ def substitute(mod, sub):
                 names.pop(name, None)
             else:
                 names[name] = old
+        for undo_method in reversed(undo_methods):
+            undo_method()
     return undo
+
+
+_METHOD_KINDS = (types.FunctionType, staticmethod, classmethod)
+
+
+def _substitute_method(names, ref_names, qualified):
+    """Set the reference's Class.method (QUALIFIED) on the student's class of that name (in NAMES,
+    the student's module's dictionary); the function that undoes it.  Read and written without
+    running student code: the class must be a real class (a subclass of type made it), found in the
+    module's dictionary; its metaclass must not define the name (a descriptor there would run on
+    the write); the write bypasses the metaclass's __setattr__.  Anything else (no such class, a
+    class that is not a class, an immutable type) leaves the student's class as it is: the call
+    then fails, or runs the student's own method, as it would without substitution."""
+    cls_name, _, method = qualified.partition(".")
+    cls, ref_cls = names.get(cls_name), ref_names.get(cls_name)
+    if not issubclass(type(cls), type) or type(ref_cls) is not type or "." in method:
+        return _nothing
+    new = _type_dict(ref_cls).get(method, _MISSING)
+    if type(new) not in _METHOD_KINDS or _static_attr(type(cls), method) is not _MISSING:
+        return _nothing
+    old = _type_dict(cls).get(method, _MISSING)
+    try:
+        type.__setattr__(cls, method, new)
+    except (TypeError, AttributeError):          # an immutable type (a builtin), a read-only name
+        return _nothing
+
+    def undo():
+        try:
+            if old is _MISSING:
+                type.__delattr__(cls, method)
+            else:
+                type.__setattr__(cls, method, old)
+        except (TypeError, AttributeError):
+            pass
+    return undo
+
+
+def _nothing():
+    return None
+
+
 def _no_function(func, mod):
     names = sorted(k for k, v in list(mod.__dict__.items())
                    if type(k) is str and not k.startswith("__") and callable(v))
@@ -71,7 +120,7 @@ def _static_attr(cls, name):
     return _MISSING
 
 
-def instance_state(obj):
+def instance_state(obj, typed=False):
     """OBJ's public attributes (its __dict__ and __slots__), normalised, read without running any
     of its code: no property, __getattr__, __getattribute__ or overridden __dict__ is consulted."""
     cls = type(obj)
@@ -95,4 +144,4 @@ def instance_state(obj):
                 break
             if type(key) is str and not key.startswith("_"):
                 state[key] = dict.__getitem__(own, key)
-    return normalise(state)
+    return normalise(state, typed=typed)

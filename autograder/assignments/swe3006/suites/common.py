@@ -9,11 +9,16 @@ assignment.toml [protocol]) and left in its attributes with the reference's on t
 request.  Whole games call YahtzeeGame().play() with a script; the game offers a new game
 for ever, so a game ends when the script runs out (input_exhausted), which is normal there.
 
-Charging a bug once: the engine substitutes module-level functions, not methods, so these
-suites run every check on the student's own methods (`own`).  A check of stage N whose run
-first differs from the reference's at a line an earlier stage's method owns (a score in the
-table: calculate_score; a [WARN]: get_valid_input ...) is not charged when that method fails
-the earlier stage's own cases (`earlier_bugs`): the feedback names the earlier problem.
+Charging a bug once, by construction: a call made for a check of stage N runs with the
+reference's versions of the methods the other stages grade set on the student's class (the
+engine's method substitution: Assignment.substitution names them "YahtzeeGame.method"), so a
+game calls the reference's calculate_score, get_valid_input ... wherever the student's code calls
+them by the handout's names.  One check per stage (`integration = true` in its scenario: an
+own_functions check) runs the student's own methods.  Where substitution cannot apply (the
+student inlined an earlier method's logic instead of calling it, or the line lies in an earlier
+problem's fence of a method two stages grade), a check whose run first differs from the
+reference's at a line an earlier problem owns is not charged when that problem fails its own
+stage's cases (`stems_from`, `earlier_bugs`): the feedback names the earlier problem.
 """
 
 from __future__ import annotations
@@ -63,14 +68,16 @@ def params(cases: list[dict]) -> list:
 # Calling methods
 # ---------------------------------------------------------------------------------------
 
-def own(program) -> None:
-    """Run with the student's own methods: no substitution.
-    ENGINE CANDIDATE: substitution of `Class.method` names (harness.substitute setting the
-    reference's methods on the student's class, reference_without dropping methods from the
-    class body).  Today a method name in the table makes the plugin ask for a substitution
-    sandbox that would hold the WHOLE reference (reference_without drops top-level
-    definitions only) and substitute nothing, so the suites turn it off."""
-    program.substitute = None
+def substitution(program, problem: int | None, own: bool = False) -> dict | None:
+    """What a call made for PROBLEM's check runs with: the reference's methods of the other
+    stages (Assignment.substitution of PROBLEM's stage), or None: the student's own methods
+    (OWN: an own_functions check; the reference's program, which substitutes nothing).  Chosen
+    by the call's own problem, not by the check asking: the charge-once battery runs an earlier
+    stage's cases inside a later check, as that stage's checks ran them."""
+    if own or problem is None or not program.can_substitute:
+        return None
+    sub = ASSIGNMENT.substitution(ASSIGNMENT.problem(problem).stage)
+    return sub if sub["names"] else None
 
 
 @dataclass
@@ -83,20 +90,25 @@ class Call:
     seed: int | None = None
     timeout: float = CALL_TIMEOUT
 
-    def run(self, program):
-        """The outcome of this call on PROGRAM, run once per program (the charge-once battery
-        asks again for what the checks already ran); a program that ran out of time in
-        SLOW_RUNS_ALLOWED calls gets SHORT_TIMEOUT from then on."""
-        own(program)
-        key = ("swe3006 call", repr((self.method, self.args, self.state, self.stdin, self.seed)))
-        return program.memo(key, lambda: self._run(program))
+    def run(self, program, problem: int | None = None, own: bool = False):
+        """The outcome of this call on PROGRAM for a check of PROBLEM (with the reference's
+        methods of the other stages; OWN: the student's own), run once per program and
+        substitution (the charge-once battery asks again for what the checks already ran); a
+        program that ran out of time in SLOW_RUNS_ALLOWED calls gets SHORT_TIMEOUT from then on."""
+        sub = substitution(program, problem, own)
+        key = ("swe3006 call", repr((self.method, self.args, self.state, self.stdin, self.seed)), repr(sub))
+        return program.memo(key, lambda: self._run(program, sub))
 
-    def _run(self, program):
+    def _run(self, program, sub: dict | None):
         slow = program.memo("swe3006 slow calls", lambda: [0])
         timeout = SHORT_TIMEOUT if slow[0] >= SLOW_RUNS_ALLOWED else self.timeout
         state = dict(START, **(self.state or {}))
-        outcome = program.call(f"{CLASS}.{self.method}", *self.args, instance={"init": [], "state": state},
-                               stdin=self.stdin, seed=self.seed, timeout=timeout)
+        saved, program.substitute = program.substitute, sub
+        try:
+            outcome = program.call(f"{CLASS}.{self.method}", *self.args, instance={"init": [], "state": state},
+                                   stdin=self.stdin, seed=self.seed, timeout=timeout)
+        finally:
+            program.substitute = saved
         if outcome.status == "timeout":
             slow[0] += 1
         return outcome
@@ -286,13 +298,56 @@ def problems_of_method(name: str | None) -> tuple[int, ...]:
     return tuple(p.number for p in ASSIGNMENT.problems if name in p.functions)
 
 
+_FENCE = re.compile(r"^\s*#\s*(?P<kind>BEGIN|END) PROBLEM (?P<number>\d+)\s*$")
+
+
+def fenced_problem(source: str, line: int | None) -> int | None:
+    """The problem whose `# BEGIN PROBLEM N` fence (the innermost) holds LINE of SOURCE, when the
+    student kept the starter's fences; None otherwise.  A method two problems share (play: 11
+    and 12; print_score_info: 10 and 13) is split by its fences."""
+    if not line:
+        return None
+    open_fences: list[int] = []
+    for text in source.splitlines()[:line]:
+        match = _FENCE.match(text)
+        if match and match["kind"] == "BEGIN":
+            open_fences.append(int(match["number"]))
+        elif match and open_fences and open_fences[-1] == int(match["number"]):
+            open_fences.pop()
+    return open_fences[-1] if open_fences else None
+
+
+def called_by_name(source: str, problem: int) -> bool:
+    """Whether the student's code calls every method of PROBLEM by its handout name from another
+    method (`self.calculate_score()`): then a substituted run used the reference's version, so a
+    difference cannot come from the student's; otherwise the logic was inlined (or never used)."""
+    def compute() -> bool:
+        try:
+            tree = ast.parse(source)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return False
+        called: set[str] = set()
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                called.update(n.attr for n in ast.walk(node) if isinstance(n, ast.Attribute)
+                              and n.attr != node.name)
+        return all(name in called for name in ASSIGNMENT.problem(problem).functions)
+    return _CALLED.setdefault((hash(source), problem), compute())
+
+
+_CALLED: dict[tuple[int, int], bool] = {}
+
+
 def stems_from(student, reference, problem: int, outcome, mine: list[Line], theirs: list[Line],
-               index: int | None, attribute: str | None = None) -> tuple[int, str] | None:
+               index: int | None, attribute: str | None = None,
+               substituted: bool = False) -> tuple[int, str] | None:
     """(earlier problem, its failing case) when this run's first difference from the reference
     is owned by an earlier stage's problem that already lost points there; None: charge here.
-    A run that stopped (an exception, running out of time) is charged to the method it stopped
-    in; a run that printed nothing, or stopped, is excused only when this problem's own code is
-    written or works (no points for nothing)."""
+    A run that stopped (an exception, running out of time) is charged to the problem whose fence
+    holds the line it stopped at, else the method it stopped in; a run that printed nothing, or
+    stopped, is excused only when this problem's own code is written or works (no points for
+    nothing).  SUBSTITUTED: the run had the reference's methods of the earlier stages, so only
+    an earlier problem whose logic the student inlined (not called by name) can own a difference."""
     stage = ASSIGNMENT.problem(problem).stage
     if stage == 1:
         return None
@@ -300,9 +355,15 @@ def stems_from(student, reference, problem: int, outcome, mine: list[Line], thei
     line = (outcome.error or {}).get("line")
     if outcome.status not in ("ok", "input_exhausted") and line:
         method = method_at_line(student.source, line)
-        if method in ASSIGNMENT.problem(problem).functions or not works(student, reference, problem):
+        fenced = fenced_problem(student.source, line)
+        if fenced is not None and ASSIGNMENT.problem(fenced).stage < stage:
+            if not works(student, reference, problem):
+                return None
+            owners = (fenced,)     # an earlier problem's fence in a method this stage grades too
+        elif method in ASSIGNMENT.problem(problem).functions or not works(student, reference, problem):
             return None      # it stopped in this problem's own method, or this problem's code never works
-        owners = problems_of_method(method)
+        else:
+            owners = problems_of_method(method)
     elif not mine and not works(student, reference, problem):
         return None                              # printed nothing the grader reads, and its code is a stub
     elif attribute is not None:
@@ -319,6 +380,10 @@ def stems_from(student, reference, problem: int, outcome, mine: list[Line], thei
             (OWNERS.get(theirs[index].kind, ()) if index is not None and index < len(theirs) else ())
         if outcome.status == "ok":
             owners += FLOW                        # it returned while the reference went on: the loop
+    if substituted:              # the reference's version ran where the student calls it by name
+        names = set(ASSIGNMENT.substitution(stage)["names"])
+        owners = tuple(o for o in owners if not called_by_name(student.source, o) or not all(
+            ASSIGNMENT.qualified(f) in names for f in ASSIGNMENT.problem(o).functions))
     if not owners:
         return None
     bugs = earlier_bugs(student, reference, stage)
@@ -354,12 +419,13 @@ def _view(lines: list[Line], kinds: tuple[str, ...]) -> list[Line]:
 
 
 def check_call(student, reference, call: Call, problem: int, compare: Compare, *, why: str = "",
-               hint: str | None = None, record=None, excuse: bool = True) -> None:
-    """Run CALL on both programs and Fail at the first thing that differs (one Fail: the
-    detailed text, and the data-free one a hidden check shows), or pass with a note, via
+               hint: str | None = None, record=None, excuse: bool = True, own: bool = False) -> None:
+    """Run CALL on both programs (the student's with the reference's methods of the other stages;
+    OWN: an own_functions check, the student's own) and Fail at the first thing that differs (one
+    Fail: the detailed text, and the data-free one a hidden check shows), or pass with a note, via
     RECORD, when the difference comes from an earlier stage's bug (EXCUSE=False: never)."""
     ref = reference_run(reference, call)
-    got = call.run(student)
+    got = call.run(student, problem, own)
     if compare.value:
         could_pass_by_doing_nothing(ref.value)
     theirs = _view(protocol_lines(ref.stdout), compare.kinds)
@@ -370,7 +436,9 @@ def check_call(student, reference, call: Call, problem: int, compare: Compare, *
         return
     data_free, _ = _difference(got, ref, call, compare, mine, theirs, index, why, hidden=True)
     stopped_at = index if index is not None else (len(mine) if got.status not in ("ok", "input_exhausted") else None)
-    stem = stems_from(student, reference, problem, got, mine, theirs, stopped_at, attribute) if excuse else None
+    substituted = substitution(student, problem, own) is not None
+    stem = stems_from(student, reference, problem, got, mine, theirs, stopped_at, attribute,
+                      substituted) if excuse else None
     if stem is not None and record is not None:
         record("feedback", not_charged_note(stem[0], stem[1], f"this run first differs from the reference's "
                                                               f"({_short(data_free)})"))

@@ -66,10 +66,11 @@ def cases(stage: int) -> list[dict]:
     for kind in ("init", "option", "info", "end"):
         for case in METHODS.get(kind, []):
             found.append({"problem": case["problem"], "id": f"{_method(kind)}: {case['id']}",
-                          "public": bool(case.get("public")), "kind": kind, "case": case})
+                          "public": bool(case.get("public")), "integration": bool(case.get("integration")),
+                          "kind": kind, "case": case})
     for case in GAMES["game"]:
         found.append({"problem": case["problem"], "id": f"a game: {case['id']}", "public": bool(case.get("public")),
-                      "kind": "game", "case": case})
+                      "integration": bool(case.get("integration")), "kind": "game", "case": case})
     found.append({"problem": 11, "id": "python swe3006.py plays the game", "public": True, "kind": "script",
                   "points": 1, "case": GAMES["game"][0]})
     return sorted((c for c in found if ASSIGNMENT.problem(c["problem"]).stage == stage), key=lambda c: c["problem"])
@@ -87,7 +88,7 @@ def run_case(student, reference, item: dict, record, excuse: bool = True) -> Non
         return
     call, compare = game_call(case) if item["kind"] == "game" else method_call(item["kind"], case)
     check_call(student, reference, call, item["problem"], compare, hint=case.get("hint"), record=record,
-               excuse=excuse)
+               excuse=excuse, own=item.get("integration", False))
 
 
 def script_check(student, reference, case: dict) -> None:
@@ -99,7 +100,7 @@ def script_check(student, reference, case: dict) -> None:
     if want.status != "input_exhausted":
         raise GraderFault(f"the reference did not play as a script: {want.status} {want.message}")
     got = student.script(stdin=script, seed=case["seed"], timeout=GAME_TIMEOUT)
-    own_game = game_call(case)[0].run(student)
+    own_game = game_call(case)[0].run(student, 11, own=True)      # a script substitutes nothing
     played = protocol_lines(got.stdout)
     if got.status not in ("ok", "input_exhausted") and (got.status != own_game.status or not of_kind(played, "round")):
         raise Fail(explain(got, "python swe3006.py"), show_values=False)
@@ -117,5 +118,5 @@ def units(stage: int, games_too: bool = True) -> list:
         def run(student, reference, *, record=None, excuse=True):
             run_case(student, reference, item, record, excuse=excuse)
         return run
-    return [Unit(item["problem"], item["id"], item["public"], runner(item)) for item in cases(stage)
-            if games_too or item["kind"] not in ("game", "script")]
+    return [Unit(item["problem"], item["id"], item["public"], runner(item), item.get("integration", False))
+            for item in cases(stage) if games_too or item["kind"] not in ("game", "script")]

@@ -9,7 +9,7 @@ from autograder.assignments.swe3006.suites.units import stage_units
 UNITS = {u.id: u for u in stage_units(1)}
 
 
-@pytest.mark.parametrize("case", params([{"problem": u.problem, "id": u.id, "public": u.public}
+@pytest.mark.parametrize("case", params([{"problem": u.problem, "id": u.id, "public": u.public, "integration": u.integration}
                                          for u in UNITS.values()]))
 def test_scoring(student, reference, case):
     """Scoring"""

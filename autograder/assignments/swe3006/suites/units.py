@@ -30,6 +30,7 @@ class Unit:
     id: str
     public: bool
     run: Callable          # (student, reference, *, record, excuse) -> None, raises Fail
+    integration: bool = False   # an own_functions check: the student's own methods of every stage
 
 
 def _score(case: dict) -> Callable:
@@ -37,7 +38,7 @@ def _score(case: dict) -> Callable:
 
     def run(student, reference, *, record=None, excuse=True):
         expected = reference_run(reference, call).value
-        outcome = call.run(student)
+        outcome = call.run(student, case["problem"])
         if outcome.status != "ok":
             raise Fail(explain(outcome, "calculate_score()"),
                        hidden=stopped(outcome, call, hidden=True), ran=call.describe(), hint=case.get("hint"),
@@ -97,17 +98,20 @@ def _record(case: dict) -> Callable:
 def _checked(call: Call, case: dict, compare: Compare, why: str = "") -> Callable:
     def run(student, reference, *, record=None, excuse=True):
         check_call(student, reference, call, case["problem"], compare, why=why, hint=case.get("hint"),
-                   record=record, excuse=excuse)
+                   record=record, excuse=excuse, own=bool(case.get("integration")))
     return run
 
 
 def _units() -> list[Unit]:
-    units = [Unit(c["problem"], c["id"], bool(c.get("public")), _score(c)) for c in SCORING["case"]]
-    units += [Unit(c["problem"], c["id"], bool(c.get("public")), _input(c)) for c in TURN["input"]]
-    units += [Unit(5, c["id"], bool(c.get("public")), _roll_dices(dict(c, problem=5))) for c in TURN["roll_dices"]]
-    units += [Unit(5, c["id"], bool(c.get("public")), _roll(dict(c, problem=5))) for c in TURN["roll"]]
-    units += [Unit(6, c["id"], bool(c.get("public")), _table(dict(c, problem=6))) for c in TURN["table"]]
-    units += [Unit(7, c["id"], bool(c.get("public")), _record(dict(c, problem=7))) for c in TURN["record"]]
+    def unit(case: dict, make: Callable, problem: int | None = None) -> Unit:
+        case = dict(case, problem=problem or case["problem"])
+        return Unit(case["problem"], case["id"], bool(case.get("public")), make(case), bool(case.get("integration")))
+    units = [unit(c, _score) for c in SCORING["case"]]
+    units += [unit(c, _input) for c in TURN["input"]]
+    units += [unit(c, _roll_dices, 5) for c in TURN["roll_dices"]]
+    units += [unit(c, _roll, 5) for c in TURN["roll"]]
+    units += [unit(c, _table, 6) for c in TURN["table"]]
+    units += [unit(c, _record, 7) for c in TURN["record"]]
     return units
 
 
