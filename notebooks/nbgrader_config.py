@@ -1,9 +1,10 @@
-"""nbgrader configuration of the Yahtzee course (notebooks/ is the course directory).
+"""nbgrader configuration of the kit's notebooks (notebooks/ is the course directory, every course's
+stage notebooks side by side: the main track's assignments stage1..N, the others' <course>-stageN).
 
-Run nbgrader from this folder:  cd notebooks && nbgrader generate_assignment stage1
-The source notebooks in source/ are GENERATED: edit autograder/assignments/yahtzee/reference.py,
-autograder/assignments/yahtzee/assignment.toml or notebooks.toml there, then run
-`python -m autograder.notebooks` at the repository root.
+Run nbgrader from this folder:  cd notebooks && nbgrader generate_assignment stage1   (or swe3006-stage2)
+The source notebooks in source/ are GENERATED: edit the course's reference.py, assignment.toml or
+notebooks.toml in autograder/assignments/<course>/, then run `python -m autograder notebooks` at
+the repository root.
 """
 
 import os

@@ -313,13 +313,16 @@ class YahtzeeGame:
                 continue
             self.rolling_phase()
             self.recording_phase()
-            # BEGIN PROBLEM 12
-            if self.game_mode == 2 and self.current_player == 1:
-                self.current_player = 2
-            else:
-                self.current_player = 1
+            if self.game_mode == 1:
                 self.current_round += 1
-            # END PROBLEM 12
+            else:
+                # BEGIN PROBLEM 12
+                if self.current_player == 1:
+                    self.current_player = 2
+                else:
+                    self.current_player = 1
+                    self.current_round += 1
+                # END PROBLEM 12
             self.check_end_game()
         # END PROBLEM 11
 

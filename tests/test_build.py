@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import dataclasses
-import importlib.util
 import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from helpers.programs import load
 
 from autograder.assignment import Problem, available, load_assignment
 from autograder.authoring import build
@@ -17,13 +17,6 @@ from autograder.authoring import build
 ROOT = Path(__file__).resolve().parent.parent
 YAHTZEE = load_assignment("yahtzee")
 FENCE = re.compile(r"^\s*# (BEGIN|END) PROBLEM (\d+)\s*$")
-
-
-def load(path: Path, name: str):
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def outside_fences(text: str) -> list[str]:

@@ -11,9 +11,7 @@ plan, and the Gradescope and release bundles of this course.
 
 from __future__ import annotations
 
-import ast
 import doctest
-import importlib.util
 import json
 import re
 import subprocess
@@ -22,6 +20,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from helpers.programs import do_nothing, load
 
 from autograder import toml as tomllib  # the one TOML shim
 from autograder.assignment import load_assignment
@@ -40,25 +39,8 @@ DO_NOTHING = {"none": "return None", "zero": "return 0", "false": "return False"
               "raise": "raise ValueError('not done')", "pass": "pass", "input": "input()"}
 
 
-def do_nothing(body: str) -> str:
-    """The starter with every graded function's body replaced by BODY (its docstring kept)."""
-    names = {f for p in CS21.problems for f in p.functions}
-    source = CS21.starter.read_text(encoding="utf-8")
-    lines = source.split("\n")
-    defs = [n for n in ast.parse(source).body if isinstance(n, ast.FunctionDef) and n.name in names]
-    for node in sorted(defs, key=lambda n: -n.lineno):
-        first = node.body[0]
-        docstring = isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant)
-        start = first.end_lineno if docstring and len(node.body) > 1 else first.lineno - 1
-        lines[start:node.end_lineno] = ["    " + body]
-    return "\n".join(lines)
-
-
 def _load_reference():
-    spec = importlib.util.spec_from_file_location("cs21_reference", CS21.reference)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load(CS21.reference, "cs21_reference")
 
 
 @pytest.fixture(scope="module")
@@ -76,7 +58,7 @@ def rows(tmp_path_factory) -> dict[str, object]:
     reference = programs["reference"]
     programs.update({f"mutant-{m['name']}": apply_edits(reference, m["edits"]) for m in MUTANTS})
     programs.update({f"sample-{Path(path).stem}": text.decode("utf-8") for path, text in sample_files(CS21).items()})
-    programs.update({f"nothing-{kind}": do_nothing(body) for kind, body in DO_NOTHING.items()})
+    programs.update({f"nothing-{kind}": do_nothing("cs21", body) for kind, body in DO_NOTHING.items()})
     for name, text in programs.items():
         (source / name).mkdir(parents=True)
         (source / name / "cs21.py").write_text(text, encoding="utf-8")

@@ -3,16 +3,12 @@ kit's generic generator: no leak into the student notebooks, the kit's grader gi
 solution notebook its stages' points, and one real nbgrader round trip (generate_assignment and
 autograde of stage 3: the solution notebook gets the stage's points, the blank release 0).
 
-The notebooks are generated into a scratch course, not committed: notebooks/source/stageN/ is
-the main track's nbgrader course today, where a second course's notebooks would join its
-assignments (see the report of issue 14).
+The notebooks are committed in the kit's one nbgrader course folder, notebooks/ (assignments
+cs21-stage1..4, notebooks/student/cs21_stageN.ipynb); `notebooks --check` (test_notebooks.py)
+fails when they drift.  The round trip runs on a scratch copy of the committed stage-3 notebook.
 """
 
 from __future__ import annotations
-
-import json
-import shutil
-import time
 
 import pytest
 
@@ -58,32 +54,11 @@ def test_the_grader_gives_each_solution_notebook_its_stages(builds, tmp_path):
 
 @pytest.mark.slow
 def test_nbgrader_round_trip(builds, tmp_path):
-    from nbgrader.api import Gradebook
+    from tests.test_nbgrader import round_trip
 
-    from tests.test_nbgrader import ensure_kernel, nbgrader_cli
-
-    ensure_kernel()
-    course = tmp_path / "course"
-    course.mkdir()
-    shutil.copy(nbgen.COURSE_DIR / "nbgrader_config.py", course / "nbgrader_config.py")
-    name = nbgen.notebook_name(CS21, STAGE)
-    source = course / "source" / f"stage{STAGE}" / name
-    source.parent.mkdir(parents=True)
-    source.write_text(nbgen.dumps(builds[STAGE].notebook), encoding="utf-8")
-    started = time.perf_counter()
-    nbgrader_cli(course, "generate_assignment", f"stage{STAGE}")
-    released = course / "release" / f"stage{STAGE}" / name
-    release = json.loads(released.read_text(encoding="utf-8"))
-    assert release == nbgen.release_notebook(builds[STAGE].notebook)
-    for student, notebook in {"solution": source, "blank": released}.items():
-        target = course / "submitted" / student / f"stage{STAGE}" / name
-        target.parent.mkdir(parents=True)
-        shutil.copy(notebook, target)
-    nbgrader_cli(course, "autograde", f"stage{STAGE}")
-    elapsed = time.perf_counter() - started
-    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
-        scores = {student: gradebook.find_submission_notebook(name[:-len(".ipynb")], f"stage{STAGE}", student).score
-                  for student in ("solution", "blank")}
+    scores, released, elapsed = round_trip(tmp_path, CS21, STAGE, {"solution": nbgen.dumps(builds[STAGE].notebook),
+                                                                    "blank": "release"})
+    assert released == nbgen.release_notebook(builds[STAGE].notebook)
     assert scores == {"solution": CS21.stage_points(STAGE), "blank": 0}
     print(f"\nnbgrader generate_assignment + autograde of 2 cs21 notebooks: {elapsed:.1f} s")
     assert elapsed < ROUND_TRIP_BUDGET_S, f"the round trip took {elapsed:.1f} s"

@@ -10,13 +10,13 @@ only once a check of the same function with a real answer passes (engine: no_poi
 
 from __future__ import annotations
 
-import ast
 import json
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from helpers.programs import do_nothing
 
 from autograder import toml as tomllib  # the one TOML shim
 from autograder.assignment import load_assignment
@@ -25,20 +25,6 @@ from autograder.grading.grade import grade
 ROOT = Path(__file__).resolve().parent.parent
 BODIES = {"none": "return None", "zero": "return 0", "empty-list": "return []",
           "raise": "raise ValueError('not done')", "pass": "pass"}
-
-
-def do_nothing(assignment: str, body: str) -> str:
-    spec = load_assignment(assignment)
-    names = {f for p in spec.problems for f in p.functions}
-    source = spec.starter.read_text(encoding="utf-8")
-    lines = source.split("\n")
-    defs = [n for n in ast.parse(source).body if isinstance(n, ast.FunctionDef) and n.name in names]
-    for node in sorted(defs, key=lambda n: -n.lineno):
-        first = node.body[0]
-        docstring = isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant)
-        start = first.end_lineno if docstring and len(node.body) > 1 else first.lineno - 1
-        lines[start:node.end_lineno] = ["    " + body]
-    return "\n".join(lines)
 
 
 @pytest.mark.parametrize("assignment", ["yahtzee", "pytzee"])

@@ -22,7 +22,6 @@ with HOSTILE_DEBUG=1 it also lists every non-ok outcome of each case's requests.
 from __future__ import annotations
 
 import concurrent.futures
-import ctypes
 import hashlib
 import json
 import multiprocessing
@@ -36,223 +35,40 @@ import sys
 import tempfile
 import threading
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+from helpers import cli
+from helpers.hostile import (
+    BAD_FILES,
+    BAD_MESSAGES,
+    BY_NAME,
+    CASES,
+    CORPUS,
+    EXPECTED,
+    HIDDEN_TEXT,
+    ISO,
+    LIMITS_ENV,
+    REPO,
+    RUNNABLE,
+    SECRET_ENV,
+    WALL_BOUND,
+    WATCHED,
+    Case,
+    _grade_alone,
+    _worker_init,
+    folder_state,
+    planted_files,
+    source_for,
+    tree_hash,
+)
 
-from autograder import toml as tomllib  # the one TOML shim
-from autograder.engine.sandbox import Limits, descendants, isolation
-
-REPO = Path(__file__).resolve().parent.parent
-CORPUS = REPO / "tests" / "corpus"
-EXPECTED = tomllib.loads((CORPUS / "expected.toml").read_text(encoding="utf-8"))
-ISO = isolation()
-
-LIMITS = Limits(wall_s=1.0, cpu_s=4, memory_mb=256)
-LIMITS_ENV = "wall_s=1,cpu_s=4,memory_mb=256"        # the same limits for the batch's workers
-WALL_BOUND = 30.0                                     # seconds per submission, alone or in the batch
-MARKER = "planted by a submission"                    # what the corpus writes wherever it can
-SECRET_ENV = "AUTOGRADER_HOSTILE_SECRET"
-WATCHED = [REPO / "solution", REPO / "autograder" / "assignments", REPO / "tests" / "corpus"]
-# Text of hidden files that must never reach a student's feedback.
-HIDDEN_TEXT = ["def test_scoring(student, reference, case)", "# BEGIN PROBLEM", "script = [",
-               "pyproject.toml", "ARCHITECTURE.md", "gradebook.py", "[[problems]]"]
-
-
-@dataclass
-class Case:
-    name: str
-    why: str
-    base: str                     # "solution" | "starter": this file is appended to it; "none": the file alone
-    score: float
-    phrases: list[str]
-    forbidden: list[str] = field(default_factory=list)
-    needs: str = ""               # "namespaces" | "uid_drop": skipped where isolation() lacks it
-    honest: bool = False
-    same_as: str = ""             # another case that must get the very same score
-
-    @property
-    def runnable(self) -> bool:
-        return not self.needs or bool(ISO[self.needs])
-
-
-CASES = [Case(**entry) for entry in EXPECTED["case"]]
-BY_NAME = {case.name: case for case in CASES}
-RUNNABLE = [case for case in CASES if case.runnable]
-# Broken files that only the batch sees (the CLI tests below feed them to `grade` too).
-BAD_FILES = {
-    "bad_encoding.py": "def score_upper(dice, face):\n    return 0  # caf\xe9\n".encode("latin-1"),
-    "bad_empty_notebook.ipynb": b"",
-    "bad_corrupt_notebook.ipynb": b'{"cells": [{"cell_type": "code", "source": "def score_upper(dice, fa',
-}
-BAD_MESSAGES = {
-    "bad_encoding": "is not UTF-8 text (byte 0xe9 on line 2)",
-    "bad_empty_notebook": "the notebook file is empty",
-    "bad_corrupt_notebook": "the notebook is not valid .ipynb JSON",
-    "bad_no_code": "no Python file (.py) or notebook (.ipynb) in",       # a student folder without code
-}
-
-
-def source_for(case: Case, world: dict) -> str:
-    text = (CORPUS / f"{case.name}.py").read_text(encoding="utf-8")
-    for key, value in world["placeholders"].items():
-        text = text.replace(key, value)
-    if case.base == "none":
-        return text
-    base = (REPO / case.base / "yahtzee.py").read_text(encoding="utf-8")
-    return base.rstrip("\n") + "\n\n\n" + text
-
-
-# ---------------------------------------------------------------------------------------------
-# Processes, files and hashes
-# ---------------------------------------------------------------------------------------------
-def _set_subreaper() -> None:
-    """Orphans of anything this process starts come back to it (so leftovers can be seen)."""
-    ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0)     # PR_SET_CHILD_SUBREAPER
-
-
-def _proc_status(pid: int) -> dict[str, str]:
-    try:
-        with open(f"/proc/{pid}/status") as f:
-            return dict(line.split(":\t", 1) for line in f.read().splitlines() if ":\t" in line)
-    except OSError:
-        return {}
-
-
-def live_descendants(root: int) -> set[int]:
-    """Pids below ROOT that are still running (zombies are dead: not counted)."""
-    found = descendants(root)
-    return {p for p in found if _proc_status(p).get("State", "Z")[:1] not in ("Z", "X", "")}
-
-
-def describe(pid: int) -> str:
-    try:
-        with open(f"/proc/{pid}/cmdline", "rb") as f:
-            cmd = f.read().replace(b"\0", b" ").decode(errors="replace")[:120]
-    except OSError:
-        cmd = "?"
-    return f"{pid} uid={_proc_status(pid).get('Uid', '?').split()[:1]} {cmd}"
-
-
-def tree_hash(roots: list[Path], skip: set[str] = frozenset()) -> dict[str, str]:
-    out = {}
-    for root in roots:
-        for path in sorted(root.rglob("*")):
-            if path.is_file() and "__pycache__" not in path.parts and path.name not in skip:
-                out[str(path.relative_to(REPO))] = hashlib.sha256(path.read_bytes()).hexdigest()
-    return out
-
-
-def folder_state(folder: Path) -> dict[str, str]:
-    if not folder.is_dir():
-        return {}
-    return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(folder.iterdir()) if p.is_file()}
-
-
-def planted_files() -> list[str]:
-    """Files the corpus may have planted in the machine's shared temporary folders."""
-    found = []
-    for top in ("/tmp", "/var/tmp", "/dev/shm"):
-        for name in ("planted.txt", "results.json"):
-            if os.path.exists(os.path.join(top, name)):
-                found.append(os.path.join(top, name))
-    return found + [p for p in ("/etc/planted.txt", "/root/planted.txt", "/autograder/results/results.json")
-                    if os.path.exists(p)]
-
-
-# ---------------------------------------------------------------------------------------------
-# Grading one case alone (in a pool worker)
-# ---------------------------------------------------------------------------------------------
-_RECORDED: list = []
-_DEBUG: list = []
-_UID_LEFT: list = []
-
-
-def _worker_init(env: dict[str, str]) -> None:
-    os.environ.update(env)
-    _set_subreaper()
-    import autograder.grading.grade as grade_module
-
-    class RecordingProgram(grade_module.Program):
-        def __init__(self, *args, **kwargs):
-            super().__init__(*args, **kwargs)
-            _RECORDED.append(self)
-
-    grade_module.Program = RecordingProgram
-    from autograder.engine import isolation as isolation_module
-
-    release = isolation_module._Slot.release
-
-    def checked_release(slot):
-        # While the slot (its uid) is still ours: nothing may run under that uid any more.
-        # (After the release another grader may take the uid: checking later would be a race.)
-        _UID_LEFT.extend(describe(pid) for pid in isolation_module.uid_processes(slot.uid))
-        release(slot)
-
-    isolation_module._Slot.release = checked_release
-    if os.environ.get("HOSTILE_DEBUG"):
-        from autograder.engine import program as program_module
-        original = program_module.Program.run
-
-        def run(self, request):
-            outcome = original(self, request)
-            if self.label == "your program" and outcome.status not in ("ok", "exception"):
-                _DEBUG.append([request.func, request.fresh, outcome.status, outcome.message,
-                               str((outcome.error or {}).get("internal", ""))[:500], outcome.elapsed])
-            return outcome
-        program_module.Program.run = run
-
-
-def _grade_alone(name: str, path: str, canary: str) -> dict:
-    from autograder.engine import reporters
-    from autograder.engine.program import _REFERENCES
-    from autograder.grading.grade import grade
-
-    _RECORDED.clear()
-    _DEBUG.clear()
-    _UID_LEFT.clear()
-    canary_before = folder_state(Path(canary))
-    threads_before = threading.active_count()
-    t0 = time.monotonic()
-    report = grade(path, "yahtzee", limits=LIMITS)
-    wall = time.monotonic() - t0
-    keep: set[int] = set()                                # the shared reference's sandbox stays up
-    for program in _REFERENCES.values():
-        proc = program._sandbox._state.proc
-        if proc is not None:
-            keep |= {proc.popen.pid} | live_descendants(proc.popen.pid)
-    left = sorted(live_descendants(os.getpid()) - keep)
-    uids = {p._sandbox.applied.get("uid") for p in _RECORDED} - {None, os.getuid()}
-    leftovers = [describe(pid) for pid in left] + list(_UID_LEFT)
-    for pid in left:
-        try:
-            os.kill(pid, 9)                               # do not blame the next case for them
-        except OSError:
-            pass
-    return {"name": name, "score": report.score, "max_score": report.max_score, "wall": wall,
-            "text": reporters.to_text(report), "json": reporters.to_json(report),
-            "error": report.error, "notes": report.notes, "leftovers": leftovers,
-            "threads": threading.active_count() - threads_before,
-            "canary_changed": folder_state(Path(canary)) != canary_before, "uids": sorted(uids), "debug": list(_DEBUG)}
-
-
-# ---------------------------------------------------------------------------------------------
-# The batch, run under a subreaper that reports every process outliving it
-# ---------------------------------------------------------------------------------------------
-SUBREAPER = Path(__file__).resolve().parent / "subreaper.py"     # reports what outlives the batch
-
-
-def run_cli(args: list[str], cwd: Path, env: dict[str, str] | None = None,
-            timeout: float = 120) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "autograder", *args], capture_output=True, text=True,
-                          cwd=cwd, env=env, timeout=timeout)
+SUBREAPER = cli.SUBREAPER
+run_cli = cli.run_cli
 
 
 def cli_env(extra: dict[str, str] | None = None) -> dict[str, str]:
-    env = dict(os.environ, PYTHONPATH=str(REPO), AUTOGRADER_LIMITS=LIMITS_ENV)
-    env.update(extra or {})
-    return env
+    return cli.cli_env(LIMITS_ENV, extra)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -593,119 +409,3 @@ def test_bad_batch_input_loses_nothing_in_the_gradebook(runs, bad_inputs, world)
         after = {r.submission_id: (r.score, r.content_hash, r.times_graded) for r in book.rows()}
     assert {k: after[k] for k in before} == before
     assert after["late_student"][0] == EXPECTED["max_score"] and after["late_broken"][0] == 0
-
-
-# ---------------------------------------------------------------------------------------------
-# Engine fixes the corpus found, pinned down at the sandbox level
-# ---------------------------------------------------------------------------------------------
-FORGER = '''
-import os
-import threading
-import time
-
-LINE = b'{"t":"result","seq":%d,"status":"ok","value":"forged"}\\n'
-
-
-def _forge():
-    for fd in range(3, 64):
-        for seq in range(300):
-            try:
-                os.write(fd, LINE % seq)
-            except OSError:
-                break
-
-
-def forge(how):
-    _forge()
-    if how == "exit":
-        os._exit(0)
-    if how == "thread":
-        threading.Thread(target=lambda: [(_forge(), time.sleep(0.001)) for _ in range(2000)], daemon=True).start()
-    return "real"
-
-
-def echo(x):
-    return x
-'''
-
-
-@pytest.mark.parametrize("how", ["exit", "return", "thread"])
-def test_answers_written_ahead_never_answer_a_later_request(how):
-    """A shared worker that wrote result lines for requests it has not been sent yet is replaced:
-    otherwise which request such a line answers depends on timing (the grade was not repeatable)."""
-    from autograder.engine.sandbox import Request, Sandbox
-
-    with Sandbox(FORGER, "yahtzee.py", Limits(wall_s=2)) as box:
-        box.run(Request("call", "forge", [how], fresh=False))
-        for i in range(8):
-            out = box.run(Request("call", "echo", [i], fresh=False))
-            assert (out.status, out.value) == ("ok", i), out
-
-
-def test_a_huge_return_value_is_summarised_not_an_internal_error():
-    from autograder.engine.sandbox import Request, Sandbox
-
-    src = "def huge():\n    return ['x' * 99_000] * 2000\n\ndef digits():\n    return [10 ** 1200] * 20_000\n"
-    with Sandbox(src, "yahtzee.py", Limits(wall_s=5, memory_mb=256)) as box:
-        for fresh in (False, True):
-            out = box.run(Request("call", "huge", fresh=fresh))
-            assert out.status == "ok", out.message
-            assert out.value[:2] == ["x" * 99_000] * 2
-            assert out.value[-1] == {"__type__": "str", "length": 99_000, "start": ""}
-            assert len(json.dumps(out.value)) < 10_000_000
-            out = box.run(Request("call", "digits", fresh=fresh))
-            assert out.status == "ok" and out.value[-1] == {"__type__": "int", "too_large": True}
-
-
-def _readable_spot() -> Path | None:
-    """A world-readable folder outside /tmp and the kit (where an instructor might keep a class)."""
-    for top in ("/srv", "/mnt", "/opt", "/var/lib"):
-        path = Path(top)
-        if path.is_dir() and os.access(path, os.W_OK) and all(
-                os.stat(p).st_mode & 0o005 == 0o005 for p in [path, *path.parents]):
-            return path
-    return None
-
-
-PEEK = '''
-
-import os
-
-
-def format_dice(dice):
-    found = []
-    for path in ("@OTHER@", "@CLASS@", "@CLASS@/alice.py"):
-        try:
-            found.append(str(sorted(os.listdir(path)) if os.path.isdir(path) else len(open(path).read())))
-        except OSError as err:
-            found.append(type(err).__name__)
-    return "; ".join(found)
-'''
-
-
-@pytest.mark.skipif(not ISO["namespaces"], reason="only mount namespaces can hide folders")
-def test_classmates_files_next_to_a_submission_are_hidden():
-    spot = _readable_spot()
-    if spot is None:
-        pytest.skip("no world-readable folder outside /tmp to put a class in")
-    root = Path(tempfile.mkdtemp(prefix="hostile-class-", dir=spot))
-    try:
-        os.chmod(root, 0o755)
-        other, klass = root / "other", root / "class"
-        for folder in (other, klass):
-            folder.mkdir(mode=0o755)
-        (other / "note.txt").write_text("readable: proves the sandbox could read here\n")
-        shutil.copy(REPO / "solution" / "yahtzee.py", klass / "alice.py")
-        for path in (other / "note.txt", klass / "alice.py"):
-            path.chmod(0o644)
-        peek = PEEK.replace("@OTHER@", str(other)).replace("@CLASS@", str(klass))
-        (klass / "mallory.py").write_text((REPO / "solution" / "yahtzee.py").read_text() + peek)
-        from autograder.engine import reporters
-        from autograder.grading.grade import grade
-
-        text = reporters.to_text(grade(klass / "mallory.py", "yahtzee", stage=2, limits=LIMITS))
-        # The sandbox's root is an allowlist (the Python runtime, its own scratch folders): neither the
-        # class folder nor an unrelated world-readable folder beside it exists there.
-        assert "FileNotFoundError; FileNotFoundError; FileNotFoundError" in text, text[:3000]
-    finally:
-        shutil.rmtree(root, ignore_errors=True)

@@ -16,6 +16,7 @@ import pytest
 
 from autograder import toml as tomllib  # the one TOML shim
 from autograder.assignment import load_assignment
+from autograder.authoring.edits import apply_edits
 from autograder.engine import reporters
 from autograder.grading.grade import grade
 
@@ -25,10 +26,7 @@ MUTANTS = tomllib.loads((load_assignment("yahtzee").mutants).read_text(encoding=
 
 
 def mutate(source: str, mutant: dict) -> str:
-    for edit in mutant["edits"]:
-        count = source.count(edit["find"])
-        assert count == 1, f"{mutant['name']}: the edit's find text occurs {count} times in the reference"
-        source = source.replace(edit["find"], edit["replace"])
+    source = apply_edits(source, mutant["edits"], f"the reference (mutant {mutant['name']})")
     assert source != SOLUTION.read_text(encoding="utf-8")
     return source
 

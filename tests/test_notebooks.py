@@ -104,8 +104,26 @@ def test_generated_notebooks_are_up_to_date():
     assert problems == [], "\n".join(problems)
 
 
+def test_every_course_with_notebook_content_is_committed_side_by_side():
+    """`notebooks` with no --assignment writes every course's: one nbgrader course folder, the main
+    track's assignments stage1..N (the paths its docs name), every other course's <course>-stageN;
+    the student track one flat folder.  Every path is distinct, and the --check above covers all."""
+    specs = nbgen.courses()
+    assert ASSIGNMENT.name in [spec.name for spec in specs] and len(specs) >= 3
+    sources, students = set(), set()
+    for spec in specs:
+        for stage in spec.stages:
+            source = nbgen.notebook_path(spec, stage.number)
+            assert source.is_file() and nbgen.student_path(spec, stage.number).is_file(), source
+            want = f"stage{stage.number}" if spec.name == ASSIGNMENT.name else f"{spec.name}-stage{stage.number}"
+            assert source.parent.name == nbgen.assignment_id(spec, stage.number) == want
+            sources.add(source.parent.name)
+            students.add(nbgen.student_path(spec, stage.number).name)
+    assert len(sources) == len(students) == sum(len(spec.stages) for spec in specs)
+
+
 def test_the_generator_takes_one_assignment_and_refuses_one_without_notebook_content(capsys):
-    """`python -m autograder notebooks --assignment NAME` (default: the main track, whose notebooks are here)."""
+    """`python -m autograder notebooks --assignment NAME` (default: every course with notebook content)."""
     assert nbgen.main(["--check", "--assignment", "pytzee"]) == 2
     assert "pytzee has no notebook content (autograder/assignments/pytzee/notebooks.toml)" in capsys.readouterr().err
     assert nbgen.main(["--check", "--assignment", "nope"]) == 2

@@ -7,7 +7,6 @@ Every grading runs in a pool of two processes (one sandbox each), once per modul
 from __future__ import annotations
 
 import contextlib
-import importlib.util
 import io
 import random
 import subprocess
@@ -19,9 +18,11 @@ from types import SimpleNamespace
 from unittest import mock
 
 import pytest
+from helpers.programs import assert_printed_in_order, load
 
 from autograder import toml as tomllib  # the one TOML shim
 from autograder.assignment import load_assignment
+from autograder.authoring.edits import apply_edits
 
 ROOT = Path(__file__).resolve().parent.parent
 PYTZEE = load_assignment("pytzee")
@@ -32,14 +33,6 @@ MUTANTS = tomllib.loads((PYTZEE.mutants).read_text(encoding="utf-8"))["mutant"]
 GAMES = tomllib.loads((PYTZEE.scenarios_dir / "games.toml").read_text(encoding="utf-8"))
 TOTAL = PYTZEE.total_points
 MAX_SECONDS_PER_SUBMISSION = 30
-
-
-def apply_edits(text: str, edits: list[dict]) -> str:
-    for edit in edits:
-        count = text.count(edit["find"])
-        assert count == 1, f"the edit's find text occurs {count} times in the reference: {edit['find']!r}"
-        text = text.replace(edit["find"], edit["replace"])
-    return text
 
 
 def _grade(path: str) -> dict:
@@ -156,10 +149,7 @@ def test_mutant(reports, mutant):
 # ---------------------------------------------------------------------------------------
 
 def _load_reference():
-    spec = importlib.util.spec_from_file_location("pytzee_reference_under_test", SOLUTION)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load(SOLUTION, "pytzee_reference_under_test")
 
 
 def _play_in_process(rounds, answers, dice=None, seed=None) -> str:
@@ -269,11 +259,7 @@ def test_handout_sample_run_is_the_references():
     finally:
         program.close()
     assert outcome.status == "ok", outcome.message
-    printed = outcome.stdout.splitlines()
-    position = 0
-    for line in shown:
-        assert line in printed[position:], f"{line!r} is not printed (in this order) by the reference"
-        position = printed.index(line, position) + 1
+    assert_printed_in_order(shown, outcome.stdout.splitlines())
 
 
 def test_spare_answers_are_the_graders_not_the_games(tmp_path):

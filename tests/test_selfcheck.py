@@ -10,6 +10,7 @@ a real kernel in tests/test_notebooks.py).
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -19,9 +20,11 @@ import pytest
 from autograder import notebooks as nbgen
 from autograder import toml as tomllib  # the one TOML shim
 from autograder.assignment import load_assignment
+from autograder.authoring.edits import EditError, apply_edits
 from autograder.authoring.release import build_release
+from autograder.engine.reporters import problem_statuses
 from autograder.grading.grade import grade
-from autograder.grading.public import SELFCHECK_SOURCE, problem_statuses, public_checks
+from autograder.grading.public import SELFCHECK_SOURCE, public_checks
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -29,11 +32,10 @@ ROOT = Path(__file__).resolve().parent.parent
 def mutate(source: str, mutant: dict) -> str | None:
     """The mutant's source; None when an edit no longer finds its text exactly once (the test of
     that mutant then fails with the reason, as tests/test_mutants.py does, instead of collection)."""
-    for edit in mutant["edits"]:
-        if source.count(edit["find"]) != 1:
-            return None
-        source = source.replace(edit["find"], edit["replace"])
-    return source
+    try:
+        return apply_edits(source, mutant["edits"])
+    except EditError:
+        return None
 
 
 def programs() -> list[tuple[str, str, str]]:
@@ -166,20 +168,30 @@ def student_notebooks() -> list[Path]:
 
 
 def test_every_other_notebook_is_a_solution_free_student_notebook():
-    spec = load_assignment("yahtzee")
+    """notebooks/student/ holds exactly the student track of every course with notebooks."""
+    specs = {nbgen.notebook_name(spec, s.number): spec for spec in nbgen.courses() for s in spec.stages}
     found = student_notebooks()
-    assert [p.name for p in found] == [nbgen.notebook_name(spec, s.number) for s in spec.stages]
+    assert sorted(p.name for p in found) == sorted(specs)
+    assert "yahtzee_stage1.ipynb" in specs and "swe3006_stage1.ipynb" in specs
     for path in found:
+        spec = specs[path.name]
         nb = json.loads(path.read_text(encoding="utf-8"))
         meta = nb["metadata"]["autograder"]
-        assert meta["track"] == "student"
+        assert meta["track"] == "student" and meta["assignment"] == spec.name
         assert nbgen.find_leaks({path.name: nbgen.notebook_texts(nb)}, spec, meta["stage"]) == []
         answers = [c for c in nb["cells"] if c["metadata"].get("nbgrader", {}).get("solution")]
         assert answers
         titles = {p.number: p.title for p in spec.problems}
-        for cell in answers:                               # each stub names the problem its cell answers
-            number = int(cell["metadata"]["nbgrader"]["grade_id"][1:3])
-            assert f"raise NotImplementedError('Problem {number}: {titles[number]}" in nbgen.cell_source(cell)
+        for cell in answers:      # each stub names the problem it answers (a class's cell: one per method)
+            source = nbgen.cell_source(cell)
+            named = [int(n) for n in re.findall(r"raise NotImplementedError\(['\"]Problem (\d+): ", source)]
+            assert named and len(named) == source.count("raise NotImplementedError("), (path.name, source)
+            assert {titles.get(n) and spec.problem(n).stage for n in named} == {meta["stage"]}, path.name
+            for number in named:
+                assert f"Problem {number}: {titles[number]}" in source
+            grade_id = cell["metadata"]["nbgrader"]["grade_id"]
+            if re.fullmatch(r"p\d\d_answer_\w+", grade_id):      # a function's cell: its problem
+                assert named[0] == int(grade_id[1:3])
 
 
 def test_a_leaking_student_notebook_is_refused(monkeypatch):
@@ -222,7 +234,7 @@ def test_run_all_on_the_student_notebook_never_stops_and_agrees_with_check_py(bu
 
     spec = load_assignment("yahtzee")
     source = dict((lbl, src) for n, lbl, src in PROGRAMS if n == "yahtzee")[label]
-    nb = json.loads(student_notebooks()[0].read_text(encoding="utf-8"))
+    nb = json.loads(nbgen.student_path(spec, 1).read_text(encoding="utf-8"))
     if label != "starter":
         nb = fill_answers(nb, source)
     if "python3" not in KernelSpecManager().find_kernel_specs():     # as tests/test_nbgrader.py does

@@ -143,13 +143,14 @@ SUBSTITUTING: list = []
 
 
 def test_checks_substitute_the_other_stages_methods(reports):
-    """Charge once by construction: the checks of every stage ask for the reference's methods of
-    the other stages ("YahtzeeGame.method", the engine's method substitution), each keeping the
-    methods of its own stage, and the sandbox they run in holds no line of those."""
+    """Charge once by construction: the checks of every stage that calls another stage's methods
+    ask for the reference's methods of the other stages ("YahtzeeGame.method", the engine's method
+    substitution), each keeping its own stage's methods, in a sandbox that holds no line of those."""
     from autograder.engine.program import reference_without
 
     kept = {tuple(r.substitute["keep"]) for r in SUBSTITUTING}
-    assert kept == {tuple(SPEC.substitution(s.number)["keep"]) for s in SPEC.core_stages}
+    # stage 1's scoring calls no method of another stage: its checks need no substitution sandbox
+    assert kept == {tuple(SPEC.substitution(stage)["keep"]) for stage in (2, 3, 4)}
     for request in SUBSTITUTING:
         assert all(name.startswith("YahtzeeGame.") for name in request.substitute["names"])
     without = reference_without(REFERENCE.read_text(encoding="utf-8"), SPEC.substitution(3)["keep"])
@@ -281,6 +282,32 @@ def test_sample_class(reports, sample):
     assert report.score == pytest.approx(sample["score"], abs=1e-3), (sample["name"], report.score)
 
 
+def _integration_ids() -> set[str]:
+    """The own_functions checks' case ids (`integration = true` in the scenarios)."""
+    found = set()
+    for name in ("turn", "games"):
+        for table in tomllib.loads((SPEC.scenarios_dir / f"{name}.toml").read_text(encoding="utf-8")).values():
+            found.update(case["id"] for case in table if isinstance(case, dict) and case.get("integration"))
+    return found
+
+
+def test_later_stages_run_the_references_methods(reports):
+    """Charge once by construction: with the reference's calculate_score set on the student's
+    class, no check of stages 2-4 sees a stage-1 bug but the one integration check per stage (the
+    student's own methods), which says the difference stems from problem 1 and costs nothing."""
+    integration = _integration_ids()
+    assert len(integration) == 3
+    report = reports["mutant:upper-counts-not-sums"]
+    excused = {t.test_id.split("[", 1)[1].rstrip("]").split(": ", 1)[-1] for t in report.tests
+               if "Not charged" in t.output}
+    assert excused == integration
+    # logic copied into recording_phase cannot be substituted: its checks say where it stems from
+    inlined = reports["mutant:inlined-scoring-with-upper-counts"]
+    notes = [t for t in inlined.tests if "Not charged" in t.output]
+    assert {t.problem for t in notes} == {7, 11, 12}
+    assert all(t.score == t.max_score and "calculate_score" in t.output for t in notes)
+
+
 def test_an_earlier_stages_bug_is_not_charged_again(reports):
     """A stage-1 bug shows in the tables of every later game: those checks say where it comes from."""
     report = reports["mutant:upper-counts-not-sums"]
@@ -337,20 +364,23 @@ def test_gradescope_bundle_grades_the_reference(tmp_path):
 
 
 def test_release_bundle(tmp_path):
-    """The student bundle: the starter, the handout and check.py (the public checks: docstring
-    examples of the methods), with no solution line of the released stage or later."""
+    """The student bundle: the starter, the handout, check.py (the public checks: docstring
+    examples of the methods) and the released stage's notebook, with no solution line of the
+    released stage or later."""
     from autograder.authoring.release import build_release
 
     out, notes = build_release(tmp_path / "release", 1, ["swe3006"])
     folder = Path(out) / "swe3006"
-    assert sorted(p.name for p in folder.iterdir()) == ["check.py", "handout-swe3006.md", "swe3006.py"]
+    files = sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file())
+    assert files == ["check.py", "handout-swe3006.md", "notebooks/swe3006_stage1.ipynb", "swe3006.py"]
     assert (folder / "swe3006.py").read_text(encoding="utf-8") == SPEC.starter.read_text(encoding="utf-8")
     done = subprocess.run([sys.executable, "check.py", str(SPEC.solution)], cwd=folder, capture_output=True,
                           text=True, timeout=120)
-    assert "4 of 4 problems pass" in done.stdout, done.stdout + done.stderr
+    every = len(SPEC.problems)         # the notebooks' public checks: every problem has some
+    assert f"{every} of {every} problems pass" in done.stdout, done.stdout + done.stderr
     done = subprocess.run([sys.executable, "check.py", "swe3006.py"], cwd=folder, capture_output=True,
                           text=True, timeout=120)
-    assert "0 of 4 problems pass" in done.stdout, done.stdout + done.stderr
+    assert f"0 of {every} problems pass" in done.stdout, done.stdout + done.stderr
 
 
 def test_scenario_plan_reproduces_and_verifies_the_games():

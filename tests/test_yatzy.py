@@ -7,7 +7,6 @@ the Gradescope bundle for --assignment yatzy.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import re
 import subprocess
@@ -22,6 +21,7 @@ from autograder.assignment import load_assignment
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import yatzy_batch  # noqa: E402
+from helpers.programs import assert_printed_in_order, load  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 YATZY = load_assignment("yatzy")
@@ -166,10 +166,7 @@ def test_game_feedback_gives_the_engine_replays_cause_of_differing_dice(reports)
 # ---------------------------------------------------------------------------------------
 
 def _reference_module():
-    spec = importlib.util.spec_from_file_location("yatzy_reference_under_test", FOLDER / "reference.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load(FOLDER / "reference.py", "yatzy_reference_under_test")
 
 
 def test_rules_data_match_the_reference():
@@ -222,11 +219,7 @@ def test_handout_sample_game_is_the_references():
     finally:
         program.close()
     assert outcome.status == "ok", outcome.message
-    printed = outcome.stdout.splitlines()
-    position = 0
-    for line in shown:
-        assert line in printed[position:], f"{line!r} is not printed (in this order) by the reference"
-        position = printed.index(line, position) + 1
+    assert_printed_in_order(shown, outcome.stdout.splitlines())
 
 
 # ---------------------------------------------------------------------------------------
@@ -300,7 +293,7 @@ def test_public_checks_agree_with_check_py(tmp_path):
     """`grade --public` (in the sandbox) and the bundle's check.py give every problem the same status,
     on the reference (all passed), the starter (all not started) and mutants of every stage."""
     from autograder.authoring.release import build_release
-    from autograder.grading.public import problem_statuses
+    from autograder.engine.reporters import problem_statuses
     bundle, _ = build_release(tmp_path / "release", stage=4, names=["yatzy"])
     reference = (FOLDER / "reference.py").read_text(encoding="utf-8")
     sources = {"reference": reference, "starter": (ROOT / "starter" / "yatzy.py").read_text(encoding="utf-8")}

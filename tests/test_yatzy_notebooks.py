@@ -4,20 +4,18 @@ the build fails), solution-free student notebooks, our grader on the stage-4 sol
 (full marks), and one real nbgrader round trip (generate_assignment + autograde of the stage-1
 solution notebook and its blank release: the table's points and 0).
 
-The notebooks are built into a scratch nbgrader course here, not committed: the kit's course
-folder notebooks/ is the main track's (one nbgrader course, assignments stage1..stage4).
+The notebooks are committed in the kit's one nbgrader course folder, notebooks/ (assignments
+yatzy-stage1..4, notebooks/student/yatzy_stageN.ipynb); `notebooks --check` (test_notebooks.py)
+fails when they drift.  The round trip runs on a scratch copy of the committed stage-1 notebook.
 """
 
 from __future__ import annotations
 
 import json
-import shutil
-import time
 from concurrent.futures import ProcessPoolExecutor
-from pathlib import Path
 
 import pytest
-from test_nbgrader import ensure_kernel, nbgrader_cli
+from test_nbgrader import round_trip
 
 from autograder import notebooks as nbgen
 from autograder.assignment import load_assignment
@@ -66,32 +64,12 @@ def test_the_stage4_solution_notebook_gets_full_marks(builds, tmp_path):
 
 
 def test_nbgrader_round_trip(builds, tmp_path):
-    """generate_assignment + autograde of stage 1: the solution notebook gets the stage's points,
-    the blank release 0; the whole round trip within its budget."""
-    from nbgrader.api import Gradebook
-
-    ensure_kernel()
-    course = tmp_path / "course"
-    course.mkdir()
-    shutil.copy(nbgen.COURSE_DIR / "nbgrader_config.py", course / "nbgrader_config.py")
-    assignment = f"yatzy{STAGE}"
-    name = nbgen.notebook_name(YATZY, STAGE)
-    source = course / "source" / assignment
-    source.mkdir(parents=True)
-    (source / name).write_text(nbgen.dumps(builds[STAGE].notebook), encoding="utf-8")
-    started = time.perf_counter()
-    nbgrader_cli(course, "generate_assignment", assignment)
-    released = json.loads((course / "release" / assignment / name).read_text(encoding="utf-8"))
+    """generate_assignment + autograde of the committed stage-1 notebook: the solution notebook gets
+    the stage's points, the blank release 0; the whole round trip within its budget."""
+    scores, released, elapsed = round_trip(tmp_path, YATZY, STAGE, {"solved": nbgen.dumps(builds[STAGE].notebook),
+                                                                     "blank": "release"})
     assert "### BEGIN SOLUTION" not in nbgen.notebook_texts(released)
-    for student, notebook in (("solved", builds[STAGE].notebook), ("blank", released)):
-        folder = course / "submitted" / student / assignment
-        folder.mkdir(parents=True)
-        (folder / name).write_text(nbgen.dumps(notebook), encoding="utf-8")
-    nbgrader_cli(course, "autograde", assignment)
-    elapsed = time.perf_counter() - started
-    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
-        scores = {student: gradebook.find_submission_notebook(Path(name).stem, assignment, student).score
-                  for student in ("solved", "blank")}
+    assert released == nbgen.release_notebook(builds[STAGE].notebook)
     assert scores == {"solved": YATZY.stage_points(STAGE), "blank": 0}
     print(f"\nyatzy nbgrader round trip (generate_assignment + autograde of 2 notebooks): {elapsed:.1f} s")
     # the budget (ROUND_TRIP_BUDGET_S) is for an idle machine and is reported, not asserted: on a shared

@@ -9,19 +9,12 @@ import sys
 from pathlib import Path
 
 from autograder import toml as tomllib  # the one TOML shim
+from autograder.authoring.edits import apply_edits
 
 ROOT = Path(__file__).resolve().parent.parent
 FOLDER = ROOT / "autograder" / "assignments" / "yatzy"
 SUBMISSIONS = sorted((ROOT / "tests" / "submissions" / "yatzy").glob("*.py"))
 MUTANTS = tomllib.loads((FOLDER / "mutants.toml").read_text(encoding="utf-8"))["mutant"]
-
-
-def apply_edits(text: str, edits: list[dict]) -> str:
-    for edit in edits:
-        count = text.count(edit["find"])
-        assert count == 1, f"the edit's find text occurs {count} times in the reference: {edit['find']!r}"
-        text = text.replace(edit["find"], edit["replace"])
-    return text
 
 
 NOTHING = {"none": "return None", "zero": "return 0", "empty": "return []", "pass": "pass"}

@@ -4,8 +4,10 @@ Cosmic Ray (a maintained mutation-testing tool) generates the mutants: each of i
 operators (replace a binary or comparison operator, a number, True/False, and/or, break/continue,
 an exception type; add `not`; empty a for loop) applied at each place it fits in the reference.
 A mutant belongs to the problem whose `# BEGIN PROBLEM N` fence holds the changed line (the
-innermost one); mutants of given code (outside every fence) are not counted.  Every mutant is a
-file in one folder, graded by `grade-all` (the batch engine: parallel workers, one pytest
+innermost one); mutants of given code (outside every fence) are not counted, nor those of an
+optional stage's problems (Yahtzee's stage 5, a strategy contest graded by score thresholds,
+not by rules, outside the 100 points: `grade --stage 5` plays 1,000 games per program).
+Every mutant is a file in one folder, graded by `grade-all` (the batch engine: parallel workers, one pytest
 session each) with the hidden suite, all stages.
 
 Per problem it prints: mutants, killed (lost points), survived (full marks), equivalent (listed
@@ -83,11 +85,14 @@ def operators() -> list:
 
 
 def generate(spec: Assignment) -> tuple[list[Mutant], int]:
-    """Every mutant of SPEC's reference inside a problem fence; and how many fell outside."""
+    """Every mutant of SPEC's reference inside a problem fence; and how many fell outside (an
+    optional stage's problems count as outside: `all` does not grade them)."""
     from cosmic_ray.mutating import mutate_code
 
     source = spec.reference.read_text(encoding="utf-8")
-    owner = fences(source)
+    core = {s.number for s in spec.core_stages}
+    owner = {line: number for line, number in fences(source).items()
+             if spec.problem(number).stage in core}
     lines = source.split("\n")
     mutants, outside = [], 0
     for name, operator in operators():
@@ -172,12 +177,14 @@ def report(spec: Assignment, mutants: list[Mutant], rows: dict[str, dict], known
             counts["own"] += 1
         else:
             strays.append((mutant, lost))
-    print(f"\n{spec.title}: {len(mutants)} mutants graded of {total} in the problem fences "
-          f"({outside} more in given code, not counted)")
+    print(f"\n{spec.title}: {len(mutants)} mutants graded of {total} in the problem fences of the graded stages "
+          f"({outside} more in given code or an optional stage, not counted)")
     print(f"{'problem':>8} {'stage':>5} {'mutants':>8} {'killed':>7} {'survived':>9} {'equivalent':>11} "
           f"{'own stage':>10}")
     sums = dict(n=0, killed=0, survived=0, equivalent=0, own=0)
     for problem in spec.problems:
+        if problem.number not in per or not any(problem.stage == s.number for s in spec.core_stages):
+            continue
         c = per[problem.number]
         for k in sums:
             sums[k] += c[k]

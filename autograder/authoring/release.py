@@ -40,7 +40,8 @@ from pathlib import Path
 
 from autograder.assignment import Assignment, available, load_assignment
 from autograder.authoring.build import generate_starter, relative
-from autograder.grading.public import HIDDEN_NOTE, SELFCHECK_SOURCE, public_checks
+from autograder.engine.reporters import HIDDEN_NOTE
+from autograder.grading.public import SELFCHECK_SOURCE, public_checks
 from autograder.notebooks import (
     TOOLS,
     NotebookError,

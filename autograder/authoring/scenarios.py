@@ -10,7 +10,8 @@ The plan is content: the assignment's plan.py (autograder/assignments/<name>/pla
 FILE (the scenario file it writes, e.g. "games.toml"), generate(reference, start_seed, verbose)
 -> (text, count) and verify(reference, path) -> (problems, count).  Scenarios are input only;
 expected values come from the reference at grading time.  To grade with another scenario set,
-point AUTOGRADER_SCENARIOS_DIR at the folder --out wrote.
+point AUTOGRADER_SCENARIOS_DIR at the folder --out wrote.  A plan replays a committed script in
+its own process with scripted_input (the engine's Scripted: the one runtime of scripted input).
 """
 
 from __future__ import annotations
@@ -19,10 +20,31 @@ import argparse
 import importlib.util
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 
 from ..assignment import Assignment, add_assignment_argument
+from ..engine.feedback import ordinal
+from ..engine.scripted import Scripted
+
+
+class ScriptExhausted(RuntimeError):
+    """A plan's replay asked for more input than its script holds."""
+
+
+def scripted_input(script: list[str]) -> tuple[Scripted, Callable[..., str]]:
+    """(a Scripted holding SCRIPT, an input(prompt) that answers from it in order and raises
+    ScriptExhausted past its end): how a plan replays a committed script in its own process.
+    What is left unread afterwards: the Scripted's answers_left()."""
+    scripted = Scripted(script)
+
+    def answer(prompt: str = "") -> str:
+        text = scripted.answer()
+        if text is None:
+            raise ScriptExhausted(f"asked for input a {ordinal(scripted.asked)} time")
+        return text
+    return scripted, answer
 
 
 def load_plan(spec: Assignment) -> ModuleType | None:

@@ -7,6 +7,9 @@
 Both runs are read by engine/replay.py (the same script, so the gap -- answers read so far --
 lines them up); first_divergence names the place ("round 3, roll 2"), a data-free cause, the
 detail with the numbers and a hint (the texts: replay.Protocol.texts, [protocol.texts]).
+
+Games printed in a strict line grammar (replay.LineGrammar) are compared line by line:
+first_line_difference is where two transcripts first part; the course tells it as a place.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .checks import GraderFault
-from .replay import Protocol, RefGame, Transcript, read_reference, read_transcript
+from .replay import Line, Protocol, RefGame, Transcript, read_reference, read_transcript
 
 # ---------------------------------------------------------------------------------------------
 # The first roll that differs
@@ -126,6 +129,15 @@ def first_divergence(ref: RefGame, student: Transcript, complete: bool = True) -
             return diverged("dice_line_wrong", where,
                             f"the {protocol.dice_label} line shows {got} where {want} were expected")
     return None
+
+
+def first_line_difference(got: list[Line], want: list[Line]) -> int | None:
+    """The index of the first line the grader reads (replay.LineGrammar) where GOT and WANT differ:
+    a different line, or where one of them ended; None when they are the same."""
+    for index, (mine, theirs) in enumerate(zip(got, want)):
+        if mine != theirs:
+            return index
+    return None if len(got) == len(want) else min(len(got), len(want))
 
 
 def divergence_gap(ref: RefGame, student: Transcript) -> int:

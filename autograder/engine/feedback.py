@@ -20,12 +20,16 @@ class Fail(AssertionError):
     """A check failed for a reason the student should read.
 
     SUMMARY is the detailed sentence of a visible check; HIDDEN (optional) the data-free one a
-    hidden check shows instead (what the case covers, no call, no values; default: SUMMARY)."""
+    hidden check shows instead (what the case covers, no call, no values; default: SUMMARY).
+    ASPECT (optional): what differed, in grader words shared by every check that compares the
+    same behaviour; a later stage's failure with an earlier stage's aspect is charged once
+    (engine/charge.py)."""
 
     def __init__(self, summary: str, *, hidden: str | None = None, ran: str | None = None,
                  expected: Any = None, got: Any = None, hint: str | None = None,
-                 output: str | None = None, show_values: bool = True):
+                 output: str | None = None, show_values: bool = True, aspect: str | None = None):
         super().__init__(summary)
+        self.aspect = aspect
         self.summary = summary
         self.hidden = hidden
         self.ran = ran

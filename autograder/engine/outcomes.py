@@ -84,6 +84,10 @@ def _fill(out: Outcome, data: dict, limits: Limits) -> None:
     out.inputs_asked = bounds.integer(data.get("inputs_asked"), 0, 0, 10 ** 9)
     out.dice_used = bounds.integer(data.get("dice_used"), 0, 0, 10 ** 9)
     out.exit_code = bounds.integer(data.get("exit_code"), None, -(1 << 31), 1 << 31)
+    where = data.get("stopped_in")
+    out.stopped_in = ((bounds.text(where[0], 200), bounds.integer(where[1], 0, 0, 10 ** 9))
+                      if isinstance(where, list) and len(where) == 2
+                      and isinstance(where[0], str) else None)
     out.attempts = [bounds.text(a, 160) for a in typed("attempts", list, []) if isinstance(a, str)][:20]
 
 

@@ -7,7 +7,9 @@ marker gets its weight's share (default 1) of the table's points for N less the 
 the last such check takes the rounding remainder (4 decimals), so the problem adds up exactly.
 A bug costs points once, by construction: every call a check of stage N makes runs with the
 reference's versions of the functions graded in other stages in place of the student's
-(Assignment.substitution), except in the checks marked own_functions.
+(Assignment.substitution), except in the checks marked own_functions.  A function graded in two
+stages cannot be substituted in the later one: a later failure with the same aspect (Fail(aspect=))
+as an earlier stage's failed check of that function is not charged again (engine/charge.py).
 Fixtures:              student, reference (Programs), assignment.
 
 pytest collects the suites once per session; then each check runs through a light runner
@@ -31,6 +33,7 @@ from dataclasses import dataclass
 import pytest
 from _pytest.outcomes import Exit
 
+from .charge import excuse_repeats
 from .checks import GraderFault, explain, take_trivial
 from .feedback import Fail
 from .program import LOAD_PROBE, Program
@@ -95,6 +98,7 @@ class GradingPlugin:
         self._student = student
         if student is not None:
             student.calls = self.assignment.extra.get("calls", {})     # timeout memory ([calls])
+            student.timing = self._reference            # trial limits from the reference's CPU times
         self.results: list[TestResult] = []
         self.by_name: dict[str, list[TestResult]] = {}
         self.notes: list[str] = []
@@ -103,6 +107,7 @@ class GradingPlugin:
         self._started: dict[str, float] = {}
         self._trivial: set[int] = set()                 # results a do-nothing function could pass
         self._family: dict[int, tuple[str, int]] = {}   # result -> (test function, problem)
+        self._aspect: dict[int, str] = {}               # failed result -> what differed (engine/charge.py)
         if student is not None and load_failure is None:
             if self.record:
                 student.recorded = []
@@ -196,6 +201,7 @@ class GradingPlugin:
             if student is not None:
                 student.drop_plan()
             self.no_points_for_nothing()
+            excuse_repeats(self.results, self._aspect, self.assignment, getattr(student, "source", None))
             self.deliver(self, context)
         return True
 
@@ -279,12 +285,15 @@ class GradingPlugin:
         # a passed check may still say something: record_property("feedback", text)
         output = "\n".join(str(v) for k, v in item.user_properties if k == "feedback")
         exc = call.excinfo.value if call.excinfo else None
+        aspect = None
         if isinstance(exc, Fail):
             status, output, hint, score = "failed", exc.render(hidden=hidden), exc.hint or "", 0.0
+            aspect = exc.aspect
             if hidden and self._repeats_chosen_text(output):
                 output, hint = HIDDEN_WITHHELD, ""
         elif call.excinfo and call.excinfo.errisinstance(pytest.skip.Exception):
             status, output, score = "skipped", f"Skipped: {exc.msg}", 0.0
+            aspect = getattr(exc, "aspect", None)           # engine/charge.py skip(..., aspect)
         elif isinstance(exc, pytest.fail.Exception) and str(exc).startswith("Timeout"):
             status, output, score = "failed", "This check took too long and was stopped.", 0.0
         elif exc is not None:
@@ -309,6 +318,8 @@ class GradingPlugin:
         if take_trivial():
             self._trivial.add(id(result))
         self._family[id(result)] = (check.family, problem)
+        if aspect:
+            self._aspect[id(result)] = aspect
         self.results.append(result)
         self.by_name.setdefault(check.family, []).append(result)
         if check.name != check.family:   # "test_x[param]": one parameter

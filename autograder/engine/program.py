@@ -38,6 +38,12 @@ LIMITS_ENV = "AUTOGRADER_LIMITS"
 LOAD_PROBE = "__grader_load_probe__"     # a call of no function: loads the student's file, nothing else
 DEFAULT_WALL_S = 2.0    # per call; the reference needs milliseconds (suites give games longer)
 DEFAULT_BUDGET_S = 15.0  # all of a student's requests together (a slow-but-finite program: ~170 calls)
+# A request the reference answered runs first as a trial at a short CPU limit scaled from the
+# reference's own CPU time on it (at least TRIAL_FLOOR_S: ~100x the reference's slowest request);
+# a trial that runs out is run again at the request's own limit before a timeout counts, unless
+# its timer stopped it in a function where a long run of this student already ran out (_trial).
+TRIAL_FLOOR_S = 0.25
+TRIAL_FACTOR = 50.0
 
 
 def default_limits() -> Limits:
@@ -108,6 +114,12 @@ class Program:
         #                                        the assignment, in order seen
         self._memo: dict[Any, Any] = {}
         self.calls: dict[str, list[str]] = {}    # function -> the functions it calls (assignment [calls])
+        self.timing: Program | None = None       # the reference Program: its outcomes' CPU times scale
+        #                                          this student's trial limits (set by the plugin)
+        self.loops: set[tuple] = _owner.loops if _owner else set()   # (function, first line) where a
+        #                                        request ran out of its full limit (an endless loop)
+        self.trials = [0, 0, 0] if _owner is None else _owner.trials  # trials run, run again, charged short
+        self._times: tuple[int, dict[str, float | None]] | None = None     # (cache size, cpu_time's index)
         self.timed_out: set[str] = set()         # functions that ran out of time in call_or_skip
         self.loaded_early: tuple[Outcome, int] | None = None   # load_early's (probe, requests run ahead)
 
@@ -167,13 +179,19 @@ class Program:
             left = self._budget_left()
             timeout = request.timeout if request.timeout is not None else self.limits.wall_s
             capped = left is not None and left < timeout
+            limit = self._trial_limit(request)
             if capped:
                 request = dataclasses.replace(request, timeout=max(left, 0.05))
-            outcome = self._sandbox.run(request)
+            outcome = self._sandbox.run(request, limit)
+            served = False
+            if limit is not None:
+                outcome, served = self._after_trial(request, outcome)
             self._charge([outcome], capped)      # capped: the budget stopped it, charged in full
-            self._served([request], [outcome])
+            if not served:
+                self._served([request], [outcome])
         if outcome.status == "timeout":
             self.timeouts += 1
+            self._note_loop(outcome)
         if outcome.status != "ok" and len(self.chosen_texts) < 1000:
             self.chosen_texts.update(chosen_texts(outcome))
         for attempt in outcome.attempts:
@@ -187,6 +205,75 @@ class Program:
     def functions(self) -> set[str]:
         """The functions the source defines (parsed on first use: ~10 ms a student otherwise)."""
         return top_level_functions(self.source)
+
+    # -- trials at a short limit -----------------------------------------------------------------
+    def _trial_limit(self, request: Request) -> float | None:
+        """The short CPU limit of REQUEST's trial run, or None (no trial: run at its own limit).
+        Only requests the reference answered without running out of time get one."""
+        owner = self._owner or self
+        ref = owner.timing
+        if ref is None or self._cache is not None:
+            return None
+        cpu = ref.cpu_time(request)
+        if cpu is None:
+            return None
+        limit = max(TRIAL_FLOOR_S, TRIAL_FACTOR * cpu)
+        own = request.timeout if request.timeout is not None else self.limits.wall_s
+        return limit if limit < own else None
+
+    def cpu_time(self, request: Request) -> float | None:
+        """(A caching Program: the reference.)  The CPU seconds its run of REQUEST took, whatever
+        limit or substitution the request names; None when it never ran it or it ran out of time."""
+        if self._cache is None:
+            return None
+        if self._times is None or self._times[0] != len(self._cache):
+            times: dict[str, float | None] = {}
+            for outcome_key, outcome in self._cache.items():
+                data = json.loads(outcome_key)
+                plain = _timing_key(data)
+                cpu = None if outcome.status == "timeout" else outcome.cpu
+                times[plain] = None if plain in times and (times[plain] is None or cpu is None) \
+                    else max(times.get(plain) or 0.0, cpu or 0.0)
+            self._times = (len(self._cache), times)
+        return self._times[1].get(_timing_key(dict(request.__dict__)))
+
+    def _after_trial(self, request: Request, trial: Outcome) -> tuple[Outcome, bool]:
+        """REQUEST's outcome after its TRIAL: the trial's, unless it ran out of time; then the
+        trial's timeout counts only when its timer stopped it in a function where a full-limit run
+        of this student already ran out (the same endless loop: it would only run out again); any
+        other runs again at the request's own limit, as without trials.  A shared call runs again
+        in a new shared worker after the calls the old one served (the trial's timeout ended it),
+        so it sees the history it would have seen.  Returns (outcome, whether _served was done)."""
+        self.trials[0] += 1
+        if trial.status != "timeout":
+            return trial, False
+        if trial.stopped_in is not None and tuple(trial.stopped_in) in self.loops:
+            self.trials[2] += 1
+            return trial, False
+        self.trials[1] += 1
+        served = False
+        if _is_fresh(request) or not self._history:
+            again = self._sandbox.run(request)
+        else:
+            replay = list(self._history) + [request]
+            outcomes = self._sandbox.run_batch(replay, reset_worker=True)
+            self._charge(outcomes[:-1])
+            self._history, self._history_at = [], None
+            self._served(replay[:len(outcomes)], outcomes)
+            served = len(outcomes) == len(replay)
+            again = outcomes[-1] if served else self._sandbox.run(request)
+        if again.status == "timeout":
+            self._note_loop(trial)
+            self._note_loop(again)
+        again.elapsed = round(again.elapsed + trial.elapsed, 4)
+        again.cpu = round(again.cpu + trial.cpu, 4)
+        again.wait = round(again.wait + trial.wait, 4)
+        return again, served
+
+    def _note_loop(self, outcome: Outcome) -> None:
+        """A final timeout (a full-limit run, never a trial's): where its timer stopped it."""
+        if outcome.stopped_in is not None and len(self.loops) < 100:
+            self.loops.add(tuple(outcome.stopped_in))
 
     # -- the time budget of a submission --------------------------------------------------------
     def _budget_left(self) -> float | None:
@@ -233,12 +320,19 @@ class Program:
         if not keyed:
             return 0
         self.round_trips += 1
-        outcomes = self._sandbox.run_batch([r for r, _ in keyed], budget=self._budget_left())
+        # Trials for fresh requests only: a shared call that ran out would need the worker's history
+        # replayed, which the single run (_after_trial) does; the plan's shared calls run at their limit.
+        todo = [r for r, _ in keyed]
+        limits = [self._trial_limit(r) if _is_fresh(r) else None for r in todo]
+        outcomes = self._sandbox.run_batch(todo, budget=self._budget_left(), limits=limits)
+        if outcomes and limits[len(outcomes) - 1] is not None:
+            outcomes[-1], _ = self._after_trial(todo[len(outcomes) - 1], outcomes[-1])
         self.runs += len(outcomes)
         self._charge(outcomes)
         for (request, key), outcome in zip(keyed, outcomes):
             if outcome.status == "timeout":
                 self.timeouts += 1
+                self._note_loop(outcome)
             if _is_fresh(request):
                 self._fresh_ahead.setdefault(key, deque()).append(outcome)
             else:
@@ -449,6 +543,12 @@ def request_key(request: Request) -> str:
     if request.typed:          # a tuple and a list are two requests; a set is data, not its str()
         data = dict(data, **{name: typed.encode(data[name]) for name in ("args", "kwargs", "instance")})
     return json.dumps(data, sort_keys=True, default=str)
+
+
+def _timing_key(data: dict) -> str:
+    """A request's key without its limit and substitution (they do not change the reference's work)."""
+    return json.dumps({k: v for k, v in data.items() if k not in ("timeout", "substitute")},
+                      sort_keys=True, default=str)
 
 
 def _is_fresh(request: Request) -> bool:

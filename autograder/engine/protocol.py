@@ -90,6 +90,9 @@ class Outcome:
     worker: tuple | None = field(default=None, compare=False, repr=False)
     #                               (shared worker generation it ran in, generation after it) or None:
     #                               lets a Program know which shared-worker history a call saw
+    stopped_in: tuple | None = field(default=None, compare=False, repr=False)
+    #                               (function, first line): the student's function its soft timer stopped
+    #                               (a timeout; claimed by the student's process, see Program._trial)
     attempts: list = field(default_factory=list)  # what the code tried beyond the assignment (files outside
     #                               the library, network, programs, signals, forged protocol lines): for the instructor
 

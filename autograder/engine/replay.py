@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -236,6 +237,23 @@ def dice_rolled(outcome) -> int:
 def random_calls(outcome) -> list[str]:
     """The random functions the program called besides the dice (sorted, once each)."""
     return sorted({str(e[1]) for e in outcome.events or () if e and e[0] == "random" and len(e) > 1})
+
+
+def silent_refusals(events: list, reference_events: list) -> list[int]:
+    """The answers (1-based) after which the reference printed something before asking again and
+    the program did not: an invalid answer must be told, not silently asked again."""
+    def spoke(events) -> list[bool]:
+        found, said, started = [], False, False
+        for event in events or ():
+            if event and event[0] == "in":
+                if started:
+                    found.append(said)
+                started, said = True, False
+            elif event and event[0] == "out" and started and str(event[1]).strip():
+                said = True
+        return found
+    mine, theirs = spoke(events), spoke(reference_events)
+    return [i + 1 for i, (m, t) in enumerate(zip(mine, theirs)) if t and not m]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -518,3 +536,68 @@ def read_final_score(outcome, *, finished: bool, entry: str) -> Score:
             if value is not None:
                 return Score(value, f"your line {line.strip()!r}")
     return Score(None, "")
+
+
+# ---------------------------------------------------------------------------------------------
+# A line grammar: the lines of a text that match the [protocol] table's regexes, by kind
+# ---------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Line:
+    """A line the grader reads: its KIND (a key of the protocol table) and its FIELDS (the regex's
+    groups, normalised); two lines are the same when kind and fields are (TEXT: as printed)."""
+
+    kind: str
+    fields: tuple
+    text: str = field(default="", compare=False)
+
+
+def spaced_groups(kind: str, match: re.Match) -> tuple:
+    """The default fields of a line: its groups in order, inner whitespace collapsed."""
+    return tuple(" ".join((g or "").split()) for g in match.groups())
+
+
+@dataclass
+class LineGrammar:
+    """The line kinds of an assignment's [protocol] table, tried in order on each line (after
+    trailing whitespace is cut).  IGNORE: lines skipped whatever they hold.  TAILS: a line is
+    also tried from after each ': ' or '? ' in it, where a prompt answered without echo runs into
+    the next printed text.  NORMAL(kind, match) makes a line's fields (default: spaced_groups)."""
+
+    kinds: dict[str, re.Pattern]
+    ignore: re.Pattern | None = None
+    tails: bool = False
+    normal: Callable[[str, re.Match], tuple] = spaced_groups
+
+    @classmethod
+    def of(cls, protocol: dict, kinds: Iterable[str], **options: Any) -> LineGrammar:
+        """The grammar of the [protocol] table PROTOCOL's regexes KINDS (and its `ignore`, if any)."""
+        ignore = re.compile(protocol["ignore"]) if "ignore" in protocol else None
+        return cls({kind: re.compile(protocol[kind]) for kind in kinds}, ignore=ignore, **options)
+
+    def read(self, text: str | None) -> list[Line]:
+        """The lines of TEXT this grammar reads, in order; any other line is skipped."""
+        found = []
+        for raw in (text or "").splitlines():
+            line = raw.rstrip()
+            if self.ignore is not None and self.ignore.match(line):
+                continue
+            for candidate in _tails(line) if self.tails else (line,):
+                read = self._match(candidate)
+                if read is not None:
+                    found.append(read)
+                    break
+        return found
+
+    def _match(self, text: str) -> Line | None:
+        for kind, pattern in self.kinds.items():
+            match = pattern.match(text)
+            if match:
+                return Line(kind, self.normal(kind, match), text)
+        return None
+
+
+def _tails(text: str) -> list[str]:
+    """TEXT and what follows each ': ' or '? ' in it."""
+    return [text] + [text[match.end():] for match in re.finditer(r"[:?] ", text)]
+

@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from . import selfcheck
 from .escape import fence, markdown_inline, plain
 from .results import GradeReport, TestResult
+
+if TYPE_CHECKING:
+    from ..assignment import Assignment
 
 MARK = {"passed": "PASS", "failed": "FAIL", "skipped": "SKIP", "error": "ERR ", "not started": "TODO"}
 
@@ -32,9 +36,7 @@ def _groups(report: GradeReport) -> dict[int, dict[int, list[TestResult]]]:
 def closing_line(report: GradeReport) -> str:
     """The honest last line: what passed, and what was not run here."""
     if report.public_only:
-        from ..grading.public import closing
-
-        return closing(report)
+        return public_closing(report)
     return f"Score: {fmt(report.score)} / {fmt(report.max_score)}"
 
 
@@ -49,8 +51,6 @@ def problem_titles(assignment_name: str) -> dict[int, str]:
 
 def to_text(report: GradeReport, verbose: bool = False) -> str:
     if report.public_only:
-        from ..grading.public import to_text as public_text
-
         return public_text(report, verbose)
     titles = problem_titles(report.assignment)
     stage_titles = {}
@@ -160,3 +160,53 @@ def to_markdown(report: GradeReport) -> str:
             lines += ["", f"### {markdown_inline(test.name)}", "", fence(plain(test.output))]
     lines += ["", closing_line(report), ""]
     return "\n".join(lines)
+
+
+# ---------------------------------------------------------------------------------------------
+# The public-only report (grade --public, check.py): the student's view, one line per problem
+# ---------------------------------------------------------------------------------------------
+
+def problem_list(assignment: Assignment, stage: str | int = "all") -> list[tuple[int, int, str]]:
+    """[(number, stage, title)] of the problems STAGE covers, in the handout's order."""
+    chosen = [p for p in assignment.problems if str(stage) == "all" or p.stage == int(stage)]
+    return [(p.number, p.stage, p.title) for p in sorted(chosen, key=lambda p: (p.stage, p.number))]
+
+
+def results_by_problem(report: GradeReport) -> dict[int, list[tuple[str, str, str]]]:
+    out: dict[int, list[tuple[str, str, str]]] = {}
+    for test in report.tests:
+        what = test.name.split(" ", 1)[1] if test.name.startswith(f"P{test.problem} ") else test.name
+        out.setdefault(test.problem, []).append((what, test.status, test.output))
+    return out
+
+
+def problem_statuses(report: GradeReport) -> dict[str, str]:
+    """{"1": "passed", "2": "failed", ...}: what check.py --json prints for the same file."""
+    return {str(n): selfcheck.problem_status(r) for n, r in sorted(results_by_problem(report).items())}
+
+
+def public_text(report: GradeReport, verbose: bool = False) -> str:
+    """The student's view: one line per problem, then the first failure in full (all with VERBOSE)."""
+    from ..assignment import load_assignment
+
+    spec = load_assignment(report.assignment)
+    lines = [f"Public checks of {report.submission} ({spec.title}, stage {report.stage})"]
+    if report.error:
+        lines.append(f"!! {report.error}")
+    lines += [f"note: {note}" for note in report.notes]
+    body = selfcheck.summary(problem_list(spec, report.stage), results_by_problem(report), verbose,
+                             hidden_note=HIDDEN_NOTE)
+    return "\n".join(lines) + "\n\n" + body + f"\n{public_closing(report)}"
+
+
+HIDDEN_NOTE = ("The grader runs more checks of its own when it grades (hidden ones, other dice, whole "
+               "games): passing these is a good sign, not a promise.")
+
+
+def public_closing(report: GradeReport) -> str:
+    """The last line of the student's view: what passed, and what runs only at grading."""
+    statuses = problem_statuses(report)
+    passed = sum(s == "passed" for s in statuses.values())
+    head = ("public checks passed" if passed == len(statuses)
+            else f"{passed} of {len(statuses)} problems pass their public checks")
+    return f"{head}; {report.hidden_not_run} hidden checks run at grading"

@@ -172,6 +172,11 @@ class Sandbox:
         self._finalizer = weakref.finalize(self, self._state.shutdown)
 
     @property
+    def wall_stopped(self) -> bool:
+        """The last request collected was stopped by its wall-clock backstop under its CPU limit."""
+        return self._wall_stopped
+
+    @property
     def uid(self) -> int | None:
         """The dedicated uid of this sandbox (root only; None before the first request)."""
         return self._state.slot.uid if self._state.slot is not None else None
@@ -187,17 +192,28 @@ class Sandbox:
             self._closed = True
             self._finalizer()
 
-    def run(self, request: Request) -> Outcome:
-        """Run one request.  Never raises on anything the student's code does."""
+    def run(self, request: Request, limit: float | None = None) -> Outcome:
+        """Run one request.  Never raises on anything the student's code does.
+
+        LIMIT (CPU seconds, below the request's own limit): a trial at that short limit, with its
+        wall-clock backstop scaled from it; its timeout neither makes the sandbox strict nor is
+        retried here (Program._trial decides whether it runs again at the request's own limit).
+        Messages still name the request's own limit."""
         timeout = self._timeout(request)
+        trial = limit is not None and limit < timeout
         with self._lock:
             if self._closed:
                 raise RuntimeError("this Sandbox is closed")
             self._seq += 1
-            payload = _payload(request, self._seq, timeout, self._wall(timeout))  # a bad Request: raises
+            if trial:
+                wall = self._trial_wall(limit)
+                payload = _payload(request, self._seq, limit, wall)
+            else:
+                wall = self._wall(timeout)
+                payload = _payload(request, self._seq, timeout, wall)  # a bad Request: raises
             try:
-                outcome = self._run(request, payload, timeout, self._wall(timeout))
-                return self._retry(request, outcome, timeout)
+                outcome = self._run(request, payload, timeout, wall, trial)
+                return outcome if trial else self._retry(request, outcome, timeout)
             except Exception as e:                              # a grader bug must not blame the student
                 self._state.stop()
                 return _internal(f"{type(e).__name__}: {e}", 0.0)
@@ -206,18 +222,22 @@ class Sandbox:
         """The request's limit: CPU seconds (its wall-clock backstop is _wall of it)."""
         return max(float(request.timeout if request.timeout is not None else self.limits.wall_s), 0.01)
 
+    def _trial_wall(self, limit: float) -> float:
+        """A trial's backstop: always the load-tolerant one (its timeout is not final)."""
+        return limit * max(self.limits.wall_factor, 1.0)
+
     def _wall(self, timeout: float, retry: bool = False) -> float:
         if self.strict:
             return timeout
         return timeout * max(self.limits.wall_factor, 1.0) * (max(self.limits.retry_factor, 1.0) if retry else 1.0)
 
-    def _run(self, request: Request, payload: bytes, timeout: float, wall: float) -> Outcome:
+    def _run(self, request: Request, payload: bytes, timeout: float, wall: float, trial: bool = False) -> Outcome:
         proc = self._proc()
         if isinstance(proc, Outcome):
             return proc
         proc.raw_tail.clear()
         proc.send(payload)
-        outcome, _ = self._collect(proc, request, self._seq, timeout, time.monotonic(), wall=wall)
+        outcome, _ = self._collect(proc, request, self._seq, timeout, time.monotonic(), wall=wall, trial=trial)
         return outcome
 
     def _retry(self, request: Request, outcome: Outcome, timeout: float) -> Outcome:
@@ -242,13 +262,15 @@ class Sandbox:
         return self._start() if proc is None else proc
 
     def run_batch(self, requests: list[Request], reset_worker: bool = False,
-                  budget: float | None = None) -> list[Outcome]:
+                  budget: float | None = None, limits: list[float | None] | None = None) -> list[Outcome]:
         """Run REQUESTS in order in one round trip: each exactly as run() would (a fork per fresh
         request, the shared worker for the others).  The sandbox stops after the first request
         that did not end cleanly (a timeout, memory, a replaced worker...): the outcomes of the
         requests that ran come back, the caller runs the rest one by one.  RESET_WORKER first
         replaces the shared worker (a new one imports the module again on its first request).
-        BUDGET (seconds): the sandbox starts no further request once the batch has run that long."""
+        BUDGET (seconds): the sandbox starts no further request once the batch has run that long.
+        LIMITS: per request, a trial's short limit or None (see run); a trial that times out ends
+        the batch (as any timeout does) and comes back as it is, not retried here."""
         if not requests:
             return []
         with self._lock:
@@ -256,8 +278,11 @@ class Sandbox:
                 raise RuntimeError("this Sandbox is closed")
             first = self._seq + 1
             timeouts = [self._timeout(r) for r in requests]
-            payloads = [json.loads(_payload(r, first + i, t, self._wall(t)))
-                        for i, (r, t) in enumerate(zip(requests, timeouts))]
+            trials = [lim if lim is not None and lim < t else None
+                      for lim, t in zip(limits or [None] * len(requests), timeouts)]
+            walls = [self._wall(t) if lim is None else self._trial_wall(lim) for lim, t in zip(trials, timeouts)]
+            payloads = [json.loads(_payload(r, first + i, t if lim is None else lim, w))
+                        for i, (r, t, lim, w) in enumerate(zip(requests, timeouts, trials, walls))]
             self._seq += len(requests)
             message = json.dumps({"op": "batch", "reset_worker": reset_worker, "requests": payloads,
                                   "budget": budget}).encode()
@@ -270,11 +295,17 @@ class Sandbox:
                 proc.send(message + b"\n")
                 t0 = time.monotonic()
                 for i, request in enumerate(requests):
+                    trial = trials[i] is not None
                     outcome, msg = self._collect(proc, request, first + i, timeouts[i], t0, batch=True,
-                                                 wall=self._wall(timeouts[i]))
+                                                 wall=walls[i], trial=trial)
                     if msg is None:              # the batch ended before this request (or the sandbox died)
                         if outcome is not None:
                             outcomes.append(outcome)
+                        return outcomes
+                    if trial and outcome.status == "timeout":    # the caller decides (Program._trial)
+                        if self._state.proc is proc:
+                            self._batch_end(proc)
+                        outcomes.append(outcome)
                         return outcomes
                     if self._wall_stopped:       # the batch stops here: retried alone, then the rest singly
                         if self._state.proc is proc:
@@ -303,7 +334,8 @@ class Sandbox:
                 return
 
     def _collect(self, proc: _Proc, request: Request, seq: int, timeout: float, t0: float,
-                 batch: bool = False, wall: float | None = None) -> tuple[Outcome | None, dict | None]:
+                 batch: bool = False, wall: float | None = None,
+                 trial: bool = False) -> tuple[Outcome | None, dict | None]:
         """Read the sandbox's lines until the trailer of request SEQ: (its Outcome, the trailer).
         In a batch, (None, None) when the batch ended before SEQ ran.  Sets _wall_stopped."""
         self._wall_stopped = False
@@ -348,7 +380,7 @@ class Sandbox:
         # it: the cost is one more run at the long backstop, once per request).
         self._wall_stopped = (outcome.status == "timeout" and isinstance(result, dict)
                               and result.get("wall_stopped") is True)
-        if outcome.status == "timeout" and not self._wall_stopped:
+        if outcome.status == "timeout" and not self._wall_stopped and not trial:
             self.strict = True
         if _number(msg.get("zygote_cpu")) > self.limits.cpu_s / 2:
             self._state.stop(graceful=True)     # its CPU limit would soon kill it: start a new one

@@ -171,7 +171,20 @@ def notebook_source(text: str, entry: str | None = None) -> tuple[str, list[str]
     if not any(p.kind == "definition" for p in pieces):
         raise SubmissionError("the notebook defines no functions (is it empty, or the blank notebook "
                               "you were given?)")
-    return _assemble(pieces, notes), notes
+    return _assemble(pieces, notes) + _main_guard(pieces, entry), notes
+
+
+def _main_guard(pieces: list[_Piece], entry: str | None) -> str:
+    """A notebook has no `if __name__ == "__main__":` of its own that the grader could keep (in a
+    kernel __name__ is "__main__", so the kit's notebooks guard their play cell with PLAY): run as a
+    program (`python FILE`, a suite's script check), it plays the assignment's ENTRY, "function" or
+    "Class.method", as the handout's main guard does.  Only when the notebook defines it."""
+    defined = {p.name for p in pieces if p.kind == "definition"}
+    owner, _, method = (entry or "").rpartition(".")
+    if not entry or (owner or method) not in defined or not all(part.isidentifier() for part in entry.split(".")):
+        return ""
+    call = f"{owner}().{method}()" if owner else f"{method}()"
+    return f'\n\nif __name__ == "__main__":     # added by the grader: the notebook run as a program\n    {call}\n'
 
 
 def notebook_stage(text: str) -> int | None:

@@ -178,6 +178,7 @@ def _grade_stream(paths: Iterator[str | Path], deliver: Callable[[GradeReport], 
             source, filename = "", spec.student_file
         student = Program(source, filename, limits=limits, hidden_paths=hidden + submission_home(path),
                           reference=reference.source)
+        student.timing = reference      # trial limits (as plugin.begin sets it; load_early runs before)
         return student, load_failure, (report, student, started)
 
     ahead: list = []

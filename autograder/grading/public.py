@@ -18,6 +18,7 @@ from pathlib import Path
 
 from ..assignment import DEFAULT_ASSIGNMENT, Assignment, load_assignment
 from ..engine import selfcheck
+from ..engine.reporters import problem_list
 from ..engine.results import GradeReport, TestResult
 from ..engine.sandbox import Limits
 from ..notebooks.runtime import SELFCHECK as SELFCHECK_SOURCE
@@ -85,12 +86,6 @@ def sandbox_source(source: str, checks: dict[int, str], filename: str) -> str:
             "    return engine['run_problem'](number, _checks[number], globals(), _tools)\n")
 
 
-def problem_list(assignment: Assignment, stage: str | int = "all") -> list[tuple[int, int, str]]:
-    """[(number, stage, title)] of the problems STAGE covers, in the handout's order."""
-    chosen = [p for p in assignment.problems if str(stage) == "all" or p.stage == int(stage)]
-    return [(p.number, p.stage, p.title) for p in sorted(chosen, key=lambda p: (p.stage, p.number))]
-
-
 def grade_public(path: str | Path, assignment: str | Assignment = DEFAULT_ASSIGNMENT, stage: str | int = "all",
                  limits: Limits | None = None, extra_hidden: list[str] | None = None) -> GradeReport:
     """Run the public checks of STAGE on the submission at PATH, in the sandbox: one TestResult per
@@ -147,40 +142,3 @@ def grade_public(path: str | Path, assignment: str | Assignment = DEFAULT_ASSIGN
     report.flags = list(program.attempts)
     report.execution_time = round(time.perf_counter() - started, 3)
     return report
-
-
-def results_by_problem(report: GradeReport) -> dict[int, list[tuple[str, str, str]]]:
-    out: dict[int, list[tuple[str, str, str]]] = {}
-    for test in report.tests:
-        what = test.name.split(" ", 1)[1] if test.name.startswith(f"P{test.problem} ") else test.name
-        out.setdefault(test.problem, []).append((what, test.status, test.output))
-    return out
-
-
-def problem_statuses(report: GradeReport) -> dict[str, str]:
-    """{"1": "passed", "2": "failed", ...}: what check.py --json prints for the same file."""
-    return {str(n): selfcheck.problem_status(r) for n, r in sorted(results_by_problem(report).items())}
-
-
-def to_text(report: GradeReport, verbose: bool = False) -> str:
-    """The student's view: one line per problem, then the first failure in full (all with VERBOSE)."""
-    spec = load_assignment(report.assignment)
-    lines = [f"Public checks of {report.submission} ({spec.title}, stage {report.stage})"]
-    if report.error:
-        lines.append(f"!! {report.error}")
-    lines += [f"note: {note}" for note in report.notes]
-    body = selfcheck.summary(problem_list(spec, report.stage), results_by_problem(report), verbose,
-                             hidden_note=HIDDEN_NOTE)
-    return "\n".join(lines) + "\n\n" + body + f"\n{closing(report)}"
-
-
-HIDDEN_NOTE = ("The grader runs more checks of its own when it grades (hidden ones, other dice, whole "
-               "games): passing these is a good sign, not a promise.")
-
-
-def closing(report: GradeReport) -> str:
-    statuses = problem_statuses(report)
-    passed = sum(s == "passed" for s in statuses.values())
-    head = ("public checks passed" if passed == len(statuses)
-            else f"{passed} of {len(statuses)} problems pass their public checks")
-    return f"{head}; {report.hidden_not_run} hidden checks run at grading"

@@ -32,7 +32,8 @@ common (paths, the content file), runtime (the checking tools and self-check run
 cells define), solution (the reference cut into functions and regions), checks (public checks from
 docstrings, scenario cases and the content), render (checks evaluated into cell code, markdown
 placeholders), cells (cells and nbgrader's release), build (a stage notebook, samples, the student
-track), leaks (the leak check), write (writing and --check).
+track), classes (a class cut into a given base and this stage's methods), leaks (the leak check),
+write (writing and --check).
 """
 
 
@@ -74,6 +75,8 @@ from .common import (
     NotebookError,
     _points,
     answer_id,
+    assignment_id,
+    class_answer_id,
     content_path,
     has_notebooks,
     load_content,
@@ -98,7 +101,7 @@ from .write import courses, generate, main, planned_files
 __all__ = [
     "BEGIN_SOLUTION", "CODE_STUB", "COURSE_DIR", "Check", "END_SOLUTION", "Function",
     "GENERATE_COMMAND", "NotebookError", "Piece", "SAMPLES_DIR", "SELFCHECK", "SOURCE_DIR",
-    "STUDENT_DIR", "Solution", "StageBuild", "TOOLS", "_points", "answer_id", "build_all",
+    "STUDENT_DIR", "Solution", "StageBuild", "TOOLS", "_points", "answer_id", "assignment_id", "class_answer_id", "build_all",
     "build_stage", "cell_source", "check_label", "checks_code", "checksum", "code_cell",
     "content_checks", "content_path", "courses", "doctest_checks", "dumps",
     "expected_sample_points", "fill_markdown", "find_leaks", "generate", "has_notebooks",

@@ -11,9 +11,12 @@ from pathlib import Path
 
 from autograder.assignment import Assignment
 
-from .cells import _is, _source_lines, cell_source, code_cell, markdown_cell, new_notebook, release_notebook
+from .cells import _is, cell_source, code_cell, markdown_cell, new_notebook, release_notebook
 from .checks import problem_checks
+from .classes import class_cells, class_names
 from .common import (
+    CLASS_ANSWER_TEXT,
+    CLASS_GIVEN_TEXT,
     SAMPLES_DIR,
     SELFCHECK_TEXT,
     SOURCE_DIR,
@@ -22,6 +25,8 @@ from .common import (
     NotebookError,
     _points,
     answer_id,
+    assignment_id,
+    class_answer_id,
     load_content,
     test_id,
 )
@@ -45,7 +50,7 @@ def notebook_name(assignment: Assignment, stage: int) -> str:
 
 
 def notebook_path(assignment: Assignment, stage: int, root: Path = SOURCE_DIR) -> Path:
-    return root / f"stage{stage}" / notebook_name(assignment, stage)
+    return root / assignment_id(assignment, stage) / notebook_name(assignment, stage)
 
 
 def _points_table(assignment: Assignment, stage: int) -> str:
@@ -70,15 +75,21 @@ def build_stage(assignment: Assignment, solution: Solution, content: dict, stage
     spec = content.get("stages", {}).get(str(stage), {})
     variants = {int(k): v for k, v in content.get("variants", {}).items()}
     where = f"stage {stage}"
-    pieces = [stage_piece(solution, f, stage, variants) for f in solution.functions if f.stage <= stage]
+    every_piece = [stage_piece(solution, f, stage, variants) for f in solution.functions if f.stage <= stage]
+    pieces = [p for p in every_piece if p.function.owner is None]       # module-level functions
+    classes = [class_cells(solution, name, [p for p in every_piece if p.function.owner == name])
+               for name in class_names(every_piece)]
     namespace: dict = {"__name__": f"{assignment.name}_stage{stage}"}
     _run(solution.setup, namespace, where)
     for piece in pieces:
         _run(strip_solution_markers(piece.code), namespace, f"{where}: {piece.function.name}")
+    for cut in classes:
+        for code in cut.codes:
+            _run(strip_solution_markers(code), namespace, f"{where}: class {cut.name}")
     _run(TOOLS, namespace, f"{where}: tools")
     _run(SELFCHECK, namespace, f"{where}: the public-check runtime")     # as the given cell defines it
     namespace["SETTINGS"]["print"] = False
-    namespace["__sources__"] = {p.function.name: strip_solution_markers(p.code) for p in pieces}
+    namespace["__sources__"] = {p.function.name: textwrap.dedent(strip_solution_markers(p.code)) for p in every_piece}
 
     cells: list[dict] = []
     title = stage_info[stage].title if stage in stage_info else f"Stage {stage}"
@@ -109,13 +120,37 @@ def build_stage(assignment: Assignment, solution: Solution, content: dict, stage
         cells.append(code_cell("\n\n\n".join(p.code.rstrip("\n") for p in given), f"given_stage{earlier}",
                                locked=True))
 
+    for cut in classes:                  # a class's given methods, locked (classes.py)
+        if cut.given is not None:
+            default = CLASS_GIVEN_TEXT if cut.answer is not None else "## The class {name} (given)"
+            text = content.get("class_given_text", default).format(name=cut.name, base=cut.base)
+            cells.append(markdown_cell(fill_markdown(text, namespace, content, where), f"s{stage}-given-{cut.name}-md"))
+            cells.append(code_cell(cut.given, f"given_{cut.base}", locked=True))
+
     checks: dict[int, str] = {}
     script_checks: dict[int, str] = {}
-    this_stage = [p for p in pieces if p.function.stage == stage or p.answers]
+    this_stage = [p for p in every_piece if p.function.stage == stage or p.answers]
+    method_answers = {n for p in this_stage if p.function.owner is not None for n in p.answers}
+
+    def lesson_cell(problem) -> dict:
+        pspec = content.get("problems", {}).get(str(problem.number), {})
+        lesson = [f"## Problem {problem.number}: {problem.title} ({_points(problem.points)} points)", "",
+                  fill_markdown(pspec.get("lesson", ""), namespace, content,
+                                f"{where}: problem {problem.number}").strip()]
+        return markdown_cell("\n".join(lesson), f"s{stage}-p{problem.number:02d}-md")
+
+    # A class's methods are answered in one cell: every lesson first, then the class, then the checks.
+    writing = [cut for cut in classes if cut.answer is not None]
+    if writing:
+        cells += [lesson_cell(p) for p in assignment.stage_problems(stage) if p.number in method_answers]
+        for cut in writing:
+            text = content.get("class_answer_text", CLASS_ANSWER_TEXT).format(name=cut.name, base=cut.base)
+            cells.append(markdown_cell(fill_markdown(text, namespace, content, where), f"s{stage}-answer-{cut.name}-md"))
+            cells.append(code_cell(cut.answer, class_answer_id(cut.name), solution=True))
     placed: set[str] = set()
     for problem in assignment.stage_problems(stage):
-        pspec = content.get("problems", {}).get(str(problem.number), {})
-        answer_pieces = [p for p in this_stage if p.answers and p.answers[0] == problem.number]
+        answer_pieces = [p for p in this_stage if p.answers and p.answers[0] == problem.number
+                         and p.function.owner is None]
         # a problem living only inside other problems' regions of this stage (stage 5's "playing
         # well", nested in choose_keep and choose_category) gets its lesson and checks, no cell
         nested = any(problem.number in p.answers for p in this_stage)
@@ -123,11 +158,12 @@ def build_stage(assignment: Assignment, solution: Solution, content: dict, stage
             raise NotebookError(f"{where}: problem {problem.number} has no answer region in this stage")
         first = min((p.function.start for p in answer_pieces), default=10 ** 9)
         given_here = [p for p in this_stage if not p.answers and p.function.name not in placed
-                      and p.function.stage == stage and p.function.start < first]
-        lesson = [f"## Problem {problem.number}: {problem.title} ({_points(problem.points)} points)", "",
-                  fill_markdown(pspec.get("lesson", ""), namespace, content,
-                                f"{where}: problem {problem.number}").strip()]
-        cells.append(markdown_cell("\n".join(lesson), f"s{stage}-p{problem.number:02d}-md"))
+                      and p.function.owner is None and p.function.stage == stage and p.function.start < first]
+        if problem.number in method_answers:
+            cells.append(markdown_cell(f"### Problem {problem.number}: the public checks",
+                                       f"s{stage}-p{problem.number:02d}-checks-md"))
+        else:
+            cells.append(lesson_cell(problem))
         for piece in given_here:
             placed.add(piece.function.name)
             cells.append(code_cell(piece.code, f"given_{piece.function.name}", locked=True))
@@ -173,7 +209,7 @@ def build_stage(assignment: Assignment, solution: Solution, content: dict, stage
             raise NotebookError(f"{where}: the public checks of problem {problem.number} fail on the "
                                 f"reference: {type(err).__name__}: {err}") from None
     leftover = [p for p in this_stage if not p.answers and p.function.name not in placed
-                and p.function.stage == stage]
+                and p.function.owner is None and p.function.stage == stage]
     if leftover:
         cells.append(code_cell("\n\n\n".join(p.code.rstrip("\n") for p in leftover), f"given_stage{stage}_rest",
                                locked=True))
@@ -195,7 +231,7 @@ def build_stage(assignment: Assignment, solution: Solution, content: dict, stage
                                    + "\n", f"s{stage}-review"))
     notebook = new_notebook(cells, assignment, stage)
     _check_ids(notebook, where)
-    return StageBuild(stage, notebook, namespace, checks, pieces, script_checks)
+    return StageBuild(stage, notebook, namespace, checks, every_piece, script_checks)
 
 
 def _check_ids(notebook: dict, where: str) -> None:
@@ -237,7 +273,7 @@ def sample_notebooks(build: StageBuild, content: dict) -> dict[str, dict]:
 
 
 def sample_path(student: str, assignment: Assignment, stage: int, root: Path = SAMPLES_DIR) -> Path:
-    return root / student / f"stage{stage}" / notebook_name(assignment, stage)
+    return root / student / assignment_id(assignment, stage) / notebook_name(assignment, stage)
 
 
 def expected_sample_points(assignment: Assignment, content: dict, student: str) -> float:
@@ -261,14 +297,20 @@ def student_notebook(build: StageBuild, assignment: Assignment) -> dict:
     each stub naming its problem like the starter's, and a note on how to work in it."""
     nb = release_notebook(build.notebook)
     titles = {p.number: p.title for p in assignment.problems}
+    owner = {p.function.name: p.answers[0] for p in build.pieces if p.answers}
     for cell in nb["cells"]:
-        grade_id = cell.get("metadata", {}).get("nbgrader", {}).get("grade_id", "")
-        match = re.fullmatch(r"p(\d+)_answer_(\w+)", grade_id)
-        if match and _is(cell, "solution"):
-            number, function = int(match[1]), match[2]
-            message = f"Problem {number}: {titles.get(number, '')} ({function})"
-            cell["source"] = _source_lines(cell_source(cell).replace(
-                "raise NotImplementedError()", f"raise NotImplementedError({message!r})"))
+        if not _is(cell, "solution"):
+            continue
+        lines, function = [], None
+        for line in cell_source(cell).splitlines(keepends=True):
+            match = re.match(r"\s*(?:async\s+)?def\s+(\w+)", line)
+            function = match[1] if match else function
+            if line.strip() == "raise NotImplementedError()" and function in owner:
+                number = owner[function]
+                message = f"Problem {number}: {titles.get(number, '')} ({function})"
+                line = line.replace("raise NotImplementedError()", f"raise NotImplementedError({message!r})")
+            lines.append(line)
+        cell["source"] = lines
     first = min(p.number for p in assignment.stage_problems(build.stage))
     nb["cells"].insert(1, markdown_cell(STUDENT_NOTE.format(first=first), f"s{build.stage}-student-note"))
     nb["metadata"]["autograder"]["track"] = "student"

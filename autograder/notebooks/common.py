@@ -6,7 +6,7 @@ import re
 from pathlib import Path
 
 from autograder import toml
-from autograder.assignment import REPO_ROOT, Assignment, Problem
+from autograder.assignment import DEFAULT_ASSIGNMENT, REPO_ROOT, Assignment, Problem
 from autograder.authoring.build import relative
 
 COURSE_DIR = REPO_ROOT / "notebooks"
@@ -25,6 +25,13 @@ SELFCHECK_TEXT = ("## How the checks run\n\nThis given cell runs the public chec
                   "reports every problem as passed, failed or not started, with what was expected and a hint, "
                   "and never stops *Run All*. `python -m autograder grade FILE --public` and the bundle's "
                   "`check.py` run these same checks.")
+CLASS_GIVEN_TEXT = ("## The class {name}: what is given\n\nThe methods this stage builds on (the constructor and the "
+                    "earlier stages' methods, as the reference writes them) are in `{base}`, read-only. "
+                    "Your class below inherits them.")
+CLASS_ANSWER_TEXT = ("## Your methods\n\nWrite the body of each method where it says `# YOUR CODE HERE`, in place of "
+                     "`raise NotImplementedError()` (keep the `def` lines and the docstrings), run the cell, then "
+                     "each problem's checks below. `{name}` inherits the given methods from `{base}`, so "
+                     "`{name}()` is the whole game as far as this stage goes.")
 SUMMARY_TEXT = "## Your progress\n\nEvery problem whose checks ran above, in one list."
 
 
@@ -57,6 +64,18 @@ def slug(title: str, words: int = 5) -> str:
 
 def test_id(problem: Problem) -> str:
     return f"p{problem.number:02d}_{slug(problem.title)}"
+
+
+def assignment_id(assignment: Assignment, stage: int) -> str:
+    """The nbgrader assignment a stage notebook belongs to in the one course folder notebooks/:
+    `stageN` for the kit's main track (the paths its docs and tests name), `<course>-stageN` for
+    every other course (nbgrader assignment names must be unique in a course directory)."""
+    return f"stage{stage}" if assignment.name == DEFAULT_ASSIGNMENT else f"{assignment.name}-stage{stage}"
+
+
+def class_answer_id(name: str) -> str:
+    """The grade_id of the answer cell holding this stage's methods of class NAME."""
+    return f"answer_{name}"
 
 
 def answer_id(number: int, function: str) -> str:

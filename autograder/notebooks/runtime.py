@@ -28,19 +28,26 @@ class ScriptEnded(BaseException):
     """The code asked for more answers or dice than the check scripted."""
 
 
-def run_scripted(action, answers=(), dice=(), seed=None, strict=True):
+def run_scripted(action, answers=(), dice=(), seed=None, strict=True, until_eof=False):
     """Run ACTION() with input() answered from ANSWERS and every die taken from DICE.
 
     Returns (value, printed): what ACTION returned and all it printed, each prompt
     followed by its answer as on a terminal.  Fails when the code asks for more answers,
     or rolls more dice, than the check scripted; with STRICT also when it asks for fewer.
-    With a SEED the dice are random, after random.seed(SEED).
+    With a SEED the dice are random, after random.seed(SEED).  With UNTIL_EOF the answers
+    end like a closed input: input() raises EOFError, which ends ACTION (value None), for a
+    program that plays until its input ends.
     """
     script = Scripted(answers, None if dice is None or seed is not None else dice)
     printed = io.StringIO()
+    ended = []
 
     def fake_input(prompt=""):
         answer = script.answer()
+        if answer is None and until_eof and not ended:
+            ended.append(prompt)
+            print(prompt, end="")
+            raise EOFError
         if answer is None:
             raise ScriptEnded("it asked for input more often than this check expected")
         print(Scripted.echo(prompt, answer), end="")
@@ -62,6 +69,10 @@ def run_scripted(action, answers=(), dice=(), seed=None, strict=True):
             stack.enter_context(contextlib.redirect_stdout(printed))
             stack.enter_context(contextlib.redirect_stderr(printed))
             value = action()
+    except EOFError:
+        if not ended:
+            raise
+        value = None
     except ScriptEnded as err:
         raise AssertionError(f"{err}.  It printed:\\n{printed.getvalue()}") from None
     if strict and script.has_answer():

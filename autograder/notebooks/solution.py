@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 import re
 import textwrap
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from autograder.assignment import Assignment, Problem
 from autograder.authoring.build import Fence, scan_fences, validate
@@ -20,6 +20,16 @@ class Function:
     end: int                            # 0-based last line
     fences: list[Fence]
     stage: int = 0                      # 0: toolkit given before stage 1
+    owner: str | None = None            # the class whose method it is (None: a module-level function)
+
+
+@dataclass
+class ClassInfo:
+    """A class of the reference whose methods are cut into a notebook's class cells."""
+
+    name: str
+    bases: str                          # "(Base)" as written, or ""
+    docstring: str                      # its docstring as a source line block, indented ("" if none)
 
 
 @dataclass
@@ -29,6 +39,7 @@ class Solution:
     setup: str                          # imports and constants, comment banners removed
     functions: list[Function]
     table: dict[int, Problem]
+    classes: dict[str, ClassInfo] = field(default_factory=dict)
 
     def function(self, name: str) -> Function:
         for function in self.functions:
@@ -69,16 +80,33 @@ def read_solution(text: str, assignment: Assignment) -> Solution:
     table = {p.number: p for p in assignment.problems}
     setup_nodes = []
     functions: list[Function] = []
-    # a class's methods count as functions (their regions; a course of methods: swe3006)
-    nodes = [n for node in tree.body for n in (node.body if isinstance(node, ast.ClassDef) else [node])]
-    for node in nodes:
+    classes: dict[str, ClassInfo] = {}
+    # a class's methods count as functions (their regions), each knowing its class: the stage
+    # notebooks cut a class into a given part and this stage's methods (build.class_cells)
+    nodes = [(n, node.name if isinstance(node, ast.ClassDef) else None) for node in tree.body
+             for n in (node.body if isinstance(node, ast.ClassDef) else [node])]
+    for node in tree.body:
+        if isinstance(node, ast.ClassDef):
+            if node.decorator_list or node.keywords:
+                raise NotebookError(f"line {node.lineno}: class {node.name}: the notebooks cut plain classes "
+                                    "(no decorators, no metaclass)")
+            bases = ", ".join(ast.get_source_segment(text, base) or "" for base in node.bases)
+            docstring = ""
+            first = node.body[0]
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
+                docstring = "".join(lines[first.lineno - 1:first.end_lineno])
+            classes[node.name] = ClassInfo(node.name, f"({bases})" if bases else "", docstring)
+    for node, owner in nodes:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             start = min([node.lineno] + [d.lineno for d in node.decorator_list]) - 1
             end = (node.end_lineno or node.lineno) - 1
             inside = [f for f in fences if start <= f.begin <= end]
             end = max([end] + [f.end for f in inside])       # a closing fence comment follows the code
-            functions.append(Function(node.name, start, end, inside))
-        elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and node not in tree.body:
+            functions.append(Function(node.name, start, end, inside, owner=owner))
+        elif owner is not None and not isinstance(node, ast.Expr):
+            raise NotebookError(f"line {node.lineno}: class {owner} holds a statement that is not a method "
+                                f"({type(node).__name__}); the notebooks cut a class into its methods")
+        elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and owner is not None:
             continue                                            # a class docstring
         elif isinstance(node, (ast.Import, ast.ImportFrom, ast.Assign, ast.AnnAssign)):
             if functions:
@@ -103,7 +131,7 @@ def read_solution(text: str, assignment: Assignment) -> Solution:
         if outer:
             stage = min(table[f.number].stage for f in outer)
         function.stage = stage
-    return Solution(text, lines, setup, functions, table)
+    return Solution(text, lines, setup, functions, table, classes)
 
 
 def _is_main_guard(node: ast.If) -> bool:

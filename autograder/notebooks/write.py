@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import sys
 from pathlib import Path
 
 from autograder.assignment import (
-    DEFAULT_ASSIGNMENT,
     Assignment,
-    add_assignment_argument,
     available,
     load_assignment,
     load_for_cli,
@@ -32,15 +32,19 @@ from .leaks import student_leaks
 
 
 def courses(assignment: Assignment | None = None) -> list[Assignment]:
-    """ASSIGNMENT, or the kit's main track (DEFAULT_ASSIGNMENT): the course whose notebooks are
-    committed under notebooks/ (another course's are built where it needs them, e.g. its tests)."""
-    return [assignment or load_assignment(DEFAULT_ASSIGNMENT)]
+    """ASSIGNMENT, or every kit course with notebook content (a notebooks.toml): their notebooks are
+    committed side by side under notebooks/ (assignment_id keeps their nbgrader names apart)."""
+    if assignment is not None:
+        return [assignment]
+    return [spec for spec in map(load_assignment, available()) if has_notebooks(spec)]
 
 
 def planned_files(assignment: Assignment) -> list[tuple[Path, str]]:
     content = load_content(assignment)
     files = []
-    for build in build_all(assignment):
+    with contextlib.redirect_stdout(io.StringIO()):     # a reference that prints while checks run
+        builds = build_all(assignment)
+    for build in builds:
         files.append((notebook_path(assignment, build.stage), dumps(build.notebook)))
         files.append((student_path(assignment, build.stage), dumps(student_notebook(build, assignment))))
         for student, nb in sample_notebooks(build, content).items():
@@ -49,7 +53,7 @@ def planned_files(assignment: Assignment) -> list[tuple[Path, str]]:
 
 
 def generate(check: bool = False, assignment: Assignment | None = None) -> tuple[list[str], list[Path]]:
-    """Write (or, with CHECK, compare) the notebooks of ASSIGNMENT (default: the main track's);
+    """Write (or, with CHECK, compare) the notebooks of ASSIGNMENT (default: every course's);
     return (problems, paths written)."""
     files: list[tuple[Path, str]] = []
     leaks: list[str] = []
@@ -58,7 +62,7 @@ def generate(check: bool = False, assignment: Assignment | None = None) -> tuple
         try:
             planned = planned_files(spec)
         except NotebookError as err:
-            return [f"cannot generate the notebooks: {err}"], []
+            return [f"cannot generate the notebooks of {spec.name}: {err}"], []
         files += planned
         leaks += student_leaks(spec, [(p, t) for p, t in planned if STUDENT_DIR in p.parents])
     if leaks:
@@ -92,14 +96,18 @@ def main(argv: list[str] | None = None) -> int:
         prog=GENERATE_COMMAND,
         description="Generate the nbgrader source notebooks, one per stage, from the reference and the problem table.")
     parser.add_argument("--check", action="store_true", help="write nothing; exit 1 if a notebook is out of date")
-    add_assignment_argument(parser, "the assignment whose notebooks to write")
+    parser.add_argument("--assignment", default=None, metavar="NAME",
+                        help="only this assignment's notebooks (default: every course with a notebooks.toml: "
+                             f"{', '.join(spec.name for spec in courses())}; or the path of an assignment folder)")
     args = parser.parse_args(argv)
-    spec = load_for_cli(args.assignment)
-    if spec is None:
-        return 2
-    if not has_notebooks(spec):
-        print(f"error: {spec.name} has no notebook content ({relative(content_path(spec))})", file=sys.stderr)
-        return 2
+    spec = None
+    if args.assignment is not None:
+        spec = load_for_cli(args.assignment)
+        if spec is None:
+            return 2
+        if not has_notebooks(spec):
+            print(f"error: {spec.name} has no notebook content ({relative(content_path(spec))})", file=sys.stderr)
+            return 2
     problems, written = generate(check=args.check, assignment=spec)
     for path in written:
         print(f"wrote {relative(path)}")

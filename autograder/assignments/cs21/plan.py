@@ -20,6 +20,8 @@ import re
 from pathlib import Path
 
 from autograder import toml as tomllib  # the one TOML shim
+from autograder.authoring.scenarios import scripted_input
+from autograder.engine.scripted import Scripted
 
 FILE = "seeded.toml"
 LETTERS = "ABCDE"
@@ -52,7 +54,7 @@ def play(reference: Path, seed: int, answers: list[str] | None = None) -> tuple[
     module = _load(reference)
     out = io.StringIO()
     typed: list[str] = []
-    script = list(answers) if answers is not None else None
+    scripted, scripted_answer = scripted_input(answers) if answers is not None else (None, None)
     bot = random.Random(seed * 7919 + 1)
     used: set[str] = set()
     covers: set[str] = set()
@@ -63,10 +65,8 @@ def play(reference: Path, seed: int, answers: list[str] | None = None) -> tuple[
         dice = [int(d) for d in shown[1].split()] if shown else []
         if prompt.startswith("Choose") and dice and len(set(dice)) == 1:
             covers.add("yahtzee")                     # a Yahtzee to score
-        if script is not None:
-            if not script:
-                raise RuntimeError("the game asked for more answers than the scenario has")
-            text = script.pop(0)
+        if scripted_answer is not None:
+            text = scripted_answer(prompt)
         elif prompt.startswith("Enter dice"):
             keep = max(range(1, 7), key=lambda face: (dice.count(face), face))
             letters = [LETTERS[i] for i, die in enumerate(dice) if die != keep]
@@ -82,7 +82,7 @@ def play(reference: Path, seed: int, answers: list[str] | None = None) -> tuple[
         if prompt.startswith("Enter dice") and text.strip():
             covers.add("rerolls")
         typed.append(text)
-        out.write(f"{prompt}{text}\n")
+        out.write(Scripted.echo(prompt, text))
         return text
 
     random.seed(seed)
@@ -93,8 +93,8 @@ def play(reference: Path, seed: int, answers: list[str] | None = None) -> tuple[
             module.playGame()
     finally:
         builtins.input = saved
-    if script:
-        raise RuntimeError(f"the game ended with {len(script)} answers unused")
+    if scripted is not None and scripted.has_answer():
+        raise RuntimeError(f"the game ended with {len(scripted.answers_left())} answers unused")
     text = out.getvalue()
     finals = {m[1]: int(m[2]) for m in map(FINAL.match, text.splitlines()) if m}
     if finals.get("Upper bonus"):

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from autograder import toml as tomllib  # the one TOML shim
-from autograder.engine.feedback import ordinal
+from autograder.authoring.scenarios import ScriptExhausted, scripted_input
 
 GAMES_FILE = "games.toml"
 DICE_LINE = re.compile(r"^Dice:\s*([1-6](?:\s+[1-6]){4})\s*$")
@@ -89,10 +89,6 @@ COVER_HELP = {
 # ---------------------------------------------------------------------------------------------
 # Observing the reference
 # ---------------------------------------------------------------------------------------------
-
-class ScriptExhausted(Exception):
-    """The game asked for more input than the script holds."""
-
 
 @dataclass
 class RoundLog:
@@ -269,19 +265,12 @@ class Reference:
         return self.log
 
     def replay(self, seed: int, rounds: int, script: list[str]) -> GameLog:
-        lines = iter(script)
-
-        def answer(prompt):
-            try:
-                return next(lines)
-            except StopIteration:
-                raise ScriptExhausted(f"asked for input a {ordinal(len(script) + 1)} time") from None
-
+        scripted, answer = scripted_input(script)
         log = self.play(seed, rounds, answer)
         log.script = list(script)
-        left = len(script) - sum(1 for _ in lines)
-        if not log.error and left != len(script):
-            log.error = f"{len(script) - left} script lines were never read"
+        unread = len(scripted.answers_left())
+        if not log.error and unread:
+            log.error = f"{unread} script lines were never read"
         return log
 
     def _finish(self) -> None:

@@ -50,6 +50,7 @@ class Run:
         self.deadline = self.t0 + self.timeout
         self.backstop = self.t0 + max(float(req.get("wall") or self.timeout), self.timeout)
         self.wall_stopped = False
+        self.stopped_in = None    # [function, first line]: the student's function its timer stopped
         self.script = Scripted(req.get("stdin"), req.get("dice"))   # scripted input lines and dice
         self.next_progress = 0
         self.phase = "call"
@@ -216,6 +217,8 @@ class Run:
     def classify(self, e):
         t = type(e)
         if issubclass(t, _Stop):
+            if _STOP_STATUS[t] == "timeout":
+                self.stopped_in = _innermost(e, self.filename)
             return {"status": _STOP_STATUS[t]}
         if issubclass(t, MemoryError):
             self.release_ballast()     # room for the harness to report
@@ -375,7 +378,7 @@ class Run:
             "dice_used": script.dice_pos, "dice_provided": None if script.dice is None else len(script.dice),
             "dice_failed_at": script.dice_failed_at, "exit_code": code, "exit_via": via, "exit_arg": arg,
             "timed_out": self.timed_out, "cpu_limited": self.cpu_limited, "timeout": self.timeout,
-            "wall_stopped": self.wall_stopped,
+            "wall_stopped": self.wall_stopped, "stopped_in": self.stopped_in,
             "output_chars": self.chars, "attempts": list(self.attempts)[:MAX_ATTEMPTS],
         }
 def _reserve(size):
@@ -393,6 +396,20 @@ def _exit_details(code):
     if type(code) is int or type(code) is bool:
         return int(code), "sys.exit", str(int(code))
     return 1, "sys.exit", _safe_str(code)[:200]
+
+
+def _innermost(e, filename):
+    """[name, first line] of the student's innermost function in E's traceback (None: none).
+    The grader reads it only to tell a loop it already saw (Program._trial): the student could
+    claim any place, which only decides whether its own timeout is retried at the long limit."""
+    found = None
+    tb = e.__traceback__
+    while tb is not None:
+        code = tb.tb_frame.f_code
+        if code.co_filename == filename:
+            found = [code.co_name, code.co_firstlineno]
+        tb = tb.tb_next
+    return found
 
 
 def _new_module(name, filename):

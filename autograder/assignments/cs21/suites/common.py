@@ -8,10 +8,10 @@ Hidden checks say what they cover (the case's `why`), never the call, the dice o
 
 from __future__ import annotations
 
-import re
-
-from autograder.engine.checks import GraderFault, could_pass_by_doing_nothing, explain
+from autograder.engine.checks import could_pass_by_doing_nothing, explain, reference_ok
+from autograder.engine.divergence import first_line_difference
 from autograder.engine.feedback import cut, describe_call, ordinal, show
+from autograder.engine.replay import Line, LineGrammar, dice_rolled
 from autograder.engine.suite import Fail, Suite, hint_for
 
 suite = Suite(__file__)
@@ -24,9 +24,9 @@ SPARE_DICE = [1, 2, 4, 5, 6, 3, 6, 1, 2, 4, 5, 3, 1, 6, 2]
 CALL_TIMEOUT = 2.0
 GAME_TIMEOUT = 5.0
 
-# The line kinds the grader reads, in the order they are tried.
+# The line kinds the grader reads, in the order they are tried (fields: groups, spaces collapsed).
 LINE_KINDS = ("position", "value", "scores_header", "score_line", "round", "final_line")
-PATTERNS = {kind: re.compile(PROTOCOL[kind]) for kind in LINE_KINDS}
+GRAMMAR = LineGrammar.of(PROTOCOL, LINE_KINDS)
 KIND_NAMES = {"position": "'Position:'", "value": "'Value:' (the dice)", "scores_header": "'Slot   Points'",
               "score_line": "slot score", "round": "'Round N'", "final_line": "final (bonus or Total)"}
 MESSAGES = (PROTOCOL["reroll_refused"], PROTOCOL["slot_unknown"], PROTOCOL["slot_used"])
@@ -52,24 +52,14 @@ def params(cases: list[dict], problem=lambda case: problem_of(case["call"][0])) 
 # Reading output
 # ---------------------------------------------------------------------------------------------
 
-# ENGINE CANDIDATE: protocol_lines(text, patterns) -- the lines of TEXT that match a line grammar,
-# as (kind, groups); nothing here knows this course's names.
-def protocol_lines(text: str, patterns: dict[str, re.Pattern] = PATTERNS) -> list[tuple]:
-    """(kind, normalised groups) for every line of TEXT that matches one of PATTERNS."""
-    found = []
-    for line in (text or "").splitlines():
-        line = line.rstrip()
-        for kind, pattern in patterns.items():
-            match = pattern.match(line)
-            if match:
-                found.append((kind, *(" ".join(g.split()) for g in match.groups())))
-                break
-    return found
+def protocol_lines(text: str) -> list[Line]:
+    """The lines of TEXT the grader reads, in order."""
+    return GRAMMAR.read(text)
 
 
-def show_line(line: tuple) -> str:
+def show_line(line: Line) -> str:
     """A protocol line as the handout writes it (spacing normalised)."""
-    kind, *groups = line
+    kind, groups = line.kind, line.fields
     if kind == "position":
         return "Position:   A  B  C  D  E"
     if kind == "value":
@@ -105,38 +95,29 @@ def near_miss(text: str) -> str | None:
     the handout's form (a list printed, a colon missing, ...), or None."""
     for line in (text or "").splitlines():
         line = line.rstrip()
-        if line.startswith(_STARTS) and not any(p.match(line) for p in PATTERNS.values()):
+        if line.startswith(_STARTS) and not any(p.match(line) for p in GRAMMAR.kinds.values()):
             return (f"The line {cut(line, 80)!r} is not in the handout's form, so the grader cannot read "
                     "it: the word(s) as the handout writes them, then the values separated by spaces "
                     "(e.g. 'Value:   1  6  2  3  3', 'Full Hse       25').")
     return None
 
 
-# ENGINE CANDIDATE: first_difference(got, want, show) -- where two transcripts read through a line
-# grammar first part, in one sentence (SHOW renders a line); generic but for show_line.
-def first_difference(got: list[tuple], want: list[tuple]) -> str | None:
+def first_difference(got: list[Line], want: list[Line]) -> str | None:
     """Where the protocol lines GOT first differ from WANT, in one sentence (None: the same)."""
-    for index, (mine, theirs) in enumerate(zip(got, want)):
-        if mine != theirs:
-            return (f"the {ordinal(index + 1)} line the grader reads was {show_line(mine)!r}, expected "
-                    f"{show_line(theirs)!r}")
+    index = first_line_difference(got, want)
+    if index is None:
+        return None
+    if index < min(len(got), len(want)):
+        return (f"the {ordinal(index + 1)} line the grader reads was {show_line(got[index])!r}, expected "
+                f"{show_line(want[index])!r}")
     if len(got) < len(want):
         return f"after {len(got)} such lines, the line {show_line(want[len(got)])!r} never came"
-    if len(got) > len(want):
-        return f"there was an extra line {show_line(got[len(want)])!r} after the expected ones"
-    return None
+    return f"there was an extra line {show_line(got[len(want)])!r} after the expected ones"
 
 
 # ---------------------------------------------------------------------------------------------
 # Calls
 # ---------------------------------------------------------------------------------------------
-
-def reference_ok(outcome, ran: str):
-    """The reference's outcome of RAN, or a GraderFault: expected values must exist."""
-    if outcome.status != "ok":
-        raise GraderFault(f"the reference failed on {ran}: {outcome.status} {outcome.message} {outcome.error}")
-    return outcome
-
 
 def not_normal(outcome, func: str, ran: str, *, hint: str | None = None, before: str = "") -> Fail:
     """The Fail for a call that did not return normally: the detailed text, and a data-free one
@@ -205,15 +186,10 @@ def scorecard(filled: dict | None = None) -> dict:
     return {slot: filled.get(slot) for slot in SLOTS}
 
 
-def rolled(outcome) -> int:
-    """How many dice OUTCOME rolled (random.randint calls)."""
-    return sum(1 for event in outcome.events or () if event and event[0] == "roll")
-
-
-def round_of(lines: list[tuple], index: int) -> int:
+def round_of(lines: list[Line], index: int) -> int:
     """The round (1..) the INDEX-th protocol line belongs to, 0 before the first "Round" line."""
-    rounds = [line for line in lines[:index + 1] if line[0] == "round"]
-    return int(rounds[-1][1]) if rounds else 0
+    rounds = [line for line in lines[:index + 1] if line.kind == "round"]
+    return int(rounds[-1].fields[0]) if rounds else 0
 
 
 def check_run(student, reference, func: str, args: list, case: dict, *, stdin: list[str],
@@ -255,8 +231,8 @@ def check_run(student, reference, func: str, args: list, case: dict, *, stdin: l
     mine, theirs = protocol_lines(outcome.stdout), protocol_lines(ref.stdout)
     wrong = first_difference(mine, theirs)
     if wrong:
-        index = next((i for i, (a, b) in enumerate(zip(mine, theirs)) if a != b), min(len(mine), len(theirs)))
-        kind = theirs[index][0] if index < len(theirs) else mine[index][0]
+        index = first_line_difference(mine, theirs)
+        kind = theirs[index].kind if index < len(theirs) else mine[index].kind
         number = round_of(theirs, min(index, len(theirs) - 1)) if theirs else 0
         where = " after the last round" if kind == "final_line" else f" in round {number}" if number else ""
         raise fail(f"{wrong}{where}", f"a {KIND_NAMES[kind]} line printed is wrong or missing"
@@ -267,8 +243,9 @@ def check_run(student, reference, func: str, args: list, case: dict, *, stdin: l
     if outcome.inputs_asked != ref.inputs_asked:
         raise fail(f"it read {outcome.inputs_asked} answer(s), expected {ref.inputs_asked}",
                    "it read the wrong number of answers")
-    if rolled(outcome) != rolled(ref):
-        raise fail(f"it rolled {rolled(outcome)} dice, expected {rolled(ref)}", "it rolled the wrong number of dice")
+    if dice_rolled(outcome) != dice_rolled(ref):
+        raise fail(f"it rolled {dice_rolled(outcome)} dice, expected {dice_rolled(ref)}",
+                   "it rolled the wrong number of dice")
     if compare_value and outcome.value != ref.value:
         raise fail(f"it returned {show(outcome.value)}, expected {show(ref.value)}", "it returned the wrong value")
     if compare_args and outcome.args_after != ref.args_after:

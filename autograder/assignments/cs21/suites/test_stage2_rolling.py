@@ -14,12 +14,12 @@ from autograder.assignments.cs21.suites.common import (
     other_random,
     params,
     reference_ok,
-    rolled,
     same_printing,
     scenarios,
 )
 from autograder.engine.checks import could_pass_by_doing_nothing
 from autograder.engine.feedback import show
+from autograder.engine.replay import dice_rolled
 from autograder.engine.suite import Fail
 
 DATA = scenarios("rolling")
@@ -41,12 +41,12 @@ def test_roll(student, reference, case):
         raise not_normal(outcome, "roll", ran)
     others = other_random(outcome)
     got = outcome.value
-    if others or got != expected or rolled(outcome) != 5:
+    if others or got != expected or dice_rolled(outcome) != 5:
         summary = f"Called {ran}. Returned {show(got)}, but expected {show(expected)} ({case['why']})."
         if others:
             summary += f" It called random.{', random.'.join(others)}."
-        elif rolled(outcome) != 5:
-            summary += f" It called random.randint {rolled(outcome)} times, not 5."
+        elif dice_rolled(outcome) != 5:
+            summary += f" It called random.randint {dice_rolled(outcome)} times, not 5."
         raise Fail(summary, hidden=f"roll returned other dice than the RNG contract gives ({case['why']}).",
                    ran=ran, hint=case.get("hint") or "roll calls random.randint(1, 6) once per die, "
                    "A to E, and returns the five values as a list.", show_values=False)

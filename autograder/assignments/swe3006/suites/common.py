@@ -76,13 +76,35 @@ def substitution(program, problem: int | None, own: bool = False) -> dict | None
     stage's cases inside a later check, as that stage's checks ran them."""
     if own or problem is None or not program.can_substitute:
         return None
-    sub = ASSIGNMENT.substitution(ASSIGNMENT.problem(problem).stage)
-    return sub if sub["names"] else None
+    stage = ASSIGNMENT.problem(problem).stage
+    sub = ASSIGNMENT.substitution(stage)
+    return sub if sub["names"] and stage in _CALLING_STAGES else None
+
+
+def _calling_stages() -> set[int]:
+    """The stages whose methods (in the reference) call a method another stage grades: only their
+    checks need the substitution sandbox (stage 1's scoring calls nothing else, and a sandbox
+    per stage costs a process per student)."""
+    tree = ast.parse(ASSIGNMENT.reference.read_text(encoding="utf-8"))
+    methods = {node.name: node for node in ast.walk(tree) if isinstance(node, ast.FunctionDef)}
+    found = set()
+    for stage in ASSIGNMENT.core_stages:
+        foreign = {name.partition(".")[2] for name in ASSIGNMENT.substitution(stage.number)["names"]}
+        own = {f for p in ASSIGNMENT.stage_problems(stage.number) for f in p.functions}
+        if any(isinstance(n, ast.Attribute) and n.attr in foreign
+               for name in own if name in methods for n in ast.walk(methods[name])):
+            found.add(stage.number)
+    return found
+
+
+_CALLING_STAGES = _calling_stages()
 
 
 @dataclass
 class Call:
-    """One request: YahtzeeGame() with STATE set, then METHOD(*ARGS), with STDIN and SEED."""
+    """One request: YahtzeeGame() with STATE set, then METHOD(*ARGS), with STDIN and SEED.  Typed
+    (engine/typed.py): a set (is_straight's dice_set) and a dict keyed by positions (roll_dices'
+    kept_dices) go in as such, and what comes back keeps its type (a tuple is not the list asked for)."""
     method: str
     args: tuple = ()
     state: dict | None = None
@@ -106,7 +128,7 @@ class Call:
         saved, program.substitute = program.substitute, sub
         try:
             outcome = program.call(f"{CLASS}.{self.method}", *self.args, instance={"init": [], "state": state},
-                                   stdin=self.stdin, seed=self.seed, timeout=timeout)
+                                   stdin=self.stdin, seed=self.seed, timeout=timeout, typed=True)
         finally:
             program.substitute = saved
         if outcome.status == "timeout":
@@ -317,13 +339,13 @@ def fenced_problem(source: str, line: int | None) -> int | None:
     return open_fences[-1] if open_fences else None
 
 
-def called_by_name(source: str, problem: int) -> bool:
+def called_by_name(student, problem: int) -> bool:
     """Whether the student's code calls every method of PROBLEM by its handout name from another
     method (`self.calculate_score()`): then a substituted run used the reference's version, so a
     difference cannot come from the student's; otherwise the logic was inlined (or never used)."""
     def compute() -> bool:
         try:
-            tree = ast.parse(source)
+            tree = ast.parse(student.source)
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             return False
         called: set[str] = set()
@@ -332,10 +354,7 @@ def called_by_name(source: str, problem: int) -> bool:
                 called.update(n.attr for n in ast.walk(node) if isinstance(n, ast.Attribute)
                               and n.attr != node.name)
         return all(name in called for name in ASSIGNMENT.problem(problem).functions)
-    return _CALLED.setdefault((hash(source), problem), compute())
-
-
-_CALLED: dict[tuple[int, int], bool] = {}
+    return student.memo(("swe3006 called by name", problem), compute)
 
 
 def stems_from(student, reference, problem: int, outcome, mine: list[Line], theirs: list[Line],
@@ -382,7 +401,7 @@ def stems_from(student, reference, problem: int, outcome, mine: list[Line], thei
             owners += FLOW                        # it returned while the reference went on: the loop
     if substituted:              # the reference's version ran where the student calls it by name
         names = set(ASSIGNMENT.substitution(stage)["names"])
-        owners = tuple(o for o in owners if not called_by_name(student.source, o) or not all(
+        owners = tuple(o for o in owners if not called_by_name(student, o) or not all(
             ASSIGNMENT.qualified(f) in names for f in ASSIGNMENT.problem(o).functions))
     if not owners:
         return None

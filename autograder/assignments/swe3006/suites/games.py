@@ -72,7 +72,7 @@ def cases(stage: int) -> list[dict]:
         found.append({"problem": case["problem"], "id": f"a game: {case['id']}", "public": bool(case.get("public")),
                       "integration": bool(case.get("integration")), "kind": "game", "case": case})
     found.append({"problem": 11, "id": "python swe3006.py plays the game", "public": True, "kind": "script",
-                  "points": 1, "case": GAMES["game"][0]})
+                  "points": 1, "integration": True, "case": GAMES["game"][0]})
     return sorted((c for c in found if ASSIGNMENT.problem(c["problem"]).stage == stage), key=lambda c: c["problem"])
 
 
@@ -94,7 +94,9 @@ def run_case(student, reference, item: dict, record, excuse: bool = True) -> Non
 def script_check(student, reference, case: dict) -> None:
     """`python swe3006.py` plays a game: the file ends with the handout's main guard.  The run is
     compared with the student's own YahtzeeGame().play() on the same script (so a bug that
-    game checks already charge costs nothing here) and must play at least one round."""
+    game checks already charge costs nothing here) and must play at least one round.  A script
+    cannot be given the reference's methods: it is an own_functions check (the plugin does not
+    charge it when an earlier stage already lost points and a check of problem 11 passes)."""
     script = game_script(case)
     want = reference.script(stdin=script, seed=case["seed"], timeout=GAME_TIMEOUT)
     if want.status != "input_exhausted":

@@ -79,8 +79,14 @@ def _roll(case: dict) -> Callable:
 
 
 def _roll_dices(case: dict) -> Callable:
-    call = Call("roll_dices", ({},), seed=case["seed"])
-    return _checked(call, case, Compare(value=True, rolls=True))
+    kept = {int(position): value for position, value in case.get("kept", {}).items()}   # position -> value
+    call = Call("roll_dices", (kept,), seed=case["seed"])
+    return _checked(call, case, Compare(value=True, rolls=True), why="kept_dices maps positions 1-5 to values")
+
+
+def _straight(case: dict) -> Callable:
+    call = Call("is_straight", (set(case["dice_set"]), case["small"]))
+    return _checked(call, case, Compare(value=True), why="dice_set is a set of dice values")
 
 
 def _table(case: dict) -> Callable:
@@ -107,6 +113,7 @@ def _units() -> list[Unit]:
         case = dict(case, problem=problem or case["problem"])
         return Unit(case["problem"], case["id"], bool(case.get("public")), make(case), bool(case.get("integration")))
     units = [unit(c, _score) for c in SCORING["case"]]
+    units += [unit(c, _straight, 2) for c in SCORING["straight"]]
     units += [unit(c, _input) for c in TURN["input"]]
     units += [unit(c, _roll_dices, 5) for c in TURN["roll_dices"]]
     units += [unit(c, _roll, 5) for c in TURN["roll"]]

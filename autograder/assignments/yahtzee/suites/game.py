@@ -21,6 +21,7 @@ from autograder.assignments.yahtzee.suites.common import (
     flat,
 )
 from autograder.engine import replay
+from autograder.engine.charge import stopped_aspect
 from autograder.engine.divergence import (
     Replayed,
     divergence_gap,
@@ -92,10 +93,23 @@ def play(student, reference, case: GameCase) -> Played:
 
 
 def _fail(played: Played, public: str, hidden: str, *, hint: str | None = None, expected=None, got=None,
-          show_values: bool = False):
+          show_values: bool = False, aspect: str | None = None):
+    """Fail a game check.  ASPECT: what differed, in the words play_round's checks use for the
+    same difference (round_checks.py), so a stage-2 bug of play_round that stops a stage-4 game
+    is charged once (engine/charge.py)."""
     case = played.case
     raise Fail(public, hidden=hidden, ran=case.ran, expected=expected, got=got, hint=hint, show_values=show_values,
-               output=played.outcome.stdout)
+               output=played.outcome.stdout, aspect=aspect)
+
+
+def divergence_aspect(divergence) -> str:
+    """A first divergence from the reference's game, as an aspect (engine/charge.py): its kind."""
+    return f"divergence: {divergence.kind}"
+
+
+def question_aspect(question: tuple[int, str] | None) -> str:
+    """Asking for more input than the script holds, as an aspect: the likely cause, if known."""
+    return f"asked for more input: {question[1]}" if question else "asked for more input"
 
 
 def _refused_answer(played: Played) -> int | None:
@@ -121,7 +135,8 @@ def check_finishes(played: Played) -> None:
         _fail(played, f"{case.call} returned {outcome.value!r} without playing: it asked for no input "
                       "and rolled no dice.",
               "The game returned without playing: it asked for no input and rolled no dice.",
-              hint="play_game(n) plays n rounds: roll, ask which dice to keep, ask for a category.")
+              hint="play_game(n) plays n rounds: roll, ask which dice to keep, ask for a category.",
+              aspect="the game did not play")
     if played.finished:
         return
     div = played.divergence
@@ -132,13 +147,17 @@ def check_finishes(played: Played) -> None:
         if too_many:
             reason, detail = "it plays one round too many", f"it scored {len(played.mine.scored)} rounds and asked on"
             hint = f"play_game({case.rounds}) plays exactly {case.rounds} rounds: check the loop's range."
+            aspect = "one round too many"
         elif question is not None and (div is None or question[0] < divergence_gap(played.ref, played.mine)):
             reason, detail = question[1], f"script line {question[0] + 1} ({case.script[question[0]]!r})"
             hint = "A round asks at most two keep questions, then the category."
+            aspect = question_aspect(question)
         elif div is not None:
             reason, detail = f"the first difference from the reference: {div.cause}", f"at {div.where}: {div.detail}"
             hint = div.hint
+            aspect = divergence_aspect(div)
         else:
+            aspect = question_aspect(None)
             refused = _refused_answer(played)
             if refused is not None:
                 reason = "it refused an answer the reference accepts"
@@ -149,16 +168,16 @@ def check_finishes(played: Played) -> None:
         public = (f"The game did not finish: it {outcome.message}. Likely cause: {reason}"
                   + (f" ({detail})." if detail else "."))
         hidden = f"The game did not finish: it asked for more input than the script holds; likely cause: {reason}."
-        _fail(played, public, hidden, hint=hint)
+        _fail(played, public, hidden, hint=hint, aspect=aspect)
     if outcome.status == "timeout":
         _fail(played, f"The game did not finish: {outcome.message} (an endless loop?).",
-              "The game did not finish in time (an endless loop?).")
+              "The game did not finish in time (an endless loop?).", aspect=stopped_aspect(outcome))
     text = explain(outcome, case.call)
     error = outcome.error or {}
     hidden_text = (f"{case.call} is not written yet." if error.get("type") == "NotImplementedError"
                    else f"The game stopped: {case.call} {outcome.hidden_message or outcome.status}.")
     hint = div.hint if div is not None else None
-    _fail(played, f"The game did not finish: {text}", hidden_text, hint=hint)
+    _fail(played, f"The game did not finish: {text}", hidden_text, hint=hint, aspect=stopped_aspect(outcome))
 
 
 def check_dice(played: Played) -> None:
@@ -167,7 +186,7 @@ def check_dice(played: Played) -> None:
     if div is None:
         return
     _fail(played, f"The dice stopped following the RNG contract at {div.where}: {div.cause} ({div.detail}).",
-          f"The dice stopped following the RNG contract: {div.cause}.", hint=div.hint)
+          f"The dice stopped following the RNG contract: {div.cause}.", hint=div.hint, aspect=divergence_aspect(div))
 
 
 def check_rounds(played: Played) -> None:
@@ -177,15 +196,17 @@ def check_rounds(played: Played) -> None:
     if scored == 0:
         _fail(played, "No `Scored N points in CATEGORY.` line in the game's output.",
               "No `Scored N points in CATEGORY.` line in the game's output.",
-              hint="Print `Scored N points in CATEGORY.` at the end of every round (the grader counts them).")
+              hint="Print `Scored N points in CATEGORY.` at the end of every round (the grader counts them).",
+              aspect="the Scored line")
     if scored > case.rounds:
         _fail(played, f"play_game({case.rounds}) played {scored} rounds: one round too many.",
-              "The game played one round too many.", hint="play_game(n) plays exactly n rounds.")
+              "The game played one round too many.", hint="play_game(n) plays exactly n rounds.",
+              aspect="one round too many")
     if scored < case.rounds or (outcome.inputs_asked or 0) < (outcome.stdin_lines or 0):
         _fail(played, f"play_game({case.rounds}) played {scored} rounds (read {outcome.inputs_asked} of the "
                       f"{outcome.stdin_lines} script lines): one round too few.",
               "The game played one round too few (it left script lines unread).",
-              hint="play_game(n) plays exactly n rounds: check the loop's range.")
+              hint="play_game(n) plays exactly n rounds: check the loop's range.", aspect="one round too few")
 
 
 @dataclass
@@ -224,19 +245,22 @@ def check_points(played: Played, student, reference) -> Points:
         want_points, want_category = ref_round.scored
         points, category, line, _ = mine.scored[index]
         number = index + 1
+        joker = " in a Joker round" if "joker" in ref_round.marks else ""
         if category is None:
             _fail(played, f"Round {number}: the line {line!r} names no category.",
                   "A `Scored N points in CATEGORY.` line names no category.",
-                  hint="Use the official names, e.g. `Scored 25 points in Full House.`")
+                  hint="Use the official names, e.g. `Scored 25 points in Full House.`", aspect="the Scored line")
         if category != want_category and category in card:
             _fail(played, f"Round {number}: the game scored in {category} again, but that box was already filled "
                           f"(the script chose {want_category}).",
                   "The game accepted a box that was already filled.",
-                  hint="A box that is already filled cannot be used again: print a message and ask again.")
+                  hint="A box that is already filled cannot be used again: print a message and ask again.",
+                  aspect=f"accepted a filled box{joker}")
         if category != want_category:
             _fail(played, f"Round {number}: the game scored in {category}, but the script chose {want_category}.",
                   "A round was scored in another category than the script chose.",
-                  hint="Check that refused answers (filled boxes, boxes the Joker rule forbids) are asked again.")
+                  hint="Check that refused answers (filled boxes, boxes the Joker rule forbids) are asked again.",
+                  aspect=f"returned the wrong (category, points){joker}")
         if points != want_points:
             dice = _round_dice(mine, index)
             func = "joker_score" if "joker" in ref_round.marks else "score"
@@ -259,7 +283,8 @@ def check_points(played: Played, student, reference) -> Points:
                             "(full value), and the matching upper box when it is open.")
                 _fail(played, f"Round {number}: the game recorded {points} points in {category}; "
                               f"expected {want_points}.",
-                      "A round recorded the wrong points.", hint=hint)
+                      "A round recorded the wrong points.", hint=hint,
+                      aspect=f"returned the wrong (category, points){joker}")
         card[category] = points
     card["Yahtzee Bonus"] = ref_bonus(ref)
     return Points(card, notes)
@@ -278,7 +303,7 @@ def check_bonus(played: Played) -> None:
     else:
         hint = "A further Yahtzee, with 50 in the Yahtzee box, earns +100 (Joker rule)."
     _fail(played, f"The final scorecard shows Yahtzee Bonus: {got}; expected {want}.",
-          "The Yahtzee bonus at the end of the game is wrong.", hint=hint)
+          "The Yahtzee bonus at the end of the game is wrong.", hint=hint, aspect="the Yahtzee bonus after the round")
 
 
 def recorded_card(played: Played) -> Points:

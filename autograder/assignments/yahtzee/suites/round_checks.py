@@ -12,7 +12,13 @@ from autograder.assignments.yahtzee.suites.common import (
     flat,
     scorecard,
 )
-from autograder.assignments.yahtzee.suites.game import read_game, read_reference
+from autograder.assignments.yahtzee.suites.game import (
+    divergence_aspect,
+    question_aspect,
+    read_game,
+    read_reference,
+)
+from autograder.engine.charge import stopped_aspect
 from autograder.engine.checks import reference_ok
 from autograder.engine.divergence import first_divergence, first_question_difference
 from autograder.engine.feedback import Fail
@@ -36,7 +42,10 @@ def check_round(student, reference, case: dict) -> None:
     """Play one round with injected dice and a script; compare rolls, result, scorecard, output.
 
     A bug costs points once: points that differ from the reference's but equal what the
-    student's own score (joker_score for a Joker) gives on the round's dice are accepted."""
+    student's own score (joker_score for a Joker) gives on the round's dice are accepted.  Each
+    failure names its aspect (engine/charge.py), the same words in stage 2 and in stage 4, so a
+    stage-2 bug of play_round is not charged again by the Joker rounds; what only a Joker or a
+    Yahtzee bonus can show has aspects of its own."""
     import pytest
 
     card = scorecard(case.get("filled"), case.get("bonus", 0))
@@ -51,23 +60,29 @@ def check_round(student, reference, case: dict) -> None:
     mine = read_game(outcome)
     complete = outcome.status == "ok"
     divergence = first_divergence(ref, mine, complete=complete)
+    joker = " in a Joker round" if ref.rounds and "joker" in ref.rounds[-1].marks else ""
 
-    def fail(public: str, secret: str, hint: str | None = None, **values):
+    def fail(public: str, secret: str, hint: str | None = None, aspect: str | None = None, **values):
         raise Fail(f"play_round ({why}): {public}.", hidden=f"play_round: {secret} ({why}).", ran=ran, hint=hint,
-                   output=outcome.stdout, show_values=bool(values), **values)
+                   output=outcome.stdout, show_values=bool(values), aspect=aspect, **values)
 
     if outcome.status not in ("ok", "input_exhausted"):
-        returned_value(outcome, ran, short="play_round(...)",
-                      hint=divergence.hint if divergence else None)
+        try:
+            returned_value(outcome, ran, short="play_round(...)",
+                          hint=divergence.hint if divergence else None)
+        except Fail as stopped:
+            stopped.aspect = stopped_aspect(outcome)
+            raise
     if divergence is not None and divergence.kind != "dice_line_missing":
         where = divergence.where.split(", ")[-1]
         fail(f"at {where}, {divergence.cause}: {divergence.detail}", divergence.cause,
-             hint=divergence.hint or case.get("hint"))
+             hint=divergence.hint or case.get("hint"), aspect=divergence_aspect(divergence))
     if outcome.status == "input_exhausted":
         question = first_question_difference(ref, mine)
         cause = f"; likely cause: {question[1]}" if question else ""
         fail(f"it {outcome.message}{cause}", f"it asked for more input than the answers given{cause}",
-             hint=case.get("hint") or "Does it refuse a valid answer, or ask a keep question too many?")
+             hint=case.get("hint") or "Does it refuse a valid answer, or ask a keep question too many?",
+             aspect=question_aspect(question))
     got = outcome.value
     want = list(ref_outcome.value)
     want_after = dict((ref_outcome.args_after or [None])[0] or {})
@@ -85,16 +100,19 @@ def check_round(student, reference, case: dict) -> None:
         if isinstance(got, list) and got and isinstance(got[0], str) and card.get(got[0]) is not None:
             fail(f"returned {got!r}: it accepted {got[0]}, which was already filled; expected {tuple(want)!r}",
                  "it accepted a box that was already filled",
-                 hint="A box that is already filled cannot be used again: print a message and ask again.")
+                 hint="A box that is already filled cannot be used again: print a message and ask again.",
+                 aspect=f"accepted a filled box{joker}")
         fail(f"returned {got!r}; expected {tuple(want)!r}", "it returned the wrong (category, points)",
-             hint=hint, expected=tuple(want), got=got)
+             hint=hint, expected=tuple(want), got=got, aspect=f"returned the wrong (category, points){joker}")
     if outcome.inputs_asked != ref_outcome.inputs_asked:
         fail(f"read {outcome.inputs_asked} answers; expected {ref_outcome.inputs_asked}",
-             "it did not read every answer", hint=case.get("hint"))
+             "it did not read every answer", hint=case.get("hint"), aspect=f"did not read every answer{joker}")
     after = (outcome.args_after or [None])[0]
     if after != want_after:
         hint = "Write the points into the scorecard passed in (scorecard[category] = points)."
+        aspect = f"the scorecard after the round{joker}"
         if isinstance(after, dict) and after.get("Yahtzee Bonus") != want_after.get("Yahtzee Bonus"):
+            aspect = "the Yahtzee bonus after the round"
             hint = case.get("hint") or "A further Yahtzee with 50 in the Yahtzee box adds 100 to " \
                                         "scorecard[\"Yahtzee Bonus\"]."
         if isinstance(after, dict):
@@ -103,14 +121,15 @@ def check_round(student, reference, case: dict) -> None:
                               for k in wrong[:3])
         else:
             shown = f"the scorecard became {after!r}"
-        fail(f"after the round, {shown}", "the scorecard after the round is wrong", hint=hint)
+        fail(f"after the round, {shown}", "the scorecard after the round is wrong", hint=hint, aspect=aspect)
     if divergence is not None:
         fail(f"at {divergence.where.split(', ')[-1]}, {divergence.cause}: {divergence.detail}", divergence.cause,
-             hint=divergence.hint)
+             hint=divergence.hint, aspect=divergence_aspect(divergence))
     if not any(points == want[1] and category == want[0] for points, category, _, _ in mine.scored):
         fail(f"expected the line `Scored {want[1]} points in {want[0]}.`",
              "no `Scored N points in CATEGORY.` line for the round",
-             hint="Print `Scored N points in CATEGORY.` at the end of the round.")
+             hint="Print `Scored N points in CATEGORY.` at the end of the round.", aspect=f"the Scored line{joker}")
+
 
 
 def card_lines(text: str) -> list[tuple[str, str]]:
@@ -133,22 +152,29 @@ def check_scorecard_text(student, reference, case: dict, *, bonus_lines: bool) -
     """format_scorecard: a `Category: points` line per box in order ("-" when open), `Total: N` last.
     BONUS_LINES (stage 4): the `Upper Bonus` line right after Sixes, `Yahtzee Bonus` after Chance;
     then the box lines themselves are stage 3's business and not checked again.  A wrong
-    final_score or upper_bonus costs points once: their own values are accepted in the text."""
+    final_score or upper_bonus costs points once: their own values are accepted in the text; a
+    failure of the stage-3 lines names the same aspect in stage 4 (engine/charge.py), the bonus
+    lines have aspects of their own."""
     card = scorecard(case.get("filled"), case.get("bonus", 0))
     ran = describe("format_scorecard", [card])
     reference_ok(reference.call("format_scorecard", card), ran)
     total = reference_ok(reference.call("final_score", card), ran).value
     outcome = student.call_or_skip("format_scorecard", card)
-    got = returned_value(outcome, ran, short="format_scorecard(...)")
+    try:
+        got = returned_value(outcome, ran, short="format_scorecard(...)")
+    except Fail as stopped:
+        stopped.aspect = stopped_aspect(outcome)
+        raise
 
-    def fail(public: str, secret: str, hint: str | None = None):
+    def fail(public: str, secret: str, hint: str | None = None, aspect: str | None = None):
         raise Fail(public, hidden=secret, ran=ran, got=got, show_values=False, hint=hint,
-                   output=got if isinstance(got, str) else None)
+                   output=got if isinstance(got, str) else None, aspect=aspect)
 
     if not isinstance(got, str):
         fail(f"format_scorecard returned {got!r}; it must return the text (a str).",
              "format_scorecard must return the text (a str).",
-             hint="Return the lines joined with newlines; don't print them." if got is None else None)
+             hint="Return the lines joined with newlines; don't print them." if got is None else None,
+             aspect="format_scorecard returns no text")
     lines = card_lines(got)
     shown = [(PROTOCOL.category_named(name), value) for name, value in lines if PROTOCOL.category_named(name)]
     names = [name for name, _ in shown]
@@ -157,7 +183,8 @@ def check_scorecard_text(student, reference, case: dict, *, bonus_lines: bool) -
         fail("format_scorecard: expected one `Category: points` line per box, in scorecard order"
              + (f"; no line for {missing[0]}." if missing else f"; got the order {names}."),
              "format_scorecard: one `Category: points` line per box, in scorecard order, is expected.",
-             hint="Write the boxes in CATEGORIES order: Ones ... Sixes, then Three of a Kind ... Chance.")
+             hint="Write the boxes in CATEGORIES order: Ones ... Sixes, then Three of a Kind ... Chance.",
+             aspect="format_scorecard: the box lines")
     if not bonus_lines:
         for category, value in shown:
             want = "-" if card[category] is None else str(card[category])
@@ -171,11 +198,12 @@ def check_scorecard_text(student, reference, case: dict, *, bonus_lines: bool) -
     if not last or normalize(last.group(1)) != "total":
         fail(f"format_scorecard: the last line should be `Total: {total}`.",
              "format_scorecard: the last line should be `Total: N` with the final score.",
-             hint="End the scorecard with a `Total: N` line (N = final_score(scorecard)).")
+             hint="End the scorecard with a `Total: N` line (N = final_score(scorecard)).",
+             aspect="format_scorecard: the Total line")
     if last.group(2) != str(total) and last.group(2) != str(own_value(student, "final_score", card)):
         fail(f"format_scorecard: `Total: {last.group(2)}`; expected {total}.",
              "format_scorecard: the Total line shows the wrong total.",
-             hint="The Total line shows final_score(scorecard).")
+             hint="The Total line shows final_score(scorecard).", aspect="format_scorecard: the total")
     if bonus_lines:
         order = [normalize(name) for name, _ in lines]
         values = {normalize(name): value for name, value in lines}

@@ -24,6 +24,7 @@ from autograder.assignments.yahtzee.suites.common import (
     describe,
     scorecard,
 )
+from autograder.engine.charge import stopped_aspect
 from autograder.engine.checks import could_pass_by_doing_nothing, reference_ok
 from autograder.engine.feedback import Fail
 from autograder.engine.suite import returned_value
@@ -107,12 +108,17 @@ def test_final_score(student, reference, case):
     could_pass_by_doing_nothing(expected)
     has_open = any(card[c] is None for c in CATEGORIES)
     hint = "Open boxes (None) count 0." if has_open else None
-    got = returned_value(student.call_or_skip("final_score", card), ran, short="final_score(...)",
-                        hint=hint)
+    outcome = student.call_or_skip("final_score", card)
+    try:
+        got = returned_value(outcome, ran, short="final_score(...)", hint=hint)
+    except Fail as stopped:
+        stopped.aspect = stopped_aspect(outcome)
+        raise
     if got != expected:
         raise Fail(f"Called {ran}. Returned {got!r}, but expected {expected!r} ({case['why']}).",
                    hidden=f"final_score returned the wrong total: {case['why']}.",
-                   ran=ran, expected=expected, got=got, hint=hint)
+                   ran=ran, expected=expected, got=got, hint=hint,
+                   aspect="final_score: the total of the boxes")     # stage 4's FINAL_SCORE_ASPECT
 
 
 # --- Problem 15 --------------------------------------------------------------------------------

@@ -16,6 +16,7 @@ from autograder.assignments.yahtzee.suites.common import (
     describe,
     scorecard,
 )
+from autograder.engine.charge import skip, stopped_aspect
 from autograder.engine.checks import could_pass_by_doing_nothing, reference_ok
 from autograder.engine.feedback import Fail, show
 from autograder.engine.suite import hint_for, returned_value
@@ -31,6 +32,7 @@ FINAL = DATA["final_score"]
 CARD_TEXT = DATA["format_scorecard"]
 GAMES = g.game_cases(SUITE.load("games"), 4)
 FULL_VALUE = ("Full House", "Small Straight", "Large Straight")
+FINAL_SCORE_ASPECT = "final_score: the total of the boxes"      # test_stage3_game.py's too
 
 # Problem 19: half a point per play_round case, the rest shared over the games and one integration
 # check (a bonus game with the student's own stage 1-3 functions; every other check runs with the
@@ -49,19 +51,26 @@ def _args(case: dict) -> list:
     return [case["dice"], card]
 
 
-def _compare(student, reference, case: dict, func: str, args: list, also=None) -> None:
+def _compare(student, reference, case: dict, func: str, args: list, also=None, aspect=None) -> None:
     """Fail unless FUNC(*ARGS) returns the reference's value (or ALSO(got), a value that a bug
-    checked elsewhere explains: a bug costs points once)."""
+    checked elsewhere explains: a bug costs points once).  ASPECT(got, expected): what differed,
+    when an earlier stage's failure may explain it (engine/charge.py)."""
     ran = describe(func, args)
     expected = reference_ok(reference.call(func, *args), ran).value
     could_pass_by_doing_nothing(expected)
-    got = returned_value(student.call_or_skip(func, *args), ran, short=f"{func}(...)")
+    outcome = student.call_or_skip(func, *args)
+    try:
+        got = returned_value(outcome, ran, short=f"{func}(...)")
+    except Fail as stopped:
+        stopped.aspect = stopped_aspect(outcome)
+        raise
     if (got != expected or type(got) is not type(expected)) and also is not None and also(got):
         return
     if got != expected or type(got) is not type(expected):
         raise Fail(f"Called {ran}. Returned {show(got)}, but expected {show(expected)} ({case['why']}).",
                    hidden=f"{func} returned the wrong value: {case['why']}.",
-                   ran=ran, expected=expected, got=got, hint=hint_for(case, got))
+                   ran=ran, expected=expected, got=got, hint=hint_for(case, got),
+                   aspect=aspect(got, expected) if aspect is not None else None)
 
 
 # --- Problem 17 --------------------------------------------------------------------------------
@@ -124,7 +133,19 @@ def test_final_score_bonuses(student, reference, case):
         ref_upper = reference.call("upper_bonus", card).value
         return isinstance(own, int) and got == ref_total - ref_upper + own
 
-    _compare(student, reference, case, "final_score", [card], also=also)
+    def aspect(got, expected):
+        """The stage-3 difference when it reproduces without the Yahtzee bonus: the same error on
+        the same boxes with no bonus (a bug of the bonuses alone does not reproduce there, or
+        stage 3's checks of final_score pass)."""
+        plain = scorecard(case.get("filled"))
+        own = r.own_value(student, "final_score", plain)
+        ref_plain = reference.call("final_score", plain).value
+        if isinstance(got, int) and isinstance(own, int) and own != ref_plain and \
+                got - expected == own - ref_plain:
+            return FINAL_SCORE_ASPECT
+        return None
+
+    _compare(student, reference, case, "final_score", [card], also=also, aspect=aspect)
 
 
 @pytest.mark.parametrize("case", SUITE.cases(CARD_TEXT, problem=20))
@@ -138,6 +159,10 @@ def test_bonus_game_final(student, reference, case):
     """A seeded game with bonuses: the final score adds them"""
     played = g.play(student, reference, case)
     if not played.finished:
+        try:
+            g.check_finishes(played)
+        except Fail as stopped:     # a stage-2 bug that stops the game was charged there (the aspect)
+            skip("can't check the final score until the game finishes", stopped.aspect)
         pytest.skip("can't check the final score until the game finishes")
     if not played.mine.scored:      # no points for a game that scored nothing
         pytest.skip("can't check the final score: the game printed no `Scored N points in CATEGORY.` line")

@@ -12,8 +12,10 @@ from dataclasses import dataclass
 
 import pytest
 
-from autograder.engine.checks import GraderFault, could_pass_by_doing_nothing, explain
+from autograder.engine.checks import could_pass_by_doing_nothing, explain, reference_ok
+from autograder.engine.divergence import first_line_difference
 from autograder.engine.feedback import Fail, ordinal, show
+from autograder.engine.replay import Line, LineGrammar
 from autograder.engine.suite import Suite
 
 SUITE = Suite(__file__)
@@ -112,12 +114,6 @@ def expect_same_on_pad(student, reference, func: str, pad: dict, *, why: str, hi
     return got
 
 
-def reference_ok(outcome, ran: str):
-    if outcome.status != "ok":
-        raise GraderFault(f"the reference failed on {ran}: {outcome.status} {outcome.message} {outcome.error}")
-    return outcome
-
-
 def not_returned(outcome, ran: str, short: str, *, hint: str | None = None) -> Fail:
     """Fail saying why the student's call did not return: the detailed text, and the data-free
     one a hidden check shows (grader text only: nothing the program chose)."""
@@ -146,20 +142,11 @@ def not_returned(outcome, ran: str, short: str, *, hint: str | None = None) -> F
 # Reading a game: the protocol's line grammar
 # ---------------------------------------------------------------------------------------
 
-# ENGINE CANDIDATE: a transcript read with a protocol table of named regexes.
-@dataclass(frozen=True)
-class Line:
-    kind: str           # a key of the protocol table: "order", "round", "turn", "dice", ...
-    fields: tuple       # the named groups, in the regex's order, normalised
-    text: str
-
-
 LINE_KINDS = ("order", "round", "turn", "dice", "scored", "results", "result")
-_GRAMMAR = [(kind, re.compile(PROTOCOL[kind])) for kind in LINE_KINDS]
-_IGNORE = re.compile(PROTOCOL["ignore"])
 
 
 def _normal(kind: str, match: re.Match) -> tuple:
+    """A line's fields: the order's names and the dice as tuples, numbers as ints (not names)."""
     groups = match.groupdict()
     if kind == "order":
         return (tuple(name.strip() for name in groups["names"].split(",")),)
@@ -169,32 +156,14 @@ def _normal(kind: str, match: re.Match) -> tuple:
                  for k, v in groups.items())
 
 
+# Prompts run into the next printed text when input is not echoed: a protocol line is also
+# found after the last prompt on a line (tails).
+GRAMMAR = LineGrammar.of(PROTOCOL, LINE_KINDS, tails=True, normal=_normal)
+
+
 def read_lines(stdout: str) -> list[Line]:
-    """The protocol lines of STDOUT, in order (prompts run into the next printed text when
-    input is not echoed: a protocol line is also found after the last prompt on a line)."""
-    found = []
-    for raw in (stdout or "").splitlines():
-        text = raw.rstrip()
-        if _IGNORE.match(text):
-            continue
-        for candidate in _tails(text):
-            for kind, regex in _GRAMMAR:
-                match = regex.match(candidate)
-                if match:
-                    found.append(Line(kind, _normal(kind, match), candidate))
-                    break
-            else:
-                continue
-            break
-    return found
-
-
-def _tails(text: str) -> list[str]:
-    """TEXT and what follows each ': ' or '? ' in it (a prompt answered without echo)."""
-    tails = [text]
-    for match in re.finditer(r"[:?] ", text):
-        tails.append(text[match.end():])
-    return tails
+    """The protocol lines of STDOUT, in order."""
+    return GRAMMAR.read(stdout)
 
 
 def show_line(line: Line | None) -> str:
@@ -253,7 +222,6 @@ WHAT = {
 }
 
 
-# ENGINE CANDIDATE: the first divergence of two transcripts, told as a place in the game.
 def first_divergence(got: list[Line], expected: list[Line], *, hidden: bool) -> str | None:
     """None when GOT has EXPECTED's protocol lines; else one sentence naming where the game first
     went another way (round, category, player and roll), and what differs (data only when not HIDDEN)."""
@@ -263,10 +231,12 @@ def first_divergence(got: list[Line], expected: list[Line], *, hidden: bool) -> 
 
 def divergence(got: list[Line], expected: list[Line], *, hidden: bool) -> tuple[str, str] | None:
     """(the sentence of first_divergence, the kind of line expected there), or None."""
-    for index, want in enumerate(expected):
+    index = first_line_difference(got, expected)
+    if index is None:
+        return None
+    if index < len(expected):
+        want = expected[index]
         have = got[index] if index < len(got) else None
-        if have is not None and have.kind == want.kind and have.fields == want.fields:
-            continue
         # a line that starts a round or a turn is told as part of it ("In round 2 (Twos), Bo's turn")
         where = describe_where(position(expected, index + (want.kind in ("round", "turn"))), hidden=hidden)
         if hidden:
@@ -276,11 +246,9 @@ def divergence(got: list[Line], expected: list[Line], *, hidden: bool) -> tuple[
                 return f"{where}: expected {WHAT[want.kind]}, but your game printed another kind of line.", want.kind
             return f"{where}: {WHAT[want.kind]} differs from the reference's.", want.kind
         return f"{where}: expected {want.text!r}, but your game printed {show_line(have)}.", want.kind
-    if len(got) > len(expected):
-        extra = got[len(expected)]
-        return ("After the results your game printed more protocol lines" +
-                ("." if hidden else f", starting with {extra.text!r}.")), "result"
-    return None
+    extra = got[len(expected)]
+    return ("After the results your game printed more protocol lines" +
+            ("." if hidden else f", starting with {extra.text!r}.")), "result"
 
 
 HINTS = {
@@ -312,21 +280,3 @@ def rng_calls(outcome) -> tuple[int, int, list[str], bool]:
             elif event[1] not in others:
                 others.append(str(event[1]))
     return shuffles, rolls, others, early
-
-
-# ENGINE CANDIDATE: "a message before asking again", compared with the reference's transcript.
-def silent_refusals(events: list, reference_events: list) -> list[int]:
-    """The answers (1-based) after which the reference printed something before asking again and
-    the program did not (an invalid answer must be told, not silently asked again)."""
-    def spoke(events) -> list[bool]:
-        found, said, started = [], False, False
-        for event in events or ():
-            if event and event[0] == "in":
-                if started:
-                    found.append(said)
-                started, said = True, False
-            elif event and event[0] == "out" and started and str(event[1]).strip():
-                said = True
-        return found
-    mine, theirs = spoke(events), spoke(reference_events)
-    return [i + 1 for i, (m, t) in enumerate(zip(mine, theirs)) if t and not m]

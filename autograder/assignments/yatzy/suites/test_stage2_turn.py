@@ -17,10 +17,11 @@ from autograder.assignments.yatzy.suites.common import (
     read_lines,
     reference_ok,
     reference_versions,
-    silent_refusals,
 )
 from autograder.engine.checks import could_pass_by_doing_nothing, expect_same
+from autograder.engine.divergence import first_line_difference
 from autograder.engine.feedback import Fail, describe_call, ordinal, show
+from autograder.engine.replay import silent_refusals
 
 TURN_PARTS = ("die", "new_pad", "new_player", "parse_keep", "ask_keep", "roll")   # graded in problems 7-10
 
@@ -153,18 +154,18 @@ def check_turn(student, reference, case: dict, *, own: bool = False) -> None:
         raise not_returned(outcome, ran, short,
                            hint="Roll three times at most: ask to keep after the 1st and 2nd roll only.")
     want, got = _turn_lines(expected.stdout), _turn_lines(outcome.stdout)
-    for index, line in enumerate(want):
-        have = got[index] if index < len(got) else None
-        if have is None or have.kind != line.kind or have.fields != line.fields:
-            rolls = sum(1 for w in want[:index] if w.kind == "dice")
-            where = f"after the {ordinal(rolls)} roll" if rolls else "at the start of the turn"
-            raise Fail(f"{short}: {where}, expected the line {line.text!r}, but your turn printed "
-                       f"{'nothing more' if have is None else repr(have.text)} ({case['why']}).",
-                       hidden=f"{short}: a line the grader reads differs from the reference's {where} "
-                              f"({case['why']}).",
-                       ran=ran, show_values=False, output=outcome.stdout,
-                       hint="Print 'Player: NAME', then 'Dice: ...' after every roll, then "
-                            "'Scored N points in CATEGORY.'")
+    index = first_line_difference(got, want)
+    if index is not None and index < len(want):            # (lines after the reference's: not read)
+        line, have = want[index], got[index] if index < len(got) else None
+        rolls = sum(1 for w in want[:index] if w.kind == "dice")
+        where = f"after the {ordinal(rolls)} roll" if rolls else "at the start of the turn"
+        raise Fail(f"{short}: {where}, expected the line {line.text!r}, but your turn printed "
+                   f"{'nothing more' if have is None else repr(have.text)} ({case['why']}).",
+                   hidden=f"{short}: a line the grader reads differs from the reference's {where} "
+                          f"({case['why']}).",
+                   ran=ran, show_values=False, output=outcome.stdout,
+                   hint="Print 'Player: NAME', then 'Dice: ...' after every roll, then "
+                        "'Scored N points in CATEGORY.'")
     if outcome.value != expected.value:
         raise Fail(f"{short}: returned {outcome.value['points']!r} with the pad {outcome.value['pad']}, but "
                    f"expected {expected.value['points']!r} with the pad {expected.value['pad']} ({case['why']}).",

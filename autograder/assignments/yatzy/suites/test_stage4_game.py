@@ -11,10 +11,10 @@ from autograder.assignments.yatzy.suites.common import (
     not_returned,
     own_functions_until,
     reference_ok,
-    silent_refusals,
 )
 from autograder.assignments.yatzy.suites.games import check_game, check_rng, dice_game, seeded_game
 from autograder.engine.feedback import Fail, show
+from autograder.engine.replay import silent_refusals
 
 DATA = SUITE.load("games")
 GAMES = [seeded_game(case) for case in DATA["game"]]

@@ -1,0 +1,141 @@
+"""Charge once across stages: a failure costs no more than the earlier check it stems from.
+
+Substitution (Assignment.substitution) keeps a bug in its own stage while the function that has
+it is graded in one stage only.  A function graded in TWO stages (one round in stage 2, its
+special rules in stage 4, say) runs the student's own code in both stages' checks, so a
+stage-2 bug in it would be charged again in stage 4.  This module decides, after every check of
+a submission ran, which later-stage failures are the same bug as an earlier-stage failure, and
+does not charge them again.
+
+What a course declares (data, no code):
+  - its problem table: a function listed by problems of two stages links them (P9 -> P4);
+  - optionally `[[stems]]` in assignment.toml, `problem = N, from = [M, ...]`: links the table
+    cannot show (a later check that exercises an earlier problem's code by another name);
+  - in its checks, what differed: `Fail(..., aspect="...")`, a short grader-chosen name of the
+    first difference from the reference, the same words wherever the same behaviour differs
+    (a divergence's kind, "scorecard after the round", "box order" ...), more general before a
+    colon ("asked for more input: <the likely cause>" matches "asked for more input", where a
+    check could not tell the cause).  Checks that share code (one round checker for P4 and P9)
+    share aspects by construction.
+
+The rule: a failed check of problem N (stage s) is not charged when a linked problem M of an
+earlier stage failed a check with the SAME aspect in this submission (the earlier stage's
+failure reproduces in the stage-s scenario), and M's functions are written (no points for
+nothing: a stub is never excused).  A bug of stage s alone (a special rule, a bonus) either shows
+an aspect stage M never shows, or stage M's checks pass: it is charged.  The check passes with
+the feedback `Not charged: stems from P4 "..." (stage 2), already charged there.`
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable
+
+__all__ = ["links", "excuse_repeats", "written", "skip", "stopped_aspect", "same_aspect"]
+
+
+def skip(reason: str, aspect: str | None = None):
+    """pytest.skip(REASON) for a check that cannot run because of a failure with ASPECT (a skip
+    costs the check's points, so it is charged once like a failure)."""
+    import pytest
+
+    error = pytest.skip.Exception(reason, _use_item_location=True)
+    error.aspect = aspect
+    raise error
+
+
+def stopped_aspect(outcome) -> str:
+    """The aspect of a call that did not return: the exception and the student's line it was
+    raised at (the same bug stops there in every stage), or running out of time or input."""
+    if outcome.status == "exception":
+        error = outcome.error or {}
+        return f"stopped: {error.get('type')} at line {error.get('line')}"
+    return f"stopped: {outcome.status}"
+
+
+def links(assignment) -> dict[int, tuple[int, ...]]:
+    """problem -> the problems of earlier stages its failures may stem from: those that list one
+    of its functions (the table), and assignment.toml [[stems]] (problem = N, from = [M, ...])."""
+    stage = {p.number: p.stage for p in assignment.problems}
+    out: dict[int, set[int]] = {}
+    for later in assignment.problems:
+        for earlier in assignment.problems:
+            if earlier.stage < later.stage and set(earlier.functions) & set(later.functions):
+                out.setdefault(later.number, set()).add(earlier.number)
+    for item in assignment.extra.get("stems", []) or []:
+        number = int(item["problem"])
+        for earlier in item.get("from", []):
+            if stage.get(int(earlier), 0) < stage.get(number, 0):
+                out.setdefault(number, set()).add(int(earlier))
+    return {number: tuple(sorted(found)) for number, found in out.items()}
+
+
+def written(source: str, functions: Iterable[str]) -> bool:
+    """True when SOURCE defines every one of FUNCTIONS with a body that does something: not only
+    a docstring, `pass`, `...`, a `raise`, or `return` of a constant or an empty literal."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    found = {node.name: node for node in ast.walk(tree)
+             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    for name in functions:
+        node = found.get(name)
+        if node is None:
+            return False
+        body = [n for n in node.body if not (isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant))]
+        if len(body) <= 1 and (not body or isinstance(body[0], (ast.Pass, ast.Raise)) or (
+                isinstance(body[0], ast.Return) and (body[0].value is None or isinstance(
+                    body[0].value, (ast.Constant, ast.List, ast.Dict, ast.Tuple, ast.Set))))):
+            return False
+        if any(isinstance(n, ast.Name) and n.id == "NotImplementedError" for n in ast.walk(node)):
+            return False
+    return True
+
+
+def excuse_repeats(results: list, aspects: dict[int, str], assignment, source: str | None) -> int:
+    """Pass, with a note, every failed check whose failure stems from an earlier stage's failed
+    check of a linked problem with the same aspect (ASPECTS: id(result) -> aspect).  SOURCE: the
+    student's file (a stub is never excused).  Returns how many checks were excused."""
+    linked = links(assignment)
+    if not linked or source is None:
+        return 0
+    functions = {p.number: p.functions for p in assignment.problems}
+    failures: dict[int, list[tuple[str, object]]] = {}     # problem -> (aspect, failed check), in order
+    for result in results:
+        aspect = aspects.get(id(result))
+        if aspect and result.status in ("failed", "skipped") and result.score < result.max_score:
+            failures.setdefault(result.problem, []).append((aspect, result))
+    is_written: dict[int, bool] = {}
+    excused = 0
+    for result in results:
+        aspect = aspects.get(id(result))
+        if not aspect or result.status not in ("failed", "skipped") or result.problem not in linked:
+            continue
+        for earlier in linked[result.problem]:
+            stem = next((r for a, r in failures.get(earlier, ()) if same_aspect(a, aspect)), None)
+            if stem is None or stem.stage >= result.stage:
+                continue
+            if earlier not in is_written:
+                is_written[earlier] = written(source, functions[earlier])
+            if not is_written[earlier]:
+                continue
+            what = result.output.split("\n", 1)[0].rstrip(".")
+            result.status, result.score, result.hint = "passed", result.max_score, ""
+            result.output = (f"Not charged: stems from P{earlier} \"{_title(stem.name)}\" (stage {stem.stage}), "
+                             f"already charged there ({what}).  Fix it there and this check counts in full.")
+            excused += 1
+            break
+    return excused
+
+
+def same_aspect(one: str, other: str) -> bool:
+    """Equal aspects, or one the other's general form: "asked for more input" (the cause unknown
+    where that check looked) and "asked for more input: a keep question too many"."""
+    return one == other or one.startswith(other + ": ") or other.startswith(one + ": ")
+
+
+def _title(name: str) -> str:
+    """The check's title without its "P4 " prefix."""
+    head, _, rest = name.partition(" ")
+    return rest if head[:1] == "P" and head[1:].isdigit() else name
