@@ -1,6 +1,6 @@
 """The Yatzy course graded end to end: the reference, the starter, two correct submissions in
 other styles and the single-bug mutants of mutants.toml with their exact scores, all graded in
-ONE grading session (tests/yatzy_batch.py) run in a child process once per module; the rules
+ONE grading session (tests/helpers/yatzy_batch.py) run in a child process once per module; the rules
 data against the reference; the handout's sample game; the build drift check; grade-all and
 the Gradescope bundle for --assignment yatzy.
 """
@@ -16,12 +16,10 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import pytest
+from helpers import yatzy_batch
+from helpers.programs import assert_printed_in_order, load
 
 from autograder.assignment import load_assignment
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import yatzy_batch  # noqa: E402
-from helpers.programs import assert_printed_in_order, load  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 YATZY = load_assignment("yatzy")
@@ -188,7 +186,7 @@ def test_rules_data_match_the_reference():
 
 def test_handout_promise_table_is_the_suites(reports):
     """The handout's table of checks is what the reference's grade lists (regenerate: python
-    tests/yatzy_batch.py --write)."""
+    tests/helpers/yatzy_batch.py --write)."""
     assert yatzy_batch.promise_table(reports["reference"]) in YATZY.handout.read_text(encoding="utf-8")
 
 

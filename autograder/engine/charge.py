@@ -24,6 +24,11 @@ failure reproduces in the stage-s scenario), and M's functions are written (no p
 nothing: a stub is never excused).  A bug of stage s alone (a special rule, a bonus) either shows
 an aspect stage M never shows, or stage M's checks pass: it is charged.  The check passes with
 the feedback `Not charged: stems from P4 "..." (stage 2), already charged there.`
+Limits: a stage-s bug hidden behind the earlier failure (it shows only once that one is fixed)
+is charged only then; and a program could fail one cheap earlier case on purpose the way it
+fails the later stage's checks (a crash at the same line) to have those excused -- the aspects
+are grader-chosen and specific (a Joker round's points are not a round's points), which keeps
+such a trade narrow, but it is not impossible.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Grade the Yatzy reference, starter, correct submissions and mutants in ONE grading session
 (grade_stream), in a child process; used by tests/test_yatzy.py (and by hand: python
-tests/yatzy_batch.py prints name, score, problems losing points)."""
+tests/helpers/yatzy_batch.py prints name, score, problems losing points)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from pathlib import Path
 from autograder import toml as tomllib  # the one TOML shim
 from autograder.authoring.edits import apply_edits
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parent.parent.parent
 FOLDER = ROOT / "autograder" / "assignments" / "yatzy"
 SUBMISSIONS = sorted((ROOT / "tests" / "submissions" / "yatzy").glob("*.py"))
 MUTANTS = tomllib.loads((FOLDER / "mutants.toml").read_text(encoding="utf-8"))["mutant"]
@@ -64,7 +64,7 @@ def promise_table(report: dict) -> str:
     """The handout's table of what the grader checks, from the reference's grade report: one row
     per check (its problem, its title, public or hidden)."""
     rows = [PROMISES_BEGIN,
-            "<!-- Generated from the reference's grade by `python tests/yatzy_batch.py --write`: "
+            "<!-- Generated from the reference's grade by `python tests/helpers/yatzy_batch.py --write`: "
             "a test fails when it drifts. -->", "",
             "| Problem | What is checked | Public |", "|--:|---|:-:|"]
     for test in sorted(report["tests"], key=lambda t: t["problem"]):
