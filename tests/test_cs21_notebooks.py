@@ -1,11 +1,10 @@
 """The CS21 stage notebooks, generated from reference.py, assignment.toml and notebooks.toml by the
 kit's generic generator: no leak into the student notebooks, the kit's grader gives each stage's
-solution notebook its stages' points, and one real nbgrader round trip (generate_assignment and
-autograde of stage 3: the solution notebook gets the stage's points, the blank release 0).
+solution notebook its stages' points.
 
 The notebooks are committed in the kit's one nbgrader course folder, notebooks/ (assignments
 cs21-stage1..4, notebooks/student/cs21_stageN.ipynb); `notebooks --check` (test_notebooks.py)
-fails when they drift.  The round trip runs on a scratch copy of the committed stage-3 notebook.
+fails when they drift.  Its nbgrader round trip (stage 3) is in tests/test_notebooks_nbgrader.py.
 """
 
 from __future__ import annotations
@@ -16,8 +15,6 @@ from autograder import notebooks as nbgen
 from autograder.assignment import load_assignment
 
 CS21 = load_assignment("cs21")
-STAGE = 3                                   # the stage of the nbgrader round trip
-ROUND_TRIP_BUDGET_S = 90                    # ~10 s on an idle machine; a backstop, not a benchmark
 
 
 @pytest.fixture(scope="module")
@@ -50,15 +47,3 @@ def test_the_grader_gives_each_solution_notebook_its_stages(builds, tmp_path):
         want = {s.number: CS21.stage_points(s.number) if s.number <= stage else 0 for s in CS21.stages}
         assert got == want, (stage, [(t.name, t.output) for t in report.tests
                                      if t.stage <= stage and t.score < t.max_score][:3])
-
-
-@pytest.mark.slow
-def test_nbgrader_round_trip(builds, tmp_path):
-    from tests.test_nbgrader import round_trip
-
-    scores, released, elapsed = round_trip(tmp_path, CS21, STAGE, {"solution": nbgen.dumps(builds[STAGE].notebook),
-                                                                    "blank": "release"})
-    assert released == nbgen.release_notebook(builds[STAGE].notebook)
-    assert scores == {"solution": CS21.stage_points(STAGE), "blank": 0}
-    print(f"\nnbgrader generate_assignment + autograde of 2 cs21 notebooks: {elapsed:.1f} s")
-    assert elapsed < ROUND_TRIP_BUDGET_S, f"the round trip took {elapsed:.1f} s"

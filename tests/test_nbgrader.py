@@ -52,37 +52,6 @@ def nbgrader_cli(course: Path, *args: str, timeout: float = 300) -> subprocess.C
     return result
 
 
-def round_trip(tmp_path: Path, assignment, stage: int, students: dict[str, str]) -> tuple[dict, dict, float]:
-    """One course's nbgrader round trip in a scratch course directory (the course's config): the
-    committed source notebook of STAGE, generate_assignment, then autograde of STUDENTS ({student:
-    notebook JSON, or "release" for the released notebook}).  Returns ({student: score}, the
-    released notebook, seconds taken)."""
-    from nbgrader.api import Gradebook
-
-    ensure_kernel()
-    course = tmp_path / "course"
-    course.mkdir()
-    shutil.copy(nbgen.COURSE_DIR / "nbgrader_config.py", course / "nbgrader_config.py")
-    folder = nbgen.assignment_id(assignment, stage)
-    name = nbgen.notebook_name(assignment, stage)
-    source = nbgen.notebook_path(assignment, stage, course / "source")
-    source.parent.mkdir(parents=True)
-    shutil.copy(nbgen.notebook_path(assignment, stage), source)
-    started = time.perf_counter()
-    nbgrader_cli(course, "generate_assignment", folder)
-    released_text = nbgen.notebook_path(assignment, stage, course / "release").read_text(encoding="utf-8")
-    for student, text in students.items():
-        target = course / "submitted" / student / folder / name
-        target.parent.mkdir(parents=True)
-        target.write_text(released_text if text == "release" else text, encoding="utf-8")
-    nbgrader_cli(course, "autograde", folder)
-    elapsed = time.perf_counter() - started
-    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gradebook:
-        scores = {student: gradebook.find_submission_notebook(Path(name).stem, folder, student).score
-                  for student in students}
-    return scores, json.loads(released_text), elapsed
-
-
 @pytest.fixture(scope="module")
 def course(tmp_path_factory):
     ensure_kernel()

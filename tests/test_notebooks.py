@@ -122,6 +122,28 @@ def test_every_course_with_notebook_content_is_committed_side_by_side():
     assert len(sources) == len(students) == sum(len(spec.stages) for spec in specs)
 
 
+def test_check_names_every_drift_of_every_course(tmp_path):
+    """`notebooks` writes every course's notebooks into a course folder (here a scratch one);
+    `--check` then names each drift, whichever course it is in, and nothing else: a stale notebook,
+    a missing one, one that is not generated any more."""
+    course = tmp_path / "course"
+    problems, planned = nbgen.generate(assignment=None, course=course)
+    assert problems == [] and {path.parent.name for path in planned} >= {"stage1", "yatzy-stage2", "student"}
+    stale = course / "student" / "swe3006_stage3.ipynb"
+    stale.write_text(stale.read_text(encoding="utf-8").replace("YahtzeeGameBase", "Base"), encoding="utf-8")
+    missing = course / "source" / "yatzy-stage2" / "yatzy_stage2.ipynb"
+    missing.unlink()
+    stray = course / "source" / "cs21-stage9" / "cs21_stage9.ipynb"
+    stray.parent.mkdir()
+    stray.write_text("{}", encoding="utf-8")
+    problems, written = nbgen.generate(check=True, course=course)
+    assert written == [] and sorted(problems) == sorted([
+        f"{stale} is out of date: run `python -m autograder notebooks`",
+        f"{missing} is missing: run `python -m autograder notebooks`",
+        f"{stray} is not generated any more: delete it"])
+    assert {path for path in planned if path.is_file()} == set(planned) - {missing}
+
+
 def test_the_generator_takes_one_assignment_and_refuses_one_without_notebook_content(capsys):
     """`python -m autograder notebooks --assignment NAME` (default: every course with notebook content)."""
     assert nbgen.main(["--check", "--assignment", "pytzee"]) == 2
@@ -413,6 +435,25 @@ def test_empty_and_corrupt_notebooks_get_clear_messages(tmp_path):
     corrupt.write_text('{"cells": [{"cell_type": "code", "source": "def f(', encoding="utf-8")
     report = grade(corrupt, ASSIGNMENT, stage=1)
     assert "not valid .ipynb JSON" in report.error and report.score == 0
+
+
+def test_a_notebook_run_as_a_program_plays_the_entry_it_defines():
+    """A notebook has no main guard the grader keeps (in a kernel __name__ is "__main__"); run as a
+    program (`python FILE`, a suite's script check) it plays the assignment's entry, a function or
+    Class.method, as a .py file's guard does; imported (every call the grader makes), it runs nothing."""
+    cells = ("class Game:\n    def play(self):\n        print('played', input())",
+             "def play_game():\n    print('game', input())",
+             "if __name__ == '__main__':\n    Game().play()\n    play_game()")
+    for entry, ran in (("Game.play", "played x"), ("play_game", "game x")):
+        source, _ = notebook_source(nb_json(*cells), entry)
+        assert source.count("__main__") == 1                  # the notebook's own guard is not kept
+        script = subprocess.run([sys.executable, "-c", source], input="x\n", capture_output=True, text=True,
+                                timeout=60)
+        assert script.stdout.strip() == ran, script.stdout + script.stderr
+        namespace = {"__name__": "submission"}
+        exec(compile(source, "<submission>", "exec"), namespace)    # imported: nothing runs, nothing asked
+    for entry in ("Missing.play", "missing", "Game.play().x", None):
+        assert "__main__" not in notebook_source(nb_json(*cells), entry)[0], entry
 
 
 def test_notebook_source_keeps_definitions_and_skips_what_would_run():

@@ -33,6 +33,7 @@ class Submission:
     kind: str = "py"                  # "py" | "ipynb"
     notes: list[str] = field(default_factory=list)
     stage: int | None = None          # a kit notebook's stage (its metadata); graded with that stage
+    course: str | None = None         # a kit notebook's assignment (its metadata)
 
 
 def load_submission(path: str | Path, expected_name: str, entry: str | None = None) -> Submission:
@@ -50,7 +51,7 @@ def load_submission(path: str | Path, expected_name: str, entry: str | None = No
     if suffix == ".ipynb":
         text = _read_text(path)
         source, notes = notebook_source(text, entry)
-        return Submission(path, source, expected_name, "ipynb", notes, notebook_stage(text))
+        return Submission(path, source, expected_name, "ipynb", notes, notebook_stage(text), notebook_course(text))
     if suffix != ".py":
         raise NotASubmission(f"{path.name} is not a Python file (.py) or a notebook (.ipynb)")
     source = _read_text(path)
@@ -195,6 +196,15 @@ def notebook_stage(text: str) -> int | None:
     except (ValueError, AttributeError, RecursionError, MemoryError):
         return None
     return stage if isinstance(stage, int) else None
+
+
+def notebook_course(text: str) -> str | None:
+    """The assignment a kit notebook belongs to (its metadata), or None."""
+    try:
+        course = json.loads(text).get("metadata", {}).get("autograder", {}).get("assignment")
+    except (ValueError, AttributeError, RecursionError, MemoryError):
+        return None
+    return course if isinstance(course, str) else None
 
 
 def _notebook_cells(text: str) -> list:

@@ -442,14 +442,20 @@ def not_a_submission(path: str, spec) -> str | None:
 
     A file that is there but broken (not UTF-8, an empty or corrupt notebook) IS graded: 0 points
     and the reason, once, in the report."""
+    from ..assignment import available
     from ..engine.submission import NotASubmission
 
     try:
-        load_submission(path, spec.student_file, spec.entry)
+        submission = load_submission(path, spec.student_file, spec.entry)
     except NotASubmission as err:
         return str(err)
     except SubmissionError:
         return None
+    if submission.course not in (None, spec.name) and submission.course in available():
+        # the kit's notebooks of every course sit side by side: grading one against another course's
+        # suites would give 0 with baffling feedback
+        return (f"{Path(path).name} is a notebook of the {submission.course} assignment, not {spec.name}: "
+                f"grade it with --assignment {submission.course}")
     return None
 
 

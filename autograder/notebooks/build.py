@@ -30,7 +30,7 @@ from .common import (
     load_content,
     test_id,
 )
-from .render import _run, check_label, checks_code, fill_markdown, render_check
+from .render import _run, check_label, checks_code, compiled, fill_markdown, render_check
 from .runtime import SELFCHECK, TOOLS
 from .solution import Piece, Solution, read_solution, stage_piece, strip_solution_markers
 
@@ -196,7 +196,7 @@ def build_stage(assignment: Assignment, solution: Solution, content: dict, stage
         body += code + "\n"
         cells.append(code_cell(body, test_id(problem), grade=True, locked=True, points=problem.points))
         runtime = {"__name__": "selfcheck"}
-        exec(compile(SELFCHECK, "<selfcheck>", "exec"), runtime)
+        exec(compiled(SELFCHECK, "selfcheck"), runtime)
         runtime["SETTINGS"]["print"] = False
         try:                                             # the source notebook must pass its own checks
             with contextlib.redirect_stdout(io.StringIO()):
@@ -263,8 +263,12 @@ def sample_notebooks(build: StageBuild, content: dict) -> dict[str, dict]:
         if spec.get("blank"):
             out[student] = release_notebook(build.notebook)
             continue
-        answers: dict[str, str | None] = {p.function.name: None for p in build.pieces if p.answers}
+        answers: dict[str, str | None] = {p.function.name: None for p in build.pieces
+                                          if p.answers and p.function.owner is None}
         for name, code in spec.get("answers", {}).items():
+            if any(p.function.name == name and p.function.owner for p in build.pieces):
+                raise NotebookError(f"sample {student}: {name} is a method; a sample answers functions "
+                                    "(a class's answer cell holds several methods)")
             if name not in answers:
                 raise NotebookError(f"sample {student}: stage {build.stage} has no answer cell for {name}")
             answers[name] = code

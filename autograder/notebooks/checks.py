@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import ast
+import copy
 import doctest
+import functools
 import io
 import tokenize
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from autograder import toml
 from autograder.assignment import Assignment, Problem
@@ -35,6 +38,7 @@ class Check:
     in_notebook: bool = True            # False: a whole game filed under a later problem: not a public check of it
     hint: str = ""                      # shown with a failure (the scenario's hint)
     hint_when: object = None            # show HINT only when the student's value equals this
+    label: str = ""                     # what the check is called where the student reads it (default: its code)
 
 
 def _hints(case: dict) -> dict:
@@ -248,10 +252,16 @@ def scenario_check(assignment: Assignment, signatures: dict[str, list[tuple[str,
     return None
 
 
+@functools.lru_cache(maxsize=64)
+def _scenario_file(path: Path, mtime_ns: int) -> dict:
+    """A scenario file, parsed once per version (every problem of every stage reads them all)."""
+    return toml.loads(path.read_text(encoding="utf-8"))
+
+
 def _scenario_cases(assignment: Assignment):
     """(file name, file stage, key, case) for every case of every scenario file."""
     for path in sorted(assignment.scenarios_dir.glob("*.toml")):
-        data = toml.loads(path.read_text(encoding="utf-8"))
+        data = copy.deepcopy(_scenario_file(path, path.stat().st_mtime_ns))
         stage = _file_stage(assignment, data)
         for key, cases in data.items():
             if isinstance(cases, list):
@@ -299,7 +309,8 @@ def content_checks(content: dict, problem: Problem) -> list[Check]:
             raises=item.get("raises", ""), call=item.get("call", ""),
             answers=[str(a) for a in item.get("answers", [])], dice=[int(d) for d in item.get("dice", [])],
             lines=list(item.get("lines", [])), after=list(item.get("after", [])),
-            value=bool(item.get("value", True)), origin="content", **_hints(item)))
+            value=bool(item.get("value", True)), origin="content", label=str(item.get("label", "")),
+            **_hints(item)))
     return checks
 
 

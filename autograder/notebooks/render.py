@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import copy
+import functools
 import re
 import textwrap
 
@@ -25,9 +26,15 @@ def _literal(value, where: str) -> str:
     return text
 
 
+@functools.lru_cache(maxsize=512)
+def compiled(code: str, where: str, mode: str = "exec"):
+    """CODE compiled once (the generator runs the same reference, tools and runtime for every problem)."""
+    return compile(code, f"<{where}>", mode)
+
+
 def _run(code: str, namespace: dict, where: str) -> None:
     try:
-        exec(compile(code, f"<{where}>", "exec"), namespace)
+        exec(compiled(code, where), namespace)
     except Exception as err:
         raise NotebookError(f"{where}: the reference failed: {type(err).__name__}: {err}\n{code}") from None
 
@@ -60,7 +67,9 @@ def _assert_value(got_name: str, expected, ran: str, where: str, check: Check | 
 
 
 def check_label(check: Check) -> str:
-    """What a check block is called where the student reads it (its origin, or its call)."""
+    """What a check block is called where the student reads it (its label, its origin, or its call)."""
+    if check.label:
+        return check.label
     if check.origin.startswith(("public scenario", "from the")):
         return check.origin
     text = check.call or check.expr

@@ -19,6 +19,7 @@ from autograder.authoring.build import relative, report
 from .build import build_all, notebook_path, sample_notebooks, sample_path, student_notebook, student_path
 from .cells import dumps
 from .common import (
+    COURSE_DIR,
     GENERATE_COMMAND,
     SAMPLES_DIR,
     SOURCE_DIR,
@@ -39,32 +40,42 @@ def courses(assignment: Assignment | None = None) -> list[Assignment]:
     return [spec for spec in map(load_assignment, available()) if has_notebooks(spec)]
 
 
-def planned_files(assignment: Assignment) -> list[tuple[Path, str]]:
+def _folders(course: Path) -> tuple[Path, Path, Path]:
+    """(source, samples, student) of the nbgrader course folder COURSE (the kit's: notebooks/)."""
+    if course == COURSE_DIR:
+        return SOURCE_DIR, SAMPLES_DIR, STUDENT_DIR
+    return course / SOURCE_DIR.name, course / SAMPLES_DIR.relative_to(COURSE_DIR), course / STUDENT_DIR.name
+
+
+def planned_files(assignment: Assignment, course: Path = COURSE_DIR) -> list[tuple[Path, str]]:
     content = load_content(assignment)
+    source, samples, students = _folders(course)
     files = []
     with contextlib.redirect_stdout(io.StringIO()):     # a reference that prints while checks run
         builds = build_all(assignment)
     for build in builds:
-        files.append((notebook_path(assignment, build.stage), dumps(build.notebook)))
-        files.append((student_path(assignment, build.stage), dumps(student_notebook(build, assignment))))
+        files.append((notebook_path(assignment, build.stage, source), dumps(build.notebook)))
+        files.append((student_path(assignment, build.stage, students), dumps(student_notebook(build, assignment))))
         for student, nb in sample_notebooks(build, content).items():
-            files.append((sample_path(student, assignment, build.stage), dumps(nb)))
+            files.append((sample_path(student, assignment, build.stage, samples), dumps(nb)))
     return files
 
 
-def generate(check: bool = False, assignment: Assignment | None = None) -> tuple[list[str], list[Path]]:
-    """Write (or, with CHECK, compare) the notebooks of ASSIGNMENT (default: every course's);
-    return (problems, paths written)."""
+def generate(check: bool = False, assignment: Assignment | None = None,
+             course: Path = COURSE_DIR) -> tuple[list[str], list[Path]]:
+    """Write (or, with CHECK, compare) the notebooks of ASSIGNMENT (default: every course's) in the
+    nbgrader course folder COURSE (default: the kit's notebooks/); return (problems, paths written)."""
     files: list[tuple[Path, str]] = []
     leaks: list[str] = []
     specs = courses(assignment)
+    folders = _folders(course)
     for spec in specs:
         try:
-            planned = planned_files(spec)
+            planned = planned_files(spec, course)
         except NotebookError as err:
             return [f"cannot generate the notebooks of {spec.name}: {err}"], []
         files += planned
-        leaks += student_leaks(spec, [(p, t) for p, t in planned if STUDENT_DIR in p.parents])
+        leaks += student_leaks(spec, [(p, t) for p, t in planned if folders[2] in p.parents])
     if leaks:
         head = "LEAK: the student notebooks would show solutions or hidden data; nothing was written:"
         return [head, *leaks], []
@@ -83,7 +94,7 @@ def generate(check: bool = False, assignment: Assignment | None = None) -> tuple
     if check:
         wanted = {path for path, _ in files}
         others = tuple(f"{name}_stage" for name in available() if name not in {spec.name for spec in specs})
-        for root in (SOURCE_DIR, SAMPLES_DIR, STUDENT_DIR):
+        for root in folders:
             for path in sorted(root.rglob("*.ipynb")) if root.is_dir() else []:
                 if (path not in wanted and ".ipynb_checkpoints" not in path.parts
                         and not path.name.startswith(others)):      # another course's are not ours to judge

@@ -9,9 +9,12 @@ from autograder.assignments.swe3006.suites.common import (
     Compare,
     GraderFault,
     check_call,
+    earlier_bugs,
+    not_charged_note,
     of_kind,
     protocol_lines,
     scenarios,
+    works,
 )
 from autograder.engine.checks import explain
 from autograder.engine.feedback import Fail
@@ -72,7 +75,7 @@ def cases(stage: int) -> list[dict]:
         found.append({"problem": case["problem"], "id": f"a game: {case['id']}", "public": bool(case.get("public")),
                       "integration": bool(case.get("integration")), "kind": "game", "case": case})
     found.append({"problem": 11, "id": "python swe3006.py plays the game", "public": True, "kind": "script",
-                  "points": 1, "integration": True, "case": GAMES["game"][0]})
+                  "points": 1, "case": GAMES["game"][0]})
     return sorted((c for c in found if ASSIGNMENT.problem(c["problem"]).stage == stage), key=lambda c: c["problem"])
 
 
@@ -84,19 +87,20 @@ def _method(kind: str) -> str:
 def run_case(student, reference, item: dict, record, excuse: bool = True) -> None:
     case = item["case"]
     if item["kind"] == "script":
-        script_check(student, reference, case)
+        script_check(student, reference, case, record)
         return
     call, compare = game_call(case) if item["kind"] == "game" else method_call(item["kind"], case)
     check_call(student, reference, call, item["problem"], compare, hint=case.get("hint"), record=record,
                excuse=excuse, own=item.get("integration", False))
 
 
-def script_check(student, reference, case: dict) -> None:
+def script_check(student, reference, case: dict, record=None) -> None:
     """`python swe3006.py` plays a game: the file ends with the handout's main guard.  The run is
     compared with the student's own YahtzeeGame().play() on the same script (so a bug that
     game checks already charge costs nothing here) and must play at least one round.  A script
-    cannot be given the reference's methods: it is an own_functions check (the plugin does not
-    charge it when an earlier stage already lost points and a check of problem 11 passes)."""
+    cannot be given the reference's methods: when it does exactly what the student's own play()
+    does (the main guard works) but plays no round, and play() is written and an earlier stage's
+    problem already lost points, it is not charged again (its feedback names that problem)."""
     script = game_script(case)
     want = reference.script(stdin=script, seed=case["seed"], timeout=GAME_TIMEOUT)
     if want.status != "input_exhausted":
@@ -104,6 +108,14 @@ def script_check(student, reference, case: dict) -> None:
     got = student.script(stdin=script, seed=case["seed"], timeout=GAME_TIMEOUT)
     own_game = game_call(case)[0].run(student, 11, own=True)      # a script substitutes nothing
     played = protocol_lines(got.stdout)
+    if record is not None and got.status == own_game.status and played == protocol_lines(own_game.stdout) \
+            and not of_kind(played, "round") and works(student, reference, 11):
+        bugs = earlier_bugs(student, reference, 3)
+        if bugs:
+            owner = min(bugs)
+            record("feedback", not_charged_note(owner, bugs[owner], "`python swe3006.py` plays no round, "
+                                                                    "exactly as your own play() does not"))
+            return
     if got.status not in ("ok", "input_exhausted") and (got.status != own_game.status or not of_kind(played, "round")):
         raise Fail(explain(got, "python swe3006.py"), show_values=False)
     if not of_kind(played, "round") or played != protocol_lines(own_game.stdout):
