@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 from helpers.batch import (
-    LOOP,
     MUTANT,
+    SLOW,
     SOLUTION,
     Batch,
     assert_nothing_left,
@@ -108,7 +108,7 @@ def test_a_dying_or_hung_worker_costs_one_row_and_is_retried(tmp):
     'crashed' row, the others are graded; the next run tries the crashed ones again."""
     klass, out = tmp / "crashy", tmp / "out-crashy"
     klass.mkdir()
-    for name, text in (("a", SOLUTION), ("b", SOLUTION), ("dies", SOLUTION), ("hangs", LOOP), ("z", MUTANT)):
+    for name, text in (("a", SOLUTION), ("b", SOLUTION), ("dies", SOLUTION), ("hangs", SLOW), ("z", MUTANT)):
         (klass / f"{name}.py").write_text(text, encoding="utf-8")
     with pytest.MonkeyPatch.context() as patch:           # this run only: the next one is not told
         patch.setenv("AUTOGRADER_TEST_CRASH_ON", "dies")

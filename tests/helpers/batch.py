@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from autograder.assignment import load_assignment
+from autograder.authoring.bench.batch import SLOW_TAIL
 from helpers.cli import REPO, SUBREAPER, cli_env
 
 SPEC = load_assignment("yahtzee")
@@ -31,6 +32,9 @@ MUTANT_REPLACE = ("    counts = face_counts(dice)\n    if max(counts.values()) >
                   "        return sum(die for die in dice if counts[die] >= n)")
 MUTANT_PROBLEMS = {2, 6}                    # of-a-kind sums only the matching dice: problem 2, and 6 (score dispatches to it: same stage)
 LOOP = SOLUTION + "\n\ndef score_chance(dice):\n    while True:\n        pass\n"
+# Every call sleeps just below the per-call wall limit (wall_s=1 above): no timeout, no trial limit
+# shortens it, so a whole grade overruns a worker's --timeout of a few seconds under any load.
+SLOW = SOLUTION + SLOW_TAIL.replace("PAUSE", "0.9")
 BROKEN = SOLUTION.replace("def score_upper(dice, face):", "def score_upper(dice, face)", 1)
 assert SOLUTION.count(MUTANT_FIND) == 1 and BROKEN != SOLUTION
 MUTANT = SOLUTION.replace(MUTANT_FIND, MUTANT_REPLACE)
