@@ -189,10 +189,19 @@ class Assignment:
 AUTHORING_ONLY = frozenset({"samples", "samples.toml", "mutants.toml", "equivalent-mutants.toml", "plan.py"})
 
 
+DISTRIBUTION = "yahtzee-kit"        # pyproject.toml's [project] name
+
+
 def kit_version() -> str:
-    """The installed distribution's version of this package ("0" when it is not installed)."""
+    """The installed distribution's version of this package ("0" when it is not installed).
+    Looked up by name first: finding it from the package scans every installed distribution
+    (~0.3 s of every grade-all)."""
     from importlib.metadata import PackageNotFoundError, packages_distributions, version
 
+    try:
+        return version(DISTRIBUTION)
+    except PackageNotFoundError:
+        pass
     try:
         return version(packages_distributions().get(__package__, [""])[0])
     except (PackageNotFoundError, ValueError):

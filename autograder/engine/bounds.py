@@ -54,6 +54,8 @@ def number(digits: str) -> int:
     """int() of a run of digits a student's program printed, bounded: never ValueError on length.
 
     More than 30 significant digits reads as TOO_BIG (never equal to any expected score)."""
+    if len(digits) <= 30 and digits.isdecimal():        # the usual case: a die, a score
+        return int(digits)
     sign = -1 if digits.startswith("-") else 1
     body = digits.lstrip("+-").lstrip("0") or "0"
     if not body.isdigit():
@@ -70,6 +72,11 @@ def value(x: Any) -> Any:
 def _value(x: Any, depth: int, budget: list[int]) -> Any:
     # Recursion is bounded by MAX_DEPTH (far below Python's limit).
     budget[0] -= 1
+    kind = type(x)          # exact JSON types first (what a result line decodes to), then the rest
+    if kind is str:
+        return x if len(x) <= MAX_STR else text(x)
+    if kind is int:
+        return x if -_INT_CAP < x < _INT_CAP else {"__type__": "int"}
     if x is None or isinstance(x, (bool, float)):
         return x
     if isinstance(x, int):
@@ -136,10 +143,18 @@ def events(x: Any) -> list:
     for ev in x[:MAX_EVENTS]:
         if not isinstance(ev, list) or not ev or not isinstance(ev[0], str):
             continue
-        kind = ev[0][:16]
-        rest = [_event_item(v) for v in ev[1:8]]
-        out.append([kind, *rest])
+        item = [ev[0][:16]]
+        for v in ev[1:8]:
+            kind = type(v)      # exact JSON types first (the usual str and small int), then the rest
+            if kind is str and len(v) <= MAX_STR or kind is int and -_EVENT_INT <= v <= _EVENT_INT:
+                item.append(v)
+            else:
+                item.append(_event_item(v))
+        out.append(item)
     return out
+
+
+_EVENT_INT = 1 << 62            # integer()'s default bounds
 
 
 def _event_item(v: Any) -> Any:

@@ -28,6 +28,7 @@ import sys
 import threading
 import time
 import traceback
+from dataclasses import dataclass
 
 import pytest
 from _pytest.outcomes import Exit
@@ -35,11 +36,9 @@ from _pytest.outcomes import Exit
 from .charge import excuse_repeats
 from .checks import GraderFault, explain, take_trivial
 from .feedback import Fail
-from .program import Program
+from .program import LOAD_PROBE, Program
 from .results import TestResult
-
-LOAD_PROBE = "__grader_load_probe__"
-
+from .sandbox import Outcome
 
 FIXTURES = frozenset({"student", "reference", "assignment"})
 MARKERS = frozenset({"problem", "points", "weight", "visibility", "depends", "parametrize", "own_functions"})
@@ -49,6 +48,21 @@ BACKSTOP_S = 120.0      # pytest-timeout's default for the suites (engine/pytest
 def _marker_arg(item: pytest.Item, name: str, default=None):
     marker = item.get_closest_marker(name)
     return marker.args[0] if marker and marker.args else default
+
+
+@dataclass(frozen=True)
+class _Check:
+    """What a collected check's markers and docstring say, read once per session (the same for
+    every submission the session grades), not once per check per student."""
+    problem: int
+    points: float
+    hidden: bool
+    stage: int
+    title: str
+    own: bool                 # own_functions: no substitution
+    depends: tuple
+    family: str               # the test function's name (originalname)
+    name: str                 # "test_x[param]"
 
 
 HIDDEN_WITHHELD = ("This hidden check failed.  Its usual feedback would repeat text your program chose "
@@ -71,6 +85,7 @@ class GradingPlugin:
         self._items: list = []
         self._plan_from: dict[str, int] = {}
         self._plan_flat: list = []
+        self._checks: dict[int, tuple[pytest.Item, _Check]] = {}
         self.public_only = public_only
         self.next_submission = next_submission    # () -> (Program, load_failure, context) | None
         self.deliver = deliver                    # (plugin, context) -> None, after each submission
@@ -97,8 +112,9 @@ class GradingPlugin:
         if student is not None and load_failure is None:
             if self.record:
                 student.recorded = []
-            self._probe_load()          # first, alone: a file that does not load needs no plan
-            if self._plan_flat and not self.record and self.load_failure is None:
+            early = student.loaded_early    # grade(): probed and prefetched while pytest collected
+            self._probe_load(early[0] if early else None)   # first, alone: a file that does not load needs no plan
+            if self._plan_flat and not self.record and self.load_failure is None and not early:
                 student.prefetch(self._plan_flat[len(self.plan.get("", [])):])
 
     # -- fixtures ---------------------------------------------------------------------------
@@ -123,9 +139,10 @@ class GradingPlugin:
         return record
 
     # -- loading ------------------------------------------------------------------------------
-    def _probe_load(self) -> None:
-        """Load the student's file once: a syntax error fails every check with one clear message."""
-        outcome = self._student.call(LOAD_PROBE)
+    def _probe_load(self, outcome: Outcome | None = None) -> None:
+        """Load the student's file once: a syntax error fails every check with one clear message.
+        (OUTCOME: the probe already ran, Program.load_early.)"""
+        outcome = outcome or self._student.call(LOAD_PROBE)
         if outcome.status in ("syntax_error", "import_error"):
             self.load_failure = explain(outcome, "loading your file")
         elif outcome.status not in ("no_function", "ok"):
@@ -171,7 +188,7 @@ class GradingPlugin:
             for index, item in enumerate(items):
                 if student is not None:
                     student.item = item.nodeid
-                    if self.plan is not None and self.load_failure is None:
+                    if self.plan is not None and self.load_failure is None and student.wants_resync():
                         student.resync(self._plan_flat[self._plan_from.get(item.nodeid, len(self._plan_flat)):])
                 if light[index]:
                     self._run_light(item, backstop)
@@ -231,16 +248,14 @@ class GradingPlugin:
         # one item runs once per submission in a batch: what it said about the last one is not for this one
         item.user_properties[:] = [p for p in item.user_properties if p[0] != "feedback"]
         take_trivial()
+        check = self._check(item)
         if self._student is not None:
             self._student.called.clear()
-            own = item.get_closest_marker("own_functions") is not None
-            stage = self._stage_of(int(_marker_arg(item, "problem", 0)))
-            sub = None if own or not stage else self.assignment.substitution(stage)
+            sub = None if check.own or not check.stage else self.assignment.substitution(check.stage)
             self._student.substitute = sub if sub and sub["names"] else None
         if self.load_failure:
             raise Fail(self.load_failure, show_values=False)
-        marker = item.get_closest_marker("depends")
-        for name in marker.args if marker else ():
+        for name in check.depends:
             earlier = self.by_name.get(name, [])
             failed = [r for r in earlier if r.status != "passed"]
             if failed:
@@ -266,11 +281,8 @@ class GradingPlugin:
                                  duration=call.duration, start=call.start, stop=call.stop)
 
     def _record(self, item: pytest.Item, call) -> None:
-        problem = int(_marker_arg(item, "problem", 0))
-        points = float(_marker_arg(item, "points", 0))
-        hidden = _marker_arg(item, "visibility", "visible") == "hidden"
-        stage = self._stage_of(problem)
-        name = test_title(item, problem)
+        check = self._check(item)
+        problem, points, hidden, stage, name = check.problem, check.points, check.hidden, check.stage, check.title
         status, hint, score = "passed", "", points
         # a passed check may still say something: record_property("feedback", text)
         output = "\n".join(str(v) for k, v in item.user_properties if k == "feedback")
@@ -293,7 +305,7 @@ class GradingPlugin:
             kind = "grader fault" if isinstance(exc, GraderFault) else "grader error"
             self.internal_errors.append(f"{item.nodeid}: {kind}\n{detail}")
             print(f"[autograder] {kind} in {item.nodeid}:\n{detail}", file=sys.stderr)
-        if status in ("failed", "skipped") and item.get_closest_marker("own_functions") is not None:
+        if status in ("failed", "skipped") and check.own:
             earlier = next((r for r in self.results if 0 < r.stage < stage and r.score < r.max_score), None)
             works = any(r.problem == problem and r.status == "passed" and id(r) not in self._trivial
                         for r in self.results)   # a do-nothing function passing proves nothing
@@ -307,14 +319,30 @@ class GradingPlugin:
                             hint=hint, elapsed=round(elapsed, 4), test_id=item.nodeid)
         if take_trivial():
             self._trivial.add(id(result))
-        self._family[id(result)] = (getattr(item, "originalname", item.name), problem)
+        self._family[id(result)] = (check.family, problem)
         self._called[id(result)] = self._own_calls(problem)
         if aspect:
             self._aspect[id(result)] = aspect
         self.results.append(result)
-        self.by_name.setdefault(getattr(item, "originalname", item.name), []).append(result)
-        if item.name != getattr(item, "originalname", item.name):   # "test_x[param]": one parameter
-            self.by_name.setdefault(item.name, []).append(result)
+        self.by_name.setdefault(check.family, []).append(result)
+        if check.name != check.family:   # "test_x[param]": one parameter
+            self.by_name.setdefault(check.name, []).append(result)
+
+    def _check(self, item: pytest.Item) -> _Check:
+        """ITEM's markers, read once (after collection: share_points has given it its points)."""
+        known = self._checks.get(id(item))
+        if known is not None and known[0] is item:
+            return known[1]
+        problem = int(_marker_arg(item, "problem", 0))
+        marker = item.get_closest_marker("depends")
+        check = _Check(problem=problem, points=float(_marker_arg(item, "points", 0)),
+                       hidden=_marker_arg(item, "visibility", "visible") == "hidden",
+                       stage=self._stage_of(problem), title=test_title(item, problem),
+                       own=item.get_closest_marker("own_functions") is not None,
+                       depends=tuple(marker.args) if marker else (),
+                       family=getattr(item, "originalname", item.name), name=item.name)
+        self._checks[id(item)] = (item, check)
+        return check
 
     def _repeats_chosen_text(self, output: str) -> bool:
         """True when hidden feedback would repeat a name or text the student's program chose

@@ -35,6 +35,7 @@ from . import bounds, typed
 from .sandbox import Limits, Outcome, Request, Sandbox
 
 LIMITS_ENV = "AUTOGRADER_LIMITS"
+LOAD_PROBE = "__grader_load_probe__"     # a call of no function: loads the student's file, nothing else
 DEFAULT_WALL_S = 2.0    # per call; the reference needs milliseconds (suites give games longer)
 DEFAULT_BUDGET_S = 15.0  # all of a student's requests together (a slow-but-finite program: ~170 calls)
 # A request the reference answered runs first as a trial at a short CPU limit scaled from the
@@ -121,6 +122,7 @@ class Program:
         self.trials = [0, 0, 0] if _owner is None else _owner.trials  # trials run, run again, charged short
         self._times: tuple[int, dict[str, float | None]] | None = None     # (cache size, cpu_time's index)
         self.timed_out: set[str] = set()         # functions that ran out of time in call_or_skip
+        self.loaded_early: tuple[Outcome, int] | None = None   # load_early's (probe, requests run ahead)
 
     @property
     def can_substitute(self) -> bool:
@@ -312,32 +314,47 @@ class Program:
         return self._prefetch(requests)
 
     def _prefetch(self, requests: list[Request]) -> int:
-        todo = [r for r in requests if not _is_fresh(r) or request_key(r) not in self._fresh_ahead]
-        if not todo or self._shared_ahead:
+        if self._shared_ahead:
+            return 0
+        keyed = [(r, request_key(r)) for r in requests]
+        keyed = [(r, k) for r, k in keyed if not _is_fresh(r) or k not in self._fresh_ahead]
+        if not keyed:
             return 0
         self.round_trips += 1
         # Trials for fresh requests only: a shared call that ran out would need the worker's history
         # replayed, which the single run (_after_trial) does; the plan's shared calls run at their limit.
+        todo = [r for r, _ in keyed]
         limits = [self._trial_limit(r) if _is_fresh(r) else None for r in todo]
         outcomes = self._sandbox.run_batch(todo, budget=self._budget_left(), limits=limits)
         if outcomes and limits[len(outcomes) - 1] is not None:
             outcomes[-1], _ = self._after_trial(todo[len(outcomes) - 1], outcomes[-1])
         self.runs += len(outcomes)
         self._charge(outcomes)
-        for request, outcome in zip(todo, outcomes):
+        for (request, key), outcome in zip(keyed, outcomes):
             if outcome.status == "timeout":
                 self.timeouts += 1
                 self._note_loop(outcome)
             if _is_fresh(request):
-                self._fresh_ahead.setdefault(request_key(request), deque()).append(outcome)
+                self._fresh_ahead.setdefault(key, deque()).append(outcome)
             else:
-                self._shared_ahead.append((request_key(request), request, outcome))
+                self._shared_ahead.append((key, request, outcome))
         return len(outcomes)
+
+    def load_early(self, plan: list[Request]) -> None:
+        """What the grading plugin does first with a submission (plugin.begin): the load probe
+        alone, then, when the file loads, PLAN (the checks' requests, in their order) run ahead.
+        Done before the plugin asks (grade() runs it in a thread while pytest loads and collects
+        the suites); the plugin then reads the probe's outcome from loaded_early."""
+        probe = self.call(LOAD_PROBE)
+        ran = self.prefetch(plan) if plan and probe.status in ("no_function", "ok") else 0
+        self.loaded_early = (probe, ran)
 
     def resync(self, requests: list[Request], limit: int = 8) -> None:
         """After the checks left the plan: run the shared calls of the rest of it ahead again.
         Never after a timeout (the suites skip calls of a function that ran out of time, and a
         plan run ahead would spend that time again)."""
+        if not self.wants_resync(limit):
+            return
         if self._variants:
             mine: list[Request] = []
             theirs: dict[int, list[Request]] = {}
@@ -350,13 +367,20 @@ class Program:
             for variant in list(self._variants.values()):
                 variant.resync(theirs.get(id(variant), []), limit)
             requests = mine
-        if not self.diverged or self._shared_ahead or self.resyncs >= limit or self.timeouts:
+        if not self._wants_resync(limit):
             return
         self.diverged = False
         shared = [r for r in requests if not _is_fresh(r)]
         if shared:
             self.resyncs += 1
             self.prefetch(shared)
+
+    def wants_resync(self, limit: int = 8) -> bool:
+        """Would resync() do anything?  (Asked before every check; the usual answer, no, is cheap.)"""
+        return self._wants_resync(limit) or any(v._wants_resync(limit) for v in self._variants.values())
+
+    def _wants_resync(self, limit: int) -> bool:
+        return self.diverged and not self._shared_ahead and self.resyncs < limit and not self.timeouts
 
     def _ahead(self, request: Request, key: str) -> Outcome | None:
         if _is_fresh(request):

@@ -40,6 +40,7 @@ dice check (engine/divergence.py first_divergence, roll_values) says so.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -123,8 +124,7 @@ class Protocol:
         return cause.format(label=self.dice_label, **names), hint.format(label=self.dice_label, **names)
 
     def category_named(self, text: str) -> str | None:
-        by_normal = {normalize(c): c for c in self.categories}
-        return by_normal.get(normalize(text))
+        return _by_normal(tuple(self.categories)).get(normalize(text))
 
     def dice_in(self, line: str) -> list[int] | None:
         """The dice a dice line shows (any separators), or None when the line is not one."""
@@ -150,8 +150,17 @@ def group(match: re.Match, *names: str, default: int = 1) -> str | None:
 NEVER = re.compile(r"(?!)")      # a line kind the protocol does not define: nothing matches
 
 
+_NOT_SIGNIFICANT = str.maketrans("", "", " _-\t.")
+
+
 def normalize(text: str) -> str:
-    return "".join(ch for ch in str(text).lower() if ch not in " _-\t.")
+    return str(text).lower().translate(_NOT_SIGNIFICANT)
+
+
+@functools.lru_cache(maxsize=64)
+def _by_normal(categories: tuple[str, ...]) -> dict[str, str]:
+    """normalized name -> category (built once per category list, not once per line read)."""
+    return {normalize(c): c for c in categories}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -399,7 +408,26 @@ class RefGame:
     total: int | None
 
 
+_READ: dict[tuple[int, int], tuple[Any, Protocol, RefGame]] = {}
+_READ_MAX = 2048
+
+
 def read_reference(outcome, protocol: Protocol) -> RefGame:
+    """The reference's run OUTCOME read with PROTOCOL, once per outcome object: the reference's
+    outcomes are shared by every student a process grades (Program's cache, refcache.py), so its
+    transcripts are parsed once per worker, not once per student.  (Keyed by identity and kept
+    alive with the entry, so an id is never reused; nothing mutates a RefGame once read.)"""
+    entry = _READ.get((id(outcome), id(protocol)))
+    if entry is not None and entry[0] is outcome and entry[1] is protocol:
+        return entry[2]
+    if len(_READ) >= _READ_MAX:
+        _READ.clear()
+    ref = _read_reference(outcome, protocol)
+    _READ[(id(outcome), id(protocol))] = (outcome, protocol, ref)
+    return ref
+
+
+def _read_reference(outcome, protocol: Protocol) -> RefGame:
     game = read_transcript(outcome, protocol)
     rounds: list[Round] = []
     current: Round | None = None

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+import copy
+from dataclasses import asdict, dataclass, field, is_dataclass
 from typing import Any
 
 
@@ -60,7 +61,9 @@ class GradeReport:
         return dict(sorted(out.items()))
 
     def to_dict(self) -> dict[str, Any]:
-        data = asdict(self)
+        """asdict(self) plus the totals (by hand: dataclasses.asdict deep-copies through every
+        value generically, ~40 ms for a report of 200 checks; this gives the same dict)."""
+        data = {name: _plain(getattr(self, name)) for name in self.__dataclass_fields__}
         data["score"] = self.score
         data["max_score"] = self.max_score
         return data
@@ -73,3 +76,17 @@ class GradeReport:
         tests = [TestResult(**t) for t in data.pop("tests", [])]
         known = set(cls.__dataclass_fields__)
         return cls(tests=tests, **{k: v for k, v in data.items() if k in known})
+
+
+def _plain(value: Any) -> Any:
+    """What dataclasses.asdict makes of VALUE (plain data: containers copied, recursively)."""
+    kind = type(value)
+    if kind in (str, int, float, bool) or value is None:
+        return value
+    if kind is list:
+        return [_plain(v) for v in value]
+    if kind is dict:
+        return {_plain(k): _plain(v) for k, v in value.items()}
+    if kind is TestResult:
+        return {name: _plain(getattr(value, name)) for name in TestResult.__dataclass_fields__}
+    return copy.deepcopy(asdict(value) if is_dataclass(value) and not isinstance(value, type) else value)

@@ -452,3 +452,12 @@ class Sandbox:
         """The whole sandbox's memory: two processes at their limit plus its tmpfs folders, in bytes."""
         tmp_mb = max(16, 4 * self.limits.fsize_mb) + 8 + 8
         return (2 * self.limits.memory_mb + tmp_mb + 64) << 20
+
+
+def prestart_template() -> None:
+    """Boot the open template_scope's template now where sandboxes fork from one (as root with a
+    pid namespace): a new interpreter starting on the other CPU while the caller loads pytest
+    and collects its suites, instead of on the first sandbox's critical path."""
+    iso = isolation()
+    if iso["uid_drop"] and iso["pid_namespace"]:
+        _template()

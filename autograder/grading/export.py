@@ -1,6 +1,8 @@
 """Exports of a gradebook: grades.csv (one row per student, LMS-friendly), grades.json, feedback/ files.
 
-Everything is rewritten from the gradebook after each batch, so the files always match it.
+Everything is rewritten from the gradebook after each batch, so the files always match it (a
+student's feedback files are written as the grade is stored, FeedbackWriter; the batch's end
+leaves those alone).
 """
 
 from __future__ import annotations
@@ -93,9 +95,44 @@ def _write(path: Path, text: str) -> None:
     os.replace(tmp, path)
 
 
-def write_exports(book: Gradebook, spec: Assignment, out: Path) -> list[Path]:
-    """Write grades.csv, grades.json, feedback/<id>.{md,txt,html} and report.html; return the main paths."""
-    from .report import write_feedback_page, write_report
+def write_feedback_files(row: Row, summary: dict[str, Any], feedback: Path) -> set[str]:
+    """ROW's feedback/<id>.{md,txt,html} (SUMMARY: summarize(row, ...)); the names it may write."""
+    from .report import write_feedback_page
+
+    report = row.grade_report()
+    report.submission = row.submission_id
+    _write(feedback / f"{row.submission_id}.md", reporters.to_markdown(report))
+    _write(feedback / f"{row.submission_id}.txt", plain(row.feedback) + "\n")
+    write_feedback_page(row, report, feedback / f"{row.submission_id}.html", late=_late_text(summary))
+    return feedback_names(row.submission_id)
+
+
+def feedback_names(submission_id: str) -> set[str]:
+    """The files of feedback/ that belong to SUBMISSION_ID (stage 5's plot: report.write_feedback_page)."""
+    return {f"{submission_id}.{ext}" for ext in ("md", "txt", "html")} | {f"{submission_id}-strategy.png"}
+
+
+class FeedbackWriter:
+    """grade-all writes each student's feedback files the moment the grade is stored (the parent
+    is idle while the workers grade); write_exports then leaves the rows it wrote alone."""
+
+    def __init__(self, book: Gradebook, spec: Assignment, out: Path):
+        self.book, self.spec = book, spec
+        self.feedback = Path(out) / "feedback"
+        self.policy = lms.LatePolicy.from_json(book.get_meta(f"late_policy:{spec.name}"))
+        self.written: dict[str, str] = {}           # submission id -> graded_at of the files written
+
+    def write(self, submission_id: str) -> None:
+        for row in self.book.rows(self.spec.name, submission_id):
+            self.feedback.mkdir(parents=True, exist_ok=True)
+            write_feedback_files(row, summarize(row, self.spec, self.policy), self.feedback)
+            self.written[row.submission_id] = row.graded_at
+
+
+def write_exports(book: Gradebook, spec: Assignment, out: Path, written: FeedbackWriter | None = None) -> list[Path]:
+    """Write grades.csv, grades.json, feedback/<id>.{md,txt,html} and report.html; return the main paths.
+    WRITTEN: the feedback files of these rows are already up to date (same grade, same late policy)."""
+    from .report import write_report
 
     out = Path(out)
     rows = book.rows(spec.name)
@@ -125,15 +162,12 @@ def write_exports(book: Gradebook, spec: Assignment, out: Path) -> list[Path]:
     }, indent=2))
 
     keep = set()
-    for row in rows:
-        report = row.grade_report()
-        report.submission = row.submission_id
-        _write(feedback / f"{row.submission_id}.md", reporters.to_markdown(report))
-        _write(feedback / f"{row.submission_id}.txt", plain(row.feedback) + "\n")
-        write_feedback_page(row, report, feedback / f"{row.submission_id}.html",
-                            late=_late_text(next(s for s in summaries if s["id"] == row.submission_id)))
-        keep.update(f"{row.submission_id}.{ext}" for ext in ("md", "txt", "html"))
-        keep.add(f"{row.submission_id}-strategy.png")        # stage 5's plot (report.write_feedback_page)
+    fresh = written.written if written is not None and written.policy == policy else {}
+    for row, summary in zip(rows, summaries):
+        if fresh.get(row.submission_id) == row.graded_at:
+            keep.update(feedback_names(row.submission_id))
+            continue
+        keep.update(write_feedback_files(row, summary, feedback))
     for stale in feedback.iterdir():
         if stale.name not in keep:
             stale.unlink()

@@ -14,8 +14,7 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-
-import pytest
+from typing import TYPE_CHECKING
 
 from ..assignment import (
     DEFAULT_ASSIGNMENT,
@@ -29,11 +28,16 @@ from ..assignment import (
 )
 from ..engine import refcache
 from ..engine.checks import GraderFault
-from ..engine.plugin import GradingPlugin
 from ..engine.program import Program, default_limits, reference_program
 from ..engine.results import GradeReport
-from ..engine.sandbox import Limits, template_scope
+from ..engine.sandbox import Limits, prestart_template, template_scope
 from ..engine.submission import SubmissionError, load_submission
+
+if TYPE_CHECKING:
+    from ..engine.plugin import GradingPlugin
+
+# pytest and the grading plugin are imported where a session starts, not with this module: a cold
+# `grade` boots its sandbox template first, so the template starts while pytest loads.
 
 PYTEST_INI = PACKAGE_DIR / "engine" / "pytest.ini"
 AUTOLOAD = "PYTEST_DISABLE_PLUGIN_AUTOLOAD"
@@ -80,7 +84,10 @@ def grade(path: str | Path, assignment: str | Assignment = DEFAULT_ASSIGNMENT, s
 
         return grade_public(path, assignment, stage, limits, extra_hidden)
     reports: list[GradeReport] = []
-    grade_stream(iter([path]), reports.append, assignment, stage, public_only, limits, extra_hidden)
+    with template_scope():
+        prestart_template()
+        _grade_stream(iter([path]), reports.append, assignment, stage, public_only, limits, extra_hidden,
+                      early=True)
     if not reports:
         raise GraderFault("pytest ended before grading (a usage error in the grading session?)")
     return reports[0]
@@ -112,6 +119,8 @@ _COUNTS: dict[tuple, int] = {}
 
 
 def _count_checks(spec: Assignment, stage: str | int) -> int:
+    import pytest
+
     counter = _Counter()
     args = [*[str(f) for f in spec.suite_files(stage)], "-c", str(PYTEST_INI), "--rootdir", str(spec.suites_dir),
             "-p", "no:cacheprovider", "-p", "no:terminal", "--import-mode=importlib",
@@ -137,12 +146,16 @@ def grade_stream(paths: Iterator[str | Path], deliver: Callable[[GradeReport], N
     Every sandbox of the stream is forked from one pre-booted template (sandbox.template_scope).
     """
     with template_scope():
+        prestart_template()
         _grade_stream(paths, deliver, assignment, stage, public_only, limits, extra_hidden)
 
 
 def _grade_stream(paths: Iterator[str | Path], deliver: Callable[[GradeReport], None],
                   assignment: str | Assignment, stage: str | int, public_only: bool,
-                  limits: Limits | None, extra_hidden: list[str] | None) -> None:
+                  limits: Limits | None, extra_hidden: list[str] | None, early: bool = False) -> None:
+    """EARLY (one known submission, grade()): its file is loaded in its sandbox and the request plan
+    run ahead in a thread while this one imports pytest and collects the suites (the sandbox
+    works on the other CPU); the plugin then finds both done (Program.load_early)."""
     spec = load_assignment(assignment) if isinstance(assignment, str) else assignment
     hidden = hidden_paths(extra_hidden)
     files = [str(f) for f in spec.suite_files(stage)]
@@ -151,10 +164,7 @@ def _grade_stream(paths: Iterator[str | Path], deliver: Callable[[GradeReport], 
     reference = reference_program(spec.reference, spec.student_file, hidden_paths=hidden, limits=limits)
     plan = reference_outcomes(spec, reference, hidden, limits)
 
-    def next_submission():
-        path = next(paths, None)
-        if path is None:
-            return None
+    def submission_job(path):
         started = time.perf_counter()
         report = GradeReport(submission=str(path), assignment=spec.name, stage=str(stage),
                              public_only=public_only)
@@ -168,7 +178,22 @@ def _grade_stream(paths: Iterator[str | Path], deliver: Callable[[GradeReport], 
             source, filename = "", spec.student_file
         student = Program(source, filename, limits=limits, hidden_paths=hidden + submission_home(path),
                           reference=reference.source)
+        student.timing = reference      # trial limits (as plugin.begin sets it; load_early runs before)
         return student, load_failure, (report, student, started)
+
+    ahead: list = []
+    if early and plan and not public_only:
+        first = next(paths, None)
+        if first is not None:
+            ahead.append(_Ahead(submission_job(first), _plan_in_order(plan, files, spec)))
+
+    def next_submission():
+        if ahead:
+            return ahead.pop().join()
+        path = next(paths, None)
+        if path is None:
+            return None
+        return submission_job(path)
 
     def finish(plugin: GradingPlugin, context) -> None:
         report, student, started = context
@@ -182,9 +207,55 @@ def _grade_stream(paths: Iterator[str | Path], deliver: Callable[[GradeReport], 
         report.execution_time = round(time.perf_counter() - started, 3)
         deliver(report)
 
+    from ..engine.plugin import GradingPlugin  # (pytest: after the early thread has started)
+
     plugin = GradingPlugin(spec, reference, public_only=public_only,
                            next_submission=next_submission, deliver=finish, plan=plan)
-    _session(files, spec, plugin)
+    try:
+        _session(files, spec, plugin)
+    finally:
+        for job in ahead:                           # the session ended before it took the job
+            job.join()[0].close()
+
+
+def _plan_in_order(plan: dict, files: list[str], spec: Assignment) -> list:
+    """The plan's requests of the checks in FILES, in the order the session will ask them: the
+    cache file keeps the recording session's order, which is the collection order of the suites
+    (a difference would only cost time: Program replays the shared history when checks leave it)."""
+    root = spec.suites_dir.resolve()
+    names = {Path(f).resolve().relative_to(root).as_posix() for f in files}
+    return [r for item, requests in plan.items() if item and item.split("::")[0] in names for r in requests]
+
+
+class _Ahead:
+    """A submission's load probe and plan run in a thread (Program.load_early); join() gives its job."""
+
+    def __init__(self, job: tuple, plan: list) -> None:
+        import threading
+
+        self.job = job
+        self.error: BaseException | None = None
+        student, load_failure, _ = job
+        self.thread = None
+        if load_failure is None:
+            self.thread = threading.Thread(target=self._run, args=(student, plan), daemon=True,
+                                           name="grade-load-early")
+            self.thread.start()
+
+    def _run(self, student: Program, plan: list) -> None:
+        try:
+            student.load_early(plan)
+        except BaseException as error:      # noqa: BLE001 -- raised again in the grading thread
+            self.error = error
+
+    def join(self) -> tuple:
+        if self.thread is not None:
+            self.thread.join()
+            self.thread = None
+        if self.error is not None:
+            error, self.error = self.error, None
+            raise error
+        return self.job
 
 
 # pytest's own plugins a grading session does without: the report and cache machinery, and the
@@ -196,6 +267,8 @@ NO_PLUGINS = ("cacheprovider", "terminal", "unraisableexception", "threadexcepti
 def _session(files: list[str], spec: Assignment, plugin: GradingPlugin) -> None:
     """One pytest session over FILES: no third-party plugin is auto-loaded (pytest-timeout, the
     backstop of checks pytest runs itself, is loaded by name)."""
+    import pytest
+
     args = [*files, "-c", str(PYTEST_INI), "--rootdir", str(spec.suites_dir), "--import-mode=importlib",
             "-W", "ignore::pytest.PytestAssertRewriteWarning"]
     for name in NO_PLUGINS:
@@ -262,6 +335,8 @@ def ensure_reference_cache(spec: Assignment, limits: Limits | None = None) -> Pa
 def compute_reference_cache(spec: Assignment, reference: Program, hidden: list[str], limits: Limits | None,
                             key: str, folder: Path | None = None) -> tuple[dict, dict]:
     """Grade the reference as a student once (every stage), recording the plan; write the file."""
+    from ..engine.plugin import GradingPlugin
+
     files = [str(f) for f in spec.suite_files("all")]
     recorder = Program(spec.reference.read_text(encoding="utf-8"), spec.student_file, limits=limits,
                        hidden_paths=hidden, label="the reference (recording the plan)")

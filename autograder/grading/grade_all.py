@@ -152,6 +152,15 @@ def grade_all(source: str | Path, out: str | Path = DEFAULT_OUT, assignment: str
         run_id = book.start_run(spec.name, len(entries), jobs)
         bar = Progress(len(todo), stream=stream, enabled=progress)
         by_path = {e.id: e for e in entries}
+        writer = None
+        if exports:
+            import threading
+
+            from . import charts
+            from .export import FeedbackWriter
+
+            writer = FeedbackWriter(book, spec, out)
+            threading.Thread(target=charts.warm, name="grade-all-warm-charts", daemon=True).start()
 
         def on_result(entry: Entry, result: dict[str, Any]) -> None:
             if result.get("ok"):
@@ -172,6 +181,8 @@ def grade_all(source: str | Path, out: str | Path = DEFAULT_OUT, assignment: str
                         stage=stage, report=report, feedback=feedback, wall_time=result.get("wall", 0.0),
                         cpu_time=result.get("cpu", 0.0), grader_version=version, status=status,
                         source=str(entry.path), max_score=max_score)
+            if writer is not None:
+                writer.write(entry.id)          # now, while the workers grade, not all at the end
             bar.advance(entry.id)
 
         pool = WorkerPool(jobs, spec.name, stage, out / "logs", timeout,
@@ -196,7 +207,7 @@ def grade_all(source: str | Path, out: str | Path = DEFAULT_OUT, assignment: str
         if exports:
             from .export import write_exports
 
-            summary.written = write_exports(book, spec, out)
+            summary.written = write_exports(book, spec, out, written=writer)
     return summary
 
 

@@ -169,13 +169,17 @@ class Gradebook:
                                "WHERE assignment = ? AND status != 'crashed'", (assignment,))
         return {sid: (h, stage, version) for sid, h, stage, version in rows}
 
-    def rows(self, assignment: str | None = None) -> list[Row]:
+    def rows(self, assignment: str | None = None, submission_id: str | None = None) -> list[Row]:
+        """The stored grades (of ASSIGNMENT; of the one SUBMISSION_ID), by submission id."""
         fields = list(Row.__dataclass_fields__)
         query = f"SELECT {', '.join(fields)} FROM grades"
         params: tuple = ()
         if assignment is not None:
             query += " WHERE assignment = ?"
             params = (assignment,)
+            if submission_id is not None:
+                query += " AND submission_id = ?"
+                params = (assignment, submission_id)
         out = []
         for values in self.db.execute(query + " ORDER BY submission_id", params):
             data = dict(zip(fields, values))

@@ -9,6 +9,7 @@ the tables sortable), opens from disk in any browser.
 from __future__ import annotations
 
 import collections
+import functools
 import os
 import re
 import statistics
@@ -38,7 +39,10 @@ def fmt(points: float) -> str:
     return _fmt(round(float(points), 2))
 
 
+@functools.lru_cache(maxsize=1)
 def _env():
+    """One Environment per process: its templates are compiled once, not once per feedback page
+    (a class of 39 compiled them 80 times: ~40% of writing the exports)."""
     import jinja2
 
     return jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES)), autoescape=True,

@@ -146,7 +146,7 @@ class WorkerPool:
         method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
         self.ctx = multiprocessing.get_context(method)
         if method == "forkserver":
-            self.ctx.set_forkserver_preload(["autograder.grading.grade"])
+            self.ctx.set_forkserver_preload(["autograder.grading.grade", "autograder.engine.plugin"])
         self.workers: list[_Worker] = []
         self._started = 0
 
@@ -168,18 +168,8 @@ class WorkerPool:
         self.log_dir.mkdir(parents=True, exist_ok=True)
         self.workers = [self._spawn() for _ in range(min(self.jobs, len(pending)))]
         while pending or any(w.task for w in self.workers):
-            for i, worker in enumerate(self.workers):
-                if worker.task is None and pending:
-                    if not worker.process.is_alive():
-                        worker = self.workers[i] = self._replace(worker)
-                    entry = pending.popleft()
-                    try:
-                        worker.conn.send((entry.id, str(entry.path)))
-                    except (BrokenPipeError, OSError):
-                        pending.appendleft(entry)
-                        self.workers[i] = self._replace(worker)
-                        continue
-                    worker.task, worker.started = entry, time.monotonic()
+            for i in range(len(self.workers)):
+                self._feed(i, pending)
             busy = [w for w in self.workers if w.task]
             if not busy:
                 continue
@@ -198,6 +188,7 @@ class WorkerPool:
                     worker.started = time.monotonic()       # start-up and suite loading are not its time
                 elif message is not None:
                     worker.task = None
+                    self._feed(i, pending)          # its next submission first, then our bookkeeping
                     on_result(entry, message[1])
                 elif not worker.process.is_alive():
                     code = worker.process.exitcode
@@ -210,6 +201,22 @@ class WorkerPool:
                     self.workers[i] = self._replace(worker, kill=True)
                     on_result(entry, {"ok": False, "crashed": True, "wall": self.timeout, "cpu": 0.0,
                                       "error": f"grading took longer than {self.timeout:g} s and was stopped"})
+
+    def _feed(self, i: int, pending: collections.deque) -> None:
+        """Send worker I the next pending submission if it is idle (a dead one is replaced first)."""
+        worker = self.workers[i]
+        if worker.task is not None or not pending:
+            return
+        if not worker.process.is_alive():
+            worker = self.workers[i] = self._replace(worker)
+        entry = pending.popleft()
+        try:
+            worker.conn.send((entry.id, str(entry.path)))
+        except (BrokenPipeError, OSError):
+            pending.appendleft(entry)
+            self.workers[i] = self._replace(worker)
+            return
+        worker.task, worker.started = entry, time.monotonic()
 
     def _replace(self, worker: _Worker, kill: bool = False) -> _Worker:
         self._stop(worker, kill=kill)

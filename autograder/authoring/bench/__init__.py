@@ -55,6 +55,14 @@ from .targets import print_targets
 
 
 
+def _load() -> str:
+    """The load average (1, 5, 15 min): other work on the machine slows every figure down."""
+    try:
+        return "load average " + ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    except OSError:
+        return "load average unknown"
+
+
 def _int_list(text: str) -> list[int]:
     try:
         values = [int(x) for x in text.split(",") if x.strip()]
@@ -113,7 +121,7 @@ def run(args: argparse.Namespace) -> int:
         "root without namespaces" if sandbox["root"] else "not root: rlimits only")
     cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     print(f"autograder bench: {time.strftime('%Y-%m-%d %H:%M')}, {cpus} CPUs, Python {platform.python_version()}, "
-          f"{platform.system()} {platform.release()}, sandbox {mode}")
+          f"{platform.system()} {platform.release()}, sandbox {mode}; {_load()}")
     if not reaper:
         print("note: could not become a child subreaper; CPU of orphaned grandchildren may be missing")
     work = Path(tempfile.mkdtemp(prefix="autograder-bench-"))
@@ -143,7 +151,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"\nscratch kept in {work}")
         else:
             shutil.rmtree(work, ignore_errors=True)
-    print(f"\nbench done in {time.perf_counter() - started:.0f} s")
+    print(f"\nbench done in {time.perf_counter() - started:.0f} s; {_load()} (the figures are of a machine this busy)")
     return 0
 
 

@@ -115,19 +115,34 @@ def _tail(text: str, lines: int = 12) -> str:
 # --- (a) one submission ---------------------------------------------------------------------------
 
 def time_grades(path: str, stage: str, repeat: int) -> dict[str, Any]:
-    """In this (fresh) process: one cold grade, then REPEAT warm ones; wall and tree CPU of each."""
+    """In this (fresh) process: one cold grade(), then REPEAT warm grades as a batch worker makes
+    them (one grading session, grade_stream: each timed from taking the submission to its report);
+    wall and tree CPU of each."""
     from ...engine.program import close_references
     from ...engine.sandbox import template_scope
-    from ...grading.grade import grade
+    from ...grading.grade import grade, grade_stream
 
     runs = []
+    started: dict[str, float] = {}
+
+    def paths():
+        for _ in range(repeat):
+            started["cpu"], started["wall"] = tree_cpu(), time.perf_counter()
+            yield path
+
+    def deliver(report) -> None:
+        runs.append({"wall": time.perf_counter() - started["wall"], "cpu": tree_cpu() - started["cpu"],
+                     "score": report.score, "max": report.max_score})
+
     try:
         with template_scope():      # one sandbox template for all of them, as in a batch worker
-            for _ in range(1 + repeat):
-                cpu0, wall0 = tree_cpu(), time.perf_counter()
-                report = grade(path, ASSIGNMENT, stage=stage)
-                runs.append({"wall": time.perf_counter() - wall0, "cpu": tree_cpu() - cpu0,
-                             "score": report.score, "max": report.max_score})
+            cpu0, wall0 = tree_cpu(), time.perf_counter()
+            report = grade(path, ASSIGNMENT, stage=stage)
+            deliver_cold = {"wall": time.perf_counter() - wall0, "cpu": tree_cpu() - cpu0,
+                            "score": report.score, "max": report.max_score}
+            runs.append(deliver_cold)
+            if repeat:
+                grade_stream(paths(), deliver, ASSIGNMENT, stage)
     finally:
         close_references()
     return {"stage": stage, "runs": runs}
@@ -142,7 +157,7 @@ def bench_single(submission: Path, repeat: int, python: str) -> dict[str, Any]:
     spec = load_assignment(ASSIGNMENT)
     stages = [str(s.number) for s in spec.core_stages] + ["all"]
     print(f"\n(a) one submission: {relative(submission)}, cold = first grade() in a fresh process, "
-          f"warm = median of {repeat}")
+          f"warm = median of {repeat} more in one grading session (as a grade-all worker grades)")
     print(f"    {'stage':<7}{'score':>12}{'cold wall':>12}{'cold CPU':>11}{'warm wall':>12}{'warm CPU':>11}")
     rows: dict[str, dict[str, float]] = {}
     code = "from autograder.authoring.bench.measure import _child_time_grades; _child_time_grades()"
