@@ -59,6 +59,7 @@ class Case:
     program: str = ""                # an honest single bug: this tests/submissions file with EDITS
     edits: list[dict] = field(default_factory=list)
     stages_lost: list[int] = field(default_factory=list)   # a single bug loses points in these only
+    stages_zero: list[int] | None = None   # a program handed in stage by stage: exactly 0 in these
 
     @property
     def id(self) -> str:
@@ -165,6 +166,23 @@ def test_a_single_bug_costs_points_only_in_its_stage(batches, case):
     student = batches[case.course]["students"][case.name]
     lost = sorted(int(stage) for stage, (got, most) in student["stages"].items() if got < most - 1e-9)
     assert lost == case.stages_lost, student["problems"]
+
+
+STAGED = [case for case in CASES if case.stages_zero is not None]
+
+
+@pytest.mark.parametrize("case", STAGED, ids=[case.id for case in STAGED])
+def test_a_stage_not_written_gives_nothing(batches, case):
+    """A program handed in after stage N: every stage it does not lose gets all its points, every
+    stage not written exactly 0 (no check counts what a program without the stage's code does
+    anyway, nor excuses a failure there as stemming from an earlier stage's bug)."""
+    student = batches[case.course]["students"][case.name]
+    for stage, (got, most) in student["stages"].items():
+        if int(stage) in case.stages_zero:
+            assert got == 0, (stage, student["problems"])
+        elif int(stage) not in case.stages_lost:
+            assert got == pytest.approx(most, abs=1e-9), (stage, student["problems"])
+    assert set(case.stages_zero) <= set(case.stages_lost)
 
 
 @pytest.mark.parametrize("case", CASES, ids=[case.id for case in CASES])

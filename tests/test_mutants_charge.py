@@ -80,3 +80,19 @@ def test_an_aspect_matches_its_general_form():
     assert not same_aspect("asked for more input: a keep question too many", "asked for more input: another")
     assert not same_aspect("stopped: timeout", "stopped: ZeroDivisionError at line 5")
     assert not same_aspect("divergence: kept_rerolled", "divergence: dice_differ")
+
+
+def test_a_stage_whose_own_functions_are_stubs_gets_nothing_excused():
+    """A program handed in after stage 3 (stage 4's own functions the starter's stubs) with a
+    stage-2 bug in play_round: the stage-4 checks it stops are not excused (no points for nothing);
+    one stage-4 function written is enough for the rule to apply again."""
+    starter = YAHTZEE.starter.read_text(encoding="utf-8")
+    stage4_own = ["upper_bonus", "is_joker", "yahtzee_bonus", "joker_categories", "joker_score"]
+    assert not any(written(starter, [name]) for name in stage4_own)
+    # the reference's play_round (stage 2 written) with the starter's stage-4 stubs after it
+    stubs = SOURCE + "\n" + "".join(f"\ndef {name}(*args):\n    raise NotImplementedError\n" for name in stage4_own)
+    for source, excused in ((stubs, 0), (stubs + "\ndef is_joker(dice, card):\n    return len(set(dice)) == 1\n", 1)):
+        earlier, later = _result(12, "failed"), _result(19, "failed")
+        aspects = {id(earlier): "divergence: kept_rerolled", id(later): "divergence: kept_rerolled"}
+        assert excuse_repeats([earlier, later], aspects, YAHTZEE, source) == excused
+        assert (later.status == "passed") == bool(excused)

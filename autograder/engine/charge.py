@@ -20,8 +20,9 @@ What a course declares (data, no code):
 
 The rule: a failed check of problem N (stage s) is not charged when a linked problem M of an
 earlier stage failed a check with the SAME aspect in this submission (the earlier stage's
-failure reproduces in the stage-s scenario), and M's functions are written (no points for
-nothing: a stub is never excused).  A bug of stage s alone (a special rule, a bonus) either shows
+failure reproduces in the stage-s scenario), M's functions are written and so is one of stage
+s's own functions, if it has any (no points for nothing: a stub is never excused, nor a stage
+whose own code is all stubs).  A bug of stage s alone (a special rule, a bonus) either shows
 an aspect stage M never shows, or stage M's checks pass: it is charged.  The check passes with
 the feedback `Not charged: stems from P4 "..." (stage 2), already charged there.`
 Limits: a stage-s bug hidden behind the earlier failure (it shows only once that one is fixed)
@@ -112,6 +113,7 @@ def excuse_repeats(results: list, aspects: dict[int, str], assignment, source: s
         if aspect and result.status in ("failed", "skipped") and result.score < result.max_score:
             failures.setdefault(result.problem, []).append((aspect, result))
     is_written: dict[int, bool] = {}
+    stage_written: dict[int, bool] = {}
     excused = 0
     for result in results:
         aspect = aspects.get(id(result))
@@ -125,6 +127,10 @@ def excuse_repeats(results: list, aspects: dict[int, str], assignment, source: s
                 is_written[earlier] = written(source, functions[earlier])
             if not is_written[earlier]:
                 continue
+            if result.stage not in stage_written:
+                stage_written[result.stage] = _stage_written(assignment, result.stage, source)
+            if not stage_written[result.stage]:
+                continue
             what = result.output.split("\n", 1)[0].rstrip(".")
             result.status, result.score, result.hint = "passed", result.max_score, ""
             result.output = (f"Not charged: stems from P{earlier} \"{_title(stem.name)}\" (stage {stem.stage}), "
@@ -132,6 +138,16 @@ def excuse_repeats(results: list, aspects: dict[int, str], assignment, source: s
             excused += 1
             break
     return excused
+
+
+def _stage_written(assignment, stage: int, source: str) -> bool:
+    """Whether SOURCE writes one of STAGE's own functions (listed by its problems and by no earlier
+    stage's): a stage whose own code is all stubs gets nothing excused (a program handed in after
+    stage 3, with a stage-2 bug in play_round, gets no stage-4 points for the games it stops).  A
+    stage with no function of its own (all graded earlier too) needs none."""
+    earlier = {f for p in assignment.problems if p.stage < stage for f in p.functions}
+    own = {f for p in assignment.problems if p.stage == stage for f in p.functions} - earlier
+    return not own or any(written(source, [name]) for name in sorted(own))
 
 
 def same_aspect(one: str, other: str) -> bool:

@@ -306,6 +306,30 @@ def check_bonus(played: Played) -> None:
           "The Yahtzee bonus at the end of the game is wrong.", hint=hint, aspect="the Yahtzee bonus after the round")
 
 
+def shows_stage4(played: Played, student, reference) -> bool:
+    """Whether the student's game did something only stage 4 does (its rounds and Yahtzee bonus
+    passed the checks already): the reference's Yahtzee bonus, shown the same, or a Joker round
+    whose points differ from the plain score of its dice (full value), recorded as the reference
+    or the student's own joker_score (a joker_score bug is charged in problem 18) gives them.
+    A game where a program without stage-4 code plays exactly like the reference (a Joker forced
+    into an upper box, an upper total at the threshold) observes nothing of the stage."""
+    want = ref_bonus(played.ref)
+    if want and played.mine.card_value("Yahtzee Bonus") == want:
+        return True
+    for index, ref_round in enumerate(played.ref.rounds):
+        if "joker" not in ref_round.marks or ref_round.scored is None or index >= len(played.mine.scored):
+            continue
+        points, category = ref_round.scored
+        dice = ref_round.final_dice
+        plain = reference.call("score", category, dice)
+        mine = played.mine.scored[index]
+        if plain.status != "ok" or mine.category != category or mine.points == plain.value:
+            continue
+        if mine.points == points or mine.points == student.call_or_skip("joker_score", category, dice).value:
+            return True
+    return False
+
+
 def recorded_card(played: Played) -> Points:
     """The scorecard the student's game says it recorded (its Scored lines and its Yahtzee bonus)."""
     card: dict = {}
@@ -322,9 +346,11 @@ def ref_bonus(ref: RefGame) -> int:
     return shown if isinstance(shown, int) else 0
 
 
-def check_final(played: Played, student, reference, points: Points, *, returned: bool, scorecard: bool) -> None:
+def check_final(played: Played, student, reference, points: Points, *, returned: bool, scorecard: bool) -> int:
     """`Final score: N` is printed (last), N is the expected total; play_game returns it; the final
-    scorecard shows each round's points.  A wrong final_score costs points once (in its own checks)."""
+    scorecard shows each round's points.  A wrong final_score costs points once (in its own checks).
+    Returns the bonuses the printed total holds as the reference's (the total less the boxes' sum),
+    0 when it was accepted as the student's own final_score gives it."""
     import pytest
 
     from autograder.engine.checks import GraderFault
@@ -348,6 +374,7 @@ def check_final(played: Played, student, reference, points: Points, *, returned:
         if own.value != shown:
             _fail(played, f"The game printed `Final score: {shown}`; expected {expected}.",
                   "The final score printed at the end of the game is wrong.", expected=expected, got=shown)
+    bonuses = expected - sum(card[category] or 0 for category in CATEGORIES) if shown == expected else 0
     if not FINAL_LINE.match(mine.last_line):
         _fail(played, f"The last line of the game is {mine.last_line!r}; it should be `Final score: {shown}`.",
               "The last line of the game is not `Final score: N`.",
@@ -370,5 +397,4 @@ def check_final(played: Played, student, reference, points: Points, *, returned:
                 _fail(played, f"The final scorecard shows `{category}: {value}`; the game recorded "
                               f"{card[category]} points there.",
                       "The final scorecard does not show the points the game recorded.")
-
-
+    return bonuses

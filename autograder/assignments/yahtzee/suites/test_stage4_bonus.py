@@ -12,6 +12,7 @@ import pytest
 from autograder.assignments.yahtzee.suites import game as g
 from autograder.assignments.yahtzee.suites import round_checks as r
 from autograder.assignments.yahtzee.suites.common import (
+    BONUS_KEY,
     SUITE,
     describe,
     scorecard,
@@ -110,6 +111,22 @@ def test_bonus_game_rounds(student, reference, case):
     g.check_rounds(played)
     g.check_points(played, student, reference)
     g.check_bonus(played)
+    if not g.shows_stage4(played, student, reference) and not _joker_rounds_work(student, reference):
+        could_pass_by_doing_nothing()   # played as a program without stage 4 would: no points for nothing
+
+
+def _joker_rounds_work(student, reference) -> bool:
+    """Whether the student's play_round passes one of problem 19's Joker rounds (once per
+    submission): stage 4 written, so a seeded game that shows nothing of it still counts."""
+    def compute() -> bool:
+        for case in ROUNDS:
+            try:
+                r.check_round(student, reference, case)
+            except (Fail, pytest.skip.Exception):
+                continue
+            return True
+        return False
+    return student.memo(("yahtzee", "joker rounds work"), compute)
 
 
 @pytest.mark.problem(19)
@@ -166,4 +183,26 @@ def test_bonus_game_final(student, reference, case):
         pytest.skip("can't check the final score until the game finishes")
     if not played.mine.scored:      # no points for a game that scored nothing
         pytest.skip("can't check the final score: the game printed no `Scored N points in CATEGORY.` line")
-    g.check_final(played, student, reference, g.recorded_card(played), returned=False, scorecard=False)
+    bonuses = g.check_final(played, student, reference, g.recorded_card(played), returned=False, scorecard=False)
+    if not bonuses and not _final_score_adds_bonuses(student, reference):
+        could_pass_by_doing_nothing()   # a total without bonuses, from a final_score that adds none
+
+
+def _final_score_adds_bonuses(student, reference) -> bool:
+    """Whether the student's final_score adds the bonuses on one of problem 20's cards that has
+    some (the reference's total exceeds the boxes' sum): stage 4 written, so a game whose total
+    holds no bonus (its dice went elsewhere: a stage-2 bug charged there) still counts."""
+    for case in FINAL:
+        card = scorecard(case.get("filled"), case.get("bonus", 0))
+        expected = reference.call("final_score", card).value
+        own = r.own_value(student, "final_score", card)
+        if isinstance(expected, int) and expected > sum(card[category] or 0 for category in g.CATEGORIES) \
+                and own == expected:
+            return True
+        if card[BONUS_KEY]:     # the Yahtzee bonus added as the reference adds it (a stage-3 bug aside)
+            plain = dict(card, **{BONUS_KEY: 0})
+            own_plain = r.own_value(student, "final_score", plain)
+            if isinstance(own, int) and isinstance(own_plain, int) and \
+                    own - own_plain == expected - reference.call("final_score", plain).value:
+                return True
+    return False
