@@ -27,6 +27,7 @@ import ast
 import re
 from dataclasses import dataclass
 
+from autograder.engine.charge import written
 from autograder.engine.checks import GraderFault, could_pass_by_doing_nothing, explain
 from autograder.engine.divergence import first_divergence
 from autograder.engine.feedback import cut, ordinal, show
@@ -280,28 +281,6 @@ def works(student, reference, problem: int) -> bool:
     return student.memo(("swe3006 works", problem), lambda: (
         written(student.source, ASSIGNMENT.problem(problem).functions)
         or units.any_passes(student, reference, problem)))
-
-
-def written(source: str, methods: tuple[str, ...]) -> bool:
-    """Whether every one of METHODS is defined in SOURCE with real code: not a stub (a body of
-    one pass / ... / return of a constant or empty literal / raise) and no NotImplementedError."""
-    try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return False
-    found = {node.name: node for node in ast.walk(tree) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
-    for name in methods:
-        node = found.get(name)
-        if node is None:
-            return False
-        body = [n for n in node.body if not (isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant))]
-        if len(body) <= 1 and (not body or isinstance(body[0], (ast.Pass, ast.Raise)) or (
-                isinstance(body[0], ast.Return) and (body[0].value is None or isinstance(
-                    body[0].value, (ast.Constant, ast.List, ast.Dict, ast.Tuple, ast.Set))))):
-            return False
-        if any(isinstance(n, ast.Name) and n.id == "NotImplementedError" for n in ast.walk(node)):
-            return False
-    return True
 
 
 def method_at_line(source: str, line: int | None) -> str | None:
