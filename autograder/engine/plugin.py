@@ -89,6 +89,7 @@ class GradingPlugin:
         self._plan_flat: list = []
         self._checks: dict[int, tuple[pytest.Item, _Check]] = {}
         self._substitutions: dict[int, dict] = {}
+        self._functions: dict[int, frozenset[str]] = {}      # problem -> its functions' bare names
         self.public_only = public_only
         self.next_submission = next_submission    # () -> (Program, load_failure, context) | None
         self.deliver = deliver                    # (plugin, context) -> None, after each submission
@@ -368,12 +369,17 @@ class GradingPlugin:
     def _own_calls(self, problem: int) -> frozenset[str]:
         """The functions of PROBLEM (its row of the table) the check that just ran called in the
         student's program ("Class.method" counts as "method"); empty when it called none of them."""
-        try:
-            mine = set(self.assignment.problem(problem).functions)
-        except KeyError:
+        mine = self._functions.get(problem)
+        if mine is None:            # the problem's row, as bare names (once per session)
+            try:
+                listed = self.assignment.problem(problem).functions
+            except KeyError:
+                listed = ()
+            mine = self._functions[problem] = frozenset(name.rsplit(".", 1)[-1] for name in listed)
+        if not mine:
             return frozenset()
         called = {name.rsplit(".", 1)[-1] for name in getattr(self._student, "called", None) or ()}
-        return frozenset(called & {name.rsplit(".", 1)[-1] for name in mine})
+        return frozenset(called & mine)
 
     def no_points_for_nothing(self) -> None:
         """A passed check that a function doing nothing would pass (it expects None, 0, an empty
