@@ -10,13 +10,13 @@ reference's versions of the functions graded in other stages in place of the stu
 (Assignment.substitution), except in the checks marked own_functions.  A function graded in two
 stages cannot be substituted in the later one: a later failure with the same aspect (Fail(aspect=))
 as an earlier stage's failed check of that function is not charged again (engine/charge.py).
-Fixtures:              student, reference (Programs), assignment.
+Fixtures:              student, reference (Programs), assignment, record_property (a check says something when it passes).
 
 pytest collects the suites once per session; then each check runs through a light runner
 (setup checks, the test function with its parameters and fixtures, the verdict) rather than
 pytest's per-item protocol (hooks, reports, capture, logging: about 0.5 ms per check, 185 checks
-per student).  A check that asks for any other fixture or carries any other marker goes through
-pytest's protocol as before.  A grader-side hang is stopped by the same SIGALRM backstop as
+per student).  A check that asks for a fixture other than the plugin's (student, reference,
+assignment, record_property) or carries any other marker goes through pytest's protocol as before.  A grader-side hang is stopped by the same SIGALRM backstop as
 pytest-timeout (the ini's `timeout`) and recorded the same way.
 """
 
@@ -42,6 +42,7 @@ from .results import TestResult
 from .sandbox import Outcome
 
 FIXTURES = frozenset({"student", "reference", "assignment"})
+LIGHT_FIXTURES = FIXTURES | {"record_property"}       # the plugin's own record_property (below)
 MARKERS = frozenset({"problem", "points", "weight", "visibility", "depends", "parametrize", "own_functions"})
 BACKSTOP_S = 120.0      # pytest-timeout's default for the suites (engine/pytest.ini)
 
@@ -227,15 +228,19 @@ class GradingPlugin:
             self._plan_flat.extend(self.plan.get(item.nodeid, []))
 
     # -- the light runner -------------------------------------------------------------------------
-    @staticmethod
-    def _light_ok(item) -> bool:
-        """True when the check needs nothing of pytest's per-item machinery."""
+    def _light_ok(self, item) -> bool:
+        """True when the check needs nothing of pytest's per-item machinery: its fixtures are the
+        plugin's (record_property included: swe3006's checks say things when they pass)."""
         if not isinstance(item, pytest.Function) or getattr(item, "cls", None) is not None:
             return False
         names = set(item._fixtureinfo.argnames)
         params = set(getattr(getattr(item, "callspec", None), "params", {}) or {})
-        if names - params - FIXTURES or item._fixtureinfo.name2fixturedefs.keys() - FIXTURES - params:
+        defs = item._fixtureinfo.name2fixturedefs
+        if names - params - LIGHT_FIXTURES or defs.keys() - LIGHT_FIXTURES - params:
             return False
+        recorder = defs.get("record_property")
+        if recorder and getattr(recorder[-1].func, "__self__", None) is not self:
+            return False                  # a record_property of the suite's own: pytest runs it
         return all(m.name in MARKERS for m in item.iter_markers())
 
     def _run_light(self, item, backstop: float) -> None:
@@ -243,7 +248,8 @@ class GradingPlugin:
         if call.excinfo is not None:
             self._record(item, call)
             return
-        values = {"student": self._student, "reference": self._reference, "assignment": self.assignment}
+        values = {"student": self._student, "reference": self._reference, "assignment": self.assignment,
+                  "record_property": lambda name, value: item.user_properties.append((name, value))}
         params = getattr(getattr(item, "callspec", None), "params", {}) or {}
         kwargs = {name: params[name] if name in params else values[name] for name in item._fixtureinfo.argnames}
         function = item.obj
