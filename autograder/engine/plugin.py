@@ -230,7 +230,7 @@ class GradingPlugin:
     # -- the light runner -------------------------------------------------------------------------
     def _light_ok(self, item) -> bool:
         """True when the check needs nothing of pytest's per-item machinery: its fixtures are the
-        plugin's (record_property included: swe3006's checks say things when they pass)."""
+        plugin's (record_property included: a check may say something when it passes)."""
         if not isinstance(item, pytest.Function) or getattr(item, "cls", None) is not None:
             return False
         names = set(item._fixtureinfo.argnames)
