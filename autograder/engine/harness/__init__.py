@@ -23,7 +23,8 @@ base (imports, limits, captured builtins, control-flow exceptions), values (stud
 data), errors (exceptions -> dicts, compiling), lines (line I/O on fds), run (one request: output,
 scripted input, dice, timer, result), targets (what a call calls: functions, methods of the
 student's classes, the reference's substitutes), patches (stdio, input, exit, random), audit (what
-student code tried), proctree (children, kill, reap), worker (request processes), zygote (forks and
+student code tried), clean (the
+fresh runner's clean-state check), proctree (children, kill, reap), worker (request processes), zygote (forks and
 result lines), isolation (namespaces, root, uid, seccomp), entry (main, sandbox_main,
 template_main).  A name is defined in exactly one part (tests check it).
 """
@@ -32,8 +33,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-PARTS = ("../scripted", "base", "values", "errors", "lines", "run", "targets", "patches", "audit", "proctree", "worker",
-         "zygote", "isolation", "entry")
+PARTS = ("../scripted", "base", "values", "errors", "lines", "run", "targets", "patches", "audit", "clean", "proctree",
+         "worker", "zygote", "isolation", "entry")
 HERE = Path(__file__).resolve().parent
 
 
