@@ -115,6 +115,8 @@ def _os_exit(code):
         try:
             run.exit = (code & 0xFF, "os._exit", str(code))
             res = run.finish({"status": "exit"})
+            if "nonce" in run.req:          # (a fresh runner's request: the answer must carry it)
+                res["nonce"] = run.req["nonce"]
             res["recycle"] = True
             write_line(run.wfd, res)
         except BaseException:
