@@ -6,6 +6,7 @@ anything changed or unknown retires the runner, and the next request gets a new 
 The zygote takes the snapshot (CleanState) once, before gc.freeze: it never runs student code, so
 everything in it is the standard library's and the harness's own, and every runner shares it."""
 
+import _signal
 import builtins
 import gc
 import os
@@ -77,8 +78,8 @@ class CleanState:
                 if kind in _CONTAINERS:
                     watch(value, kind)
                 elif isinstance(value, type):
-                    if not value.__flags__ & _IMMUTABLE_TYPE:
-                        watch(value.__dict__, dict)      # a patched class attribute
+                    if not value.__flags__ & _IMMUTABLE_TYPE:     # a patched class attribute: its
+                        watch(gc.get_referents(value.__dict__)[0], dict)  # dict itself, not a proxy
                 elif kind not in _PLAIN:
                     inner = getattr(value, "__dict__", None)    # an object's attributes (random._inst,
                     if type(inner) is dict:                     # sys.stdout, os.environ and its data)
@@ -131,10 +132,9 @@ def _settings():
     return (sys.getrecursionlimit(), sys.getswitchinterval(), sys.get_int_max_str_digits(), sys.gettrace(),
             sys.getprofile(), sys.getdlopenflags(), tuple(sys.get_asyncgen_hooks()),
             sys.get_coroutine_origin_tracking_depth(), gc.isenabled(), gc.get_threshold(), gc.get_debug(),
-            gc.get_freeze_count(), mask, os.getpriority(os.PRIO_PROCESS, 0), os.getpgrp(), os.getsid(0),
-            os.sched_getaffinity(0), signal.pthread_sigmask(signal.SIG_BLOCK, ()),
-            tuple(signal.getitimer(t) for t in _ITIMERS), tuple(resource.getrlimit(r) for r in _RLIMITS),
-            tuple(signal.getsignal(s) for s in _SIGNALS))
+            mask, os.getpriority(os.PRIO_PROCESS, 0), os.getpgrp(), os.getsid(0), os.sched_getaffinity(0),
+            _signal.pthread_sigmask(signal.SIG_BLOCK, ()), tuple(map(_signal.getitimer, _ITIMERS)),
+            tuple(map(resource.getrlimit, _RLIMITS)), tuple(map(_signal.getsignal, _SIGNALS)))
 
 
 def _fds():
@@ -142,9 +142,15 @@ def _fds():
     return sorted(os.listdir("/proc/self/fd"))
 
 
+_PAGE = resource.getpagesize()
+
+
 def _vm_size():
     try:
-        with open("/proc/self/statm", "rb") as f:
-            return int(f.read().split()[0]) * resource.getpagesize()
+        fd = os.open("/proc/self/statm", os.O_RDONLY)
+        try:
+            return int(os.read(fd, 100).split()[0]) * _PAGE
+        finally:
+            os.close(fd)
     except (OSError, ValueError, IndexError):
         return 1 << 62
