@@ -49,49 +49,53 @@ class CleanState:
 
     def _take(self):
         self.modules = dict(sys.modules)
-        self.nmodules = len(self.modules)
         self.random = random.getstate()
-        self.restored, skip = [], set()
+        self.restored, skip = [], {id(sys.modules)}
         for mod_name, attr in _RESTORED:
             cache = getattr(self.modules.get(mod_name), attr, None)
             if type(cache) is dict:
                 self.restored.append((cache, dict(cache)))
                 skip.add(id(cache))
-        live, copies, seen = [], [], skip
+        harness = globals()
+        self.harness = dict(harness)        # its _RUN is the request's during the check
+        skip.add(id(harness))
+        dicts, others, seen = [], [], skip
 
-        def watch(obj, copy):
+        def watch(obj):
             if id(obj) not in seen:
                 seen.add(id(obj))
-                live.append(obj)
-                copies.append(copy(obj))
+                (dicts if type(obj) is dict else others).append(obj)
 
-        harness = globals()
         for mod in self.modules.values():
             names = getattr(mod, "__dict__", None)
             if type(names) is not dict:
                 continue
-            if names is harness:
-                self.harness = len(live)      # its _RUN is the request's during the check
-            watch(names, dict)
+            watch(names)
             for value in list(names.values()):
                 kind = type(value)
                 if kind in _CONTAINERS:
-                    watch(value, kind)
+                    watch(value)
                 elif isinstance(value, type):
                     if not value.__flags__ & _IMMUTABLE_TYPE:     # a patched class attribute: its
-                        watch(gc.get_referents(value.__dict__)[0], dict)  # dict itself, not a proxy
+                        watch(gc.get_referents(value.__dict__)[0])  # dict itself, not a proxy
                 elif kind not in _PLAIN:
                     inner = getattr(value, "__dict__", None)    # an object's attributes (random._inst,
                     if type(inner) is dict:                     # sys.stdout, os.environ and its data)
-                        watch(inner, dict)
+                        watch(inner)
                         for item in list(inner.values()):
                             if type(item) in _CONTAINERS:
-                                watch(item, type(item))
-        self.live, self.copies = live, copies
+                                watch(item)
+        self.dicts, self.others = dicts, others
+        self.other_copies = [type(obj)(obj) for obj in others]
+        # Any change to a dict (a name rebound, added or removed; a value set) gives it a new
+        # version (PEP 509): one C call per dict instead of comparing every entry (about 13k).
+        self.dict_copies = None if _version is not None else [dict(d) for d in dicts]
 
     def base(self):
-        """A runner's own start (after its fork): its settings, open fds and address space."""
-        return _settings(), _fds(), _vm_size()
+        """A runner's own start (after its fork and its patches): its settings, open fds, address
+        space and the versions of the dicts watched."""
+        return (_settings(), _fds(), _vm_size(),
+                list(map(_version, self.dicts)) if _version is not None else None)
 
     def restore(self, stem):
         """After a request, before the check: what a fresh fork would not have (the student's
@@ -111,7 +115,7 @@ class CleanState:
         """True when everything the check sees is as in the snapshot (BASE: the runner's start).
         Cheapest first.  Compares can meet objects the student put there (their __eq__ runs): the
         caller runs this under the request's timer and takes any exception as unclean."""
-        if len(sys.modules) != self.nmodules or len(os.listdir("/proc/self/task")) != 1:
+        if len(os.listdir("/proc/self/task")) != 1 or sys.modules != self.modules:
             return False
         try:
             os.waitpid(-1, os.WNOHANG)     # any child at all (alive or not): unclean
@@ -121,8 +125,25 @@ class CleanState:
         gc.collect()               # a finalizer of the request's garbage runs now, not in the next one
         if gc.garbage or run.dirty or _settings() != base[0] or _fds() != base[1] or _vm_size() > base[2] + VM_GROWTH:
             return False
-        self.copies[self.harness]["_RUN"] = run
-        return self.copies == self.live
+        if _version is not None:
+            if list(map(_version, self.dicts)) != base[3]:
+                return False
+        elif self.dict_copies != self.dicts:
+            return False
+        self.harness["_RUN"] = run
+        return self.other_copies == self.others and self.harness == globals()
+
+
+def _dict_version():
+    """CPython's own version of a dict (PEP 509), from its C test module, or None without it."""
+    try:
+        import _testcapi
+        return _testcapi.dict_get_version
+    except (ImportError, AttributeError):
+        return None
+
+
+_version = _dict_version()
 
 
 def _settings():
