@@ -32,6 +32,10 @@ VM_GROWTH = 16 << 20            # address space a runner may gain before it is r
 _PATCHED = (sys, builtins, os, posix, random)     # the modules install_patches writes to
 
 
+def runner_possible():
+    return _version is not None
+
+
 class CleanState:
     """What a fresh fork of the zygote looks like (as a request sees it: with the patches every
     request installs), and the test that a runner still does."""
@@ -85,17 +89,15 @@ class CleanState:
                         for item in list(inner.values()):
                             if type(item) in _CONTAINERS:
                                 watch(item)
-        self.dicts, self.others = dicts, others
-        self.other_copies = [type(obj)(obj) for obj in others]
         # Any change to a dict (a name rebound, added or removed; a value set) gives it a new
         # version (PEP 509): one C call per dict instead of comparing every entry (about 13k).
-        self.dict_copies = None if _version is not None else [dict(d) for d in dicts]
+        self.dicts, self.others = dicts, others
+        self.other_copies = [type(obj)(obj) for obj in others]
 
     def base(self):
         """A runner's own start (after its fork and its patches): its settings, open fds, address
         space and the versions of the dicts watched."""
-        return (_settings(), _fds(), _vm_size(),
-                list(map(_version, self.dicts)) if _version is not None else None)
+        return _settings(), _fds(), _vm_size(), list(map(_version, self.dicts))
 
     def restore(self, stem):
         """After a request, before the check: what a fresh fork would not have (the student's
@@ -125,17 +127,15 @@ class CleanState:
         gc.collect()               # a finalizer of the request's garbage runs now, not in the next one
         if gc.garbage or run.dirty or _settings() != base[0] or _fds() != base[1] or _vm_size() > base[2] + VM_GROWTH:
             return False
-        if _version is not None:
-            if list(map(_version, self.dicts)) != base[3]:
-                return False
-        elif self.dict_copies != self.dicts:
+        if list(map(_version, self.dicts)) != base[3]:
             return False
         self.harness["_RUN"] = run
         return self.other_copies == self.others and self.harness == globals()
 
 
 def _dict_version():
-    """CPython's own version of a dict (PEP 509), from its C test module, or None without it."""
+    """CPython's own version of a dict (PEP 509), from its C test module; None without it (then
+    there is no fresh runner: every fresh request is a fork of its own)."""
     try:
         import _testcapi
         return _testcapi.dict_get_version

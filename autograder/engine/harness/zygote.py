@@ -22,7 +22,7 @@ from .base import (
     _real_exit,
     _sched,
 )
-from .clean import CleanState
+from .clean import CleanState, runner_possible
 from .errors import compile_source
 from .lines import _pidfd, write_all, write_line
 from .patches import _on_alarm, _on_xcpu, prepare_random
@@ -67,7 +67,7 @@ class Zygote:
         # Fresh requests share a runner while it stays clean; that needs our own procfs (threads
         # and children of the runner are read there) and the snapshot of a clean process.
         self.runner = None
-        self.clean = CleanState(cfg["filename"]) if self.use_proc and cfg.get("fresh_runner", True) else None
+        self.clean = CleanState(cfg["filename"]) if self.use_proc and runner_possible() else None
         gc.collect()
         gc.freeze()   # fewer copy-on-write faults in the forks
 
