@@ -346,7 +346,7 @@ class Transcript:
 
 _SEEN: dict[tuple[int, str], tuple[Protocol, Transcript]] = {}
 _SEEN_MAX = 256
-_SEEN_TEXT_MAX = 1 << 18          # characters of events text kept (a huge hostile run is just read)
+_SEEN_TEXT_MAX = 1 << 16          # characters of events text kept (a longer run is just read)
 _EVENTS_KEY = json.JSONEncoder().encode      # JSON data only (what bounds.events gives): else not kept
 
 
