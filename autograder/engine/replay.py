@@ -355,7 +355,7 @@ def read_transcript(outcome, protocol: Protocol) -> Transcript:
     students' games print what the reference's print: a run with the very events of one read
     before (the same JSON text) gets that reading, with its own outcome (a worker parses each
     distinct game once, not once per student).  Nothing changes a Transcript once read (the
-    reference's rounds are read from a copy of their own, _read_reference)."""
+    reference's rounds number rolls of their own, _read_reference)."""
     try:
         key = (id(protocol), _EVENTS_KEY(outcome.events or []))
     except (TypeError, ValueError, RecursionError):
@@ -458,7 +458,9 @@ def read_reference(outcome, protocol: Protocol) -> RefGame:
 
 
 def _read_reference(outcome, protocol: Protocol) -> RefGame:
-    game = _read_transcript(outcome, protocol)     # its own: the rounds below number its rolls
+    reading = read_transcript(outcome, protocol)   # shared with every student's run that prints the same
+    # ... but its rolls are its own: the rounds below number them
+    game = dataclasses.replace(reading, rolls=[dataclasses.replace(roll) for roll in reading.rolls])
     rounds: list[Round] = []
     current: Round | None = None
     answer_kind: list[str] = []
