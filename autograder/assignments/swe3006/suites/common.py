@@ -31,7 +31,7 @@ from autograder.engine.charge import written
 from autograder.engine.checks import GraderFault, could_pass_by_doing_nothing, explain
 from autograder.engine.divergence import first_divergence
 from autograder.engine.feedback import cut, ordinal, show
-from autograder.engine.replay import Protocol, read_reference, read_transcript
+from autograder.engine.replay import Protocol, read_reference, read_transcript, reads_once
 from autograder.engine.suite import Fail, Suite
 
 SUITE = Suite(__file__)
@@ -195,6 +195,7 @@ class Line:
 _SPACES = re.compile(r"\s+")
 
 
+@reads_once
 def protocol_lines(text: str) -> list[Line]:
     """The lines of TEXT the grader reads (assignment.toml [protocol]), in order; everything
     else (banner, menu items, blank lines, table borders, echoed answers) is skipped.
