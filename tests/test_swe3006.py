@@ -294,18 +294,24 @@ def _integration_ids() -> set[str]:
 def test_later_stages_run_the_references_methods(reports):
     """Charge once by construction: with the reference's calculate_score set on the student's
     class, no check of stages 2-4 sees a stage-1 bug but the one integration check per stage (the
-    student's own methods), which says the difference stems from problem 1 and costs nothing."""
+    student's own methods), which is not charged again (its note names problem 1's failed check)."""
     integration = _integration_ids()
     assert len(integration) == 3
     report = reports["mutant:upper-counts-not-sums"]
     excused = {t.test_id.split("[", 1)[1].rstrip("]").split(": ", 1)[-1] for t in report.tests
                if "Not charged" in t.output}
     assert excused == integration
-    # logic copied into recording_phase cannot be substituted: its checks say where it stems from
+    # logic copied into recording_phase cannot be substituted: its checks name a score's aspect
+    # ("score: Twos"), which P1's failures show too, and engine/charge.py charges it once
     inlined = reports["mutant:inlined-scoring-with-upper-counts"]
     notes = [t for t in inlined.tests if "Not charged" in t.output]
     assert {t.problem for t in notes} == {7, 11, 12}
-    assert all(t.score == t.max_score and "calculate_score" in t.output for t in notes)
+    assert all(t.score == t.max_score and "P1" in t.output and "stage 1" in t.output for t in notes)
+    by_charge = [t for t in notes if t.output.startswith('Not charged: stems from P1 "Scoring: ')]
+    assert {t.problem for t in by_charge} == {7} and len(by_charge) == 4
+    # the same program with the copy called by its name: the reference's scoring runs, nothing differs
+    assert not [t for t in reports["mutant:upper-counts-not-sums"].tests
+                if t.problem == 7 and t.output.startswith("Not charged: stems from")]
 
 
 def test_an_earlier_stages_bug_is_not_charged_again(reports):
@@ -313,7 +319,7 @@ def test_an_earlier_stages_bug_is_not_charged_again(reports):
     report = reports["mutant:upper-counts-not-sums"]
     excused = [t for t in report.tests if "Not charged" in t.output]
     assert excused and all(t.stage > 1 and t.score == t.max_score for t in excused)
-    assert all("calculate_score" in t.output and "stage 1" in t.output for t in excused)
+    assert all('P1 Scoring: ' in t.output and "stage 1" in t.output for t in excused)
 
 
 # ---------------------------------------------------------------------------------------
