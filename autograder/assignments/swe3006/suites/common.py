@@ -31,9 +31,9 @@ from dataclasses import dataclass
 
 from autograder.engine.charge import stopped_aspect
 from autograder.engine.checks import GraderFault, could_pass_by_doing_nothing, explain
-from autograder.engine.divergence import first_divergence
+from autograder.engine.divergence import first_divergence, first_line_difference
 from autograder.engine.feedback import cut, ordinal, show
-from autograder.engine.replay import Protocol, read_reference, read_transcript
+from autograder.engine.replay import Line, LineGrammar, Protocol, read_reference, read_transcript
 from autograder.engine.suite import Fail, Suite
 
 SUITE = Suite(__file__)
@@ -41,8 +41,6 @@ ASSIGNMENT = SUITE.assignment
 CLASS = ASSIGNMENT.extra["class_name"]
 RULES = SUITE.rules
 CATEGORIES: list[str] = list(RULES["categories"])
-PROTOCOL = {key: re.compile(value) for key, value in ASSIGNMENT.extra["protocol"].items()
-            if isinstance(value, str) and key != "prompt"}
 WARNINGS: dict[str, str] = dict(ASSIGNMENT.extra["protocol"]["warnings"])
 REPLAY = Protocol.of(ASSIGNMENT)       # the engine's reading of the dice lines and rolls (divergence)
 DIVERGENCE_KINDS = {"kept_rerolled", "dice_differ", "too_few", "dice_line_order", "dice_line_wrong",
@@ -179,40 +177,32 @@ def stopped(outcome, call: Call, *, hidden: bool) -> str | None:
 # Reading a transcript
 # ---------------------------------------------------------------------------------------
 
-@dataclass(frozen=True)
-class Line:
-    kind: str
-    text: str              # the line, stripped, inner spaces collapsed
-    groups: tuple = ()     # the regex's named groups (kind-specific)
-
-    def show(self) -> str:
-        return self.text
+def _fields(kind: str, match: re.Match) -> tuple:
+    """A line's fields: its named groups as (name, value) pairs, inner spaces collapsed (free
+    spacing and optional outer bars, as the handout allows, compare equal)."""
+    return tuple((k, " ".join(v.split())) for k, v in match.groupdict().items() if v is not None)
 
 
-_SPACES = re.compile(r"\s+")
+GRAMMAR = LineGrammar.of(ASSIGNMENT.extra["protocol"], [k for k, v in ASSIGNMENT.extra["protocol"].items()
+                                                        if isinstance(v, str) and k != "prompt"],
+                         strip=True, normal=_fields)
 
 
 def protocol_lines(text: str) -> list[Line]:
-    """The lines of TEXT the grader reads (assignment.toml [protocol]), in order; everything
-    else (banner, menu items, blank lines, table borders, echoed answers) is skipped.
-    ENGINE CANDIDATE: a line grammar from the assignment's protocol table (replay.py)."""
-    found = []
-    for raw in (text or "").splitlines():
-        line = raw.strip()
-        if not line:
-            continue
-        for kind, pattern in PROTOCOL.items():
-            match = pattern.match(line)
-            if match:
-                groups = tuple((k, v) for k, v in match.groupdict().items() if v is not None)
-                # Free spacing and optional outer bars (handout): compare one canonical form.
-                if kind == "row":
-                    line = f"| {match['category']} | {match['score']} |"
-                elif kind == "header":
-                    line = "| Category | Score |"
-                found.append(Line(kind, _SPACES.sub(" ", line), groups))
-                break
-    return found
+    """The lines of TEXT the grader reads (assignment.toml [protocol], each stripped of
+    surrounding spaces), in order; everything else (banner, menu items, blank lines, table
+    borders, echoed answers) is skipped."""
+    return GRAMMAR.read(text)
+
+
+def shown(line: Line) -> str:
+    """LINE as feedback shows it: one canonical form (a row as `| Twos | 4 |`)."""
+    fields = dict(line.fields)
+    if line.kind == "row":
+        return f"| {fields['category']} | {fields['score']} |"
+    if line.kind == "header":
+        return "| Category | Score |"
+    return " ".join(line.text.split())
 
 
 def of_kind(lines: list[Line], *kinds: str) -> list[Line]:
@@ -223,15 +213,6 @@ def rolls(outcome) -> list[int]:
     """The values random.randint returned, in order (the sandbox records every call)."""
     return [event[1] for event in outcome.events or () if event and event[0] == "roll" and len(event) > 1]
 
-
-def first_difference(mine: list[Line], theirs: list[Line]) -> int | None:
-    """The index of the first protocol line where MINE and THEIRS differ (None: equal)."""
-    for index, (a, b) in enumerate(zip(mine, theirs)):
-        if a.text != b.text:
-            return index
-    if len(mine) != len(theirs):
-        return min(len(mine), len(theirs))
-    return None
 
 
 # ---------------------------------------------------------------------------------------
@@ -265,7 +246,7 @@ def check_call(student, reference, call: Call, problem: int, compare: Compare, *
         could_pass_by_doing_nothing(ref.value)
     theirs = _view(protocol_lines(ref.stdout), compare.kinds)
     mine = _view(protocol_lines(got.stdout), compare.kinds)
-    index = first_difference(mine, theirs)
+    index = first_line_difference(mine, theirs)
     detail, aspect = _difference(got, ref, call, compare, mine, theirs, index, why, hidden=False)
     if detail is None:
         return
@@ -320,7 +301,7 @@ def line_aspect(mine: list[Line], theirs: list[Line], index: int) -> str:
         return f"{theirs[index].kind} line missing"
     if index >= len(theirs):
         return f"an extra {mine[index].kind} line"
-    got, want = dict(mine[index].groups), dict(theirs[index].groups)
+    got, want = dict(mine[index].fields), dict(theirs[index].fields)
     if mine[index].kind != theirs[index].kind:
         return f"{theirs[index].kind} line: printed a {mine[index].kind} line"
     if want.get("category") and got.get("category") == want["category"] and got.get("score") != want.get("score"):
@@ -376,23 +357,23 @@ def _difference_text(mine: list[Line], theirs: list[Line], index: int, hidden: b
     if index >= len(mine):
         want = theirs[index]
         return (f"Its output stops before an expected {want.kind.replace('_', ' ')} line." if hidden else
-                f"Its output is missing the line {want.show()!r} (the {_ordinal(index + 1)} line the "
+                f"Its output is missing the line {shown(want)!r} (the {_ordinal(index + 1)} line the "
                 f"grader reads).")
     if index >= len(theirs):
         extra = mine[index]
         return (f"It prints an unexpected {extra.kind.replace('_', ' ')} line." if hidden else
-                f"It printed {extra.show()!r} where the reference's output had ended (the "
+                f"It printed {shown(extra)!r} where the reference's output had ended (the "
                 f"{_ordinal(index + 1)} line the grader reads).")
     got, want = mine[index], theirs[index]
     if hidden:
         return (f"Its output differs from the expected one at a {want.kind.replace('_', ' ')} line"
                 + (f" (it printed a {got.kind.replace('_', ' ')} line)." if got.kind != want.kind else "."))
     if got.kind != want.kind:
-        return (f"Expected the line {want.show()!r} here (the {_ordinal(index + 1)} line the grader reads), "
-                f"but the next line it could read is {got.show()!r}.  The grader reads only the lines "
+        return (f"Expected the line {shown(want)!r} here (the {_ordinal(index + 1)} line the grader reads), "
+                f"but the next line it could read is {shown(got)!r}.  The grader reads only the lines "
                 f"the handout lists, spelled exactly: check yours, and the order of the game's steps.")
-    return (f"The {_ordinal(index + 1)} line the grader reads is {got.show()!r}, but expected "
-            f"{want.show()!r}.")
+    return (f"The {_ordinal(index + 1)} line the grader reads is {shown(got)!r}, but expected "
+            f"{shown(want)!r}.")
 
 
 def _rolls_text(got_outcome, ref_outcome, hidden: bool) -> str:
