@@ -314,6 +314,16 @@ def test_later_stages_run_the_references_methods(reports):
                 if t.problem == 7 and t.output.startswith("Not charged: stems from")]
 
 
+def test_a_method_two_stages_grade_is_charged_once_by_its_aspect(reports):
+    """play is graded in stages 3 and 4 (P11, P12) and leads to the two players' end (P13,
+    [[stems]]): sheet-then-roll's P11 bug shows in a P13 game as the same first difference (a dice
+    line where the round line belongs), which engine/charge.py does not charge again."""
+    report = reports["mutant:sheet-then-roll"]
+    by_charge = [t for t in report.tests if t.output.startswith('Not charged: stems from P11 "The game: ')]
+    assert [t.problem for t in by_charge] == [13] and all(t.score == t.max_score for t in by_charge)
+    assert "(stage 3)" in by_charge[0].output
+
+
 def test_an_earlier_stages_bug_is_not_charged_again(reports):
     """A stage-1 bug shows in the tables of every later game: those checks say where it comes from."""
     report = reports["mutant:upper-counts-not-sums"]
