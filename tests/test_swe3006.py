@@ -314,6 +314,24 @@ def test_later_stages_run_the_references_methods(reports):
                 if t.problem == 7 and t.output.startswith("Not charged: stems from")]
 
 
+def test_aspects_name_what_differed_in_the_graders_words():
+    """What engine/charge.py matches across stages (no sandbox: the suite's line reading and
+    aspects on hand-made text)."""
+    from autograder.assignments.swe3006.suites.common import attribute_aspect, line_aspect, protocol_lines
+
+    ref = protocol_lines("Round 1\n  |  Twos   |   4 |\nCurrent score: 4\n")
+    assert [line.kind for line in ref] == ["round", "row", "current"]
+    assert protocol_lines("Round 1\n| Twos | 4 |\nCurrent score: 4") == ref        # spacing, bars free
+    assert line_aspect(protocol_lines("Round 1\n| Twos | 2 |\n"), ref, 1) == "score: Twos"
+    assert line_aspect(protocol_lines("Round 1\nCurrent dice combination: [1, 2, 3, 4, 5]\n"), ref, 1) == \
+        "row line: printed a dice line"
+    assert line_aspect(protocol_lines("Round 1\n"), ref, 1) == "row line missing"
+    assert line_aspect(protocol_lines("Round 2\n"), ref, 0) == "round line differs"
+    assert attribute_aspect("recorded_score_sheet", [{"Twos": 2}], [{"Twos": 4}]) == "score: Twos"
+    assert attribute_aspect("recorded_score_sheet", [{"Aces": 2}], [{"Twos": 4}]) == "attribute: recorded_score_sheet"
+    assert attribute_aspect("current_round", 3, 2) == "attribute: current_round"
+
+
 def test_a_method_two_stages_grade_is_charged_once_by_its_aspect(reports):
     """play is graded in stages 3 and 4 (P11, P12) and leads to the two players' end (P13,
     [[stems]]): sheet-then-roll's P11 bug shows in a P13 game as the same first difference (a dice
