@@ -592,14 +592,16 @@ def spaced_groups(kind: str, match: re.Match) -> tuple:
 @dataclass
 class LineGrammar:
     """The line kinds of an assignment's [protocol] table, tried in order on each line (after
-    trailing whitespace is cut).  IGNORE: lines skipped whatever they hold.  TAILS: a line is
-    also tried from after each ': ' or '? ' in it, where a prompt answered without echo runs into
-    the next printed text.  NORMAL(kind, match) makes a line's fields (default: spaced_groups)."""
+    trailing whitespace is cut; STRIP: leading whitespace too).  IGNORE: lines skipped whatever
+    they hold.  TAILS: a line is also tried from after each ': ' or '? ' in it, where a prompt
+    answered without echo runs into the next printed text.  NORMAL(kind, match) makes a line's
+    fields (default: spaced_groups)."""
 
     kinds: dict[str, re.Pattern]
     ignore: re.Pattern | None = None
     tails: bool = False
     normal: Callable[[str, re.Match], tuple] = spaced_groups
+    strip: bool = False
 
     @classmethod
     def of(cls, protocol: dict, kinds: Iterable[str], **options: Any) -> LineGrammar:
@@ -615,7 +617,7 @@ class LineGrammar:
     def _read(self, text: str | None) -> list[Line]:
         found = []
         for raw in (text or "").splitlines():
-            line = raw.rstrip()
+            line = raw.strip() if self.strip else raw.rstrip()
             if self.ignore is not None and self.ignore.match(line):
                 continue
             for candidate in _tails(line) if self.tails else (line,):
