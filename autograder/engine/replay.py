@@ -658,14 +658,6 @@ def read_once(reader: object, text: str | None, read: Callable[[str | None], lis
     return list(lines)
 
 
-def reads_once(function: Callable[[str], list]) -> Callable[[str], list]:
-    """FUNCTION(text), a pure reading of printed text into frozen lines, through read_once."""
-    @functools.wraps(function)
-    def reading(text: str) -> list:
-        return read_once(reading, text, function)
-    return reading
-
-
 def _tails(text: str) -> list[str]:
     """TEXT and what follows each ': ' or '? ' in it."""
     return [text] + [text[match.end():] for match in re.finditer(r"[:?] ", text)]
