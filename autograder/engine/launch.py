@@ -4,6 +4,7 @@ pre-booted template (template_scope); the harness code it is sent; the grader's 
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import os
 import select
@@ -320,6 +321,24 @@ def _child_pipes():
 
 
 _harness_cache: bytes | None = None
+
+
+@functools.lru_cache(maxsize=16)
+def compiled_reference(text: str) -> str | None:
+    """TEXT (the reference or a reference_without of it: trusted code, never a student's) compiled
+    once per grader process and marshalled, base64: the sandbox loads it in ~0.05 ms instead of
+    compiling it in every sandbox life (~2 ms).  None when the sandbox runs another interpreter
+    than this one (the marshal format is per version): then the sandbox compiles the text."""
+    if _python() != os.path.realpath(sys.executable):
+        return None
+    import base64
+    import marshal
+
+    try:
+        code = compile(text, "<reference>", "exec", dont_inherit=True)
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return None                # the sandbox compiles it and says what is wrong, as before
+    return base64.b64encode(marshal.dumps(code)).decode("ascii")
 
 
 def _harness_source() -> bytes:

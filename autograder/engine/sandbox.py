@@ -71,6 +71,7 @@ from .launch import (
     _Proc,
     _spawn,
     _template,
+    compiled_reference,
     template_scope,
 )
 from .outcomes import _build, _internal, _number, _secs
@@ -408,6 +409,8 @@ class Sandbox:
             "tmp_mb": max(16, 4 * self.limits.fsize_mb),
             "seccomp": (seccomp.filter_bpf() or b"").hex(), "reference": self.reference,
         }
+        if self.reference is not None and (code := compiled_reference(self.reference)) is not None:
+            cfg.update(reference=None, reference_code=code)   # compiled once per grader process
         env = _env(workdir)
         template = _template() if root and iso["pid_namespace"] else None
         try:

@@ -1,7 +1,9 @@
 """Entry points: main (python -c BOOT <fd>), sandbox_main (one sandbox: config, isolate, serve) and
 template_main (the grader's pre-booted template that forks one sandbox per request)."""
 
+import binascii
 import gc
+import marshal
 import os
 import random
 import signal
@@ -43,11 +45,20 @@ def sandbox_main(ctl_fd, res_fd):
             applied.update(become_sandbox_user(cfg))
         else:
             applied.update(limit_self(cfg))
+        load_reference(cfg)
         zygote = Zygote(cfg, ctl, ctl_fd, res_fd, applied)
     except BaseException:
         write_line(res_fd, {"t": "fatal", "error": traceback.format_exc()})
         _real_exit(1)
     zygote.serve()
+
+
+def load_reference(cfg):
+    """The reference's code the grader compiled (trusted; marshalled by this very interpreter)."""
+    global _REFERENCE
+    data = cfg.pop("reference_code", None)
+    if data:
+        _REFERENCE = marshal.loads(binascii.a2b_base64(data))
 
 
 def template_main(sock_fd):
