@@ -9,9 +9,11 @@ read (tests/test_hostile_round2.py `notes_between_sandboxes` grades the same as 
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from test_sandbox import *  # noqa: F403  (the same tests, collected again with student roots)
-from test_sandbox import ISO
+from test_sandbox import ISO, call
 
 from autograder.engine import launch
 from autograder.engine.sandbox import Sandbox, template_scope
@@ -45,3 +47,53 @@ def _in_a_family(request):
     if ISO["uid_drop"] and ISO["pid_namespace"] and request.node.name not in SPAWN_TOO:
         for box in started:
             assert box.applied.get("started") in ("student_root", None), box.applied
+
+
+NOTES = (Path(__file__).resolve().parent / "corpus" / "round2" / "notes_between_sandboxes.py").read_text()
+PROBES = NOTES + '''
+
+def found():
+    return sorted(_FOUND)
+
+
+def me():
+    return [_ME, _os.getuid()]
+
+
+def plant(name):
+    """A note under another life's name, in this life: what a leak would look like."""
+    _leave_notes(name)
+    return len(_HELD)
+'''
+
+
+@needs_root
+def test_the_lives_of_one_student_find_no_note_of_one_another(make):
+    """A student's own sandbox and two substitution variants (each with another part of the
+    reference), forked by one student root: none finds the others' notes in any channel (files
+    in /tmp, /var/tmp, /dev/shm, an abstract unix socket, a POSIX message queue, processes of
+    another uid), while a note planted inside one life under another name is found there (the
+    probe works)."""
+    own = make(PROBES)
+    stage1 = make(PROBES, reference="def score_chance(dice):\n    return sum(dice)\n")
+    stage2 = make(PROBES, reference="def reroll(dice, keep):\n    return dice\n")
+    lives = (own, stage1, stage2)
+    seen = []
+    for box in lives:
+        who = call(box, "me", fresh=False)
+        assert who.status == "ok", who
+        seen.append(who.value)
+        assert call(box, "found", fresh=False).value == [], box.applied
+        assert call(box, "found").value == []
+    assert seen[0][0] == "own" and len({name for name, _ in seen}) == 3, seen
+    assert len({uid for _, uid in seen}) == 3, "two lives of one student share a uid"
+    assert all(box.applied["started"] == "student_root" for box in lives)
+    assert all(box.applied["compiled"] == "student_root" for box in lives)
+    # The probe works: in one life, a note under another life's name is found at once.
+    assert call(stage1, "plant", "intruder", fresh=False).value == 2     # its own socket and the plant
+    planted = call(stage1, "found").value
+    assert {"/tmp/note-intruder", "/var/tmp/note-intruder", "/dev/shm/note-intruder", "@note-intruder",
+            "mq:intruder"} <= set(planted), planted
+    for box in (own, stage2):                      # ...and nowhere else, fresh or in the worker
+        assert call(box, "found").value == []
+        assert call(box, "found", fresh=False).value == []
