@@ -20,7 +20,9 @@ Sandbox.applied says what a started sandbox actually got.
 
 Inside a template_scope (a grading session), as root with a pid namespace, the child is not a
 new interpreter but a fork of one pre-booted template process (harness/entry.py) that then
-isolates itself the same way; saves starting Python and loading the harness per sandbox.
+isolates itself the same way; saves starting Python and loading the harness per sandbox.  A
+student's sandboxes (a Family: its own and its substitution variants) are forked by one student
+root instead (launch.StudentRoot): the minimal root built and the source compiled once per student.
 
 Deliberate details: fresh=False calls run in one long-lived "shared worker" forked from the
 zygote, so the zygote itself never imports the student module and every fresh fork starts

@@ -87,7 +87,8 @@ def template_main(sock_fd):
     of input.  It reaps its children as they exit (so their CPU time is counted as the grader's).
     It also forks student roots (root_main) on request: one socket end instead of three pipes."""
     import _socket
-    import ctypes  # noqa: F401  (the isolation setup loads it; every child has it already)
+    import ctypes  # noqa: F401  (the isolation setup loads them: every child has them already)
+    import resource  # noqa: F401
     sock = _socket.socket(fileno=sock_fd)
     os.dup2(os.open(os.devnull, os.O_RDWR), 0)
     fork_server(sock, roots=True)
