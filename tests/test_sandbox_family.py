@@ -89,6 +89,7 @@ def test_the_lives_of_one_student_find_no_note_of_one_another(make):
     assert len({uid for _, uid in seen}) == 3, "two lives of one student share a uid"
     assert all(box.applied["started"] == "student_root" for box in lives)
     assert all(box.applied["compiled"] == "student_root" for box in lives)
+    assert all(box.applied["student_root"] == ["uts", "readonly_root"] for box in lives)
     # The probe works: in one life, a note under another life's name is found at once.
     assert call(stage1, "plant", "intruder", fresh=False).value == 2     # its own socket and the plant
     planted = call(stage1, "found").value

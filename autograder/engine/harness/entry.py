@@ -49,7 +49,7 @@ def sandbox_main(ctl_fd, res_fd, built=None):
         applied = {"root": bool(cfg.get("root"))}
         if cfg.get("root"):
             if cfg.get("namespaces") and built is not None:
-                applied.update(enter_life_namespaces(cfg, built), student_root=True)
+                applied.update(enter_life_namespaces(cfg, built), student_root=["uts", "readonly_root"])
             elif cfg.get("namespaces"):
                 applied.update(enter_namespaces(cfg))
             pid_one = built is not None and os.getpid() == 1     # forked into its pid namespace
