@@ -13,8 +13,6 @@ import traceback
 
 from .base import _dumps, _loads, _real_exit
 from .isolation import (
-    CLONE_NEWPID,
-    _Libc,
     become_sandbox_user,
     compile_unprivileged,
     enter_life_namespaces,
@@ -52,12 +50,11 @@ def sandbox_main(ctl_fd, res_fd, built=None):
                 applied.update(enter_life_namespaces(cfg, built), student_root=["uts", "readonly_root"])
             elif cfg.get("namespaces"):
                 applied.update(enter_namespaces(cfg))
-            pid_one = built is not None and os.getpid() == 1     # forked into its pid namespace
-            if cfg.get("pidns") and not pid_one:
+            if cfg.get("pidns"):
                 pid = os.fork()
                 if pid:
                     outer_wait(pid, (ctl_fd, res_fd))
-            applied.update(become_sandbox_user(cfg, late_ipc=built is not None, parent_is_root=pid_one))
+            applied.update(become_sandbox_user(cfg, late_ipc=built is not None))
         else:
             applied.update(limit_self(cfg))
         load_reference(cfg)
@@ -106,7 +103,6 @@ def root_main(sock, setup):
     namespaces, private folders, uid, rlimits and seccomp (isolation.enter_life_namespaces)."""
     global _ROOT_COMPILED
     try:
-        own_pidns = os.open("/proc/self/ns/pid", os.O_RDONLY)     # (before the root hides /proc)
         built = root_setup(setup)
         data = compile_unprivileged(setup)
         if data is not None:
@@ -115,18 +111,14 @@ def root_main(sock, setup):
         sock.send(_dumps({"t": "fatal", "error": traceback.format_exc()[-2000:]}).encode())
         _real_exit(1)
     sock.send(_dumps({"t": "ready"}).encode())
-    fork_server(sock, built=built, own_pidns=own_pidns)
+    fork_server(sock, built=built)
 
 
-def fork_server(sock, roots=False, built=None, own_pidns=None):
+def fork_server(sock, roots=False, built=None):
     """Fork one sandbox process per message on SOCK (its three pipe ends come with it), or a
     student root (ROOTS: the template only; one socket end comes with it); answer each with the
-    child's pid and a pidfd; exit at end of input.  BUILT: in a student root, what it set up.
-    OWN_PIDNS (a student root: an fd of its own pid namespace): each life is forked straight
-    into a new pid namespace as its pid 1 (no outer process waiting for it); the root then sets
-    its children's pid namespace back to its own."""
+    child's pid and a pidfd; exit at end of input.  BUILT: in a student root, what it set up."""
     import _socket
-    lib = _Libc() if own_pidns is not None else None
     signal.signal(signal.SIGCHLD, _reap_children)
     space = _socket.CMSG_SPACE(3 * 4)
     gc.collect()
@@ -154,11 +146,7 @@ def fork_server(sock, roots=False, built=None, own_pidns=None):
             for fd in fds:
                 os.close(fd)
             continue
-        newpid = lib is not None and not root and lib.try_call("unshare", CLONE_NEWPID)
         pid = os.fork()
-        if newpid and pid != 0 and not lib.try_call("setns", own_pidns, CLONE_NEWPID):
-            _kill(pid)                # cannot fork the next life outside this one's namespace
-            break
         if pid == 0:
             try:
                 sock.close()

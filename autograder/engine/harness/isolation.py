@@ -62,10 +62,9 @@ def enter_life_namespaces(cfg, built):
     ipc and pid namespaces, and its own private tmpfs /tmp, /var/tmp and /dev/shm mounted over
     the root's empty read-only folders.  BUILT: what root_setup applied."""
     lib = _Libc()
-    pid_one = os.getpid() == 1        # forked into its own pid namespace by the root (fork_server)
-    flags = CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC | (CLONE_NEWPID if cfg["pidns"] and not pid_one else 0)
+    flags = CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC | (CLONE_NEWPID if cfg["pidns"] else 0)
     lib.call("unshare", "unshare", flags)
-    applied = {"namespaces": ["mount", "net", "ipc", "uts"] + (["pid"] if cfg["pidns"] or pid_one else []),
+    applied = {"namespaces": ["mount", "net", "ipc", "uts"] + (["pid"] if cfg["pidns"] else []),
                "network": "none"}       # IPC limits: become_sandbox_user, once its /proc is mounted
     applied.update(built)
     applied["private_tmp"] = mount_private(lib, cfg["tmp_mb"])
@@ -293,7 +292,7 @@ def set_rlimits(limits, nproc):
     return applied
 
 
-def become_sandbox_user(cfg, late_ipc=False, parent_is_root=False):
+def become_sandbox_user(cfg, late_ipc=False):
     """Still root: /proc for the new pid namespace, the work dir, limits; then drop to the sandbox uid."""
     lib = _Libc()
     applied = {}
@@ -315,8 +314,7 @@ def become_sandbox_user(cfg, late_ipc=False, parent_is_root=False):
     os.setresuid(uid, uid, uid)
     applied["no_new_privs"] = lib.try_call("prctl", PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
     if cfg["pidns"]:
-        if not parent_is_root:      # (a student root's life is the grader's to kill, not its root's)
-            lib.try_call("prctl", PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        lib.try_call("prctl", PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     else:       # no pid namespace: be the reaper of escaped processes ourselves
         applied["subreaper"] = lib.try_call("prctl", PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
     try:
