@@ -9,6 +9,8 @@ read (tests/test_hostile_round2.py `notes_between_sandboxes` grades the same as 
 
 from __future__ import annotations
 
+import os
+import signal
 from pathlib import Path
 
 import pytest
@@ -98,3 +100,45 @@ def test_the_lives_of_one_student_find_no_note_of_one_another(make):
     for box in (own, stage2):                      # ...and nowhere else, fresh or in the worker
         assert call(box, "found").value == []
         assert call(box, "found", fresh=False).value == []
+
+
+def _memory_holds(pid: int, needle: bytes) -> bool:
+    """Whether NEEDLE is anywhere in the readable memory of process PID (read as root)."""
+    with open(f"/proc/{pid}/maps") as maps, open(f"/proc/{pid}/mem", "rb", buffering=0) as mem:
+        for line in maps:
+            span, perms = line.split()[:2]
+            if not perms.startswith("r") or line.rstrip().endswith(("[vvar]", "[vsyscall]")):
+                continue
+            lo, hi = (int(x, 16) for x in span.split("-"))
+            try:
+                mem.seek(lo)
+                if needle in mem.read(hi - lo):
+                    return True
+            except (OSError, OverflowError, ValueError):
+                continue
+    return False
+
+
+@needs_root
+def test_the_student_root_never_holds_the_reference_and_its_lives_outlive_it(make):
+    """The root forks every life of a student, so what it holds every life holds: it gets the
+    student's source (compiled by its helper), never the reference, which each variant gets on
+    its own pipe.  A life does not die with its root; a root that died is replaced for the
+    student's next lives."""
+    marker = "reference_only_function_of_stage_two"
+    own = make("def f():\n    return 1\n")
+    variant = make("def f():\n    return 1\n",
+                   reference=f"def {marker}():\n    return 'SECRET-{marker}'\n")
+    assert call(own, "f").status == "ok"
+    assert call(variant, "f", substitute={"names": [marker], "keep": ["f"]}).status == "ok"
+    family = own.family
+    assert family is variant.family and family.root is not None
+    root_pid = family.root.handle.pid
+    assert _memory_holds(root_pid, b"def f():"), "the probe cannot see the root's memory"
+    assert not _memory_holds(root_pid, marker.encode()), "the student root holds the reference"
+    os.kill(root_pid, signal.SIGKILL)
+    family.root.handle.wait(timeout=5)
+    assert call(own, "f", fresh=False).status == "ok"           # its lives go on without it
+    late = make("def f():\n    return 1\n")
+    assert call(late, "f").status == "ok"
+    assert late.applied["started"] == "student_root" and family.root.handle.pid != root_pid
