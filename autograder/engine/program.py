@@ -248,8 +248,9 @@ class Program:
         self.trials[0] += 1
         if trial.status != "timeout":
             return trial, False
-        if trial.stopped_in is not None and tuple(trial.stopped_in) in self.loops:
-            self.trials[2] += 1
+        if trial.endless or (trial.stopped_in is not None and tuple(trial.stopped_in) in self.loops):
+            self.trials[2] += 1       # proved endless, or the loop a full-limit run already ran out in
+            self._note_loop(trial)
             return trial, False
         self.trials[1] += 1
         served = False

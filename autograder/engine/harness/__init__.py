@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-PARTS = ("../scripted", "base", "values", "errors", "lines", "run", "targets", "patches", "audit", "proctree", "worker",
+PARTS = ("../scripted", "base", "values", "errors", "lines", "endless", "run", "targets", "patches", "audit", "proctree", "worker",
          "zygote", "isolation", "entry")
 HERE = Path(__file__).resolve().parent
 
