@@ -44,6 +44,10 @@ DEFAULT_BUDGET_S = 15.0  # all of a student's requests together (a slow-but-fini
 # its timer stopped it in a function where a long run of this student already ran out (_trial).
 TRIAL_FLOOR_S = 0.25
 TRIAL_FACTOR = 50.0
+# Once a request of a submission finished only at its own limit (its trial ran out: slow but
+# finite), later trials of that submission get at least SLOW_FACTOR x the time that request took:
+# a slow program pays its runs, not a failed trial before each (a trial's outcome is the run's).
+SLOW_FACTOR = 2.0
 
 
 def default_limits() -> Limits:
@@ -120,6 +124,8 @@ class Program:
         self.loops: set[tuple] = _owner.loops if _owner else set()   # (function, first line) where a
         #                                        request ran out of its full limit (an endless loop)
         self.trials = [0, 0, 0] if _owner is None else _owner.trials  # trials run, run again, charged short
+        self.slow_seen = [0.0] if _owner is None else _owner.slow_seen   # the longest run that finished
+        #                                        after its trial ran out (later trials get twice that)
         self._times: tuple[int, dict[str, float | None]] | None = None     # (cache size, cpu_time's index)
         self.timed_out: set[str] = set()         # functions that ran out of time in call_or_skip
         self.loaded_early: tuple[Outcome, int] | None = None   # load_early's (probe, requests run ahead)
@@ -218,7 +224,7 @@ class Program:
         cpu = ref.cpu_time(request)
         if cpu is None:
             return None
-        limit = max(TRIAL_FLOOR_S, TRIAL_FACTOR * cpu)
+        limit = max(TRIAL_FLOOR_S, TRIAL_FACTOR * cpu, SLOW_FACTOR * self.slow_seen[0])
         own = request.timeout if request.timeout is not None else self.limits.wall_s
         return limit if limit < own else None
 
@@ -267,6 +273,9 @@ class Program:
         if again.status == "timeout":
             self._note_loop(trial)
             self._note_loop(again)
+        else:                  # slow but finite: trials as long as what it showed it needs
+            took = max(again.cpu, again.elapsed - again.wait)
+            self.slow_seen[0] = max(self.slow_seen[0], min(took, 60.0))
         again.elapsed = round(again.elapsed + trial.elapsed, 4)
         again.cpu = round(again.cpu + trial.cpu, 4)
         again.wait = round(again.wait + trial.wait, 4)
