@@ -75,3 +75,32 @@ def test_hidden_feedback_has_no_data(mutant, folder):
             assert leak not in test.output, (test.name, test.output)
         assert not re.search(r"\[\d", test.output), (test.name, test.output)
         assert not re.search(r"\[\d", test.name), test.name
+
+
+def test_a_passed_checks_note_is_in_every_report(folder):
+    """A check excused by engine/charge.py passes with a note; the plain-text report (what `grade`
+    prints, grade-all's .txt feedback), the Markdown one and the feedback page show it under
+    that check, not only JSON and Gradescope (three-rerolls: P12's bug, not charged in stage 4)."""
+    from autograder.grading.gradebook import Row
+    from autograder.grading.report import render_feedback
+
+    report = graded("three-rerolls", folder)
+    excused = [t for t in report.tests if t.status == "passed" and t.output.startswith("Not charged: stems from P12 ")]
+    assert excused and {t.stage for t in excused} == {4}
+    text = reporters.to_text(report).splitlines()
+    for test in excused:
+        at = text.index(f"    PASS {test.name}")          # listed though it passed (no --verbose)
+        assert text[at + 1] == "      " + test.output.splitlines()[0]
+    noted = [t for t in report.tests if t.status == "passed" and t.output]   # also the plugin's own-functions notes
+    assert sum(line.startswith("    PASS ") for line in text) == len(noted) > len(excused)  # a plain pass says nothing
+    markdown = reporters.to_markdown(report)
+    assert all(f"### {test.name}" in markdown and test.output.splitlines()[0] in markdown for test in excused)
+
+    row = Row(assignment="yahtzee", submission_id="three-rerolls", content_hash="", stage="all", status="graded",
+              score=report.score, max_score=report.max_score, tests=report.to_dict()["tests"],
+              report=report.to_dict(), feedback="", error="", wall_time=0.0, cpu_time=0.0, grader_version="",
+              graded_at="", source="", times_graded=1)
+    page = render_feedback(row, report)
+    passing = re.findall(r'<li class="status-passed">(.*?)</li>', page, re.S)
+    assert len([item for item in passing if "<pre>Not charged: stems from P12 " in item]) == len(excused)
+    assert len([item for item in passing if "<pre>" in item]) == len(noted)

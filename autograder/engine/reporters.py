@@ -78,10 +78,11 @@ def to_text(report: GradeReport, verbose: bool = False) -> str:
             lines.append(f"  Problem {problem} {titles.get(problem, '')}: {passed}/{len(tests)} checks passed"
                          f"  [{fmt(p_got)} / {fmt(p_top)}]")
             for test in tests:
-                if (test.status == "passed" and not verbose) or (report.error and test.output == report.error):
+                if (test.status == "passed" and not verbose and not test.output) or \
+                        (report.error and test.output == report.error):
                     continue
                 lines.append(f"    {MARK[test.status]} {test.name}")
-                if test.output and test.status != "passed":
+                if test.output:      # a passed check's output is its note ("Not charged: stems from ...")
                     lines.append(_indent(test.output))
     lines.append("")
     lines.append(closing_line(report))
@@ -154,9 +155,9 @@ def to_markdown(report: GradeReport) -> str:
             for test in tests:
                 lines.append(f"| {problem} {titles.get(problem, '')} | {test.name} | {test.status} | "
                              f"{fmt(test.score)} / {fmt(test.max_score)} |")
-        failing = [t for p in problems.values() for t in p
-                   if t.status != "passed" and t.output and t.output != report.error]
-        for test in failing:
+        said = [t for p in problems.values() for t in p       # failures, and passed checks' notes
+                if t.output and t.output != report.error]
+        for test in said:
             lines += ["", f"### {markdown_inline(test.name)}", "", fence(plain(test.output))]
     lines += ["", closing_line(report), ""]
     return "\n".join(lines)

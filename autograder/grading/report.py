@@ -286,7 +286,7 @@ def render_feedback(row: Row, report: GradeReport, late: str = "", strategy_plot
         for problem in sorted({t.problem for t in report.tests if t.stage == stage}):
             tests = [t for t in report.tests if t.stage == stage and t.problem == problem]
             names = _unique([clean_name(t.name, problem) for t in tests])
-            checks = [{"name": name, "status": t.status, "output": t.output if t.status != "passed" else "",
+            checks = [{"name": name, "status": t.status, "output": t.output,    # a passed check's: its note
                        "points": f"{fmt(t.score)} / {fmt(t.max_score)}"} for name, t in zip(names, tests)]
             failing = [c for c in checks if c["status"] != "passed"]
             problems.append({"number": problem, "title": titles.get(problem, ""), "checks": checks,
