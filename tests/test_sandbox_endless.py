@@ -18,7 +18,7 @@ from autograder.engine.sandbox import Limits, Request, Sandbox
 LIMITS = Limits(wall_s=4.0)
 
 SOURCE = '''
-import mmap, os, signal, threading, time
+import functools, mmap, os, signal, threading, time
 
 def spin():
     while True:
@@ -35,9 +35,32 @@ class Game:
         while rounds < 13:
             rounds = 0
 
-def calls_in_the_loop():
-    while True:
-        abs(1)
+def forgot_to_step(dice):       # the classic: i never moves on (len() only reads its argument)
+    i, count = 0, 0
+    while i < len(dice):
+        if dice[i] == 7:
+            count = count + 1
+
+def cycles(counts):              # the state comes back every three passes
+    i = 0
+    while 3 not in counts:
+        i = (i + 1) % len(counts)
+
+def calls_in_the_loop():         # the clock is state from outside the loop
+    while time.time() > 0:
+        pass
+
+def steps_through_next():        # next() changes the iterator: not a function that only reads
+    it = iter(range(3_000_000))
+    while next(it) < 2_999_999:
+        pass
+    return "next"
+
+def steps_through_a_partial():   # a call the profiler cannot name (a partial of next)
+    step = functools.partial(next, iter(range(3_000_000)))
+    while step() < 2_999_999:
+        pass
+    return "partial"
 
 # The finite loops below run for about 0.2-0.5 s: long enough to be looked at (LOOK_AFTER).
 def counts_up():
@@ -104,10 +127,12 @@ def sandbox():
         yield box
 
 
-@pytest.mark.parametrize("func", ["spin", "flag_never_set", "Game.play"])
+ARGS = {"flag_never_set": [1], "forgot_to_step": [[1, 2, 3, 4, 5]], "cycles": [[1, 2, 2]]}
+
+
+@pytest.mark.parametrize("func", ["spin", "flag_never_set", "Game.play", "forgot_to_step", "cycles"])
 def test_a_loop_that_cannot_change_is_stopped_at_once(sandbox, func):
-    request = Request("call", func, [1] if func == "flag_never_set" else [],
-                      instance={} if "." in func else None)
+    request = Request("call", func, ARGS.get(func, []), instance={} if "." in func else None)
     outcome = sandbox.run(request)
     assert (outcome.status, outcome.endless) == ("timeout", True)
     assert outcome.stopped_in is not None and outcome.stopped_in[0] == func.split(".")[-1]
@@ -122,7 +147,7 @@ def test_a_loop_that_calls_is_left_to_its_limit(sandbox):
 
 @pytest.mark.parametrize("func, value", [
     ("counts_up", 3_000_000), ("ids_could_repeat", 10 ** 6 + 6_000_000), ("grows_in_place", 3_000_000),
-    ("waits_for_a_thread", "thread"), ("waits_for_a_signal", "signal"), ("waits_for_shared_memory", "memory"),
+    ("steps_through_next", "next"), ("steps_through_a_partial", "partial"), ("waits_for_a_thread", "thread"), ("waits_for_a_signal", "signal"), ("waits_for_shared_memory", "memory"),
 ])
 def test_a_finite_loop_is_never_proved_endless(sandbox, func, value):
     outcome = sandbox.run(Request("call", func))

@@ -39,8 +39,8 @@ def spin(seconds):
         pass
 
 def f(n):
-    while True:          # an endless loop that calls a function on every pass (the sandbox
-        abs(n)           # cannot prove it endless: tests/test_sandbox_endless.py)
+    while True:          # an endless loop that reads the clock on every pass (the sandbox
+        time.time()      # cannot prove it endless: tests/test_sandbox_endless.py)
 
 def g(n):                # slow but finite: over the trial limit, well under its own
     spin(0.35)

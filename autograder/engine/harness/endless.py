@@ -3,11 +3,12 @@
 The soft timer ticks early (LOOK_AFTER after the request starts, then every LOOK_EVERY until its
 limit); at a tick inside the student's code, look() watches the interrupted frame opcode by
 opcode (sys.settrace, f_trace_opcodes) for a few loop passes.  The loop is proved endless when the
-frame comes back to the same loop head with every local bound to the very same object as on the
-pass before, and everything it ran in between is an opcode that cannot change any state and
-cannot run other code: no call (a 'call' event of any Python frame ends the watch, and no CALL
-opcode is allowed), no store but into a local, no in-place operator, no iteration, no exception.
-The same state then gives the same pass forever.  The locals seen are kept alive, so an object's
+frame comes back to the same loop head with every local bound to the very same objects as on an
+earlier pass, and everything it ran in between is an opcode that cannot change any state and
+cannot run other code: no call but of a built-in that only reads its arguments (_PURE: len, abs,
+str.lower...; a 'call' event of any Python frame ends the watch, so does a CALL of anything else),
+no store but into a local, no in-place operator, no iteration, no exception.  The same state then
+gives the same passes forever.  The locals seen are kept alive, so an object's
 id cannot be reused by a new one.  What could still change a state from outside is refused
 before watching: another thread, a child process, a Python signal handler of the student's, a
 trace or profile function, memory shared with any other process (a shared mapping that is not a
@@ -26,7 +27,7 @@ LOOK_AFTER = 0.03         # seconds after a request starts: its first look (hone
 LOOK_EVERY = 0.05         # then a look at every tick until its limit (each costs microseconds)
 MAX_LOOKS = 20            # looks per request (each ends at its first call or change of state)
 MAX_OPS = 4000            # opcodes watched in one look
-_PASSES = 3               # loop-head arrivals with a changed state before a look gives up
+_PASSES = 12              # loop-head arrivals with a new state before a look gives up
 _INPLACE = 13             # BINARY_OP arguments from here on are in-place (list += ... mutates)
 _STILL = frozenset((
     "NOP", "RESUME", "CACHE", "EXTENDED_ARG", "PUSH_NULL", "POP_TOP", "COPY", "SWAP",
@@ -36,9 +37,20 @@ _STILL = frozenset((
     "POP_JUMP_BACKWARD_IF_FALSE", "POP_JUMP_FORWARD_IF_NONE", "POP_JUMP_FORWARD_IF_NOT_NONE",
     "POP_JUMP_BACKWARD_IF_NONE", "POP_JUMP_BACKWARD_IF_NOT_NONE", "JUMP_IF_TRUE_OR_POP",
     "JUMP_IF_FALSE_OR_POP", "COMPARE_OP", "IS_OP", "CONTAINS_OP", "BINARY_OP", "BINARY_SUBSCR",
-    "UNARY_NOT", "UNARY_NEGATIVE", "UNARY_POSITIVE", "UNARY_INVERT", "GET_LEN"))
+    "UNARY_NOT", "UNARY_NEGATIVE", "UNARY_POSITIVE", "UNARY_INVERT", "GET_LEN",
+    "LOAD_METHOD", "PRECALL", "KW_NAMES", "CALL"))   # a call: only of a function in _PURE (on_profile)
 _STILL_OPS = frozenset(i for i, name in enumerate(opcode.opname) if name in _STILL)
 _BINARY_OP = opcode.opmap.get("BINARY_OP", -1)
+_CALL = opcode.opmap.get("CALL", -1)
+# Built-in functions and methods that read their arguments and change nothing (no iterator
+# consumed, no object changed); one that calls Python code (a __len__, an __eq__) shows as a call.
+_PURE_CALLS = frozenset((len, abs, ord, chr, round, divmod, isinstance, callable))
+_PURE_METHODS = {
+    str: frozenset(("lower", "upper", "strip", "lstrip", "rstrip", "startswith", "endswith", "split",
+                    "replace", "find", "index", "count", "isdigit", "isalpha", "isspace", "isupper",
+                    "islower")),
+    list: frozenset(("count", "index")), tuple: frozenset(("count", "index")), dict: frozenset(("get",)),
+}
 _OURS = set()             # the harness's own signal handlers (patches adds them)
 
 
@@ -51,8 +63,8 @@ class _Look:
         self.ops = 0
         self.last = -1
         self.head = None                            # the loop head: where a backward jump landed
-        self.seen = None                            # (ids of the locals, the locals kept alive)
-        self.passes = 0
+        self.seen = {}                              # ids of the locals at each pass -> the locals
+        self.calling = False                        # a CALL ran: its function must be in _PURE
 
     def stop(self):
         run = self.run
@@ -62,6 +74,7 @@ class _Look:
         in_student, run.in_student = run.in_student, False     # the harness's own settrace: not
         try:                                                     # the student's attempt
             sys.settrace(None)
+            sys.setprofile(None)
         finally:
             run.in_student = in_student
 
@@ -70,6 +83,15 @@ class _Look:
         if event == "call":
             self.stop()
         return None
+
+    def on_profile(self, frame, event, arg):
+        """The thread's profile function: the function a CALL called must be in _PURE."""
+        if self.run.looking is not self:
+            return
+        if event == "c_call" and self.calling and _pure(arg):
+            self.calling = False
+        elif event in ("call", "c_call"):
+            self.stop()
 
     def on_frame(self, frame, event, arg):
         if frame is not self.frame or self.run.looking is not self:
@@ -82,6 +104,10 @@ class _Look:
         at = frame.f_lasti
         op = self.code[at]
         self.ops += 1
+        if self.calling:                            # the last CALL called no function of _PURE
+            self.stop()
+            return None
+        self.calling = op == _CALL
         if (op not in _STILL_OPS or (op == _BINARY_OP and self.code[at + 1] >= _INPLACE)
                 or self.ops > MAX_OPS):
             self.stop()
@@ -91,20 +117,19 @@ class _Look:
             self.head = at
         if back and at == self.head:
             names = frame.f_locals
-            values = list(names.values())           # kept alive with seen: ids stay unique
+            values = list(names.values())           # kept alive in seen: ids stay unique
             ids = tuple(zip(names, map(id, values)))
-            if self.seen is not None and self.seen[0] == ids:
-                self.proved()
-            self.seen = (ids, values)
-            self.passes += 1
-            if self.passes > _PASSES:
+            if ids in self.seen:                    # the state of an earlier pass: a cycle
+                self.proved(values)
+            self.seen[ids] = values
+            if len(self.seen) > _PASSES:
                 self.stop()
                 return None
         return self.on_frame
 
-    def proved(self):
+    def proved(self, values):
         run = self.run
-        run.kept.append(self.seen)
+        run.kept.append((self.seen, values))
         self.stop()
         run.endless = True
         run.timed_out = True
@@ -129,10 +154,19 @@ def look(run, frame):
         frame.f_trace_opcodes = True
         frame.f_trace = watch.on_frame
         sys.settrace(watch.on_call)
+        sys.setprofile(watch.on_profile)
     except Exception:                            # noqa: BLE001 -- no proof; the limit stops it as before
         run.looking = None
     finally:
         run.in_student = in_student
+
+
+def _pure(func):
+    """FUNC (what a profile 'c_call' event names) reads its arguments and changes nothing."""
+    if func in _PURE_CALLS:
+        return True
+    names = _PURE_METHODS.get(type(getattr(func, "__self__", None)))
+    return names is not None and func.__name__ in names
 
 
 def _quiet():
