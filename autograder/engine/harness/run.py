@@ -215,6 +215,8 @@ class Run:
             finally:
                 self.in_student = False
                 signal.setitimer(signal.ITIMER_REAL, 0)
+                if self.looking is not None:      # a look still watching (endless.py): no trace
+                    self.looking.stop()           # function outlives the student's code
         except BaseException as e:
             return self.classify(e)
         return {"status": "ok", "value": value}
