@@ -280,9 +280,8 @@ class Program:
         if again.status == "timeout":
             self._note_loop(trial)
             self._note_loop(again)
-        else:                  # slow but finite: trials as long as what it showed it needs
-            took = max(again.cpu, again.elapsed - again.wait)
-            self.slow_seen[0] = max(self.slow_seen[0], min(took, 60.0))
+        else:                  # slow but finite: trials as long as the CPU it showed it needs
+            self.slow_seen[0] = max(self.slow_seen[0], min(again.cpu, 60.0))   # (not wall time: the load's)
         again.elapsed = round(again.elapsed + trial.elapsed, 4)
         again.cpu = round(again.cpu + trial.cpu, 4)
         again.wait = round(again.wait + trial.wait, 4)
