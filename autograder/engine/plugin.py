@@ -22,6 +22,7 @@ pytest-timeout (the ini's `timeout`) and recorded the same way.
 
 from __future__ import annotations
 
+import contextlib
 import re
 import signal
 import sys
@@ -63,6 +64,7 @@ class _Check:
     depends: tuple
     family: str               # the test function's name (originalname)
     name: str                 # "test_x[param]"
+    substitute: dict | None   # what its calls run with (Assignment.substitution), None: the student's own
 
 
 HIDDEN_WITHHELD = ("This hidden check failed.  Its usual feedback would repeat text your program chose "
@@ -86,6 +88,7 @@ class GradingPlugin:
         self._plan_from: dict[str, int] = {}
         self._plan_flat: list = []
         self._checks: dict[int, tuple[pytest.Item, _Check]] = {}
+        self._substitutions: dict[int, dict] = {}
         self.public_only = public_only
         self.next_submission = next_submission    # () -> (Program, load_failure, context) | None
         self.deliver = deliver                    # (plugin, context) -> None, after each submission
@@ -182,6 +185,12 @@ class GradingPlugin:
         light = [self.light and self._light_ok(item) for item in items]
         backstop = float(session.config.getini("timeout") or BACKSTOP_S) if _has_ini(session, "timeout") \
             else BACKSTOP_S
+        with _backstop_handler():
+            self._grade_each(items, light, backstop)
+        return True
+
+    def _grade_each(self, items, light: list[bool], backstop: float) -> None:
+        """Every submission next_submission gives, through every collected check."""
         while (job := self.next_submission()) is not None:
             student, load_failure, context = job
             self.begin(student, load_failure)
@@ -204,7 +213,6 @@ class GradingPlugin:
             self.no_points_for_nothing()
             excuse_repeats(self.results, self._aspect, self.assignment, getattr(student, "source", None))
             self.deliver(self, context)
-        return True
 
     # -- the request plan -----------------------------------------------------------------------
     def _prepare_plan(self, items) -> None:
@@ -230,8 +238,7 @@ class GradingPlugin:
         return all(m.name in MARKERS for m in item.iter_markers())
 
     def _run_light(self, item, backstop: float) -> None:
-        call = pytest.CallInfo.from_call(lambda: self.pytest_runtest_setup(item), "setup",
-                                         reraise=(Exit, KeyboardInterrupt))
+        call = _call(lambda: self.pytest_runtest_setup(item))
         if call.excinfo is not None:
             self._record(item, call)
             return
@@ -239,9 +246,7 @@ class GradingPlugin:
         params = getattr(getattr(item, "callspec", None), "params", {}) or {}
         kwargs = {name: params[name] if name in params else values[name] for name in item._fixtureinfo.argnames}
         function = item.obj
-        call = pytest.CallInfo.from_call(lambda: _with_backstop(lambda: function(**kwargs), backstop), "call",
-                                         reraise=(Exit, KeyboardInterrupt))
-        self._record(item, call)
+        self._record(item, _call(lambda: _with_backstop(lambda: function(**kwargs), backstop)))
 
     def pytest_runtest_setup(self, item: pytest.Item) -> None:
         self._started[item.nodeid] = time.perf_counter()
@@ -251,8 +256,7 @@ class GradingPlugin:
         check = self._check(item)
         if self._student is not None:
             self._student.called.clear()
-            sub = None if check.own or not check.stage else self.assignment.substitution(check.stage)
-            self._student.substitute = sub if sub and sub["names"] else None
+            self._student.substitute = check.substitute
         if self.load_failure:
             raise Fail(self.load_failure, show_values=False)
         for name in check.depends:
@@ -335,14 +339,25 @@ class GradingPlugin:
             return known[1]
         problem = int(_marker_arg(item, "problem", 0))
         marker = item.get_closest_marker("depends")
+        stage = self._stage_of(problem)
+        own = item.get_closest_marker("own_functions") is not None
+        sub = None if own or not stage else self._substitution(stage)
         check = _Check(problem=problem, points=float(_marker_arg(item, "points", 0)),
                        hidden=_marker_arg(item, "visibility", "visible") == "hidden",
-                       stage=self._stage_of(problem), title=test_title(item, problem),
-                       own=item.get_closest_marker("own_functions") is not None,
+                       stage=stage, title=test_title(item, problem), own=own,
                        depends=tuple(marker.args) if marker else (),
-                       family=getattr(item, "originalname", item.name), name=item.name)
+                       family=getattr(item, "originalname", item.name), name=item.name,
+                       substitute=sub if sub and sub["names"] else None)
         self._checks[id(item)] = (item, check)
         return check
+
+    def _substitution(self, stage: int) -> dict:
+        """Assignment.substitution(STAGE), once per session (one dict shared by its checks' requests:
+        nothing changes it)."""
+        known = self._substitutions.get(stage)
+        if known is None:
+            known = self._substitutions[stage] = self.assignment.substitution(stage)
+        return known
 
     def _repeats_chosen_text(self, output: str) -> bool:
         """True when hidden feedback would repeat a name or text the student's program chose
@@ -427,6 +442,26 @@ def share_points(items, assignment) -> None:
             item.add_marker(pytest.mark.points(points))
 
 
+@dataclass(frozen=True)
+class _Called:
+    """What _record reads of a light check's phase (pytest's CallInfo without its clocks)."""
+    excinfo: pytest.ExceptionInfo | None
+
+
+_PASSED = _Called(None)
+
+
+def _call(run) -> _Called:
+    """RUN() as pytest.CallInfo.from_call(RUN, reraise=(Exit, KeyboardInterrupt)) catches it."""
+    try:
+        run()
+    except (Exit, KeyboardInterrupt):
+        raise
+    except BaseException:       # noqa: BLE001 -- as pytest: a check's exception is its verdict
+        return _Called(pytest.ExceptionInfo.from_current())
+    return _PASSED
+
+
 def _has_ini(session, name: str) -> bool:
     try:
         session.config.getini(name)
@@ -443,18 +478,34 @@ _BACKSTOP = [BACKSTOP_S]
 
 
 def _with_backstop(run, seconds: float):
-    """RUN() under a SIGALRM timer, as pytest-timeout's signal method does (main thread only)."""
+    """RUN() under a SIGALRM timer, as pytest-timeout's signal method does (main thread only).
+    The handler, once set, stays for the session (_backstop_handler restores the old one at its
+    end): two signal.signal calls per check were a tenth of the light runner's own cost."""
     if (threading.current_thread() is not threading.main_thread() or seconds <= 0
             or signal.getitimer(signal.ITIMER_REAL)[0] > 0):
         return run()            # not ours to set, or an outer timer (pytest-timeout) already guards us
     _BACKSTOP[0] = seconds
-    old = signal.signal(signal.SIGALRM, _on_backstop)
+    if signal.getsignal(signal.SIGALRM) is not _on_backstop:
+        _BACKSTOP_OLD.append(signal.signal(signal.SIGALRM, _on_backstop))
     signal.setitimer(signal.ITIMER_REAL, seconds)
     try:
         return run()
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, old)
+
+
+_BACKSTOP_OLD: list = []        # the SIGALRM handlers _with_backstop replaced, oldest first
+
+
+@contextlib.contextmanager
+def _backstop_handler():
+    """Around a session's checks: SIGALRM's handler as it was before them, afterwards."""
+    try:
+        yield
+    finally:
+        if _BACKSTOP_OLD and threading.current_thread() is threading.main_thread():
+            signal.signal(signal.SIGALRM, _BACKSTOP_OLD[0])
+            _BACKSTOP_OLD.clear()
 
 
 def _plan_of(recorded) -> dict[str, list]:

@@ -40,7 +40,9 @@ dice check (engine/divergence.py first_divergence, roll_values) says so.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
+import json
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -342,7 +344,35 @@ class Transcript:
         return number(shown)
 
 
+_SEEN: dict[tuple[int, str], tuple[Protocol, Transcript]] = {}
+_SEEN_MAX = 256
+_SEEN_TEXT_MAX = 1 << 18          # characters of events text kept (a huge hostile run is just read)
+_EVENTS_KEY = json.JSONEncoder().encode      # JSON data only (what bounds.events gives): else not kept
+
+
 def read_transcript(outcome, protocol: Protocol) -> Transcript:
+    """OUTCOME's run read with PROTOCOL.  A transcript depends on the events alone, and most
+    students' games print what the reference's print: a run with the very events of one read
+    before (the same JSON text) gets that reading, with its own outcome (a worker parses each
+    distinct game once, not once per student).  Nothing changes a Transcript once read (the
+    reference's rounds are read from a copy of their own, _read_reference)."""
+    try:
+        key = (id(protocol), _EVENTS_KEY(outcome.events or []))
+    except (TypeError, ValueError, RecursionError):
+        return _read_transcript(outcome, protocol)
+    if len(key[1]) > _SEEN_TEXT_MAX:
+        return _read_transcript(outcome, protocol)
+    entry = _SEEN.get(key)
+    if entry is not None and entry[0] is protocol:
+        return dataclasses.replace(entry[1], outcome=outcome)
+    transcript = _read_transcript(outcome, protocol)
+    if len(_SEEN) >= _SEEN_MAX:
+        _SEEN.clear()
+    _SEEN[key] = (protocol, transcript)
+    return transcript
+
+
+def _read_transcript(outcome, protocol: Protocol) -> Transcript:
     items = timeline(outcome, protocol)
     rolls: list[Roll] = []
     dice_lines, scored, finals, randoms, seeds, scored_at = [], [], [], [], [], []
@@ -428,7 +458,7 @@ def read_reference(outcome, protocol: Protocol) -> RefGame:
 
 
 def _read_reference(outcome, protocol: Protocol) -> RefGame:
-    game = read_transcript(outcome, protocol)
+    game = _read_transcript(outcome, protocol)     # its own: the rounds below number its rolls
     rounds: list[Round] = []
     current: Round | None = None
     answer_kind: list[str] = []
