@@ -133,6 +133,7 @@ class _Look:
         self.stop()
         run.endless = True
         run.timed_out = True
+        run.stopped_in = student_frame(self.frame, run.filename)
         run.progress(full=True)
         raise _Timeout
 
@@ -208,3 +209,14 @@ def _proc_text(path):
                 raise OSError("too long")
     finally:
         _os_close(fd)
+
+
+def student_frame(frame, filename):
+    """[name, first line] of the innermost frame of the student's file from FRAME outwards (None:
+    none), as _innermost finds it in a traceback."""
+    while frame is not None:
+        code = frame.f_code
+        if code.co_filename == filename:
+            return [code.co_name, code.co_firstlineno]
+        frame = frame.f_back
+    return None

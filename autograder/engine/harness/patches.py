@@ -13,7 +13,7 @@ import time
 import types
 
 from .base import _CpuLimit, _real_exit, _Timeout, _type_name
-from .endless import _OURS, LOOK_EVERY, look
+from .endless import _OURS, LOOK_EVERY, look, student_frame
 from .lines import write_line
 from .run import _ORIG_RANDOM, _RUN, _WRAPPERS
 from .values import normalise
@@ -188,7 +188,8 @@ def _on_alarm(signum, frame):
             signal.setitimer(signal.ITIMER_REAL, wait, 0.05)
             return
         run.timed_out = True
-        run.progress(full=True)
+        run.stopped_in = student_frame(frame, run.filename)   # in the progress line too: the zygote
+        run.progress(full=True)                                # may kill it before it reports
     raise _Timeout
 
 

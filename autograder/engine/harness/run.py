@@ -237,7 +237,7 @@ class Run:
         t = type(e)
         if issubclass(t, _Stop):
             if _STOP_STATUS[t] == "timeout":
-                self.stopped_in = _innermost(e, self.filename)
+                self.stopped_in = _innermost(e, self.filename) or self.stopped_in
             return {"status": _STOP_STATUS[t]}
         if issubclass(t, MemoryError):
             self.release_ballast()     # room for the harness to report
