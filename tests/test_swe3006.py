@@ -342,6 +342,16 @@ def test_a_method_two_stages_grade_is_charged_once_by_its_aspect(reports):
     assert "(stage 3)" in by_charge[0].output
 
 
+def test_an_inlined_copy_of_an_earlier_method_is_charged_once(reports):
+    """initialize_game asking for the mode with its own copy of get_valid_input's loop, with the
+    same bug (no [WARN] tag): its check fails the way P3's do and is not charged again, so the
+    program scores exactly what the bug costs in get_valid_input alone."""
+    inlined, alone = reports["mutant:inlined-input-loop-without-warn-tag"], reports["mutant:warn-without-tag"]
+    notes = [t for t in inlined.tests if t.output.startswith('Not charged: stems from P3 "One turn: ')]
+    assert {t.problem for t in notes} == {8}
+    assert inlined.score == pytest.approx(alone.score, abs=1e-9)
+
+
 def test_an_earlier_stages_bug_is_not_charged_again(reports):
     """A stage-1 bug shows in the tables of every later game: those checks say where it comes from."""
     report = reports["mutant:upper-counts-not-sums"]
