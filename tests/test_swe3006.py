@@ -327,6 +327,10 @@ def test_aspects_name_what_differed_in_the_graders_words():
         "row line: printed a dice line"
     assert line_aspect(protocol_lines("Round 1\n"), ref, 1) == "row line missing"
     assert line_aspect(protocol_lines("Round 2\n"), ref, 0) == "round line differs"
+    sheet = protocol_lines("| Aces | - |\n| Twos | 4 |\n")        # what a sheet holds, whichever category
+    assert line_aspect(protocol_lines("| Aces | 3 |\n"), sheet, 0) == \
+        "a sheet: a category not recorded shown with a score"
+    assert line_aspect(protocol_lines("| Aces | - |\n| Twos | - |\n"), sheet, 1) == "a sheet: a recorded category shown as -"
     assert attribute_aspect("recorded_score_sheet", [{"Twos": 2}], [{"Twos": 4}]) == "score: Twos"
     assert attribute_aspect("recorded_score_sheet", [{"Aces": 2}], [{"Twos": 4}]) == "attribute: recorded_score_sheet"
     assert attribute_aspect("current_round", 3, 2) == "attribute: current_round"
