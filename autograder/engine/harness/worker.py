@@ -8,7 +8,7 @@ import traceback
 
 from .audit import install_audit
 from .base import _dumps, _loads, _real_exit
-from .lines import Lines, write_all, write_line
+from .lines import Lines, write_all
 from .patches import install_patches
 from .run import Run
 
@@ -19,15 +19,16 @@ def child_run(zyg, req, wfd, shared):
     try:
         res = Run(req, zyg.cfg, wfd).execute(zyg.code, zyg.compile_error, shared)
         if shared is not None:
+            res["nonce"] = req.get("nonce")
             res["recycle"] = _worker_dirty(res, zyg.cfg)     # last key: the zygote checks the tail
         data = _dumps(res)
     except MemoryError:                 # the student's data left no room to encode the result
         res = data = None
-        res = {"t": "result", "seq": req.get("seq"), "status": "memory", "recycle": True}
+        res = {"t": "result", "seq": req.get("seq"), "status": "memory", "nonce": req.get("nonce"), "recycle": True}
         data = _dumps(res)
     except BaseException:
         res = {"t": "result", "seq": req.get("seq"), "status": "internal",
-               "internal": traceback.format_exc(), "recycle": True}
+               "internal": traceback.format_exc(), "nonce": req.get("nonce"), "recycle": True}
         data = _dumps(res)
     if os.getpid() != pid:      # a fork made by the student's code came back here: nothing to say
         _real_exit(0)
@@ -93,9 +94,6 @@ def worker_loop(zyg, req_r, res_w):
         if line is None:
             _real_exit(0)
         req = _loads(line)
-        if "ping" in req:           # the zygote checks it is idle (see Zygote.worker_idle)
-            write_line(res_w, {"t": "pong", "nonce": req["ping"]})
-            continue
         child_run(zyg, req, res_w, shared)
 
 

@@ -13,7 +13,6 @@ from .audit import install_audit
 from .base import (
     GRACE,
     MAX_RESULT,
-    PING_TIMEOUT,
     PROGRESS_PREFIX,
     RESULT_PREFIX,
     STARVED,
@@ -204,7 +203,7 @@ class Zygote:
         so far would let RLIMIT_CPU stop this request sooner than in a fork of its own."""
         rn = self.runner
         if rn is not None and (not _alive(rn.pid) or _drain(rn.res_r, rn.buf) or rn.buf):
-            self.stop_runner()      # (idle when its last request ended: see below)
+            self.stop_runner()      # (settled when its last request ended: see below)
             rn = None
         timeout = float(req.get("timeout") or self.cfg["limits"]["wall_s"])
         dl = None
@@ -229,25 +228,29 @@ class Zygote:
             if isinstance(info.get("cpu"), (int, float)) and dl["base"] is not None:   # its earlier requests' not
                 info["cpu"] = round(max(info["cpu"] - dl["base"][0], 0.0), 4)
             self.stop_runner(reaped=True)
-        elif extra or raw is None or not raw.endswith(b'"retire":false}') or not self.runner_idle(rn):
+        elif extra or raw is None or not raw.endswith(b'"retire":false}') or not self.settled(rn):
             self.stop_runner()
         self.kill_descendants(keep=self.worker_pids() | self.runner_pids())
         self.clean_files(rundir)
         return raw, info
 
-    def runner_idle(self, rn):
-        """After its answer, the runner may serve the next fresh request: one thread, no children,
-        nothing written after the answer.  (No ping: a request's answer must carry the nonce sent
-        with it, so only code that read that request from the runner's pipe can answer it.)"""
-        try:
-            if len(os.listdir(f"/proc/{rn.pid}/task")) > 1:
+    def settled(self, wk):
+        """After its answer, a request process (the fresh runner, the shared worker) may serve the
+        next request: one thread, no children, nothing written after the answer.  Its lines are
+        the student's process talking, so its answer must carry the nonce sent with the request:
+        only code that read that request from its pipe can answer it, and lines written ahead (for
+        requests it has not been sent) make it replaced before the next one, so which request a
+        line answers never depends on timing (the grade is repeatable)."""
+        if self.use_proc:
+            try:
+                if len(os.listdir(f"/proc/{wk.pid}/task")) > 1:
+                    return False
+            except OSError:
                 return False
-        except OSError:
-            return False
-        if _children(rn.pid):
-            return False
+            if _children(wk.pid):
+                return False
         ahead = bytearray()
-        return not _drain(rn.res_r, ahead) and not ahead
+        return not _drain(wk.res_r, ahead) and not ahead
 
     def start_runner(self):
         req_r, req_w = os.pipe()
@@ -283,61 +286,28 @@ class Zygote:
 
     # -- fresh=False requests: the shared worker -------------------------------------------
     def run_shared(self, req):
-        if self.worker is not None and not self.worker_idle(self.worker):
-            self.stop_worker()
+        wk = self.worker
+        if wk is not None and (not _alive(wk.pid) or _drain(wk.res_r, wk.buf) or wk.buf):
+            self.stop_worker()      # (settled when its last request ended: see below)
         if self.worker is None:
             self.start_worker()
         wk = self.worker
         ran_in = self.worker_gen
         dl = self.deadline(req, wk.pid)
+        nonce = os.urandom(8).hex()
         try:
-            write_all(wk.req_w, _dumps(req).encode("ascii") + b"\n")
+            write_all(wk.req_w, _dumps(dict(req, nonce=nonce)).encode("ascii") + b"\n")
         except OSError:
             pass    # it died; wait_for reports how
-        raw, info = self.wait_for(wk.pid, wk.res_r, wk.pidfd, wk.buf, dl, True, req.get("seq"))
+        raw, info = self.wait_for(wk.pid, wk.res_r, wk.pidfd, wk.buf, dl, True, req.get("seq"), nonce)
         extra = bool(wk.buf)        # more than one answer: it wrote out of turn
         wk.buf.clear()
         if (extra or info.get("exited") or info.get("killed") or raw is None
-                or raw.endswith(b'"recycle":true}')):
+                or raw.endswith(b'"recycle":true}') or not self.settled(wk)):
             self.stop_worker()
-        self.kill_descendants(keep=self.worker_pids())
+        self.kill_descendants(keep=self.worker_pids() | self.runner_pids())
         info["ran_in"] = ran_in
         return raw, info
-
-    def worker_idle(self, wk):
-        """True when the shared worker may serve the next request: alive, one thread, no
-        children, nothing written since its last answer, and back in its request loop (it
-        answers a ping with a fresh nonce).  Its lines are the student's process talking: the
-        first line with a request's seq is taken as the answer, so a worker still busy with an
-        earlier request (say, writing result lines for later seqs) could answer the next one,
-        and which one would depend on timing.  A replaced worker makes the grade repeatable."""
-        if not _alive(wk.pid):
-            return False
-        if self.use_proc:
-            try:
-                if len(os.listdir(f"/proc/{wk.pid}/task")) > 1:
-                    return False
-            except OSError:
-                return False
-            if _children(wk.pid):
-                return False
-        ahead = bytearray()
-        if _drain(wk.res_r, ahead) or ahead:
-            return False
-        nonce = os.urandom(8).hex()
-        try:
-            write_all(wk.req_w, _dumps({"ping": nonce}).encode("ascii") + b"\n")
-        except OSError:
-            return False
-        want = _dumps({"t": "pong", "nonce": nonce}).encode("ascii") + b"\n"
-        poller = select.poll()
-        poller.register(wk.res_r, select.POLLIN)
-        deadline = time.monotonic() + PING_TIMEOUT
-        while len(ahead) < len(want):
-            left = deadline - time.monotonic()
-            if left <= 0 or not poller.poll(left * 1000) or _drain(wk.res_r, ahead):
-                break
-        return bytes(ahead) == want
 
     def start_worker(self):
         req_r, req_w = os.pipe()
