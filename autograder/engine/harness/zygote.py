@@ -26,6 +26,7 @@ from .errors import compile_source
 from .lines import _pidfd, write_all, write_line
 from .patches import _on_alarm, _on_xcpu, prepare_random
 from .proctree import _alive, _children, _kill, _reap, _tree, _unlink
+from .run import _BALLAST, _reserve
 from .worker import child_run, runner_loop, worker_loop
 
 
@@ -63,6 +64,7 @@ class Zygote:
         signal.signal(signal.SIGXCPU, _on_xcpu)
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)   # over RLIMIT_FSIZE: OSError, not death
         install_audit()           # (every request process installs it: once here for all of them)
+        _BALLAST[0] = _reserve()  # (and the ballast: kept across requests, renewed after it was used)
         # Fresh requests share a runner while it stays clean; that needs our own procfs (threads
         # and children of the runner are read there) and the snapshot of a clean process.
         self.runner = None
@@ -247,7 +249,7 @@ class Zygote:
                     return False
             except OSError:
                 return False
-            if _children(wk.pid):
+            if _children(wk.pid, single=True):
                 return False
         ahead = bytearray()
         return not _drain(wk.res_r, ahead) and not ahead
@@ -414,7 +416,7 @@ class Zygote:
         me = os.getpid()
         for attempt in range(500):
             self.reap_all()
-            kids = [p for p in _children(me) if p not in keep]
+            kids = [p for p in _children(me, single=True) if p not in keep]   # (we have one thread)
             if not kids:
                 return
             for p in _tree(kids):
@@ -438,7 +440,10 @@ class Zygote:
                 self.runner = None
 
     def clean_files(self, rundir):
-        shutil.rmtree(rundir, ignore_errors=True)
+        try:
+            os.rmdir(rundir)        # (most requests leave their folder empty)
+        except OSError:
+            shutil.rmtree(rundir, ignore_errors=True)
         if not self.private_tmp:
             return
         for top in ("/tmp", "/var/tmp", "/dev/shm"):     # our own tmpfs mounts
