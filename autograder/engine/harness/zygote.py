@@ -223,14 +223,14 @@ class Zygote:
             write_all(rn.req_w, _dumps(msg).encode("ascii") + b"\n")
         except OSError:
             pass    # it died; wait_for reports how
-        raw, info = self.wait_for(rn.pid, rn.res_r, rn.pidfd, rn.buf, dl, True, req.get("seq"), nonce)
+        raw, info = self.wait_for(rn.pid, rn.res_r, rn.pidfd, rn.buf, dl, True, req.get("seq"))
         extra = bool(rn.buf)
         rn.buf.clear()
         if info.get("exited") or info.get("killed"):         # (reaped by wait_for)
             if isinstance(info.get("cpu"), (int, float)) and dl["base"] is not None:   # its earlier requests' not
                 info["cpu"] = round(max(info["cpu"] - dl["base"][0], 0.0), 4)
             self.stop_runner(reaped=True)
-        elif extra or raw is None or not raw.endswith(b'"retire":false}') or not self.settled(rn):
+        elif extra or raw is None or not raw.endswith(_tail(nonce, "retire")) or not self.settled(rn):
             self.stop_runner()
         self.kill_descendants(keep=self.worker_pids() | self.runner_pids())
         self.clean_files(rundir)
@@ -239,10 +239,12 @@ class Zygote:
     def settled(self, wk):
         """After its answer, a request process (the fresh runner, the shared worker) may serve the
         next request: one thread, no children, nothing written after the answer.  Its lines are
-        the student's process talking, so its answer must carry the nonce sent with the request:
-        only code that read that request from its pipe can answer it, and lines written ahead (for
-        requests it has not been sent) make it replaced before the next one, so which request a
-        line answers never depends on timing (the grade is repeatable)."""
+        the student's process talking: the first line with a request's seq is taken as the
+        answer (a forged one speaks for that request only), but the process serves another
+        request only when its answer ended as the harness ends it, with the nonce sent with the
+        request (so the harness loop, not student code still running, answered); lines written
+        ahead (for requests it has not been sent) make it replaced too, so which request a line
+        answers never depends on timing (the grade is repeatable)."""
         if self.use_proc:
             try:
                 if len(os.listdir(f"/proc/{wk.pid}/task")) > 1:
@@ -301,11 +303,11 @@ class Zygote:
             write_all(wk.req_w, _dumps(dict(req, nonce=nonce)).encode("ascii") + b"\n")
         except OSError:
             pass    # it died; wait_for reports how
-        raw, info = self.wait_for(wk.pid, wk.res_r, wk.pidfd, wk.buf, dl, True, req.get("seq"), nonce)
+        raw, info = self.wait_for(wk.pid, wk.res_r, wk.pidfd, wk.buf, dl, True, req.get("seq"))
         extra = bool(wk.buf)        # more than one answer: it wrote out of turn
         wk.buf.clear()
         if (extra or info.get("exited") or info.get("killed") or raw is None
-                or raw.endswith(b'"recycle":true}') or not self.settled(wk)):
+                or not raw.endswith(_tail(nonce, "recycle")) or not self.settled(wk)):
             self.stop_worker()
         self.kill_descendants(keep=self.worker_pids() | self.runner_pids())
         info["ran_in"] = ran_in
@@ -359,9 +361,8 @@ class Zygote:
                     pass
 
     # -- waiting for a request process -----------------------------------------------------
-    def wait_for(self, pid, fd, pidfd, buf, deadline, stay, seq, nonce=None):
-        """Collect PID's result line (and progress) until it exits, or (STAY) until it answers
-        (with NONCE: a result line that carries it).
+    def wait_for(self, pid, fd, pidfd, buf, deadline, stay, seq):
+        """Collect PID's result line (and progress) until it exits, or (STAY) until it answers.
 
         Returns (raw result bytes or None, trailer info)."""
         os.set_blocking(fd, False)
@@ -385,7 +386,7 @@ class Zygote:
                     exited = True
             if pidfd is None and not exited:
                 exited = not _alive(pid)
-            raw, progress = _scan(buf, raw, progress, seq, nonce)
+            raw, progress = _scan(buf, raw, progress, seq)
         info = {"killed": killed, "exited": exited or killed}
         waited = self.waited(pid, deadline)
         if waited is not None:
@@ -397,7 +398,7 @@ class Zygote:
         if exited or killed:
             info.update(_reap(pid))
             _drain(fd, buf)
-            raw, progress = _scan(buf, raw, progress, seq, nonce)
+            raw, progress = _scan(buf, raw, progress, seq)
         if raw is None:
             info["progress"] = progress
         if _STRAY[0]:
@@ -492,9 +493,15 @@ def _drain(fd, buf):
 _STRAY = [0]      # result-looking lines of another request or that do not parse: forged by student code
 
 
-def _scan(buf, raw, progress, seq, nonce=None):
-    """Take complete lines from BUF: the first valid result line (of request SEQ; with NONCE, one
-    that carries it), and progress lines before it.
+def _tail(nonce, key):
+    """How the harness ends the answer of a request sent with NONCE when its process may serve
+    the next one (KEY: "retire" for the fresh runner, "recycle" for the shared worker)."""
+    return b'"nonce":"%s","%s":false}' % (nonce.encode("ascii"), key.encode("ascii"))
+
+
+def _scan(buf, raw, progress, seq):
+    """Take complete lines from BUF: the first valid result line of request SEQ, and progress
+    lines before it.
 
     Student code can write into this pipe too: lines that do not parse are skipped (and counted)."""
     while raw is None:
@@ -509,7 +516,7 @@ def _scan(buf, raw, progress, seq, nonce=None):
             except ValueError:
                 _STRAY[0] += 1
                 continue
-            if isinstance(msg, dict) and msg.get("seq") == seq and (nonce is None or msg.get("nonce") == nonce):
+            if isinstance(msg, dict) and msg.get("seq") == seq:
                 raw = line
             else:
                 _STRAY[0] += 1
