@@ -38,8 +38,10 @@ def child_run(zyg, req, wfd, shared):
         _real_exit(0)
 
 
-_RUNNER_CLEAN = frozenset({"ok", "exception", "no_function", "input_exhausted", "dice_exhausted", "exit",
-                           "syntax_error", "import_error", "output_limit"})
+# A request that ended with one of these left nothing behind (the batch goes on after it; a fresh
+# runner may serve the next request, if its clean-state check agrees).
+CLEAN_STATUSES = frozenset({"ok", "exception", "no_function", "input_exhausted", "dice_exhausted", "exit",
+                            "syntax_error", "import_error", "output_limit"})
 
 
 def runner_loop(zyg, req_r, res_w):
@@ -69,7 +71,7 @@ def runner_loop(zyg, req_r, res_w):
                 _real_exit(0)
             res["nonce"] = req.get("nonce")
             clean.restore(stem)
-            retire = (res["status"] not in _RUNNER_CLEAN or res["timed_out"] or res["cpu_limited"]
+            retire = (res["status"] not in CLEAN_STATUSES or res["timed_out"] or res["cpu_limited"]
                       or not run.checked(lambda this: clean.same(base, this)))
             res["retire"] = retire       # last key: the zygote checks the tail
             data = _dumps(res)

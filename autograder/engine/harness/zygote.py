@@ -27,7 +27,7 @@ from .lines import _pidfd, write_all, write_line
 from .patches import _on_alarm, _on_xcpu, prepare_random
 from .proctree import _alive, _children, _kill, _reap, _tree, _unlink
 from .run import _BALLAST, _reserve
-from .worker import child_run, runner_loop, worker_loop
+from .worker import CLEAN_STATUSES, child_run, runner_loop, worker_loop
 
 
 class Worker:
@@ -462,8 +462,7 @@ class Zygote:
                     _unlink(path)
 
 
-_CLEAN_STATUSES = (b'"ok"', b'"exception"', b'"no_function"', b'"input_exhausted"', b'"dice_exhausted"',
-                   b'"exit"', b'"syntax_error"', b'"import_error"', b'"output_limit"')
+_CLEAN_STATUSES = tuple(b'"%s"' % status.encode("ascii") for status in CLEAN_STATUSES)
 
 
 def _clean_status(raw):
