@@ -10,13 +10,13 @@ reference's versions of the functions graded in other stages in place of the stu
 (Assignment.substitution), except in the checks marked own_functions.  A function graded in two
 stages cannot be substituted in the later one: a later failure with the same aspect (Fail(aspect=))
 as an earlier stage's failed check of that function is not charged again (engine/charge.py).
-Fixtures:              student, reference (Programs), assignment.
+Fixtures:              student, reference (Programs), assignment, record_property (a check says something when it passes).
 
 pytest collects the suites once per session; then each check runs through a light runner
 (setup checks, the test function with its parameters and fixtures, the verdict) rather than
 pytest's per-item protocol (hooks, reports, capture, logging: about 0.5 ms per check, 185 checks
-per student).  A check that asks for any other fixture or carries any other marker goes through
-pytest's protocol as before.  A grader-side hang is stopped by the same SIGALRM backstop as
+per student).  A check that asks for a fixture other than the plugin's (student, reference,
+assignment, record_property) or carries any other marker goes through pytest's protocol as before.  A grader-side hang is stopped by the same SIGALRM backstop as
 pytest-timeout (the ini's `timeout`) and recorded the same way.
 """
 
@@ -42,6 +42,7 @@ from .results import TestResult
 from .sandbox import Outcome
 
 FIXTURES = frozenset({"student", "reference", "assignment"})
+LIGHT_FIXTURES = FIXTURES | {"record_property"}       # the plugin's own record_property (below)
 MARKERS = frozenset({"problem", "points", "weight", "visibility", "depends", "parametrize", "own_functions"})
 BACKSTOP_S = 120.0      # pytest-timeout's default for the suites (engine/pytest.ini)
 
@@ -89,6 +90,7 @@ class GradingPlugin:
         self._plan_flat: list = []
         self._checks: dict[int, tuple[pytest.Item, _Check]] = {}
         self._substitutions: dict[int, dict] = {}
+        self._functions: dict[int, frozenset[str]] = {}      # problem -> its functions' bare names
         self.public_only = public_only
         self.next_submission = next_submission    # () -> (Program, load_failure, context) | None
         self.deliver = deliver                    # (plugin, context) -> None, after each submission
@@ -226,15 +228,19 @@ class GradingPlugin:
             self._plan_flat.extend(self.plan.get(item.nodeid, []))
 
     # -- the light runner -------------------------------------------------------------------------
-    @staticmethod
-    def _light_ok(item) -> bool:
-        """True when the check needs nothing of pytest's per-item machinery."""
+    def _light_ok(self, item) -> bool:
+        """True when the check needs nothing of pytest's per-item machinery: its fixtures are the
+        plugin's (record_property included: a check may say something when it passes)."""
         if not isinstance(item, pytest.Function) or getattr(item, "cls", None) is not None:
             return False
         names = set(item._fixtureinfo.argnames)
         params = set(getattr(getattr(item, "callspec", None), "params", {}) or {})
-        if names - params - FIXTURES or item._fixtureinfo.name2fixturedefs.keys() - FIXTURES - params:
+        defs = item._fixtureinfo.name2fixturedefs
+        if names - params - LIGHT_FIXTURES or defs.keys() - LIGHT_FIXTURES - params:
             return False
+        recorder = defs.get("record_property")
+        if recorder and getattr(recorder[-1].func, "__self__", None) is not self:
+            return False                  # a record_property of the suite's own: pytest runs it
         return all(m.name in MARKERS for m in item.iter_markers())
 
     def _run_light(self, item, backstop: float) -> None:
@@ -242,7 +248,8 @@ class GradingPlugin:
         if call.excinfo is not None:
             self._record(item, call)
             return
-        values = {"student": self._student, "reference": self._reference, "assignment": self.assignment}
+        values = {"student": self._student, "reference": self._reference, "assignment": self.assignment,
+                  "record_property": lambda name, value: item.user_properties.append((name, value))}
         params = getattr(getattr(item, "callspec", None), "params", {}) or {}
         kwargs = {name: params[name] if name in params else values[name] for name in item._fixtureinfo.argnames}
         function = item.obj
@@ -368,12 +375,17 @@ class GradingPlugin:
     def _own_calls(self, problem: int) -> frozenset[str]:
         """The functions of PROBLEM (its row of the table) the check that just ran called in the
         student's program ("Class.method" counts as "method"); empty when it called none of them."""
-        try:
-            mine = set(self.assignment.problem(problem).functions)
-        except KeyError:
+        mine = self._functions.get(problem)
+        if mine is None:            # the problem's row, as bare names (once per session)
+            try:
+                listed = self.assignment.problem(problem).functions
+            except KeyError:
+                listed = ()
+            mine = self._functions[problem] = frozenset(name.rsplit(".", 1)[-1] for name in listed)
+        if not mine:
             return frozenset()
         called = {name.rsplit(".", 1)[-1] for name in getattr(self._student, "called", None) or ()}
-        return frozenset(called & {name.rsplit(".", 1)[-1] for name in mine})
+        return frozenset(called & mine)
 
     def no_points_for_nothing(self) -> None:
         """A passed check that a function doing nothing would pass (it expects None, 0, an empty

@@ -127,9 +127,6 @@ def grade_all(source: str | Path, out: str | Path = DEFAULT_OUT, assignment: str
     out.mkdir(parents=True, exist_ok=True)
     work_dir = out / ".work"
     jobs = jobs or default_jobs()
-    pool = WorkerPool(jobs, spec.name, stage, out / "logs", timeout,
-                      hidden=hidden_from_students(source, out, work_dir))
-    pool.start()                 # its fork server loads pytest while we find the submissions
     entries, notes = discover(source, work_dir, spec, nb_assignment)
     if not entries:
         raise InputError(f"no submissions found in {source} (expected .py files, notebooks or one folder "
@@ -152,6 +149,10 @@ def grade_all(source: str | Path, out: str | Path = DEFAULT_OUT, assignment: str
         else:
             todo = [e for e in entries if force or stored.get(e.id) != (e.hash, stage, version)]
         summary.skipped = len(entries) - len(todo)
+        pool = WorkerPool(jobs, spec.name, stage, out / "logs", timeout,
+                          hidden=hidden_from_students(source, out, work_dir))
+        if any(not e.error for e in todo):
+            pool.start()         # its fork server loads pytest and the engine while we set up the exports
         run_id = book.start_run(spec.name, len(entries), jobs)
         bar = Progress(len(todo), stream=stream, enabled=progress)
         by_path = {e.id: e for e in entries}
