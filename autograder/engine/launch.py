@@ -4,6 +4,7 @@ pre-booted template (template_scope); the harness code it is sent; the grader's 
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import os
 import select
@@ -199,23 +200,7 @@ class _Template:
             os.close(boot_w)
 
     def spawn(self, env: dict[str, str], cwd: str) -> _Proc:
-        import socket
-
-        with _child_pipes() as ((ctl_r, res_w, raw_w), (ctl_w, res_r, raw_r)):
-            with self.lock:
-                self.sock.sendmsg([json.dumps({"env": env, "cwd": cwd}).encode()],
-                                  [(socket.SOL_SOCKET, socket.SCM_RIGHTS,
-                                    b"".join(fd.to_bytes(4, sys.byteorder) for fd in (ctl_r, res_w, raw_w)))])
-                ready = select.select([self.sock], [], [], START_TIMEOUT)[0]
-                if not ready:
-                    raise OSError("the sandbox template did not answer")
-                data, fds, _, _ = socket.recv_fds(self.sock, 4096, 1)
-            if not data:
-                raise OSError("the sandbox template is gone")
-            pid = int(json.loads(data)["pid"])
-            if not fds:
-                raise OSError("the sandbox template sent no pidfd")
-        return _Proc(_Forked(pid, fds[0]), ctl_w, res_r, raw_r, None)  # type: ignore[arg-type]
+        return _spawn_from(self.sock, self.lock, env, cwd)
 
     def close(self) -> None:
         self.sock.close()                 # end of input: the template exits (its children live on)
@@ -224,6 +209,120 @@ class _Template:
         except subprocess.TimeoutExpired:
             self.popen.kill()
             self.popen.wait()
+
+
+def _spawn_from(sock, lock: threading.Lock, env: dict[str, str], cwd: str) -> _Proc:
+    """A sandbox process forked by the template or a student root on SOCK."""
+    with _child_pipes() as ((ctl_r, res_w, raw_w), (ctl_w, res_r, raw_r)):
+        pid, pidfd = _ask_fork(sock, lock, {"env": env, "cwd": cwd}, (ctl_r, res_w, raw_w))
+    return _Proc(_Forked(pid, pidfd), ctl_w, res_r, raw_r, None)  # type: ignore[arg-type]
+
+
+def _ask_fork(sock, lock: threading.Lock, msg: dict, fds: tuple[int, ...]) -> tuple[int, int]:
+    """Send MSG and FDS to a fork server (harness/entry.py fork_server); (the child's pid, a pidfd)."""
+    import socket
+
+    with lock:
+        sock.sendmsg([json.dumps(msg).encode()],
+                      [(socket.SOL_SOCKET, socket.SCM_RIGHTS, b"".join(fd.to_bytes(4, sys.byteorder) for fd in fds))])
+        ready = select.select([sock], [], [], START_TIMEOUT)[0]
+        if not ready:
+            raise OSError("the sandbox template did not answer")
+        data, got, _, _ = socket.recv_fds(sock, 4096, 1)
+    if not data:
+        raise OSError("the sandbox template is gone")
+    pid = int(json.loads(data)["pid"])
+    if not got:
+        raise OSError("the sandbox template sent no pidfd")
+    return pid, got[0]
+
+
+class StudentRoot:
+    """One student's root (harness/entry.py root_main): forked by the session's template, root,
+    never runs student code and never holds the reference.  It builds the minimal read-only root
+    (its own mount and uts namespaces) once for all of that student's sandbox lives (the student's
+    own and one per substitution variant) and has the student's source compiled once by an
+    unprivileged helper (harness/isolation.py compile_unprivileged), then forks each life, which
+    makes everything else of its own (mount, net, ipc and pid namespaces, private /tmp, uid,
+    cgroup, seccomp).  Saves the root's build and the compile of the source per life."""
+
+    def __init__(self, template: _Template, setup: dict) -> None:
+        import socket
+
+        self.owner = os.getpid()
+        self.lock = threading.Lock()
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        try:
+            pid, pidfd = _ask_fork(template.sock, template.lock,
+                                   {"op": "root", "env": _env("/"), "cwd": "/", "setup": setup},
+                                   (theirs.fileno(),))
+        except BaseException:
+            ours.close()
+            raise
+        finally:
+            theirs.close()
+        self.sock, self.handle = ours, _Forked(pid, pidfd)
+        if not select.select([ours], [], [], START_TIMEOUT)[0]:
+            self.close()
+            raise OSError("the student root did not answer")
+        reply = ours.recv(1 << 16)
+        msg = json.loads(reply) if reply else {}
+        if msg.get("t") != "ready":
+            self.close()
+            raise OSError(f"the student root did not start: {msg.get('error') or 'no answer'}")
+
+    def spawn(self, env: dict[str, str], cwd: str) -> _Proc:
+        return _spawn_from(self.sock, self.lock, env, cwd)
+
+    def alive(self) -> bool:
+        return self.owner == os.getpid() and self.handle.poll() is None
+
+    def close(self) -> None:
+        """End of input: the root exits (the lives it forked live on until their sandboxes stop)."""
+        if self.owner != os.getpid():
+            return
+        self.sock.close()
+        try:
+            self.handle.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            self.handle.kill()
+
+
+class Family:
+    """The sandboxes of one student (a Program and its substitution variants): they share one
+    StudentRoot, started with the first of them, where sandboxes fork from a template."""
+
+    def __init__(self, hidden: list[str]) -> None:
+        self.hidden = list(hidden)
+        self.root: StudentRoot | None = None
+        self.failed = False
+        self.lock = threading.Lock()
+
+    def forker(self, template: _Template, setup: dict) -> StudentRoot | None:
+        """The family's root (started now if need be, with SETUP: the hidden paths, and the
+        source, filename, uid, limits and seccomp filter its compile helper uses), or None: fork
+        from TEMPLATE instead."""
+        with self.lock:
+            if self.root is not None and not self.root.alive():
+                self.drop_locked()
+            if self.root is None and not self.failed:
+                try:
+                    self.root = StudentRoot(template, dict(setup, hidden=self.hidden))
+                except OSError:
+                    self.failed = True          # this student's lives fork from the template
+            return self.root
+
+    def drop(self) -> None:
+        with self.lock:
+            self.drop_locked()
+
+    def drop_locked(self) -> None:
+        root, self.root = self.root, None
+        if root is not None:
+            root.close()
+
+    def close(self) -> None:
+        self.drop()
 
 
 def _write_all(fd: int, data: bytes) -> None:
@@ -320,6 +419,24 @@ def _child_pipes():
 
 
 _harness_cache: bytes | None = None
+
+
+@functools.lru_cache(maxsize=16)
+def compiled_reference(text: str) -> str | None:
+    """TEXT (the reference or a reference_without of it: trusted code, never a student's) compiled
+    once per grader process and marshalled, base64: the sandbox loads it in ~0.05 ms instead of
+    compiling it in every sandbox life (~2 ms).  None when the sandbox runs another interpreter
+    than this one (the marshal format is per version): then the sandbox compiles the text."""
+    if _python() != os.path.realpath(sys.executable):
+        return None
+    import base64
+    import marshal
+
+    try:
+        code = compile(text, "<reference>", "exec", dont_inherit=True)
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return None                # the sandbox compiles it and says what is wrong, as before
+    return base64.b64encode(marshal.dumps(code)).decode("ascii")
 
 
 def _harness_source() -> bytes:

@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from . import bounds, typed
+from .launch import Family
 from .sandbox import Limits, Outcome, Request, Sandbox
 
 LIMITS_ENV = "AUTOGRADER_LIMITS"
@@ -94,6 +95,10 @@ class Program:
         self._owner = _owner
         self._sandbox = Sandbox(source, filename, self.limits, hidden_paths=hidden_paths,
                                 reference=_sandbox_reference)
+        # A student's sandboxes (its own and the variants') fork from one student root (Family).
+        self._family = _owner._family if _owner is not None else (
+            Family(self._sandbox.hidden_paths) if reference is not None else None)
+        self._sandbox.family = self._family
         # Set by the grading plugin for each check: the reference's functions that replace the
         # student's in every call of that check ({"names", "keep"}; needs REFERENCE).
         self.substitute: dict | None = None
@@ -525,6 +530,8 @@ class Program:
         for variant in self._variants.values():
             variant.close()
         self._sandbox.close()
+        if self._owner is None and self._family is not None:
+            self._family.close()
 
     def derived(self, extra_source: str, limits: Limits) -> Program:
         """A new Program: this source with EXTRA_SOURCE appended (grader-written code that runs in

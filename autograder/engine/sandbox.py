@@ -20,7 +20,9 @@ Sandbox.applied says what a started sandbox actually got.
 
 Inside a template_scope (a grading session), as root with a pid namespace, the child is not a
 new interpreter but a fork of one pre-booted template process (harness/entry.py) that then
-isolates itself the same way; saves starting Python and loading the harness per sandbox.
+isolates itself the same way; saves starting Python and loading the harness per sandbox.  A
+student's sandboxes (a Family: its own and its substitution variants) are forked by one student
+root instead (launch.StudentRoot): the minimal root built and the source compiled once per student.
 
 Deliberate details: fresh=False calls run in one long-lived "shared worker" forked from the
 zygote, so the zygote itself never imports the student module and every fresh fork starts
@@ -65,12 +67,14 @@ from .isolation import (
 )
 from .launch import (
     START_TIMEOUT,
+    Family,
     _drop_template,
     _env,
     _harness_source,
     _Proc,
     _spawn,
     _template,
+    compiled_reference,
     template_scope,
 )
 from .outcomes import _build, _internal, _number, _secs
@@ -159,6 +163,7 @@ class Sandbox:
         self.limits = limits or Limits()
         self.hidden_paths = [os.path.realpath(p) for p in hidden_paths or []]
         self.applied: dict[str, Any] = {}     # what the running sandbox got (filled when it starts)
+        self.family: Family | None = None     # one student's sandboxes: forked by one student root
         self._state = _State()
         self._seq = 0
         self._wall_stopped = False       # the last request collected was stopped by its wall backstop
@@ -409,11 +414,24 @@ class Sandbox:
             "tmp_mb": max(16, 4 * self.limits.fsize_mb),
             "seccomp": (seccomp.filter_bpf() or b"").hex(), "reference": self.reference,
         }
+        if self.reference is not None and (code := compiled_reference(self.reference)) is not None:
+            cfg.update(reference=None, reference_code=code)   # compiled once per grader process
         env = _env(workdir)
         template = _template() if root and iso["pid_namespace"] else None
+        forker = None
+        if template is not None and self.family is not None and self.family.hidden == self.hidden_paths:
+            forker = self.family.forker(template, {
+                "source": self.source, "filename": self.filename, "uid": cfg["uid"],
+                "limits": cfg["limits"], "seccomp": cfg["seccomp"]})
         try:
             proc = None
-            if template is not None:
+            if forker is not None:
+                try:
+                    proc = forker.spawn(env, "/")
+                except OSError:          # the student root died: this sandbox forks from the template
+                    self.family.drop()   # type: ignore[union-attr]
+                    forker = None
+            if proc is None and template is not None:
                 try:
                     proc = template.spawn(env, "/")
                 except OSError:          # the template died: this sandbox is spawned the old way
@@ -444,7 +462,8 @@ class Sandbox:
             return _internal(f"the sandbox did not start: {detail}", 0.0)
         self.applied = dict(msg.get("applied") or {}, python=_python(),
                             cgroup=state.group.kind if state.group is not None else False,
-                            started="template" if template is not None else "spawn")
+                            started="student_root" if forker is not None else
+                            "template" if template is not None else "spawn")
         state.pidns = "pid" in (self.applied.get("namespaces") or []) and bool(self.applied.get("proc"))
         self.starts += 1
         return proc

@@ -1,7 +1,10 @@
-"""Entry points: main (python -c BOOT <fd>), sandbox_main (one sandbox: config, isolate, serve) and
-template_main (the grader's pre-booted template that forks one sandbox per request)."""
+"""Entry points: main (python -c BOOT <fd>), sandbox_main (one sandbox: config, isolate, serve),
+template_main (the grader's pre-booted template that forks one sandbox per request) and root_main
+(a student root: forked by the template, forks that student's sandbox lives)."""
 
+import binascii
 import gc
+import marshal
 import os
 import random
 import signal
@@ -9,7 +12,15 @@ import sys
 import traceback
 
 from .base import _dumps, _loads, _real_exit
-from .isolation import become_sandbox_user, enter_namespaces, limit_self, outer_wait
+from .isolation import (
+    become_sandbox_user,
+    compile_unprivileged,
+    enter_life_namespaces,
+    enter_namespaces,
+    limit_self,
+    outer_wait,
+    root_setup,
+)
 from .lines import Lines, _pidfd, write_line
 from .proctree import _kill
 from .zygote import Zygote
@@ -26,28 +37,43 @@ def main():
     sandbox_main(ctl_fd, res_fd)
 
 
-def sandbox_main(ctl_fd, res_fd):
+def sandbox_main(ctl_fd, res_fd, built=None):
     """One sandbox: read its config, isolate (as root: namespaces, minimal root, uid, seccomp),
-    then serve requests as the zygote.  Never returns."""
+    then serve requests as the zygote.  Never returns.  BUILT: forked by a student root, what it
+    built for all its lives (the minimal root)."""
     ctl = Lines(ctl_fd)
     try:
         cfg = _loads(ctl.readline())
         applied = {"root": bool(cfg.get("root"))}
         if cfg.get("root"):
-            if cfg.get("namespaces"):
+            if cfg.get("namespaces") and built is not None:
+                applied.update(enter_life_namespaces(cfg, built), student_root=["uts", "readonly_root"])
+            elif cfg.get("namespaces"):
                 applied.update(enter_namespaces(cfg))
             if cfg.get("pidns"):
                 pid = os.fork()
                 if pid:
                     outer_wait(pid, (ctl_fd, res_fd))
-            applied.update(become_sandbox_user(cfg))
+            applied.update(become_sandbox_user(cfg, late_ipc=built is not None))
         else:
             applied.update(limit_self(cfg))
+        load_reference(cfg)
+        if built is not None and _ROOT_COMPILED is not None and _ROOT_COMPILED[:2] == (cfg["source"], cfg["filename"]):
+            cfg["compiled"] = marshal.loads(_ROOT_COMPILED[2])      # (after the uid drop, as compiling was)
+            applied["compiled"] = "student_root"
         zygote = Zygote(cfg, ctl, ctl_fd, res_fd, applied)
     except BaseException:
         write_line(res_fd, {"t": "fatal", "error": traceback.format_exc()})
         _real_exit(1)
     zygote.serve()
+
+
+def load_reference(cfg):
+    """The reference's code the grader compiled (trusted; marshalled by this very interpreter)."""
+    global _REFERENCE
+    data = cfg.pop("reference_code", None)
+    if data:
+        _REFERENCE = marshal.loads(binascii.a2b_base64(data))
 
 
 def template_main(sock_fd):
@@ -58,11 +84,41 @@ def template_main(sock_fd):
     the scrubbed environment, fresh random state, only those pipes open; it then reads its
     config and isolates itself (sandbox_main), as a spawned sandbox does.  The template answers
     with a pidfd of the child (the grader's handle on it: wait, kill, cgroup) and exits at end
-    of input.  It reaps its children as they exit (so their CPU time is counted as the grader's)."""
+    of input.  It reaps its children as they exit (so their CPU time is counted as the grader's).
+    It also forks student roots (root_main) on request: one socket end instead of three pipes."""
     import _socket
-    import ctypes  # noqa: F401  (the isolation setup loads it; every child has it already)
+    import ctypes  # noqa: F401  (the isolation setup loads them: every child has them already)
+    import resource  # noqa: F401
     sock = _socket.socket(fileno=sock_fd)
     os.dup2(os.open(os.devnull, os.O_RDWR), 0)
+    fork_server(sock, roots=True)
+
+
+def root_main(sock, setup):
+    """A student root: forked by the template for one student (root; it never receives a config,
+    a source, the reference or student data, and never runs student code).  It builds what all of
+    that student's sandbox lives can share once (its own mount and uts namespaces and the minimal
+    read-only root: isolation.root_setup), says so on its socket, then forks one sandbox life per
+    request exactly as the template does; each life makes its own mount, net, ipc and pid
+    namespaces, private folders, uid, rlimits and seccomp (isolation.enter_life_namespaces)."""
+    global _ROOT_COMPILED
+    try:
+        built = root_setup(setup)
+        data = compile_unprivileged(setup)
+        if data is not None:
+            _ROOT_COMPILED = (setup["source"], setup["filename"], data)
+    except BaseException:
+        sock.send(_dumps({"t": "fatal", "error": traceback.format_exc()[-2000:]}).encode())
+        _real_exit(1)
+    sock.send(_dumps({"t": "ready"}).encode())
+    fork_server(sock, built=built)
+
+
+def fork_server(sock, roots=False, built=None):
+    """Fork one sandbox process per message on SOCK (its three pipe ends come with it), or a
+    student root (ROOTS: the template only; one socket end comes with it); answer each with the
+    child's pid and a pidfd; exit at end of input.  BUILT: in a student root, what it set up."""
+    import _socket
     signal.signal(signal.SIGCHLD, _reap_children)
     space = _socket.CMSG_SPACE(3 * 4)
     gc.collect()
@@ -83,8 +139,10 @@ def template_main(sock_fd):
             break
         try:
             msg = _loads(data)
-            ctl_fd, res_fd, raw_fd = fds
-        except (ValueError, TypeError):
+            root = roots and msg.get("op") == "root"
+            if len(fds) != (1 if root else 3):
+                raise ValueError("wrong number of fds")
+        except (ValueError, TypeError, AttributeError):
             for fd in fds:
                 os.close(fd)
             continue
@@ -92,7 +150,10 @@ def template_main(sock_fd):
         if pid == 0:
             try:
                 sock.close()
-                _template_child(msg, ctl_fd, res_fd, raw_fd)
+                if root:
+                    _root_child(msg, fds[0])
+                else:
+                    _template_child(msg, *fds, built=built)
             finally:
                 _real_exit(HARNESS_SPAWN_FAILED)
         for fd in fds:
@@ -110,10 +171,12 @@ def template_main(sock_fd):
         finally:
             if pidfd is not None:
                 os.close(pidfd)
+    _reap_children()                 # the lives that ended: their CPU time counts as the grader's
     _real_exit(0)
 
 
 HARNESS_SPAWN_FAILED = 118
+_ROOT_COMPILED = None     # in a student root: (source, filename, marshalled (code, error)) compiled once
 
 
 def _reap_children(signum=None, frame=None):
@@ -126,21 +189,36 @@ def _reap_children(signum=None, frame=None):
             return
 
 
-def _template_child(msg, ctl_fd, res_fd, raw_fd):
-    """In the fork of the template: set up what a freshly spawned sandbox process has, then run."""
+def _template_child(msg, ctl_fd, res_fd, raw_fd, built=None):
+    """In the fork of the template (or of a student root): set up what a freshly spawned sandbox
+    process has, then run."""
+    _fresh_process(msg, (ctl_fd, res_fd), raw_fd)
+    sandbox_main(ctl_fd, res_fd, built)
+
+
+def _root_child(msg, sock_fd):
+    """In the template's fork that becomes a student root."""
+    import _socket
+    devnull = os.open(os.devnull, os.O_RDWR)
+    _fresh_process(msg, (sock_fd,), devnull)       # (fd 0 is the template's /dev/null)
+    root_main(_socket.socket(fileno=sock_fd), msg.get("setup") or {})
+
+
+def _fresh_process(msg, keep_fds, out_fd):
+    """Its own session, OUT_FD as fds 1 and 2, only KEEP_FDS open besides, the message's
+    environment and folder, fresh random state (as a new interpreter would have)."""
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
     os.setsid()
-    os.dup2(raw_fd, 1)
-    os.dup2(raw_fd, 2)
-    keep = sorted({0, 1, 2, ctl_fd, res_fd})
+    os.dup2(out_fd, 1)
+    os.dup2(out_fd, 2)
+    keep = sorted({0, 1, 2, *keep_fds})
     for lo, hi in zip(keep, keep[1:] + [1 << 20]):
         if hi > lo + 1:
             os.closerange(lo + 1, hi)
     os.environ.clear()
     os.environ.update({str(k): str(v) for k, v in msg["env"].items()})
     os.chdir(msg["cwd"])
-    random.seed()                    # as a new interpreter would: not the template's state
-    sandbox_main(ctl_fd, res_fd)
+    random.seed()                    # not the template's state
 
 
 if __name__ == "__main__":

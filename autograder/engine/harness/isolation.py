@@ -1,11 +1,14 @@
 """Isolation setup, as root, before any student code: namespaces, a minimal root (pivot_root),
 the sandbox uid, rlimits, IPC limits, seccomp (libc through ctypes); limit_self without root."""
 
+import marshal
 import os
 import signal
 import sys
 
 from .base import _real_exit
+from .errors import compile_source
+from .lines import write_all
 
 CLONE_NEWNS, CLONE_NEWUTS, CLONE_NEWIPC = 0x00020000, 0x04000000, 0x08000000
 CLONE_NEWPID, CLONE_NEWNET = 0x20000000, 0x40000000
@@ -51,6 +54,77 @@ class _Libc:
 
 def _within(path, top):
     return path == top or path.startswith(top.rstrip("/") + "/")
+
+
+def enter_life_namespaces(cfg, built):
+    """A sandbox life forked by its student's root (root_setup built the minimal root once, in
+    the root's own mount and uts namespaces): its own mount (a copy of that minimal table), net,
+    ipc and pid namespaces, and its own private tmpfs /tmp, /var/tmp and /dev/shm mounted over
+    the root's empty read-only folders.  BUILT: what root_setup applied."""
+    lib = _Libc()
+    flags = CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC | (CLONE_NEWPID if cfg["pidns"] else 0)
+    lib.call("unshare", "unshare", flags)
+    applied = {"namespaces": ["mount", "net", "ipc", "uts"] + (["pid"] if cfg["pidns"] else []),
+               "network": "none"}       # IPC limits: become_sandbox_user, once its /proc is mounted
+    applied.update(built)
+    applied["private_tmp"] = mount_private(lib, cfg["tmp_mb"])
+    return applied
+
+
+def root_setup(setup):
+    """The student root (entry.root_main; root, never runs student code): its own mount and uts
+    namespaces and the minimal root, built once for all of one student's sandbox lives, without
+    the private folders (each life mounts its own) and without /proc (each life has its own pid
+    namespace and mounts its own).  Returns what it applied, for each life's `applied`."""
+    lib = _Libc()
+    lib.call("unshare", "unshare", CLONE_NEWNS | CLONE_NEWUTS)
+    lib.mount(None, "/", None, MS_REC | MS_PRIVATE)
+    hidden = [os.path.realpath(p) for p in setup.get("hidden", [])]
+    return build_root(lib, {"pidns": True, "tmp_mb": None}, hidden)
+
+
+MAX_COMPILED = 64 << 20       # bytes of a marshalled student module a student root accepts
+
+
+def compile_unprivileged(setup):
+    """The student's source compiled once for all of its sandbox lives, by a forked helper that
+    first becomes what a sandbox's zygote is when it compiles (the sandbox uid, rlimits,
+    no_new_privs, seccomp): the student root itself (root) never parses student code.  The
+    marshalled (code, compile error) pair, or None (each life then compiles the source itself)."""
+    uid = setup.get("uid")
+    if not isinstance(uid, int) or not isinstance(setup.get("source"), str):
+        return None
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        code = 1
+        try:
+            os.close(r)
+            lib = _Libc()
+            lib.try_call("prctl", PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+            set_rlimits(setup["limits"], nproc=True)
+            os.setgroups([])
+            os.setresgid(uid, uid, uid)
+            os.setresuid(uid, uid, uid)
+            if lib.try_call("prctl", PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0):
+                install_seccomp(lib, setup.get("seccomp"))
+            write_all(w, marshal.dumps(compile_source(setup["source"], setup["filename"])))
+            code = 0
+        finally:
+            _real_exit(code)
+    os.close(w)
+    data, too_big = bytearray(), False
+    while True:
+        chunk = os.read(r, 1 << 20)
+        if not chunk:
+            break
+        data += chunk
+        too_big = too_big or len(data) > MAX_COMPILED
+        if too_big:
+            data.clear()
+    os.close(r)
+    _, status = os.waitpid(pid, 0)
+    return bytes(data) if status == 0 and data and not too_big else None
 
 
 def enter_namespaces(cfg):
@@ -161,16 +235,21 @@ def build_root(lib, cfg, hidden):
     os.chdir("/")
     lib.call("umount old root", "umount2", b"/.old-root", ct.c_int(MNT_DETACH))
     os.rmdir("/.old-root")
-    tmp_mb = cfg["tmp_mb"]
-    private = [("/tmp", f"size={tmp_mb}m,mode=1777"), ("/var/tmp", "size=8m,mode=1777"),
-               ("/dev/shm", "size=8m,mode=1777")]
-    for path, opts in private:
-        lib.mount("tmpfs", path, "tmpfs", MS_NOSUID | MS_NODEV, opts)
+    private = mount_private(lib, cfg["tmp_mb"]) if cfg["tmp_mb"] else []
     # The root itself (dirs and links only) read-only: nothing can be left in it.
     if not lib.set_readonly("/", recursive=False):
         lib.mount(None, "/", None, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV)
     return {"root": "minimal", "allowed": [p for p, _ in allowed], "hidden": hidden + covered,
-            "private_tmp": [p for p, _ in private], "readonly_root": True}
+            "private_tmp": private, "readonly_root": True}
+
+
+def mount_private(lib, tmp_mb):
+    """Fresh private tmpfs /tmp, /var/tmp and /dev/shm (on the root's own folders)."""
+    private = [("/tmp", f"size={tmp_mb}m,mode=1777"), ("/var/tmp", "size=8m,mode=1777"),
+               ("/dev/shm", "size=8m,mode=1777")]
+    for path, opts in private:
+        lib.mount("tmpfs", path, "tmpfs", MS_NOSUID | MS_NODEV, opts)
+    return [p for p, _ in private]
 
 
 def _bind_device(lib, source, target):
@@ -213,7 +292,7 @@ def set_rlimits(limits, nproc):
     return applied
 
 
-def become_sandbox_user(cfg):
+def become_sandbox_user(cfg, late_ipc=False):
     """Still root: /proc for the new pid namespace, the work dir, limits; then drop to the sandbox uid."""
     lib = _Libc()
     applied = {}
@@ -223,6 +302,8 @@ def become_sandbox_user(cfg):
             applied["proc"] = True
         except OSError:
             applied["proc"] = False
+    if cfg["pidns"] and late_ipc:   # a student root's life: no /proc of the root's to write them in before
+        applied["ipc_limits"] = limit_ipc()
     uid = gid = cfg["uid"]
     work = cfg["workdir"]
     os.makedirs(work, 0o700, exist_ok=True)

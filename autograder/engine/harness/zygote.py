@@ -55,7 +55,7 @@ class Zygote:
         self.worker = None
         self.worker_gen = 0       # +1 each time the shared worker is stopped (the grader replays history)
         self.nrun = 0
-        self.code, self.compile_error = compile_source(cfg["source"], cfg["filename"])
+        self.code, self.compile_error = cfg.pop("compiled", None) or compile_source(cfg["source"], cfg["filename"])
         global _REFERENCE
         if cfg.get("reference"):    # compiled once here, so every fork has it; the text is dropped
             _REFERENCE = compile(cfg.pop("reference"), "<reference>", "exec", dont_inherit=True)

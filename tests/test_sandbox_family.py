@@ -1,0 +1,144 @@
+"""Every sandbox test of test_sandbox.py again, with each sandbox forked by a student root
+(launch.Family / StudentRoot, what grading uses for a student's own sandbox and its substitution
+variants) instead of the template: the root builds the read-only minimal root and compiles the
+source once per student, and each life still makes its own mount, net, ipc and pid namespaces,
+private folders, uid, cgroup, rlimits and seccomp, so every isolation and outcome test must hold
+unchanged.  Plus what is the family's own: its lives share nothing another life could write or
+read (tests/test_hostile_round2.py `notes_between_sandboxes` grades the same as an attack).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+from pathlib import Path
+
+import pytest
+from test_sandbox import *  # noqa: F403  (the same tests, collected again with student roots)
+from test_sandbox import ISO, call
+
+from autograder.engine import launch
+from autograder.engine.sandbox import Sandbox, template_scope
+
+needs_root = pytest.mark.skipif(not (ISO["uid_drop"] and ISO["pid_namespace"]),
+                                reason="student roots serve root graders with a pid namespace only")
+
+SPAWN_TOO = {"test_unprivileged_grader_degrades_to_limits_and_a_temp_folder"}     # not root: no root
+
+
+@pytest.fixture(autouse=True)
+def _in_a_family(request):
+    started: list[Sandbox] = []
+    families: dict[tuple[str, ...], launch.Family] = {}
+    original = Sandbox._start
+
+    def joining(self):
+        started.append(self)
+        key = tuple(self.hidden_paths)
+        self.family = families.setdefault(key, launch.Family(self.hidden_paths))
+        return original(self)
+
+    Sandbox._start = joining
+    try:
+        with template_scope():
+            yield
+    finally:
+        Sandbox._start = original
+        for family in families.values():
+            family.close()
+    if ISO["uid_drop"] and ISO["pid_namespace"] and request.node.name not in SPAWN_TOO:
+        for box in started:
+            assert box.applied.get("started") in ("student_root", None), box.applied
+
+
+NOTES = (Path(__file__).resolve().parent / "corpus" / "round2" / "notes_between_sandboxes.py").read_text()
+PROBES = NOTES + '''
+
+def found():
+    return sorted(_FOUND)
+
+
+def me():
+    return [_ME, _os.getuid()]
+
+
+def plant(name):
+    """A note under another life's name, in this life: what a leak would look like."""
+    _leave_notes(name)
+    return len(_HELD)
+'''
+
+
+@needs_root
+def test_the_lives_of_one_student_find_no_note_of_one_another(make):
+    """A student's own sandbox and two substitution variants (each with another part of the
+    reference), forked by one student root: none finds the others' notes in any channel (files
+    in /tmp, /var/tmp, /dev/shm, an abstract unix socket, a POSIX message queue, processes of
+    another uid), while a note planted inside one life under another name is found there (the
+    probe works)."""
+    own = make(PROBES)
+    stage1 = make(PROBES, reference="def score_chance(dice):\n    return sum(dice)\n")
+    stage2 = make(PROBES, reference="def reroll(dice, keep):\n    return dice\n")
+    lives = (own, stage1, stage2)
+    seen = []
+    for box in lives:
+        who = call(box, "me", fresh=False)
+        assert who.status == "ok", who
+        seen.append(who.value)
+        assert call(box, "found", fresh=False).value == [], box.applied
+        assert call(box, "found").value == []
+    assert seen[0][0] == "own" and len({name for name, _ in seen}) == 3, seen
+    assert len({uid for _, uid in seen}) == 3, "two lives of one student share a uid"
+    assert all(box.applied["started"] == "student_root" for box in lives)
+    assert all(box.applied["compiled"] == "student_root" for box in lives)
+    assert all(box.applied["student_root"] == ["uts", "readonly_root"] for box in lives)
+    # The probe works: in one life, a note under another life's name is found at once.
+    assert call(stage1, "plant", "intruder", fresh=False).value == 2     # its own socket and the plant
+    planted = call(stage1, "found").value
+    assert {"/tmp/note-intruder", "/var/tmp/note-intruder", "/dev/shm/note-intruder", "@note-intruder",
+            "mq:intruder"} <= set(planted), planted
+    for box in (own, stage2):                      # ...and nowhere else, fresh or in the worker
+        assert call(box, "found").value == []
+        assert call(box, "found", fresh=False).value == []
+
+
+def _memory_holds(pid: int, needle: bytes) -> bool:
+    """Whether NEEDLE is anywhere in the readable memory of process PID (read as root)."""
+    with open(f"/proc/{pid}/maps") as maps, open(f"/proc/{pid}/mem", "rb", buffering=0) as mem:
+        for line in maps:
+            span, perms = line.split()[:2]
+            if not perms.startswith("r") or line.rstrip().endswith(("[vvar]", "[vsyscall]")):
+                continue
+            lo, hi = (int(x, 16) for x in span.split("-"))
+            try:
+                mem.seek(lo)
+                if needle in mem.read(hi - lo):
+                    return True
+            except (OSError, OverflowError, ValueError):
+                continue
+    return False
+
+
+@needs_root
+def test_the_student_root_never_holds_the_reference_and_its_lives_outlive_it(make):
+    """The root forks every life of a student, so what it holds every life holds: it gets the
+    student's source (compiled by its helper), never the reference, which each variant gets on
+    its own pipe.  A life does not die with its root; a root that died is replaced for the
+    student's next lives."""
+    marker = "reference_only_function_of_stage_two"
+    own = make("def f():\n    return 1\n")
+    variant = make("def f():\n    return 1\n",
+                   reference=f"def {marker}():\n    return 'SECRET-{marker}'\n")
+    assert call(own, "f").status == "ok"
+    assert call(variant, "f", substitute={"names": [marker], "keep": ["f"]}).status == "ok"
+    family = own.family
+    assert family is variant.family and family.root is not None
+    root_pid = family.root.handle.pid
+    assert _memory_holds(root_pid, b"def f():"), "the probe cannot see the root's memory"
+    assert not _memory_holds(root_pid, marker.encode()), "the student root holds the reference"
+    os.kill(root_pid, signal.SIGKILL)
+    family.root.handle.wait(timeout=5)
+    assert call(own, "f", fresh=False).status == "ok"           # its lives go on without it
+    late = make("def f():\n    return 1\n")
+    assert call(late, "f").status == "ok"
+    assert late.applied["started"] == "student_root" and family.root.handle.pid != root_pid
