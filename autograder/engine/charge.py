@@ -36,6 +36,7 @@ such a trade narrow, but it is not impossible.
 from __future__ import annotations
 
 import ast
+import functools
 from collections.abc import Iterable
 
 __all__ = ["links", "excuse_repeats", "written", "skip", "stopped_aspect", "same_aspect"]
@@ -81,12 +82,9 @@ def links(assignment) -> dict[int, tuple[int, ...]]:
 def written(source: str, functions: Iterable[str]) -> bool:
     """True when SOURCE defines every one of FUNCTIONS with a body that does something: not only
     a docstring, `pass`, `...`, a `raise`, or `return` of a constant or an empty literal."""
-    try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
+    found = _definitions(source)
+    if found is None:
         return False
-    found = {node.name: node for node in ast.walk(tree)
-             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
     for name in functions:
         node = found.get(name)
         if node is None:
@@ -99,6 +97,17 @@ def written(source: str, functions: Iterable[str]) -> bool:
         if any(isinstance(n, ast.Name) and n.id == "NotImplementedError" for n in ast.walk(node)):
             return False
     return True
+
+
+@functools.lru_cache(maxsize=8)
+def _definitions(source: str) -> dict[str, ast.AST] | None:
+    """SOURCE's function definitions by name (None: it does not parse), parsed once per source:
+    a grade asks written() of several problems and stages (nothing changes the nodes)."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    return {node.name: node for node in ast.walk(tree) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
 
 
 def excuse_repeats(results: list, aspects: dict[int, str], assignment, source: str | None) -> int:

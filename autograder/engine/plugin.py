@@ -370,7 +370,7 @@ class GradingPlugin:
         """True when hidden feedback would repeat a name or text the student's program chose
         (a backstop: the suites compose hidden feedback from grader text already)."""
         chosen = getattr(self._student, "chosen_texts", None) or ()
-        return any(re.search(rf"(?<!\w){re.escape(text)}(?!\w)", output) for text in chosen)
+        return any(text in output and re.search(rf"(?<!\w){re.escape(text)}(?!\w)", output) for text in chosen)
 
     def _own_calls(self, problem: int) -> frozenset[str]:
         """The functions of PROBLEM (its row of the table) the check that just ran called in the

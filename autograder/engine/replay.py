@@ -346,7 +346,7 @@ class Transcript:
 
 _SEEN: dict[tuple[int, str], tuple[Protocol, Transcript]] = {}
 _SEEN_MAX = 256
-_SEEN_TEXT_MAX = 1 << 18          # characters of events text kept (a huge hostile run is just read)
+_SEEN_TEXT_MAX = 1 << 16          # characters of events text kept (a longer run is just read)
 _EVENTS_KEY = json.JSONEncoder().encode      # JSON data only (what bounds.events gives): else not kept
 
 
@@ -355,7 +355,7 @@ def read_transcript(outcome, protocol: Protocol) -> Transcript:
     students' games print what the reference's print: a run with the very events of one read
     before (the same JSON text) gets that reading, with its own outcome (a worker parses each
     distinct game once, not once per student).  Nothing changes a Transcript once read (the
-    reference's rounds are read from a copy of their own, _read_reference)."""
+    reference's rounds number rolls of their own, _read_reference)."""
     try:
         key = (id(protocol), _EVENTS_KEY(outcome.events or []))
     except (TypeError, ValueError, RecursionError):
@@ -458,7 +458,9 @@ def read_reference(outcome, protocol: Protocol) -> RefGame:
 
 
 def _read_reference(outcome, protocol: Protocol) -> RefGame:
-    game = _read_transcript(outcome, protocol)     # its own: the rounds below number its rolls
+    reading = read_transcript(outcome, protocol)   # shared with every student's run that prints the same
+    # ... but its rolls are its own: the rounds below number them
+    game = dataclasses.replace(reading, rolls=[dataclasses.replace(roll) for roll in reading.rolls])
     rounds: list[Round] = []
     current: Round | None = None
     answer_kind: list[str] = []
@@ -654,14 +656,6 @@ def read_once(reader: object, text: str | None, read: Callable[[str | None], lis
         _READINGS.clear()
     _READINGS[key] = (reader, tuple(lines))
     return list(lines)
-
-
-def reads_once(function: Callable[[str], list]) -> Callable[[str], list]:
-    """FUNCTION(text), a pure reading of printed text into frozen lines, through read_once."""
-    @functools.wraps(function)
-    def reading(text: str) -> list:
-        return read_once(reading, text, function)
-    return reading
 
 
 def _tails(text: str) -> list[str]:

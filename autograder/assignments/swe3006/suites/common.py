@@ -33,7 +33,7 @@ from autograder.engine.charge import stopped_aspect
 from autograder.engine.checks import GraderFault, could_pass_by_doing_nothing, explain
 from autograder.engine.divergence import first_divergence, first_line_difference
 from autograder.engine.feedback import cut, ordinal, show
-from autograder.engine.replay import Line, LineGrammar, Protocol, read_reference, read_transcript, reads_once
+from autograder.engine.replay import Line, LineGrammar, Protocol, read_reference, read_transcript
 from autograder.engine.suite import Fail, Suite
 
 SUITE = Suite(__file__)
@@ -188,7 +188,6 @@ GRAMMAR = LineGrammar.of(ASSIGNMENT.extra["protocol"], [k for k, v in ASSIGNMENT
                          strip=True, normal=_fields)
 
 
-@reads_once
 def protocol_lines(text: str) -> list[Line]:
     """The lines of TEXT the grader reads (assignment.toml [protocol], each stripped of
     surrounding spaces), in order; everything else (banner, menu items, blank lines, table
