@@ -10,6 +10,7 @@ $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --quiet --upgrade pip
 	$(PY) -m pip install --quiet --quiet -e '.[test]'   # -qq: errors only (no build-backend chatter)
+	$(PY) -m compileall -q autograder >/dev/null   # bytecode up front (none is written under PYTHONDONTWRITEBYTECODE)
 	touch $(STAMP)
 
 install: $(STAMP)

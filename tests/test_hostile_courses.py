@@ -2,7 +2,8 @@
 EXACTLY the points it earned, the batch never crashes or stalls, and nothing escapes.  Honest
 single-bug programs (a correct program of tests/submissions with one bug a struggling student
 writes) ride in the same batches: each loses points only in the stage where its bug lives; and
-a Yahtzee program handed in stage by stage gets exactly the points of the stages written.
+a Yahtzee program handed in stage by stage (one file cut back to each stage, tests/helpers/stages.py)
+gets exactly the points of the stages written.
 
 The corpus is tests/hostile_courses/<course>/<case>.py with the exact outcome of each case in
 tests/hostile_courses/expected.toml.  A case is a snippet put into the course's reference (or
@@ -31,6 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+from helpers.stages import handed_in_after
 
 from autograder import toml as tomllib
 from autograder.assignment import load_assignment
@@ -60,6 +62,7 @@ class Case:
     edits: list[dict] = field(default_factory=list)
     stages_lost: list[int] = field(default_factory=list)   # a single bug loses points in these only
     stages_zero: list[int] | None = None   # a program handed in stage by stage: exactly 0 in these
+    handed_in_after: int = 0         # PROGRAM as handed in after this stage (tests/helpers/stages.py)
 
     @property
     def id(self) -> str:
@@ -77,6 +80,8 @@ def test_every_corpus_file_has_an_expected_outcome():
 def source_for(case: Case) -> str:
     if case.program:                 # a correct program of tests/submissions with one bug put in
         text = (REPO / "tests" / "submissions" / case.course / case.program).read_text(encoding="utf-8")
+        if case.handed_in_after:
+            text = handed_in_after(case.course, case.handed_in_after, Path(case.program).name)
         for edit in case.edits:
             assert text.count(edit["find"]) == 1, (case.id, edit["find"])
             text = text.replace(edit["find"], edit["replace"])
@@ -183,6 +188,32 @@ def test_a_stage_not_written_gives_nothing(batches, case):
         elif int(stage) not in case.stages_lost:
             assert got == pytest.approx(most, abs=1e-9), (stage, student["problems"])
     assert set(case.stages_zero) <= set(case.stages_lost)
+
+
+def test_a_program_handed_in_after_a_stage_is_the_whole_one_cut_back():
+    """One file (stages/upto_stage4.py) makes every staged program: after stage N the regions of
+    later stages are the starter's, byte for byte, the rest is the whole file's but for the parts
+    stage 4 adds to the functions two stages grade (stages.toml); each one compiles."""
+    from autograder.authoring.build import outer_fences
+
+    spec = load_assignment("yahtzee")
+    whole = (REPO / "tests" / "submissions" / "yahtzee" / "stages" / "upto_stage4.py").read_text(encoding="utf-8")
+    starter = spec.starter.read_text(encoding="utf-8")
+    assert {c.handed_in_after for c in STAGED} == {1, 2, 3, 4}
+    assert handed_in_after("yahtzee", 4) == whole
+
+    def regions(text: str) -> list[tuple[int, str]]:
+        lines = text.splitlines(keepends=True)
+        return [(f.number, "".join(lines[f.begin:f.end + 1])) for f in outer_fences(text)]
+    for stage in (1, 2, 3):
+        text = handed_in_after("yahtzee", stage)
+        compile(text, f"upto_stage{stage}.py", "exec")
+        for (number, got), (_, given), (_, full) in zip(regions(text), regions(starter), regions(whole)):
+            if spec.problem(number).stage > stage:
+                assert got == given, number
+            elif number not in (12, 14, 15):           # stage 4 extends play_round, final_score, format_scorecard
+                assert got == full, number
+        assert "Joker! Yahtzee bonus" not in text and "Joker! Yahtzee bonus" in whole   # no Joker rule yet
 
 
 @pytest.mark.parametrize("case", CASES, ids=[case.id for case in CASES])

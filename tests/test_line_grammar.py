@@ -37,6 +37,16 @@ def test_without_an_ignore_regex_every_matching_line_is_read():
     assert with_ignore.read("Dice: 6 1 1 1 1\nDice: 1 2 3 4 5\n") == [Line("dice", ("1 2 3 4 5",))]
 
 
+def test_strip_reads_indented_lines_too():
+    """swe3006 reads each line stripped of surrounding spaces (its handout lets a table be
+    indented); the default reads a line from its first character."""
+    text = "   Player: Ann\n\tDice: 1 2 3 4 5  \n"
+    assert LineGrammar.of(PROTOCOL, KINDS).read(text) == []
+    stripped = LineGrammar.of(PROTOCOL, KINDS, strip=True).read(text)
+    assert stripped == [Line("turn", ("Ann",)), Line("dice", ("1 2 3 4 5",))]
+    assert [line.text for line in stripped] == ["Player: Ann", "Dice: 1 2 3 4 5"]
+
+
 def test_tails_find_a_line_after_a_prompt_answered_without_echo():
     text = "Keep? Dice: 1 2 3 4 5\nWhich one? Scored 5 in Fives.\n"
     assert LineGrammar.of(PROTOCOL, KINDS).read(text) == []

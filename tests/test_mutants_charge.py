@@ -96,3 +96,31 @@ def test_a_stage_whose_own_functions_are_stubs_gets_nothing_excused():
         aspects = {id(earlier): "divergence: kept_rerolled", id(later): "divergence: kept_rerolled"}
         assert excuse_repeats([earlier, later], aspects, YAHTZEE, source) == excused
         assert (later.status == "passed") == bool(excused)
+
+
+def test_a_later_problem_whose_own_functions_are_stubs_gets_nothing_excused():
+    """swe3006's stage 4 has no method of its own (play and print_score_info are graded in stage 3
+    too), so the stage rule cannot tell a stub: the later problem's own functions must be written.
+    A do-nothing class (play() is `pass`) whose games print nothing, as its get_valid_input does,
+    is not excused."""
+    swe = load_assignment("swe3006")
+    source = swe.reference.read_text(encoding="utf-8")
+    stub_play = source.replace("    def play(self):", "    def play(self):\n        pass\n\n    def _old_play(self):")
+    for text, excused in ((source, 1), (stub_play, 0)):
+        earlier = TestResult(name="P3 a case", problem=3, stage=2, score=0.0, max_score=1.0, status="failed", output="x")
+        later = TestResult(name="P12 a game", problem=12, stage=4, score=0.0, max_score=1.0, status="failed", output="x")
+        aspects = {id(earlier): "mode_prompt line missing", id(later): "mode_prompt line missing"}
+        assert excuse_repeats([earlier, later], aspects, swe, text) == excused
+
+
+def test_an_exit_is_a_stop_at_its_line():
+    """sys.exit stops at a line of the student's file like an exception: two exits at different
+    lines are not the same bug (os._exit, with no line, stays the general "stopped: exit")."""
+    from autograder.engine.charge import stopped_aspect
+    from autograder.engine.protocol import Outcome
+
+    exit_at = Outcome(status="exit", error={"type": "SystemExit", "line": 17})
+    assert stopped_aspect(exit_at) == "stopped: SystemExit at line 17"
+    assert stopped_aspect(Outcome(status="exit")) == "stopped: exit"
+    assert stopped_aspect(Outcome(status="exception", error={"type": "KeyError", "line": 3})) == \
+        "stopped: KeyError at line 3"

@@ -98,3 +98,21 @@ def test_named_groups_and_players_announced_by_the_round_line():
     assert game.final_by_player == {"1": 16, "2": 20}
     ref = read_reference(_outcome(events), protocol)
     assert [(r.number, r.player) for r in ref.rounds] == [(1, "1"), (1, "2")]
+
+
+def test_a_run_read_before_gives_its_reading_with_its_own_outcome():
+    """read_transcript reads each distinct run once (the same events: the same reading), never
+    mixing runs or outcomes, and never the reference's own reading (its rolls get round numbers)."""
+    events = _round([1, 2, 3, 4, 5], [6, 6, 6]) + [["out", "Chance: 21\nTotal: 21\nFinal score: 21\n"]]
+    ref = read_reference(_outcome([list(e) for e in events]), YAHTZEE)
+    assert [(r.round, r.number) for r in ref.game.rolls] == [(1, 1), (1, 2)]
+    first, second = _outcome([list(e) for e in events]), _outcome([list(e) for e in events], status="timeout")
+    one, two = read_transcript(first, YAHTZEE), read_transcript(second, YAHTZEE)
+    assert one.outcome is first and two.outcome is second and two.outcome.status == "timeout"
+    assert one.items == two.items and [(r.round, r.number) for r in two.rolls] == [(0, 0), (0, 0)]
+    other = read_transcript(_outcome(events[:-1] + [["out", "Chance: 21\nTotal: 21\nFinal score: 22\n"]]), YAHTZEE)
+    assert other.finals == [22] and one.finals == [21]
+    assert read_transcript(_outcome([["out", 1.0]]), YAHTZEE).items[0].text == "1.0"    # 1.0 is not 1
+    assert read_transcript(_outcome([["out", 1]]), YAHTZEE).items[0].text == "1"
+    odd = _outcome([["out", "x\n"], ["seed", {1, 2}]])                # not JSON data: read, not kept
+    assert read_transcript(odd, YAHTZEE).seeds[0].value == {1, 2}

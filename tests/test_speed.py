@@ -175,12 +175,12 @@ def test_every_check_of_the_kit_runs_light(monkeypatch):
     seen: dict[str, bool] = {}
     original = plugin.GradingPlugin._light_ok
 
-    def spy(item):
-        seen[item.nodeid] = original(item)
+    def spy(self, item):
+        seen[item.nodeid] = original(self, item)
         return seen[item.nodeid]
 
-    monkeypatch.setattr(plugin.GradingPlugin, "_light_ok", staticmethod(spy))
-    for assignment in ("yahtzee", "pytzee"):
+    monkeypatch.setattr(plugin.GradingPlugin, "_light_ok", spy)
+    for assignment in ("yahtzee", "pytzee", "swe3006", "cs21", "yatzy"):     # swe3006: record_property
         spec_solution = Path(__file__).resolve().parents[1] / "solution" / f"{assignment}.py"
         report = grade(str(spec_solution), assignment)
         assert report.score == report.max_score
@@ -199,7 +199,7 @@ def test_checks_through_pytest_between_light_ones_are_set_up_and_torn_down(monke
     grade_stream(iter([reference, bob]), light.append)
     original = plugin.GradingPlugin._light_ok
     monkeypatch.setattr(plugin.GradingPlugin, "_light_ok",
-                        staticmethod(lambda item: original(item) and "stage2" not in item.nodeid))
+                        lambda self, item: original(self, item) and "stage2" not in item.nodeid)
     mixed: list = []
     grade_stream(iter([reference, bob]), mixed.append)
     for a, b in zip(light, mixed):

@@ -294,18 +294,52 @@ def _integration_ids() -> set[str]:
 def test_later_stages_run_the_references_methods(reports):
     """Charge once by construction: with the reference's calculate_score set on the student's
     class, no check of stages 2-4 sees a stage-1 bug but the one integration check per stage (the
-    student's own methods), which says the difference stems from problem 1 and costs nothing."""
+    student's own methods), which is not charged again (its note names problem 1's failed check)."""
     integration = _integration_ids()
     assert len(integration) == 3
     report = reports["mutant:upper-counts-not-sums"]
     excused = {t.test_id.split("[", 1)[1].rstrip("]").split(": ", 1)[-1] for t in report.tests
                if "Not charged" in t.output}
     assert excused == integration
-    # logic copied into recording_phase cannot be substituted: its checks say where it stems from
+    # logic copied into recording_phase cannot be substituted: its checks name a score's aspect
+    # ("score: Twos"), which P1's failures show too, and engine/charge.py charges it once
     inlined = reports["mutant:inlined-scoring-with-upper-counts"]
     notes = [t for t in inlined.tests if "Not charged" in t.output]
     assert {t.problem for t in notes} == {7, 11, 12}
-    assert all(t.score == t.max_score and "calculate_score" in t.output for t in notes)
+    assert all(t.score == t.max_score and "P1" in t.output and "stage 1" in t.output for t in notes)
+    by_charge = [t for t in notes if t.output.startswith('Not charged: stems from P1 "Scoring: ')]
+    assert {t.problem for t in by_charge} == {7} and len(by_charge) == 4
+    # the same program with the copy called by its name: the reference's scoring runs, nothing differs
+    assert not [t for t in reports["mutant:upper-counts-not-sums"].tests
+                if t.problem == 7 and t.output.startswith("Not charged: stems from")]
+
+
+def test_aspects_name_what_differed_in_the_graders_words():
+    """What engine/charge.py matches across stages (no sandbox: the suite's line reading and
+    aspects on hand-made text)."""
+    from autograder.assignments.swe3006.suites.common import attribute_aspect, line_aspect, protocol_lines
+
+    ref = protocol_lines("Round 1\n  |  Twos   |   4 |\nCurrent score: 4\n")
+    assert [line.kind for line in ref] == ["round", "row", "current"]
+    assert protocol_lines("Round 1\n| Twos | 4 |\nCurrent score: 4") == ref        # spacing, bars free
+    assert line_aspect(protocol_lines("Round 1\n| Twos | 2 |\n"), ref, 1) == "score: Twos"
+    assert line_aspect(protocol_lines("Round 1\nCurrent dice combination: [1, 2, 3, 4, 5]\n"), ref, 1) == \
+        "row line: printed a dice line"
+    assert line_aspect(protocol_lines("Round 1\n"), ref, 1) == "row line missing"
+    assert line_aspect(protocol_lines("Round 2\n"), ref, 0) == "round line differs"
+    assert attribute_aspect("recorded_score_sheet", [{"Twos": 2}], [{"Twos": 4}]) == "score: Twos"
+    assert attribute_aspect("recorded_score_sheet", [{"Aces": 2}], [{"Twos": 4}]) == "attribute: recorded_score_sheet"
+    assert attribute_aspect("current_round", 3, 2) == "attribute: current_round"
+
+
+def test_a_method_two_stages_grade_is_charged_once_by_its_aspect(reports):
+    """play is graded in stages 3 and 4 (P11, P12) and leads to the two players' end (P13,
+    [[stems]]): sheet-then-roll's P11 bug shows in a P13 game as the same first difference (a dice
+    line where the round line belongs), which engine/charge.py does not charge again."""
+    report = reports["mutant:sheet-then-roll"]
+    by_charge = [t for t in report.tests if t.output.startswith('Not charged: stems from P11 "The game: ')]
+    assert [t.problem for t in by_charge] == [13] and all(t.score == t.max_score for t in by_charge)
+    assert "(stage 3)" in by_charge[0].output
 
 
 def test_an_earlier_stages_bug_is_not_charged_again(reports):
@@ -313,7 +347,7 @@ def test_an_earlier_stages_bug_is_not_charged_again(reports):
     report = reports["mutant:upper-counts-not-sums"]
     excused = [t for t in report.tests if "Not charged" in t.output]
     assert excused and all(t.stage > 1 and t.score == t.max_score for t in excused)
-    assert all("calculate_score" in t.output and "stage 1" in t.output for t in excused)
+    assert all('P1 Scoring: ' in t.output and "stage 1" in t.output for t in excused)
 
 
 # ---------------------------------------------------------------------------------------

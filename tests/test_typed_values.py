@@ -145,3 +145,23 @@ def test_a_typed_plan_round_trips_through_the_reference_cache(tmp_path):
     _, plan = refcache.load(path)
     assert plan == {"suite.py::test_x": [request]}
     assert request_key(plan["suite.py::test_x"][0]) == request_key(request)
+
+
+def test_a_typed_request_gets_its_trial_at_the_reference_s_time(program):
+    """Program.cpu_time finds the reference's time of a typed request by the same wire form as
+    request_key (a tuple and a list stay two requests), so a typed request runs its trial."""
+    reference = Program(STUDENT, "typed.py", cache=True, label="the reference")
+    try:
+        assert reference.call("is_straight", {2, 3, 4, 5}, True, typed=True).value is True
+        assert reference.call("echo", (1, 2), typed=True).status == "ok"
+        program.timing, trials = reference, list(program.trials)
+        assert program.call("is_straight", {2, 3, 4, 5}, True, typed=True).value is True
+        assert program.trials[0] == trials[0] + 1
+        assert program.call("echo", [1, 2], typed=True).status == "ok"       # a list: not the reference's
+        assert program.call("is_straight", {1, 2, 3, 4}, True, typed=True).value is True   # another set
+        assert program.trials[0] == trials[0] + 1
+        assert program.call("echo", (1, 2), typed=True).value == {"__tuple__": [1, 2]}
+        assert program.trials[0] == trials[0] + 2
+    finally:
+        program.timing = None
+        reference.close()

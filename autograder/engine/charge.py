@@ -20,9 +20,10 @@ What a course declares (data, no code):
 
 The rule: a failed check of problem N (stage s) is not charged when a linked problem M of an
 earlier stage failed a check with the SAME aspect in this submission (the earlier stage's
-failure reproduces in the stage-s scenario), M's functions are written and so is one of stage
-s's own functions, if it has any (no points for nothing: a stub is never excused, nor a stage
-whose own code is all stubs).  A bug of stage s alone (a special rule, a bonus) either shows
+failure reproduces in the stage-s scenario), M's and N's functions are written and so is one of
+stage s's own functions, if it has any (no points for nothing: a stub is never excused, nor a
+stage whose own code is all stubs; N's own test matters where stage s has no function of its own,
+all its functions being graded in earlier stages too).  A bug of stage s alone (a special rule, a bonus) either shows
 an aspect stage M never shows, or stage M's checks pass: it is charged.  The check passes with
 the feedback `Not charged: stems from P4 "..." (stage 2), already charged there.`
 Limits: a stage-s bug hidden behind the earlier failure (it shows only once that one is fixed)
@@ -52,9 +53,10 @@ def skip(reason: str, aspect: str | None = None):
 
 def stopped_aspect(outcome) -> str:
     """The aspect of a call that did not return: the exception and the student's line it was
-    raised at (the same bug stops there in every stage), or running out of time or input."""
-    if outcome.status == "exception":
-        error = outcome.error or {}
+    raised at (the same bug stops there in every stage; so does a sys.exit), or running out of
+    time or input."""
+    error = outcome.error or {}
+    if outcome.status == "exception" or (outcome.status == "exit" and error.get("line")):
         return f"stopped: {error.get('type')} at line {error.get('line')}"
     return f"stopped: {outcome.status}"
 
@@ -118,6 +120,10 @@ def excuse_repeats(results: list, aspects: dict[int, str], assignment, source: s
     for result in results:
         aspect = aspects.get(id(result))
         if not aspect or result.status not in ("failed", "skipped") or result.problem not in linked:
+            continue
+        if result.problem not in is_written:     # its own functions too: a stub is never excused
+            is_written[result.problem] = written(source, functions[result.problem])
+        if not is_written[result.problem]:
             continue
         for earlier in linked[result.problem]:
             stem = next((r for a, r in failures.get(earlier, ()) if same_aspect(a, aspect)), None)

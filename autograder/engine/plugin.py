@@ -10,18 +10,19 @@ reference's versions of the functions graded in other stages in place of the stu
 (Assignment.substitution), except in the checks marked own_functions.  A function graded in two
 stages cannot be substituted in the later one: a later failure with the same aspect (Fail(aspect=))
 as an earlier stage's failed check of that function is not charged again (engine/charge.py).
-Fixtures:              student, reference (Programs), assignment.
+Fixtures:              student, reference (Programs), assignment, record_property (a check says something when it passes).
 
 pytest collects the suites once per session; then each check runs through a light runner
 (setup checks, the test function with its parameters and fixtures, the verdict) rather than
 pytest's per-item protocol (hooks, reports, capture, logging: about 0.5 ms per check, 185 checks
-per student).  A check that asks for any other fixture or carries any other marker goes through
-pytest's protocol as before.  A grader-side hang is stopped by the same SIGALRM backstop as
+per student).  A check that asks for a fixture other than the plugin's (student, reference,
+assignment, record_property) or carries any other marker goes through pytest's protocol as before.  A grader-side hang is stopped by the same SIGALRM backstop as
 pytest-timeout (the ini's `timeout`) and recorded the same way.
 """
 
 from __future__ import annotations
 
+import contextlib
 import re
 import signal
 import sys
@@ -41,6 +42,7 @@ from .results import TestResult
 from .sandbox import Outcome
 
 FIXTURES = frozenset({"student", "reference", "assignment"})
+LIGHT_FIXTURES = FIXTURES | {"record_property"}       # the plugin's own record_property (below)
 MARKERS = frozenset({"problem", "points", "weight", "visibility", "depends", "parametrize", "own_functions"})
 BACKSTOP_S = 120.0      # pytest-timeout's default for the suites (engine/pytest.ini)
 
@@ -63,6 +65,7 @@ class _Check:
     depends: tuple
     family: str               # the test function's name (originalname)
     name: str                 # "test_x[param]"
+    substitute: dict | None   # what its calls run with (Assignment.substitution), None: the student's own
 
 
 HIDDEN_WITHHELD = ("This hidden check failed.  Its usual feedback would repeat text your program chose "
@@ -86,6 +89,8 @@ class GradingPlugin:
         self._plan_from: dict[str, int] = {}
         self._plan_flat: list = []
         self._checks: dict[int, tuple[pytest.Item, _Check]] = {}
+        self._substitutions: dict[int, dict] = {}
+        self._functions: dict[int, frozenset[str]] = {}      # problem -> its functions' bare names
         self.public_only = public_only
         self.next_submission = next_submission    # () -> (Program, load_failure, context) | None
         self.deliver = deliver                    # (plugin, context) -> None, after each submission
@@ -182,6 +187,12 @@ class GradingPlugin:
         light = [self.light and self._light_ok(item) for item in items]
         backstop = float(session.config.getini("timeout") or BACKSTOP_S) if _has_ini(session, "timeout") \
             else BACKSTOP_S
+        with _backstop_handler():
+            self._grade_each(items, light, backstop)
+        return True
+
+    def _grade_each(self, items, light: list[bool], backstop: float) -> None:
+        """Every submission next_submission gives, through every collected check."""
         while (job := self.next_submission()) is not None:
             student, load_failure, context = job
             self.begin(student, load_failure)
@@ -204,7 +215,6 @@ class GradingPlugin:
             self.no_points_for_nothing()
             excuse_repeats(self.results, self._aspect, self.assignment, getattr(student, "source", None))
             self.deliver(self, context)
-        return True
 
     # -- the request plan -----------------------------------------------------------------------
     def _prepare_plan(self, items) -> None:
@@ -218,30 +228,32 @@ class GradingPlugin:
             self._plan_flat.extend(self.plan.get(item.nodeid, []))
 
     # -- the light runner -------------------------------------------------------------------------
-    @staticmethod
-    def _light_ok(item) -> bool:
-        """True when the check needs nothing of pytest's per-item machinery."""
+    def _light_ok(self, item) -> bool:
+        """True when the check needs nothing of pytest's per-item machinery: its fixtures are the
+        plugin's (record_property included: a check may say something when it passes)."""
         if not isinstance(item, pytest.Function) or getattr(item, "cls", None) is not None:
             return False
         names = set(item._fixtureinfo.argnames)
         params = set(getattr(getattr(item, "callspec", None), "params", {}) or {})
-        if names - params - FIXTURES or item._fixtureinfo.name2fixturedefs.keys() - FIXTURES - params:
+        defs = item._fixtureinfo.name2fixturedefs
+        if names - params - LIGHT_FIXTURES or defs.keys() - LIGHT_FIXTURES - params:
             return False
+        recorder = defs.get("record_property")
+        if recorder and getattr(recorder[-1].func, "__self__", None) is not self:
+            return False                  # a record_property of the suite's own: pytest runs it
         return all(m.name in MARKERS for m in item.iter_markers())
 
     def _run_light(self, item, backstop: float) -> None:
-        call = pytest.CallInfo.from_call(lambda: self.pytest_runtest_setup(item), "setup",
-                                         reraise=(Exit, KeyboardInterrupt))
+        call = _call(lambda: self.pytest_runtest_setup(item))
         if call.excinfo is not None:
             self._record(item, call)
             return
-        values = {"student": self._student, "reference": self._reference, "assignment": self.assignment}
+        values = {"student": self._student, "reference": self._reference, "assignment": self.assignment,
+                  "record_property": lambda name, value: item.user_properties.append((name, value))}
         params = getattr(getattr(item, "callspec", None), "params", {}) or {}
         kwargs = {name: params[name] if name in params else values[name] for name in item._fixtureinfo.argnames}
         function = item.obj
-        call = pytest.CallInfo.from_call(lambda: _with_backstop(lambda: function(**kwargs), backstop), "call",
-                                         reraise=(Exit, KeyboardInterrupt))
-        self._record(item, call)
+        self._record(item, _call(lambda: _with_backstop(lambda: function(**kwargs), backstop)))
 
     def pytest_runtest_setup(self, item: pytest.Item) -> None:
         self._started[item.nodeid] = time.perf_counter()
@@ -251,8 +263,7 @@ class GradingPlugin:
         check = self._check(item)
         if self._student is not None:
             self._student.called.clear()
-            sub = None if check.own or not check.stage else self.assignment.substitution(check.stage)
-            self._student.substitute = sub if sub and sub["names"] else None
+            self._student.substitute = check.substitute
         if self.load_failure:
             raise Fail(self.load_failure, show_values=False)
         for name in check.depends:
@@ -335,14 +346,25 @@ class GradingPlugin:
             return known[1]
         problem = int(_marker_arg(item, "problem", 0))
         marker = item.get_closest_marker("depends")
+        stage = self._stage_of(problem)
+        own = item.get_closest_marker("own_functions") is not None
+        sub = None if own or not stage else self._substitution(stage)
         check = _Check(problem=problem, points=float(_marker_arg(item, "points", 0)),
                        hidden=_marker_arg(item, "visibility", "visible") == "hidden",
-                       stage=self._stage_of(problem), title=test_title(item, problem),
-                       own=item.get_closest_marker("own_functions") is not None,
+                       stage=stage, title=test_title(item, problem), own=own,
                        depends=tuple(marker.args) if marker else (),
-                       family=getattr(item, "originalname", item.name), name=item.name)
+                       family=getattr(item, "originalname", item.name), name=item.name,
+                       substitute=sub if sub and sub["names"] else None)
         self._checks[id(item)] = (item, check)
         return check
+
+    def _substitution(self, stage: int) -> dict:
+        """Assignment.substitution(STAGE), once per session (one dict shared by its checks' requests:
+        nothing changes it)."""
+        known = self._substitutions.get(stage)
+        if known is None:
+            known = self._substitutions[stage] = self.assignment.substitution(stage)
+        return known
 
     def _repeats_chosen_text(self, output: str) -> bool:
         """True when hidden feedback would repeat a name or text the student's program chose
@@ -353,12 +375,17 @@ class GradingPlugin:
     def _own_calls(self, problem: int) -> frozenset[str]:
         """The functions of PROBLEM (its row of the table) the check that just ran called in the
         student's program ("Class.method" counts as "method"); empty when it called none of them."""
-        try:
-            mine = set(self.assignment.problem(problem).functions)
-        except KeyError:
+        mine = self._functions.get(problem)
+        if mine is None:            # the problem's row, as bare names (once per session)
+            try:
+                listed = self.assignment.problem(problem).functions
+            except KeyError:
+                listed = ()
+            mine = self._functions[problem] = frozenset(name.rsplit(".", 1)[-1] for name in listed)
+        if not mine:
             return frozenset()
         called = {name.rsplit(".", 1)[-1] for name in getattr(self._student, "called", None) or ()}
-        return frozenset(called & {name.rsplit(".", 1)[-1] for name in mine})
+        return frozenset(called & mine)
 
     def no_points_for_nothing(self) -> None:
         """A passed check that a function doing nothing would pass (it expects None, 0, an empty
@@ -427,6 +454,26 @@ def share_points(items, assignment) -> None:
             item.add_marker(pytest.mark.points(points))
 
 
+@dataclass(frozen=True)
+class _Called:
+    """What _record reads of a light check's phase (pytest's CallInfo without its clocks)."""
+    excinfo: pytest.ExceptionInfo | None
+
+
+_PASSED = _Called(None)
+
+
+def _call(run) -> _Called:
+    """RUN() as pytest.CallInfo.from_call(RUN, reraise=(Exit, KeyboardInterrupt)) catches it."""
+    try:
+        run()
+    except (Exit, KeyboardInterrupt):
+        raise
+    except BaseException:       # noqa: BLE001 -- as pytest: a check's exception is its verdict
+        return _Called(pytest.ExceptionInfo.from_current())
+    return _PASSED
+
+
 def _has_ini(session, name: str) -> bool:
     try:
         session.config.getini(name)
@@ -443,18 +490,34 @@ _BACKSTOP = [BACKSTOP_S]
 
 
 def _with_backstop(run, seconds: float):
-    """RUN() under a SIGALRM timer, as pytest-timeout's signal method does (main thread only)."""
+    """RUN() under a SIGALRM timer, as pytest-timeout's signal method does (main thread only).
+    The handler, once set, stays for the session (_backstop_handler restores the old one at its
+    end): two signal.signal calls per check were a tenth of the light runner's own cost."""
     if (threading.current_thread() is not threading.main_thread() or seconds <= 0
             or signal.getitimer(signal.ITIMER_REAL)[0] > 0):
         return run()            # not ours to set, or an outer timer (pytest-timeout) already guards us
     _BACKSTOP[0] = seconds
-    old = signal.signal(signal.SIGALRM, _on_backstop)
+    if signal.getsignal(signal.SIGALRM) is not _on_backstop:
+        _BACKSTOP_OLD.append(signal.signal(signal.SIGALRM, _on_backstop))
     signal.setitimer(signal.ITIMER_REAL, seconds)
     try:
         return run()
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, old)
+
+
+_BACKSTOP_OLD: list = []        # the SIGALRM handlers _with_backstop replaced, oldest first
+
+
+@contextlib.contextmanager
+def _backstop_handler():
+    """Around a session's checks: SIGALRM's handler as it was before them, afterwards."""
+    try:
+        yield
+    finally:
+        if _BACKSTOP_OLD and threading.current_thread() is threading.main_thread():
+            signal.signal(signal.SIGALRM, _BACKSTOP_OLD[0])
+            _BACKSTOP_OLD.clear()
 
 
 def _plan_of(recorded) -> dict[str, list]:

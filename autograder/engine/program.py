@@ -241,7 +241,7 @@ class Program:
                 times[plain] = None if plain in times and (times[plain] is None or cpu is None) \
                     else max(times.get(plain) or 0.0, cpu or 0.0)
             self._times = (len(self._cache), times)
-        return self._times[1].get(_timing_key(dict(request.__dict__)))
+        return self._times[1].get(_timing_key(wire_form(request)))
 
     def _after_trial(self, request: Request, trial: Outcome) -> tuple[Outcome, bool]:
         """REQUEST's outcome after its TRIAL: the trial's, unless it ran out of time; then the
@@ -321,7 +321,7 @@ class Program:
     def _prefetch(self, requests: list[Request]) -> int:
         if self._shared_ahead:
             return 0
-        keyed = [(r, request_key(r)) for r in requests]
+        keyed = [(r, plan_key(r)) for r in requests]
         keyed = [(r, k) for r, k in keyed if not _is_fresh(r) or k not in self._fresh_ahead]
         if not keyed:
             return 0
@@ -547,17 +547,46 @@ def _charged(outcome: Outcome) -> float:
     return 0.0 if outcome.status == "timeout" else max(outcome.elapsed - outcome.wait, outcome.cpu, 0.0)
 
 
-def request_key(request: Request) -> str:
+_KEY = json.JSONEncoder(sort_keys=True, default=str).encode     # one encoder (json.dumps makes one a call)
+
+
+def wire_form(request: Request) -> dict:
+    """REQUEST's fields as its keys encode them: typed values (a typed request's args, kwargs and
+    instance) in their wire form, so a tuple and a list are two requests and a set is data, not
+    its str().  The one source of both keys below: a request's and its timing's."""
     data = request.__dict__
-    if request.typed:          # a tuple and a list are two requests; a set is data, not its str()
+    if request.typed:
         data = dict(data, **{name: typed.encode(data[name]) for name in ("args", "kwargs", "instance")})
-    return json.dumps(data, sort_keys=True, default=str)
+    return data
+
+
+def request_key(request: Request) -> str:
+    """What identifies REQUEST's run: the reference's cache, the plan, the outcomes run ahead."""
+    return _KEY(wire_form(request))
+
+
+_PLAN_KEYS: dict[int, tuple[Request, str]] = {}
+_PLAN_KEYS_MAX = 1 << 14
+
+
+def plan_key(request: Request) -> str:
+    """request_key of a plan's REQUEST, once per Request object: a worker sends the same plan
+    (the same objects) ahead for every student.  (Keyed by identity and kept alive with the entry,
+    so an id is never reused; nothing changes a plan's Request.)"""
+    entry = _PLAN_KEYS.get(id(request))
+    if entry is not None and entry[0] is request:
+        return entry[1]
+    if len(_PLAN_KEYS) >= _PLAN_KEYS_MAX:
+        _PLAN_KEYS.clear()
+    key = request_key(request)
+    _PLAN_KEYS[id(request)] = (request, key)
+    return key
 
 
 def _timing_key(data: dict) -> str:
-    """A request's key without its limit and substitution (they do not change the reference's work)."""
-    return json.dumps({k: v for k, v in data.items() if k not in ("timeout", "substitute")},
-                      sort_keys=True, default=str)
+    """A request's key (its wire_form, or a request key read back) without its limit and
+    substitution (they do not change the reference's work)."""
+    return _KEY({k: v for k, v in data.items() if k not in ("timeout", "substitute")})
 
 
 def _is_fresh(request: Request) -> bool:

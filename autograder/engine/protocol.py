@@ -98,6 +98,19 @@ class Outcome:
 
 
 def _payload(request: Request, seq: int, timeout: float, wall: float | None = None) -> bytes:
+    return _encode(_payload_data(request, seq, timeout, wall)) + b"\n"
+
+
+def _encode(data: Any) -> bytes:
+    """DATA as a request line's JSON; a Request whose arguments are not JSON data raises TypeError."""
+    try:
+        return json.dumps(data).encode()
+    except (TypeError, ValueError) as e:
+        raise TypeError(f"Request arguments must be JSON data: {e}") from None
+
+
+def _payload_data(request: Request, seq: int, timeout: float, wall: float | None = None) -> dict:
+    """What the harness reads of REQUEST (as a dict: a batch encodes its requests in one go)."""
     if request.kind not in ("call", "script"):
         raise ValueError(f"Request.kind must be 'call' or 'script', not {request.kind!r}")
     if request.kind == "call" and not isinstance(request.func, str):
@@ -122,10 +135,7 @@ def _payload(request: Request, seq: int, timeout: float, wall: float | None = No
                                 "state": {k: typed_values.encode(v) for k, v in spec["state"].items()}}
     if request.substitute:
         data["substitute"] = {key: [str(n) for n in request.substitute.get(key, ())] for key in ("names", "keep")}
-    try:
-        return json.dumps(data).encode() + b"\n"
-    except (TypeError, ValueError) as e:
-        raise TypeError(f"Request arguments must be JSON data: {e}") from None
+    return data
 
 
 def _instance_spec(request: Request) -> dict:

@@ -40,7 +40,9 @@ dice check (engine/divergence.py first_divergence, roll_values) says so.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
+import json
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -342,7 +344,35 @@ class Transcript:
         return number(shown)
 
 
+_SEEN: dict[tuple[int, str], tuple[Protocol, Transcript]] = {}
+_SEEN_MAX = 256
+_SEEN_TEXT_MAX = 1 << 18          # characters of events text kept (a huge hostile run is just read)
+_EVENTS_KEY = json.JSONEncoder().encode      # JSON data only (what bounds.events gives): else not kept
+
+
 def read_transcript(outcome, protocol: Protocol) -> Transcript:
+    """OUTCOME's run read with PROTOCOL.  A transcript depends on the events alone, and most
+    students' games print what the reference's print: a run with the very events of one read
+    before (the same JSON text) gets that reading, with its own outcome (a worker parses each
+    distinct game once, not once per student).  Nothing changes a Transcript once read (the
+    reference's rounds are read from a copy of their own, _read_reference)."""
+    try:
+        key = (id(protocol), _EVENTS_KEY(outcome.events or []))
+    except (TypeError, ValueError, RecursionError):
+        return _read_transcript(outcome, protocol)
+    if len(key[1]) > _SEEN_TEXT_MAX:
+        return _read_transcript(outcome, protocol)
+    entry = _SEEN.get(key)
+    if entry is not None and entry[0] is protocol:
+        return dataclasses.replace(entry[1], outcome=outcome)
+    transcript = _read_transcript(outcome, protocol)
+    if len(_SEEN) >= _SEEN_MAX:
+        _SEEN.clear()
+    _SEEN[key] = (protocol, transcript)
+    return transcript
+
+
+def _read_transcript(outcome, protocol: Protocol) -> Transcript:
     items = timeline(outcome, protocol)
     rolls: list[Roll] = []
     dice_lines, scored, finals, randoms, seeds, scored_at = [], [], [], [], [], []
@@ -428,7 +458,7 @@ def read_reference(outcome, protocol: Protocol) -> RefGame:
 
 
 def _read_reference(outcome, protocol: Protocol) -> RefGame:
-    game = read_transcript(outcome, protocol)
+    game = _read_transcript(outcome, protocol)     # its own: the rounds below number its rolls
     rounds: list[Round] = []
     current: Round | None = None
     answer_kind: list[str] = []
@@ -560,14 +590,16 @@ def spaced_groups(kind: str, match: re.Match) -> tuple:
 @dataclass
 class LineGrammar:
     """The line kinds of an assignment's [protocol] table, tried in order on each line (after
-    trailing whitespace is cut).  IGNORE: lines skipped whatever they hold.  TAILS: a line is
-    also tried from after each ': ' or '? ' in it, where a prompt answered without echo runs into
-    the next printed text.  NORMAL(kind, match) makes a line's fields (default: spaced_groups)."""
+    trailing whitespace is cut; STRIP: leading whitespace too).  IGNORE: lines skipped whatever
+    they hold.  TAILS: a line is also tried from after each ': ' or '? ' in it, where a prompt
+    answered without echo runs into the next printed text.  NORMAL(kind, match) makes a line's
+    fields (default: spaced_groups)."""
 
     kinds: dict[str, re.Pattern]
     ignore: re.Pattern | None = None
     tails: bool = False
     normal: Callable[[str, re.Match], tuple] = spaced_groups
+    strip: bool = False
 
     @classmethod
     def of(cls, protocol: dict, kinds: Iterable[str], **options: Any) -> LineGrammar:
@@ -576,10 +608,14 @@ class LineGrammar:
         return cls({kind: re.compile(protocol[kind]) for kind in kinds}, ignore=ignore, **options)
 
     def read(self, text: str | None) -> list[Line]:
-        """The lines of TEXT this grammar reads, in order; any other line is skipped."""
+        """The lines of TEXT this grammar reads, in order; any other line is skipped.  (Once per
+        distinct text in a process, read_once: a grammar is not changed once it has read.)"""
+        return read_once(self, text, self._read)
+
+    def _read(self, text: str | None) -> list[Line]:
         found = []
         for raw in (text or "").splitlines():
-            line = raw.rstrip()
+            line = raw.strip() if self.strip else raw.rstrip()
             if self.ignore is not None and self.ignore.match(line):
                 continue
             for candidate in _tails(line) if self.tails else (line,):
@@ -595,6 +631,37 @@ class LineGrammar:
             if match:
                 return Line(kind, self.normal(kind, match), text)
         return None
+
+
+_READINGS: dict[tuple[int, str], tuple[object, tuple]] = {}
+_READINGS_MAX = 256
+_READING_TEXT_MAX = 1 << 16         # characters: a longer text is read each time
+
+
+def read_once(reader: object, text: str | None, read: Callable[[str | None], list]) -> list:
+    """READ(TEXT), READER's reading of printed TEXT into frozen lines, once per distinct text in a
+    process: the reference's output is read by every student's checks, and most students print
+    what it prints.  A new list each call (nothing a caller does to it reaches the next).  (Keyed
+    by READER's identity and kept alive with the entry, so an id is never reused.)"""
+    if not isinstance(text, str) or len(text) > _READING_TEXT_MAX:
+        return read(text)
+    key = (id(reader), text)
+    entry = _READINGS.get(key)
+    if entry is not None and entry[0] is reader:
+        return list(entry[1])
+    lines = read(text)
+    if len(_READINGS) >= _READINGS_MAX:
+        _READINGS.clear()
+    _READINGS[key] = (reader, tuple(lines))
+    return list(lines)
+
+
+def reads_once(function: Callable[[str], list]) -> Callable[[str], list]:
+    """FUNCTION(text), a pure reading of printed text into frozen lines, through read_once."""
+    @functools.wraps(function)
+    def reading(text: str) -> list:
+        return read_once(reading, text, function)
+    return reading
 
 
 def _tails(text: str) -> list[str]:

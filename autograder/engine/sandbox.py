@@ -78,7 +78,7 @@ from .launch import (
     template_scope,
 )
 from .outcomes import _build, _internal, _number, _secs
-from .protocol import INTERNAL, STATUSES, Limits, Outcome, Request, _parse, _payload
+from .protocol import INTERNAL, STATUSES, Limits, Outcome, Request, _encode, _parse, _payload, _payload_data
 
 # The sandbox's API, wherever each piece lives (protocol, outcomes, isolation, launch):
 __all__ = ["INTERNAL", "STATUSES", "UID_BASE", "Limits", "Outcome", "Request", "Sandbox", "descendants", "isolation",
@@ -286,11 +286,11 @@ class Sandbox:
             trials = [lim if lim is not None and lim < t else None
                       for lim, t in zip(limits or [None] * len(requests), timeouts)]
             walls = [self._wall(t) if lim is None else self._trial_wall(lim) for lim, t in zip(trials, timeouts)]
-            payloads = [json.loads(_payload(r, first + i, t if lim is None else lim, w))
+            payloads = [_payload_data(r, first + i, t if lim is None else lim, w)
                         for i, (r, t, lim, w) in enumerate(zip(requests, timeouts, trials, walls))]
+            message = _encode({"op": "batch", "reset_worker": reset_worker, "requests": payloads,
+                               "budget": budget})        # a bad Request: raises, as run() does
             self._seq += len(requests)
-            message = json.dumps({"op": "batch", "reset_worker": reset_worker, "requests": payloads,
-                                  "budget": budget}).encode()
             outcomes: list[Outcome] = []
             try:
                 proc = self._proc()

@@ -123,8 +123,7 @@ def _count_checks(spec: Assignment, stage: str | int) -> int:
 
     counter = _Counter()
     args = [*[str(f) for f in spec.suite_files(stage)], "-c", str(PYTEST_INI), "--rootdir", str(spec.suites_dir),
-            "-p", "no:cacheprovider", "-p", "no:terminal", "--import-mode=importlib",
-            "-W", "ignore::pytest.PytestAssertRewriteWarning"]
+            "-p", "no:cacheprovider", "-p", "no:terminal", *SESSION_ARGS]
     old_cwd = os.getcwd()
     try:
         pytest.main(args, plugins=[counter])
@@ -258,10 +257,16 @@ class _Ahead:
         return self.job
 
 
-# pytest's own plugins a grading session does without: the report and cache machinery, and the
-# unraisable/thread-exception hooks (their gc.collect() at the end costs ~60 ms per session).
+# pytest's own plugins a grading session does without: the report and cache machinery, the
+# unraisable/thread-exception hooks (their gc.collect() at the end costs ~60 ms per session), and
+# the debugger (importing pdb and readline: ~7 ms of every cold `grade`).
 NO_PLUGINS = ("cacheprovider", "terminal", "unraisableexception", "threadexception", "faulthandler",
-              "pastebin", "doctest", "junitxml", "stepwise", "logging")
+              "pastebin", "doctest", "junitxml", "stepwise", "logging", "debugging")
+# The suites decide with Fail and pytest.skip, never `assert` (a stray assert is a grader error either
+# way): pytest's assertion rewriting would only re-parse and re-compile every suite module in every
+# session (no cached rewrite where bytecode is not written: ~70 ms of a cold `grade`), and plain
+# imports use the usual bytecode cache.
+SESSION_ARGS = ("--import-mode=importlib", "--assert=plain")
 
 
 def _session(files: list[str], spec: Assignment, plugin: GradingPlugin) -> None:
@@ -269,8 +274,7 @@ def _session(files: list[str], spec: Assignment, plugin: GradingPlugin) -> None:
     backstop of checks pytest runs itself, is loaded by name)."""
     import pytest
 
-    args = [*files, "-c", str(PYTEST_INI), "--rootdir", str(spec.suites_dir), "--import-mode=importlib",
-            "-W", "ignore::pytest.PytestAssertRewriteWarning"]
+    args = [*files, "-c", str(PYTEST_INI), "--rootdir", str(spec.suites_dir), *SESSION_ARGS]
     for name in NO_PLUGINS:
         args += ["-p", f"no:{name}"]
     if _importable("pytest_timeout"):

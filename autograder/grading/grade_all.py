@@ -126,6 +126,7 @@ def grade_all(source: str | Path, out: str | Path = DEFAULT_OUT, assignment: str
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     work_dir = out / ".work"
+    jobs = jobs or default_jobs()
     entries, notes = discover(source, work_dir, spec, nb_assignment)
     if not entries:
         raise InputError(f"no submissions found in {source} (expected .py files, notebooks or one folder "
@@ -135,7 +136,6 @@ def grade_all(source: str | Path, out: str | Path = DEFAULT_OUT, assignment: str
         if unknown:
             raise InputError(f"--only: no submission with id {', '.join(unknown)} in {source} "
                              f"(ids: {', '.join(e.id for e in entries[:20])}{' ...' if len(entries) > 20 else ''})")
-    jobs = jobs or default_jobs()
     version = grader_version(spec)
     summary = BatchSummary(found=len(entries), out=out, notes=notes)
     started = time.monotonic()
@@ -149,6 +149,10 @@ def grade_all(source: str | Path, out: str | Path = DEFAULT_OUT, assignment: str
         else:
             todo = [e for e in entries if force or stored.get(e.id) != (e.hash, stage, version)]
         summary.skipped = len(entries) - len(todo)
+        pool = WorkerPool(jobs, spec.name, stage, out / "logs", timeout,
+                          hidden=hidden_from_students(source, out, work_dir))
+        if any(not e.error for e in todo):
+            pool.start()         # its fork server loads pytest and the engine while we set up the exports
         run_id = book.start_run(spec.name, len(entries), jobs)
         bar = Progress(len(todo), stream=stream, enabled=progress)
         by_path = {e.id: e for e in entries}
@@ -185,29 +189,32 @@ def grade_all(source: str | Path, out: str | Path = DEFAULT_OUT, assignment: str
                 writer.write(entry.id)          # now, while the workers grade, not all at the end
             bar.advance(entry.id)
 
-        pool = WorkerPool(jobs, spec.name, stage, out / "logs", timeout,
-                          hidden=hidden_from_students(source, out, work_dir))
         status = "interrupted"
         try:
-            bar.draw(force=True)
-            for entry in [e for e in todo if e.error]:        # nothing to run: the student's error row
-                on_result(entry, {"ok": False, "student": True, "error": entry.error})
-            todo = [e for e in todo if not e.error]
-            if todo:
-                pool.run(todo, on_result)
-            status = "done"
-        except KeyboardInterrupt:
-            summary.interrupted = True
+            try:
+                bar.draw(force=True)
+                for entry in [e for e in todo if e.error]:        # nothing to run: the student's error row
+                    on_result(entry, {"ok": False, "student": True, "error": entry.error})
+                todo = [e for e in todo if not e.error]
+                if todo:
+                    pool.run(todo, on_result)
+                status = "done"
+                pool.release()          # the workers wind down while the exports are written
+            except KeyboardInterrupt:
+                summary.interrupted = True
+            finally:
+                if status != "done":
+                    pool.close(now=True)
+                bar.close()
+                book.finish_run(run_id, graded=summary.graded, skipped=summary.skipped, crashed=summary.crashed,
+                                status=status)
+            summary.wall = time.monotonic() - started
+            if exports:
+                from .export import write_exports
+
+                summary.written = write_exports(book, spec, out, written=writer)
         finally:
             pool.close(now=status != "done")
-            bar.close()
-            book.finish_run(run_id, graded=summary.graded, skipped=summary.skipped, crashed=summary.crashed,
-                            status=status)
-        summary.wall = time.monotonic() - started
-        if exports:
-            from .export import write_exports
-
-            summary.written = write_exports(book, spec, out, written=writer)
     return summary
 
 

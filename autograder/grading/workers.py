@@ -130,6 +130,7 @@ class _Worker:
     task: Entry | None = None
     started: float = 0.0
     log: Path = Path()
+    released: bool = False        # told to stop (release)
 
 
 class WorkerPool:
@@ -232,14 +233,29 @@ class WorkerPool:
             worker.process.join(1)
         worker.conn.close()
 
-    def close(self, now: bool = False) -> None:
-        """Stop the workers: politely when idle, SIGTERM (then SIGKILL) when NOW or still busy."""
+    def start(self) -> None:
+        """Start the fork server now (it imports pytest and the engine: ~0.3 s) while the caller
+        finds the submissions; the workers are forked from it when run() begins."""
+        if self.ctx.get_start_method() == "forkserver":
+            from multiprocessing import forkserver
+
+            forkserver.ensure_running()
+
+    def release(self) -> None:
+        """Tell the idle workers to stop (they end their sessions and close their sandboxes) without
+        waiting for them: close() then waits, after the caller's own work (the exports)."""
         for worker in self.workers:
-            if worker.task is None and not now:
+            if worker.task is None and not worker.released:
+                worker.released = True
                 try:
                     worker.conn.send(None)
                 except (BrokenPipeError, OSError):
                     pass
+
+    def close(self, now: bool = False) -> None:
+        """Stop the workers: politely when idle, SIGTERM (then SIGKILL) when NOW or still busy."""
+        if not now:
+            self.release()
         for worker in self.workers:
             self._stop(worker, kill=now or worker.task is not None, grace=5.0 if not now else 3.0)
         self.workers = []

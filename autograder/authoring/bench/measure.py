@@ -127,12 +127,12 @@ def time_grades(path: str, stage: str, repeat: int) -> dict[str, Any]:
 
     def paths():
         for _ in range(repeat):
-            started["cpu"], started["wall"] = tree_cpu(), time.perf_counter()
+            started["cpu"], started["wall"], started["own"] = tree_cpu(), time.perf_counter(), _own_cpu()
             yield path
 
     def deliver(report) -> None:
         runs.append({"wall": time.perf_counter() - started["wall"], "cpu": tree_cpu() - started["cpu"],
-                     "score": report.score, "max": report.max_score})
+                     "grader": _own_cpu() - started["own"], "score": report.score, "max": report.max_score})
 
     try:
         with template_scope():      # one sandbox template for all of them, as in a batch worker
@@ -148,6 +148,14 @@ def time_grades(path: str, stage: str, repeat: int) -> dict[str, Any]:
     return {"stage": stage, "runs": runs}
 
 
+def _own_cpu() -> float:
+    """CPU seconds of this process alone: the grader's side of a grade (its sandboxes are others)."""
+    import resource
+
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
 def _child_time_grades() -> None:       # python -c entry point of the (a) subprocesses
     path, stage, repeat = sys.argv[1], sys.argv[2], int(sys.argv[3])
     print("BENCH-JSON " + json.dumps(time_grades(path, stage, repeat)))
@@ -158,7 +166,8 @@ def bench_single(submission: Path, repeat: int, python: str) -> dict[str, Any]:
     stages = [str(s.number) for s in spec.core_stages] + ["all"]
     print(f"\n(a) one submission: {relative(submission)}, cold = first grade() in a fresh process, "
           f"warm = median of {repeat} more in one grading session (as a grade-all worker grades)")
-    print(f"    {'stage':<7}{'score':>12}{'cold wall':>12}{'cold CPU':>11}{'warm wall':>12}{'warm CPU':>11}")
+    print(f"    {'stage':<7}{'score':>12}{'cold wall':>12}{'cold CPU':>11}{'warm wall':>12}{'warm CPU':>11}"
+          f"{'of it grader':>14}")
     rows: dict[str, dict[str, float]] = {}
     code = "from autograder.authoring.bench.measure import _child_time_grades; _child_time_grades()"
     for stage in stages:
@@ -171,11 +180,12 @@ def bench_single(submission: Path, repeat: int, python: str) -> dict[str, Any]:
         cold, warm = runs[0], runs[1:] or runs[:1]
         row = {"cold_wall": cold["wall"], "cold_cpu": cold["cpu"],
                "warm_wall": statistics.median(r["wall"] for r in warm),
-               "warm_cpu": statistics.median(r["cpu"] for r in warm)}
+               "warm_cpu": statistics.median(r["cpu"] for r in warm),
+               "warm_grader": statistics.median(r.get("grader", 0.0) for r in warm)}
         rows[stage] = row
         score = f"{cold['score']:g}/{cold['max']:g}"
         print(f"    {stage:<7}{score:>12}{row['cold_wall']:>11.3f}s{row['cold_cpu']:>10.3f}s"
-              f"{row['warm_wall']:>11.3f}s{row['warm_cpu']:>10.3f}s")
+              f"{row['warm_wall']:>11.3f}s{row['warm_cpu']:>10.3f}s{row['warm_grader']:>13.3f}s")
     if all(s in rows for s in stages[:-1]):
         total = {k: sum(rows[s][k] for s in stages[:-1]) for k in ("cold_wall", "cold_cpu", "warm_wall", "warm_cpu")}
         print(f"    {'1+2+3+4':<7}{'':>12}{total['cold_wall']:>11.3f}s{total['cold_cpu']:>10.3f}s"

@@ -10,7 +10,7 @@ as JSON lines, to a dedicated result fd (argv[1]), never to the student's stdout
 
 Process tree as root:   grader -> outer (root; unshares, mounts, waits)
                                   -> zygote (pid 1 of a new pid namespace, sandbox uid)
-                                     -> one fork per fresh request, one shared worker.
+                                     -> a fresh runner (new while unclean), one shared worker.
 In a grading session the outer process is a fork of the grader's template (root, harness
 loaded, never sees a config: entry.template_main) instead of a new interpreter; from there on the same.
 A student's lives (its own sandbox, its substitution variants) are forks of one student root
@@ -18,25 +18,26 @@ instead (entry.root_main: a fork of the template that built the minimal root and
 compiled once; each life then makes its own mount/net/ipc/pid namespaces, tmpfs, uid, seccomp).
 Without root:           grader -> zygote (child subreaper) -> forks.
 The zygote never runs student code: it compiles the source once and forks.  Fresh
-requests run in a fork that imports the compiled code; fresh=False requests run in a
-long-lived "shared worker" fork that imports the module once.
+requests run in a "fresh runner" fork that executes the compiled code anew for each of them and
+serves the next one only while it stays clean (clean.py; else a new fork); fresh=False requests
+run in a long-lived "shared worker" fork that imports the module once.
 
 The parts: ../scripted.py (the scripted input and dice every runtime shares: engine/scripted.py),
 base (imports, limits, captured builtins, control-flow exceptions), values (student values -> JSON
 data), errors (exceptions -> dicts, compiling), lines (line I/O on fds), run (one request: output,
 scripted input, dice, timer, result), targets (what a call calls: functions, methods of the
 student's classes, the reference's substitutes), patches (stdio, input, exit, random), audit (what
-student code tried), proctree (children, kill, reap), worker (request processes), zygote (forks and
-result lines), isolation (namespaces, root, uid, seccomp), entry (main, sandbox_main,
-template_main).  A name is defined in exactly one part (tests check it).
+student code tried), clean (the fresh runner's clean-state check), proctree (children, kill,
+reap), worker (request processes), zygote (forks and result lines), isolation (namespaces, root,
+uid, seccomp), entry (main, sandbox_main, template_main).  A name is defined in exactly one part (tests check it).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-PARTS = ("../scripted", "base", "values", "errors", "lines", "run", "targets", "patches", "audit", "proctree", "worker",
-         "zygote", "isolation", "entry")
+PARTS = ("../scripted", "base", "values", "errors", "lines", "run", "targets", "patches", "audit", "clean", "proctree",
+         "worker", "zygote", "isolation", "entry")
 HERE = Path(__file__).resolve().parent
 
 

@@ -48,8 +48,18 @@ def _describe(event, args):
     return f"changed files ({event} {text(args[0])!r})"
 
 
+# Events after which a fresh runner (clean.py) is not reused: state its check cannot compare
+# (another audit hook, code objects or defaults of functions, the heap walked, C calls).
+_DIRTYING = frozenset({"sys.addaudithook", "object.__setattr__", "object.__delattr__", "gc.get_objects",
+                       "gc.get_referrers", "gc.get_referents", "sys._current_frames"})
+
+
 def _audit(event, args):
     if event not in _AUDITED:
+        if event in _DIRTYING or event.startswith("ctypes."):
+            run = _RUN
+            if run is not None and run.in_student:
+                run.dirty = True
         return
     run = _RUN
     if run is None or not run.in_student or len(run.attempts) >= MAX_ATTEMPTS:

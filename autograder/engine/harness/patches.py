@@ -115,6 +115,8 @@ def _os_exit(code):
         try:
             run.exit = (code & 0xFF, "os._exit", str(code))
             res = run.finish({"status": "exit"})
+            if "nonce" in run.req:          # (a fresh runner's request: the answer must carry it)
+                res["nonce"] = run.req["nonce"]
             res["recycle"] = True
             write_line(run.wfd, res)
         except BaseException:
@@ -152,8 +154,10 @@ def prepare_random():
 
 
 _STDOUT, _STDERR, _STDIN = _Out("<stdout>"), _Out("<stderr>"), _In()
-def install_patches():
-    """(Re)install the patches: a student in the shared worker may have replaced them."""
+def install_patches(filename):
+    """(Re)install the patches: a student in the shared worker may have replaced them.  The same
+    objects every time (sys.argv too, unless changed), so a fresh runner's clean-state check
+    (clean.py) sees a process it may reuse as unchanged."""
     sys.stdout = sys.__stdout__ = _STDOUT
     sys.stderr = sys.__stderr__ = _STDERR
     sys.stdin = sys.__stdin__ = _STDIN
@@ -162,7 +166,9 @@ def install_patches():
     os._exit = posix._exit = _os_exit
     for name, wrapper in _WRAPPERS.items():
         setattr(random, name, wrapper)
-    sys.argv = [_RUN.filename if _RUN else ""]
+    argv = sys.argv
+    if type(argv) is not list or len(argv) != 1 or argv[0] is not filename:
+        sys.argv = [filename]
 
 
 def _on_alarm(signum, frame):

@@ -65,6 +65,7 @@ class Run:
         self.instance = _MISSING   # the object a "Class.method" call constructed (state_after)
         self.ballast = None
         self.attempts = {}        # what the student's code tried beyond the assignment (audit hook)
+        self.dirty = False        # it did something a fresh runner's check cannot see (audit hook)
 
     # -- output and events ---------------------------------------------------------------
     def emit(self, s, as_event=True, may_raise=True):
@@ -214,6 +215,17 @@ class Run:
             return self.classify(e)
         return {"status": "ok", "value": value}
 
+    def checked(self, check):
+        """CHECK(this run) (a fresh runner's clean-state test, which may meet the student's objects)
+        run under this request's own timer: True only when it returned True."""
+        global _RUN
+        _RUN = self
+        try:
+            ended = self.guarded(lambda: check(self))
+        finally:
+            _RUN = None
+        return ended["status"] == "ok" and ended["value"] is True
+
     def classify(self, e):
         t = type(e)
         if issubclass(t, _Stop):
@@ -239,7 +251,7 @@ class Run:
         _RUN = self
         cpu0 = time.process_time()
         install_audit()
-        install_patches()
+        install_patches(self.filename)
         self.ballast = _reserve(BALLAST)
         try:
             if compile_error is not None:

@@ -1,11 +1,15 @@
-"""Request processes: one fork per fresh request (child_run) and the shared worker's loop."""
+"""Request processes: one fork per fresh request (child_run), the fresh runner's loop (several
+fresh requests, each with a freshly executed module, while the process stays clean) and the
+shared worker's loop."""
 
 import os
 import time
 import traceback
 
+from .audit import install_audit
 from .base import _dumps, _loads, _real_exit
 from .lines import Lines, write_all, write_line
+from .patches import install_patches
 from .run import Run
 
 
@@ -30,6 +34,54 @@ def child_run(zyg, req, wfd, shared):
     write_all(wfd, data.encode("ascii") + b"\n")
     if shared is None or res["recycle"]:
         _real_exit(0)
+
+
+_RUNNER_CLEAN = frozenset({"ok", "exception", "no_function", "input_exhausted", "dice_exhausted", "exit",
+                           "syntax_error", "import_error", "output_limit"})
+
+
+def runner_loop(zyg, req_r, res_w):
+    """A fresh runner: each request gets its own run folder and a freshly executed module, exactly
+    as in a fork of its own; after it, the clean-state check (clean.py).  Its result line ends
+    with "retire": true when the process is not clean (a timeout, memory, anything the check
+    sees changed): the runner then exits and the zygote forks a new one for the next request."""
+    pid = os.getpid()
+    clean = zyg.clean
+    install_audit()
+    install_patches(zyg.cfg["filename"])
+    base = clean.base()
+    stem = os.path.splitext(os.path.basename(zyg.cfg["filename"]))[0] or "submission"
+    lines = Lines(req_r)
+    while True:
+        line = lines.readline()
+        if line is None:
+            _real_exit(0)
+        req = _loads(line)
+        retire = True
+        try:
+            os.mkdir(req["rundir"], 0o700)
+            os.chdir(req["rundir"])
+            run = Run(req, zyg.cfg, res_w)
+            res = run.execute(zyg.code, zyg.compile_error, None)
+            if os.getpid() != pid:       # a fork made by the student's code came back here
+                _real_exit(0)
+            res["nonce"] = req.get("nonce")
+            clean.restore(stem)
+            retire = (res["status"] not in _RUNNER_CLEAN or res["timed_out"] or res["cpu_limited"]
+                      or not run.checked(lambda this: clean.same(base, this)))
+            res["retire"] = retire       # last key: the zygote checks the tail
+            data = _dumps(res)
+        except MemoryError:
+            data = _dumps({"t": "result", "seq": req.get("seq"), "status": "memory", "nonce": req.get("nonce"),
+                           "retire": True})
+        except BaseException:
+            data = _dumps({"t": "result", "seq": req.get("seq"), "status": "internal",
+                           "internal": traceback.format_exc(), "nonce": req.get("nonce"), "retire": True})
+        if os.getpid() != pid:
+            _real_exit(0)
+        write_all(res_w, data.encode("ascii") + b"\n")
+        if retire:
+            _real_exit(0)
 
 
 def worker_loop(zyg, req_r, res_w):

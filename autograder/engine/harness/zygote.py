@@ -9,6 +9,7 @@ import signal
 import time
 import traceback
 
+from .audit import install_audit
 from .base import (
     GRACE,
     MAX_RESULT,
@@ -21,11 +22,12 @@ from .base import (
     _real_exit,
     _sched,
 )
+from .clean import CleanState, runner_possible
 from .errors import compile_source
 from .lines import _pidfd, write_all, write_line
 from .patches import _on_alarm, _on_xcpu, prepare_random
 from .proctree import _alive, _children, _kill, _reap, _tree, _unlink
-from .worker import child_run, worker_loop
+from .worker import child_run, runner_loop, worker_loop
 
 
 class Worker:
@@ -61,6 +63,11 @@ class Zygote:
         signal.signal(signal.SIGALRM, _on_alarm)
         signal.signal(signal.SIGXCPU, _on_xcpu)
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)   # over RLIMIT_FSIZE: OSError, not death
+        install_audit()           # (every request process installs it: once here for all of them)
+        # Fresh requests share a runner while it stays clean; that needs our own procfs (threads
+        # and children of the runner are read there) and the snapshot of a clean process.
+        self.runner = None
+        self.clean = CleanState(cfg["filename"]) if self.use_proc and runner_possible() else None
         gc.collect()
         gc.freeze()   # fewer copy-on-write faults in the forks
 
@@ -81,6 +88,7 @@ class Zygote:
                 continue
             self.handle(req)
         self.stop_worker()
+        self.stop_runner()
         self.kill_descendants(keep=())
         _real_exit(0)
 
@@ -160,10 +168,12 @@ class Zygote:
             return None
         return round(max(cur[1] - dl["base"][1], 0.0), 4)
 
-    # -- fresh requests: one fork each -----------------------------------------------------
+    # -- fresh requests: a fresh runner while it stays clean, else one fork each ------------
     def run_fresh(self, req):
         self.nrun += 1
         rundir = os.path.join(self.workdir, f"run-{self.nrun}")
+        if self.clean is not None:
+            return self.run_in_runner(req, rundir)
         deadline = self.deadline(req)
         r, w = os.pipe()
         pid = os.fork()
@@ -187,6 +197,89 @@ class Zygote:
         self.kill_descendants(keep=self.worker_pids())
         self.clean_files(rundir)
         return raw, info
+
+    def run_in_runner(self, req, rundir):
+        """A fresh request in the fresh runner (worker.runner_loop): a new one when there is none,
+        or the last one left anything behind (written lines, threads, children), or its CPU time
+        so far would let RLIMIT_CPU stop this request sooner than in a fork of its own."""
+        rn = self.runner
+        if rn is not None and (not _alive(rn.pid) or _drain(rn.res_r, rn.buf) or rn.buf):
+            self.stop_runner()      # (idle when its last request ended: see below)
+            rn = None
+        timeout = float(req.get("timeout") or self.cfg["limits"]["wall_s"])
+        dl = None
+        if rn is not None:
+            dl = self.deadline(req, rn.pid)
+            if dl["base"] is None or dl["base"][0] + timeout + 2 * GRACE + 1 > self.cfg["limits"]["cpu_s"]:
+                self.stop_runner()
+                rn = None
+        if rn is None:
+            rn = self.start_runner()
+            dl = self.deadline(req, rn.pid)
+        nonce = os.urandom(8).hex()
+        msg = dict(req, rundir=rundir, nonce=nonce)
+        try:
+            write_all(rn.req_w, _dumps(msg).encode("ascii") + b"\n")
+        except OSError:
+            pass    # it died; wait_for reports how
+        raw, info = self.wait_for(rn.pid, rn.res_r, rn.pidfd, rn.buf, dl, True, req.get("seq"), nonce)
+        extra = bool(rn.buf)
+        rn.buf.clear()
+        if info.get("exited") or info.get("killed"):         # (reaped by wait_for)
+            if isinstance(info.get("cpu"), (int, float)) and dl["base"] is not None:   # its earlier requests' not
+                info["cpu"] = round(max(info["cpu"] - dl["base"][0], 0.0), 4)
+            self.stop_runner(reaped=True)
+        elif extra or raw is None or not raw.endswith(b'"retire":false}') or not self.runner_idle(rn):
+            self.stop_runner()
+        self.kill_descendants(keep=self.worker_pids() | self.runner_pids())
+        self.clean_files(rundir)
+        return raw, info
+
+    def runner_idle(self, rn):
+        """After its answer, the runner may serve the next fresh request: one thread, no children,
+        nothing written after the answer.  (No ping: a request's answer must carry the nonce sent
+        with it, so only code that read that request from the runner's pipe can answer it.)"""
+        try:
+            if len(os.listdir(f"/proc/{rn.pid}/task")) > 1:
+                return False
+        except OSError:
+            return False
+        if _children(rn.pid):
+            return False
+        ahead = bytearray()
+        return not _drain(rn.res_r, ahead) and not ahead
+
+    def start_runner(self):
+        req_r, req_w = os.pipe()
+        res_r, res_w = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            try:
+                os.close(req_w)
+                os.close(res_r)
+                self.close_for_child()
+                runner_loop(self, req_r, res_w)
+            finally:
+                _real_exit(117)
+        os.close(req_r)
+        os.close(res_w)
+        self.runner = Worker(pid, req_w, res_r)
+        return self.runner
+
+    def stop_runner(self, reaped=False):
+        rn, self.runner = self.runner, None
+        if rn is None:
+            return
+        if not reaped:
+            _kill(rn.pid)
+            try:
+                os.waitpid(rn.pid, 0)
+            except OSError:
+                pass
+        rn.close()
+
+    def runner_pids(self):
+        return {self.runner.pid} if self.runner is not None else set()
 
     # -- fresh=False requests: the shared worker -------------------------------------------
     def run_shared(self, req):
@@ -283,8 +376,9 @@ class Zygote:
     def close_for_child(self):
         """A request process must not hold the grader's pipes or the worker's."""
         fds = [self.ctl_fd, self.res_fd]
-        if self.worker is not None:
-            fds += [self.worker.req_w, self.worker.res_r, self.worker.pidfd]
+        for wk in (self.worker, self.runner):
+            if wk is not None:
+                fds += [wk.req_w, wk.res_r, wk.pidfd]
         for fd in fds:
             if fd is not None:
                 try:
@@ -293,8 +387,9 @@ class Zygote:
                     pass
 
     # -- waiting for a request process -----------------------------------------------------
-    def wait_for(self, pid, fd, pidfd, buf, deadline, stay, seq):
-        """Collect PID's result line (and progress) until it exits, or (STAY) until it answers.
+    def wait_for(self, pid, fd, pidfd, buf, deadline, stay, seq, nonce=None):
+        """Collect PID's result line (and progress) until it exits, or (STAY) until it answers
+        (with NONCE: a result line that carries it).
 
         Returns (raw result bytes or None, trailer info)."""
         os.set_blocking(fd, False)
@@ -318,7 +413,7 @@ class Zygote:
                     exited = True
             if pidfd is None and not exited:
                 exited = not _alive(pid)
-            raw, progress = _scan(buf, raw, progress, seq)
+            raw, progress = _scan(buf, raw, progress, seq, nonce)
         info = {"killed": killed, "exited": exited or killed}
         waited = self.waited(pid, deadline)
         if waited is not None:
@@ -330,7 +425,7 @@ class Zygote:
         if exited or killed:
             info.update(_reap(pid))
             _drain(fd, buf)
-            raw, progress = _scan(buf, raw, progress, seq)
+            raw, progress = _scan(buf, raw, progress, seq, nonce)
         if raw is None:
             info["progress"] = progress
         if _STRAY[0]:
@@ -368,6 +463,9 @@ class Zygote:
                 self.worker.close()
                 self.worker = None
                 self.worker_gen += 1
+            if self.runner is not None and pid == self.runner.pid:
+                self.runner.close()
+                self.runner = None
 
     def clean_files(self, rundir):
         shutil.rmtree(rundir, ignore_errors=True)
@@ -419,8 +517,9 @@ def _drain(fd, buf):
 _STRAY = [0]      # result-looking lines of another request or that do not parse: forged by student code
 
 
-def _scan(buf, raw, progress, seq):
-    """Take complete lines from BUF: the first valid result line, and progress lines before it.
+def _scan(buf, raw, progress, seq, nonce=None):
+    """Take complete lines from BUF: the first valid result line (of request SEQ; with NONCE, one
+    that carries it), and progress lines before it.
 
     Student code can write into this pipe too: lines that do not parse are skipped (and counted)."""
     while raw is None:
@@ -435,7 +534,7 @@ def _scan(buf, raw, progress, seq):
             except ValueError:
                 _STRAY[0] += 1
                 continue
-            if isinstance(msg, dict) and msg.get("seq") == seq:
+            if isinstance(msg, dict) and msg.get("seq") == seq and (nonce is None or msg.get("nonce") == nonce):
                 raw = line
             else:
                 _STRAY[0] += 1

@@ -14,11 +14,13 @@ reference's versions of the methods the other stages grade set on the student's 
 engine's method substitution: Assignment.substitution names them "YahtzeeGame.method"), so a
 game calls the reference's calculate_score, get_valid_input ... wherever the student's code calls
 them by the handout's names.  One check per stage (`integration = true` in its scenario: an
-own_functions check) runs the student's own methods.  Where substitution cannot apply (the
-student inlined an earlier method's logic instead of calling it, or the line lies in an earlier
-problem's fence of a method two stages grade), a check whose run first differs from the
-reference's at a line an earlier problem owns is not charged when that problem fails its own
-stage's cases (`stems_from`, `earlier_bugs`): the feedback names the earlier problem.
+own_functions check) runs the student's own methods; the plugin does not charge it again for
+an earlier stage's failure.  Where substitution cannot apply (the student inlined an earlier
+method's logic instead of calling it; a method two stages grade, play and print_score_info),
+every failure names its *aspect* (what differed first, in the grader's words: "score: Twos", "round
+line: printed a dice line", "stopped: TypeError at line 57"), and the engine (engine/charge.py)
+does not charge a later stage's failure whose aspect a linked earlier problem's failure shows
+(links: the table, and assignment.toml [[stems]]).
 """
 
 from __future__ import annotations
@@ -27,11 +29,11 @@ import ast
 import re
 from dataclasses import dataclass
 
-from autograder.engine.charge import written
+from autograder.engine.charge import stopped_aspect
 from autograder.engine.checks import GraderFault, could_pass_by_doing_nothing, explain
-from autograder.engine.divergence import first_divergence
+from autograder.engine.divergence import first_divergence, first_line_difference
 from autograder.engine.feedback import cut, ordinal, show
-from autograder.engine.replay import Protocol, read_reference, read_transcript
+from autograder.engine.replay import Line, LineGrammar, Protocol, read_reference, read_transcript, reads_once
 from autograder.engine.suite import Fail, Suite
 
 SUITE = Suite(__file__)
@@ -39,8 +41,6 @@ ASSIGNMENT = SUITE.assignment
 CLASS = ASSIGNMENT.extra["class_name"]
 RULES = SUITE.rules
 CATEGORIES: list[str] = list(RULES["categories"])
-PROTOCOL = {key: re.compile(value) for key, value in ASSIGNMENT.extra["protocol"].items()
-            if isinstance(value, str) and key != "prompt"}
 WARNINGS: dict[str, str] = dict(ASSIGNMENT.extra["protocol"]["warnings"])
 REPLAY = Protocol.of(ASSIGNMENT)       # the engine's reading of the dice lines and rolls (divergence)
 DIVERGENCE_KINDS = {"kept_rerolled", "dice_differ", "too_few", "dice_line_order", "dice_line_wrong",
@@ -163,11 +163,6 @@ def reference_run(reference, call: Call):
     return outcome
 
 
-def problem_text(number: int) -> str:
-    problem = ASSIGNMENT.problem(number)
-    return f"P{number} ({problem.title})"
-
-
 def stopped(outcome, call: Call, *, hidden: bool) -> str | None:
     """Why OUTCOME did not run to a normal end (None when it did: returned, or used up the
     script where the reference did too)."""
@@ -182,40 +177,33 @@ def stopped(outcome, call: Call, *, hidden: bool) -> str | None:
 # Reading a transcript
 # ---------------------------------------------------------------------------------------
 
-@dataclass(frozen=True)
-class Line:
-    kind: str
-    text: str              # the line, stripped, inner spaces collapsed
-    groups: tuple = ()     # the regex's named groups (kind-specific)
-
-    def show(self) -> str:
-        return self.text
+def _fields(kind: str, match: re.Match) -> tuple:
+    """A line's fields: its named groups as (name, value) pairs, inner spaces collapsed (free
+    spacing and optional outer bars, as the handout allows, compare equal)."""
+    return tuple((k, " ".join(v.split())) for k, v in match.groupdict().items() if v is not None)
 
 
-_SPACES = re.compile(r"\s+")
+GRAMMAR = LineGrammar.of(ASSIGNMENT.extra["protocol"], [k for k, v in ASSIGNMENT.extra["protocol"].items()
+                                                        if isinstance(v, str) and k != "prompt"],
+                         strip=True, normal=_fields)
 
 
+@reads_once
 def protocol_lines(text: str) -> list[Line]:
-    """The lines of TEXT the grader reads (assignment.toml [protocol]), in order; everything
-    else (banner, menu items, blank lines, table borders, echoed answers) is skipped.
-    ENGINE CANDIDATE: a line grammar from the assignment's protocol table (replay.py)."""
-    found = []
-    for raw in (text or "").splitlines():
-        line = raw.strip()
-        if not line:
-            continue
-        for kind, pattern in PROTOCOL.items():
-            match = pattern.match(line)
-            if match:
-                groups = tuple((k, v) for k, v in match.groupdict().items() if v is not None)
-                # Free spacing and optional outer bars (handout): compare one canonical form.
-                if kind == "row":
-                    line = f"| {match['category']} | {match['score']} |"
-                elif kind == "header":
-                    line = "| Category | Score |"
-                found.append(Line(kind, _SPACES.sub(" ", line), groups))
-                break
-    return found
+    """The lines of TEXT the grader reads (assignment.toml [protocol], each stripped of
+    surrounding spaces), in order; everything else (banner, menu items, blank lines, table
+    borders, echoed answers) is skipped."""
+    return GRAMMAR.read(text)
+
+
+def shown(line: Line) -> str:
+    """LINE as feedback shows it: one canonical form (a row as `| Twos | 4 |`)."""
+    fields = dict(line.fields)
+    if line.kind == "row":
+        return f"| {fields['category']} | {fields['score']} |"
+    if line.kind == "header":
+        return "| Category | Score |"
+    return " ".join(line.text.split())
 
 
 def of_kind(lines: list[Line], *kinds: str) -> list[Line]:
@@ -226,179 +214,6 @@ def rolls(outcome) -> list[int]:
     """The values random.randint returned, in order (the sandbox records every call)."""
     return [event[1] for event in outcome.events or () if event and event[0] == "roll" and len(event) > 1]
 
-
-def first_difference(mine: list[Line], theirs: list[Line]) -> int | None:
-    """The index of the first protocol line where MINE and THEIRS differ (None: equal)."""
-    for index, (a, b) in enumerate(zip(mine, theirs)):
-        if a.text != b.text:
-            return index
-    if len(mine) != len(theirs):
-        return min(len(mine), len(theirs))
-    return None
-
-
-# ---------------------------------------------------------------------------------------
-# Charging a bug once
-# ---------------------------------------------------------------------------------------
-
-# Which problems own a protocol line, by its kind (the first difference of a run is charged
-# to the earliest of them that fails its own stage's cases).
-OWNERS = {
-    "row": (1, 2, 6, 7, 10), "header": (6, 7, 10), "warn": (3, 4, 5, 7, 8, 9), "dice": (5, 4, 3),
-    "reroll_prompt": (5, 3, 4), "keep_prompt": (5, 3, 4), "category_prompt": (7, 3),
-    "mode_prompt": (8, 3), "option_prompt": (9, 3), "round": (9, 11, 12),
-    "current": (10, 1, 2, 7), "final": (10, 1, 2, 7), "player_final": (13, 1, 2, 7),
-    "game_over": (10, 11), "new_game": (10, 11), "winner": (13, 1, 2, 7),
-}
-FLOW = (11,)     # the game loop (play): a run of another shape, or one that returned early
-# ... and an attribute left wrong after a call, by the methods that set it.
-ATTRIBUTE_OWNERS = {
-    "game_mode": (8,), "current_round": (8, 11, 12), "current_player": (8, 12),
-    "dice_combination": (5, 8), "recorded_score_sheet": (7, 8, 1, 2),
-}
-
-
-def earlier_bugs(student, reference, before_stage: int) -> dict[int, str]:
-    """{problem: the name of a failing case} for the problems of stages before BEFORE_STAGE
-    whose own cases the student's methods fail; each stage's cases run at most once per
-    student, and only when a later check needs them.  They are the very cases the earlier
-    stages' checks run (Call.run memoises them), so a problem listed here lost points in its
-    own stage."""
-    done, found = student.memo("swe3006 earlier bugs", lambda: (set(), {}))
-    todo = tuple(s.number for s in ASSIGNMENT.core_stages if s.number < before_stage and s.number not in done)
-    if todo:
-        from autograder.assignments.swe3006.suites import units
-        done.update(todo)
-        units.failing_problems(student, reference, todo, found)
-    return {number: name for number, name in found.items() if ASSIGNMENT.problem(number).stage < before_stage}
-
-
-def works(student, reference, problem: int) -> bool:
-    """Whether PROBLEM's code is written (its methods hold real code, no NotImplementedError)
-    or one of its own method cases passes: a run that stopped in an earlier stage's method is
-    excused only then, so a file of stubs never is."""
-    from autograder.assignments.swe3006.suites import units
-    return student.memo(("swe3006 works", problem), lambda: (
-        written(student.source, ASSIGNMENT.problem(problem).functions)
-        or units.any_passes(student, reference, problem)))
-
-
-def method_at_line(source: str, line: int | None) -> str | None:
-    """The method of the student's class whose body holds LINE (None: elsewhere or unknown)."""
-    if not line:
-        return None
-    try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return None
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and \
-                node.lineno <= line <= (node.end_lineno or node.lineno):
-            return node.name
-    return None
-
-
-def problems_of_method(name: str | None) -> tuple[int, ...]:
-    return tuple(p.number for p in ASSIGNMENT.problems if name in p.functions)
-
-
-_FENCE = re.compile(r"^\s*#\s*(?P<kind>BEGIN|END) PROBLEM (?P<number>\d+)\s*$")
-
-
-def fenced_problem(source: str, line: int | None) -> int | None:
-    """The problem whose `# BEGIN PROBLEM N` fence (the innermost) holds LINE of SOURCE, when the
-    student kept the starter's fences; None otherwise.  A method two problems share (play: 11
-    and 12; print_score_info: 10 and 13) is split by its fences."""
-    if not line:
-        return None
-    open_fences: list[int] = []
-    for text in source.splitlines()[:line]:
-        match = _FENCE.match(text)
-        if match and match["kind"] == "BEGIN":
-            open_fences.append(int(match["number"]))
-        elif match and open_fences and open_fences[-1] == int(match["number"]):
-            open_fences.pop()
-    return open_fences[-1] if open_fences else None
-
-
-def called_by_name(student, problem: int) -> bool:
-    """Whether the student's code calls every method of PROBLEM by its handout name from another
-    method (`self.calculate_score()`): then a substituted run used the reference's version, so a
-    difference cannot come from the student's; otherwise the logic was inlined (or never used)."""
-    def compute() -> bool:
-        try:
-            tree = ast.parse(student.source)
-        except (SyntaxError, ValueError, RecursionError, MemoryError):
-            return False
-        called: set[str] = set()
-        for node in ast.walk(tree):
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                called.update(n.attr for n in ast.walk(node) if isinstance(n, ast.Attribute)
-                              and n.attr != node.name)
-        return all(name in called for name in ASSIGNMENT.problem(problem).functions)
-    return student.memo(("swe3006 called by name", problem), compute)
-
-
-def stems_from(student, reference, problem: int, outcome, mine: list[Line], theirs: list[Line],
-               index: int | None, attribute: str | None = None,
-               substituted: bool = False) -> tuple[int, str] | None:
-    """(earlier problem, its failing case) when this run's first difference from the reference
-    is owned by an earlier stage's problem that already lost points there; None: charge here.
-    A run that stopped (an exception, running out of time) is charged to the problem whose fence
-    holds the line it stopped at, else the method it stopped in; a run that printed nothing, or
-    stopped, is excused only when this problem's own code is written or works (no points for
-    nothing).  SUBSTITUTED: the run had the reference's methods of the earlier stages, so only
-    an earlier problem whose logic the student inlined (not called by name) can own a difference."""
-    stage = ASSIGNMENT.problem(problem).stage
-    if stage == 1:
-        return None
-    owners: tuple[int, ...] = ()
-    line = (outcome.error or {}).get("line")
-    if outcome.status not in ("ok", "input_exhausted") and line:
-        method = method_at_line(student.source, line)
-        fenced = fenced_problem(student.source, line)
-        if fenced is not None and ASSIGNMENT.problem(fenced).stage < stage:
-            if not works(student, reference, problem):
-                return None
-            owners = (fenced,)     # an earlier problem's fence in a method this stage grades too
-        elif method in ASSIGNMENT.problem(problem).functions or not works(student, reference, problem):
-            return None      # it stopped in this problem's own method, or this problem's code never works
-        else:
-            owners = problems_of_method(method)
-    elif not mine and not works(student, reference, problem):
-        return None                              # printed nothing the grader reads, and its code is a stub
-    elif attribute is not None:
-        owners = ATTRIBUTE_OWNERS.get(attribute, ())
-    elif index is not None and index < len(mine):       # both lines' kinds: what each program did there
-        owners = OWNERS.get(mine[index].kind, ()) + (OWNERS.get(theirs[index].kind, ()) if index < len(theirs) else ())
-        if index < len(theirs) and mine[index].kind != theirs[index].kind:
-            owners += FLOW              # another kind of line: the round's flow (play) differs
-    elif index is not None or outcome.status not in ("ok", "input_exhausted"):
-        if outcome.status not in ("ok", "input_exhausted") and not works(student, reference, problem):
-            return None
-        # it ended early, or ran out of time: where it stood, and what it did not print
-        owners = (OWNERS.get(mine[-1].kind, ()) if mine else ()) + \
-            (OWNERS.get(theirs[index].kind, ()) if index is not None and index < len(theirs) else ())
-        if outcome.status == "ok":
-            owners += FLOW                        # it returned while the reference went on: the loop
-    if substituted:              # the reference's version ran where the student calls it by name
-        names = set(ASSIGNMENT.substitution(stage)["names"])
-        owners = tuple(o for o in owners if not called_by_name(student, o) or not all(
-            ASSIGNMENT.qualified(f) in names for f in ASSIGNMENT.problem(o).functions))
-    if not owners:
-        return None
-    bugs = earlier_bugs(student, reference, stage)
-    for owner in sorted(owners):
-        if owner in bugs:
-            return owner, bugs[owner]
-    return None
-
-
-def not_charged_note(owner: int, case_name: str, what: str) -> str:
-    problem = ASSIGNMENT.problem(owner)
-    return (f"Not charged: {what}, and that comes from {', '.join(problem.functions)} "
-            f"({problem_text(owner)}), which already cost points in stage {problem.stage} "
-            f"(\"{case_name}\").  Fix it there and this check runs in full.")
 
 
 # ---------------------------------------------------------------------------------------
@@ -413,6 +228,7 @@ class Compare:
     value: bool = False
     attributes: tuple[str, ...] = ()
     rolls: bool = False
+    aspect: str | None = None     # a wrong value's or attribute's aspect (default: what differed)
 
 
 def _view(lines: list[Line], kinds: tuple[str, ...]) -> list[Line]:
@@ -420,63 +236,105 @@ def _view(lines: list[Line], kinds: tuple[str, ...]) -> list[Line]:
 
 
 def check_call(student, reference, call: Call, problem: int, compare: Compare, *, why: str = "",
-               hint: str | None = None, record=None, excuse: bool = True, own: bool = False) -> None:
+               hint: str | None = None, own: bool = False) -> None:
     """Run CALL on both programs (the student's with the reference's methods of the other stages;
     OWN: an own_functions check, the student's own) and Fail at the first thing that differs (one
-    Fail: the detailed text, and the data-free one a hidden check shows), or pass with a note, via
-    RECORD, when the difference comes from an earlier stage's bug (EXCUSE=False: never)."""
+    Fail: the detailed text, the data-free one a hidden check shows, and the aspect: what differed,
+    in the grader's words, which engine/charge.py matches with an earlier stage's failures)."""
     ref = reference_run(reference, call)
     got = call.run(student, problem, own)
     if compare.value:
         could_pass_by_doing_nothing(ref.value)
     theirs = _view(protocol_lines(ref.stdout), compare.kinds)
     mine = _view(protocol_lines(got.stdout), compare.kinds)
-    index = first_difference(mine, theirs)
-    detail, attribute = _difference(got, ref, call, compare, mine, theirs, index, why, hidden=False)
+    index = first_line_difference(mine, theirs)
+    detail, aspect = _difference(got, ref, call, compare, mine, theirs, index, why, hidden=False)
     if detail is None:
         return
     data_free, _ = _difference(got, ref, call, compare, mine, theirs, index, why, hidden=True)
-    stopped_at = index if index is not None else (len(mine) if got.status not in ("ok", "input_exhausted") else None)
-    substituted = substitution(student, problem, own) is not None
-    stem = stems_from(student, reference, problem, got, mine, theirs, stopped_at, attribute,
-                      substituted) if excuse else None
-    if stem is not None and record is not None:
-        record("feedback", not_charged_note(stem[0], stem[1], f"this run first differs from the reference's "
-                                                              f"({_short(data_free)})"))
-        return
-    raise Fail(detail, hidden=data_free, ran=call.describe(), hint=hint,
-               show_values=False, output=got.stdout if index is not None or got.status != "ok" else None)
+    raise Fail(detail, hidden=data_free, ran=call.describe(), hint=hint, show_values=False,
+               output=got.stdout if index is not None or got.status != "ok" else None, aspect=aspect)
 
 
 def _difference(got, ref, call: Call, compare: Compare, mine: list[Line], theirs: list[Line], index: int | None,
                 why: str, *, hidden: bool) -> tuple[str | None, str | None]:
-    """(what differs first, in a sentence; the attribute it is about) or (None, None)."""
+    """(what differs first, in a sentence; its aspect) or (None, None)."""
     because = f" ({why})" if why else ""
     if got.status not in ("ok", "input_exhausted"):
-        return stopped(got, call, hidden=hidden), None
+        return stopped(got, call, hidden=hidden), stopped_aspect(got)
     if index is not None and compare.rolls and rolls(got) != rolls(ref) and \
             "dice" in {line.kind for line in (mine[index:index + 1] + theirs[index:index + 1])}:
-        return _rolls_text(got, ref, hidden), None      # the dice differ because of the rolls
-    if index is not None:
-        return _difference_text(mine, theirs, index, hidden), None
+        return _rolls_text(got, ref, hidden), _rolls_aspect(got, ref)      # the dice differ because of the rolls
+    if index is not None:      # (a run that printed nothing the grader reads names no aspect: nothing to match)
+        return _difference_text(mine, theirs, index, hidden), line_aspect(mine, theirs, index) if mine else None
     if got.status != ref.status:
-        return _ended_text(got, ref, hidden), None
+        return _ended_text(got, ref, hidden), _ended_aspect(got, ref)
     if compare.rolls and rolls(got) != rolls(ref):
-        return _rolls_text(got, ref, hidden), None
+        return _rolls_text(got, ref, hidden), _rolls_aspect(got, ref)
     if compare.value and (got.value != ref.value or type(got.value) is not type(ref.value)):
         return (f"{call.method} returned a wrong value{because}." if hidden else
-                f"Returned {show(got.value)}, but expected {show(ref.value)}{because}."), None
+                f"Returned {show(got.value)}, but expected {show(ref.value)}{because}."), \
+            compare.aspect or f"{call.method} returned a wrong value"
     for name in compare.attributes:
         have = (got.state_after or {}).get(name, "<missing>")
         want = (ref.state_after or {}).get(name)
         if have != want:
             return (f"After {call.method}, the attribute {name} is wrong{because}." if hidden else
-                    f"After the call, game.{name} is {show(have)}, but expected {show(want)}{because}."), name
+                    f"After the call, game.{name} is {show(have)}, but expected {show(want)}{because}."), \
+                compare.aspect or attribute_aspect(name, have, want)
     return None, None
 
 
-def _short(text: str) -> str:
-    return cut(text.rstrip("."), 200)
+# ---------------------------------------------------------------------------------------
+# Aspects: what differed first, named the same wherever the same behaviour differs (a score in
+# calculate_score's dict, in a table's row, in a recorded sheet: "score: Twos"), so that
+# engine/charge.py charges a bug once across stages where substitution cannot keep it in its own
+# (logic copied into another method; play and print_score_info, which two stages grade).
+# ---------------------------------------------------------------------------------------
+
+def score_aspect(category: str) -> str:
+    return f"score: {category}"
+
+
+def line_aspect(mine: list[Line], theirs: list[Line], index: int) -> str:
+    """The first differing protocol line's aspect: a category's score, or the kinds of line."""
+    if index >= len(mine):
+        return f"{theirs[index].kind} line missing"
+    if index >= len(theirs):
+        return f"an extra {mine[index].kind} line"
+    got, want = dict(mine[index].fields), dict(theirs[index].fields)
+    if mine[index].kind != theirs[index].kind:
+        return f"{theirs[index].kind} line: printed a {mine[index].kind} line"
+    if want.get("category") and got.get("category") == want["category"] and got.get("score") != want.get("score"):
+        return score_aspect(want["category"])
+    return f"{theirs[index].kind} line differs"
+
+
+def attribute_aspect(name: str, have, want) -> str:
+    """A recorded sheet that differs in one category's score has that score's aspect."""
+    if name == "recorded_score_sheet" and isinstance(have, list) and isinstance(want, list) and \
+            len(have) == len(want) and all(isinstance(s, dict) for s in have + want):
+        for mine, theirs in zip(have, want):
+            if set(mine) == set(theirs):
+                wrong = [c for c in CATEGORIES if c in theirs and mine[c] != theirs[c]]
+                if wrong:
+                    return score_aspect(wrong[0])
+    return f"attribute: {name}"
+
+
+def _ended_aspect(got, ref) -> str:
+    if got.status == "input_exhausted" and ref.status == "ok":
+        return "asked for more input"
+    if got.status == "ok" and ref.status == "input_exhausted":
+        return "returned before the input ran out"
+    return f"ended with {got.status}"
+
+
+def _rolls_aspect(got, ref) -> str:
+    found = first_divergence(read_reference(ref, REPLAY), read_transcript(got, REPLAY),
+                             complete=got.status == ref.status)
+    return f"the RNG contract: {found.kind}" if found is not None and found.kind in DIVERGENCE_KINDS \
+        else "the RNG contract"
 
 
 def _ended_text(got, ref, hidden: bool) -> str:
@@ -500,23 +358,23 @@ def _difference_text(mine: list[Line], theirs: list[Line], index: int, hidden: b
     if index >= len(mine):
         want = theirs[index]
         return (f"Its output stops before an expected {want.kind.replace('_', ' ')} line." if hidden else
-                f"Its output is missing the line {want.show()!r} (the {_ordinal(index + 1)} line the "
+                f"Its output is missing the line {shown(want)!r} (the {_ordinal(index + 1)} line the "
                 f"grader reads).")
     if index >= len(theirs):
         extra = mine[index]
         return (f"It prints an unexpected {extra.kind.replace('_', ' ')} line." if hidden else
-                f"It printed {extra.show()!r} where the reference's output had ended (the "
+                f"It printed {shown(extra)!r} where the reference's output had ended (the "
                 f"{_ordinal(index + 1)} line the grader reads).")
     got, want = mine[index], theirs[index]
     if hidden:
         return (f"Its output differs from the expected one at a {want.kind.replace('_', ' ')} line"
                 + (f" (it printed a {got.kind.replace('_', ' ')} line)." if got.kind != want.kind else "."))
     if got.kind != want.kind:
-        return (f"Expected the line {want.show()!r} here (the {_ordinal(index + 1)} line the grader reads), "
-                f"but the next line it could read is {got.show()!r}.  The grader reads only the lines "
+        return (f"Expected the line {shown(want)!r} here (the {_ordinal(index + 1)} line the grader reads), "
+                f"but the next line it could read is {shown(got)!r}.  The grader reads only the lines "
                 f"the handout lists, spelled exactly: check yours, and the order of the game's steps.")
-    return (f"The {_ordinal(index + 1)} line the grader reads is {got.show()!r}, but expected "
-            f"{want.show()!r}.")
+    return (f"The {_ordinal(index + 1)} line the grader reads is {shown(got)!r}, but expected "
+            f"{shown(want)!r}.")
 
 
 def _rolls_text(got_outcome, ref_outcome, hidden: bool) -> str:

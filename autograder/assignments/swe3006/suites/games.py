@@ -9,14 +9,12 @@ from autograder.assignments.swe3006.suites.common import (
     Compare,
     GraderFault,
     check_call,
-    earlier_bugs,
-    not_charged_note,
     of_kind,
     protocol_lines,
     scenarios,
-    works,
 )
-from autograder.engine.checks import explain
+from autograder.engine.charge import stopped_aspect, written
+from autograder.engine.checks import could_pass_by_doing_nothing, explain
 from autograder.engine.feedback import Fail
 
 METHODS = scenarios("methods")
@@ -84,23 +82,25 @@ def _method(kind: str) -> str:
             "end": "check_end_game"}[kind]
 
 
-def run_case(student, reference, item: dict, record, excuse: bool = True) -> None:
+def run_case(student, reference, item: dict) -> None:
     case = item["case"]
     if item["kind"] == "script":
-        script_check(student, reference, case, record)
+        script_check(student, reference, case)
         return
     call, compare = game_call(case) if item["kind"] == "game" else method_call(item["kind"], case)
-    check_call(student, reference, call, item["problem"], compare, hint=case.get("hint"), record=record,
-               excuse=excuse, own=item.get("integration", False))
+    check_call(student, reference, call, item["problem"], compare, hint=case.get("hint"),
+               own=item.get("integration", False))
 
 
-def script_check(student, reference, case: dict, record=None) -> None:
+def script_check(student, reference, case: dict) -> None:
     """`python swe3006.py` plays a game: the file ends with the handout's main guard.  The run is
-    compared with the student's own YahtzeeGame().play() on the same script (so a bug that
-    game checks already charge costs nothing here) and must play at least one round.  A script
-    cannot be given the reference's methods: when it does exactly what the student's own play()
-    does (the main guard works) but plays no round, and play() is written and an earlier stage's
-    problem already lost points, it is not charged again (its feedback names that problem)."""
+    compared with the student's own YahtzeeGame().play() on the same script, not with the
+    reference's (a script cannot be given the reference's methods, and a bug the game checks
+    charge costs nothing here), and must play at least one round.  A run exactly like the
+    student's own play() that plays no round (an earlier stage's bug stops the game before
+    round 1) but shows play() ran (a line the grader reads, the same exception) passes when
+    play() is written, as a check a do-nothing program could pass: it counts once a game check
+    of problem 11 passes (no points for nothing)."""
     script = game_script(case)
     want = reference.script(stdin=script, seed=case["seed"], timeout=GAME_TIMEOUT)
     if want.status != "input_exhausted":
@@ -108,29 +108,13 @@ def script_check(student, reference, case: dict, record=None) -> None:
     got = student.script(stdin=script, seed=case["seed"], timeout=GAME_TIMEOUT)
     own_game = game_call(case)[0].run(student, 11, own=True)      # a script substitutes nothing
     played = protocol_lines(got.stdout)
-    if record is not None and got.status == own_game.status and played == protocol_lines(own_game.stdout) \
-            and not of_kind(played, "round") and works(student, reference, 11):
-        bugs = earlier_bugs(student, reference, 3)
-        if bugs:
-            owner = min(bugs)
-            record("feedback", not_charged_note(owner, bugs[owner], "`python swe3006.py` plays no round, "
-                                                                    "exactly as your own play() does not"))
-            return
+    as_own = got.status == own_game.status and played == protocol_lines(own_game.stdout)
+    seen = played or (got.status == "exception" and stopped_aspect(got) == stopped_aspect(own_game))  # not silence
+    if as_own and seen and not of_kind(played, "round") and written(student.source, ASSIGNMENT.problem(11).functions):
+        could_pass_by_doing_nothing(raises=True)
+        return
     if got.status not in ("ok", "input_exhausted") and (got.status != own_game.status or not of_kind(played, "round")):
         raise Fail(explain(got, "python swe3006.py"), show_values=False)
-    if not of_kind(played, "round") or played != protocol_lines(own_game.stdout):
+    if not of_kind(played, "round") or not as_own:
         raise Fail("`python swe3006.py` should play the game (as YahtzeeGame().play() does): end the file "
                    "with\nif __name__ == \"__main__\":\n    YahtzeeGame().play()", show_values=False)
-
-
-def units(stage: int, games_too: bool = True) -> list:
-    """The cases of STAGE as units.Unit (for the charge-once battery); GAMES_TOO=False: the
-    method cases only."""
-    from autograder.assignments.swe3006.suites.units import Unit
-
-    def runner(item):
-        def run(student, reference, *, record=None, excuse=True):
-            run_case(student, reference, item, record, excuse=excuse)
-        return run
-    return [Unit(item["problem"], item["id"], item["public"], runner(item), item.get("integration", False))
-            for item in cases(stage) if games_too or item["kind"] not in ("game", "script")]

@@ -14,6 +14,6 @@ CASES = {c["id"]: c for c in cases(3)}
 
 
 @pytest.mark.parametrize("case", params(list(CASES.values())))
-def test_game(student, reference, case, record_property):
+def test_game(student, reference, case):
     """The game"""
-    run_case(student, reference, CASES[case["id"]], record_property)
+    run_case(student, reference, CASES[case["id"]])

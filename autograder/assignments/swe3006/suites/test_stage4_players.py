@@ -11,6 +11,6 @@ CASES = {c["id"]: c for c in cases(4)}
 
 
 @pytest.mark.parametrize("case", params(list(CASES.values())))
-def test_players(student, reference, case, record_property):
+def test_players(student, reference, case):
     """Two players"""
-    run_case(student, reference, CASES[case["id"]], record_property)
+    run_case(student, reference, CASES[case["id"]])

@@ -1,5 +1,4 @@
-"""The unit cases of stages 1 and 2: one definition, run by the stage suites (as graded checks)
-and by `failing_problems` (which earlier problems a later check may say its failure stems from)."""
+"""The unit cases of stages 1 and 2, run by the stage suites as graded checks."""
 
 from __future__ import annotations
 
@@ -15,9 +14,11 @@ from autograder.assignments.swe3006.suites.common import (
     check_call,
     reference_run,
     scenarios,
+    score_aspect,
     stopped,
 )
-from autograder.engine.checks import could_pass_by_doing_nothing, explain, take_trivial
+from autograder.engine.charge import stopped_aspect
+from autograder.engine.checks import could_pass_by_doing_nothing, explain
 from autograder.engine.feedback import Fail, show
 
 SCORING = scenarios("scoring")
@@ -29,20 +30,20 @@ class Unit:
     problem: int
     id: str
     public: bool
-    run: Callable          # (student, reference, *, record, excuse) -> None, raises Fail
+    run: Callable          # (student, reference) -> None, raises Fail
     integration: bool = False   # an own_functions check: the student's own methods of every stage
 
 
 def _score(case: dict) -> Callable:
     call = Call("calculate_score", state={"dice_combination": list(case["dice"])})
 
-    def run(student, reference, *, record=None, excuse=True):
+    def run(student, reference):
         expected = reference_run(reference, call).value
         outcome = call.run(student, case["problem"])
         if outcome.status != "ok":
             raise Fail(explain(outcome, "calculate_score()"),
                        hidden=stopped(outcome, call, hidden=True), ran=call.describe(), hint=case.get("hint"),
-                       show_values=False, output=outcome.stdout)
+                       show_values=False, output=outcome.stdout, aspect=stopped_aspect(outcome))
         got = outcome.value
         dice = case["dice"]
         if case["categories"] == ["*order"]:
@@ -50,7 +51,7 @@ def _score(case: dict) -> Callable:
             if keys != CATEGORIES:
                 raise Fail(f"calculate_score() with dice {dice} returned the keys {show(keys)}, but expected "
                            f"{CATEGORIES}.", hidden="calculate_score does not return the 13 categories in order.",
-                           hint=case.get("hint"), show_values=False)
+                           hint=case.get("hint"), show_values=False, aspect="the categories in order")
             return
         for name in case["categories"]:
             want = expected[name]
@@ -59,7 +60,7 @@ def _score(case: dict) -> Callable:
                 raise Fail(f"Called calculate_score() with dice_combination = {dice}. {name} is {show(have)}, "
                            f"but expected {show(want)}.",
                            hidden=f"calculate_score gives a wrong {name} score for a hidden roll.",
-                           hint=case.get("hint"), show_values=False)
+                           hint=case.get("hint"), show_values=False, aspect=score_aspect(name))
         could_pass_by_doing_nothing(expected[case["categories"][0]] or None)
     return run
 
@@ -86,7 +87,8 @@ def _roll_dices(case: dict) -> Callable:
 
 def _straight(case: dict) -> Callable:
     call = Call("is_straight", (set(case["dice_set"]), case["small"]))
-    return _checked(call, case, Compare(value=True), why="dice_set is a set of dice values")
+    wrong = score_aspect("Small Straight" if case["small"] else "Large Straight")   # where a table shows it
+    return _checked(call, case, Compare(value=True, aspect=wrong), why="dice_set is a set of dice values")
 
 
 def _table(case: dict) -> Callable:
@@ -102,9 +104,9 @@ def _record(case: dict) -> Callable:
 
 
 def _checked(call: Call, case: dict, compare: Compare, why: str = "") -> Callable:
-    def run(student, reference, *, record=None, excuse=True):
+    def run(student, reference):
         check_call(student, reference, call, case["problem"], compare, why=why, hint=case.get("hint"),
-                   record=record, excuse=excuse, own=bool(case.get("integration")))
+                   own=bool(case.get("integration")))
     return run
 
 
@@ -127,50 +129,3 @@ UNITS = _units()
 
 def stage_units(stage: int) -> list[Unit]:
     return [u for u in UNITS if ASSIGNMENT.problem(u.problem).stage == stage]
-
-
-def _ignore(name: str, value: object) -> None:
-    """A stand-in for record_property: an excused case counts as passing."""
-
-
-def failing_problems(student, reference, stages: tuple[int, ...], found: dict[int, str]) -> None:
-    """Add {problem: a failing case's name} for the cases of STAGES (in order) to FOUND (a case
-    excused by an earlier stage's bug does not count against its own problem)."""
-    from autograder.assignments.swe3006.suites import games
-    trivial = take_trivial()                 # the asking check's own mark, kept through the run
-    for stage in stages:
-        for unit in stage_units(stage) if stage < 3 else games.units(stage):
-            if unit.problem in found:
-                continue
-            try:
-                unit.run(student, reference, record=_ignore)
-            except Fail:
-                found[unit.problem] = f"P{unit.problem} {unit.id}"
-    take_trivial()
-    if trivial:
-        could_pass_by_doing_nothing(raises=True)
-
-
-def any_passes(student, reference, problem: int) -> bool:
-    """Whether one of PROBLEM's method cases (not whole games) with a real answer passes on its
-    own (no excuse); False when the problem has none."""
-    from autograder.assignments.swe3006.suites import games
-    stage = ASSIGNMENT.problem(problem).stage
-    mine = [u for u in (stage_units(stage) if stage < 3 else games.units(stage, games_too=False))
-            if u.problem == problem]
-    if not mine:
-        return False                         # (then only written code counts: common.works)
-    trivial = take_trivial()
-    try:
-        for unit in mine:
-            try:
-                unit.run(student, reference, record=None, excuse=False)
-            except Fail:
-                continue
-            if not take_trivial():           # a case a do-nothing method passes proves nothing
-                return True
-        return False
-    finally:
-        take_trivial()
-        if trivial:
-            could_pass_by_doing_nothing(raises=True)

@@ -1,0 +1,177 @@
+"""The clean-state check of a fresh runner (issue 13): one process serves consecutive fresh
+requests of a sandbox, each with a freshly executed module, as long as no request leaves the
+process different from a fresh fork of the zygote in any way the check can see.  Conservative:
+anything changed or unknown retires the runner, and the next request gets a new fork.
+
+The zygote takes the snapshot (CleanState) once, before gc.freeze: it never runs student code, so
+everything in it is the standard library's and the harness's own, and every runner shares it."""
+
+import _signal
+import builtins
+import gc
+import os
+import posix
+import random
+import resource
+import signal
+import sys
+import types
+
+from .patches import install_patches
+
+_CONTAINERS = (dict, list, set, bytearray)
+_IMMUTABLE_TYPE = 1 << 8        # Py_TPFLAGS_IMMUTABLETYPE: a builtin type nobody can patch
+_PLAIN = (types.ModuleType, types.FunctionType, types.BuiltinFunctionType, types.MethodType,
+          types.BuiltinMethodType)
+# Caches the standard library fills as honest code runs: put back as they were instead of compared.
+_RESTORED = (("re", "_cache"), ("linecache", "cache"), ("encodings", "_cache"), ("sys", "path_importer_cache"))
+_ITIMERS = (signal.ITIMER_VIRTUAL, signal.ITIMER_PROF)    # (the real one: reset after every request)
+_RLIMITS = tuple(getattr(resource, name) for name in sorted(dir(resource)) if name.startswith("RLIMIT_"))
+_SIGNALS = tuple(sorted(s for s in signal.valid_signals() if s not in (signal.SIGKILL, signal.SIGSTOP)))
+VM_GROWTH = 16 << 20            # address space a runner may gain before it is retired (RLIMIT_AS)
+_PATCHED = (sys, builtins, os, posix, random)     # the modules install_patches writes to
+
+
+def runner_possible():
+    return _version is not None
+
+
+class CleanState:
+    """What a fresh fork of the zygote looks like (as a request sees it: with the patches every
+    request installs), and the test that a runner still does."""
+
+    def __init__(self, filename):
+        before = [(vars(mod), dict(vars(mod))) for mod in _PATCHED]
+        install_patches(filename)
+        try:
+            self._take()
+        finally:                        # the zygote itself keeps its own stdio and exit
+            for names, saved in before:
+                for key in [k for k in names if k not in saved]:
+                    del names[key]
+                names.update(saved)
+
+    def _take(self):
+        self.modules = dict(sys.modules)
+        self.random = random.getstate()
+        self.restored, skip = [], {id(sys.modules)}
+        for mod_name, attr in _RESTORED:
+            cache = getattr(self.modules.get(mod_name), attr, None)
+            if type(cache) is dict:
+                self.restored.append((cache, dict(cache)))
+                skip.add(id(cache))
+        harness = globals()
+        self.harness = dict(harness)        # its _RUN is the request's during the check
+        skip.add(id(harness))
+        dicts, others, seen = [], [], skip
+
+        def watch(obj):
+            if id(obj) not in seen:
+                seen.add(id(obj))
+                (dicts if type(obj) is dict else others).append(obj)
+
+        for mod in self.modules.values():
+            names = getattr(mod, "__dict__", None)
+            if type(names) is not dict:
+                continue
+            watch(names)
+            for value in list(names.values()):
+                kind = type(value)
+                if kind in _CONTAINERS:
+                    watch(value)
+                elif isinstance(value, type):
+                    if not value.__flags__ & _IMMUTABLE_TYPE:     # a patched class attribute: its
+                        watch(gc.get_referents(value.__dict__)[0])  # dict itself, not a proxy
+                elif kind not in _PLAIN:
+                    inner = getattr(value, "__dict__", None)    # an object's attributes (random._inst,
+                    if type(inner) is dict:                     # sys.stdout, os.environ and its data)
+                        watch(inner)
+                        for item in list(inner.values()):
+                            if type(item) in _CONTAINERS:
+                                watch(item)
+        # Any change to a dict (a name rebound, added or removed; a value set) gives it a new
+        # version (PEP 509): one C call per dict instead of comparing every entry (about 13k).
+        self.dicts, self.others = dicts, others
+        self.other_copies = [type(obj)(obj) for obj in others]
+
+    def base(self):
+        """A runner's own start (after its fork and its patches): its settings, open fds, address
+        space and the versions of the dicts watched."""
+        return _settings(), _fds(), _vm_size(), list(map(_version, self.dicts))
+
+    def restore(self, stem):
+        """After a request, before the check: what a fresh fork would not have (the student's
+        module, __main__ as the script, the caches it filled, the random state) put back."""
+        modules = sys.modules
+        for name in (stem, "__main__"):
+            if name in self.modules:
+                modules[name] = self.modules[name]
+            else:
+                modules.pop(name, None)
+        for cache, copy in self.restored:
+            cache.clear()
+            cache.update(copy)
+        random.setstate(self.random)
+
+    def same(self, base, run):
+        """True when everything the check sees is as in the snapshot (BASE: the runner's start).
+        Cheapest first.  Compares can meet objects the student put there (their __eq__ runs): the
+        caller runs this under the request's timer and takes any exception as unclean."""
+        if len(os.listdir("/proc/self/task")) != 1 or sys.modules != self.modules:
+            return False
+        try:
+            os.waitpid(-1, os.WNOHANG)     # any child at all (alive or not): unclean
+            return False
+        except ChildProcessError:
+            pass
+        gc.collect()               # a finalizer of the request's garbage runs now, not in the next one
+        if gc.garbage or run.dirty or _settings() != base[0] or _fds() != base[1] or _vm_size() > base[2] + VM_GROWTH:
+            return False
+        if list(map(_version, self.dicts)) != base[3]:
+            return False
+        self.harness["_RUN"] = run
+        return self.other_copies == self.others and self.harness == globals()
+
+
+def _dict_version():
+    """CPython's own version of a dict (PEP 509), from its C test module; None without it (then
+    there is no fresh runner: every fresh request is a fork of its own)."""
+    try:
+        import _testcapi
+        return _testcapi.dict_get_version
+    except (ImportError, AttributeError):
+        return None
+
+
+_version = _dict_version()
+
+
+def _settings():
+    """Process and interpreter settings a request can change (the audit hook sees some more)."""
+    mask = os.umask(0o077)
+    os.umask(mask)
+    return (sys.getrecursionlimit(), sys.getswitchinterval(), sys.get_int_max_str_digits(), sys.gettrace(),
+            sys.getprofile(), sys.getdlopenflags(), tuple(sys.get_asyncgen_hooks()),
+            sys.get_coroutine_origin_tracking_depth(), gc.isenabled(), gc.get_threshold(), gc.get_debug(),
+            mask, os.getpriority(os.PRIO_PROCESS, 0), os.getpgrp(), os.getsid(0), os.sched_getaffinity(0),
+            _signal.pthread_sigmask(signal.SIG_BLOCK, ()), tuple(map(_signal.getitimer, _ITIMERS)),
+            tuple(map(resource.getrlimit, _RLIMITS)), tuple(map(_signal.getsignal, _SIGNALS)))
+
+
+def _fds():
+    """The open fds (a request that left one open is unclean)."""
+    return sorted(os.listdir("/proc/self/fd"))
+
+
+_PAGE = resource.getpagesize()
+
+
+def _vm_size():
+    try:
+        fd = os.open("/proc/self/statm", os.O_RDONLY)
+        try:
+            return int(os.read(fd, 100).split()[0]) * _PAGE
+        finally:
+            os.close(fd)
+    except (OSError, ValueError, IndexError):
+        return 1 << 62
