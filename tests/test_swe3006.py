@@ -327,6 +327,10 @@ def test_aspects_name_what_differed_in_the_graders_words():
         "row line: printed a dice line"
     assert line_aspect(protocol_lines("Round 1\n"), ref, 1) == "row line missing"
     assert line_aspect(protocol_lines("Round 2\n"), ref, 0) == "round line differs"
+    sheet = protocol_lines("| Aces | - |\n| Twos | 4 |\n")        # what a sheet holds, whichever category
+    assert line_aspect(protocol_lines("| Aces | 3 |\n"), sheet, 0) == \
+        "a sheet: a category not recorded shown with a score"
+    assert line_aspect(protocol_lines("| Aces | - |\n| Twos | - |\n"), sheet, 1) == "a sheet: a recorded category shown as -"
     assert attribute_aspect("recorded_score_sheet", [{"Twos": 2}], [{"Twos": 4}]) == "score: Twos"
     assert attribute_aspect("recorded_score_sheet", [{"Aces": 2}], [{"Twos": 4}]) == "attribute: recorded_score_sheet"
     assert attribute_aspect("current_round", 3, 2) == "attribute: current_round"
@@ -340,6 +344,16 @@ def test_a_method_two_stages_grade_is_charged_once_by_its_aspect(reports):
     by_charge = [t for t in report.tests if t.output.startswith('Not charged: stems from P11 "The game: ')]
     assert [t.problem for t in by_charge] == [13] and all(t.score == t.max_score for t in by_charge)
     assert "(stage 3)" in by_charge[0].output
+
+
+def test_an_inlined_copy_of_an_earlier_method_is_charged_once(reports):
+    """initialize_game asking for the mode with its own copy of get_valid_input's loop, with the
+    same bug (no [WARN] tag): its check fails the way P3's do and is not charged again, so the
+    program scores exactly what the bug costs in get_valid_input alone."""
+    inlined, alone = reports["mutant:inlined-input-loop-without-warn-tag"], reports["mutant:warn-without-tag"]
+    notes = [t for t in inlined.tests if t.output.startswith('Not charged: stems from P3 "One turn: ')]
+    assert {t.problem for t in notes} == {8}
+    assert inlined.score == pytest.approx(alone.score, abs=1e-9)
 
 
 def test_an_earlier_stages_bug_is_not_charged_again(reports):

@@ -38,6 +38,7 @@ def _build(request: Request, timeout: float, limits: Limits, res: dict | None, t
             return _internal(facts["internal"], elapsed)
     if out.status != "ok":
         out.value = None
+    out.endless = out.status == "timeout" and data.get("endless") is True
     out.message = _message(out, request, data, facts, limits, timeout)
     out.hidden_message = _hidden_message(out, request, facts, limits, timeout)
     return out

@@ -45,6 +45,10 @@ DEFAULT_BUDGET_S = 15.0  # all of a student's requests together (a slow-but-fini
 # its timer stopped it in a function where a long run of this student already ran out (_trial).
 TRIAL_FLOOR_S = 0.25
 TRIAL_FACTOR = 50.0
+# Once a request of a submission finished only at its own limit (its trial ran out: slow but
+# finite), later trials of that submission get at least SLOW_FACTOR x the time that request took:
+# a slow program pays its runs, not a failed trial before each (a trial's outcome is the run's).
+SLOW_FACTOR = 2.0
 
 
 def default_limits() -> Limits:
@@ -125,6 +129,8 @@ class Program:
         self.loops: set[tuple] = _owner.loops if _owner else set()   # (function, first line) where a
         #                                        request ran out of its full limit (an endless loop)
         self.trials = [0, 0, 0] if _owner is None else _owner.trials  # trials run, run again, charged short
+        self.slow_seen = [0.0] if _owner is None else _owner.slow_seen   # the longest run that finished
+        #                                        after its trial ran out (later trials get twice that)
         self._times: tuple[int, dict[str, float | None]] | None = None     # (cache size, cpu_time's index)
         self.timed_out: set[str] = set()         # functions that ran out of time in call_or_skip
         self.loaded_early: tuple[Outcome, int] | None = None   # load_early's (probe, requests run ahead)
@@ -191,7 +197,7 @@ class Program:
             outcome = self._sandbox.run(request, limit)
             served = False
             if limit is not None:
-                outcome, served = self._after_trial(request, outcome)
+                outcome, served = self._after_trial(request, outcome, limit)
             self._charge([outcome], capped)      # capped: the budget stopped it, charged in full
             if not served:
                 self._served([request], [outcome])
@@ -223,7 +229,7 @@ class Program:
         cpu = ref.cpu_time(request)
         if cpu is None:
             return None
-        limit = max(TRIAL_FLOOR_S, TRIAL_FACTOR * cpu)
+        limit = max(TRIAL_FLOOR_S, TRIAL_FACTOR * cpu, SLOW_FACTOR * self.slow_seen[0])
         own = request.timeout if request.timeout is not None else self.limits.wall_s
         return limit if limit < own else None
 
@@ -243,7 +249,7 @@ class Program:
             self._times = (len(self._cache), times)
         return self._times[1].get(_timing_key(wire_form(request)))
 
-    def _after_trial(self, request: Request, trial: Outcome) -> tuple[Outcome, bool]:
+    def _after_trial(self, request: Request, trial: Outcome, limit: float) -> tuple[Outcome, bool]:
         """REQUEST's outcome after its TRIAL: the trial's, unless it ran out of time; then the
         trial's timeout counts only when its timer stopped it in a function where a full-limit run
         of this student already ran out (the same endless loop: it would only run out again); any
@@ -251,10 +257,18 @@ class Program:
         in a new shared worker after the calls the old one served (the trial's timeout ended it),
         so it sees the history it would have seen.  Returns (outcome, whether _served was done)."""
         self.trials[0] += 1
+        if trial.status == "timeout" and trial.wall_stopped and (_is_fresh(request) or not self._history):
+            # Starved under its short limit (a busy machine, not a slow program): the trial once
+            # more with a longer backstop, not a full-limit run that an endless loop would use up.
+            again = self._sandbox.run(request, limit, longer=True)
+            for name in ("elapsed", "cpu", "wait"):
+                setattr(again, name, round(getattr(again, name) + getattr(trial, name), 4))
+            trial = again
         if trial.status != "timeout":
             return trial, False
-        if trial.stopped_in is not None and tuple(trial.stopped_in) in self.loops:
-            self.trials[2] += 1
+        if trial.endless or (trial.stopped_in is not None and tuple(trial.stopped_in) in self.loops):
+            self.trials[2] += 1       # proved endless, or the loop a full-limit run already ran out in
+            self._note_loop(trial)
             return trial, False
         self.trials[1] += 1
         served = False
@@ -271,6 +285,8 @@ class Program:
         if again.status == "timeout":
             self._note_loop(trial)
             self._note_loop(again)
+        else:                  # slow but finite: trials as long as the CPU it showed it needs
+            self.slow_seen[0] = max(self.slow_seen[0], min(again.cpu, 60.0))   # (not wall time: the load's)
         again.elapsed = round(again.elapsed + trial.elapsed, 4)
         again.cpu = round(again.cpu + trial.cpu, 4)
         again.wait = round(again.wait + trial.wait, 4)
@@ -332,7 +348,7 @@ class Program:
         limits = [self._trial_limit(r) if _is_fresh(r) else None for r in todo]
         outcomes = self._sandbox.run_batch(todo, budget=self._budget_left(), limits=limits)
         if outcomes and limits[len(outcomes) - 1] is not None:
-            outcomes[-1], _ = self._after_trial(todo[len(outcomes) - 1], outcomes[-1])
+            outcomes[-1], _ = self._after_trial(todo[len(outcomes) - 1], outcomes[-1], limits[len(outcomes) - 1])
         self.runs += len(outcomes)
         self._charge(outcomes)
         for (request, key), outcome in zip(keyed, outcomes):

@@ -93,6 +93,11 @@ class Outcome:
     stopped_in: tuple | None = field(default=None, compare=False, repr=False)
     #                               (function, first line): the student's function its soft timer stopped
     #                               (a timeout; claimed by the student's process, see Program._trial)
+    wall_stopped: bool = field(default=False, compare=False, repr=False)
+    #                               a timeout its wall-clock backstop stopped under its CPU limit (starved)
+    endless: bool = field(default=False, compare=False, repr=False)
+    #                               a timeout stopped early: the harness proved an endless loop (harness/
+    #                               endless.py; claimed by the student's process, see Program._after_trial)
     attempts: list = field(default_factory=list)  # what the code tried beyond the assignment (files outside
     #                               the library, network, programs, signals, forged protocol lines): for the instructor
 

@@ -197,13 +197,14 @@ class Sandbox:
             self._closed = True
             self._finalizer()
 
-    def run(self, request: Request, limit: float | None = None) -> Outcome:
+    def run(self, request: Request, limit: float | None = None, longer: bool = False) -> Outcome:
         """Run one request.  Never raises on anything the student's code does.
 
         LIMIT (CPU seconds, below the request's own limit): a trial at that short limit, with its
         wall-clock backstop scaled from it; its timeout neither makes the sandbox strict nor is
         retried here (Program._trial decides whether it runs again at the request's own limit).
-        Messages still name the request's own limit."""
+        Messages still name the request's own limit.  LONGER: a trial run again after its backstop
+        stopped it under its CPU limit (the machine was busy), with a backstop retry_factor longer."""
         timeout = self._timeout(request)
         trial = limit is not None and limit < timeout
         with self._lock:
@@ -211,7 +212,7 @@ class Sandbox:
                 raise RuntimeError("this Sandbox is closed")
             self._seq += 1
             if trial:
-                wall = self._trial_wall(limit)
+                wall = self._trial_wall(limit) * (max(self.limits.retry_factor, 1.0) if longer else 1.0)
                 payload = _payload(request, self._seq, limit, wall)
             else:
                 wall = self._wall(timeout)
@@ -383,8 +384,8 @@ class Sandbox:
         outcome.wait = min(max(_number(msg.get("wait")), 0.0), outcome.elapsed)   # the zygote's figure
         # Retry only what the harness says its backstop stopped (the student's process could claim
         # it: the cost is one more run at the long backstop, once per request).
-        self._wall_stopped = (outcome.status == "timeout" and isinstance(result, dict)
-                              and result.get("wall_stopped") is True)
+        self._wall_stopped = outcome.wall_stopped = (outcome.status == "timeout" and isinstance(result, dict)
+                                                     and result.get("wall_stopped") is True)
         if outcome.status == "timeout" and not self._wall_stopped and not trial:
             self.strict = True
         if _number(msg.get("zygote_cpu")) > self.limits.cpu_s / 2:

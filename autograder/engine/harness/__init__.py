@@ -36,8 +36,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-PARTS = ("../scripted", "base", "values", "errors", "lines", "run", "targets", "patches", "audit", "clean", "proctree",
-         "worker", "zygote", "isolation", "entry")
+PARTS = ("../scripted", "base", "values", "errors", "lines", "endless", "run", "targets", "patches", "audit", "clean",
+         "proctree", "worker", "zygote", "isolation", "entry")
 HERE = Path(__file__).resolve().parent
 
 

@@ -9,9 +9,11 @@ import posix
 import random
 import signal
 import sys
+import time
 import types
 
 from .base import _CpuLimit, _real_exit, _Timeout, _type_name
+from .endless import _OURS, LOOK_EVERY, look, student_frame
 from .lines import write_line
 from .run import _ORIG_RANDOM, _RUN, _WRAPPERS
 from .values import normalise
@@ -176,12 +178,18 @@ def _on_alarm(signum, frame):
     if run is None or not run.in_student:
         return
     if not run.timed_out:
+        now = time.monotonic()
+        if now < run.deadline:       # an early tick: look for an endless loop (endless.py), go on
+            signal.setitimer(signal.ITIMER_REAL, max(min(run.deadline - now, LOOK_EVERY), 0.001), 0.05)
+            look(run, frame)
+            return
         wait = run.extension()
         if wait > 0:                 # starved under its CPU limit: look again later
             signal.setitimer(signal.ITIMER_REAL, wait, 0.05)
             return
         run.timed_out = True
-        run.progress(full=True)
+        run.stopped_in = student_frame(frame, run.filename)   # in the progress line too: the zygote
+        run.progress(full=True)                                # may kill it before it reports
     raise _Timeout
 
 
@@ -191,3 +199,6 @@ def _on_xcpu(signum, frame):
         return
     run.cpu_limited = True
     raise _CpuLimit
+
+
+_OURS.update((_on_alarm, _on_xcpu))

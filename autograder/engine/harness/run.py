@@ -24,6 +24,7 @@ from .base import (
     _sched,
     _Stop,
 )
+from .endless import LOOK_AFTER
 from .errors import exception_info
 from .lines import write_line
 from .patches import install_patches
@@ -51,6 +52,9 @@ class Run:
         self.backstop = self.t0 + max(float(req.get("wall") or self.timeout), self.timeout)
         self.wall_stopped = False
         self.stopped_in = None    # [function, first line]: the student's function its timer stopped
+        self.endless = False      # proved in an endless loop before its limit (endless.look)
+        self.looking, self.looks, self.kept = None, 0, []
+        self.look_at = self.t0 + LOOK_AFTER
         self.script = Scripted(req.get("stdin"), req.get("dice"))   # scripted input lines and dice
         self.next_progress = 0
         self.phase = "call"
@@ -204,13 +208,16 @@ class Run:
     def guarded(self, fn):
         """Run student code FN under the soft timer; a dict describing how it ended."""
         self.in_student = True
-        signal.setitimer(signal.ITIMER_REAL, max(self.deadline - time.monotonic(), 0.001), 0.05)
+        first = min(self.deadline, self.look_at)          # early ticks look for an endless loop
+        signal.setitimer(signal.ITIMER_REAL, max(first - time.monotonic(), 0.001), 0.05)
         try:
             try:
                 value = fn()
             finally:
                 self.in_student = False
                 signal.setitimer(signal.ITIMER_REAL, 0)
+                if self.looking is not None:      # a look still watching (endless.py): no trace
+                    self.looking.stop()           # function outlives the student's code
         except BaseException as e:
             return self.classify(e)
         return {"status": "ok", "value": value}
@@ -230,7 +237,7 @@ class Run:
         t = type(e)
         if issubclass(t, _Stop):
             if _STOP_STATUS[t] == "timeout":
-                self.stopped_in = _innermost(e, self.filename)
+                self.stopped_in = _innermost(e, self.filename) or self.stopped_in
             return {"status": _STOP_STATUS[t]}
         if issubclass(t, MemoryError):
             self.release_ballast()     # room for the harness to report
@@ -390,13 +397,14 @@ class Run:
             "dice_used": script.dice_pos, "dice_provided": None if script.dice is None else len(script.dice),
             "dice_failed_at": script.dice_failed_at, "exit_code": code, "exit_via": via, "exit_arg": arg,
             "timed_out": self.timed_out, "cpu_limited": self.cpu_limited, "timeout": self.timeout,
-            "wall_stopped": self.wall_stopped, "stopped_in": self.stopped_in,
+            "wall_stopped": self.wall_stopped, "stopped_in": self.stopped_in, "endless": self.endless,
             "output_chars": self.chars, "attempts": list(self.attempts)[:MAX_ATTEMPTS],
         }
 def _reserve(size):
     """Untouched anonymous memory: costs address space (RLIMIT_AS) but no page faults."""
     try:
-        return mmap.mmap(-1, size)
+        return mmap.mmap(-1, size, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)   # private: no memory
+        #                                         shared with another process (endless._quiet)
     except (OSError, ValueError):
         return None
 

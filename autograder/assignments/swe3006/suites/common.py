@@ -297,7 +297,9 @@ def score_aspect(category: str) -> str:
 
 
 def line_aspect(mine: list[Line], theirs: list[Line], index: int) -> str:
-    """The first differing protocol line's aspect: a category's score, or the kinds of line."""
+    """The first differing protocol line's aspect: a category's score, a sheet's recorded
+    categories (a score where the sheet shows - or the other way round: the same whichever
+    category, as when a table shows another player's sheet), or the kinds of line."""
     if index >= len(mine):
         return f"{theirs[index].kind} line missing"
     if index >= len(theirs):
@@ -306,6 +308,9 @@ def line_aspect(mine: list[Line], theirs: list[Line], index: int) -> str:
     if mine[index].kind != theirs[index].kind:
         return f"{theirs[index].kind} line: printed a {mine[index].kind} line"
     if want.get("category") and got.get("category") == want["category"] and got.get("score") != want.get("score"):
+        if "-" in (got["score"], want["score"]):      # what a sheet holds, not what a roll scores
+            return "a sheet: a category not recorded shown with a score" if want["score"] == "-" else \
+                "a sheet: a recorded category shown as -"
         return score_aspect(want["category"])
     return f"{theirs[index].kind} line differs"
 

@@ -1,0 +1,222 @@
+"""Proving that a request is in an endless loop, so it stops at once instead of at its limit.
+
+The soft timer ticks early (LOOK_AFTER after the request starts, then every LOOK_EVERY until its
+limit); at a tick inside the student's code, look() watches the interrupted frame opcode by
+opcode (sys.settrace, f_trace_opcodes) for a few loop passes.  The loop is proved endless when the
+frame comes back to the same loop head with every local bound to the very same objects as on an
+earlier pass, and everything it ran in between is an opcode that cannot change any state and
+cannot run other code: no call but of a built-in that only reads its arguments (_PURE: len, abs,
+str.lower...; a 'call' event of any Python frame ends the watch, so does a CALL of anything else),
+no store but into a local, no in-place operator, no iteration, no exception.  The same state then
+gives the same passes forever.  The locals seen are kept alive, so an object's
+id cannot be reused by a new one.  What could still change a state from outside is refused
+before watching: another thread, a child process, a Python signal handler of the student's, a
+trace or profile function, memory shared with any other process (a shared mapping that is not a
+read-only system file).  A proved loop raises the timer's own exception (status "timeout", the
+request's own limit in its message) and says "endless" in its result; the grader then charges the
+timeout without running it again at a longer limit (Program._after_trial).  Anything unexpected
+ends the watch and leaves the request to its limit, exactly as without this file."""
+
+import opcode
+import signal
+import sys
+
+from .base import HARNESS_FILE, _os_close, _os_open, _os_read, _Timeout
+
+LOOK_AFTER = 0.03         # seconds after a request starts: its first look (honest requests are done by then)
+LOOK_EVERY = 0.05         # then a look at every tick until its limit (each costs microseconds)
+MAX_LOOKS = 20            # looks per request (each ends at its first call or change of state)
+MAX_OPS = 4000            # opcodes watched in one look
+_PASSES = 12              # loop-head arrivals with a new state before a look gives up
+_INPLACE = 13             # BINARY_OP arguments from here on are in-place (list += ... mutates)
+_STILL = frozenset((
+    "NOP", "RESUME", "CACHE", "EXTENDED_ARG", "PUSH_NULL", "POP_TOP", "COPY", "SWAP",
+    "LOAD_CONST", "LOAD_FAST", "STORE_FAST", "LOAD_GLOBAL", "LOAD_NAME", "STORE_NAME", "LOAD_DEREF",
+    "LOAD_CLOSURE", "LOAD_ATTR", "JUMP_FORWARD", "JUMP_BACKWARD", "JUMP_BACKWARD_NO_INTERRUPT",
+    "POP_JUMP_FORWARD_IF_TRUE", "POP_JUMP_FORWARD_IF_FALSE", "POP_JUMP_BACKWARD_IF_TRUE",
+    "POP_JUMP_BACKWARD_IF_FALSE", "POP_JUMP_FORWARD_IF_NONE", "POP_JUMP_FORWARD_IF_NOT_NONE",
+    "POP_JUMP_BACKWARD_IF_NONE", "POP_JUMP_BACKWARD_IF_NOT_NONE", "JUMP_IF_TRUE_OR_POP",
+    "JUMP_IF_FALSE_OR_POP", "COMPARE_OP", "IS_OP", "CONTAINS_OP", "BINARY_OP", "BINARY_SUBSCR",
+    "UNARY_NOT", "UNARY_NEGATIVE", "UNARY_POSITIVE", "UNARY_INVERT", "GET_LEN",
+    "LOAD_METHOD", "PRECALL", "KW_NAMES", "CALL"))   # a call: only of a function in _PURE (on_profile)
+_STILL_OPS = frozenset(i for i, name in enumerate(opcode.opname) if name in _STILL)
+_BINARY_OP = opcode.opmap.get("BINARY_OP", -1)
+_CALL = opcode.opmap.get("CALL", -1)
+# Built-in functions and methods that read their arguments and change nothing (no iterator
+# consumed, no object changed); one that calls Python code (a __len__, an __eq__) shows as a call.
+_PURE_CALLS = frozenset((len, abs, ord, chr, round, divmod, isinstance, callable))
+_PURE_METHODS = {
+    str: frozenset(("lower", "upper", "strip", "lstrip", "rstrip", "startswith", "endswith", "split",
+                    "replace", "find", "index", "count", "isdigit", "isalpha", "isspace", "isupper",
+                    "islower")),
+    list: frozenset(("count", "index")), tuple: frozenset(("count", "index")), dict: frozenset(("get",)),
+}
+_OURS = set()             # the harness's own signal handlers (patches adds them)
+
+
+class _Look:
+    """One watch of one frame (the tracer's state)."""
+
+    def __init__(self, run, frame):
+        self.run, self.frame = run, frame
+        self.code = frame.f_code.co_code            # (3.11: a new bytes object per access)
+        self.ops = 0
+        self.last = -1
+        self.head = None                            # the loop head: where a backward jump landed
+        self.seen = {}                              # ids of the locals at each pass -> the locals
+        self.calling = False                        # a CALL ran: its function must be in _PURE
+
+    def stop(self):
+        run = self.run
+        run.looking = None
+        self.frame.f_trace = None
+        self.frame.f_trace_opcodes = False
+        in_student, run.in_student = run.in_student, False     # the harness's own settrace: not
+        try:                                                     # the student's attempt
+            sys.settrace(None)
+            sys.setprofile(None)
+        finally:
+            run.in_student = in_student
+
+    def on_call(self, frame, event, arg):
+        """The thread's trace function: any new Python frame is code the loop runs (not still)."""
+        if event == "call":
+            self.stop()
+        return None
+
+    def on_profile(self, frame, event, arg):
+        """The thread's profile function: the function a CALL called must be in _PURE."""
+        if self.run.looking is not self:
+            return
+        if event == "c_call" and self.calling and _pure(arg):
+            self.calling = False
+        elif event in ("call", "c_call"):
+            self.stop()
+
+    def on_frame(self, frame, event, arg):
+        if frame is not self.frame or self.run.looking is not self:
+            return None
+        if event != "opcode":
+            if event != "line":                     # return or exception: not an endless loop
+                self.stop()
+                return None
+            return self.on_frame
+        at = frame.f_lasti
+        op = self.code[at]
+        self.ops += 1
+        if self.calling:                            # the last CALL called no function of _PURE
+            self.stop()
+            return None
+        self.calling = op == _CALL
+        if (op not in _STILL_OPS or (op == _BINARY_OP and self.code[at + 1] >= _INPLACE)
+                or self.ops > MAX_OPS):
+            self.stop()
+            return None
+        back, self.last = at <= self.last, at
+        if back and self.head is None:
+            self.head = at
+        if back and at == self.head:
+            names = frame.f_locals
+            values = list(names.values())           # kept alive in seen: ids stay unique
+            ids = tuple(zip(names, map(id, values)))
+            if ids in self.seen:                    # the state of an earlier pass: a cycle
+                self.proved(values)
+            self.seen[ids] = values
+            if len(self.seen) > _PASSES:
+                self.stop()
+                return None
+        return self.on_frame
+
+    def proved(self, values):
+        run = self.run
+        run.kept.append((self.seen, values))
+        self.stop()
+        run.endless = True
+        run.timed_out = True
+        run.stopped_in = student_frame(self.frame, run.filename)
+        run.progress(full=True)
+        raise _Timeout
+
+
+def look(run, frame):
+    """At an early tick of the soft timer (FRAME: the code it interrupted): watch FRAME for an
+    endless loop when nothing outside it could change its state (see the module's doc)."""
+    if (run.looking is not None or run.looks >= MAX_LOOKS or frame is None
+            or frame.f_code.co_filename != run.filename or frame.f_code.co_filename == HARNESS_FILE):
+        return
+    run.looks += 1
+    in_student, run.in_student = run.in_student, False     # reading /proc here is the harness's
+    try:
+        if not _quiet():
+            return
+        watch = _Look(run, frame)
+        run.looking = watch
+        frame.f_trace_lines = False
+        frame.f_trace_opcodes = True
+        frame.f_trace = watch.on_frame
+        sys.settrace(watch.on_call)
+        sys.setprofile(watch.on_profile)
+    except Exception:                            # noqa: BLE001 -- no proof; the limit stops it as before
+        run.looking = None
+    finally:
+        run.in_student = in_student
+
+
+def _pure(func):
+    """FUNC (what a profile 'c_call' event names) reads its arguments and changes nothing."""
+    if func in _PURE_CALLS:
+        return True
+    names = _PURE_METHODS.get(type(getattr(func, "__self__", None)))
+    return names is not None and func.__name__ in names
+
+
+def _quiet():
+    """Nothing but this thread's own code can change its state: one thread, no child, no trace or
+    profile function, no Python signal handler but the harness's, no memory shared with another
+    process (read-only system files aside)."""
+    if sys.gettrace() is not None or sys.getprofile() is not None:
+        return False
+    for sig in signal.valid_signals():
+        handler = signal.getsignal(sig)
+        if callable(handler) and handler not in _OURS and handler is not signal.default_int_handler:
+            return False
+    status = _proc_text("/proc/self/status")
+    threads = [line for line in status.splitlines() if line.startswith("Threads:")]
+    if threads != ["Threads:\t1"]:
+        return False
+    tid = [line.split()[1] for line in status.splitlines() if line.startswith("Pid:")]
+    if not tid or _proc_text(f"/proc/self/task/{tid[0]}/children").strip():
+        return False
+    for line in _proc_text("/proc/self/maps").splitlines():
+        fields = line.split()
+        if len(fields) < 2 or fields[1][3:4] != "s":
+            continue
+        if fields[1][1] == "w" or len(fields) < 6 or not fields[5].startswith("/usr/"):
+            return False
+    return True
+
+
+def _proc_text(path):
+    fd = _os_open(path, 0)
+    try:
+        chunks = []
+        while True:
+            data = _os_read(fd, 65536)
+            if not data:
+                return b"".join(chunks).decode("ascii", "replace")
+            chunks.append(data)
+            if sum(map(len, chunks)) > 4 << 20:
+                raise OSError("too long")
+    finally:
+        _os_close(fd)
+
+
+def student_frame(frame, filename):
+    """[name, first line] of the innermost frame of the student's file from FRAME outwards (None:
+    none), as _innermost finds it in a traceback."""
+    while frame is not None:
+        code = frame.f_code
+        if code.co_filename == filename:
+            return [code.co_name, code.co_firstlineno]
+        frame = frame.f_back
+    return None
