@@ -502,10 +502,11 @@ def test_the_limit_is_cpu_time_a_starved_request_runs_on_a_sleeping_one_does_not
     assert out.status == "ok", out.message
     assert out.value > 0.5            # more wall time than the limit: a wall-clock limit would have stopped it
     assert not [a for a in out.attempts if "schedstat" in str(a)]   # the grader's look is not the program's
+    retries = box.retries     # (a crowded run past its backstop on a very busy machine is retried once)
     t0 = time.monotonic()
     out = call(box, "sleepy", timeout=0.5)
     assert out.status == "timeout" and out.message == "your program was stopped after 0.5 s"
-    assert time.monotonic() - t0 < 1.5 and box.retries == 0
+    assert time.monotonic() - t0 < 1.5 and box.retries == retries     # a sleeper is never retried
     assert not [a for a in out.attempts if "schedstat" in str(a)], out.attempts
 
 

@@ -386,3 +386,43 @@ def test_a_request_cannot_leave_state_for_the_next(graded, name):
     report = graded[name]
     assert not report.error, report.error
     assert round(report.score, 4) == EXPECTED_CANARIES[name], f"{name}: {report.score}"
+
+
+RUNNER = '''
+import builtins
+import os
+
+
+def pid():
+    return os.getpid()
+
+
+def dirty():
+    builtins.LEFT_BEHIND = True
+    return os.getpid()
+
+
+def loop():
+    while True:
+        pass
+'''
+
+
+def test_fresh_requests_share_a_process_only_while_it_stays_clean():
+    """The fresh runner: consecutive fresh requests run in one process (each with a freshly executed
+    module); a request that leaves it changed, or ends unclean (a timeout), is the last one there."""
+    pytest.importorskip("_testcapi", reason="the runner's check reads dict versions with _testcapi")
+    from autograder.engine.sandbox import Limits, Request, Sandbox
+
+    def call(box, func):
+        out = box.run(Request("call", func, fresh=True))
+        return out.value if out.status == "ok" else out.status
+
+    with Sandbox(RUNNER, "yahtzee.py", Limits(wall_s=0.3)) as box:
+        first = [call(box, "pid") for _ in range(3)]
+        assert len(set(first)) == 1
+        assert call(box, "dirty") == first[0]         # it ran there, and retired the runner
+        second = [call(box, "pid") for _ in range(2)]
+        assert len(set(second)) == 1 and second[0] != first[0]
+        assert call(box, "loop") == "timeout"
+        assert call(box, "pid") not in second

@@ -26,7 +26,6 @@ BALLAST = 8 << 20             # address space freed on MemoryError so the harnes
 GRACE = 0.5                   # the zygote kills a request this long after its soft timeout
 STARVED = 0.5                 # a request that was running or runnable this share of its wall time
 #                               (not sleeping or blocked) and under its CPU limit is starved, not slow
-PING_TIMEOUT = 0.5            # a shared worker that does not answer a ping this fast is replaced
 RESULT_PREFIX = b'{"t":"result"'
 PROGRESS_PREFIX = b'{"t":"progress"'
 

@@ -7,6 +7,7 @@ The zygote takes the snapshot (CleanState) once, before gc.freeze: it never runs
 everything in it is the standard library's and the harness's own, and every runner shares it."""
 
 import _signal
+import _thread
 import builtins
 import gc
 import os
@@ -26,9 +27,10 @@ _PLAIN = (types.ModuleType, types.FunctionType, types.BuiltinFunctionType, types
 # Caches the standard library fills as honest code runs: put back as they were instead of compared.
 _RESTORED = (("re", "_cache"), ("linecache", "cache"), ("encodings", "_cache"), ("sys", "path_importer_cache"))
 _ITIMERS = (signal.ITIMER_VIRTUAL, signal.ITIMER_PROF)    # (the real one: reset after every request)
-_RLIMITS = tuple(getattr(resource, name) for name in sorted(dir(resource)) if name.startswith("RLIMIT_"))
+_RLIMITS = (resource.RLIMIT_CPU, resource.RLIMIT_AS, resource.RLIMIT_DATA, resource.RLIMIT_STACK,
+            resource.RLIMIT_NOFILE, resource.RLIMIT_NPROC, resource.RLIMIT_FSIZE, resource.RLIMIT_MEMLOCK)
 _SIGNALS = tuple(sorted(s for s in signal.valid_signals() if s not in (signal.SIGKILL, signal.SIGSTOP)))
-VM_GROWTH = 16 << 20            # address space a runner may gain before it is retired (RLIMIT_AS)
+GROWTH = 16 << 10               # kB of peak memory a runner may gain before it is retired
 _PATCHED = (sys, builtins, os, posix, random)     # the modules install_patches writes to
 
 
@@ -95,9 +97,9 @@ class CleanState:
         self.other_copies = [type(obj)(obj) for obj in others]
 
     def base(self):
-        """A runner's own start (after its fork and its patches): its settings, open fds, address
-        space and the versions of the dicts watched."""
-        return _settings(), _fds(), _vm_size(), list(map(_version, self.dicts))
+        """A runner's own start (after its fork and its patches): its settings, open fds, peak
+        memory and the versions of the dicts watched."""
+        return _settings(), _fds(), _peak(), list(map(_version, self.dicts))
 
     def restore(self, stem):
         """After a request, before the check: what a fresh fork would not have (the student's
@@ -117,7 +119,7 @@ class CleanState:
         """True when everything the check sees is as in the snapshot (BASE: the runner's start).
         Cheapest first.  Compares can meet objects the student put there (their __eq__ runs): the
         caller runs this under the request's timer and takes any exception as unclean."""
-        if len(os.listdir("/proc/self/task")) != 1 or sys.modules != self.modules:
+        if _thread._count() or sys.modules != self.modules:     # (the zygote reads /proc too)
             return False
         try:
             os.waitpid(-1, os.WNOHANG)     # any child at all (alive or not): unclean
@@ -125,7 +127,7 @@ class CleanState:
         except ChildProcessError:
             pass
         gc.collect()               # a finalizer of the request's garbage runs now, not in the next one
-        if gc.garbage or run.dirty or _settings() != base[0] or _fds() != base[1] or _vm_size() > base[2] + VM_GROWTH:
+        if gc.garbage or run.dirty or _settings() != base[0] or _fds() != base[1] or _peak() > base[2] + GROWTH:
             return False
         if list(map(_version, self.dicts)) != base[3]:
             return False
@@ -163,15 +165,7 @@ def _fds():
     return sorted(os.listdir("/proc/self/fd"))
 
 
-_PAGE = resource.getpagesize()
-
-
-def _vm_size():
-    try:
-        fd = os.open("/proc/self/statm", os.O_RDONLY)
-        try:
-            return int(os.read(fd, 100).split()[0]) * _PAGE
-        finally:
-            os.close(fd)
-    except (OSError, ValueError, IndexError):
-        return 1 << 62
+def _peak():
+    """The most memory the runner ever had (kB): a request that took much more may leave the heap
+    fragmented, and the next one less room under RLIMIT_AS than in a fork of its own."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss

@@ -37,9 +37,19 @@ def _reap(pid):
 _HAS_CHILDREN_FILE = os.path.exists(f"/proc/self/task/{os.getpid()}/children")
 
 
-def _children(pid):
+def _children(pid, single=False):
+    """PID's children; SINGLE: PID is known to have one thread (its own children file is all)."""
     if not _HAS_CHILDREN_FILE:
         return _children_by_scan(pid)
+    if single:
+        try:
+            fd = os.open(f"/proc/{pid}/task/{pid}/children", os.O_RDONLY)
+            try:
+                return [int(x) for x in os.read(fd, 1 << 16).split()]
+            finally:
+                os.close(fd)
+        except (OSError, ValueError):
+            return []       # it is gone
     kids = []
     try:
         for tid in os.listdir(f"/proc/{pid}/task"):

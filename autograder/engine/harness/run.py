@@ -34,6 +34,7 @@ from .values import _safe_str, normalise, typed_in
 _RUN = None          # the Run in progress in this process (wrappers consult it)
 _ORIG_RANDOM = {}    # name -> original bound method of random._inst
 _WRAPPERS = {}       # name -> wrapper installed in the random module
+_BALLAST = [None]    # reserved once by the zygote (every fork has it), again after a MemoryError used it
 
 
 class Run:
@@ -67,7 +68,6 @@ class Run:
         self.exit = None          # (code, via, arg)
         self.call_args = None
         self.instance = _MISSING   # the object a "Class.method" call constructed (state_after)
-        self.ballast = None
         self.attempts = {}        # what the student's code tried beyond the assignment (audit hook)
         self.dirty = False        # it did something a fresh runner's check cannot see (audit hook)
 
@@ -248,9 +248,9 @@ class Run:
         return {"status": "exception", "error": exception_info(e, self.filename)}
 
     def release_ballast(self):
-        if self.ballast is not None:
-            self.ballast.close()
-            self.ballast = None
+        if _BALLAST[0] is not None:
+            _BALLAST[0].close()
+            _BALLAST[0] = None
 
     # -- the two kinds of request ----------------------------------------------------------
     def execute(self, code, compile_error, shared):
@@ -259,7 +259,8 @@ class Run:
         cpu0 = time.process_time()
         install_audit()
         install_patches(self.filename)
-        self.ballast = _reserve(BALLAST)
+        if _BALLAST[0] is None:
+            _BALLAST[0] = _reserve(BALLAST)
         try:
             if compile_error is not None:
                 res = self.result("syntax_error", error=compile_error)
@@ -269,7 +270,6 @@ class Run:
                 res = self.run_call(code, shared)
         finally:
             _RUN = None
-            self.release_ballast()
         res["cpu"] = round(time.process_time() - cpu0, 4)
         return res
 
@@ -400,7 +400,7 @@ class Run:
             "wall_stopped": self.wall_stopped, "stopped_in": self.stopped_in, "endless": self.endless,
             "output_chars": self.chars, "attempts": list(self.attempts)[:MAX_ATTEMPTS],
         }
-def _reserve(size):
+def _reserve(size=BALLAST):
     """Untouched anonymous memory: costs address space (RLIMIT_AS) but no page faults."""
     try:
         return mmap.mmap(-1, size, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)   # private: no memory

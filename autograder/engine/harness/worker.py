@@ -2,13 +2,14 @@
 fresh requests, each with a freshly executed module, while the process stays clean) and the
 shared worker's loop."""
 
+import _thread
 import os
 import time
 import traceback
 
 from .audit import install_audit
 from .base import _dumps, _loads, _real_exit
-from .lines import Lines, write_all, write_line
+from .lines import Lines, write_all
 from .patches import install_patches
 from .run import Run
 
@@ -19,15 +20,16 @@ def child_run(zyg, req, wfd, shared):
     try:
         res = Run(req, zyg.cfg, wfd).execute(zyg.code, zyg.compile_error, shared)
         if shared is not None:
+            res["nonce"] = req.get("nonce")
             res["recycle"] = _worker_dirty(res, zyg.cfg)     # last key: the zygote checks the tail
         data = _dumps(res)
     except MemoryError:                 # the student's data left no room to encode the result
         res = data = None
-        res = {"t": "result", "seq": req.get("seq"), "status": "memory", "recycle": True}
+        res = {"t": "result", "seq": req.get("seq"), "status": "memory", "nonce": req.get("nonce"), "recycle": True}
         data = _dumps(res)
     except BaseException:
         res = {"t": "result", "seq": req.get("seq"), "status": "internal",
-               "internal": traceback.format_exc(), "recycle": True}
+               "internal": traceback.format_exc(), "nonce": req.get("nonce"), "recycle": True}
         data = _dumps(res)
     if os.getpid() != pid:      # a fork made by the student's code came back here: nothing to say
         _real_exit(0)
@@ -36,8 +38,10 @@ def child_run(zyg, req, wfd, shared):
         _real_exit(0)
 
 
-_RUNNER_CLEAN = frozenset({"ok", "exception", "no_function", "input_exhausted", "dice_exhausted", "exit",
-                           "syntax_error", "import_error", "output_limit"})
+# A request that ended with one of these left nothing behind (the batch goes on after it; a fresh
+# runner may serve the next request, if its clean-state check agrees).
+CLEAN_STATUSES = frozenset({"ok", "exception", "no_function", "input_exhausted", "dice_exhausted", "exit",
+                            "syntax_error", "import_error", "output_limit"})
 
 
 def runner_loop(zyg, req_r, res_w):
@@ -67,7 +71,7 @@ def runner_loop(zyg, req_r, res_w):
                 _real_exit(0)
             res["nonce"] = req.get("nonce")
             clean.restore(stem)
-            retire = (res["status"] not in _RUNNER_CLEAN or res["timed_out"] or res["cpu_limited"]
+            retire = (res["status"] not in CLEAN_STATUSES or res["timed_out"] or res["cpu_limited"]
                       or not run.checked(lambda this: clean.same(base, this)))
             res["retire"] = retire       # last key: the zygote checks the tail
             data = _dumps(res)
@@ -93,9 +97,6 @@ def worker_loop(zyg, req_r, res_w):
         if line is None:
             _real_exit(0)
         req = _loads(line)
-        if "ping" in req:           # the zygote checks it is idle (see Zygote.worker_idle)
-            write_line(res_w, {"t": "pong", "nonce": req["ping"]})
-            continue
         child_run(zyg, req, res_w, shared)
 
 
@@ -105,11 +106,8 @@ def _worker_dirty(res, cfg):
         return True
     if time.process_time() > cfg["limits"]["cpu_s"] / 2:
         return True
-    try:
-        if len(os.listdir("/proc/self/task")) > 1:
-            return True
-    except OSError:
-        pass
+    if _thread._count():            # a Python thread (the zygote reads all of them in /proc)
+        return True
     try:
         os.waitpid(-1, os.WNOHANG)     # returns at all only when it has children (alive or not)
     except ChildProcessError:

@@ -13,7 +13,6 @@ from .audit import install_audit
 from .base import (
     GRACE,
     MAX_RESULT,
-    PING_TIMEOUT,
     PROGRESS_PREFIX,
     RESULT_PREFIX,
     STARVED,
@@ -27,7 +26,8 @@ from .errors import compile_source
 from .lines import _pidfd, write_all, write_line
 from .patches import _on_alarm, _on_xcpu, prepare_random
 from .proctree import _alive, _children, _kill, _reap, _tree, _unlink
-from .worker import child_run, runner_loop, worker_loop
+from .run import _BALLAST, _reserve
+from .worker import CLEAN_STATUSES, child_run, runner_loop, worker_loop
 
 
 class Worker:
@@ -64,6 +64,7 @@ class Zygote:
         signal.signal(signal.SIGXCPU, _on_xcpu)
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)   # over RLIMIT_FSIZE: OSError, not death
         install_audit()           # (every request process installs it: once here for all of them)
+        _BALLAST[0] = _reserve()  # (and the ballast: kept across requests, renewed after it was used)
         # Fresh requests share a runner while it stays clean; that needs our own procfs (threads
         # and children of the runner are read there) and the snapshot of a clean process.
         self.runner = None
@@ -204,7 +205,7 @@ class Zygote:
         so far would let RLIMIT_CPU stop this request sooner than in a fork of its own."""
         rn = self.runner
         if rn is not None and (not _alive(rn.pid) or _drain(rn.res_r, rn.buf) or rn.buf):
-            self.stop_runner()      # (idle when its last request ended: see below)
+            self.stop_runner()      # (settled when its last request ended: see below)
             rn = None
         timeout = float(req.get("timeout") or self.cfg["limits"]["wall_s"])
         dl = None
@@ -222,32 +223,38 @@ class Zygote:
             write_all(rn.req_w, _dumps(msg).encode("ascii") + b"\n")
         except OSError:
             pass    # it died; wait_for reports how
-        raw, info = self.wait_for(rn.pid, rn.res_r, rn.pidfd, rn.buf, dl, True, req.get("seq"), nonce)
+        raw, info = self.wait_for(rn.pid, rn.res_r, rn.pidfd, rn.buf, dl, True, req.get("seq"))
         extra = bool(rn.buf)
         rn.buf.clear()
         if info.get("exited") or info.get("killed"):         # (reaped by wait_for)
             if isinstance(info.get("cpu"), (int, float)) and dl["base"] is not None:   # its earlier requests' not
                 info["cpu"] = round(max(info["cpu"] - dl["base"][0], 0.0), 4)
             self.stop_runner(reaped=True)
-        elif extra or raw is None or not raw.endswith(b'"retire":false}') or not self.runner_idle(rn):
+        elif extra or raw is None or not raw.endswith(_tail(nonce, "retire")) or not self.settled(rn):
             self.stop_runner()
         self.kill_descendants(keep=self.worker_pids() | self.runner_pids())
         self.clean_files(rundir)
         return raw, info
 
-    def runner_idle(self, rn):
-        """After its answer, the runner may serve the next fresh request: one thread, no children,
-        nothing written after the answer.  (No ping: a request's answer must carry the nonce sent
-        with it, so only code that read that request from the runner's pipe can answer it.)"""
-        try:
-            if len(os.listdir(f"/proc/{rn.pid}/task")) > 1:
+    def settled(self, wk):
+        """After its answer, a request process (the fresh runner, the shared worker) may serve the
+        next request: one thread, no children, nothing written after the answer.  Its lines are
+        the student's process talking: the first line with a request's seq is taken as the
+        answer (a forged one speaks for that request only), but the process serves another
+        request only when its answer ended as the harness ends it, with the nonce sent with the
+        request (so the harness loop, not student code still running, answered); lines written
+        ahead (for requests it has not been sent) make it replaced too, so which request a line
+        answers never depends on timing (the grade is repeatable)."""
+        if self.use_proc:
+            try:
+                if len(os.listdir(f"/proc/{wk.pid}/task")) > 1:
+                    return False
+            except OSError:
                 return False
-        except OSError:
-            return False
-        if _children(rn.pid):
-            return False
+            if _children(wk.pid, single=True):
+                return False
         ahead = bytearray()
-        return not _drain(rn.res_r, ahead) and not ahead
+        return not _drain(wk.res_r, ahead) and not ahead
 
     def start_runner(self):
         req_r, req_w = os.pipe()
@@ -283,61 +290,28 @@ class Zygote:
 
     # -- fresh=False requests: the shared worker -------------------------------------------
     def run_shared(self, req):
-        if self.worker is not None and not self.worker_idle(self.worker):
-            self.stop_worker()
+        wk = self.worker
+        if wk is not None and (not _alive(wk.pid) or _drain(wk.res_r, wk.buf) or wk.buf):
+            self.stop_worker()      # (settled when its last request ended: see below)
         if self.worker is None:
             self.start_worker()
         wk = self.worker
         ran_in = self.worker_gen
         dl = self.deadline(req, wk.pid)
+        nonce = os.urandom(8).hex()
         try:
-            write_all(wk.req_w, _dumps(req).encode("ascii") + b"\n")
+            write_all(wk.req_w, _dumps(dict(req, nonce=nonce)).encode("ascii") + b"\n")
         except OSError:
             pass    # it died; wait_for reports how
         raw, info = self.wait_for(wk.pid, wk.res_r, wk.pidfd, wk.buf, dl, True, req.get("seq"))
         extra = bool(wk.buf)        # more than one answer: it wrote out of turn
         wk.buf.clear()
         if (extra or info.get("exited") or info.get("killed") or raw is None
-                or raw.endswith(b'"recycle":true}')):
+                or not raw.endswith(_tail(nonce, "recycle")) or not self.settled(wk)):
             self.stop_worker()
-        self.kill_descendants(keep=self.worker_pids())
+        self.kill_descendants(keep=self.worker_pids() | self.runner_pids())
         info["ran_in"] = ran_in
         return raw, info
-
-    def worker_idle(self, wk):
-        """True when the shared worker may serve the next request: alive, one thread, no
-        children, nothing written since its last answer, and back in its request loop (it
-        answers a ping with a fresh nonce).  Its lines are the student's process talking: the
-        first line with a request's seq is taken as the answer, so a worker still busy with an
-        earlier request (say, writing result lines for later seqs) could answer the next one,
-        and which one would depend on timing.  A replaced worker makes the grade repeatable."""
-        if not _alive(wk.pid):
-            return False
-        if self.use_proc:
-            try:
-                if len(os.listdir(f"/proc/{wk.pid}/task")) > 1:
-                    return False
-            except OSError:
-                return False
-            if _children(wk.pid):
-                return False
-        ahead = bytearray()
-        if _drain(wk.res_r, ahead) or ahead:
-            return False
-        nonce = os.urandom(8).hex()
-        try:
-            write_all(wk.req_w, _dumps({"ping": nonce}).encode("ascii") + b"\n")
-        except OSError:
-            return False
-        want = _dumps({"t": "pong", "nonce": nonce}).encode("ascii") + b"\n"
-        poller = select.poll()
-        poller.register(wk.res_r, select.POLLIN)
-        deadline = time.monotonic() + PING_TIMEOUT
-        while len(ahead) < len(want):
-            left = deadline - time.monotonic()
-            if left <= 0 or not poller.poll(left * 1000) or _drain(wk.res_r, ahead):
-                break
-        return bytes(ahead) == want
 
     def start_worker(self):
         req_r, req_w = os.pipe()
@@ -387,9 +361,8 @@ class Zygote:
                     pass
 
     # -- waiting for a request process -----------------------------------------------------
-    def wait_for(self, pid, fd, pidfd, buf, deadline, stay, seq, nonce=None):
-        """Collect PID's result line (and progress) until it exits, or (STAY) until it answers
-        (with NONCE: a result line that carries it).
+    def wait_for(self, pid, fd, pidfd, buf, deadline, stay, seq):
+        """Collect PID's result line (and progress) until it exits, or (STAY) until it answers.
 
         Returns (raw result bytes or None, trailer info)."""
         os.set_blocking(fd, False)
@@ -413,7 +386,7 @@ class Zygote:
                     exited = True
             if pidfd is None and not exited:
                 exited = not _alive(pid)
-            raw, progress = _scan(buf, raw, progress, seq, nonce)
+            raw, progress = _scan(buf, raw, progress, seq)
         info = {"killed": killed, "exited": exited or killed}
         waited = self.waited(pid, deadline)
         if waited is not None:
@@ -425,7 +398,7 @@ class Zygote:
         if exited or killed:
             info.update(_reap(pid))
             _drain(fd, buf)
-            raw, progress = _scan(buf, raw, progress, seq, nonce)
+            raw, progress = _scan(buf, raw, progress, seq)
         if raw is None:
             info["progress"] = progress
         if _STRAY[0]:
@@ -444,7 +417,7 @@ class Zygote:
         me = os.getpid()
         for attempt in range(500):
             self.reap_all()
-            kids = [p for p in _children(me) if p not in keep]
+            kids = [p for p in _children(me, single=True) if p not in keep]   # (we have one thread)
             if not kids:
                 return
             for p in _tree(kids):
@@ -468,7 +441,10 @@ class Zygote:
                 self.runner = None
 
     def clean_files(self, rundir):
-        shutil.rmtree(rundir, ignore_errors=True)
+        try:
+            os.rmdir(rundir)        # (most requests leave their folder empty)
+        except OSError:
+            shutil.rmtree(rundir, ignore_errors=True)
         if not self.private_tmp:
             return
         for top in ("/tmp", "/var/tmp", "/dev/shm"):     # our own tmpfs mounts
@@ -486,8 +462,7 @@ class Zygote:
                     _unlink(path)
 
 
-_CLEAN_STATUSES = (b'"ok"', b'"exception"', b'"no_function"', b'"input_exhausted"', b'"dice_exhausted"',
-                   b'"exit"', b'"syntax_error"', b'"import_error"', b'"output_limit"')
+_CLEAN_STATUSES = tuple(b'"%s"' % status.encode("ascii") for status in CLEAN_STATUSES)
 
 
 def _clean_status(raw):
@@ -517,9 +492,15 @@ def _drain(fd, buf):
 _STRAY = [0]      # result-looking lines of another request or that do not parse: forged by student code
 
 
-def _scan(buf, raw, progress, seq, nonce=None):
-    """Take complete lines from BUF: the first valid result line (of request SEQ; with NONCE, one
-    that carries it), and progress lines before it.
+def _tail(nonce, key):
+    """How the harness ends the answer of a request sent with NONCE when its process may serve
+    the next one (KEY: "retire" for the fresh runner, "recycle" for the shared worker)."""
+    return b'"nonce":"%s","%s":false}' % (nonce.encode("ascii"), key.encode("ascii"))
+
+
+def _scan(buf, raw, progress, seq):
+    """Take complete lines from BUF: the first valid result line of request SEQ, and progress
+    lines before it.
 
     Student code can write into this pipe too: lines that do not parse are skipped (and counted)."""
     while raw is None:
@@ -534,7 +515,7 @@ def _scan(buf, raw, progress, seq, nonce=None):
             except ValueError:
                 _STRAY[0] += 1
                 continue
-            if isinstance(msg, dict) and msg.get("seq") == seq and (nonce is None or msg.get("nonce") == nonce):
+            if isinstance(msg, dict) and msg.get("seq") == seq:
                 raw = line
             else:
                 _STRAY[0] += 1
