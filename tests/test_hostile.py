@@ -52,7 +52,6 @@ from helpers.hostile import (
     REPO,
     RUNNABLE,
     SECRET_ENV,
-    WALL_BOUND,
     WATCHED,
     Case,
     _grade_alone,
@@ -61,6 +60,7 @@ from helpers.hostile import (
     planted_files,
     source_for,
     tree_hash,
+    wall_bound,
 )
 
 SUBREAPER = cli.SUBREAPER
@@ -249,7 +249,8 @@ def test_graded_alone(case, runs, world):
     assert not got["leftovers"], f"processes outlived {case.name}: {got['leftovers']}"
     assert got["threads"] == 0
     assert not got["canary_changed"], f"{case.name} changed its canary folder"
-    assert got["wall"] < WALL_BOUND, f"{case.name} took {got['wall']:.1f} s"
+    bound = wall_bound(runs["alone"]["reference"]["wall"])
+    assert got["wall"] < bound, f"{case.name} took {got['wall']:.1f} s (bound {bound:.1f} s)"
     if ISO["uid_drop"]:
         assert got["uids"] and all(uid >= 40000 for uid in got["uids"])
 
@@ -267,7 +268,8 @@ def test_graded_in_batch(case, runs, world):
     assert row.max_score == EXPECTED["max_score"]
     assert round(row.score, 4) == case.score, f"{case.name}: {case.why}\n{row.feedback[:4000]}"
     _check_feedback(case, row.feedback, world, f"{case.name} (batch)")
-    assert row.wall_time < WALL_BOUND, f"{case.name} took {row.wall_time:.1f} s in the batch"
+    bound = wall_bound(runs["rows"]["reference"].wall_time)
+    assert row.wall_time < bound, f"{case.name} took {row.wall_time:.1f} s in the batch (bound {bound:.1f} s)"
 
 
 def test_batch_finished_cleanly(runs):

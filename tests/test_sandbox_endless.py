@@ -91,6 +91,10 @@ def waits_for_a_thread():
         pass
     return "thread"
 
+def traced():
+    import sys
+    return [sys.gettrace() is None, sys.getprofile() is None]
+
 def _orphan(then):
     child = os.fork()
     if child == 0:
@@ -209,3 +213,11 @@ def test_a_finite_loop_at_import_whose_ids_repeat_is_never_proved_endless():
     with Sandbox(MODULE_LOOP, "m.py", LIMITS) as box:
         outcome = box.run(Request("call", "value"))
     assert (outcome.status, outcome.value, outcome.endless) == ("ok", 10 ** 6 + 6_000_000, False)
+
+
+def test_no_trace_function_outlives_a_look(sandbox):
+    """A look that was still watching when the request ended (counts_up: its state changes, so no
+    proof) leaves nothing behind in the process that serves the next request."""
+    for fresh in (False, True):
+        assert sandbox.run(Request("call", "counts_up", fresh=fresh)).value == 3_000_000
+        assert sandbox.run(Request("call", "traced", fresh=fresh)).value == [True, True]

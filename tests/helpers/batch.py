@@ -44,6 +44,13 @@ def env() -> dict[str, str]:
     return cli_env(LIMITS_ENV)
 
 
+def _ctrl_c_as_at_a_terminal() -> None:
+    """Ctrl-C acts on the batch as on a command typed at a terminal: a shell without job control
+    starts background commands (a CI step, `make test &`) with SIGINT ignored, which every child
+    inherits, and a Python started so never installs its KeyboardInterrupt handler."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @dataclass
 class Batch:
     """A `grade-all` started under the wrapper."""
@@ -58,7 +65,7 @@ class Batch:
             Path(str(report) + suffix).unlink(missing_ok=True)
         proc = subprocess.Popen([sys.executable, str(SUBREAPER), str(report), sys.executable, "-m", "autograder",
                                  "grade-all", *args, "--no-progress"], cwd=tmp, env=env(),
-                                stdin=subprocess.DEVNULL)
+                                stdin=subprocess.DEVNULL, preexec_fn=_ctrl_c_as_at_a_terminal)
         return cls(proc, report)
 
     def pid(self, timeout: float = 20) -> int:

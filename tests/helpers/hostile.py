@@ -26,6 +26,13 @@ ISO = isolation()
 LIMITS = Limits(wall_s=1.0, cpu_s=4, memory_mb=256)
 LIMITS_ENV = "wall_s=1,cpu_s=4,memory_mb=256"        # the same limits for the batch's workers
 WALL_BOUND = 30.0                                     # seconds per submission, alone or in the batch
+WALL_RATIO = 25.0       # ...or this many times the reference's own grade in the same run, if more:
+#                         a busy machine stretches both (CI at load 25: the reference 5 s, a loop 49 s)
+
+
+def wall_bound(reference_wall: float) -> float:
+    """The wall-clock bound of one submission's grade, next to the reference graded in the same run."""
+    return max(WALL_BOUND, WALL_RATIO * reference_wall)
 MARKER = "planted by a submission"                    # what the corpus writes wherever it can
 SECRET_ENV = "AUTOGRADER_HOSTILE_SECRET"
 WATCHED = [REPO / "solution", REPO / "autograder" / "assignments", REPO / "tests" / "corpus"]
