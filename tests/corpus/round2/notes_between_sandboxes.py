@@ -1,11 +1,12 @@
 # Charge-once substitution runs one student's program in several sandbox lives: its own, and one
 # per stage holding the reference WITHOUT that stage's functions.  Each life of this program works
 # out which one it is (the names of the reference functions its memory holds), leaves a note
-# through every channel two lives could share (files in /tmp, /var/tmp and /dev/shm, an abstract
-# unix socket held by its long-lived worker, a POSIX message queue) and looks for the notes of the
-# others and for processes of another uid (signals, /proc/<pid>/mem).  Finding any, it breaks
-# every function it is graded on.  Every life has its own mount, net, ipc and pid namespaces,
-# private folders and uid (one student root forks them all): nothing is found, full marks.
+# through every channel two lives could share (files in /tmp, /var/tmp and /dev/shm and in the
+# shared read-only root, the host name, an abstract unix socket held by its long-lived worker, a
+# POSIX message queue) and looks for the notes of the others and for processes of another uid
+# (signals, /proc/<pid>/mem).  Finding any, it breaks every function it is graded on.  Every life
+# has its own mount, net, ipc and pid namespaces, private folders and uid, and the root and host
+# name they share cannot be written (one student root forks them all): nothing is found, 100.
 import gc as _gc
 import os as _os
 import socket as _socket
@@ -39,8 +40,16 @@ def _message_queue():
         return None, -1
 
 
+_FOLDERS = ("/tmp", "/var/tmp", "/dev/shm", "/", "/etc", "/proc", "/dev")   # the last four: the
+#                                                      read-only root one student root builds for all
+
+
 def _leave_notes(me):
-    for folder in ("/tmp", "/var/tmp", "/dev/shm"):
+    try:
+        _socket.sethostname(f"note-{me}")       # the uts namespace is the student root's
+    except OSError:
+        pass
+    for folder in _FOLDERS:
         try:
             with open(f"{folder}/note-{me}", "w") as f:
                 f.write(me)
@@ -60,7 +69,9 @@ def _leave_notes(me):
 
 def _notes_of_others(me):
     found = []
-    for folder in ("/tmp", "/var/tmp", "/dev/shm"):
+    if _socket.gethostname().startswith("note-") and _socket.gethostname() != f"note-{me}":
+        found.append("hostname " + _socket.gethostname())
+    for folder in _FOLDERS:
         try:
             found += [f"{folder}/{n}" for n in _os.listdir(folder) if n.startswith("note-") and n != f"note-{me}"]
         except OSError:
