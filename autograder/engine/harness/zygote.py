@@ -204,7 +204,7 @@ class Zygote:
         or the last one left anything behind (written lines, threads, children), or its CPU time
         so far would let RLIMIT_CPU stop this request sooner than in a fork of its own."""
         rn = self.runner
-        if rn is not None and (not _alive(rn.pid) or _drain(rn.res_r, rn.buf) or rn.buf):
+        if rn is not None and _spoke_since(rn):
             self.stop_runner()      # (settled when its last request ended: see below)
             rn = None
         timeout = float(req.get("timeout") or self.cfg["limits"]["wall_s"])
@@ -217,15 +217,7 @@ class Zygote:
         if rn is None:
             rn = self.start_runner()
             dl = self.deadline(req, rn.pid)
-        nonce = os.urandom(8).hex()
-        msg = dict(req, rundir=rundir, nonce=nonce)
-        try:
-            write_all(rn.req_w, _dumps(msg).encode("ascii") + b"\n")
-        except OSError:
-            pass    # it died; wait_for reports how
-        raw, info = self.wait_for(rn.pid, rn.res_r, rn.pidfd, rn.buf, dl, True, req.get("seq"))
-        extra = bool(rn.buf)
-        rn.buf.clear()
+        raw, info, nonce, extra = self.send_request(rn, dict(req, rundir=rundir), dl)
         if info.get("exited") or info.get("killed"):         # (reaped by wait_for)
             if isinstance(info.get("cpu"), (int, float)) and dl["base"] is not None:   # its earlier requests' not
                 info["cpu"] = round(max(info["cpu"] - dl["base"][0], 0.0), 4)
@@ -235,6 +227,19 @@ class Zygote:
         self.kill_descendants(keep=self.worker_pids() | self.runner_pids())
         self.clean_files(rundir)
         return raw, info
+
+    def send_request(self, wk, msg, dl):
+        """Send request MSG, with a new nonce, to the request process WK and wait for its answer
+        (deadline DL): (raw answer, trailer info, the nonce, whether it wrote more than one answer)."""
+        nonce = os.urandom(8).hex()
+        try:
+            write_all(wk.req_w, _dumps(dict(msg, nonce=nonce)).encode("ascii") + b"\n")
+        except OSError:
+            pass    # it died; wait_for reports how
+        raw, info = self.wait_for(wk.pid, wk.res_r, wk.pidfd, wk.buf, dl, True, msg.get("seq"))
+        extra = bool(wk.buf)        # more than one answer: it wrote out of turn
+        wk.buf.clear()
+        return raw, info, nonce, extra
 
     def settled(self, wk):
         """After its answer, a request process (the fresh runner, the shared worker) may serve the
@@ -257,6 +262,12 @@ class Zygote:
         return not _drain(wk.res_r, ahead) and not ahead
 
     def start_runner(self):
+        self.runner = self.start_request_process(runner_loop)
+        return self.runner
+
+    def start_request_process(self, loop, folder=None):
+        """A request process that serves requests read from a pipe (the fresh runner, the shared
+        worker): LOOP(zygote, request pipe, result pipe) in a fork, in FOLDER when given."""
         req_r, req_w = os.pipe()
         res_r, res_w = os.pipe()
         pid = os.fork()
@@ -265,13 +276,15 @@ class Zygote:
                 os.close(req_w)
                 os.close(res_r)
                 self.close_for_child()
-                runner_loop(self, req_r, res_w)
+                if folder is not None:
+                    os.makedirs(folder, exist_ok=True)
+                    os.chdir(folder)
+                loop(self, req_r, res_w)
             finally:
                 _real_exit(117)
         os.close(req_r)
         os.close(res_w)
-        self.runner = Worker(pid, req_w, res_r)
-        return self.runner
+        return Worker(pid, req_w, res_r)
 
     def stop_runner(self, reaped=False):
         rn, self.runner = self.runner, None
@@ -291,21 +304,14 @@ class Zygote:
     # -- fresh=False requests: the shared worker -------------------------------------------
     def run_shared(self, req):
         wk = self.worker
-        if wk is not None and (not _alive(wk.pid) or _drain(wk.res_r, wk.buf) or wk.buf):
+        if wk is not None and _spoke_since(wk):
             self.stop_worker()      # (settled when its last request ended: see below)
         if self.worker is None:
             self.start_worker()
         wk = self.worker
         ran_in = self.worker_gen
         dl = self.deadline(req, wk.pid)
-        nonce = os.urandom(8).hex()
-        try:
-            write_all(wk.req_w, _dumps(dict(req, nonce=nonce)).encode("ascii") + b"\n")
-        except OSError:
-            pass    # it died; wait_for reports how
-        raw, info = self.wait_for(wk.pid, wk.res_r, wk.pidfd, wk.buf, dl, True, req.get("seq"))
-        extra = bool(wk.buf)        # more than one answer: it wrote out of turn
-        wk.buf.clear()
+        raw, info, nonce, extra = self.send_request(wk, req, dl)
         if (extra or info.get("exited") or info.get("killed") or raw is None
                 or not raw.endswith(_tail(nonce, "recycle")) or not self.settled(wk)):
             self.stop_worker()
@@ -314,23 +320,7 @@ class Zygote:
         return raw, info
 
     def start_worker(self):
-        req_r, req_w = os.pipe()
-        res_r, res_w = os.pipe()
-        pid = os.fork()
-        if pid == 0:
-            try:
-                os.close(req_w)
-                os.close(res_r)
-                self.close_for_child()
-                shared_dir = os.path.join(self.workdir, "shared")
-                os.makedirs(shared_dir, exist_ok=True)
-                os.chdir(shared_dir)
-                worker_loop(self, req_r, res_w)
-            finally:
-                _real_exit(117)
-        os.close(req_r)
-        os.close(res_w)
-        self.worker = Worker(pid, req_w, res_r)
+        self.worker = self.start_request_process(worker_loop, os.path.join(self.workdir, "shared"))
 
     def stop_worker(self):
         wk, self.worker = self.worker, None
@@ -463,6 +453,11 @@ class Zygote:
 
 
 _CLEAN_STATUSES = tuple(b'"%s"' % status.encode("ascii") for status in CLEAN_STATUSES)
+
+
+def _spoke_since(wk):
+    """The request process WK died, or wrote something, since its last answer was read."""
+    return not _alive(wk.pid) or _drain(wk.res_r, wk.buf) or bool(wk.buf)
 
 
 def _clean_status(raw):
