@@ -260,10 +260,7 @@ class Program:
         if trial.status == "timeout" and trial.wall_stopped and (_is_fresh(request) or not self._history):
             # Starved under its short limit (a busy machine, not a slow program): the trial once
             # more with a longer backstop, not a full-limit run that an endless loop would use up.
-            again = self._sandbox.run(request, limit, longer=True)
-            for name in ("elapsed", "cpu", "wait"):
-                setattr(again, name, round(getattr(again, name) + getattr(trial, name), 4))
-            trial = again
+            trial = _after(trial, self._sandbox.run(request, limit, longer=True))
         if trial.status != "timeout":
             return trial, False
         if trial.endless or (trial.stopped_in is not None and tuple(trial.stopped_in) in self.loops):
@@ -287,10 +284,7 @@ class Program:
             self._note_loop(again)
         else:                  # slow but finite: trials as long as the CPU it showed it needs
             self.slow_seen[0] = max(self.slow_seen[0], min(again.cpu, 60.0))   # (not wall time: the load's)
-        again.elapsed = round(again.elapsed + trial.elapsed, 4)
-        again.cpu = round(again.cpu + trial.cpu, 4)
-        again.wait = round(again.wait + trial.wait, 4)
-        return again, served
+        return _after(trial, again), served
 
     def _note_loop(self, outcome: Outcome) -> None:
         """A final timeout (a full-limit run, never a trial's): where its timer stopped it."""
@@ -553,6 +547,13 @@ def chosen_texts(outcome: Outcome) -> set[str]:
         if isinstance(text, str) and len(text.strip()) >= 4:
             found.add(text.strip()[:200])
     return found
+
+
+def _after(first: Outcome, again: Outcome) -> Outcome:
+    """AGAIN, a run of the same request after FIRST, charged with both runs' times."""
+    for name in ("elapsed", "cpu", "wait"):
+        setattr(again, name, round(getattr(again, name) + getattr(first, name), 4))
+    return again
 
 
 def _charged(outcome: Outcome) -> float:

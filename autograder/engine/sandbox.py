@@ -212,7 +212,7 @@ class Sandbox:
                 raise RuntimeError("this Sandbox is closed")
             self._seq += 1
             if trial:
-                wall = self._trial_wall(limit) * (max(self.limits.retry_factor, 1.0) if longer else 1.0)
+                wall = self._trial_wall(limit, retry=longer)
                 payload = _payload(request, self._seq, limit, wall)
             else:
                 wall = self._wall(timeout)
@@ -228,14 +228,16 @@ class Sandbox:
         """The request's limit: CPU seconds (its wall-clock backstop is _wall of it)."""
         return max(float(request.timeout if request.timeout is not None else self.limits.wall_s), 0.01)
 
-    def _trial_wall(self, limit: float) -> float:
+    def _trial_wall(self, limit: float, retry: bool = False) -> float:
         """A trial's backstop: always the load-tolerant one (its timeout is not final)."""
-        return limit * max(self.limits.wall_factor, 1.0)
+        return self._backstop(limit, retry)
 
     def _wall(self, timeout: float, retry: bool = False) -> float:
-        if self.strict:
-            return timeout
-        return timeout * max(self.limits.wall_factor, 1.0) * (max(self.limits.retry_factor, 1.0) if retry else 1.0)
+        return timeout if self.strict else self._backstop(timeout, retry)
+
+    def _backstop(self, limit: float, retry: bool) -> float:
+        """LIMIT's wall-clock backstop under load; RETRY: the longer one of a run tried again."""
+        return limit * max(self.limits.wall_factor, 1.0) * (max(self.limits.retry_factor, 1.0) if retry else 1.0)
 
     def _run(self, request: Request, payload: bytes, timeout: float, wall: float, trial: bool = False) -> Outcome:
         proc = self._proc()
