@@ -25,17 +25,27 @@ def child_run(zyg, req, wfd, shared):
         data = _dumps(res)
     except MemoryError:                 # the student's data left no room to encode the result
         res = data = None
-        res = {"t": "result", "seq": req.get("seq"), "status": "memory", "nonce": req.get("nonce"), "recycle": True}
+        res = _failed(req, "memory", "recycle")
         data = _dumps(res)
     except BaseException:
-        res = {"t": "result", "seq": req.get("seq"), "status": "internal",
-               "internal": traceback.format_exc(), "nonce": req.get("nonce"), "recycle": True}
+        res = _failed(req, "internal", "recycle")
         data = _dumps(res)
     if os.getpid() != pid:      # a fork made by the student's code came back here: nothing to say
         _real_exit(0)
     write_all(wfd, data.encode("ascii") + b"\n")
     if shared is None or res["recycle"]:
         _real_exit(0)
+
+
+def _failed(req, status, last):
+    """The result line of a request whose run failed here (STATUS memory, or internal with the
+    traceback being handled): its process must not serve another (LAST, the tail the zygote reads)."""
+    res = {"t": "result", "seq": req.get("seq"), "status": status}
+    if status == "internal":
+        res["internal"] = traceback.format_exc()
+    res["nonce"] = req.get("nonce")
+    res[last] = True
+    return res
 
 
 # A request that ended with one of these left nothing behind (the batch goes on after it; a fresh
@@ -76,11 +86,9 @@ def runner_loop(zyg, req_r, res_w):
             res["retire"] = retire       # last key: the zygote checks the tail
             data = _dumps(res)
         except MemoryError:
-            data = _dumps({"t": "result", "seq": req.get("seq"), "status": "memory", "nonce": req.get("nonce"),
-                           "retire": True})
+            data = _dumps(_failed(req, "memory", "retire"))
         except BaseException:
-            data = _dumps({"t": "result", "seq": req.get("seq"), "status": "internal",
-                           "internal": traceback.format_exc(), "nonce": req.get("nonce"), "retire": True})
+            data = _dumps(_failed(req, "internal", "retire"))
         if os.getpid() != pid:
             _real_exit(0)
         write_all(res_w, data.encode("ascii") + b"\n")
