@@ -415,6 +415,8 @@ class Sandbox:
             "hidden": self.hidden_paths, "uid": state.slot.uid if root else None, "workdir": workdir,
             "tmp_mb": max(16, 4 * self.limits.fsize_mb),
             "seccomp": (seccomp.filter_bpf() or b"").hex(), "reference": self.reference,
+            # how the fresh runner's clean-state check reads dict versions (harness/clean.py)
+            "dict_versions": os.environ.get("AUTOGRADER_DICT_VERSIONS", "auto"),
         }
         if self.reference is not None and (code := compiled_reference(self.reference)) is not None:
             cfg.update(reference=None, reference_code=code)   # compiled once per grader process

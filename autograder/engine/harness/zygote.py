@@ -21,7 +21,7 @@ from .base import (
     _real_exit,
     _sched,
 )
-from .clean import CleanState, runner_possible
+from .clean import CleanState
 from .errors import compile_source
 from .lines import _pidfd, write_all, write_line
 from .patches import _on_alarm, _on_xcpu, prepare_random
@@ -68,7 +68,10 @@ class Zygote:
         # Fresh requests share a runner while it stays clean; that needs our own procfs (threads
         # and children of the runner are read there) and the snapshot of a clean process.
         self.runner = None
-        self.clean = CleanState(cfg["filename"]) if self.use_proc and runner_possible() else None
+        self.clean = CleanState(cfg["filename"], cfg.get("dict_versions", "auto")) if self.use_proc else None
+        if self.clean is not None and self.clean.versions is None:
+            self.clean = None
+        applied["fresh_runner"] = self.clean.detector if self.clean is not None else False
         gc.collect()
         gc.freeze()   # fewer copy-on-write faults in the forks
 
