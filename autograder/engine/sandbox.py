@@ -78,7 +78,18 @@ from .launch import (
     template_scope,
 )
 from .outcomes import _build, _internal, _number, _secs
-from .protocol import INTERNAL, STATUSES, Limits, Outcome, Request, _encode, _parse, _payload, _payload_data
+from .protocol import (
+    INTERNAL,
+    STATUSES,
+    Limits,
+    Outcome,
+    Request,
+    _encode,
+    _parse,
+    _parse_trailer,
+    _payload,
+    _payload_data,
+)
 
 # The sandbox's API, wherever each piece lives (protocol, outcomes, isolation, launch):
 __all__ = ["INTERNAL", "STATUSES", "UID_BASE", "Limits", "Outcome", "Request", "Sandbox", "descendants", "isolation",
@@ -335,7 +346,7 @@ class Sandbox:
         while True:
             kind, line = proc.next_line(deadline)
             msg = _parse(line) if kind == "line" else None
-            if kind != "line" or (msg is None and not line.startswith(b'{"t":"result"')):
+            if kind != "line" or (msg is None and not line.startswith(b'{"t":"done"')):
                 self._state.stop()
                 return
             if msg is not None and msg.get("t") == "batch_end":
@@ -365,19 +376,18 @@ class Sandbox:
                 self._state.stop()
                 return _internal(detail, time.monotonic() - t0), None
             msg = _parse(line)
+            if msg is None and line.startswith(b'{"t":"done"'):   # the answer in it could not be read:
+                msg = _parse_trailer(line)                      # the zygote's own part can
+                garbled = msg is not None
             if msg is None:
-                if line.startswith(b'{"t":"result"'):   # a request process's result, mangled
-                    garbled = True
-                    continue
                 self._state.stop()
                 return _internal(f"unreadable line from the sandbox: {line[:300]!r}", time.monotonic() - t0), None
             if batch and msg.get("t") == "batch_end":
                 return None, None
-            if msg.get("seq") != seq:
-                continue
-            if msg.get("t") == "result":
-                result = msg
-            elif msg.get("t") == "done":
+            if msg.get("seq") == seq and msg.get("t") == "done":
+                result = msg.pop("result", None)
+                if result is not None and not isinstance(result, dict):
+                    result, garbled = None, True
                 break
         outcome = _build(request, timeout, self.limits, result, msg, time.monotonic() - t0, garbled)
         if outcome.status == "crash" and proc.raw_tail:

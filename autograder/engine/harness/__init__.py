@@ -28,7 +28,8 @@ data), errors (exceptions -> dicts, compiling), lines (line I/O on fds), run (on
 scripted input, dice, timer, result), targets (what a call calls: functions, methods of the
 student's classes, the reference's substitutes), patches (stdio, input, exit, random), audit (what
 student code tried), clean (the fresh runner's clean-state check), proctree (children, kill,
-reap), worker (request processes), zygote (forks and result lines), isolation (namespaces, root,
+reap), worker (request processes), answers (the zygote's handle on a request process, reading its
+answer lines), zygote (forks, the request plan, its lines to the grader), isolation (namespaces, root,
 uid, seccomp), entry (main, sandbox_main, template_main).  A name is defined in exactly one part (tests check it).
 """
 
@@ -37,7 +38,7 @@ from __future__ import annotations
 from pathlib import Path
 
 PARTS = ("../scripted", "base", "values", "errors", "lines", "endless", "run", "targets", "patches", "audit", "clean",
-         "proctree", "worker", "zygote", "isolation", "entry")
+         "proctree", "worker", "answers", "zygote", "isolation", "entry")
 HERE = Path(__file__).resolve().parent
 
 

@@ -40,6 +40,11 @@ class CleanState:
     request installs), and the test that a runner still does."""
 
     def __init__(self, filename, how="auto"):
+        if how in ("auto", "ctypes"):     # (loaded before the snapshot: the check compares sys.modules)
+            try:
+                import ctypes  # noqa: F401
+            except ImportError:
+                pass
         before = [(vars(mod), dict(vars(mod))) for mod in _PATCHED]
         install_patches(filename)
         try:

@@ -9,40 +9,28 @@ import signal
 import time
 import traceback
 
-from .audit import install_audit
-from .base import (
-    GRACE,
-    MAX_RESULT,
-    PROGRESS_PREFIX,
-    RESULT_PREFIX,
-    STARVED,
-    _dumps,
-    _loads,
-    _real_exit,
-    _sched,
+from .answers import (
+    _STRAY,
+    Worker,
+    _clean_status,
+    _drain,
+    _open_proc,
+    _pread,
+    _scan,
+    _sched_of,
+    _spoke_since,
+    _tail,
+    _whole,
 )
+from .audit import install_audit
+from .base import GRACE, MAX_RESULT, RESULT_PREFIX, STARVED, _dumps, _loads, _real_exit
 from .clean import CleanState
 from .errors import compile_source
 from .lines import _pidfd, write_all, write_line
 from .patches import _on_alarm, _on_xcpu, prepare_random
 from .proctree import _alive, _children, _kill, _reap, _tree, _unlink
 from .run import _BALLAST, _reserve
-from .worker import CLEAN_STATUSES, child_run, runner_loop, worker_loop
-
-
-class Worker:
-    def __init__(self, pid, req_w, res_r):
-        self.pid, self.req_w, self.res_r = pid, req_w, res_r
-        self.pidfd = _pidfd(pid)
-        self.buf = bytearray()
-
-    def close(self):
-        for fd in (self.req_w, self.res_r, self.pidfd):
-            if fd is not None:
-                try:
-                    os.close(fd)
-                except OSError:
-                    pass
+from .worker import child_run, runner_loop, worker_loop
 
 
 class Zygote:
@@ -53,6 +41,7 @@ class Zygote:
         # Without a procfs of our own pid namespace, /proc pids do not match ours: use kill(-1).
         self.use_proc = not cfg.get("pidns") or applied.get("proc", False)
         self.worker = None
+        self.kids = None          # our own /proc children file, kept open (children())
         self.worker_gen = 0       # +1 each time the shared worker is stopped (the grader replays history)
         self.nrun = 0
         self.code, self.compile_error = cfg.pop("compiled", None) or compile_source(cfg["source"], cfg["filename"])
@@ -108,7 +97,11 @@ class Zygote:
         trailer = {"t": "done", "seq": req.get("seq"), "zygote_cpu": round(time.process_time(), 3)}
         trailer.update(info)
         trailer["worker_gen"] = self.worker_gen
-        write_all(self.res_fd, (raw + b"\n" if raw else b"") + _dumps(trailer).encode("ascii") + b"\n")
+        line = _dumps(trailer).encode("ascii")
+        if raw:         # one line: the trailer, then the answer as its last key (it parsed as an object,
+            #             or it ends with the nonce sent with the request: see _scan)
+            line = b'%s,"result":%s}' % (line[:-1], raw.rstrip(b" \t\r"))
+        write_all(self.res_fd, line + b"\n")
         return (raw is not None and not info.get("killed") and not info.get("internal")
                 and not raw.endswith(b'"recycle":true}') and _clean_status(raw))
 
@@ -133,22 +126,22 @@ class Zygote:
                 break
         write_line(self.res_fd, {"t": "batch_end", "ran": ran})
 
-    def deadline(self, req, pid=None):
-        """When to kill the request process: GRACE after its soft timer, later while it is starved
-        under its CPU limit (the same test as Run.extension, from the zygote's side), never later
-        than GRACE after its wall-clock backstop."""
+    def deadline(self, req, wk=None):
+        """When to kill the request process (WK, or a new fork: None): GRACE after its soft timer,
+        later while it is starved under its CPU limit (the same test as Run.extension, from the
+        zygote's side), never later than GRACE after its wall-clock backstop."""
         timeout = float(req.get("timeout") or self.cfg["limits"]["wall_s"])
         t0 = time.monotonic()
         return {"t0": t0, "timeout": timeout, "at": t0 + timeout + GRACE,
                 "backstop": t0 + max(float(req.get("wall") or timeout), timeout) + GRACE,
-                "base": (0.0, 0.0) if pid is None else _sched(pid), "graced": True}
+                "base": (0.0, 0.0) if wk is None else wk.sched(), "graced": True, "wk": wk}
 
     def later(self, dl, pid):
         """At DL's kill time: True (and DL moved on) when the request process may run on."""
         now = time.monotonic()
         if now >= dl["backstop"] or dl["base"] is None:
             return False
-        cur = _sched(pid)
+        cur = _sched_of(dl, pid)
         if cur is None:
             return False
         used = cur[0] - dl["base"][0]
@@ -167,7 +160,7 @@ class Zygote:
         """Run-queue seconds PID's main thread waited since DL was made (the machine's load, not
         the program): the grader charges a submission's budget without it.  Measured here, where no
         student code runs."""
-        cur = _sched(pid)
+        cur = _sched_of(dl, pid)
         if cur is None or dl["base"] is None:
             return None
         return round(max(cur[1] - dl["base"][1], 0.0), 4)
@@ -213,13 +206,13 @@ class Zygote:
         timeout = float(req.get("timeout") or self.cfg["limits"]["wall_s"])
         dl = None
         if rn is not None:
-            dl = self.deadline(req, rn.pid)
+            dl = self.deadline(req, rn)
             if dl["base"] is None or dl["base"][0] + timeout + 2 * GRACE + 1 > self.cfg["limits"]["cpu_s"]:
                 self.stop_runner()
                 rn = None
         if rn is None:
             rn = self.start_runner()
-            dl = self.deadline(req, rn.pid)
+            dl = self.deadline(req, rn)
         raw, info, nonce, extra = self.send_request(rn, dict(req, rundir=rundir), dl)
         if info.get("exited") or info.get("killed"):         # (reaped by wait_for)
             if isinstance(info.get("cpu"), (int, float)) and dl["base"] is not None:   # its earlier requests' not
@@ -239,7 +232,8 @@ class Zygote:
             write_all(wk.req_w, _dumps(dict(msg, nonce=nonce)).encode("ascii") + b"\n")
         except OSError:
             pass    # it died; wait_for reports how
-        raw, info = self.wait_for(wk.pid, wk.res_r, wk.pidfd, wk.buf, dl, True, msg.get("seq"))
+        raw, info = self.wait_for(wk.pid, wk.res_r, wk.pidfd, wk.buf, dl, True, msg.get("seq"),
+                                  _tail(nonce, "retire" if wk is self.runner else "recycle"))
         extra = bool(wk.buf)        # more than one answer: it wrote out of turn
         wk.buf.clear()
         return raw, info, nonce, extra
@@ -254,12 +248,13 @@ class Zygote:
         ahead (for requests it has not been sent) make it replaced too, so which request a line
         answers never depends on timing (the grade is repeatable)."""
         if self.use_proc:
-            try:
-                if len(os.listdir(f"/proc/{wk.pid}/task")) > 1:
-                    return False
-            except OSError:
-                return False
-            if _children(wk.pid, single=True):
+            alone = wk.alone()
+            if alone is None:
+                try:
+                    alone = len(os.listdir(f"/proc/{wk.pid}/task")) == 1 and not _children(wk.pid, single=True)
+                except OSError:
+                    alone = False
+            if not alone:
                 return False
         ahead = bytearray()
         return not _drain(wk.res_r, ahead) and not ahead
@@ -287,7 +282,7 @@ class Zygote:
                 _real_exit(117)
         os.close(req_r)
         os.close(res_w)
-        return Worker(pid, req_w, res_r)
+        return Worker(pid, req_w, res_r, proc=self.use_proc)
 
     def stop_runner(self, reaped=False):
         rn, self.runner = self.runner, None
@@ -313,7 +308,7 @@ class Zygote:
             self.start_worker()
         wk = self.worker
         ran_in = self.worker_gen
-        dl = self.deadline(req, wk.pid)
+        dl = self.deadline(req, wk)
         raw, info, nonce, extra = self.send_request(wk, req, dl)
         if (extra or info.get("exited") or info.get("killed") or raw is None
                 or not raw.endswith(_tail(nonce, "recycle")) or not self.settled(wk)):
@@ -342,10 +337,10 @@ class Zygote:
 
     def close_for_child(self):
         """A request process must not hold the grader's pipes or the worker's."""
-        fds = [self.ctl_fd, self.res_fd]
+        fds = [self.ctl_fd, self.res_fd, self.kids]
         for wk in (self.worker, self.runner):
             if wk is not None:
-                fds += [wk.req_w, wk.res_r, wk.pidfd]
+                fds += wk.fds()
         for fd in fds:
             if fd is not None:
                 try:
@@ -354,10 +349,12 @@ class Zygote:
                     pass
 
     # -- waiting for a request process -----------------------------------------------------
-    def wait_for(self, pid, fd, pidfd, buf, deadline, stay, seq):
-        """Collect PID's result line (and progress) until it exits, or (STAY) until it answers.
+    def wait_for(self, pid, fd, pidfd, buf, deadline, stay, seq, tail=None):
+        """Collect PID's result line (and progress) until it exits, or (STAY) until it answers
+        (TAIL: how the harness ends that answer, see _scan).
 
         Returns (raw result bytes or None, trailer info)."""
+        whole = _whole(seq, tail)
         os.set_blocking(fd, False)
         poller = select.poll()
         poller.register(fd, select.POLLIN)
@@ -379,7 +376,7 @@ class Zygote:
                     exited = True
             if pidfd is None and not exited:
                 exited = not _alive(pid)
-            raw, progress = _scan(buf, raw, progress, seq)
+            raw, progress = _scan(buf, raw, progress, seq, whole)
         info = {"killed": killed, "exited": exited or killed}
         waited = self.waited(pid, deadline)
         if waited is not None:
@@ -391,7 +388,7 @@ class Zygote:
         if exited or killed:
             info.update(_reap(pid))
             _drain(fd, buf)
-            raw, progress = _scan(buf, raw, progress, seq)
+            raw, progress = _scan(buf, raw, progress, seq, whole)
         if raw is None:
             info["progress"] = progress
         if _STRAY[0]:
@@ -407,15 +404,26 @@ class Zygote:
             _kill(-1)
             self.reap_all(block=True)
             return
-        me = os.getpid()
         for attempt in range(500):
             self.reap_all()
-            kids = [p for p in _children(me, single=True) if p not in keep]   # (we have one thread)
+            kids = [p for p in self.children() if p not in keep]
             if not kids:
                 return
             for p in _tree(kids):
                 _kill(p)
             time.sleep(0.0005 * attempt)
+
+    def children(self):
+        """The zygote's children (it has one thread: its own children file is all of them)."""
+        if self.kids is None:
+            self.kids = _open_proc(f"/proc/{os.getpid()}/task/{os.getpid()}/children")
+            if self.kids is None:
+                return _children(os.getpid(), single=True)
+        data = _pread(self.kids)
+        try:
+            return [int(x) for x in data.split()]
+        except (AttributeError, ValueError):
+            return _children(os.getpid(), single=True)
 
     def reap_all(self, block=False):
         while True:
@@ -453,78 +461,3 @@ class Zygote:
                     shutil.rmtree(path, ignore_errors=True)
                 else:
                     _unlink(path)
-
-
-_CLEAN_STATUSES = tuple(b'"%s"' % status.encode("ascii") for status in CLEAN_STATUSES)
-
-
-def _spoke_since(wk):
-    """The request process WK died, or wrote something, since its last answer was read."""
-    return not _alive(wk.pid) or _drain(wk.res_r, wk.buf) or bool(wk.buf)
-
-
-def _clean_status(raw):
-    """The request process's status (the third key of its result line) left nothing behind."""
-    head = raw[:120]
-    i = head.find(b'"status":')
-    if i < 0:
-        return False
-    value = head[i + 9:].split(b",", 1)[0]
-    return value in _CLEAN_STATUSES
-def _drain(fd, buf):
-    """Read what is available; True at end of file."""
-    while True:
-        try:
-            chunk = os.read(fd, 1 << 16)
-        except BlockingIOError:
-            return False
-        except OSError:
-            return True
-        if not chunk:
-            return True
-        buf += chunk
-        if len(buf) > MAX_RESULT:
-            return False
-
-
-_STRAY = [0]      # result-looking lines of another request or that do not parse: forged by student code
-
-
-def _tail(nonce, key):
-    """How the harness ends the answer of a request sent with NONCE when its process may serve
-    the next one (KEY: "retire" for the fresh runner, "recycle" for the shared worker)."""
-    return b'"nonce":"%s","%s":false}' % (nonce.encode("ascii"), key.encode("ascii"))
-
-
-def _scan(buf, raw, progress, seq):
-    """Take complete lines from BUF: the first valid result line of request SEQ, and progress
-    lines before it.
-
-    Student code can write into this pipe too: lines that do not parse are skipped (and counted)."""
-    while raw is None:
-        i = buf.find(b"\n")
-        if i < 0:
-            break
-        line = bytes(buf[:i])
-        del buf[:i + 1]
-        if line.startswith(RESULT_PREFIX):
-            try:
-                msg = _loads(line)
-            except ValueError:
-                _STRAY[0] += 1
-                continue
-            if isinstance(msg, dict) and msg.get("seq") == seq:
-                raw = line
-            else:
-                _STRAY[0] += 1
-        elif line.startswith(PROGRESS_PREFIX):
-            try:
-                msg = _loads(line)
-            except ValueError:
-                continue
-            if isinstance(msg, dict):
-                if "status" in msg or progress is None:
-                    progress = msg
-                else:
-                    progress.update(msg)
-    return raw, progress
