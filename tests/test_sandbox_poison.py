@@ -483,8 +483,9 @@ def test_the_ctypes_reader_reads_the_dict_versions_testcapi_reads_and_refuses_ot
     except ImportError:
         dict_get_version = None
     if dict_get_version is not None:
-        assert read() == [dict_get_version(d) for d in dicts]
+        assert list(read()) == [dict_get_version(d) for d in dicts]
     assert ns["version_reader"](dicts, "ctypes")[1] == "ctypes"
     assert ns["_ctypes_reader"](dicts, (3, 14)) is None
     assert ns["_ctypes_reader"]([*dicts, collections.OrderedDict()]) is None
     assert ns["version_reader"](dicts, "none") == (None, None)
+    assert ns["_ctypes_reader"]([])() == ()

@@ -160,8 +160,8 @@ _TAG_OFFSET = 24        # PyDictObject: ob_refcnt, ob_type, ma_used, then ma_ver
 
 
 def _ctypes_reader(dicts, version=sys.version_info):
-    """DICTS' version tags read at their offset in the dict struct, through ctypes views made once
-    (reading one costs no call into C code of ours, and no audit event); None where the layout is
+    """DICTS' version tags read at their offset in the dict struct, through a ctypes view made once
+    (reading them costs no call into C code of ours, and no audit event); None where the layout is
     not the known one: another implementation or version, a 32-bit, free-threaded or trace-refs
     build (checked: every dict's type pointer and size where this layout puts them), a tag that
     does not change on a write or changes on a read, or values other than _testcapi's where this
@@ -183,12 +183,21 @@ def _ctypes_reader(dicts, version=sys.version_info):
     after = tag.value
     if before == after or tag.value != after:
         return None
-    views = [ctypes.c_uint64.from_address(id(d) + _TAG_OFFSET) for d in dicts]
-    value = operator.attrgetter("value")
+    # One view of the memory from the first dict's tag to the last one's, read at each tag's index
+    # by one itemgetter (a C call for all of them; nothing but those words is ever read).
+    if not dicts:
+        return tuple
+    tags = [id(d) + _TAG_OFFSET for d in dicts]
+    low = min(tags)
+    if any((t - low) % 8 for t in tags):
+        return None
+    words = (ctypes.c_uint64 * ((max(tags) - low) // 8 + 1)).from_address(low)
+    index = [(t - low) // 8 for t in tags]
+    get = operator.itemgetter(*index) if len(index) > 1 else lambda w: (w[index[0]],)
 
     def read():
-        return list(map(value, views))
-    if _TESTCAPI_VERSION is not None and (read() != list(map(_TESTCAPI_VERSION, dicts))
+        return get(words)
+    if _TESTCAPI_VERSION is not None and (list(read()) != list(map(_TESTCAPI_VERSION, dicts))
                                           or tag.value != _TESTCAPI_VERSION(probe)):
         return None
     return read
