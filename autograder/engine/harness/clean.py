@@ -173,27 +173,29 @@ def _ctypes_reader(dicts, version=sys.version_info):
     except ImportError:
         return None
     probe = {}
-    for d in (probe, *dicts):
-        if (type(d) is not dict or ctypes.c_size_t.from_address(id(d) + 8).value != id(dict)
-                or ctypes.c_ssize_t.from_address(id(d) + 16).value != len(d)):
-            return None
-    tag = ctypes.c_uint64.from_address(id(probe) + _TAG_OFFSET)
+    word = ctypes.c_uint64.from_address
+    if word(id(probe) + 8).value != id(dict) or word(id(probe) + 16).value != 0:
+        return None
+    tag = word(id(probe) + _TAG_OFFSET)
     before = tag.value
     probe["written"] = True
     after = tag.value
     if before == after or tag.value != after:
         return None
-    # One view of the memory from the first dict's tag to the last one's, read at each tag's index
-    # by one itemgetter (a C call for all of them; nothing but those words is ever read).
     if not dicts:
         return tuple
-    tags = [id(d) + _TAG_OFFSET for d in dicts]
-    low = min(tags)
-    if any((t - low) % 8 for t in tags):
+    # One view of the memory from the first dict to the last one, read at the words of each
+    # dict's type, size and tag by one itemgetter (a C call for all of them; nothing else is read).
+    if any(type(d) is not dict for d in dicts):
         return None
-    words = (ctypes.c_uint64 * ((max(tags) - low) // 8 + 1)).from_address(low)
-    index = [(t - low) // 8 for t in tags]
-    get = operator.itemgetter(*index) if len(index) > 1 else lambda w: (w[index[0]],)
+    starts = [id(d) for d in dicts]
+    low = min(starts)       # (a dict not 8-aligned from it would be read at the wrong words: refused)
+    words = (ctypes.c_uint64 * ((max(starts) - low) // 8 + 4)).from_address(low)
+    first = [(start - low) // 8 for start in starts]
+    if (set(_gather([i + 1 for i in first])(words)) != {id(dict)}
+            or list(_gather([i + 2 for i in first])(words)) != [len(d) for d in dicts]):
+        return None
+    get = _gather([i + _TAG_OFFSET // 8 for i in first])
 
     def read():
         return get(words)
@@ -201,6 +203,13 @@ def _ctypes_reader(dicts, version=sys.version_info):
                                           or tag.value != _TESTCAPI_VERSION(probe)):
         return None
     return read
+
+
+def _gather(indices):
+    """A function of a sequence returning the tuple of its items at INDICES (one C call)."""
+    if len(indices) == 1:
+        return lambda seq, i=indices[0]: (seq[i],)
+    return operator.itemgetter(*indices)
 
 
 def _testcapi_version():
