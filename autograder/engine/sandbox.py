@@ -300,10 +300,11 @@ class Sandbox:
             trials = [lim if lim is not None and lim < t else None
                       for lim, t in zip(limits or [None] * len(requests), timeouts)]
             walls = [self._wall(t) if lim is None else self._trial_wall(lim) for lim, t in zip(trials, timeouts)]
-            payloads = [_payload_data(r, first + i, t if lim is None else lim, w)
-                        for i, (r, t, lim, w) in enumerate(zip(requests, timeouts, trials, walls))]
-            message = _encode({"op": "batch", "reset_worker": reset_worker, "requests": payloads,
-                               "budget": budget})        # a bad Request: raises, as run() does
+            # the batch message, then one line per request (the sandbox sends each on as it is)
+            lines = [_encode(_payload_data(r, first + i, t if lim is None else lim, w))
+                     for i, (r, t, lim, w) in enumerate(zip(requests, timeouts, trials, walls))]
+            message = b"\n".join([_encode({"op": "batch", "reset_worker": reset_worker, "lines": len(lines),
+                                            "budget": budget}), *lines])   # a bad Request: raises, as run() does
             self._seq += len(requests)
             outcomes: list[Outcome] = []
             try:

@@ -38,8 +38,9 @@ _BALLAST = [None]    # reserved once by the zygote (every fork has it), again af
 
 
 class Run:
-    def __init__(self, req, cfg, wfd):
+    def __init__(self, req, cfg, wfd, sched=None):
         self.req = req
+        self.sched = sched          # this process's schedstat kept open (base.own_sched), or None
         self.pid = os.getpid()      # forks made by the student's code must not report
         self.filename = cfg["filename"]
         self.limits = cfg["limits"]
@@ -48,7 +49,7 @@ class Run:
         # is under its CPU limit and was starved by the machine's load (not sleeping) gets more
         # wall time (extension), up to WALL, the backstop.
         self.timeout = float(req.get("timeout") or self.limits["wall_s"])
-        self.t0, self.cpu0, self.sched0 = time.monotonic(), time.process_time(), _sched()
+        self.t0, self.cpu0, self.sched0 = time.monotonic(), time.process_time(), _sched(fd=sched)
         self.deadline = self.t0 + self.timeout
         self.backstop = self.t0 + max(float(req.get("wall") or self.timeout), self.timeout)
         self.wall_stopped = False
@@ -193,7 +194,7 @@ class Run:
             return 0
         in_student, self.in_student = self.in_student, False   # the grader's own read: not the student's
         try:                                                  # attempt (the audit hook would flag it)
-            now_sched = _sched()
+            now_sched = _sched(fd=self.sched)
         finally:
             self.in_student = in_student
         if now_sched is None or self.sched0 is None:

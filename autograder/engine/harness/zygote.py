@@ -44,6 +44,7 @@ class Zygote:
         # Without a procfs of our own pid namespace, /proc pids do not match ours: use kill(-1).
         self.use_proc = not cfg.get("pidns") or applied.get("proc", False)
         self.worker = None
+        self.cpu = 0.0            # our CPU seconds after the last request (handle)
         self.out, self.out_since = bytearray(), 0.0     # lines held for the grader (say)
         self.kids = None          # our own /proc children file, kept open (children())
         self.worker_gen = 0       # +1 each time the shared worker is stopped (the grader replays history)
@@ -81,25 +82,27 @@ class Zygote:
             if req.get("op") == "quit":
                 break
             if req.get("op") == "batch":
-                self.handle_batch(req)
+                self.handle_batch(req, self.read_batch(req))
                 continue
-            self.handle(req)
+            self.handle(req, line)
             self.flush()
         self.stop_worker()
         self.stop_runner()
         self.kill_descendants(keep=())
         _real_exit(0)
 
-    def handle(self, req):
-        """Run one request and report it; True when it left everything clean (see handle_batch)."""
+    def handle(self, req, line=None):
+        """Run one request (LINE: the grader's JSON of it) and report it; True when it left
+        everything clean (see handle_batch)."""
         try:
             if req.get("kind") == "script" or req.get("fresh", True):
-                raw, info = self.run_fresh(req)
+                raw, info = self.run_fresh(req, line)
             else:
-                raw, info = self.run_shared(req)
+                raw, info = self.run_shared(req, line)
         except BaseException:
             raw, info = None, {"internal": traceback.format_exc()}
-        trailer = {"t": "done", "seq": req.get("seq"), "zygote_cpu": round(time.process_time(), 3)}
+        self.cpu = time.process_time()
+        trailer = {"t": "done", "seq": req.get("seq"), "zygote_cpu": round(self.cpu, 3)}
         trailer.update(info)
         trailer["worker_gen"] = self.worker_gen
         line = _dumps(trailer).encode("ascii")
@@ -110,7 +113,21 @@ class Zygote:
         return (raw is not None and not info.get("killed") and not info.get("internal")
                 and not raw.endswith(b'"recycle":true}') and _clean_status(raw))
 
-    def handle_batch(self, msg):
+    def read_batch(self, msg):
+        """The request lines that follow a batch message (its "lines" of them): [(request, line)]."""
+        batch, count = [], msg.get("lines")
+        for _ in range(count if type(count) is int else 0):
+            line = self.ctl.readline()
+            if line is None:
+                break
+            try:
+                req = _loads(line)
+            except ValueError:
+                req = None
+            batch.append((req, line))
+        return batch
+
+    def handle_batch(self, msg, batch):
         """A student's request plan in one message: run each request exactly as handle() would (a
         fork per fresh request, the shared worker for the others), with no grader round trip in
         between; stop after the first one that did not end cleanly (a timeout, memory, a replaced
@@ -121,13 +138,13 @@ class Zygote:
         ran = 0
         budget = msg.get("budget")
         started = time.monotonic()
-        for req in msg.get("requests") or []:
+        for req, line in batch:
             if not isinstance(req, dict):
                 break
             if isinstance(budget, (int, float)) and time.monotonic() - started > budget:
                 break
             ran += 1
-            if not self.handle(req) or time.process_time() > self.cfg["limits"]["cpu_s"] / 2:
+            if not self.handle(req, line) or self.cpu > self.cfg["limits"]["cpu_s"] / 2:
                 break
         self.say(_dumps({"t": "batch_end", "ran": ran}).encode("ascii") + b"\n")
         self.flush()
@@ -189,11 +206,11 @@ class Zygote:
         return round(max(cur[1] - dl["base"][1], 0.0), 4)
 
     # -- fresh requests: a fresh runner while it stays clean, else one fork each ------------
-    def run_fresh(self, req):
+    def run_fresh(self, req, line=None):
         self.nrun += 1
         rundir = os.path.join(self.workdir, f"run-{self.nrun}")
         if self.clean is not None:
-            return self.run_in_runner(req, rundir)
+            return self.run_in_runner(req, rundir, line)
         deadline = self.deadline(req)
         r, w = os.pipe()
         pid = os.fork()
@@ -207,6 +224,7 @@ class Zygote:
             finally:
                 _real_exit(117)
         os.close(w)
+        os.set_blocking(r, False)
         pidfd = _pidfd(pid)
         try:
             raw, info = self.wait_for(pid, r, pidfd, bytearray(), deadline, False, req.get("seq"))
@@ -218,7 +236,7 @@ class Zygote:
         self.clean_files(rundir)
         return raw, info
 
-    def run_in_runner(self, req, rundir):
+    def run_in_runner(self, req, rundir, line=None):
         """A fresh request in the fresh runner (worker.runner_loop): a new one when there is none,
         or the last one left anything behind (written lines, threads, children), or its CPU time
         so far would let RLIMIT_CPU stop this request sooner than in a fork of its own."""
@@ -236,7 +254,7 @@ class Zygote:
         if rn is None:
             rn = self.start_runner()
             dl = self.deadline(req, rn)
-        raw, info, nonce, extra = self.send_request(rn, dict(req, rundir=rundir), dl)
+        raw, info, nonce, extra = self.send_request(rn, req, dl, line, {"rundir": rundir})
         if info.get("exited") or info.get("killed"):         # (reaped by wait_for)
             if isinstance(info.get("cpu"), (int, float)) and dl["base"] is not None:   # its earlier requests' not
                 info["cpu"] = round(max(info["cpu"] - dl["base"][0], 0.0), 4)
@@ -247,12 +265,21 @@ class Zygote:
         self.clean_files(rundir)
         return raw, info
 
-    def send_request(self, wk, msg, dl):
-        """Send request MSG, with a new nonce, to the request process WK and wait for its answer
-        (deadline DL): (raw answer, trailer info, the nonce, whether it wrote more than one answer)."""
+    def send_request(self, wk, msg, dl, line=None, more=None):
+        """Send request MSG (and the keys MORE), with a new nonce, to the request process WK and
+        wait for its answer (deadline DL): (raw answer, trailer info, the nonce, whether it wrote
+        more than one answer).  LINE: the grader's JSON of MSG, sent on with the keys added at its
+        end (a JSON object of the grader's own: no need to encode the request again)."""
         nonce = os.urandom(8).hex()
+        more = dict(more or (), nonce=nonce)
+        line = line.rstrip() if line is not None else b""
+        if len(line) > 2 and line.endswith(b"}"):
+            data = line[:-1] + b"".join(b',"%s":%s' % (k.encode("ascii"), _dumps(v).encode("ascii"))
+                                        for k, v in more.items()) + b"}\n"
+        else:
+            data = _dumps(dict(msg, **more)).encode("ascii") + b"\n"
         try:
-            write_all(wk.req_w, _dumps(dict(msg, nonce=nonce)).encode("ascii") + b"\n")
+            write_all(wk.req_w, data)
         except OSError:
             pass    # it died; wait_for reports how
         raw, info = self.wait_for(wk.pid, wk.res_r, wk.pidfd, wk.buf, dl, True, msg.get("seq"),
@@ -305,6 +332,7 @@ class Zygote:
                 _real_exit(117)
         os.close(req_r)
         os.close(res_w)
+        os.set_blocking(res_r, False)
         return Worker(pid, req_w, res_r, proc=self.use_proc)
 
     def stop_runner(self, reaped=False):
@@ -323,7 +351,7 @@ class Zygote:
         return {self.runner.pid} if self.runner is not None else set()
 
     # -- fresh=False requests: the shared worker -------------------------------------------
-    def run_shared(self, req):
+    def run_shared(self, req, line=None):
         wk = self.worker
         if wk is not None and _spoke_since(wk):
             self.stop_worker()      # (settled when its last request ended: see below)
@@ -332,7 +360,7 @@ class Zygote:
         wk = self.worker
         ran_in = self.worker_gen
         dl = self.deadline(req, wk)
-        raw, info, nonce, extra = self.send_request(wk, req, dl)
+        raw, info, nonce, extra = self.send_request(wk, req, dl, line)
         if (extra or info.get("exited") or info.get("killed") or raw is None
                 or not raw.endswith(_tail(nonce, "recycle")) or not self.settled(wk)):
             self.stop_worker()
@@ -378,7 +406,6 @@ class Zygote:
 
         Returns (raw result bytes or None, trailer info)."""
         whole = _whole(seq, tail)
-        os.set_blocking(fd, False)
         poller = select.poll()
         poller.register(fd, select.POLLIN)
         if pidfd is not None:
