@@ -3,6 +3,7 @@
 student's process talking (untrusted: a forged or foreign line is counted, never believed)."""
 
 import os
+import select
 
 from .base import MAX_RESULT, PROGRESS_PREFIX, RESULT_PREFIX, _loads, _sched
 from .lines import _pidfd
@@ -18,6 +19,10 @@ class Worker:
         self.pid, self.req_w, self.res_r = pid, req_w, res_r
         self.pidfd = _pidfd(pid)
         self.buf = bytearray()
+        self.poller = select.poll()     # its answers and its end (Zygote.wait_for)
+        self.poller.register(res_r, select.POLLIN)
+        if self.pidfd is not None:
+            self.poller.register(self.pidfd, select.POLLIN)
         self.stat = self.schedstat = self.kids = None
         if proc:
             self.stat, self.schedstat, self.kids = (

@@ -44,6 +44,7 @@ class Run:
         self.pid = os.getpid()      # forks made by the student's code must not report
         self.filename = cfg["filename"]
         self.limits = cfg["limits"]
+        self.max_chars = self.limits["output_chars"]
         self.wfd = wfd
         # The limit is CPU time: the soft timer fires after TIMEOUT wall seconds, and a request that
         # is under its CPU limit and was starved by the machine's load (not sleeping) gets more
@@ -74,13 +75,15 @@ class Run:
 
     # -- output and events ---------------------------------------------------------------
     def emit(self, s, as_event=True, may_raise=True):
-        room = self.limits["output_chars"] - self.chars
-        over = len(s) > room
+        room = self.max_chars - self.chars
+        n = len(s)
+        over = n > room
         if over:
             s = s[:max(room, 0)]
+            n = len(s)
             self.out_limited = True
-        if s:
-            self.chars += len(s)
+        if n:
+            self.chars += n
             if self.phase == "import":
                 self.import_out.append(s)
             else:
@@ -91,8 +94,12 @@ class Run:
             raise _OutputLimit
 
     def event(self, ev):
-        self._flush_out()
-        self._add(ev)
+        if self._pending:
+            self._flush_out()
+        if len(self.events) < MAX_EVENTS:      # (_add, inlined: every print and roll comes here)
+            self.events.append(ev)
+        else:
+            self.events_truncated = True
 
     def _flush_out(self):
         if self._pending:

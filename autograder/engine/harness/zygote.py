@@ -283,7 +283,7 @@ class Zygote:
         except OSError:
             pass    # it died; wait_for reports how
         raw, info = self.wait_for(wk.pid, wk.res_r, wk.pidfd, wk.buf, dl, True, msg.get("seq"),
-                                  _tail(nonce, "retire" if wk is self.runner else "recycle"))
+                                  _tail(nonce, "retire" if wk is self.runner else "recycle"), wk.poller)
         extra = bool(wk.buf)        # more than one answer: it wrote out of turn
         wk.buf.clear()
         return raw, info, nonce, extra
@@ -400,16 +400,17 @@ class Zygote:
                     pass
 
     # -- waiting for a request process -----------------------------------------------------
-    def wait_for(self, pid, fd, pidfd, buf, deadline, stay, seq, tail=None):
+    def wait_for(self, pid, fd, pidfd, buf, deadline, stay, seq, tail=None, poller=None):
         """Collect PID's result line (and progress) until it exits, or (STAY) until it answers
-        (TAIL: how the harness ends that answer, see _scan).
+        (TAIL: how the harness ends that answer, see _scan; POLLER: one of FD and PIDFD already).
 
         Returns (raw result bytes or None, trailer info)."""
         whole = _whole(seq, tail)
-        poller = select.poll()
-        poller.register(fd, select.POLLIN)
-        if pidfd is not None:
-            poller.register(pidfd, select.POLLIN)
+        if poller is None:
+            poller = select.poll()
+            poller.register(fd, select.POLLIN)
+            if pidfd is not None:
+                poller.register(pidfd, select.POLLIN)
         raw, progress, exited, killed = None, None, False, False
         _STRAY[0] = 0
         while not exited and not (stay and raw is not None):
