@@ -489,3 +489,40 @@ def test_the_ctypes_reader_reads_the_dict_versions_testcapi_reads_and_refuses_ot
     assert ns["_ctypes_reader"]([*dicts, collections.OrderedDict()]) is None
     assert ns["version_reader"](dicts, "none") == (None, None)
     assert ns["_ctypes_reader"]([])() == ()
+
+
+TMP_NOTES = '''
+import os
+
+TOPS = ("/tmp", "/var/tmp", "/dev/shm")
+
+
+def write(tag):
+    for top in TOPS:     # (entries only: no content written, which inotify would also report)
+        os.close(os.open(os.path.join(top, "note-" + tag), os.O_CREAT | os.O_WRONLY))
+        os.makedirs(os.path.join(top, "dir-" + tag, "inner"))
+    os.link("/tmp/note-" + tag, "/tmp/link-" + tag)
+    os.rename("/var/tmp/note-" + tag, "/var/tmp/moved-" + tag)
+    return tag
+
+
+def found():
+    return sorted(os.path.join(top, name) for top in TOPS for name in os.listdir(top)
+                  if os.path.join(top, name) != "/tmp/work")
+'''
+
+
+def test_files_a_request_leaves_in_the_private_tmp_folders_are_gone_for_the_next_fresh_request():
+    """The zygote empties /tmp, /var/tmp and /dev/shm (all but its work folder) after every fresh
+    request; it lists them only when its inotify watch saw an entry appear, move or go there."""
+    with Sandbox(TMP_NOTES, "yahtzee.py", Limits(wall_s=2)) as box:
+        if not box.run(Request("call", "found")).status == "ok" or box.applied.get("private_tmp") is None:
+            pytest.skip("this machine gives the sandbox no private tmp folders (not root)")
+        for tag in "abc":
+            assert box.run(Request("call", "write", [tag])).value == tag
+            assert box.run(Request("call", "found")).value == []
+        assert box.run(Request("call", "write", ["d"], fresh=False)).value == "d"      # the shared worker
+        left = box.run(Request("call", "found")).value          # (a fresh request empties them after it)
+        assert "/tmp/note-d" in left and "/var/tmp/moved-d" in left and "/dev/shm/dir-d" in left
+        assert box.run(Request("call", "found")).value == []
+        assert box.run(Request("call", "found", fresh=False)).value == []

@@ -28,7 +28,7 @@ from .clean import CleanState
 from .errors import compile_source
 from .lines import _pidfd, write_all, write_line
 from .patches import _on_alarm, _on_xcpu, prepare_random
-from .proctree import _alive, _children, _kill, _reap, _tree, _unlink
+from .proctree import TMP_TOPS, TmpWatch, _alive, _children, _kill, _reap, _tree, _unlink
 from .run import _BALLAST, _reserve
 from .worker import child_run, runner_loop, worker_loop
 
@@ -47,6 +47,7 @@ class Zygote:
         self.cpu = 0.0            # our CPU seconds after the last request (handle)
         self.out, self.out_since = bytearray(), 0.0     # lines held for the grader (say)
         self.kids = None          # our own /proc children file, kept open (children())
+        self.tmp_watch = None     # inotify on the private tmp folders (clean_files), False: none
         self.worker_gen = 0       # +1 each time the shared worker is stopped (the grader replays history)
         self.nrun = 0
         self.code, self.compile_error = cfg.pop("compiled", None) or compile_source(cfg["source"], cfg["filename"])
@@ -388,7 +389,7 @@ class Zygote:
 
     def close_for_child(self):
         """A request process must not hold the grader's pipes or the worker's."""
-        fds = [self.ctl_fd, self.res_fd, self.kids]
+        fds = [self.ctl_fd, self.res_fd, self.kids, self.tmp_watch.fd if self.tmp_watch else None]
         for wk in (self.worker, self.runner):
             if wk is not None:
                 fds += wk.fds()
@@ -505,7 +506,20 @@ class Zygote:
             shutil.rmtree(rundir, ignore_errors=True)
         if not self.private_tmp:
             return
-        for top in ("/tmp", "/var/tmp", "/dev/shm"):     # our own tmpfs mounts
+        if self.tmp_watch is None:
+            self.tmp_watch = TmpWatch.of(TMP_TOPS)      # (False: inotify is not there)
+        watch = self.tmp_watch or None
+        if watch is not None and not watch.changed():
+            return      # nothing was created in them, moved or removed since they were emptied
+        for _ in range(3):
+            if not self.empty_tmp() or watch is None:
+                return
+            watch.changed()     # our own removals (what comes after this is the next look's)
+
+    def empty_tmp(self):
+        """Remove everything but our work folder from the private tmp folders: True if there was any."""
+        found = False
+        for top in TMP_TOPS:     # our own tmpfs mounts
             try:
                 names = os.listdir(top)
             except OSError:
@@ -514,7 +528,9 @@ class Zygote:
                 path = os.path.join(top, name)
                 if path == self.workdir:
                     continue
+                found = True
                 if os.path.isdir(path) and not os.path.islink(path):
                     shutil.rmtree(path, ignore_errors=True)
                 else:
                     _unlink(path)
+        return found
