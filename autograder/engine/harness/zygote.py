@@ -106,11 +106,11 @@ class Zygote:
         trailer = {"t": "done", "seq": req.get("seq"), "zygote_cpu": round(self.cpu, 3)}
         trailer.update(info)
         trailer["worker_gen"] = self.worker_gen
-        line = _dumps(trailer).encode("ascii")
+        said = _dumps(trailer).encode("ascii")
         if raw:         # one line: the trailer, then the answer as its last key (it parsed as an object,
             #             or it ends with the nonce sent with the request: see _scan)
-            line = b'%s,"result":%s}' % (line[:-1], raw.rstrip(b" \t\r"))
-        self.say(line + b"\n")
+            said = b'%s,"result":%s}' % (said[:-1], raw.rstrip(b" \t\r"))
+        self.say(said + b"\n")
         return (raw is not None and not info.get("killed") and not info.get("internal")
                 and not raw.endswith(b'"recycle":true}') and _clean_status(raw))
 
