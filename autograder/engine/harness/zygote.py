@@ -279,6 +279,8 @@ class Zygote:
                                         for k, v in more.items()) + b"}\n"
         else:
             data = _dumps(dict(msg, **more)).encode("ascii") + b"\n"
+        if len(data) > FLUSH_BYTES:
+            self.flush()        # (the write may wait for the process to read: nothing held meanwhile)
         try:
             write_all(wk.req_w, data)
         except OSError:
