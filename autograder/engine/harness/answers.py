@@ -44,7 +44,7 @@ class Worker:
 
     def alone(self):
         """One thread and no child (read in its own /proc files), or None when they are not open."""
-        if self.stat is None:
+        if self.stat is None or self.kids is None:
             return None
         stat, kids = _pread(self.stat), _pread(self.kids)
         try:
