@@ -27,6 +27,7 @@ import dataclasses
 import functools
 import os
 from collections import deque
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -212,13 +213,15 @@ class Program(Plan, Trials):
         """The functions the source defines (parsed on first use: ~10 ms a student otherwise)."""
         return top_level_functions(self.source)
 
-    def load_early(self, plan: list[Request]) -> None:
+    def load_early(self, plan: Callable[[], list[Request]]) -> None:
         """What the grading plugin does first with a submission (plugin.begin): the load probe
-        alone, then, when the file loads, PLAN (the checks' requests, in their order) run ahead.
-        Done before the plugin asks (grade() runs it in a thread while pytest loads and collects
-        the suites); the plugin then reads the probe's outcome from loaded_early."""
+        alone, then, when the file loads, PLAN() (the checks' requests, in their order; asked
+        for only then) run ahead.  Done before the plugin asks (grade() runs it in a thread while
+        pytest loads and collects the suites); the plugin then reads the probe's outcome from
+        loaded_early."""
         probe = self.call(LOAD_PROBE)
-        ran = self.prefetch(plan) if plan and probe.status in ("no_function", "ok") else 0
+        requests = plan() if probe.status in ("no_function", "ok") else []
+        ran = self.prefetch(requests) if requests else 0
         self.loaded_early = (probe, ran)
 
     def preload(self, outcomes: dict[str, Outcome]) -> None:
