@@ -22,6 +22,7 @@ pytest-timeout (the ini's `timeout`) and recorded the same way.
 
 from __future__ import annotations
 
+import _signal
 import contextlib
 import re
 import signal
@@ -497,7 +498,7 @@ def _with_backstop(run, seconds: float):
             or signal.getitimer(signal.ITIMER_REAL)[0] > 0):
         return run()            # not ours to set, or an outer timer (pytest-timeout) already guards us
     _BACKSTOP[0] = seconds
-    if signal.getsignal(signal.SIGALRM) is not _on_backstop:
+    if _signal.getsignal(signal.SIGALRM) is not _on_backstop:     # (signal.getsignal: + an enum lookup that raises)
         _BACKSTOP_OLD.append(signal.signal(signal.SIGALRM, _on_backstop))
     signal.setitimer(signal.ITIMER_REAL, seconds)
     try:
