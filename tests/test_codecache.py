@@ -90,3 +90,46 @@ def test_no_usable_cache_folder_still_compiles(tmp_path, monkeypatch):
     assert _answer(codecache.compiled(TEXT, "<t>")) == 2
     with pytest.raises(SyntaxError):
         codecache.compiled("def (", "<t>")
+
+
+def test_a_build_is_kept_only_when_it_says_so_and_read_back_only_when_valid(cache):
+    calls = []
+
+    def build(keep):
+        def run():
+            calls.append(keep)
+            return b"12345678", keep
+        return run
+
+    def valid(data):
+        return len(data) % 8 == 0
+
+    assert codecache.stored("t", "not kept", build(False), valid) == b"12345678"
+    assert codecache.stored("t", "not kept", build(False), valid) == b"12345678"
+    assert calls == [False, False] and not list(cache.glob("t-*.bin"))
+    assert codecache.stored("t", "kept", build(True), valid) == b"12345678"
+    assert codecache.stored("t", "kept", build(True), valid) == b"12345678"
+    assert calls == [False, False, True]            # the second came from the entry
+    (entry,) = cache.glob("t-*.bin")
+    entry.write_bytes(b"1234567")                   # not valid: built again, and kept again
+    assert codecache.stored("t", "kept", build(True), valid) == b"12345678"
+    assert calls == [False, False, True, True] and entry.read_bytes() == b"12345678"
+
+
+def test_the_seccomp_filter_from_the_cache_is_the_one_libseccomp_builds(cache, monkeypatch):
+    from autograder.engine import seccomp
+
+    built, complete = seccomp._build()
+    if built is None:
+        pytest.skip("no libseccomp here: the sandbox runs without a filter and says so")
+    assert complete                                  # this machine's libseccomp knows every rule
+    monkeypatch.setattr(seccomp, "_cache", False)
+    assert seccomp.filter_bpf() == built
+    (entry,) = cache.glob("seccomp-*.bin")
+    assert entry.read_bytes() == built and entry.stat().st_mode & 0o777 == 0o600
+    entry.write_bytes(b"\0" * 8)                     # planted, and our own: believed...
+    monkeypatch.setattr(seccomp, "_cache", False)
+    assert seccomp.filter_bpf() == b"\0" * 8
+    entry.chmod(0o666)                               # ... but not once others could write it
+    monkeypatch.setattr(seccomp, "_cache", False)
+    assert seccomp.filter_bpf() == built
