@@ -346,20 +346,21 @@ class Transcript:
 _SEEN: dict[tuple[int, bytes], tuple[Protocol, Transcript]] = {}
 _SEEN_MAX = 256
 _SEEN_TEXT_MAX = 1 << 17          # bytes of an events key kept (a longer run is just read)
-# The key of a run's events: marshal's bytes (~7x cheaper than their JSON text).  Equal bytes are
-# equal events (marshal writes every value with its type); equal events almost always give equal
-# bytes (a value shared twice in one list may be written as a back-reference: then only a miss).
-_EVENTS_KEY = marshal.dumps
+# The key of a run's events: marshal's bytes (~7x cheaper than their JSON text).  Version 2 has no
+# back-references: equal events give equal bytes, and equal bytes are equal events (marshal writes
+# every value with its type).
+def _events_key(events: list) -> bytes:
+    return marshal.dumps(events, 2)
 
 
 def read_transcript(outcome, protocol: Protocol) -> Transcript:
     """OUTCOME's run read with PROTOCOL.  A transcript depends on the events alone, and most
     students' games print what the reference's print: a run with the very events of one read
-    before (the same events, _EVENTS_KEY) gets that reading, with its own outcome (a worker parses each
+    before (the same events, _events_key) gets that reading, with its own outcome (a worker parses each
     distinct game once, not once per student).  Nothing changes a Transcript once read (the
     reference's rounds number rolls of their own, _read_reference)."""
     try:
-        key = (id(protocol), _EVENTS_KEY(outcome.events or []))
+        key = (id(protocol), _events_key(outcome.events or []))
     except (TypeError, ValueError, RecursionError):
         return _read_transcript(outcome, protocol)
     if len(key[1]) > _SEEN_TEXT_MAX:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 
-from .ahead import _KEY, _is_fresh, wire_form
+from .ahead import _KEY, _is_fresh, by_content, wire_form
 from .sandbox import Outcome, Request
 
 # A request the reference answered runs first as a trial at a short CPU limit scaled from the
@@ -61,7 +61,7 @@ class Trials:
                 times[plain] = None if plain in times and (times[plain] is None or cpu is None) \
                     else max(times.get(plain) or 0.0, cpu or 0.0)
             self._times = (len(self._cache), times)
-        return self._times[1].get(_timing_key(wire_form(request)))
+        return self._times[1].get(by_content(_TIMING_KEYS, request, lambda: _timing_key(wire_form(request))))
 
     def _after_trial(self, request: Request, trial: Outcome, limit: float) -> tuple[Outcome, bool]:
         """REQUEST's outcome after its TRIAL: the trial's, unless it ran out of time; then the
@@ -144,6 +144,9 @@ def _charged(outcome: Outcome) -> float:
     by them, with the per-game times they choose; the budget bounds slow-but-finite answers).
     Not the time it waited for a CPU: a loaded machine must not use up an honest submission's budget."""
     return 0.0 if outcome.status == "timeout" else max(outcome.elapsed - outcome.wait, outcome.cpu, 0.0)
+
+
+_TIMING_KEYS: dict[bytes, str] = {}
 
 
 def _timing_key(data: dict) -> str:
