@@ -186,6 +186,11 @@ class GradingPlugin:
         items = session.items
         self._prepare_plan(items)
         light = [self.light and self._light_ok(item) for item in items]
+        for item in items:          # each check's markers read now, before the first submission (a
+            try:                    # single grade: while its plan still runs in its sandbox)
+                self._check(item)
+            except Exception:       # noqa: BLE001 -- a bad marker: raised again in that check's setup, as before
+                pass
         backstop = float(session.config.getini("timeout") or BACKSTOP_S) if _has_ini(session, "timeout") \
             else BACKSTOP_S
         with _backstop_handler():
