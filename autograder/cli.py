@@ -13,9 +13,13 @@ to the kit (a missing path, an unknown assignment); 1 for a fault in the grader 
 from __future__ import annotations
 
 import argparse
+import atexit
 import contextlib
 import importlib
+import os
 import sys
+import threading
+from typing import NoReturn
 
 # verb -> (module, help).
 VERBS = {
@@ -93,6 +97,24 @@ def main(argv: list[str] | None = None) -> int:
         except KeyboardInterrupt:
             print("interrupted", file=sys.stderr)
             return 130
+
+
+def end(code: int, quick: bool) -> NoReturn:
+    """Exit with CODE.  QUICK (the `grade` verb, its work done): without Python's teardown, which
+    frees the process's ~50,000 objects one by one (pytest, the suites, the reference's outcomes:
+    40-100 ms of a cold `grade`, a fifth of it).  Only once nothing else runs: the atexit
+    functions first (they stop any sandbox still open), the output flushed; not under a profiler
+    or tracer (it writes its results at exit), nor with another thread still running."""
+    alive = [t for t in threading.enumerate() if t is not threading.current_thread() and not t.daemon]
+    if not quick or alive or sys.getprofile() is not None or sys.gettrace() is not None:
+        sys.exit(code)
+    atexit._run_exitfuncs()
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except Exception:     # noqa: BLE001 -- a closed pipe, say: Python's own exit reports it as usual
+        sys.exit(code)
+    os._exit(code)
 
 
 def _template_early(verb: str | None, words: list[str]) -> contextlib.AbstractContextManager:
