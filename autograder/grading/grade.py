@@ -257,9 +257,9 @@ class _Ahead:
         if load_failure is None:
             self.thread = threading.Thread(target=self._run, args=(student,), daemon=True,
                                            name="grade-load-early")
-            self.switch = sys.getswitchinterval()
-            sys.setswitchinterval(min(self.switch, AHEAD_SWITCH_S))
             self.thread.start()
+            self.switch = sys.getswitchinterval()         # (set once the thread runs: join sets it back)
+            sys.setswitchinterval(min(self.switch, AHEAD_SWITCH_S))
         else:
             student.timing = self.timing
 
