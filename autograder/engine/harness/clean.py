@@ -10,6 +10,7 @@ import _signal
 import _thread
 import builtins
 import gc
+import operator
 import os
 import posix
 import random
@@ -34,15 +35,16 @@ GROWTH = 16 << 10               # kB of peak memory a runner may gain before it 
 _PATCHED = (sys, builtins, os, posix, random)     # the modules install_patches writes to
 
 
-def runner_possible():
-    return _version is not None
-
-
 class CleanState:
     """What a fresh fork of the zygote looks like (as a request sees it: with the patches every
     request installs), and the test that a runner still does."""
 
-    def __init__(self, filename):
+    def __init__(self, filename, how="auto"):
+        if how in ("auto", "ctypes"):     # (loaded before the snapshot: the check compares sys.modules)
+            try:
+                import ctypes  # noqa: F401
+            except ImportError:
+                pass
         before = [(vars(mod), dict(vars(mod))) for mod in _PATCHED]
         install_patches(filename)
         try:
@@ -52,6 +54,8 @@ class CleanState:
                 for key in [k for k in names if k not in saved]:
                     del names[key]
                 names.update(saved)
+        # (None: this Python offers no dict versions the check can trust: no fresh runner)
+        self.versions, self.detector = version_reader(self.dicts, how)
 
     def _take(self):
         self.modules = dict(sys.modules)
@@ -99,7 +103,7 @@ class CleanState:
     def base(self):
         """A runner's own start (after its fork and its patches): its settings, open fds, peak
         memory and the versions of the dicts watched."""
-        return _settings(), _fds(), _peak(), list(map(_version, self.dicts))
+        return _settings(), _fds(), _peak(), self.versions()
 
     def restore(self, stem):
         """After a request, before the check: what a fresh fork would not have (the student's
@@ -129,15 +133,87 @@ class CleanState:
         gc.collect()               # a finalizer of the request's garbage runs now, not in the next one
         if gc.garbage or run.dirty or _settings() != base[0] or _fds() != base[1] or _peak() > base[2] + GROWTH:
             return False
-        if list(map(_version, self.dicts)) != base[3]:
+        if self.versions() != base[3]:
             return False
         self.harness["_RUN"] = run
         return self.other_copies == self.others and self.harness == globals()
 
 
-def _dict_version():
-    """CPython's own version of a dict (PEP 509), from its C test module; None without it (then
-    there is no fresh runner: every fresh request is a fork of its own)."""
+def version_reader(dicts, how="auto"):
+    """(a function returning the version tags (PEP 509) of DICTS as a list, its name), or (None,
+    None) when this Python offers none the check can trust: then there is no fresh runner, and
+    every fresh request is a fork of its own.  Any write to a dict gives it a new version.
+
+    HOW: "ctypes" reads the tag in each dict's own struct (_ctypes_reader: CPython 3.6-3.13, its
+    layout checked here), "testcapi" through CPython's C test module, "auto" the first of the two
+    that this Python allows, "none" neither (the grader's AUTOGRADER_DICT_VERSIONS)."""
+    if how in ("auto", "ctypes"):
+        read = _ctypes_reader(dicts)
+        if read is not None:
+            return read, "ctypes"
+    if how in ("auto", "testcapi") and _TESTCAPI_VERSION is not None:
+        return (lambda: list(map(_TESTCAPI_VERSION, dicts))), "testcapi"
+    return None, None
+
+
+_TAG_OFFSET = 24        # PyDictObject: ob_refcnt, ob_type, ma_used, then ma_version_tag (64-bit)
+
+
+def _ctypes_reader(dicts, version=sys.version_info):
+    """DICTS' version tags read at their offset in the dict struct, through a ctypes view made once
+    (reading them costs no call into C code of ours, and no audit event); None where the layout is
+    not the known one: another implementation or version, a 32-bit, free-threaded or trace-refs
+    build (checked: every dict's type pointer and size where this layout puts them), a tag that
+    does not change on a write or changes on a read, or values other than _testcapi's where this
+    Python has it.  The dicts must stay alive (the caller holds them)."""
+    if sys.implementation.name != "cpython" or not (3, 6) <= tuple(version[:2]) <= (3, 13) or sys.maxsize != (1 << 63) - 1:
+        return None
+    try:
+        import ctypes
+    except ImportError:
+        return None
+    probe = {}
+    word = ctypes.c_uint64.from_address
+    if word(id(probe) + 8).value != id(dict) or word(id(probe) + 16).value != 0:
+        return None
+    tag = word(id(probe) + _TAG_OFFSET)
+    before = tag.value
+    probe["written"] = True
+    after = tag.value
+    if before == after or tag.value != after:
+        return None
+    if not dicts:
+        return tuple
+    # One view of the memory from the first dict to the last one, read at the words of each
+    # dict's type, size and tag by one itemgetter (a C call for all of them; nothing else is read).
+    if any(type(d) is not dict for d in dicts):
+        return None
+    starts = [id(d) for d in dicts]
+    low = min(starts)       # (a dict not 8-aligned from it would be read at the wrong words: refused)
+    words = (ctypes.c_uint64 * ((max(starts) - low) // 8 + 4)).from_address(low)
+    first = [(start - low) // 8 for start in starts]
+    if (set(_gather([i + 1 for i in first])(words)) != {id(dict)}
+            or list(_gather([i + 2 for i in first])(words)) != [len(d) for d in dicts]):
+        return None
+    get = _gather([i + _TAG_OFFSET // 8 for i in first])
+
+    def read():
+        return get(words)
+    if _TESTCAPI_VERSION is not None and (list(read()) != list(map(_TESTCAPI_VERSION, dicts))
+                                          or tag.value != _TESTCAPI_VERSION(probe)):
+        return None
+    return read
+
+
+def _gather(indices):
+    """A function of a sequence returning the tuple of its items at INDICES (one C call)."""
+    if len(indices) == 1:
+        return lambda seq, i=indices[0]: (seq[i],)
+    return operator.itemgetter(*indices)
+
+
+def _testcapi_version():
+    """CPython's own reader of a dict's version, in its C test module (not every Python has it)."""
     try:
         import _testcapi
         return _testcapi.dict_get_version
@@ -145,7 +221,7 @@ def _dict_version():
         return None
 
 
-_version = _dict_version()
+_TESTCAPI_VERSION = _testcapi_version()
 
 
 def _settings():
