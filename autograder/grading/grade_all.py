@@ -36,7 +36,7 @@ from ..engine import escape
 from ..engine.results import GradeReport
 from . import lms
 from .discover import Entry, InputError, discover
-from .gradebook import Gradebook
+from .gradebook import Gradebook, Stored
 from .workers import Progress, WorkerPool
 
 DEFAULT_OUT = "grade-all-out"
@@ -155,7 +155,6 @@ def grade_all(source: str | Path, out: str | Path = DEFAULT_OUT, assignment: str
             pool.start()         # its fork server loads pytest and the engine while we set up the exports
         run_id = book.start_run(spec.name, len(entries), jobs)
         bar = Progress(len(todo), stream=stream, enabled=progress)
-        by_path = {e.id: e for e in entries}
         writer = None
         if exports:
             import threading
@@ -167,26 +166,24 @@ def grade_all(source: str | Path, out: str | Path = DEFAULT_OUT, assignment: str
             threading.Thread(target=charts.warm, name="grade-all-warm-charts", daemon=True).start()
 
         def on_result(entry: Entry, result: dict[str, Any]) -> None:
-            if result.get("ok"):
-                report = GradeReport.from_dict(result["report"])
-                feedback, status, max_score = result["feedback"], "graded", None
+            if result.get("ok"):                # stored as the worker serialised it (never parsed here)
+                stored, feedback, status = result["stored"], result["feedback"], "graded"
                 summary.graded += 1
             else:
                 report = GradeReport(submission=entry.id, assignment=spec.name, stage=stage,
-                                     error=result["error"])
+                                     error=result["error"], submission_info=dict(entry.info))
                 feedback = f"Grading {entry.id}: {result['error']}\n\nScore: 0 / {top:g}"
-                status, max_score = ("graded" if result.get("student") else "crashed"), top
+                stored, status = Stored.of(report.to_dict(), top), ("graded" if result.get("student") else "crashed")
                 if result.get("student"):
                     summary.graded += 1
                 else:
                     summary.crashed += 1
-            report.submission_info = dict(by_path[entry.id].info)
-            book.record(assignment=spec.name, submission_id=entry.id, content_hash=by_path[entry.id].hash,
-                        stage=stage, report=report, feedback=feedback, wall_time=result.get("wall", 0.0),
-                        cpu_time=result.get("cpu", 0.0), grader_version=version, status=status,
-                        source=str(entry.path), max_score=max_score)
+            row = book.store(assignment=spec.name, submission_id=entry.id, content_hash=entry.hash, stage=stage,
+                             stored=stored, feedback=feedback, wall_time=result.get("wall", 0.0),
+                             cpu_time=result.get("cpu", 0.0), grader_version=version, status=status,
+                             source=str(entry.path), keep=writer is not None)
             if writer is not None:
-                writer.write(entry.id)          # now, while the workers grade, not all at the end
+                writer.write(row)               # now, while the workers grade, not all at the end
             bar.advance(entry.id)
 
         status = "interrupted"

@@ -281,10 +281,13 @@ def render_feedback(row: Row, report: GradeReport, late: str = "", strategy_plot
         stage_titles = {}
     titles = problem_titles(report.assignment)
     stages = []
+    grouped: dict[tuple[int, int], list] = collections.defaultdict(list)      # one pass over the checks
+    for t in report.tests:
+        grouped[(t.stage, t.problem)].append(t)
     for stage, (got, top) in report.stage_scores().items():
         problems = []
-        for problem in sorted({t.problem for t in report.tests if t.stage == stage}):
-            tests = [t for t in report.tests if t.stage == stage and t.problem == problem]
+        for problem in sorted(p for s, p in grouped if s == stage):
+            tests = grouped[(stage, problem)]
             names = _unique([clean_name(t.name, problem) for t in tests])
             checks = [{"name": name, "status": t.status, "output": t.output,    # a passed check's: its note
                        "points": f"{fmt(t.score)} / {fmt(t.max_score)}"} for name, t in zip(names, tests)]

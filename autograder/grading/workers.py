@@ -60,6 +60,7 @@ def _worker_main(conn, assignment: str, stage: str, log_path: str, hidden: list[
     from ..engine import reporters
     from ..engine.program import close_references
     from .grade import grade_stream
+    from .gradebook import Stored
 
     spec = load_assignment(assignment)
     crash_on = os.environ.get(CRASH_ENV)
@@ -83,18 +84,21 @@ def _worker_main(conn, assignment: str, stage: str, log_path: str, hidden: list[
             if task is None:
                 state["done"] = True
                 return
-            sid, path = task
+            sid, path, info = task
             print(f"--- {time.strftime('%H:%M:%S')} grading {sid} ({path})", flush=True)
             if crash_on and sid == crash_on:
                 os._exit(3)
-            state.update(sid=sid, wall0=time.perf_counter(), cpu0=time.process_time(), kids0=_children_cpu())
+            state.update(sid=sid, info=info, wall0=time.perf_counter(), cpu0=time.process_time(), kids0=_children_cpu())
             state["pulled"] += 1
             conn.send((sid, {"begin": True}))     # the --timeout clock starts now, not at process start-up
             yield path
 
     def deliver(report: GradeReport) -> None:
+        """The grade as the gradebook stores it (JSON made here once: the parent stores it as is)."""
         report.submission = state["sid"]
-        send(state["sid"], {"ok": True, "report": report.to_dict(), "feedback": reporters.to_text(report)})
+        feedback = reporters.to_text(report)
+        report.submission_info = dict(state["info"])       # what the LMS export said (the exports read it)
+        send(state["sid"], {"ok": True, "stored": Stored.of(report.to_dict()), "feedback": feedback})
 
     def failed(why: str) -> dict[str, Any]:
         return {"ok": False, "error": f"the grader failed on this submission ({why}); it is not the student's fault"}
@@ -212,7 +216,7 @@ class WorkerPool:
             worker = self.workers[i] = self._replace(worker)
         entry = pending.popleft()
         try:
-            worker.conn.send((entry.id, str(entry.path)))
+            worker.conn.send((entry.id, str(entry.path), entry.info))
         except (BrokenPipeError, OSError):
             pending.appendleft(entry)
             self.workers[i] = self._replace(worker)
