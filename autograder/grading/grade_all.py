@@ -37,7 +37,7 @@ from ..engine.results import GradeReport
 from . import lms
 from .discover import Entry, InputError, discover
 from .gradebook import Gradebook, Stored
-from .workers import Progress, WorkerPool
+from .workers import Progress, WorkerPool, trace
 
 DEFAULT_OUT = "grade-all-out"
 DEFAULT_TIMEOUT = 600.0          # seconds per submission, Gradescope's default too
@@ -119,6 +119,7 @@ def grade_all(source: str | Path, out: str | Path = DEFAULT_OUT, assignment: str
     Raises InputError (bad SOURCE, an unknown id in ONLY) and KeyError (unknown assignment) before
     grading anything.
     """
+    trace("start")
     spec = load_assignment(assignment)
     stage = str(stage)
     if stage != "all" and not spec.suite_files(stage):
@@ -151,6 +152,7 @@ def grade_all(source: str | Path, out: str | Path = DEFAULT_OUT, assignment: str
         summary.skipped = len(entries) - len(todo)
         pool = WorkerPool(jobs, spec.name, stage, out / "logs", timeout,
                           hidden=hidden_from_students(source, out, work_dir))
+        trace("found", found=len(entries), todo=len(todo))
         if any(not e.error for e in todo):
             pool.start()         # its fork server loads pytest and the engine while we set up the exports
         run_id = book.start_run(spec.name, len(entries), jobs)
@@ -196,6 +198,7 @@ def grade_all(source: str | Path, out: str | Path = DEFAULT_OUT, assignment: str
                 if todo:
                     pool.run(todo, on_result)
                 status = "done"
+                trace("graded", graded=summary.graded)
                 pool.release()          # the workers wind down while the exports are written
             except KeyboardInterrupt:
                 summary.interrupted = True
@@ -210,8 +213,10 @@ def grade_all(source: str | Path, out: str | Path = DEFAULT_OUT, assignment: str
                 from .export import write_exports
 
                 summary.written = write_exports(book, spec, out, written=writer)
+                trace("exported")
         finally:
             pool.close(now=status != "done")
+    trace("end")
     return summary
 
 

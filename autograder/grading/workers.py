@@ -26,6 +26,29 @@ from .discover import Entry
 
 # Test hook (the kit's own tests only): the worker dies hard on the submission with this id.
 CRASH_ENV = "AUTOGRADER_TEST_CRASH_ON"
+# Measuring hook (the bench): the parent and every worker append their phases and CPU here, one
+# JSON object a line ({"event", "at": epoch seconds, "pid", "cpu", ...}); see trace().
+TRACE_ENV = "AUTOGRADER_BATCH_TRACE"
+
+
+def trace(event: str, **fields: Any) -> None:
+    """Append EVENT with this process's CPU so far (its threads included) to $AUTOGRADER_BATCH_TRACE,
+    if set: one write of one short line with O_APPEND, so the processes' lines never interleave."""
+    path = os.environ.get(TRACE_ENV)
+    if not path:
+        return
+    import json
+
+    line = json.dumps({"event": event, "at": time.time(), "pid": os.getpid(), "cpu": time.process_time(),
+                       **fields}) + "\n"
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        try:
+            os.write(fd, line.encode())
+        finally:
+            os.close(fd)
+    except OSError:
+        pass
 
 
 # --- workers --------------------------------------------------------------------------------------
@@ -46,6 +69,7 @@ def _worker_main(conn, assignment: str, stage: str, log_path: str, hidden: list[
     session itself end early (a grader bug), the submission it was on gets an error row and a
     new session takes the next one.
     """
+    trace("worker-start")
     signal.signal(signal.SIGINT, signal.SIG_IGN)               # Ctrl-C is the parent's business
     stopping = {"now": False}
 
@@ -76,6 +100,7 @@ def _worker_main(conn, assignment: str, stage: str, log_path: str, hidden: list[
 
     def tasks():
         """The submissions, one at a time, as the parent sends them (blocks in between)."""
+        trace("worker-ready")                                   # its session has collected the suites
         while True:
             try:
                 task = conn.recv()
@@ -125,6 +150,8 @@ def _worker_main(conn, assignment: str, stage: str, log_path: str, hidden: list[
                     send(state["sid"], failed(why))
     finally:
         close_references()
+        # Its template and every sandbox life have been reaped by now: CHILDREN is the sandbox side.
+        trace("worker-exit", graded=state["pulled"], children=_children_cpu())
 
 
 @dataclass
