@@ -157,7 +157,7 @@ def grade_all(source: str | Path, out: str | Path = DEFAULT_OUT, assignment: str
             pool.start()         # its fork server loads pytest and the engine while we set up the exports
         run_id = book.start_run(spec.name, len(entries), jobs)
         bar = Progress(len(todo), stream=stream, enabled=progress)
-        writer = None
+        writer = warming = None
         if exports:
             import threading
 
@@ -165,7 +165,8 @@ def grade_all(source: str | Path, out: str | Path = DEFAULT_OUT, assignment: str
             from .export import FeedbackWriter
 
             writer = FeedbackWriter(book, spec, out)
-            threading.Thread(target=charts.warm, name="grade-all-warm-charts", daemon=True).start()
+            warming = threading.Thread(target=charts.warm, name="grade-all-warm-charts", daemon=True)
+            warming.start()
 
         def on_result(entry: Entry, result: dict[str, Any]) -> None:
             if result.get("ok"):                # stored as the worker serialised it (never parsed here)
@@ -211,6 +212,9 @@ def grade_all(source: str | Path, out: str | Path = DEFAULT_OUT, assignment: str
             summary.wall = time.monotonic() - started
             if exports:
                 from .export import write_exports
+
+                if warming is not None:
+                    warming.join()      # done long ago; one thread, so the report may fork to draw a chart
 
                 summary.written = write_exports(book, spec, out, written=writer)
                 trace("exported")
