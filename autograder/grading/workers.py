@@ -88,6 +88,7 @@ def _worker_main(conn, assignment: str, stage: str, log_path: str, hidden: list[
 
     spec = load_assignment(assignment)
     crash_on = os.environ.get(CRASH_ENV)
+    tracing = bool(os.environ.get(TRACE_ENV))
     state: dict[str, Any] = {"sid": None, "done": False, "pulled": 0}
 
     def send(sid: str, result: dict[str, Any]) -> None:
@@ -102,10 +103,13 @@ def _worker_main(conn, assignment: str, stage: str, log_path: str, hidden: list[
         """The submissions, one at a time, as the parent sends them (blocks in between)."""
         trace("worker-ready")                                   # its session has collected the suites
         while True:
+            asked = time.perf_counter()
             try:
                 task = conn.recv()
             except (EOFError, OSError):
                 task = None
+            if tracing and task is not None:                    # how long it waited for the parent
+                trace("task", waited=time.perf_counter() - asked, first=state["pulled"] == 0)
             if task is None:
                 state["done"] = True
                 return

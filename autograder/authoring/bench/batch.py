@@ -154,6 +154,7 @@ def accounting(trace: Path, began: float, wall: float, cpu: float, n: int, jobs:
     ready = sorted(e["at"] - began for e in events if e["event"] == "worker-ready")
     if "start" not in parent or "end" not in parent or not exits:
         return None
+    waited = sum(e["waited"] for e in events if e["event"] == "task" and not e["first"])
     own = sum(e["cpu"] for e in exits)
     sandboxes = sum(e["children"] for e in exits)
     parent_cpu = parent["end"]["cpu"]
@@ -167,11 +168,13 @@ def accounting(trace: Path, began: float, wall: float, cpu: float, n: int, jobs:
     text = (f"          CPU: parent {parent_cpu:.2f} s ({parent['start']['cpu']:.2f} s of it to start), workers "
             f"{own:.2f} s, their sandboxes {sandboxes:.2f} s, the rest {max(0.0, cpu - parent_cpu - own - sandboxes):.2f} s "
             f"(fork server, Python's start and exit); workers + sandboxes {1000 * grading:.0f} ms a submission, "
-            f"at most {allowed:.1f}/s on {jobs} core{'s' if jobs > 1 else ''}\n"
+            f"at most {allowed:.1f}/s on {jobs} core{'s' if jobs > 1 else ''}; workers waited {waited:.2f} s in all "
+            f"for their next submission\n"
             f"          phases (s from the start): grading starts {at('start')}, submissions found {at('found')}, "
             f"workers ready {', '.join(f'{r:.2f}' for r in ready)}, last stored {at('graded')}, exports "
             f"{f'{exports:.2f} s' if exports is not None else '-'}, done {at('end')}, exit {wall:.2f}")
-    return {"parent": parent_cpu, "workers": own, "sandboxes": sandboxes, "allowed": allowed, "text": text}
+    return {"parent": parent_cpu, "workers": own, "sandboxes": sandboxes, "allowed": allowed, "waited": waited,
+            "text": text}
 
 
 def _load1() -> float:
