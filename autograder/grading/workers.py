@@ -210,6 +210,9 @@ class WorkerPool:
             if not busy:
                 continue
             wait_any([w.conn for w in busy] + [w.process.sentinel for w in busy], timeout=0.5)
+            # Every worker that finished gets its next submission first; the results are stored after
+            # (~4 ms each: the row and its feedback files), so no worker waits on another's bookkeeping.
+            finished: list[tuple[Entry, dict[str, Any]]] = []
             for i, worker in enumerate(self.workers):
                 entry = worker.task
                 if entry is None:
@@ -225,18 +228,20 @@ class WorkerPool:
                 elif message is not None:
                     worker.task = None
                     self._feed(i, pending)          # its next submission first, then our bookkeeping
-                    on_result(entry, message[1])
+                    finished.append((entry, message[1]))
                 elif not worker.process.is_alive():
                     code = worker.process.exitcode
                     log = worker.log
                     self.workers[i] = self._replace(worker)
-                    on_result(entry, {"ok": False, "crashed": True, "wall": time.monotonic() - worker.started,
-                                      "cpu": 0.0, "error": f"the grader crashed on this submission (worker "
-                                      f"exit code {code}; see {log.name}); it is not the student's fault"})
+                    finished.append((entry, {"ok": False, "crashed": True, "wall": time.monotonic() - worker.started,
+                                             "cpu": 0.0, "error": f"the grader crashed on this submission (worker "
+                                             f"exit code {code}; see {log.name}); it is not the student's fault"}))
                 elif time.monotonic() - worker.started > self.timeout:
                     self.workers[i] = self._replace(worker, kill=True)
-                    on_result(entry, {"ok": False, "crashed": True, "wall": self.timeout, "cpu": 0.0,
-                                      "error": f"grading took longer than {self.timeout:g} s and was stopped"})
+                    finished.append((entry, {"ok": False, "crashed": True, "wall": self.timeout, "cpu": 0.0,
+                                             "error": f"grading took longer than {self.timeout:g} s and was stopped"}))
+            for entry, result in finished:
+                on_result(entry, result)
 
     def _feed(self, i: int, pending: collections.deque) -> None:
         """Send worker I the next pending submission if it is idle (a dead one is replaced first)."""
