@@ -137,6 +137,14 @@ def grade_all(source: str | Path, out: str | Path = DEFAULT_OUT, assignment: str
         if unknown:
             raise InputError(f"--only: no submission with id {', '.join(unknown)} in {source} "
                              f"(ids: {', '.join(e.id for e in entries[:20])}{' ...' if len(entries) > 20 else ''})")
+    pool = WorkerPool(jobs, spec.name, stage, out / "logs", timeout,
+                      hidden=hidden_from_students(source, out, work_dir))
+    if only:
+        sure = [e for e in entries if e.id in set(only)]
+    else:
+        sure = entries if force or not (out / "gradebook.sqlite").exists() else []
+    if any(not e.error for e in sure):
+        pool.start()             # sure to grade: its fork server boots while we hash and open the gradebook
     version = grader_version(spec)
     summary = BatchSummary(found=len(entries), out=out, notes=notes)
     started = time.monotonic()
@@ -150,11 +158,9 @@ def grade_all(source: str | Path, out: str | Path = DEFAULT_OUT, assignment: str
         else:
             todo = [e for e in entries if force or stored.get(e.id) != (e.hash, stage, version)]
         summary.skipped = len(entries) - len(todo)
-        pool = WorkerPool(jobs, spec.name, stage, out / "logs", timeout,
-                          hidden=hidden_from_students(source, out, work_dir))
-        trace("found", found=len(entries), todo=len(todo))
+        trace("found", found=len(entries), todo=len(todo), early=bool(sure))
         if any(not e.error for e in todo):
-            pool.start()         # its fork server loads pytest and the engine while we set up the exports
+            pool.start()         # (if not yet) its fork server loads pytest and the engine while we set up the exports
         run_id = book.start_run(spec.name, len(entries), jobs)
         bar = Progress(len(todo), stream=stream, enabled=progress)
         writer = warming = None
