@@ -114,9 +114,10 @@ def bench_batch(class_dir: Path, copies: int, jobs_list: list[int], work: Path, 
         for jobs in jobs_list:
             out = work / f"out-{which}-jobs{jobs}"
             trace = work / f"trace-{which}-jobs{jobs}.jsonl"
-            began = time.time()
+            began, busy = time.time(), machine_busy()
             result, wall, cpu = run_measured(grade_all(folders[which], out, jobs, python), REPO_ROOT,
                                              env={**os.environ, TRACE_ENV: str(trace)})
+            busy = machine_busy() - busy if busy is not None else None
             if result.returncode != 0:
                 print(f"    {which:<8}{jobs:<6} FAILED (exit {result.returncode})\n{_tail(result.stdout + result.stderr)}")
                 continue
@@ -137,7 +138,32 @@ def bench_batch(class_dir: Path, copies: int, jobs_list: list[int], work: Path, 
             if account:
                 results[which][jobs]["account"] = account
                 print(account["text"])
+            if busy is not None:
+                print(share_line(busy, wall, cpu, n, jobs))
     return results
+
+
+def machine_busy() -> float | None:
+    """CPU seconds every process of the machine has used so far (/proc/stat: all but idle and iowait)."""
+    try:
+        with open("/proc/stat", encoding="ascii") as handle:
+            ticks = [int(x) for x in handle.readline().split()[1:]]
+    except (OSError, ValueError):
+        return None
+    return (sum(ticks) - ticks[3] - ticks[4]) / os.sysconf("SC_CLK_TCK")
+
+
+def share_line(busy: float, wall: float, cpu: float, n: int, jobs: int) -> str:
+    """What the run got of the machine: the cores other work left it (BUSY: the machine's CPU
+    seconds during the run, CPU: ours), and the rate all our CPU a submission allows on them, next to
+    the rate reached: on a shared machine, how close grade-all came to its CPU bound."""
+    cores = min(jobs, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)
+    others = max(0.0, busy - cpu) / wall
+    left = max(0.1, cores - others)
+    bound = left / (cpu / n) if cpu > 0 else 0.0
+    return (f"          machine: other work took {others:.2f} cores on average; with the {left:.2f} of {cores} left "
+            f"and {1000 * cpu / n:.0f} ms CPU a submission (every process of the run), at most {bound:.1f}/s; "
+            f"the whole command ran at {n / wall:.1f}/s ({100 * n / wall / bound:.0f} % of that)" if bound else "")
 
 
 def accounting(trace: Path, began: float, wall: float, cpu: float, n: int, jobs: int) -> dict | None:
