@@ -76,11 +76,11 @@ def test_exports_from_rows_kept_in_memory_equal_a_fresh_export(tmp_path):
     kept, fresh = tmp_path / "kept", tmp_path / "fresh"
     with Gradebook(kept / "gradebook.sqlite") as book:
         _store(book, "cleo", 1, keep=False)                # an earlier run's row
-        writer = FeedbackWriter(book, SPEC, kept)
+        writer = FeedbackWriter(book, SPEC, kept, background=True)      # as grade-all writes them
         for passed, student in enumerate(["ana", "ben", "dev"]):
             writer.write(_store(book, student, passed + 2))
+        write_exports(book, SPEC, kept, written=writer)                 # waits for the writer's thread
         assert set(writer.rows) == {"ana", "ben", "dev"}
-        write_exports(book, SPEC, kept, written=writer)
         report = (kept / "report.html").read_text(encoding="utf-8")
     fresh.mkdir()
     (fresh / "gradebook.sqlite").write_bytes((kept / "gradebook.sqlite").read_bytes())
@@ -93,6 +93,20 @@ def test_exports_from_rows_kept_in_memory_equal_a_fresh_export(tmp_path):
     strip = lambda text: "\n".join(line for line in text.splitlines() if "generated" not in line.lower())  # noqa: E731
     assert strip(report) == strip((fresh / "report.html").read_text(encoding="utf-8"))
     assert report.count("<svg") >= 3
+
+
+def test_a_page_that_cannot_be_written_in_the_background_fails_the_exports(tmp_path):
+    import pytest
+
+    with Gradebook(tmp_path / "gradebook.sqlite") as book:
+        writer = FeedbackWriter(book, SPEC, tmp_path, background=True)
+        writer.write(_store(book, "ana", 2))
+        writer.write(_store(book, "no/such/folder", 2))            # its page has nowhere to go
+        writer.write(_store(book, "ben", 2))
+        with pytest.raises(FileNotFoundError):
+            writer.finish()
+        assert "ana" in writer.rows and "no/such/folder" not in writer.rows
+        writer.finish()                                             # raised once; the thread is gone
 
 
 def test_a_chart_drawn_by_a_forked_child_is_the_one_drawn_here():

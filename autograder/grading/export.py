@@ -10,6 +10,8 @@ from __future__ import annotations
 import csv
 import json
 import os
+import queue
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -120,21 +122,55 @@ def feedback_names(submission_id: str) -> set[str]:
 class FeedbackWriter:
     """grade-all writes each student's feedback files the moment the grade is stored (the parent
     is idle while the workers grade), from the row it stored (never read back); write_exports then
-    reuses those rows and their summaries and leaves their files alone."""
+    reuses those rows and their summaries and leaves their files alone.
 
-    def __init__(self, book: Gradebook, spec: Assignment, out: Path):
+    BACKGROUND: write() only queues the row and a thread writes the files, so the parent's loop
+    hands the workers their next submissions at once, however long a page takes (a stage-5 page
+    draws a plot: ~0.6 s the first time); finish() waits for the queue and raises what failed."""
+
+    def __init__(self, book: Gradebook, spec: Assignment, out: Path, background: bool = False):
         self.book, self.spec = book, spec
         self.feedback = Path(out) / "feedback"
         self.feedback.mkdir(parents=True, exist_ok=True)
         self.policy = lms.LatePolicy.from_json(book.get_meta(f"late_policy:{spec.name}"))
         self.rows: dict[str, Row] = {}              # submission id -> the row whose files were written
         self.summaries: dict[str, dict[str, Any]] = {}
+        self._queue: queue.SimpleQueue | None = None
+        self._error: BaseException | None = None
+        if background:
+            self._queue = queue.SimpleQueue()
+            self._thread = threading.Thread(target=self._drain, name="grade-all-feedback", daemon=True)
+            self._thread.start()
 
     def write(self, row: Row) -> None:
+        if self._queue is not None:
+            self._queue.put(row)
+        else:
+            self._write(row)
+
+    def _write(self, row: Row) -> None:
         report = row.grade_report()
         summary = summarize(row, self.spec, self.policy, report)
         write_feedback_files(row, summary, self.feedback, report)
         self.rows[row.submission_id], self.summaries[row.submission_id] = row, summary
+
+    def _drain(self) -> None:
+        while (row := self._queue.get()) is not None:
+            if self._error is None:             # after a failure the rest are left to write_exports
+                try:
+                    self._write(row)
+                except BaseException as err:  # noqa: BLE001 - raised again by finish()
+                    self._error = err
+
+    def finish(self) -> None:
+        """Wait until every queued row's files are written; raise what writing them raised."""
+        if self._queue is not None:
+            self._queue.put(None)
+            self._thread.join()
+            self._queue = None
+        if self._error is not None:
+            error, self._error = self._error, None
+            raise error
 
 
 def write_exports(book: Gradebook, spec: Assignment, out: Path, written: FeedbackWriter | None = None) -> list[Path]:
@@ -142,6 +178,8 @@ def write_exports(book: Gradebook, spec: Assignment, out: Path, written: Feedbac
     WRITTEN: the feedback files of these rows are already up to date (same grade, same late policy)."""
     from .report import write_report
 
+    if written is not None:
+        written.finish()
     out = Path(out)
     policy = lms.LatePolicy.from_json(book.get_meta(f"late_policy:{spec.name}"))
     fresh = written.rows if written is not None and written.policy == policy else {}

@@ -170,7 +170,7 @@ def grade_all(source: str | Path, out: str | Path = DEFAULT_OUT, assignment: str
             from . import charts
             from .export import FeedbackWriter
 
-            writer = FeedbackWriter(book, spec, out)
+            writer = FeedbackWriter(book, spec, out, background=True)
             warming = threading.Thread(target=charts.warm, name="grade-all-warm-charts", daemon=True)
             warming.start()
 
@@ -192,7 +192,7 @@ def grade_all(source: str | Path, out: str | Path = DEFAULT_OUT, assignment: str
                              cpu_time=result.get("cpu", 0.0), grader_version=version, status=status,
                              source=str(entry.path), keep=writer is not None)
             if writer is not None:
-                writer.write(row)               # now, while the workers grade, not all at the end
+                writer.write(row)               # now (a thread), while the workers grade, not all at the end
             bar.advance(entry.id)
 
         status = "interrupted"
