@@ -14,6 +14,7 @@ are unchanged (--force regrades).
 from __future__ import annotations
 
 import argparse
+import gc
 import hashlib
 import os
 import sys
@@ -289,6 +290,10 @@ def run(args: argparse.Namespace) -> int:
         print_summary(summary)
     except BrokenPipeError:                      # `grade-all ... | head`: the grading is done all the same
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    # The verb's last act (the process exits next): everything is written and closed, and the
+    # interpreter's last collection over every object loaded (matplotlib, NumPy, Jinja2, the rows)
+    # would cost ~0.1 s of CPU for nothing.
+    gc.freeze()
     return 130 if summary.interrupted else 0
 
 
