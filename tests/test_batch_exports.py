@@ -7,12 +7,10 @@ chart drawn in this process.  Constructed grades (no grading), so the whole file
 from __future__ import annotations
 
 import json
-import threading
 from pathlib import Path
 
 from autograder.assignment import load_assignment
 from autograder.engine.results import GradeReport, TestResult
-from autograder.grading import charts
 from autograder.grading.export import FeedbackWriter, write_exports
 from autograder.grading.gradebook import Gradebook, Stored
 
@@ -109,37 +107,58 @@ def test_a_page_that_cannot_be_written_in_the_background_fails_the_exports(tmp_p
         writer.finish()                                             # raised once; the thread is gone
 
 
-def test_a_chart_drawn_by_a_forked_child_is_the_one_drawn_here():
-    wanted = [(charts.histogram, ([5.0, 50.0, 100.0, 100.0],), {}),
-              (charts.rate_bars, ([("Stage 1", 0.5), ("Stage 2", 0.1)], "stage-rates", "Checks", 0.2), {}),
-              (charts.rate_bars, ([(f"P{n} a title", n / 20) for n in range(1, 21)], "problem-rates", "Full"),
-               {"axis": "% full"})]
-    serial = [function(*args, **kwargs) for function, args, kwargs in wanted]
-    assert charts.draw(wanted) == serial
-    # another thread running: no fork, the same charts
-    stop = threading.Event()
-    other = threading.Thread(target=stop.wait)
-    other.start()
-    try:
-        assert charts.draw(wanted) == serial
-    finally:
-        stop.set()
-        other.join()
+# The fork checks run in a fresh process: draw() forks only when no other thread runs, and a test
+# process may hold threads of earlier tests.
+FORKS = """
+import json, os, sys, threading
+from pathlib import Path
+from autograder.grading import charts
 
+forks = []
+real_fork = os.fork
+def counting_fork():
+    pid = real_fork()
+    if pid:
+        forks.append(pid)
+    return pid
+os.fork = counting_fork
 
-def _dies_in_the_child(parent: int, marker: str) -> str:
-    import os
+wanted = [(charts.histogram, ([5.0, 50.0, 100.0, 100.0],), {}),
+          (charts.rate_bars, ([("Stage 1", 0.5), ("Stage 2", 0.1)], "stage-rates", "Checks", 0.2), {}),
+          (charts.rate_bars, ([(f"P{n} a title", n / 20) for n in range(1, 21)], "problem-rates", "Full"),
+           {"axis": "% full"})]
+serial = [function(*args, **kwargs) for function, args, kwargs in wanted]
+out = {"same": charts.draw(wanted) == serial, "forks": len(forks)}
 
+def dies_in_the_child(parent, marker):
     if os.getpid() != parent:
         Path(marker).write_text("the child ran")
         os._exit(3)
     return "drawn here"
 
+marker = Path(sys.argv[1])
+out["fallback"] = charts.draw([(charts.histogram, ([10.0],), {}), (dies_in_the_child, (os.getpid(), str(marker)), {})])[1]
+out["child_ran"] = marker.is_file()
+stop = threading.Event()
+other = threading.Thread(target=stop.wait)
+other.start()
+before = len(forks)
+out["threaded_same"] = charts.draw(wanted) == serial
+out["threaded_forks"] = len(forks) - before
+stop.set()
+other.join()
+print(json.dumps(out))
+"""
 
-def test_a_failing_child_costs_nothing_but_its_time(tmp_path):
-    import os
 
-    marker = tmp_path / "child"
-    wanted = [(charts.histogram, ([10.0],), {}), (_dies_in_the_child, (os.getpid(), str(marker)), {})]
-    assert charts.draw(wanted)[1] == "drawn here"
-    assert marker.read_text() == "the child ran"          # it was forked, died, and the chart was drawn here
+def test_a_chart_drawn_by_a_forked_child_is_the_one_drawn_here_and_a_dying_child_costs_only_its_time(tmp_path):
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", FORKS, str(tmp_path / "marker")], capture_output=True, text=True,
+                          cwd=Path(__file__).resolve().parent.parent, stdin=subprocess.DEVNULL, timeout=120)
+    assert done.returncode == 0, done.stderr
+    got = json.loads(done.stdout.strip().splitlines()[-1])
+    assert got == {"same": True, "forks": 1,                   # the last chart by a child, byte for byte
+                   "fallback": "drawn here", "child_ran": True,  # the child died: the chart was drawn here
+                   "threaded_same": True, "threaded_forks": 0}  # another thread running: no fork at all

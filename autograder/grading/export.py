@@ -162,12 +162,16 @@ class FeedbackWriter:
                 except BaseException as err:  # noqa: BLE001 - raised again by finish()
                     self._error = err
 
-    def finish(self) -> None:
-        """Wait until every queued row's files are written; raise what writing them raised."""
+    def stop(self) -> None:
+        """Wait until every queued row's files are written (the thread ends; nothing raised)."""
         if self._queue is not None:
             self._queue.put(None)
             self._thread.join()
             self._queue = None
+
+    def finish(self) -> None:
+        """stop(), then raise what writing the files raised."""
+        self.stop()
         if self._error is not None:
             error, self._error = self._error, None
             raise error

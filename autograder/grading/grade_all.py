@@ -227,6 +227,8 @@ def grade_all(source: str | Path, out: str | Path = DEFAULT_OUT, assignment: str
                 trace("exported")
         finally:
             pool.close(now=status != "done")
+            if writer is not None:
+                writer.stop()           # (done already unless something failed before the exports)
     trace("end")
     return summary
 
