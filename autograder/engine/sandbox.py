@@ -208,6 +208,14 @@ class Sandbox:
             self._closed = True
             self._finalizer()
 
+    def start(self) -> None:
+        """Start the sandbox now, if it is not running, instead of at its first request: a caller
+        can start one while another sandbox serves requests (Program.prefetch).  A start that
+        fails leaves it stopped: the first request starts it again and reports what went wrong."""
+        with self._lock:
+            if not self._closed and self._state.proc is None:
+                self._start()
+
     def run(self, request: Request, limit: float | None = None, longer: bool = False) -> Outcome:
         """Run one request.  Never raises on anything the student's code does.
 
