@@ -142,3 +142,58 @@ def test_the_student_root_never_holds_the_reference_and_its_lives_outlive_it(mak
     late = make("def f():\n    return 1\n")
     assert call(late, "f").status == "ok"
     assert late.applied["started"] == "student_root" and family.root.handle.pid != root_pid
+
+
+ADOPT = r'''
+import json, random, sys, types
+from autograder.engine import harness
+
+clean = types.ModuleType("harness")      # the harness, one namespace as in a sandbox
+exec(compile(harness.source(), "<sandbox-harness>", "exec"), clean.__dict__)
+sys.modules["__main__"] = clean          # (in a sandbox the harness's names are __main__'s)
+name = "yahtzee.py"
+sys.argv = [name]                        # (else each snapshot's patches make a list of their own)
+root = clean.CleanState(name)        # the student root's snapshot, before it forks a life
+# What a life may change before its zygote adopts it: names rebound to new containers and objects,
+# an object's attributes, the random state, a restored cache filled.
+json.LATE_LIST = [1]
+sys.modules["json"].LATE_OBJECT = types.SimpleNamespace(held={"a": 1})
+random._inst.__dict__["late"] = {2}
+clean.LATE_HARNESS = []
+random.seed(7)
+import re; re.compile("late[0-9]+")
+adopted = root.adopt(name)
+fresh = clean.CleanState(name)       # what the zygote would take itself
+def ids(objs):
+    return {id(o) for o in objs}
+print(json.dumps({
+    "dicts": ids(fresh.dicts) <= ids(adopted.dicts), "others": ids(fresh.others) <= ids(adopted.others),
+    "late": ids([json.LATE_LIST, json.LATE_OBJECT.held, random._inst.__dict__["late"],
+                 clean.LATE_HARNESS]) <= ids(adopted.others) | ids(adopted.dicts),
+    "modules": adopted.modules == fresh.modules, "random": adopted.random == fresh.random,
+    "harness": adopted.harness == fresh.harness, "copies": adopted.other_copies == adopted.others,
+    "restored": [dict(c) for c, _ in adopted.restored] == [c for _, c in adopted.restored]
+                and len(adopted.restored) == len(fresh.restored),
+    "new_module": (__import__("fractions") and root.adopt(name).modules == dict(sys.modules)),
+    "other_name": root.adopt("other.py").filename == "other.py" and sys.argv != ["other.py"],
+}))
+'''
+
+
+def test_a_life_adopts_its_roots_snapshot_as_if_it_took_its_own():
+    """The clean-state snapshot is walked once by the student root; each life's zygote adopts it
+    (clean.CleanState.adopt): every object a snapshot the zygote took itself would watch is
+    watched (what the life bound after the root's walk too), and what is compared by value
+    (modules, random state, the harness's names, lists and sets, restored caches) is the life's
+    own.  A module imported since, or another file name, makes it walk everything again."""
+    pytest.importorskip("_testcapi", reason="the snapshot exists only with dict versions")
+    import json
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", ADOPT], capture_output=True, text=True, timeout=60,
+                          cwd=Path(__file__).resolve().parents[1])
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == dict.fromkeys(
+        ["dicts", "others", "late", "modules", "random", "harness", "copies", "restored", "new_module",
+         "other_name"], True)

@@ -4,7 +4,9 @@ process different from a fresh fork of the zygote in any way the check can see. 
 anything changed or unknown retires the runner, and the next request gets a new fork.
 
 The zygote takes the snapshot (CleanState) once, before gc.freeze: it never runs student code, so
-everything in it is the standard library's and the harness's own, and every runner shares it."""
+everything in it is the standard library's and the harness's own, and every runner shares it.  A
+zygote forked by a student root adopts the root's snapshot instead (CleanState.adopt): the walk of
+what to watch is done once per student, not once per life."""
 
 import _signal
 import _thread
@@ -38,63 +40,112 @@ def runner_possible():
     return _version is not None
 
 
+class _patched:
+    """The patches every request installs, while a snapshot is taken (the process that takes it
+    keeps its own stdio and exit)."""
+
+    def __init__(self, filename):
+        self.filename = filename
+
+    def __enter__(self):
+        self.before = [(vars(mod), dict(vars(mod))) for mod in _PATCHED]
+        install_patches(self.filename)
+
+    def __exit__(self, *exc):
+        for names, saved in self.before:
+            for key in [k for k in names if k not in saved]:
+                del names[key]
+            names.update(saved)
+
+
 class CleanState:
     """What a fresh fork of the zygote looks like (as a request sees it: with the patches every
     request installs), and the test that a runner still does."""
 
     def __init__(self, filename):
-        before = [(vars(mod), dict(vars(mod))) for mod in _PATCHED]
-        install_patches(filename)
-        try:
-            self._take()
-        finally:                        # the zygote itself keeps its own stdio and exit
-            for names, saved in before:
-                for key in [k for k in names if k not in saved]:
-                    del names[key]
-                names.update(saved)
+        self.filename = filename
+        with _patched(filename):
+            self._walk()
+            self._capture()
 
-    def _take(self):
+    def adopt(self, filename):
+        """This snapshot, taken by the student root before it forked this zygote (harness/entry.py
+        root_main), made the zygote's own: exactly what CleanState(FILENAME) would be here.  The
+        walk (which objects are watched: ~1,100 dicts touched, ~500 pages copied on write in every
+        life) is kept where the root's state still holds: its result depends only on sys.modules
+        and on the dicts it read (module namespaces, objects' attributes), and an unchanged dict
+        version (PEP 509, from a global counter) means unchanged contents, so each dict whose
+        version moved since is walked again (its new objects watched too; the old ones stay
+        watched, which is only more conservative).  What is compared by value (sys.modules, the
+        random state, the restored caches, the harness's names, the lists and sets) is captured
+        here, as the zygote has it.  Another filename, or other modules: taken anew."""
+        with _patched(filename):
+            if filename != self.filename or sys.modules != self.modules:
+                self.filename = filename
+                self._walk()
+            else:
+                for names, version, objects in list(self.read):
+                    if _version(names) != version:
+                        self._walk_dict(names, objects)
+            self._capture()
+        return self
+
+    def _walk(self):
+        """Which objects the check watches: every loaded module's namespace, the containers it
+        holds, the dicts of its mutable classes, its objects' attributes and their containers."""
         self.modules = dict(sys.modules)
-        self.random = random.getstate()
-        self.restored, skip = [], {id(sys.modules)}
+        self.kept = [sys.modules, globals()]     # (alive, so no id in seen is ever reused)
         for mod_name, attr in _RESTORED:
             cache = getattr(self.modules.get(mod_name), attr, None)
             if type(cache) is dict:
-                self.restored.append((cache, dict(cache)))
-                skip.add(id(cache))
-        harness = globals()
-        self.harness = dict(harness)        # its _RUN is the request's during the check
-        skip.add(id(harness))
-        dicts, others, seen = [], [], skip
-
-        def watch(obj):
-            if id(obj) not in seen:
-                seen.add(id(obj))
-                (dicts if type(obj) is dict else others).append(obj)
-
+                self.kept.append(cache)
+        self.seen = {id(obj) for obj in self.kept}   # the harness's names: compared whole (_capture)
+        self.dicts, self.others, self.read, self.walked = [], [], [], set()
         for mod in self.modules.values():
             names = getattr(mod, "__dict__", None)
-            if type(names) is not dict:
+            if type(names) is dict:
+                self._watch(names)
+                self._walk_dict(names, True)
+
+    def _watch(self, obj):
+        if id(obj) not in self.seen:
+            self.seen.add(id(obj))
+            (self.dicts if type(obj) is dict else self.others).append(obj)
+
+    def _walk_dict(self, names, objects):
+        """NAMES (a module's namespace: OBJECTS; else an object's attributes): what it holds to
+        watch, and its version now (adopt walks it again if that moved)."""
+        self.walked.add(id(names))
+        self.read.append((names, _version(names), objects))
+        for value in list(names.values()):
+            kind = type(value)
+            if kind in _CONTAINERS:
+                self._watch(value)
+            elif not objects:
                 continue
-            watch(names)
-            for value in list(names.values()):
-                kind = type(value)
-                if kind in _CONTAINERS:
-                    watch(value)
-                elif isinstance(value, type):
-                    if not value.__flags__ & _IMMUTABLE_TYPE:     # a patched class attribute: its
-                        watch(gc.get_referents(value.__dict__)[0])  # dict itself, not a proxy
-                elif kind not in _PLAIN:
-                    inner = getattr(value, "__dict__", None)    # an object's attributes (random._inst,
-                    if type(inner) is dict:                     # sys.stdout, os.environ and its data)
-                        watch(inner)
-                        for item in list(inner.values()):
-                            if type(item) in _CONTAINERS:
-                                watch(item)
+            elif isinstance(value, type):
+                if not value.__flags__ & _IMMUTABLE_TYPE:     # a patched class attribute: its
+                    self._watch(gc.get_referents(value.__dict__)[0])  # dict itself, not a proxy
+            elif kind not in _PLAIN:
+                inner = getattr(value, "__dict__", None)    # an object's attributes (random._inst,
+                if type(inner) is dict:                     # sys.stdout, os.environ and its data)
+                    self._watch(inner)
+                    if id(inner) not in self.walked:
+                        self._walk_dict(inner, False)
+
+    def _capture(self):
+        """What the check compares by value, as this process has it now (with the patches)."""
+        self.modules = dict(sys.modules)
+        self.random = random.getstate()
+        self.restored = []
+        for mod_name, attr in _RESTORED:
+            cache = getattr(self.modules.get(mod_name), attr, None)
+            if type(cache) is dict and any(cache is kept for kept in self.kept):
+                self.restored.append((cache, dict(cache)))
+        self.harness = dict(globals())        # its _RUN is the request's during the check
         # Any change to a dict (a name rebound, added or removed; a value set) gives it a new
         # version (PEP 509): one C call per dict instead of comparing every entry (about 13k).
-        self.dicts, self.others = dicts, others
-        self.other_copies = [type(obj)(obj) for obj in others]
+        self.other_copies = [type(obj)(obj) for obj in self.others]
 
     def base(self):
         """A runner's own start (after its fork and its patches): its settings, open fds, peak

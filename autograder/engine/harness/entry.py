@@ -12,6 +12,7 @@ import sys
 import traceback
 
 from .base import _dumps, _loads, _real_exit
+from .clean import CleanState, runner_possible
 from .isolation import (
     become_sandbox_user,
     compile_unprivileged,
@@ -61,7 +62,7 @@ def sandbox_main(ctl_fd, res_fd, built=None):
         if built is not None and _ROOT_COMPILED is not None and _ROOT_COMPILED[:2] == (cfg["source"], cfg["filename"]):
             cfg["compiled"] = marshal.loads(_ROOT_COMPILED[2])      # (after the uid drop, as compiling was)
             applied["compiled"] = "student_root"
-        zygote = Zygote(cfg, ctl, ctl_fd, res_fd, applied)
+        zygote = Zygote(cfg, ctl, ctl_fd, res_fd, applied, _ROOT_CLEAN if built is not None else None)
     except BaseException:
         write_line(res_fd, {"t": "fatal", "error": traceback.format_exc()})
         _real_exit(1)
@@ -101,12 +102,14 @@ def root_main(sock, setup):
     read-only root: isolation.root_setup), says so on its socket, then forks one sandbox life per
     request exactly as the template does; each life makes its own mount, net, ipc and pid
     namespaces, private folders, uid, rlimits and seccomp (isolation.enter_life_namespaces)."""
-    global _ROOT_COMPILED
+    global _ROOT_COMPILED, _ROOT_CLEAN
     try:
         built = root_setup(setup)
         data = compile_unprivileged(setup)
         if data is not None:
             _ROOT_COMPILED = (setup["source"], setup["filename"], data)
+        if runner_possible() and isinstance(setup.get("filename"), str):
+            _ROOT_CLEAN = CleanState(setup["filename"])     # (before fork_server's gc.freeze)
     except BaseException:
         sock.send(_dumps({"t": "fatal", "error": traceback.format_exc()[-2000:]}).encode())
         _real_exit(1)
@@ -177,6 +180,7 @@ def fork_server(sock, roots=False, built=None):
 
 HARNESS_SPAWN_FAILED = 118
 _ROOT_COMPILED = None     # in a student root: (source, filename, marshalled (code, error)) compiled once
+_ROOT_CLEAN = None        # in a student root: the clean-state snapshot its lives' zygotes adopt
 
 
 def _reap_children(signum=None, frame=None):

@@ -46,7 +46,7 @@ class Worker:
 
 
 class Zygote:
-    def __init__(self, cfg, ctl, ctl_fd, res_fd, applied):
+    def __init__(self, cfg, ctl, ctl_fd, res_fd, applied, snapshot=None):
         self.cfg, self.ctl, self.ctl_fd, self.res_fd, self.applied = cfg, ctl, ctl_fd, res_fd, applied
         self.workdir = os.getcwd()
         self.private_tmp = bool(cfg.get("root") and cfg.get("namespaces"))
@@ -68,7 +68,10 @@ class Zygote:
         # Fresh requests share a runner while it stays clean; that needs our own procfs (threads
         # and children of the runner are read there) and the snapshot of a clean process.
         self.runner = None
-        self.clean = CleanState(cfg["filename"]) if self.use_proc and runner_possible() else None
+        # SNAPSHOT: the student root's, when it forked us (adopted: its walk is shared by its lives).
+        self.clean = None
+        if self.use_proc and runner_possible():
+            self.clean = CleanState(cfg["filename"]) if snapshot is None else snapshot.adopt(cfg["filename"])
         gc.collect()
         gc.freeze()   # fewer copy-on-write faults in the forks
 
