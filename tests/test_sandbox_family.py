@@ -91,7 +91,7 @@ def test_the_lives_of_one_student_find_no_note_of_one_another(make):
     assert len({uid for _, uid in seen}) == 3, "two lives of one student share a uid"
     assert all(box.applied["started"] == "student_root" for box in lives)
     assert all(box.applied["compiled"] == "student_root" for box in lives)
-    assert all(box.applied["student_root"] == ["uts", "readonly_root"] for box in lives)
+    assert all(box.applied["student_root"] == ["uts", "readonly_root", "session"] for box in lives)
     # The probe works: in one life, a note under another life's name is found at once.
     assert call(stage1, "plant", "intruder", fresh=False).value == 2     # its own socket and the plant
     planted = call(stage1, "found").value
@@ -100,6 +100,46 @@ def test_the_lives_of_one_student_find_no_note_of_one_another(make):
     for box in (own, stage2):                      # ...and nowhere else, fresh or in the worker
         assert call(box, "found").value == []
         assert call(box, "found", fresh=False).value == []
+
+
+GROUP = """
+import os
+import signal
+
+_HEARD = []
+
+
+def listen():
+    signal.signal(signal.SIGWINCH, lambda signum, frame: _HEARD.append(os.getpid()))
+    return [os.getpgrp(), os.getsid(0), os.getpid()]
+
+
+def shout():
+    os.kill(0, signal.SIGWINCH)             # the process group (also -getpgrp(): getpgrp() is 0)
+    os.killpg(os.getpgrp(), signal.SIGWINCH)
+    return True
+
+
+def heard():
+    return len(_HEARD)
+"""
+
+
+@needs_root
+def test_a_signal_to_the_process_group_stays_in_its_life(make):
+    """The lives of one student are the pid 1 of their own pid namespace, forked by their root
+    with no outer process, and stay in the root's session and process group: from inside,
+    getpgrp() and getsid() are 0 (the root is outside their namespace), and a signal sent to the
+    group reaches only processes of the sender's uid, i.e. of its own life (positive control)."""
+    lives = [make(GROUP), make(GROUP, reference="def g():\n    return 1\n"),
+             make(GROUP, reference="def h():\n    return 2\n")]
+    for box in lives:
+        assert call(box, "listen", fresh=False).value[:2] == [0, 0]
+        assert box.applied["student_root"] == ["uts", "readonly_root", "session"]
+    assert call(lives[0], "shout").value is True          # a fresh request: its own life's worker hears it
+    assert [call(box, "heard", fresh=False).value for box in lives] == [2, 0, 0]
+    assert call(lives[1], "shout", fresh=False).value is True        # a worker: itself
+    assert [call(box, "heard", fresh=False).value for box in lives] == [2, 2, 0]
 
 
 def _memory_holds(pid: int, needle: bytes) -> bool:

@@ -14,6 +14,7 @@ import traceback
 from .base import _dumps, _loads, _real_exit
 from .clean import CleanState, runner_possible
 from .isolation import (
+    ChildPidNamespace,
     become_sandbox_user,
     compile_unprivileged,
     enter_life_namespaces,
@@ -47,15 +48,16 @@ def sandbox_main(ctl_fd, res_fd, built=None):
         cfg = _loads(ctl.readline())
         applied = {"root": bool(cfg.get("root"))}
         if cfg.get("root"):
+            pid1 = built is not None and os.getpid() == 1     # forked by its root into its own pid namespace
             if cfg.get("namespaces") and built is not None:
-                applied.update(enter_life_namespaces(cfg, built), student_root=["uts", "readonly_root"])
+                applied.update(enter_life_namespaces(cfg, built, pid1), student_root=_SHARED_WITH_ROOT[pid1])
             elif cfg.get("namespaces"):
                 applied.update(enter_namespaces(cfg))
-            if cfg.get("pidns"):
+            if cfg.get("pidns") and not pid1:
                 pid = os.fork()
                 if pid:
                     outer_wait(pid, (ctl_fd, res_fd))
-            applied.update(become_sandbox_user(cfg, late_ipc=built is not None))
+            applied.update(become_sandbox_user(cfg, late_ipc=built is not None, parent_death=not pid1))
         else:
             applied.update(limit_self(cfg))
         load_reference(cfg)
@@ -67,6 +69,14 @@ def sandbox_main(ctl_fd, res_fd, built=None):
         write_line(res_fd, {"t": "fatal", "error": traceback.format_exc()})
         _real_exit(1)
     zygote.serve()
+
+
+# What a life forked by its student root shares with the root and its other lives.  As the pid 1 of
+# its own namespace (no outer process) it stays in the root's session and process group: a
+# process group of its own would be visible in its namespace (kill(-getpgrp()) would become
+# kill(-1)); in the root's, getpgrp() is 0 there as before, and a signal to the group reaches only
+# processes of the sender's own uid, i.e. its own life.
+_SHARED_WITH_ROOT = {False: ["uts", "readonly_root"], True: ["uts", "readonly_root", "session"]}
 
 
 def load_reference(cfg):
@@ -104,6 +114,7 @@ def root_main(sock, setup):
     namespaces, private folders, uid, rlimits and seccomp (isolation.enter_life_namespaces)."""
     global _ROOT_COMPILED, _ROOT_CLEAN
     try:
+        pidns = _child_pid_namespace()
         built = root_setup(setup)
         data = compile_unprivileged(setup)
         if data is not None:
@@ -114,13 +125,21 @@ def root_main(sock, setup):
         sock.send(_dumps({"t": "fatal", "error": traceback.format_exc()[-2000:]}).encode())
         _real_exit(1)
     sock.send(_dumps({"t": "ready"}).encode())
-    fork_server(sock, built=built)
+    fork_server(sock, built=built, pidns=pidns)
 
 
-def fork_server(sock, roots=False, built=None):
+def _child_pid_namespace():
+    try:
+        return ChildPidNamespace()
+    except OSError:
+        return None                 # each life forks once more into its own pid namespace
+
+
+def fork_server(sock, roots=False, built=None, pidns=None):
     """Fork one sandbox process per message on SOCK (its three pipe ends come with it), or a
     student root (ROOTS: the template only; one socket end comes with it); answer each with the
-    child's pid and a pidfd; exit at end of input.  BUILT: in a student root, what it set up."""
+    child's pid and a pidfd; exit at end of input.  BUILT: in a student root, what it set up.
+    PIDNS (a student root's ChildPidNamespace): each sandbox is forked as the pid 1 of a new one."""
     import _socket
     signal.signal(signal.SIGCHLD, _reap_children)
     space = _socket.CMSG_SPACE(3 * 4)
@@ -149,6 +168,7 @@ def fork_server(sock, roots=False, built=None):
             for fd in fds:
                 os.close(fd)
             continue
+        entered = pidns is not None and not root and pidns.enter()
         pid = os.fork()
         if pid == 0:
             try:
@@ -159,6 +179,12 @@ def fork_server(sock, roots=False, built=None):
                     _template_child(msg, *fds, built=built)
             finally:
                 _real_exit(HARNESS_SPAWN_FAILED)
+        if entered:
+            try:
+                pidns.leave()
+            except OSError:
+                _kill(pid)
+                break              # (the grader's lives fork from the template instead)
         for fd in fds:
             os.close(fd)
         pidfd = _pidfd(pid)
@@ -196,7 +222,7 @@ def _reap_children(signum=None, frame=None):
 def _template_child(msg, ctl_fd, res_fd, raw_fd, built=None):
     """In the fork of the template (or of a student root): set up what a freshly spawned sandbox
     process has, then run."""
-    _fresh_process(msg, (ctl_fd, res_fd), raw_fd)
+    _fresh_process(msg, (ctl_fd, res_fd), raw_fd, own_session=os.getpid() != 1)   # (_SHARED_WITH_ROOT)
     sandbox_main(ctl_fd, res_fd, built)
 
 
@@ -208,11 +234,12 @@ def _root_child(msg, sock_fd):
     root_main(_socket.socket(fileno=sock_fd), msg.get("setup") or {})
 
 
-def _fresh_process(msg, keep_fds, out_fd):
-    """Its own session, OUT_FD as fds 1 and 2, only KEEP_FDS open besides, the message's
-    environment and folder, fresh random state (as a new interpreter would have)."""
+def _fresh_process(msg, keep_fds, out_fd, own_session=True):
+    """Its own session (OWN_SESSION), OUT_FD as fds 1 and 2, only KEEP_FDS open besides, the
+    message's environment and folder, fresh random state (as a new interpreter would have)."""
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-    os.setsid()
+    if own_session:
+        os.setsid()
     os.dup2(out_fd, 1)
     os.dup2(out_fd, 2)
     keep = sorted({0, 1, 2, *keep_fds})

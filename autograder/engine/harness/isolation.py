@@ -56,19 +56,40 @@ def _within(path, top):
     return path == top or path.startswith(top.rstrip("/") + "/")
 
 
-def enter_life_namespaces(cfg, built):
+def enter_life_namespaces(cfg, built, pid1=False):
     """A sandbox life forked by its student's root (root_setup built the minimal root once, in
     the root's own mount and uts namespaces): its own mount (a copy of that minimal table), net,
     ipc and pid namespaces, and its own private tmpfs /tmp, /var/tmp and /dev/shm mounted over
-    the root's empty read-only folders.  BUILT: what root_setup applied."""
+    the root's empty read-only folders.  BUILT: what root_setup applied.  PID1: the root forked
+    it straight into a new pid namespace (ChildPidNamespace), so it has one already."""
     lib = _Libc()
-    flags = CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC | (CLONE_NEWPID if cfg["pidns"] else 0)
+    flags = CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC | (CLONE_NEWPID if cfg["pidns"] and not pid1 else 0)
     lib.call("unshare", "unshare", flags)
-    applied = {"namespaces": ["mount", "net", "ipc", "uts"] + (["pid"] if cfg["pidns"] else []),
+    applied = {"namespaces": ["mount", "net", "ipc", "uts"] + (["pid"] if cfg["pidns"] or pid1 else []),
                "network": "none"}       # IPC limits: become_sandbox_user, once its /proc is mounted
     applied.update(built)
     applied["private_tmp"] = mount_private(lib, cfg["tmp_mb"])
     return applied
+
+
+class ChildPidNamespace:
+    """How a student root forks each life straight into a pid namespace of its own, as its pid 1
+    (the zygote itself), instead of a life forking once more after unshare(CLONE_NEWPID), which
+    moves only the caller's future children: one process less per life.  unshare(CLONE_NEWPID)
+    before the fork, and setns back to the root's own pid namespace after it (a second unshare
+    is refused while the first one's namespace is the one for its children)."""
+
+    def __init__(self):
+        self.lib = _Libc()
+        self.own = os.open("/proc/self/ns/pid", os.O_RDONLY)     # (before root_setup hides /proc)
+
+    def enter(self):
+        """True when the next fork starts a new pid namespace."""
+        return self.lib.try_call("unshare", CLONE_NEWPID)
+
+    def leave(self):
+        """The root's later forks in its own pid namespace again (raises OSError if not)."""
+        self.lib.call("setns", "setns", self.own, CLONE_NEWPID)
 
 
 def root_setup(setup):
@@ -292,8 +313,10 @@ def set_rlimits(limits, nproc):
     return applied
 
 
-def become_sandbox_user(cfg, late_ipc=False):
-    """Still root: /proc for the new pid namespace, the work dir, limits; then drop to the sandbox uid."""
+def become_sandbox_user(cfg, late_ipc=False, parent_death=True):
+    """Still root: /proc for the new pid namespace, the work dir, limits; then drop to the sandbox uid.
+    PARENT_DEATH: die with the parent (the outer process; a life its student root forked as the
+    pid 1 of its namespace does not die with the root)."""
     lib = _Libc()
     applied = {}
     if cfg["pidns"]:
@@ -314,7 +337,8 @@ def become_sandbox_user(cfg, late_ipc=False):
     os.setresuid(uid, uid, uid)
     applied["no_new_privs"] = lib.try_call("prctl", PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
     if cfg["pidns"]:
-        lib.try_call("prctl", PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        if parent_death:
+            lib.try_call("prctl", PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     else:       # no pid namespace: be the reaper of escaped processes ourselves
         applied["subreaper"] = lib.try_call("prctl", PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
     try:
