@@ -193,7 +193,7 @@ exec(compile(harness.source(), "<sandbox-harness>", "exec"), clean.__dict__)
 sys.modules["__main__"] = clean          # (in a sandbox the harness's names are __main__'s)
 name = "yahtzee.py"
 sys.argv = [name]                        # (else each snapshot's patches make a list of their own)
-root = clean.CleanState(name)        # the student root's snapshot, before it forks a life
+root = clean.CleanState(name)        # the template's snapshot, before it forks a sandbox
 # What a life may change before its zygote adopts it: names rebound to new containers and objects,
 # an object's attributes, the random state, a restored cache filled.
 json.LATE_LIST = [1]
@@ -221,7 +221,7 @@ print(json.dumps({
 
 
 def test_a_life_adopts_its_roots_snapshot_as_if_it_took_its_own():
-    """The clean-state snapshot is walked once by the student root; each life's zygote adopts it
+    """The clean-state snapshot is walked once by the template; each sandbox's zygote adopts it
     (clean.CleanState.adopt): every object a snapshot the zygote took itself would watch is
     watched (what the life bound after the root's walk too), and what is compared by value
     (modules, random state, the harness's names, lists and sets, restored caches) is the life's

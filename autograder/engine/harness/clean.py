@@ -5,8 +5,8 @@ anything changed or unknown retires the runner, and the next request gets a new 
 
 The zygote takes the snapshot (CleanState) once, before gc.freeze: it never runs student code, so
 everything in it is the standard library's and the harness's own, and every runner shares it.  A
-zygote forked by a student root adopts the root's snapshot instead (CleanState.adopt): the walk of
-what to watch is done once per student, not once per life."""
+zygote forked by the grading session's template (or a student root) adopts the template's snapshot
+instead (CleanState.adopt): what to watch is walked once per session, not once per sandbox."""
 
 import _signal
 import _thread
@@ -69,8 +69,8 @@ class CleanState:
             self._capture()
 
     def adopt(self, filename):
-        """This snapshot, taken by the student root before it forked this zygote (harness/entry.py
-        root_main), made the zygote's own: exactly what CleanState(FILENAME) would be here.  The
+        """This snapshot, taken by the template before it forked this zygote (harness/entry.py
+        template_main), made the zygote's own: exactly what CleanState(FILENAME) would be here.  The
         walk (which objects are watched: ~1,100 dicts touched, ~500 pages copied on write in every
         life) is kept where the root's state still holds: its result depends only on sys.modules
         and on the dicts it read (module namespaces, objects' attributes), and an unchanged dict
@@ -78,10 +78,12 @@ class CleanState:
         version moved since is walked again (its new objects watched too; the old ones stay
         watched, which is only more conservative).  What is compared by value (sys.modules, the
         random state, the restored caches, the harness's names, the lists and sets) is captured
-        here, as the zygote has it.  Another filename, or other modules: taken anew."""
+        here, as the zygote has it.  (FILENAME only names sys.argv's list, in the sys module, whose
+        namespace the patches always rewrite, so it is walked again anyway.)  Other modules: walked
+        anew."""
+        self.filename = filename
         with _patched(filename):
-            if filename != self.filename or sys.modules != self.modules:
-                self.filename = filename
+            if sys.modules != self.modules:
                 self._walk()
             else:
                 for names, version, objects in list(self.read):

@@ -64,7 +64,7 @@ def sandbox_main(ctl_fd, res_fd, built=None):
         if built is not None and _ROOT_COMPILED is not None and _ROOT_COMPILED[:2] == (cfg["source"], cfg["filename"]):
             cfg["compiled"] = marshal.loads(_ROOT_COMPILED[2])      # (after the uid drop, as compiling was)
             applied["compiled"] = "student_root"
-        zygote = Zygote(cfg, ctl, ctl_fd, res_fd, applied, _ROOT_CLEAN if built is not None else None)
+        zygote = Zygote(cfg, ctl, ctl_fd, res_fd, applied, _SNAPSHOT)
     except BaseException:
         write_line(res_fd, {"t": "fatal", "error": traceback.format_exc()})
         _real_exit(1)
@@ -97,9 +97,12 @@ def template_main(sock_fd):
     with a pidfd of the child (the grader's handle on it: wait, kill, cgroup) and exits at end
     of input.  It reaps its children as they exit (so their CPU time is counted as the grader's).
     It also forks student roots (root_main) on request: one socket end instead of three pipes."""
+    global _SNAPSHOT
     import _socket
     import ctypes  # noqa: F401  (the isolation setup loads them: every child has them already)
     import resource  # noqa: F401
+    if runner_possible():         # walked once per session, not once per sandbox (see Zygote)
+        _SNAPSHOT = CleanState("<template>")
     sock = _socket.socket(fileno=sock_fd)
     os.dup2(os.open(os.devnull, os.O_RDWR), 0)
     fork_server(sock, roots=True)
@@ -112,15 +115,13 @@ def root_main(sock, setup):
     read-only root: isolation.root_setup), says so on its socket, then forks one sandbox life per
     request exactly as the template does; each life makes its own mount, net, ipc and pid
     namespaces, private folders, uid, rlimits and seccomp (isolation.enter_life_namespaces)."""
-    global _ROOT_COMPILED, _ROOT_CLEAN
+    global _ROOT_COMPILED
     try:
         pidns = _child_pid_namespace()
         built = root_setup(setup)
         data = compile_unprivileged(setup)
         if data is not None:
             _ROOT_COMPILED = (setup["source"], setup["filename"], data)
-        if runner_possible() and isinstance(setup.get("filename"), str):
-            _ROOT_CLEAN = CleanState(setup["filename"])     # (before fork_server's gc.freeze)
     except BaseException:
         sock.send(_dumps({"t": "fatal", "error": traceback.format_exc()[-2000:]}).encode())
         _real_exit(1)
@@ -206,7 +207,7 @@ def fork_server(sock, roots=False, built=None, pidns=None):
 
 HARNESS_SPAWN_FAILED = 118
 _ROOT_COMPILED = None     # in a student root: (source, filename, marshalled (code, error)) compiled once
-_ROOT_CLEAN = None        # in a student root: the clean-state snapshot its lives' zygotes adopt
+_SNAPSHOT = None          # in the template: the clean-state snapshot every sandbox it forks adopts
 
 
 def _reap_children(signum=None, frame=None):

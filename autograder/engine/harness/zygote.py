@@ -68,7 +68,8 @@ class Zygote:
         # Fresh requests share a runner while it stays clean; that needs our own procfs (threads
         # and children of the runner are read there) and the snapshot of a clean process.
         self.runner = None
-        # SNAPSHOT: the student root's, when it forked us (adopted: its walk is shared by its lives).
+        # SNAPSHOT: the template's, when it (or a student root) forked us: adopted, so what to
+        # watch is walked once per grading session, not in every sandbox (clean.CleanState.adopt).
         self.clean = None
         if self.use_proc and runner_possible():
             self.clean = CleanState(cfg["filename"]) if snapshot is None else snapshot.adopt(cfg["filename"])
