@@ -34,6 +34,7 @@ _RLIMITS = (resource.RLIMIT_CPU, resource.RLIMIT_AS, resource.RLIMIT_DATA, resou
 _SIGNALS = tuple(sorted(s for s in signal.valid_signals() if s not in (signal.SIGKILL, signal.SIGSTOP)))
 GROWTH = 16 << 10               # kB of peak memory a runner may gain before it is retired
 _PATCHED = (sys, builtins, os, posix, random)     # the modules install_patches writes to
+_SAME_BY_IDENTITY = (list, bytearray)     # their == compares items by identity first (touches none)
 
 
 def runner_possible():
@@ -42,14 +43,16 @@ def runner_possible():
 
 class _patched:
     """The patches every request installs, while a snapshot is taken (the process that takes it
-    keeps its own stdio and exit)."""
+    keeps its own stdio and exit); nothing to do where they are INSTALLED for good."""
 
-    def __init__(self, filename):
+    def __init__(self, filename, installed=False):
         self.filename = filename
+        self.before = () if installed else None
 
     def __enter__(self):
-        self.before = [(vars(mod), dict(vars(mod))) for mod in _PATCHED]
-        install_patches(self.filename)
+        if self.before is None:
+            self.before = [(vars(mod), dict(vars(mod))) for mod in _PATCHED]
+            install_patches(self.filename)
 
     def __exit__(self, *exc):
         for names, saved in self.before:
@@ -62,34 +65,37 @@ class CleanState:
     """What a fresh fork of the zygote looks like (as a request sees it: with the patches every
     request installs), and the test that a runner still does."""
 
-    def __init__(self, filename):
-        self.filename = filename
-        with _patched(filename):
+    def __init__(self, filename, patched=False):
+        """PATCHED: the caller installed the patches for FILENAME and keeps them (the template,
+        so every process it forks has them already: harness/entry.py template_main)."""
+        self.filename, self.patched = filename, patched
+        with _patched(filename, installed=patched):
             self._walk()
             self._capture()
 
     def adopt(self, filename):
         """This snapshot, taken by the template before it forked this zygote (harness/entry.py
-        template_main), made the zygote's own: exactly what CleanState(FILENAME) would be here.  The
-        walk (which objects are watched: ~1,100 dicts touched, ~500 pages copied on write in every
-        life) is kept where the root's state still holds: its result depends only on sys.modules
-        and on the dicts it read (module namespaces, objects' attributes), and an unchanged dict
-        version (PEP 509, from a global counter) means unchanged contents, so each dict whose
-        version moved since is walked again (its new objects watched too; the old ones stay
-        watched, which is only more conservative).  What is compared by value (sys.modules, the
-        random state, the restored caches, the harness's names, the lists and sets) is captured
-        here, as the zygote has it.  (FILENAME only names sys.argv's list, in the sys module, whose
-        namespace the patches always rewrite, so it is walked again anyway.)  Other modules: walked
-        anew."""
+        template_main), made the zygote's own: exactly what CleanState(FILENAME) would be here,
+        without walking and copying everything again in every sandbox (~1,100 dicts and ~2,500
+        items touched: ~500 pages copied on write).  Which objects are watched depends only on
+        sys.modules and on the dicts the walk read (module namespaces, objects' attributes), and
+        an unchanged dict version (PEP 509: from a global counter, moved by every change) means
+        unchanged contents: so only a dict whose version moved since is walked again (its new
+        objects watched too; the old ones stay watched, which is only more conservative), and
+        another sys.modules means a new walk.  What the check compares by value is the zygote's
+        own: a dict's copy (sys.modules, the harness's names, the restored caches) kept only
+        while its version is the one copied, a list's or bytearray's only while it equals it (a
+        compare by identity that touches no item), a set's and the random state taken anew.
+        FILENAME only names sys.argv's list (in the sys namespace, walked again when it moved)."""
         self.filename = filename
-        with _patched(filename):
-            if sys.modules != self.modules:
+        with _patched(filename, installed=self.patched):
+            if _version(sys.modules) != self.versions[0] and sys.modules != self.modules:
                 self._walk()
             else:
                 for names, version, objects in list(self.read):
                     if _version(names) != version:
                         self._walk_dict(names, objects)
-            self._capture()
+            self._capture(reuse=True)
         return self
 
     def _walk(self):
@@ -135,19 +141,31 @@ class CleanState:
                     if id(inner) not in self.walked:
                         self._walk_dict(inner, False)
 
-    def _capture(self):
-        """What the check compares by value, as this process has it now (with the patches)."""
-        self.modules = dict(sys.modules)
+    def _capture(self, reuse=False):
+        """What the check compares by value, as this process has it now (with the patches).
+        REUSE: keep what is provably unchanged since the last capture (see adopt)."""
+        harness = globals()
+        old = self.versions if reuse else (None, None, {})
+        self.versions = (_version(sys.modules), _version(harness), {})
+        if old[0] != self.versions[0]:
+            self.modules = dict(sys.modules)
         self.random = random.getstate()
         self.restored = []
         for mod_name, attr in _RESTORED:
             cache = getattr(self.modules.get(mod_name), attr, None)
             if type(cache) is dict and any(cache is kept for kept in self.kept):
-                self.restored.append((cache, dict(cache)))
-        self.harness = dict(globals())        # its _RUN is the request's during the check
+                version, copy = _version(cache), old[2].get(id(cache))
+                copy = copy[1] if copy is not None and copy[0] == version else dict(cache)
+                self.restored.append((cache, copy))
+                self.versions[2][id(cache)] = (version, copy)
+        if old[1] != self.versions[1]:
+            self.harness = dict(harness)      # its _RUN is the request's during the check
         # Any change to a dict (a name rebound, added or removed; a value set) gives it a new
         # version (PEP 509): one C call per dict instead of comparing every entry (about 13k).
-        self.other_copies = [type(obj)(obj) for obj in self.others]
+        copies = self.other_copies if reuse else []
+        self.other_copies = [copy if type(copy) in _SAME_BY_IDENTITY and copy == obj else type(obj)(obj)
+                             for obj, copy in zip(self.others, copies)]
+        self.other_copies += [type(obj)(obj) for obj in self.others[len(self.other_copies):]]
 
     def base(self):
         """A runner's own start (after its fork and its patches): its settings, open fds, peak

@@ -24,6 +24,7 @@ from .isolation import (
     root_setup,
 )
 from .lines import Lines, _pidfd, write_line
+from .patches import install_patches, prepare_random
 from .proctree import _kill
 from .zygote import Zygote
 
@@ -61,10 +62,11 @@ def sandbox_main(ctl_fd, res_fd, built=None):
         else:
             applied.update(limit_self(cfg))
         load_reference(cfg)
-        if built is not None and _ROOT_COMPILED is not None and _ROOT_COMPILED[:2] == (cfg["source"], cfg["filename"]):
-            cfg["compiled"] = marshal.loads(_ROOT_COMPILED[2])      # (after the uid drop, as compiling was)
+        compiled = _ROOT_COMPILED[0]
+        if built is not None and compiled is not None and compiled[:2] == (cfg["source"], cfg["filename"]):
+            cfg["compiled"] = marshal.loads(compiled[2])      # (after the uid drop, as compiling was)
             applied["compiled"] = "student_root"
-        zygote = Zygote(cfg, ctl, ctl_fd, res_fd, applied, _SNAPSHOT)
+        zygote = Zygote(cfg, ctl, ctl_fd, res_fd, applied, _SNAPSHOT[0])
     except BaseException:
         write_line(res_fd, {"t": "fatal", "error": traceback.format_exc()})
         _real_exit(1)
@@ -97,12 +99,13 @@ def template_main(sock_fd):
     with a pidfd of the child (the grader's handle on it: wait, kill, cgroup) and exits at end
     of input.  It reaps its children as they exit (so their CPU time is counted as the grader's).
     It also forks student roots (root_main) on request: one socket end instead of three pipes."""
-    global _SNAPSHOT
     import _socket
     import ctypes  # noqa: F401  (the isolation setup loads them: every child has them already)
     import resource  # noqa: F401
     if runner_possible():         # walked once per session, not once per sandbox (see Zygote)
-        _SNAPSHOT = CleanState("<template>")
+        prepare_random()          # the patches every request installs, installed here for good
+        install_patches(TEMPLATE_FILE)  # (each process forked from here has them: nothing to redo)
+        _SNAPSHOT[0] = CleanState(TEMPLATE_FILE, patched=True)
     sock = _socket.socket(fileno=sock_fd)
     os.dup2(os.open(os.devnull, os.O_RDWR), 0)
     fork_server(sock, roots=True)
@@ -115,13 +118,12 @@ def root_main(sock, setup):
     read-only root: isolation.root_setup), says so on its socket, then forks one sandbox life per
     request exactly as the template does; each life makes its own mount, net, ipc and pid
     namespaces, private folders, uid, rlimits and seccomp (isolation.enter_life_namespaces)."""
-    global _ROOT_COMPILED
     try:
         pidns = _child_pid_namespace()
         built = root_setup(setup)
         data = compile_unprivileged(setup)
         if data is not None:
-            _ROOT_COMPILED = (setup["source"], setup["filename"], data)
+            _ROOT_COMPILED[0] = (setup["source"], setup["filename"], data)
     except BaseException:
         sock.send(_dumps({"t": "fatal", "error": traceback.format_exc()[-2000:]}).encode())
         _real_exit(1)
@@ -206,8 +208,10 @@ def fork_server(sock, roots=False, built=None, pidns=None):
 
 
 HARNESS_SPAWN_FAILED = 118
-_ROOT_COMPILED = None     # in a student root: (source, filename, marshalled (code, error)) compiled once
-_SNAPSHOT = None          # in the template: the clean-state snapshot every sandbox it forks adopts
+# (Lists set in place: the harness's names stay as the template's snapshot saw them, see Zygote.)
+_ROOT_COMPILED = [None]   # in a student root: [(source, filename, marshalled (code, error))] compiled once
+_SNAPSHOT = [None]        # in the template: [the clean-state snapshot every sandbox it forks adopts]
+TEMPLATE_FILE = "<template>"
 
 
 def _reap_children(signum=None, frame=None):

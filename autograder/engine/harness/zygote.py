@@ -26,7 +26,7 @@ from .errors import compile_source
 from .lines import _pidfd, write_all, write_line
 from .patches import _on_alarm, _on_xcpu, prepare_random
 from .proctree import _alive, _children, _kill, _reap, _tree, _unlink
-from .run import _BALLAST, _reserve
+from .run import _BALLAST, _WRAPPERS, _reserve
 from .worker import CLEAN_STATUSES, child_run, runner_loop, worker_loop
 
 
@@ -59,7 +59,8 @@ class Zygote:
         global _REFERENCE
         if cfg.get("reference"):    # compiled once here, so every fork has it; the text is dropped
             _REFERENCE = compile(cfg.pop("reference"), "<reference>", "exec", dont_inherit=True)
-        prepare_random()
+        if not _WRAPPERS:         # (done by the template for every process it forks)
+            prepare_random()
         signal.signal(signal.SIGALRM, _on_alarm)
         signal.signal(signal.SIGXCPU, _on_xcpu)
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)   # over RLIMIT_FSIZE: OSError, not death
