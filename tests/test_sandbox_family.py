@@ -1,7 +1,9 @@
-"""Every sandbox test of test_sandbox.py again, with each sandbox forked by a student root
-(launch.Family / StudentRoot, what grading uses for a student's own sandbox and its substitution
-variants) instead of the template: the root builds the read-only minimal root and compiles the
-source once per student, and each life still makes its own mount, net, ipc and pid namespaces,
+"""Every sandbox test of test_sandbox.py (and the fresh runner's reuse test of
+test_sandbox_poison.py: its zygote adopts the template's clean-state snapshot here) again, with
+each sandbox forked by a student root (launch.Family / StudentRoot, what grading uses for a
+student's own sandbox and its substitution variants) instead of the template: the root builds
+the read-only minimal root and compiles the source once per student and forks each life as the
+pid 1 of a new pid namespace; each life still makes its own mount, net and ipc namespaces,
 private folders, uid, cgroup, rlimits and seccomp, so every isolation and outcome test must hold
 unchanged.  Plus what is the family's own: its lives share nothing another life could write or
 read (tests/test_hostile_round2.py `notes_between_sandboxes` grades the same as an attack).
@@ -16,6 +18,7 @@ from pathlib import Path
 import pytest
 from test_sandbox import *  # noqa: F403  (the same tests, collected again with student roots)
 from test_sandbox import ISO, call
+from test_sandbox_poison import test_fresh_requests_share_a_process_only_while_it_stays_clean  # noqa: F401
 
 from autograder.engine import launch
 from autograder.engine.sandbox import Sandbox, template_scope

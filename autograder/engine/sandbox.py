@@ -120,7 +120,8 @@ class _State:
             proc.popen.wait(timeout=3)
         except (OSError, subprocess.TimeoutExpired):
             self.clean = False
-            proc.popen.kill()                 # last resort: the outer process; its tree dies with it
+            proc.popen.kill()                 # last resort: the outer process (a student root's life:
+            #                                   the zygote itself); its tree dies with it
             proc.popen.wait(timeout=3)
         proc.close_fds()
         group, self.group = self.group, None
@@ -132,7 +133,8 @@ class _State:
     def _end_namespace(self, proc: _Proc) -> bool:
         """A clean stop: end of input makes the zygote (pid 1 of its pid namespace) kill its
         descendants and exit; the kernel kills whatever else is in the namespace before the
-        outer process sees it exit.  True when that happened in time (no uid sweep needed)."""
+        outer process (or, for a student root's life, the grader's pidfd) sees it exit.  True when
+        that happened in time (no uid sweep needed)."""
         os.close(proc.ctl)
         proc.ctl = -1
         try:
