@@ -412,7 +412,7 @@ class Sandbox:
         else:
             workdir = cleanup_dir = tempfile.mkdtemp(prefix="sandbox-")
         cfg = {
-            "filename": self.filename, "source": self.source, "limits": dataclasses.asdict(self.limits),
+            "filename": self.filename, "source": self.source, "limits": _limits_dict(self.limits),
             "root": root, "namespaces": root and iso["namespaces"], "pidns": root and iso["pid_namespace"],
             "hidden": self.hidden_paths, "uid": state.slot.uid if root else None, "workdir": workdir,
             "tmp_mb": max(16, 4 * self.limits.fsize_mb),
@@ -476,6 +476,14 @@ class Sandbox:
         """The whole sandbox's memory: two processes at their limit plus its tmpfs folders, in bytes."""
         tmp_mb = max(16, 4 * self.limits.fsize_mb) + 8 + 8
         return (2 * self.limits.memory_mb + tmp_mb + 64) << 20
+
+
+_LIMIT_FIELDS = tuple(field.name for field in dataclasses.fields(Limits))
+
+
+def _limits_dict(limits: Limits) -> dict[str, Any]:
+    """dataclasses.asdict of LIMITS (all its fields are numbers) without its deep copy (~0.2 ms)."""
+    return {name: getattr(limits, name) for name in _LIMIT_FIELDS}
 
 
 def prestart_template() -> None:
