@@ -2,6 +2,7 @@
 template_main (the grader's pre-booted template that forks one sandbox per request) and root_main
 (a student root: forked by the template, forks that student's sandbox lives)."""
 
+import _signal
 import binascii
 import gc
 import marshal
@@ -15,6 +16,7 @@ from .base import _dumps, _loads, _real_exit
 from .clean import CleanState, runner_possible
 from .isolation import (
     ChildPidNamespace,
+    _libc,
     become_sandbox_user,
     compile_unprivileged,
     enter_life_namespaces,
@@ -102,6 +104,7 @@ def template_main(sock_fd):
     import _socket
     import ctypes  # noqa: F401  (the isolation setup loads them: every child has them already)
     import resource  # noqa: F401
+    _libc()                       # (every fork has it: see isolation._libc)
     if runner_possible():         # walked once per session, not once per sandbox (see Zygote)
         prepare_random()          # the patches every request installs, installed here for good
         install_patches(TEMPLATE_FILE)  # (each process forked from here has them: nothing to redo)
@@ -242,8 +245,8 @@ def _root_child(msg, sock_fd):
 def _fresh_process(msg, keep_fds, out_fd, own_session=True):
     """Its own session (OWN_SESSION), OUT_FD as fds 1 and 2, only KEEP_FDS open besides, the
     message's environment and folder, fresh random state (as a new interpreter would have)."""
-    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-    if own_session:
+    _signal.signal(signal.SIGCHLD, _signal.SIG_DFL)       # (not signal.signal: its enum wrapping
+    if own_session:                                       # touches ~70 pages in a fresh fork)
         os.setsid()
     os.dup2(out_fd, 1)
     os.dup2(out_fd, 2)
@@ -251,8 +254,12 @@ def _fresh_process(msg, keep_fds, out_fd, own_session=True):
     for lo, hi in zip(keep, keep[1:] + [1 << 20]):
         if hi > lo + 1:
             os.closerange(lo + 1, hi)
-    os.environ.clear()
-    os.environ.update({str(k): str(v) for k, v in msg["env"].items()})
+    wanted = {str(k): str(v) for k, v in msg["env"].items()}
+    if list(os.environ) != list(wanted):         # (a student root's lives: the same names, in order)
+        os.environ.clear()
+    for key, value in wanted.items():
+        if os.environ.get(key) != value:
+            os.environ[key] = value
     os.chdir(msg["cwd"])
     random.seed()                    # not the template's state
 

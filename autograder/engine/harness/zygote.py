@@ -1,6 +1,7 @@
 """The zygote: compiles once, forks a child per fresh request, keeps one shared worker, and reads
 their result lines (untrusted: a forged or foreign line is counted, never believed)."""
 
+import _signal
 import gc
 import os
 import select
@@ -61,9 +62,9 @@ class Zygote:
             _REFERENCE = compile(cfg.pop("reference"), "<reference>", "exec", dont_inherit=True)
         if not _WRAPPERS:         # (done by the template for every process it forks)
             prepare_random()
-        signal.signal(signal.SIGALRM, _on_alarm)
-        signal.signal(signal.SIGXCPU, _on_xcpu)
-        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)   # over RLIMIT_FSIZE: OSError, not death
+        _signal.signal(signal.SIGALRM, _on_alarm)        # (_signal: signal.signal's enum wrapping
+        _signal.signal(signal.SIGXCPU, _on_xcpu)         # costs page copies in every zygote)
+        _signal.signal(signal.SIGXFSZ, _signal.SIG_IGN)   # over RLIMIT_FSIZE: OSError, not death
         install_audit()           # (every request process installs it: once here for all of them)
         _BALLAST[0] = _reserve()  # (and the ballast: kept across requests, renewed after it was used)
         # Fresh requests share a runner while it stays clean; that needs our own procfs (threads
