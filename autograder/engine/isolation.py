@@ -143,9 +143,7 @@ class _Slot:
 
     @classmethod
     def acquire(cls) -> _Slot:
-        folder = "/run/autograder-sandbox" if os.path.isdir("/run") else os.path.join(
-            tempfile.gettempdir(), "autograder-sandbox")
-        os.makedirs(folder, mode=0o700, exist_ok=True)
+        folder = _slot_folder()
         for n in range(SLOTS):
             uid = UID_BASE + n
             if _id_taken(uid):
@@ -170,6 +168,18 @@ class _Slot:
 
 
 CLEAN, DIRTY = b"c", b"d"
+_folders: dict[int, str] = {}
+
+
+def _slot_folder() -> str:
+    """The folder of the slots' lock files, made once per process."""
+    folder = _folders.get(os.getpid())
+    if folder is None or not os.path.isdir(folder):
+        folder = "/run/autograder-sandbox" if os.path.isdir("/run") else os.path.join(
+            tempfile.gettempdir(), "autograder-sandbox")
+        os.makedirs(folder, mode=0o700, exist_ok=True)
+        _folders[os.getpid()] = folder
+    return folder
 
 
 @functools.cache
