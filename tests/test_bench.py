@@ -53,3 +53,32 @@ def test_bench_prints_its_sections(tmp_path):
                    "<= 60 ms CPU", "worst case <= 20 s", "under load <= 0", "<= 1 ms", "<= 100 ms"):
         line = next(line for line in out.splitlines() if target in line)
         assert line.rstrip().endswith(("MET", "n/a")), line
+
+
+def test_steady_rate_is_the_middle_half_of_the_run():
+    # 4 slow rows at the start (start-up), 9 rows one every 0.1 s, 3 slow ones at the end (a burst of other work)
+    times = [0.0, 1.0, 2.0, 3.0] + [3.1 + 0.1 * i for i in range(9)] + [5.9, 7.9, 9.9]
+    assert abs(batch.steady_rate(times) - 10.0) < 1e-9          # rows 4..12: 8 intervals in 0.8 s
+    assert batch.steady_rate(times[:7]) is None                  # too few rows to have a middle
+
+
+def test_accounting_reads_the_phases_every_process_wrote(tmp_path):
+    import json
+
+    trace = tmp_path / "trace.jsonl"
+    began = 1000.0
+    lines = [{"event": "start", "at": 1000.1, "cpu": 0.05}, {"event": "found", "at": 1000.12, "cpu": 0.06},
+             {"event": "worker-ready", "at": 1000.4, "cpu": 0.1}, {"event": "worker-ready", "at": 1000.45, "cpu": 0.1},
+             {"event": "task", "at": 1000.5, "waited": 0.3, "first": True},
+             {"event": "task", "at": 1001.0, "waited": 0.002, "first": False},
+             {"event": "graded", "at": 1004.0, "cpu": 0.5},
+             {"event": "worker-exit", "at": 1004.1, "cpu": 0.4, "children": 1.6},
+             {"event": "worker-exit", "at": 1004.1, "cpu": 0.4, "children": 1.6},
+             {"event": "exported", "at": 1004.2, "cpu": 0.7}, {"event": "end", "at": 1004.25, "cpu": 0.72}]
+    trace.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    got = batch.accounting(trace, began, wall=4.3, cpu=5.0, n=20, jobs=2)
+    assert (got["parent"], got["workers"], got["sandboxes"]) == (0.72, 0.8, 3.2)
+    assert abs(got["allowed"] - 10.0) < 1e-9                     # 200 ms of grading a submission on 2 cores
+    assert abs(got["waited"] - 0.002) < 1e-9                     # the first task's wait is start-up, not idling
+    assert "exports 0.20 s" in got["text"] and "workers ready 0.40, 0.45" in got["text"]
+    assert batch.accounting(tmp_path / "missing.jsonl", began, 4.3, 5.0, 20, 2) is None

@@ -1,6 +1,7 @@
 """Engine fixes the hostile corpus found, pinned down at the sandbox level.
 
-Answers written ahead by a shared worker never answer a later request; a huge return value is
+Answers written ahead by a shared worker never answer a later request, one forged with the nonce
+found in the harness's frames speaks for its own request only; a huge return value is
 summarised, not an internal error; classmates' files next to a submission are hidden from it.
 The corpus itself is graded by test_hostile.py.
 """
@@ -60,6 +61,52 @@ def test_answers_written_ahead_never_answer_a_later_request(how):
         for i in range(8):
             out = box.run(Request("call", "echo", [i], fresh=False))
             assert (out.status, out.value) == ("ok", i), out
+
+
+NONCE_FORGER = '''
+import os
+import sys
+
+
+def forge(garbled):
+    """Find the harness's request (and its nonce) and result fd in the frames above, and write an
+    answer of its own that ends as the harness ends it: a full one, or one that is not JSON."""
+    frame = sys._getframe(1)
+    while frame is not None and not isinstance(frame.f_locals.get("req"), dict):
+        frame = frame.f_back
+    req, names = frame.f_locals["req"], frame.f_locals
+    fd = names["res_w"] if "res_w" in names else names["wfd"]
+    key = "retire" if "res_w" in names else "recycle"
+    body = '"status":"ok",GARBLED' if garbled else '"status":"ok","value":99'
+    os.write(fd, ('{"t":"result","seq":%d,%s,"nonce":"%s","%s":false}\\n'
+                  % (req["seq"], body, req["nonce"], key)).encode())
+    return 7
+
+
+def echo(x):
+    return x
+'''
+
+
+@pytest.mark.parametrize("fresh", [True, False])
+def test_an_answer_forged_with_the_nonce_speaks_for_its_own_request_only(fresh):
+    """Code that finds the nonce sent with its request (in the harness's frames) can write the
+    answer the zygote takes without parsing it: a full one is that request's answer (as any first
+    answer with its seq is), one that is not JSON makes that request a crash; the requests after
+    it get their own answers (docs/threat-model.md)."""
+    from autograder.engine.protocol import INTERNAL
+    from autograder.engine.sandbox import Request, Sandbox
+
+    with Sandbox(NONCE_FORGER, "yahtzee.py", Limits(wall_s=2)) as box:
+        assert box.run(Request("call", "echo", [1], fresh=fresh)).value == 1
+        full = box.run(Request("call", "forge", [False], fresh=fresh))
+        assert (full.status, full.value) == ("ok", 99), full
+        for i in range(3):
+            assert box.run(Request("call", "echo", [i], fresh=fresh)).value == i
+        garbled = box.run(Request("call", "forge", [True], fresh=fresh))
+        assert (garbled.status, garbled.message) == ("crash", INTERNAL), garbled
+        for i in range(3):
+            assert box.run(Request("call", "echo", [i], fresh=fresh)).value == i
 
 
 def test_a_huge_return_value_is_summarised_not_an_internal_error():

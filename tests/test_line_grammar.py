@@ -1,4 +1,4 @@
-"""The engine's line grammar (replay.LineGrammar), first_line_difference and silent_refusals on
+"""The engine's line grammar (grammar.LineGrammar), first_line_difference and silent_refusals on
 hand-made text and event logs (no sandbox: cheap).
 
 A course declares the grammar as data: the regexes of its [protocol] table, tried by kind in
@@ -7,7 +7,8 @@ order.  Yatzy and CS21 read their games with it; these pin what the engine promi
 import re
 
 from autograder.engine.divergence import first_line_difference
-from autograder.engine.replay import Line, LineGrammar, silent_refusals
+from autograder.engine.grammar import Line, LineGrammar
+from autograder.engine.replay import silent_refusals
 
 PROTOCOL = {                       # a made-up course's [protocol] table: only data
     "turn": r"^Player: (?P<player>.+)$",

@@ -7,7 +7,8 @@ from types import SimpleNamespace
 
 from autograder.assignment import load_assignment
 from autograder.engine.divergence import first_divergence
-from autograder.engine.replay import Protocol, read_final_score, read_reference, read_transcript, roll_values
+from autograder.engine.grammar import read_final_score
+from autograder.engine.replay import Protocol, read_reference, read_transcript, roll_values
 
 YAHTZEE = Protocol.of(load_assignment("yahtzee"))
 

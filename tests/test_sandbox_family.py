@@ -203,7 +203,7 @@ sys.argv = [name]                        # (else each snapshot's patches make a 
 if patched:                              # as the template: the patches installed for good
     clean.prepare_random()
     clean.install_patches(name)
-root = clean.CleanState(name, patched)   # the template's snapshot, before it forks a sandbox
+root = clean.CleanState(name, patched=patched)   # the template's snapshot, before it forks a sandbox
 # What a sandbox may change before its zygote adopts it: names rebound to new containers and
 # objects, an object's attributes, a list in place, the random state, a restored cache, the
 # harness's own names.
@@ -215,9 +215,13 @@ sys.path.append("/late")
 random.seed(7)
 import re; re.compile("late[0-9]+")
 adopted = root.adopt(name)
-fresh = clean.CleanState(name, patched)  # what the zygote would take itself
+fresh = clean.CleanState(name, patched=patched)  # what the zygote would take itself
 def ids(objs):
     return {id(o) for o in objs}
+def reads_writes(snapshot):             # its dict versions move with a write to a watched dict
+    before = snapshot.versions()
+    json.__dict__["LATE_NAME"] = before[:1]
+    return len(before) == len(snapshot.dicts) and snapshot.versions() != before
 os.write(1, json.dumps({                 # (print: the patched sys.stdout is a request's)
     "dicts": ids(fresh.dicts) <= ids(adopted.dicts), "others": ids(fresh.others) <= ids(adopted.others),
     "late": ids([json.LATE_LIST, json.LATE_OBJECT.held, random._inst.__dict__["late"],
@@ -230,6 +234,8 @@ os.write(1, json.dumps({                 # (print: the patched sys.stdout is a r
                 and len(adopted.restored) == len(fresh.restored),
     "new_module": (__import__("fractions") and root.adopt(name).modules == dict(sys.modules)),
     "other_name": root.adopt("other.py").filename == "other.py",
+    "reader": reads_writes(adopted) and reads_writes(root.adopt(name, "testcapi"))
+              and root.adopt(name, "none").versions is None,
 }).encode())
 '''
 
@@ -252,4 +258,4 @@ def test_a_sandbox_adopts_the_templates_snapshot_as_if_it_took_its_own(mode):
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout) == dict.fromkeys(
         ["dicts", "others", "late", "modules", "random", "harness", "copies", "restored", "new_module",
-         "other_name"], True)
+         "other_name", "reader"], True)

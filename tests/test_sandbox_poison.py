@@ -7,7 +7,8 @@ folder and open files, signal handlers, `sys.modules`, the standard streams.  `f
 pure call and part of every game) counts its calls on a stdlib module, so it answers wrongly
 from its second call in one process on.  Their exact scores were recorded on main before the
 sandbox's request handling changed (issue 13: several fresh requests in one process must not
-change them); all are graded in ONE grading session.
+change them); all are graded in ONE grading session per way of reading dict versions (the
+check's ctypes reader and CPython's _testcapi: harness/clean.py, AUTOGRADER_DICT_VERSIONS).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from autograder.engine.sandbox import Limits, Request, Sandbox
 from autograder.grading.grade import grade_stream
 
 REPO = Path(__file__).resolve().parent.parent
@@ -359,8 +361,18 @@ def _program(name: str) -> str:
     return text
 
 
-@pytest.fixture(scope="module")
-def graded(tmp_path_factory):
+DETECTORS = ("ctypes", "testcapi")
+
+
+def _force(detector: str) -> None:
+    """Sandboxes started from now on read dict versions this way (skip where this Python has none)."""
+    if detector == "testcapi":
+        pytest.importorskip("_testcapi", reason="this Python has no _testcapi")
+
+
+@pytest.fixture(scope="module", params=DETECTORS)
+def graded(request, tmp_path_factory):
+    _force(request.param)
     root = tmp_path_factory.mktemp("poison")
     paths = []
     for name in [*EXPECTED, *EXPECTED_CANARIES]:
@@ -369,8 +381,10 @@ def graded(tmp_path_factory):
         (folder / "yahtzee.py").write_text(_program(name), encoding="utf-8")
         paths.append(folder)
     reports = {}
-    grade_stream(iter(paths), lambda report: reports.__setitem__(Path(report.submission).name, report),
-                 "yahtzee", "all")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("AUTOGRADER_DICT_VERSIONS", request.param)
+        grade_stream(iter(paths), lambda report: reports.__setitem__(Path(report.submission).name, report),
+                     "yahtzee", "all")
     return reports
 
 
@@ -408,21 +422,107 @@ def loop():
 '''
 
 
-def test_fresh_requests_share_a_process_only_while_it_stays_clean():
+def _call(box, func):
+    out = box.run(Request("call", func, fresh=True))
+    return out.value if out.status == "ok" else out.status
+
+
+@pytest.mark.parametrize("detector", DETECTORS)
+def test_fresh_requests_share_a_process_only_while_it_stays_clean(detector, monkeypatch):
     """The fresh runner: consecutive fresh requests run in one process (each with a freshly executed
     module); a request that leaves it changed, or ends unclean (a timeout), is the last one there."""
-    pytest.importorskip("_testcapi", reason="the runner's check reads dict versions with _testcapi")
-    from autograder.engine.sandbox import Limits, Request, Sandbox
-
-    def call(box, func):
-        out = box.run(Request("call", func, fresh=True))
-        return out.value if out.status == "ok" else out.status
-
+    _force(detector)
+    monkeypatch.setenv("AUTOGRADER_DICT_VERSIONS", detector)
+    call = _call
     with Sandbox(RUNNER, "yahtzee.py", Limits(wall_s=0.3)) as box:
         first = [call(box, "pid") for _ in range(3)]
+        assert box.applied["fresh_runner"] == detector
         assert len(set(first)) == 1
         assert call(box, "dirty") == first[0]         # it ran there, and retired the runner
         second = [call(box, "pid") for _ in range(2)]
         assert len(set(second)) == 1 and second[0] != first[0]
         assert call(box, "loop") == "timeout"
         assert call(box, "pid") not in second
+
+
+def test_without_dict_versions_every_fresh_request_is_a_fork_of_its_own(monkeypatch):
+    """Where the check cannot read dict versions (AUTOGRADER_DICT_VERSIONS=none stands for a Python
+    whose layout the ctypes reader refuses and that has no _testcapi) there is no fresh runner."""
+    monkeypatch.setenv("AUTOGRADER_DICT_VERSIONS", "none")
+    with Sandbox(RUNNER, "yahtzee.py", Limits(wall_s=0.3)) as box:
+        pids = [_call(box, "pid") for _ in range(3)]
+        assert box.applied["fresh_runner"] is False
+    assert len(set(pids)) == 3 and all(isinstance(p, int) for p in pids)
+
+
+def test_the_ctypes_reader_reads_the_dict_versions_testcapi_reads_and_refuses_other_layouts():
+    """harness/clean.py's portable reader: the version tag of each dict at its offset in the dict's
+    struct, which every write changes and no read does; _testcapi's values where it exists; None
+    (no fresh runner) for a Python whose layout it does not know, or anything but a dict."""
+    import collections
+    import os
+    import sys
+
+    from autograder.engine import harness
+    ns: dict = {"__name__": "harness_under_test"}
+    exec(compile(harness.source(), "<sandbox-harness>", "exec"), ns)
+    dicts = [{}, vars(os), {"a": 1}]
+    read = ns["_ctypes_reader"](dicts)
+    if sys.implementation.name != "cpython" or not (3, 6) <= sys.version_info[:2] <= (3, 13):
+        assert read is None
+        return
+    before = read()
+    assert read() == before
+    dicts[2]["a"] = 2
+    after = read()
+    assert after[:2] == before[:2] and after[2] != before[2]
+    dicts[0]["new"] = None
+    assert read()[0] != before[0]
+    try:
+        from _testcapi import dict_get_version
+    except ImportError:
+        dict_get_version = None
+    if dict_get_version is not None:
+        assert list(read()) == [dict_get_version(d) for d in dicts]
+    assert ns["version_reader"](dicts, "ctypes")[1] == "ctypes"
+    assert ns["_ctypes_reader"](dicts, (3, 14)) is None
+    assert ns["_ctypes_reader"]([*dicts, collections.OrderedDict()]) is None
+    assert ns["version_reader"](dicts, "none") == (None, None)
+    assert ns["_ctypes_reader"]([])() == ()
+
+
+TMP_NOTES = '''
+import os
+
+TOPS = ("/tmp", "/var/tmp", "/dev/shm")
+
+
+def write(tag):
+    for top in TOPS:     # (entries only: no content written, which inotify would also report)
+        os.close(os.open(os.path.join(top, "note-" + tag), os.O_CREAT | os.O_WRONLY))
+        os.makedirs(os.path.join(top, "dir-" + tag, "inner"))
+    os.link("/tmp/note-" + tag, "/tmp/link-" + tag)
+    os.rename("/var/tmp/note-" + tag, "/var/tmp/moved-" + tag)
+    return tag
+
+
+def found():
+    return sorted(os.path.join(top, name) for top in TOPS for name in os.listdir(top)
+                  if os.path.join(top, name) != "/tmp/work")
+'''
+
+
+def test_files_a_request_leaves_in_the_private_tmp_folders_are_gone_for_the_next_fresh_request():
+    """The zygote empties /tmp, /var/tmp and /dev/shm (all but its work folder) after every fresh
+    request; it lists them only when its inotify watch saw an entry appear, move or go there."""
+    with Sandbox(TMP_NOTES, "yahtzee.py", Limits(wall_s=2)) as box:
+        if not box.run(Request("call", "found")).status == "ok" or box.applied.get("private_tmp") is None:
+            pytest.skip("this machine gives the sandbox no private tmp folders (not root)")
+        for tag in "abc":
+            assert box.run(Request("call", "write", [tag])).value == tag
+            assert box.run(Request("call", "found")).value == []
+        assert box.run(Request("call", "write", ["d"], fresh=False)).value == "d"      # the shared worker
+        left = box.run(Request("call", "found")).value          # (a fresh request empties them after it)
+        assert "/tmp/note-d" in left and "/var/tmp/moved-d" in left and "/dev/shm/dir-d" in left
+        assert box.run(Request("call", "found")).value == []
+        assert box.run(Request("call", "found", fresh=False)).value == []

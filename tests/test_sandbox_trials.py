@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import pytest
 
-from autograder.engine.program import TRIAL_FLOOR_S, Program
+from autograder.engine.program import Program
 from autograder.engine.sandbox import Limits
+from autograder.engine.trials import TRIAL_FLOOR_S
 
 REFERENCE = '''
 calls = []

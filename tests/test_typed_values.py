@@ -7,8 +7,9 @@ from __future__ import annotations
 import pytest
 
 from autograder.engine import bounds, typed
+from autograder.engine.ahead import request_key
 from autograder.engine.feedback import show
-from autograder.engine.program import Program, request_key
+from autograder.engine.program import Program
 from autograder.engine.sandbox import Request
 
 STUDENT = '''

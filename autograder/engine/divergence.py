@@ -8,7 +8,7 @@ Both runs are read by engine/replay.py (the same script, so the gap -- answers r
 lines them up); first_divergence names the place ("round 3, roll 2"), a data-free cause, the
 detail with the numbers and a hint (the texts: replay.Protocol.texts, [protocol.texts]).
 
-Games printed in a strict line grammar (replay.LineGrammar) are compared line by line:
+Games printed in a strict line grammar (grammar.LineGrammar) are compared line by line:
 first_line_difference is where two transcripts first part; the course tells it as a place.
 """
 
@@ -18,7 +18,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from .checks import GraderFault
-from .replay import Line, Protocol, RefGame, Transcript, read_reference, read_transcript
+from .grammar import Line
+from .replay import Protocol, RefGame, Transcript, read_reference, read_transcript
 
 # ---------------------------------------------------------------------------------------------
 # The first roll that differs
@@ -132,7 +133,7 @@ def first_divergence(ref: RefGame, student: Transcript, complete: bool = True) -
 
 
 def first_line_difference(got: list[Line], want: list[Line]) -> int | None:
-    """The index of the first line the grader reads (replay.LineGrammar) where GOT and WANT differ:
+    """The index of the first line the grader reads (grammar.LineGrammar) where GOT and WANT differ:
     a different line, or where one of them ended; None when they are the same."""
     for index, (mine, theirs) in enumerate(zip(got, want)):
         if mine != theirs:

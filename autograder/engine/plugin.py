@@ -22,6 +22,7 @@ pytest-timeout (the ini's `timeout`) and recorded the same way.
 
 from __future__ import annotations
 
+import _signal
 import contextlib
 import re
 import signal
@@ -185,6 +186,11 @@ class GradingPlugin:
         items = session.items
         self._prepare_plan(items)
         light = [self.light and self._light_ok(item) for item in items]
+        for item in items:          # each check's markers read now, before the first submission (a
+            try:                    # single grade: while its plan still runs in its sandbox)
+                self._check(item)
+            except Exception:       # noqa: BLE001 -- a bad marker: raised again in that check's setup, as before
+                pass
         backstop = float(session.config.getini("timeout") or BACKSTOP_S) if _has_ini(session, "timeout") \
             else BACKSTOP_S
         with _backstop_handler():
@@ -497,7 +503,7 @@ def _with_backstop(run, seconds: float):
             or signal.getitimer(signal.ITIMER_REAL)[0] > 0):
         return run()            # not ours to set, or an outer timer (pytest-timeout) already guards us
     _BACKSTOP[0] = seconds
-    if signal.getsignal(signal.SIGALRM) is not _on_backstop:
+    if _signal.getsignal(signal.SIGALRM) is not _on_backstop:     # (signal.getsignal: + an enum lookup that raises)
         _BACKSTOP_OLD.append(signal.signal(signal.SIGALRM, _on_backstop))
     signal.setitimer(signal.ITIMER_REAL, seconds)
     try:

@@ -157,11 +157,24 @@ def _instance_spec(request: Request) -> dict:
     return {"init": list(init), "kwargs": dict(kwargs), "state": dict(state)}
 
 
+_DECODE = json.JSONDecoder().decode
+
+
 def _parse(line: bytes | None) -> dict | None:
+    """A line from the sandbox as a dict, or None; never raises."""
     if line is None:
         return None
     try:
-        msg = json.loads(line)
+        # (json.loads would guess the encoding of the bytes: a line starting '{"' is UTF-8)
+        msg = _DECODE(line.decode("utf-8", "surrogatepass")) if line.startswith(b'{"') else json.loads(line)
     except (ValueError, RecursionError, MemoryError):      # garbage, nested too deeply, too big
         return None
     return msg if isinstance(msg, dict) else None
+
+
+def _parse_trailer(line: bytes) -> dict | None:
+    """The zygote's own part of a request's line ({"t":"done", ...its keys..., "result": the
+    request process's answer}) when the whole does not parse: the keys before the first
+    ,"result": (the zygote's flat JSON, where that text cannot occur inside a string)."""
+    i = line.find(b',"result":')
+    return _parse(line[:i] + b"}") if i > 0 else None

@@ -42,9 +42,8 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import json
+import marshal
 import re
-from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -344,20 +343,24 @@ class Transcript:
         return number(shown)
 
 
-_SEEN: dict[tuple[int, str], tuple[Protocol, Transcript]] = {}
+_SEEN: dict[tuple[int, bytes], tuple[Protocol, Transcript]] = {}
 _SEEN_MAX = 256
-_SEEN_TEXT_MAX = 1 << 16          # characters of events text kept (a longer run is just read)
-_EVENTS_KEY = json.JSONEncoder().encode      # JSON data only (what bounds.events gives): else not kept
+_SEEN_TEXT_MAX = 1 << 17          # bytes of an events key kept (a longer run is just read)
+# The key of a run's events: marshal's bytes (~7x cheaper than their JSON text).  Version 2 has no
+# back-references: equal events give equal bytes, and equal bytes are equal events (marshal writes
+# every value with its type).
+def _events_key(events: list) -> bytes:
+    return marshal.dumps(events, 2)
 
 
 def read_transcript(outcome, protocol: Protocol) -> Transcript:
     """OUTCOME's run read with PROTOCOL.  A transcript depends on the events alone, and most
     students' games print what the reference's print: a run with the very events of one read
-    before (the same JSON text) gets that reading, with its own outcome (a worker parses each
+    before (the same events, _events_key) gets that reading, with its own outcome (a worker parses each
     distinct game once, not once per student).  Nothing changes a Transcript once read (the
     reference's rounds number rolls of their own, _read_reference)."""
     try:
-        key = (id(protocol), _EVENTS_KEY(outcome.events or []))
+        key = (id(protocol), _events_key(outcome.events or []))
     except (TypeError, ValueError, RecursionError):
         return _read_transcript(outcome, protocol)
     if len(key[1]) > _SEEN_TEXT_MAX:
@@ -522,143 +525,3 @@ def _same_round(rounds: list[Round], answer: int) -> bool:
         if answer in rnd.answers:
             return answer + 1 in rnd.answers
     return False
-
-
-# ---------------------------------------------------------------------------------------------
-# A final score in free-form output (no line grammar: students print what they like)
-# ---------------------------------------------------------------------------------------------
-
-_FINAL_WORD = re.compile(r"\bfinal\b", re.IGNORECASE)
-_SCORE_WORD = re.compile(r"\b(?:score|total)\b", re.IGNORECASE)
-_INTEGER = re.compile(r"-?\d+")
-
-
-def _number_on(line: str) -> int | None:
-    """The first integer after the last "score"/"total" on LINE, else its last integer."""
-    words = list(_SCORE_WORD.finditer(line))
-    if words:
-        after = _INTEGER.search(line, words[-1].end())
-        if after:
-            return number(after.group())
-    numbers = _INTEGER.findall(line)
-    return number(numbers[-1]) if numbers else None
-
-
-@dataclass
-class Score:
-    value: int | None
-    source: str            # where it was read, for the feedback
-
-
-def read_final_score(outcome, *, finished: bool, entry: str) -> Score:
-    """The final score in OUTCOME's free-form output: the first integer after "score"/"total" on
-    the last line that mentions a final score; else, when the program FINISHED normally, the int
-    ENTRY returned, or a plain "score" line."""
-    lines = (outcome.stdout or "").splitlines()
-    for line in reversed(lines):
-        if _FINAL_WORD.search(line) and _SCORE_WORD.search(line):
-            value = _number_on(line)
-            if value is not None:
-                return Score(value, f"your final-score line {line.strip()!r}")
-    if finished and isinstance(outcome.value, int) and not isinstance(outcome.value, bool):
-        return Score(outcome.value, f"the value {entry} returned")
-    for line in reversed(lines):
-        if _FINAL_WORD.search(line) or (finished and _SCORE_WORD.search(line)):
-            value = _number_on(line)
-            if value is not None:
-                return Score(value, f"your line {line.strip()!r}")
-    return Score(None, "")
-
-
-# ---------------------------------------------------------------------------------------------
-# A line grammar: the lines of a text that match the [protocol] table's regexes, by kind
-# ---------------------------------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class Line:
-    """A line the grader reads: its KIND (a key of the protocol table) and its FIELDS (the regex's
-    groups, normalised); two lines are the same when kind and fields are (TEXT: as printed)."""
-
-    kind: str
-    fields: tuple
-    text: str = field(default="", compare=False)
-
-
-def spaced_groups(kind: str, match: re.Match) -> tuple:
-    """The default fields of a line: its groups in order, inner whitespace collapsed."""
-    return tuple(" ".join((g or "").split()) for g in match.groups())
-
-
-@dataclass
-class LineGrammar:
-    """The line kinds of an assignment's [protocol] table, tried in order on each line (after
-    trailing whitespace is cut; STRIP: leading whitespace too).  IGNORE: lines skipped whatever
-    they hold.  TAILS: a line is also tried from after each ': ' or '? ' in it, where a prompt
-    answered without echo runs into the next printed text.  NORMAL(kind, match) makes a line's
-    fields (default: spaced_groups)."""
-
-    kinds: dict[str, re.Pattern]
-    ignore: re.Pattern | None = None
-    tails: bool = False
-    normal: Callable[[str, re.Match], tuple] = spaced_groups
-    strip: bool = False
-
-    @classmethod
-    def of(cls, protocol: dict, kinds: Iterable[str], **options: Any) -> LineGrammar:
-        """The grammar of the [protocol] table PROTOCOL's regexes KINDS (and its `ignore`, if any)."""
-        ignore = re.compile(protocol["ignore"]) if "ignore" in protocol else None
-        return cls({kind: re.compile(protocol[kind]) for kind in kinds}, ignore=ignore, **options)
-
-    def read(self, text: str | None) -> list[Line]:
-        """The lines of TEXT this grammar reads, in order; any other line is skipped.  (Once per
-        distinct text in a process, read_once: a grammar is not changed once it has read.)"""
-        return read_once(self, text, self._read)
-
-    def _read(self, text: str | None) -> list[Line]:
-        found = []
-        for raw in (text or "").splitlines():
-            line = raw.strip() if self.strip else raw.rstrip()
-            if self.ignore is not None and self.ignore.match(line):
-                continue
-            for candidate in _tails(line) if self.tails else (line,):
-                read = self._match(candidate)
-                if read is not None:
-                    found.append(read)
-                    break
-        return found
-
-    def _match(self, text: str) -> Line | None:
-        for kind, pattern in self.kinds.items():
-            match = pattern.match(text)
-            if match:
-                return Line(kind, self.normal(kind, match), text)
-        return None
-
-
-_READINGS: dict[tuple[int, str], tuple[object, tuple]] = {}
-_READINGS_MAX = 256
-_READING_TEXT_MAX = 1 << 16         # characters: a longer text is read each time
-
-
-def read_once(reader: object, text: str | None, read: Callable[[str | None], list]) -> list:
-    """READ(TEXT), READER's reading of printed TEXT into frozen lines, once per distinct text in a
-    process: the reference's output is read by every student's checks, and most students print
-    what it prints.  A new list each call (nothing a caller does to it reaches the next).  (Keyed
-    by READER's identity and kept alive with the entry, so an id is never reused.)"""
-    if not isinstance(text, str) or len(text) > _READING_TEXT_MAX:
-        return read(text)
-    key = (id(reader), text)
-    entry = _READINGS.get(key)
-    if entry is not None and entry[0] is reader:
-        return list(entry[1])
-    lines = read(text)
-    if len(_READINGS) >= _READINGS_MAX:
-        _READINGS.clear()
-    _READINGS[key] = (reader, tuple(lines))
-    return list(lines)
-
-
-def _tails(text: str) -> list[str]:
-    """TEXT and what follows each ': ' or '? ' in it."""
-    return [text] + [text[match.end():] for match in re.finditer(r"[:?] ", text)]
-

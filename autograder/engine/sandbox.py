@@ -78,7 +78,18 @@ from .launch import (
     template_scope,
 )
 from .outcomes import _build, _internal, _number, _secs
-from .protocol import INTERNAL, STATUSES, Limits, Outcome, Request, _encode, _parse, _payload, _payload_data
+from .protocol import (
+    INTERNAL,
+    STATUSES,
+    Limits,
+    Outcome,
+    Request,
+    _encode,
+    _parse,
+    _parse_trailer,
+    _payload,
+    _payload_data,
+)
 
 # The sandbox's API, wherever each piece lives (protocol, outcomes, isolation, launch):
 __all__ = ["INTERNAL", "STATUSES", "UID_BASE", "Limits", "Outcome", "Request", "Sandbox", "descendants", "isolation",
@@ -199,6 +210,14 @@ class Sandbox:
             self._closed = True
             self._finalizer()
 
+    def start(self) -> None:
+        """Start the sandbox now, if it is not running, instead of at its first request: a caller
+        can start one while another sandbox serves requests (Program.prefetch).  A start that
+        fails leaves it stopped: the first request starts it again and reports what went wrong."""
+        with self._lock:
+            if not self._closed and self._state.proc is None:
+                self._start()
+
     def run(self, request: Request, limit: float | None = None, longer: bool = False) -> Outcome:
         """Run one request.  Never raises on anything the student's code does.
 
@@ -291,10 +310,11 @@ class Sandbox:
             trials = [lim if lim is not None and lim < t else None
                       for lim, t in zip(limits or [None] * len(requests), timeouts)]
             walls = [self._wall(t) if lim is None else self._trial_wall(lim) for lim, t in zip(trials, timeouts)]
-            payloads = [_payload_data(r, first + i, t if lim is None else lim, w)
-                        for i, (r, t, lim, w) in enumerate(zip(requests, timeouts, trials, walls))]
-            message = _encode({"op": "batch", "reset_worker": reset_worker, "requests": payloads,
-                               "budget": budget})        # a bad Request: raises, as run() does
+            # the batch message, then one line per request (the sandbox sends each on as it is)
+            lines = [_encode(_payload_data(r, first + i, t if lim is None else lim, w))
+                     for i, (r, t, lim, w) in enumerate(zip(requests, timeouts, trials, walls))]
+            message = b"\n".join([_encode({"op": "batch", "reset_worker": reset_worker, "lines": len(lines),
+                                            "budget": budget}), *lines])   # a bad Request: raises, as run() does
             self._seq += len(requests)
             outcomes: list[Outcome] = []
             try:
@@ -337,7 +357,7 @@ class Sandbox:
         while True:
             kind, line = proc.next_line(deadline)
             msg = _parse(line) if kind == "line" else None
-            if kind != "line" or (msg is None and not line.startswith(b'{"t":"result"')):
+            if kind != "line" or (msg is None and not line.startswith(b'{"t":"done"')):
                 self._state.stop()
                 return
             if msg is not None and msg.get("t") == "batch_end":
@@ -367,19 +387,18 @@ class Sandbox:
                 self._state.stop()
                 return _internal(detail, time.monotonic() - t0), None
             msg = _parse(line)
+            if msg is None and line.startswith(b'{"t":"done"'):   # the answer in it could not be read:
+                msg = _parse_trailer(line)                      # the zygote's own part can
+                garbled = msg is not None
             if msg is None:
-                if line.startswith(b'{"t":"result"'):   # a request process's result, mangled
-                    garbled = True
-                    continue
                 self._state.stop()
                 return _internal(f"unreadable line from the sandbox: {line[:300]!r}", time.monotonic() - t0), None
             if batch and msg.get("t") == "batch_end":
                 return None, None
-            if msg.get("seq") != seq:
-                continue
-            if msg.get("t") == "result":
-                result = msg
-            elif msg.get("t") == "done":
+            if msg.get("seq") == seq and msg.get("t") == "done":
+                result = msg.pop("result", None)
+                if result is not None and not isinstance(result, dict):
+                    result, garbled = None, True
                 break
         outcome = _build(request, timeout, self.limits, result, msg, time.monotonic() - t0, garbled)
         if outcome.status == "crash" and proc.raw_tail:
@@ -417,6 +436,8 @@ class Sandbox:
             "hidden": self.hidden_paths, "uid": state.slot.uid if root else None, "workdir": workdir,
             "tmp_mb": max(16, 4 * self.limits.fsize_mb),
             "seccomp": (seccomp.filter_bpf() or b"").hex(), "reference": self.reference,
+            # how the fresh runner's clean-state check reads dict versions (harness/clean.py)
+            "dict_versions": os.environ.get("AUTOGRADER_DICT_VERSIONS", "auto"),
         }
         if self.reference is not None and (code := compiled_reference(self.reference)) is not None:
             cfg.update(reference=None, reference_code=code)   # compiled once per grader process

@@ -13,7 +13,10 @@ from __future__ import annotations
 
 import errno
 import os
+import sys
 import tempfile
+
+from . import codecache
 
 DENIED = (
     # namespaces and mounts: the minimal root must stay the only view of the file system
@@ -37,32 +40,40 @@ _cache: bytes | None | bool = False
 
 
 def filter_bpf() -> bytes | None:
-    """The compiled filter for this machine's architecture, or None without libseccomp."""
+    """The compiled filter for this machine's architecture, or None without libseccomp.
+    Built once per machine (codecache.stored: kept when libseccomp knew every rule)."""
     global _cache
     if _cache is False:
-        _cache = _build()
+        key = repr((DENIED, CLONE_NAMESPACES, errno.EPERM, errno.ENOSYS, os.uname().machine, sys.byteorder))
+        _cache = codecache.stored("seccomp", key, _build, _is_bpf)
     return _cache or None
 
 
-def _build() -> bytes | None:
+def _is_bpf(data: bytes) -> bool:
+    return bool(data) and len(data) % 8 == 0 and os.name == "posix"
+
+
+def _build() -> tuple[bytes | None, bool]:
+    """(The filter or None, whether every rule was added: only then may it be kept.)"""
     try:
         import pyseccomp as sc
         rules = sc.SyscallFilter(sc.ALLOW)
     except (ImportError, OSError, RuntimeError):     # no pyseccomp or no libseccomp.so
-        return None
+        return None, False
+    complete = True
     for name in DENIED:
         try:
             rules.add_rule(sc.ERRNO(errno.EPERM), name)
         except (ValueError, RuntimeError, OSError):   # unknown on this architecture
-            pass
+            complete = False
     for flag in CLONE_NAMESPACES:
         rules.add_rule(sc.ERRNO(errno.EPERM), "clone", sc.Arg(0, sc.MASKED_EQ, flag, flag))
     try:
         rules.add_rule(sc.ERRNO(errno.ENOSYS), "clone3")
     except (ValueError, RuntimeError, OSError):
-        pass
+        complete = False
     with tempfile.TemporaryFile() as handle:
         rules.export_bpf(handle)
         handle.seek(0)
         data = handle.read()
-    return data if data and len(data) % 8 == 0 and os.name == "posix" else None
+    return (data, complete) if _is_bpf(data) else (None, False)

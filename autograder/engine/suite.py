@@ -23,7 +23,7 @@ summary and, as HIDDEN, the data-free one; the plugin shows the one the check's 
 Per submission: student.memo(key, compute) computes once; student.call_or_skip(...) skips
 the checks that need a function that ran out of time before ([calls] in assignment.toml).
 Games: suite.protocol (assignment.toml [protocol], [rules]) reads a scripted game's output with
-engine/replay.py (read_transcript, read_reference, with_spare_dice, read_final_score) and
+engine/replay.py (read_transcript, read_reference, with_spare_dice), engine/grammar.py (read_final_score) and
 engine/divergence.py (first_divergence: "round 3, roll 2", a cause and a hint).
 """
 

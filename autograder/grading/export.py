@@ -10,12 +10,15 @@ from __future__ import annotations
 import csv
 import json
 import os
+import queue
+import threading
 from pathlib import Path
 from typing import Any
 
 from ..assignment import Assignment
 from ..engine import reporters
 from ..engine.escape import csv_cell, plain
+from ..engine.results import GradeReport
 from . import lms
 from .gradebook import Gradebook, Row
 
@@ -25,9 +28,11 @@ def _num(value: float) -> float | int:
     return int(value) if value == int(value) else value
 
 
-def summarize(row: Row, spec: Assignment, policy: lms.LatePolicy | None = None) -> dict[str, Any]:
-    """One student's grade as plain data: totals, per stage, per problem, late work, sandbox flags."""
-    report = row.grade_report()
+def summarize(row: Row, spec: Assignment, policy: lms.LatePolicy | None = None,
+              report: GradeReport | None = None) -> dict[str, Any]:
+    """One student's grade as plain data: totals, per stage, per problem, late work, sandbox flags.
+    REPORT: row.grade_report() when the caller has it already."""
+    report = report or row.grade_report()
     stages = report.stage_scores()
     problems = report.problem_scores()
     info = dict(report.submission_info)
@@ -95,11 +100,13 @@ def _write(path: Path, text: str) -> None:
     os.replace(tmp, path)
 
 
-def write_feedback_files(row: Row, summary: dict[str, Any], feedback: Path) -> set[str]:
-    """ROW's feedback/<id>.{md,txt,html} (SUMMARY: summarize(row, ...)); the names it may write."""
+def write_feedback_files(row: Row, summary: dict[str, Any], feedback: Path,
+                         report: GradeReport | None = None) -> set[str]:
+    """ROW's feedback/<id>.{md,txt,html} (SUMMARY: summarize(row, ...); REPORT: row.grade_report(),
+    when the caller has it); the names it may write."""
     from .report import write_feedback_page
 
-    report = row.grade_report()
+    report = report or row.grade_report()
     report.submission = row.submission_id
     _write(feedback / f"{row.submission_id}.md", reporters.to_markdown(report))
     _write(feedback / f"{row.submission_id}.txt", plain(row.feedback) + "\n")
@@ -114,19 +121,60 @@ def feedback_names(submission_id: str) -> set[str]:
 
 class FeedbackWriter:
     """grade-all writes each student's feedback files the moment the grade is stored (the parent
-    is idle while the workers grade); write_exports then leaves the rows it wrote alone."""
+    is idle while the workers grade), from the row it stored (never read back); write_exports then
+    reuses those rows and their summaries and leaves their files alone.
 
-    def __init__(self, book: Gradebook, spec: Assignment, out: Path):
+    BACKGROUND: write() only queues the row and a thread writes the files, so the parent's loop
+    hands the workers their next submissions at once, however long a page takes (a stage-5 page
+    draws a plot: ~0.6 s the first time); finish() waits for the queue and raises what failed."""
+
+    def __init__(self, book: Gradebook, spec: Assignment, out: Path, background: bool = False):
         self.book, self.spec = book, spec
         self.feedback = Path(out) / "feedback"
+        self.feedback.mkdir(parents=True, exist_ok=True)
         self.policy = lms.LatePolicy.from_json(book.get_meta(f"late_policy:{spec.name}"))
-        self.written: dict[str, str] = {}           # submission id -> graded_at of the files written
+        self.rows: dict[str, Row] = {}              # submission id -> the row whose files were written
+        self.summaries: dict[str, dict[str, Any]] = {}
+        self._queue: queue.SimpleQueue | None = None
+        self._error: BaseException | None = None
+        if background:
+            self._queue = queue.SimpleQueue()
+            self._thread = threading.Thread(target=self._drain, name="grade-all-feedback", daemon=True)
+            self._thread.start()
 
-    def write(self, submission_id: str) -> None:
-        for row in self.book.rows(self.spec.name, submission_id):
-            self.feedback.mkdir(parents=True, exist_ok=True)
-            write_feedback_files(row, summarize(row, self.spec, self.policy), self.feedback)
-            self.written[row.submission_id] = row.graded_at
+    def write(self, row: Row) -> None:
+        if self._queue is not None:
+            self._queue.put(row)
+        else:
+            self._write(row)
+
+    def _write(self, row: Row) -> None:
+        report = row.grade_report()
+        summary = summarize(row, self.spec, self.policy, report)
+        write_feedback_files(row, summary, self.feedback, report)
+        self.rows[row.submission_id], self.summaries[row.submission_id] = row, summary
+
+    def _drain(self) -> None:
+        while (row := self._queue.get()) is not None:
+            if self._error is None:             # after a failure the rest are left to write_exports
+                try:
+                    self._write(row)
+                except BaseException as err:  # noqa: BLE001 - raised again by finish()
+                    self._error = err
+
+    def stop(self) -> None:
+        """Wait until every queued row's files are written (the thread ends; nothing raised)."""
+        if self._queue is not None:
+            self._queue.put(None)
+            self._thread.join()
+            self._queue = None
+
+    def finish(self) -> None:
+        """stop(), then raise what writing the files raised."""
+        self.stop()
+        if self._error is not None:
+            error, self._error = self._error, None
+            raise error
 
 
 def write_exports(book: Gradebook, spec: Assignment, out: Path, written: FeedbackWriter | None = None) -> list[Path]:
@@ -134,10 +182,14 @@ def write_exports(book: Gradebook, spec: Assignment, out: Path, written: Feedbac
     WRITTEN: the feedback files of these rows are already up to date (same grade, same late policy)."""
     from .report import write_report
 
+    if written is not None:
+        written.finish()
     out = Path(out)
-    rows = book.rows(spec.name)
     policy = lms.LatePolicy.from_json(book.get_meta(f"late_policy:{spec.name}"))
-    summaries = [summarize(row, spec, policy) for row in rows]
+    fresh = written.rows if written is not None and written.policy == policy else {}
+    rows = book.rows_reusing(spec.name, fresh) if fresh else book.rows(spec.name)
+    summaries = [written.summaries[row.submission_id] if fresh.get(row.submission_id) is row
+                 else summarize(row, spec, policy) for row in rows]
     feedback = out / "feedback"
     feedback.mkdir(parents=True, exist_ok=True)
 
@@ -162,9 +214,8 @@ def write_exports(book: Gradebook, spec: Assignment, out: Path, written: Feedbac
     }, indent=2))
 
     keep = set()
-    fresh = written.written if written is not None and written.policy == policy else {}
     for row, summary in zip(rows, summaries):
-        if fresh.get(row.submission_id) == row.graded_at:
+        if fresh.get(row.submission_id) is row:
             keep.update(feedback_names(row.submission_id))
             continue
         keep.update(write_feedback_files(row, summary, feedback))

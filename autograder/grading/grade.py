@@ -161,7 +161,6 @@ def _grade_stream(paths: Iterator[str | Path], deliver: Callable[[GradeReport], 
     if not files:
         raise ValueError(f"{spec.name} has no suite for stage {stage}")
     reference = reference_program(spec.reference, spec.student_file, hidden_paths=hidden, limits=limits)
-    plan = reference_outcomes(spec, reference, hidden, limits)
 
     def submission_job(path):
         started = time.perf_counter()
@@ -180,37 +179,42 @@ def _grade_stream(paths: Iterator[str | Path], deliver: Callable[[GradeReport], 
         student.timing = reference      # trial limits (as plugin.begin sets it; load_early runs before)
         return student, load_failure, (report, student, started)
 
-    ahead: list = []
-    if early and plan and not public_only:
+    # EARLY: the submission's sandbox starts and loads its file while the reference's outcomes and
+    # the plan are read (refcache: ~10 ms), then runs the plan once it is given.
+    ahead: list[_Ahead] = []
+    if early and not public_only:
         first = next(paths, None)
         if first is not None:
-            ahead.append(_Ahead(submission_job(first), _plan_in_order(plan, files, spec)))
-
-    def next_submission():
-        if ahead:
-            return ahead.pop().join()
-        path = next(paths, None)
-        if path is None:
-            return None
-        return submission_job(path)
-
-    def finish(plugin: GradingPlugin, context) -> None:
-        report, student, started = context
-        student.close()
-        report.flags = list(student.attempts)
-        report.tests = plugin.results
-        report.notes.extend(plugin.notes)
-        report.hidden_not_run = plugin.hidden_not_run
-        if plugin.load_failure and not report.error:
-            report.error = plugin.load_failure
-        report.execution_time = round(time.perf_counter() - started, 3)
-        deliver(report)
-
-    from ..engine.plugin import GradingPlugin  # (pytest: after the early thread has started)
-
-    plugin = GradingPlugin(spec, reference, public_only=public_only,
-                           next_submission=next_submission, deliver=finish, plan=plan)
+            ahead.append(_Ahead(submission_job(first)))
     try:
+        plan = reference_outcomes(spec, reference, hidden, limits)
+        for job in ahead:
+            job.give(_plan_in_order(plan, files, spec) if plan else [])
+
+        def next_submission():
+            if ahead:
+                return ahead.pop().join()
+            path = next(paths, None)
+            if path is None:
+                return None
+            return submission_job(path)
+
+        def finish(plugin: GradingPlugin, context) -> None:
+            report, student, started = context
+            student.close()
+            report.flags = list(student.attempts)
+            report.tests = plugin.results
+            report.notes.extend(plugin.notes)
+            report.hidden_not_run = plugin.hidden_not_run
+            if plugin.load_failure and not report.error:
+                report.error = plugin.load_failure
+            report.execution_time = round(time.perf_counter() - started, 3)
+            deliver(report)
+
+        from ..engine.plugin import GradingPlugin  # (pytest: after the early thread has started)
+
+        plugin = GradingPlugin(spec, reference, public_only=public_only,
+                               next_submission=next_submission, deliver=finish, plan=plan)
         _session(files, spec, plugin)
     finally:
         for job in ahead:                           # the session ended before it took the job
@@ -226,31 +230,63 @@ def _plan_in_order(plan: dict, files: list[str], spec: Assignment) -> list:
     return [r for item, requests in plan.items() if item and item.split("::")[0] in names for r in requests]
 
 
-class _Ahead:
-    """A submission's load probe and plan run in a thread (Program.load_early); join() gives its job."""
+# While the plan runs ahead, the main thread imports pytest and collects the suites: CPU-bound
+# Python that holds the GIL for the whole switch interval (5 ms) each time the plan's thread wakes
+# for a result line (~190 of them).  A short interval lets that thread read each line at once, so
+# the sandbox is never left waiting for the grader (a cold `grade`: ~40 ms less wall).
+AHEAD_SWITCH_S = 0.0005
 
-    def __init__(self, job: tuple, plan: list) -> None:
+
+class _Ahead:
+    """A submission's load probe run in a thread at once, then the plan once give() gives it
+    (Program.load_early); join() gives its job."""
+
+    def __init__(self, job: tuple) -> None:
         import threading
 
         self.job = job
         self.error: BaseException | None = None
+        self.plan: list = []
+        self.given = threading.Event()
         student, load_failure, _ = job
+        # Trial limits come from the reference's cached outcomes, read meanwhile: the probe runs
+        # without (the reference never runs it: it never had a trial), the plan with them.
+        self.timing, student.timing = student.timing, None
         self.thread = None
+        self.switch = None
         if load_failure is None:
-            self.thread = threading.Thread(target=self._run, args=(student, plan), daemon=True,
+            self.thread = threading.Thread(target=self._run, args=(student,), daemon=True,
                                            name="grade-load-early")
             self.thread.start()
+            self.switch = sys.getswitchinterval()         # (set once the thread runs: join sets it back)
+            sys.setswitchinterval(min(self.switch, AHEAD_SWITCH_S))
+        else:
+            student.timing = self.timing
 
-    def _run(self, student: Program, plan: list) -> None:
+    def give(self, plan: list) -> None:
+        """The plan to run once the probe has loaded the file (empty: none)."""
+        self.plan = plan
+        self.given.set()
+
+    def _plan(self) -> list:
+        self.given.wait()
+        self.job[0].timing = self.timing
+        return self.plan
+
+    def _run(self, student: Program) -> None:
         try:
-            student.load_early(plan)
+            student.load_early(self._plan)
         except BaseException as error:      # noqa: BLE001 -- raised again in the grading thread
             self.error = error
 
     def join(self) -> tuple:
+        self.given.set()                     # (never given: the grade ended before; no plan runs)
         if self.thread is not None:
             self.thread.join()
             self.thread = None
+        if self.switch is not None:
+            sys.setswitchinterval(self.switch)
+            self.switch = None
         if self.error is not None:
             error, self.error = self.error, None
             raise error

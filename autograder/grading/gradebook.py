@@ -88,6 +88,24 @@ class Row:
         return GradeReport.from_dict(self.report)
 
 
+@dataclass
+class Stored:
+    """A grade as the gradebook stores it: the report's JSON (GradeReport.to_dict()), its tests' JSON
+    (the same list again, a column of its own) and the figures read from it."""
+
+    report_json: str
+    tests_json: str
+    score: float
+    max_score: float
+    error: str
+
+    @classmethod
+    def of(cls, data: dict[str, Any], max_score: float | None = None) -> Stored:
+        """DATA: GradeReport.to_dict(); MAX_SCORE: another maximum than the report's (an error row)."""
+        return cls(json.dumps(data), json.dumps(data["tests"]), data["score"],
+                   data["max_score"] if max_score is None else max_score, data["error"])
+
+
 class Gradebook:
     """A SQLite gradebook in WAL mode; use as a context manager or call close()."""
 
@@ -116,12 +134,21 @@ class Gradebook:
                grader_version: str, source: str = "", status: str = "graded",
                max_score: float | None = None) -> None:
         """Store one grade (insert or replace the earlier one) in a single transaction."""
+        self.store(assignment=assignment, submission_id=submission_id, content_hash=content_hash, stage=stage,
+                   stored=Stored.of(report.to_dict(), max_score), feedback=feedback, wall_time=wall_time, cpu_time=cpu_time,
+                   grader_version=grader_version, source=source, status=status)
+
+    def store(self, *, assignment: str, submission_id: str, content_hash: str, stage: str, stored: Stored,
+              feedback: str, wall_time: float, cpu_time: float, grader_version: str, source: str = "",
+              status: str = "graded", keep: bool = False) -> Row | None:
+        """record() for a grade already serialised (grade-all's workers send it so: the parent stores
+        the JSON as it came, never parsing and writing it again).  KEEP: return the Row as rows()
+        would read it back (its report parsed once; tests is the report's list)."""
         values = {
             "assignment": assignment, "submission_id": submission_id, "content_hash": content_hash,
-            "stage": str(stage), "status": status, "score": report.score,
-            "max_score": report.max_score if max_score is None else max_score,
-            "tests": json.dumps([t.__dict__ for t in report.tests]),
-            "report": json.dumps(report.to_dict()), "feedback": feedback, "error": report.error,
+            "stage": str(stage), "status": status, "score": float(stored.score),
+            "max_score": float(stored.max_score),
+            "tests": stored.tests_json, "report": stored.report_json, "feedback": feedback, "error": stored.error,
             "wall_time": round(wall_time, 4), "cpu_time": round(cpu_time, 4),
             "grader_version": grader_version, "graded_at": now(), "source": source,
         }
@@ -134,6 +161,8 @@ class Gradebook:
                 f"INSERT INTO grades ({columns}) VALUES ({marks}) "
                 f"ON CONFLICT(assignment, submission_id) DO UPDATE SET {updates}, "
                 "times_graded = grades.times_graded + 1", values)
+            (times,) = self.db.execute("SELECT times_graded FROM grades WHERE assignment = ? AND submission_id = ?",
+                                       (assignment, submission_id)).fetchone()
             self.db.execute("COMMIT")
         except BaseException:
             # Ctrl-C can land after COMMIT finished: then there is nothing to roll back, and the
@@ -141,6 +170,11 @@ class Gradebook:
             if self.db.in_transaction:
                 self.db.execute("ROLLBACK")
             raise
+        if not keep:
+            return None
+        report = json.loads(stored.report_json)
+        values.update(report=report, tests=report["tests"], times_graded=times)
+        return Row(**values)
 
     def start_run(self, assignment: str, found: int, jobs: int) -> int:
         cur = self.db.execute("INSERT INTO runs (assignment, started_at, found, jobs) VALUES (?, ?, ?, ?)",
@@ -187,6 +221,16 @@ class Gradebook:
             data["report"] = json.loads(data["report"])
             out.append(Row(**data))
         return out
+
+    def rows_reusing(self, assignment: str, known: dict[str, Row]) -> list[Row]:
+        """rows(ASSIGNMENT), taking each row from KNOWN (id -> Row) when it is the one stored (same
+        graded_at): grade-all keeps the rows it stored, so its exports parse only the others."""
+        stamps = self.db.execute("SELECT submission_id, graded_at FROM grades WHERE assignment = ? "
+                                 "ORDER BY submission_id", (assignment,)).fetchall()
+        if all(sid in known and known[sid].graded_at == at for sid, at in stamps):
+            return [known[sid] for sid, _ in stamps]
+        stored = {row.submission_id: row for row in self.rows(assignment)}
+        return [known[sid] if sid in known and known[sid].graded_at == at else stored[sid] for sid, at in stamps]
 
     def runs(self) -> list[dict[str, Any]]:
         cur = self.db.execute("SELECT * FROM runs ORDER BY id")

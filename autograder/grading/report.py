@@ -228,6 +228,17 @@ def render_report(rows: list[Row], spec: Assignment, extra_sections: list[dict[s
                          "flags": sandbox_flags(row), "late": _late_cell((late or {}).get(row.submission_id)),
                          "time": f"{row.wall_time:.2f}"})
     timing = [("wall clock (s)", _stats([r.wall_time for r in rows])), ("CPU (s)", _stats([r.cpu_time for r in rows]))]
+    stage_bars = [(f"Stage {s['stage']} {s['title']}", s["pass_rate"]) for s in stages]
+    problem_bars = [(f"P{p['number']} {p['title']}", p["full_rate"]) for p in problems]
+    wanted = {"histogram": (charts.histogram, (percents,), {})}
+    if stages:
+        wanted["stage_chart"] = (charts.rate_bars, (stage_bars, "stage-rates", "Checks passed, per stage",
+                                                    FLAG_BELOW), {})
+    if problems:
+        wanted["problem_chart"] = (charts.rate_bars, (problem_bars, "problem-rates",
+                                                      "Students with full marks, per problem"),
+                                   {"axis": "% of students with full marks"})
+    drawn = dict(zip(wanted, charts.draw(list(wanted.values()))))     # the last one by a second process
     timing += [(f"stage {stage} checks (s)", _stats(values)) for stage, values in stage_times(rows).items()]
     context = {
         "title": f"{spec.title}: class report", "spec": spec, "rows": rows,
@@ -236,13 +247,7 @@ def render_report(rows: list[Row], spec: Assignment, extra_sections: list[dict[s
         "median": fmt(round(statistics.median(scores), 1)) if scores else "-",
         "full_marks": sum(1 for r in rows if r.max_score and r.score >= r.max_score),
         "not_loaded": len(rows) - len(loaded), "loaded": len(loaded),
-        "histogram": Markup(charts.histogram(percents)),
-        "stage_chart": Markup(charts.rate_bars([(f"Stage {s['stage']} {s['title']}", s["pass_rate"]) for s in stages],
-                                               "stage-rates", "Checks passed, per stage", FLAG_BELOW)) if stages else "",
-        "problem_chart": Markup(charts.rate_bars([(f"P{p['number']} {p['title']}", p["full_rate"]) for p in problems],
-                                                 "problem-rates", "Students with full marks, per problem",
-                                                 axis="% of students with full marks"))
-        if problems else "",
+        **{key: Markup(drawn[key]) if key in drawn else "" for key in ("histogram", "stage_chart", "problem_chart")},
         "stages": stages, "problems": problems, "flagged": [r for r in rates if r["flagged"]],
         "flag_percent": f"{FLAG_BELOW:.0%}", "flag_text": FLAG_TEXT,
         "refused": [s for s in students if s["flags"]], "late_count": sum(1 for s in students if s["late"]),
@@ -281,10 +286,13 @@ def render_feedback(row: Row, report: GradeReport, late: str = "", strategy_plot
         stage_titles = {}
     titles = problem_titles(report.assignment)
     stages = []
+    grouped: dict[tuple[int, int], list] = collections.defaultdict(list)      # one pass over the checks
+    for t in report.tests:
+        grouped[(t.stage, t.problem)].append(t)
     for stage, (got, top) in report.stage_scores().items():
         problems = []
-        for problem in sorted({t.problem for t in report.tests if t.stage == stage}):
-            tests = [t for t in report.tests if t.stage == stage and t.problem == problem]
+        for problem in sorted(p for s, p in grouped if s == stage):
+            tests = grouped[(stage, problem)]
             names = _unique([clean_name(t.name, problem) for t in tests])
             checks = [{"name": name, "status": t.status, "output": t.output,    # a passed check's: its note
                        "points": f"{fmt(t.score)} / {fmt(t.max_score)}"} for name, t in zip(names, tests)]

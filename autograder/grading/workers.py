@@ -26,6 +26,29 @@ from .discover import Entry
 
 # Test hook (the kit's own tests only): the worker dies hard on the submission with this id.
 CRASH_ENV = "AUTOGRADER_TEST_CRASH_ON"
+# Measuring hook (the bench): the parent and every worker append their phases and CPU here, one
+# JSON object a line ({"event", "at": epoch seconds, "pid", "cpu", ...}); see trace().
+TRACE_ENV = "AUTOGRADER_BATCH_TRACE"
+
+
+def trace(event: str, **fields: Any) -> None:
+    """Append EVENT with this process's CPU so far (its threads included) to $AUTOGRADER_BATCH_TRACE,
+    if set: one write of one short line with O_APPEND, so the processes' lines never interleave."""
+    path = os.environ.get(TRACE_ENV)
+    if not path:
+        return
+    import json
+
+    line = json.dumps({"event": event, "at": time.time(), "pid": os.getpid(), "cpu": time.process_time(),
+                       **fields}) + "\n"
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        try:
+            os.write(fd, line.encode())
+        finally:
+            os.close(fd)
+    except OSError:
+        pass
 
 
 # --- workers --------------------------------------------------------------------------------------
@@ -46,6 +69,7 @@ def _worker_main(conn, assignment: str, stage: str, log_path: str, hidden: list[
     session itself end early (a grader bug), the submission it was on gets an error row and a
     new session takes the next one.
     """
+    trace("worker-start")
     signal.signal(signal.SIGINT, signal.SIG_IGN)               # Ctrl-C is the parent's business
     stopping = {"now": False}
 
@@ -60,9 +84,11 @@ def _worker_main(conn, assignment: str, stage: str, log_path: str, hidden: list[
     from ..engine import reporters
     from ..engine.program import close_references
     from .grade import grade_stream
+    from .gradebook import Stored
 
     spec = load_assignment(assignment)
     crash_on = os.environ.get(CRASH_ENV)
+    tracing = bool(os.environ.get(TRACE_ENV))
     state: dict[str, Any] = {"sid": None, "done": False, "pulled": 0}
 
     def send(sid: str, result: dict[str, Any]) -> None:
@@ -75,26 +101,33 @@ def _worker_main(conn, assignment: str, stage: str, log_path: str, hidden: list[
 
     def tasks():
         """The submissions, one at a time, as the parent sends them (blocks in between)."""
+        trace("worker-ready")                                   # its session has collected the suites
         while True:
+            asked = time.perf_counter()
             try:
                 task = conn.recv()
             except (EOFError, OSError):
                 task = None
+            if tracing and task is not None:                    # how long it waited for the parent
+                trace("task", waited=time.perf_counter() - asked, first=state["pulled"] == 0)
             if task is None:
                 state["done"] = True
                 return
-            sid, path = task
+            sid, path, info = task
             print(f"--- {time.strftime('%H:%M:%S')} grading {sid} ({path})", flush=True)
             if crash_on and sid == crash_on:
                 os._exit(3)
-            state.update(sid=sid, wall0=time.perf_counter(), cpu0=time.process_time(), kids0=_children_cpu())
+            state.update(sid=sid, info=info, wall0=time.perf_counter(), cpu0=time.process_time(), kids0=_children_cpu())
             state["pulled"] += 1
             conn.send((sid, {"begin": True}))     # the --timeout clock starts now, not at process start-up
             yield path
 
     def deliver(report: GradeReport) -> None:
+        """The grade as the gradebook stores it (JSON made here once: the parent stores it as is)."""
         report.submission = state["sid"]
-        send(state["sid"], {"ok": True, "report": report.to_dict(), "feedback": reporters.to_text(report)})
+        feedback = reporters.to_text(report)
+        report.submission_info = dict(state["info"])       # what the LMS export said (the exports read it)
+        send(state["sid"], {"ok": True, "stored": Stored.of(report.to_dict()), "feedback": feedback})
 
     def failed(why: str) -> dict[str, Any]:
         return {"ok": False, "error": f"the grader failed on this submission ({why}); it is not the student's fault"}
@@ -121,6 +154,8 @@ def _worker_main(conn, assignment: str, stage: str, log_path: str, hidden: list[
                     send(state["sid"], failed(why))
     finally:
         close_references()
+        # Its template and every sandbox life have been reaped by now: CHILDREN is the sandbox side.
+        trace("worker-exit", graded=state["pulled"], children=_children_cpu())
 
 
 @dataclass
@@ -175,6 +210,9 @@ class WorkerPool:
             if not busy:
                 continue
             wait_any([w.conn for w in busy] + [w.process.sentinel for w in busy], timeout=0.5)
+            # Every worker that finished gets its next submission first; the results are stored after
+            # (~4 ms each: the row and its feedback files), so no worker waits on another's bookkeeping.
+            finished: list[tuple[Entry, dict[str, Any]]] = []
             for i, worker in enumerate(self.workers):
                 entry = worker.task
                 if entry is None:
@@ -190,18 +228,20 @@ class WorkerPool:
                 elif message is not None:
                     worker.task = None
                     self._feed(i, pending)          # its next submission first, then our bookkeeping
-                    on_result(entry, message[1])
+                    finished.append((entry, message[1]))
                 elif not worker.process.is_alive():
                     code = worker.process.exitcode
                     log = worker.log
                     self.workers[i] = self._replace(worker)
-                    on_result(entry, {"ok": False, "crashed": True, "wall": time.monotonic() - worker.started,
-                                      "cpu": 0.0, "error": f"the grader crashed on this submission (worker "
-                                      f"exit code {code}; see {log.name}); it is not the student's fault"})
+                    finished.append((entry, {"ok": False, "crashed": True, "wall": time.monotonic() - worker.started,
+                                             "cpu": 0.0, "error": f"the grader crashed on this submission (worker "
+                                             f"exit code {code}; see {log.name}); it is not the student's fault"}))
                 elif time.monotonic() - worker.started > self.timeout:
                     self.workers[i] = self._replace(worker, kill=True)
-                    on_result(entry, {"ok": False, "crashed": True, "wall": self.timeout, "cpu": 0.0,
-                                      "error": f"grading took longer than {self.timeout:g} s and was stopped"})
+                    finished.append((entry, {"ok": False, "crashed": True, "wall": self.timeout, "cpu": 0.0,
+                                             "error": f"grading took longer than {self.timeout:g} s and was stopped"}))
+            for entry, result in finished:
+                on_result(entry, result)
 
     def _feed(self, i: int, pending: collections.deque) -> None:
         """Send worker I the next pending submission if it is idle (a dead one is replaced first)."""
@@ -212,7 +252,7 @@ class WorkerPool:
             worker = self.workers[i] = self._replace(worker)
         entry = pending.popleft()
         try:
-            worker.conn.send((entry.id, str(entry.path)))
+            worker.conn.send((entry.id, str(entry.path), entry.info))
         except (BrokenPipeError, OSError):
             pending.appendleft(entry)
             self.workers[i] = self._replace(worker)

@@ -13,8 +13,10 @@
 (b) `python -m autograder grade-all` (a subprocess; fresh --out, --force), once per --jobs value,
     on an honest class (copies of the sample class without its hostile sample, at least HONEST
     submissions) and on COPIES copies of the whole sample class: submissions/s for the whole
-    command and in steady state (from the gradebook's grading times, after the first 2 x jobs
-    rows), wall and CPU per submission.
+    command and in steady state (from the gradebook's grading times: the middle half of the
+    rows, so start-up, tail and most of a burst of other work at either end are left out), wall
+    and CPU per submission, the time to the first grade stored and from the last one to the
+    command's exit, and the load average (other work on the machine slows every figure down).
 (c) `nbgrader autograde` (a subprocess, in a temporary copy of the course with the course's own
     nbgrader_config, timeout included) on notebook submissions of the same students: for each of
     the first NB_STUDENTS students of the class, the solution-filled source notebook of every

@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 from ...assignment import REPO_ROOT, load_assignment
+from ...grading.workers import TRACE_ENV
 from ..build import relative
 from .measure import ASSIGNMENT, HOSTILE, SUBPROCESS_TIMEOUT, _tail, run_measured, student_names
 
@@ -64,11 +65,15 @@ def _graded_times(out: Path) -> list[float]:
     return sorted(datetime.datetime.fromisoformat(t).timestamp() for t in stamps)
 
 
-def steady_rate(times: list[float], jobs: int) -> float | None:
-    """Submissions/s once the workers are warm: from the (2 x jobs)-th graded row to the last."""
-    skip = min(2 * jobs, len(times) // 3)
-    span = times[-1] - times[skip] if len(times) > skip + 1 else 0.0
-    return (len(times) - 1 - skip) / span if span > 0 else None
+def steady_rate(times: list[float]) -> float | None:
+    """Submissions/s in the middle half of the run (from the row stored a quarter of the way in to
+    the one three quarters in): the workers' start-up and the last grades' tail are left out, and so
+    is most of a burst of other work on a shared machine at either end.  None with fewer than 8 rows."""
+    if len(times) < 8:
+        return None
+    first, last = len(times) // 4, (3 * len(times)) // 4
+    span = times[last] - times[first]
+    return (last - first) / span if span > 0 else None
 
 
 def honest_class(class_dir: Path, into: Path, size: int, hostile: tuple[str, ...] = HOSTILE) -> list[str]:
@@ -99,26 +104,110 @@ def bench_batch(class_dir: Path, copies: int, jobs_list: list[int], work: Path, 
           f"({len(classes['honest'])} submissions: copies of {relative(class_dir)} without "
           f"{', '.join(HOSTILE)}) and on {copies} cop{'y' if copies == 1 else 'ies'} of {relative(class_dir)} "
           f"= {len(classes['bench'])} submissions (with its hostile sample)")
-    print(f"    {'class':<8}{'jobs':<6}{'wall':>9}{'CPU':>9}{'subs/s':>9}{'steady/s':>10}{'wall/sub':>10}{'CPU/sub':>9}")
+    print("    steady/s: the middle half of the run (rows stored from 1/4 to 3/4 of the way); first: the "
+          "first grade stored, s after the start; tail: s from the last one to the command's exit; "
+          "load: the 1-minute load average at the end")
+    print(f"    {'class':<8}{'jobs':<6}{'wall':>9}{'CPU':>9}{'subs/s':>9}{'steady/s':>10}{'wall/sub':>10}{'CPU/sub':>9}"
+          f"{'first':>8}{'tail':>7}{'load':>6}")
     results: dict[str, dict[int, dict]] = {"honest": {}, "bench": {}}
     for which in ("honest", "bench"):
         for jobs in jobs_list:
             out = work / f"out-{which}-jobs{jobs}"
-            result, wall, cpu = run_measured(grade_all(folders[which], out, jobs, python), REPO_ROOT)
+            trace = work / f"trace-{which}-jobs{jobs}.jsonl"
+            began, busy = time.time(), machine_busy()
+            result, wall, cpu = run_measured(grade_all(folders[which], out, jobs, python), REPO_ROOT,
+                                             env={**os.environ, TRACE_ENV: str(trace)})
+            busy = machine_busy() - busy if busy is not None else None
             if result.returncode != 0:
                 print(f"    {which:<8}{jobs:<6} FAILED (exit {result.returncode})\n{_tail(result.stdout + result.stderr)}")
                 continue
             n = len(classes[which])
-            steady = steady_rate(_graded_times(out), jobs)
+            times = _graded_times(out)
+            steady = steady_rate(times)
+            first, tail = (times[0] - began, began + wall - times[-1]) if times else (None, None)
             results[which][jobs] = {"wall": wall, "cpu": cpu, "rate": n / wall, "n": n, "steady": steady,
-                                    "out": out}
+                                    "out": out, "first": first, "tail": tail, "load": _load1()}
             shown = f"{steady:>10.2f}" if steady else f"{'-':>10}"
+            ends = f"{first:>7.2f}s{tail:>6.2f}s" if times else f"{'-':>8}{'-':>7}"
             print(f"    {which:<8}{jobs:<6}{wall:>8.2f}s{cpu:>8.2f}s{n / wall:>9.2f}{shown}{wall / n:>9.3f}s"
-                  f"{cpu / n:>8.3f}s")
+                  f"{cpu / n:>8.3f}s{ends}{_load1():>6.1f}")
             slowest = _slowest(out)
             if slowest:
                 print(f"          {slowest}")
+            account = accounting(trace, began, wall, cpu, n, jobs)
+            if account:
+                results[which][jobs]["account"] = account
+                print(account["text"])
+            if busy is not None:
+                print(share_line(busy, wall, cpu, n, jobs))
     return results
+
+
+def machine_busy() -> float | None:
+    """CPU seconds every process of the machine has used so far (/proc/stat: all but idle and iowait)."""
+    try:
+        with open("/proc/stat", encoding="ascii") as handle:
+            ticks = [int(x) for x in handle.readline().split()[1:]]
+    except (OSError, ValueError):
+        return None
+    return (sum(ticks) - ticks[3] - ticks[4]) / os.sysconf("SC_CLK_TCK")
+
+
+def share_line(busy: float, wall: float, cpu: float, n: int, jobs: int) -> str:
+    """What the run got of the machine: the cores other work left it (BUSY: the machine's CPU
+    seconds during the run, CPU: ours), and the rate all our CPU a submission allows on them, next to
+    the rate reached: on a shared machine, how close grade-all came to its CPU bound."""
+    cores = min(jobs, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)
+    others = max(0.0, busy - cpu) / wall
+    left = max(0.1, cores - others)
+    bound = left / (cpu / n) if cpu > 0 else 0.0
+    return (f"          machine: other work took {others:.2f} cores on average; with the {left:.2f} of {cores} left "
+            f"and {1000 * cpu / n:.0f} ms CPU a submission (every process of the run), at most {bound:.1f}/s; "
+            f"the whole command ran at {n / wall:.1f}/s ({100 * n / wall / bound:.0f} % of that)" if bound else "")
+
+
+def accounting(trace: Path, began: float, wall: float, cpu: float, n: int, jobs: int) -> dict | None:
+    """Where a grade-all run's time went, from the phases its processes wrote to TRACE
+    (grading.workers.trace): the parent's CPU and its phases, the workers' own CPU (the grader),
+    their sandboxes' (what each worker reaped: its template and every sandbox life), the rest
+    (the fork server, Python's start and exit); and the rate that CPU allows on JOBS cores."""
+    try:
+        events = [json.loads(line) for line in trace.read_text(encoding="utf-8").splitlines() if line.strip()]
+    except (OSError, ValueError):
+        return None
+    parent = {e["event"]: e for e in events if e["event"] in ("start", "found", "graded", "exported", "end")}
+    exits = [e for e in events if e["event"] == "worker-exit"]
+    ready = sorted(e["at"] - began for e in events if e["event"] == "worker-ready")
+    if "start" not in parent or "end" not in parent or not exits:
+        return None
+    waited = sum(e["waited"] for e in events if e["event"] == "task" and not e["first"])
+    own = sum(e["cpu"] for e in exits)
+    sandboxes = sum(e["children"] for e in exits)
+    parent_cpu = parent["end"]["cpu"]
+    grading = (own + sandboxes) / n
+    allowed = jobs / grading if grading > 0 else None
+
+    def at(name: str) -> str:
+        return f"{parent[name]['at'] - began:.2f}" if name in parent else "-"
+
+    exports = parent["exported"]["at"] - parent["graded"]["at"] if "exported" in parent and "graded" in parent else None
+    text = (f"          CPU: parent {parent_cpu:.2f} s ({parent['start']['cpu']:.2f} s of it to start), workers "
+            f"{own:.2f} s, their sandboxes {sandboxes:.2f} s, the rest {max(0.0, cpu - parent_cpu - own - sandboxes):.2f} s "
+            f"(fork server, Python's start and exit); workers + sandboxes {1000 * grading:.0f} ms a submission, "
+            f"at most {allowed:.1f}/s on {jobs} core{'s' if jobs > 1 else ''}; workers waited {waited:.2f} s in all "
+            f"for their next submission\n"
+            f"          phases (s from the start): grading starts {at('start')}, submissions found {at('found')}, "
+            f"workers ready {', '.join(f'{r:.2f}' for r in ready)}, last stored {at('graded')}, exports "
+            f"{f'{exports:.2f} s' if exports is not None else '-'}, done {at('end')}, exit {wall:.2f}")
+    return {"parent": parent_cpu, "workers": own, "sandboxes": sandboxes, "allowed": allowed, "waited": waited,
+            "text": text}
+
+
+def _load1() -> float:
+    try:
+        return os.getloadavg()[0]
+    except OSError:
+        return float("nan")
 
 
 # --- (d) the slow-but-finite worst case ----------------------------------------------------------

@@ -5,8 +5,11 @@ PARTS order, into ONE program text (each part's relative imports dropped: they o
 and linters where a name comes from; in the sandbox all parts share one namespace), the grader
 compiles it once per process and sends the marshalled code through the child's stdin to
 `python -s -S -P -B -c <bootstrap>`, so the child reads no repo file.  Protocol: after the code
-comes one JSON config line; then one JSON request line per run.  Everything the child says goes,
-as JSON lines, to a dedicated result fd (argv[1]), never to the student's stdout.
+comes one JSON config line; then one JSON request line per run (a batch: its message, then one line
+per request, which the zygote sends on to a request process as it is, with the nonce and run folder
+added at its end).  Everything the child says goes, as JSON lines, to a dedicated result fd
+(argv[1]), never to the student's stdout: one line per request, the zygote's own keys and then the
+request process's answer as "result" (held up to 2 ms in a batch, so the grader wakes once for several).
 
 Process tree as root:   grader -> outer (root; unshares, mounts, waits)
                                   -> zygote (pid 1 of a new pid namespace, sandbox uid)
@@ -31,7 +34,8 @@ data), errors (exceptions -> dicts, compiling), lines (line I/O on fds), run (on
 scripted input, dice, timer, result), targets (what a call calls: functions, methods of the
 student's classes, the reference's substitutes), patches (stdio, input, exit, random), audit (what
 student code tried), clean (the fresh runner's clean-state check), proctree (children, kill,
-reap), worker (request processes), zygote (forks and result lines), isolation (namespaces, root,
+reap), worker (request processes), answers (the zygote's handle on a request process, reading its
+answer lines), zygote (forks, the request plan, its lines to the grader), isolation (namespaces, root,
 uid, seccomp), entry (main, sandbox_main, template_main).  A name is defined in exactly one part (tests check it).
 """
 
@@ -40,7 +44,7 @@ from __future__ import annotations
 from pathlib import Path
 
 PARTS = ("../scripted", "base", "values", "errors", "lines", "endless", "run", "targets", "patches", "audit", "clean",
-         "proctree", "worker", "zygote", "isolation", "entry")
+         "proctree", "worker", "answers", "zygote", "isolation", "entry")
 HERE = Path(__file__).resolve().parent
 
 

@@ -12,6 +12,7 @@ import _signal
 import _thread
 import builtins
 import gc
+import operator
 import os
 import posix
 import random
@@ -35,10 +36,6 @@ _SIGNALS = tuple(sorted(s for s in signal.valid_signals() if s not in (signal.SI
 GROWTH = 16 << 10               # kB of peak memory a runner may gain before it is retired
 _PATCHED = (sys, builtins, os, posix, random)     # the modules install_patches writes to
 _SAME_BY_IDENTITY = (list, bytearray)     # their == compares items by identity first (touches none)
-
-
-def runner_possible():
-    return _version is not None
 
 
 class _patched:
@@ -65,37 +62,52 @@ class CleanState:
     """What a fresh fork of the zygote looks like (as a request sees it: with the patches every
     request installs), and the test that a runner still does."""
 
-    def __init__(self, filename, patched=False):
+    def __init__(self, filename, how="auto", patched=False):
         """PATCHED: the caller installed the patches for FILENAME and keeps them (the template,
         so every process it forks has them already: harness/entry.py template_main)."""
+        if how in ("auto", "ctypes"):     # (loaded before the snapshot: the check compares sys.modules)
+            try:
+                import ctypes  # noqa: F401
+            except ImportError:
+                pass
         self.filename, self.patched = filename, patched
         with _patched(filename, installed=patched):
             self._walk()
             self._capture()
+        # (None: this Python offers no dict versions the check can trust: no fresh runner)
+        self.versions, self.detector = version_reader(self.dicts, how)
 
-    def adopt(self, filename):
+    def adopt(self, filename, how="auto"):
         """This snapshot, taken by the template before it forked this zygote (harness/entry.py
-        template_main), made the zygote's own: exactly what CleanState(FILENAME) would be here,
-        without walking and copying everything again in every sandbox (~1,100 dicts and ~2,500
-        items touched: ~500 pages copied on write).  Which objects are watched depends only on
-        sys.modules and on the dicts the walk read (module namespaces, objects' attributes), and
-        an unchanged dict version (PEP 509: from a global counter, moved by every change) means
-        unchanged contents: so only a dict whose version moved since is walked again (its new
-        objects watched too; the old ones stay watched, which is only more conservative), and
-        another sys.modules means a new walk.  What the check compares by value is the zygote's
-        own: a dict's copy (sys.modules, the harness's names, the restored caches) kept only
-        while its version is the one copied, a list's or bytearray's only while it equals it (a
-        compare by identity that touches no item), a set's and the random state taken anew.
-        FILENAME only names sys.argv's list (in the sys namespace, walked again when it moved)."""
+        template_main), made the zygote's own: exactly what CleanState(FILENAME, HOW) would be
+        here, without walking and copying everything again in every sandbox (~1,100 dicts and
+        ~2,500 items touched: ~500 pages copied on write).  Which objects are watched depends
+        only on sys.modules and on the dicts the walk read (module namespaces, objects'
+        attributes), and an unchanged dict version (PEP 509: from a global counter, moved by
+        every change) means unchanged contents: so only a dict whose version moved since is
+        walked again (its new objects watched too; the old ones stay watched, which is only more
+        conservative), and another sys.modules means a new walk.  What the check compares by value
+        is the zygote's own: a dict's copy (sys.modules, the harness's names, the restored
+        caches) kept only while its version is the one copied, a list's or bytearray's only while
+        it equals it (a compare by identity that touches no item), a set's and the random state
+        taken anew.  The versions are read as the check reads them (version_reader, made once by
+        the template over the same dicts at the same addresses), and read again for HOW if it
+        asks for another reader or the walk found more.  FILENAME only names sys.argv's list (in
+        the sys namespace, walked again when it moved)."""
         self.filename = filename
         with _patched(filename, installed=self.patched):
-            if _version(sys.modules) != self.versions[0] and sys.modules != self.modules:
+            now = self.tracked() if self.tracked is not None else None
+            watched = len(self.dicts)
+            if now is None or (now[0] != self.copied[0] and sys.modules != self.modules):
                 self._walk()
+                now = None
             else:
-                for names, version, objects in list(self.read):
-                    if _version(names) != version:
+                for (names, objects), before, after in zip(self.read, self.read_versions, now[self.kept_count:]):
+                    if before != after:
                         self._walk_dict(names, objects)
-            self._capture(reuse=True)
+            self._capture(now)
+        if how == "none" or (how != "auto" and how != self.detector) or len(self.dicts) != watched or now is None:
+            self.versions, self.detector = version_reader(self.dicts, how)
         return self
 
     def _walk(self):
@@ -114,6 +126,11 @@ class CleanState:
             if type(names) is dict:
                 self._watch(names)
                 self._walk_dict(names, True)
+        # The versions of what the walk read and of what _capture copies, read in one call (adopt).
+        self.kept_count = len(self.kept)
+        self.tracked = version_reader(self.kept + [names for names, _ in self.read])[0]
+        versions = self.tracked() if self.tracked is not None else ()
+        self.read_versions = versions[self.kept_count:]
 
     def _watch(self, obj):
         if id(obj) not in self.seen:
@@ -122,9 +139,9 @@ class CleanState:
 
     def _walk_dict(self, names, objects):
         """NAMES (a module's namespace: OBJECTS; else an object's attributes): what it holds to
-        watch, and its version now (adopt walks it again if that moved)."""
+        watch (adopt walks it again if its version moved)."""
         self.walked.add(id(names))
-        self.read.append((names, _version(names), objects))
+        self.read.append((names, objects))
         for value in list(names.values()):
             kind = type(value)
             if kind in _CONTAINERS:
@@ -141,27 +158,30 @@ class CleanState:
                     if id(inner) not in self.walked:
                         self._walk_dict(inner, False)
 
-    def _capture(self, reuse=False):
+    def _capture(self, now=None):
         """What the check compares by value, as this process has it now (with the patches).
-        REUSE: keep what is provably unchanged since the last capture (see adopt)."""
+        NOW (adopt): the versions of self.kept read before; a dict's copy is kept while its
+        version is the one copied, a list's while it is equal."""
         harness = globals()
-        old = self.versions if reuse else (None, None, {})
-        self.versions = (_version(sys.modules), _version(harness), {})
-        if old[0] != self.versions[0]:
+        reuse = now is not None
+        if not reuse:
+            now = self.tracked()[:self.kept_count] if self.tracked is not None else [None] * len(self.kept)
+        old = self.copied if reuse else [object()] * len(self.kept)
+        self.copied = list(now[:self.kept_count])
+        if old[0] != self.copied[0] or self.copied[0] is None:
             self.modules = dict(sys.modules)
         self.random = random.getstate()
+        restored = {id(cache): copy for cache, copy in self.restored} if reuse else {}
         self.restored = []
-        for mod_name, attr in _RESTORED:
-            cache = getattr(self.modules.get(mod_name), attr, None)
-            if type(cache) is dict and any(cache is kept for kept in self.kept):
-                version, copy = _version(cache), old[2].get(id(cache))
-                copy = copy[1] if copy is not None and copy[0] == version else dict(cache)
-                self.restored.append((cache, copy))
-                self.versions[2][id(cache)] = (version, copy)
-        if old[1] != self.versions[1]:
+        for i, cache in enumerate(self.kept[2:], 2):
+            copy = restored.get(id(cache))
+            if copy is None or old[i] != self.copied[i] or self.copied[i] is None:
+                copy = dict(cache)
+            self.restored.append((cache, copy))
+        if old[1] != self.copied[1] or self.copied[1] is None:
             self.harness = dict(harness)      # its _RUN is the request's during the check
         # Any change to a dict (a name rebound, added or removed; a value set) gives it a new
-        # version (PEP 509): one C call per dict instead of comparing every entry (about 13k).
+        # version (PEP 509): one read per dict instead of comparing every entry (about 13k).
         copies = self.other_copies if reuse else []
         self.other_copies = [copy if type(copy) in _SAME_BY_IDENTITY and copy == obj else type(obj)(obj)
                              for obj, copy in zip(self.others, copies)]
@@ -170,7 +190,7 @@ class CleanState:
     def base(self):
         """A runner's own start (after its fork and its patches): its settings, open fds, peak
         memory and the versions of the dicts watched."""
-        return _settings(), _fds(), _peak(), list(map(_version, self.dicts))
+        return _settings(), _fds(), _peak(), self.versions()
 
     def restore(self, stem):
         """After a request, before the check: what a fresh fork would not have (the student's
@@ -200,15 +220,87 @@ class CleanState:
         gc.collect()               # a finalizer of the request's garbage runs now, not in the next one
         if gc.garbage or run.dirty or _settings() != base[0] or _fds() != base[1] or _peak() > base[2] + GROWTH:
             return False
-        if list(map(_version, self.dicts)) != base[3]:
+        if self.versions() != base[3]:
             return False
         self.harness["_RUN"] = run
         return self.other_copies == self.others and self.harness == globals()
 
 
-def _dict_version():
-    """CPython's own version of a dict (PEP 509), from its C test module; None without it (then
-    there is no fresh runner: every fresh request is a fork of its own)."""
+def version_reader(dicts, how="auto"):
+    """(a function returning the version tags (PEP 509) of DICTS as a list, its name), or (None,
+    None) when this Python offers none the check can trust: then there is no fresh runner, and
+    every fresh request is a fork of its own.  Any write to a dict gives it a new version.
+
+    HOW: "ctypes" reads the tag in each dict's own struct (_ctypes_reader: CPython 3.6-3.13, its
+    layout checked here), "testcapi" through CPython's C test module, "auto" the first of the two
+    that this Python allows, "none" neither (the grader's AUTOGRADER_DICT_VERSIONS)."""
+    if how in ("auto", "ctypes"):
+        read = _ctypes_reader(dicts)
+        if read is not None:
+            return read, "ctypes"
+    if how in ("auto", "testcapi") and _TESTCAPI_VERSION is not None:
+        return (lambda: list(map(_TESTCAPI_VERSION, dicts))), "testcapi"
+    return None, None
+
+
+_TAG_OFFSET = 24        # PyDictObject: ob_refcnt, ob_type, ma_used, then ma_version_tag (64-bit)
+
+
+def _ctypes_reader(dicts, version=sys.version_info):
+    """DICTS' version tags read at their offset in the dict struct, through a ctypes view made once
+    (reading them costs no call into C code of ours, and no audit event); None where the layout is
+    not the known one: another implementation or version, a 32-bit, free-threaded or trace-refs
+    build (checked: every dict's type pointer and size where this layout puts them), a tag that
+    does not change on a write or changes on a read, or values other than _testcapi's where this
+    Python has it.  The dicts must stay alive (the caller holds them)."""
+    if sys.implementation.name != "cpython" or not (3, 6) <= tuple(version[:2]) <= (3, 13) or sys.maxsize != (1 << 63) - 1:
+        return None
+    try:
+        import ctypes
+    except ImportError:
+        return None
+    probe = {}
+    word = ctypes.c_uint64.from_address
+    if word(id(probe) + 8).value != id(dict) or word(id(probe) + 16).value != 0:
+        return None
+    tag = word(id(probe) + _TAG_OFFSET)
+    before = tag.value
+    probe["written"] = True
+    after = tag.value
+    if before == after or tag.value != after:
+        return None
+    if not dicts:
+        return tuple
+    # One view of the memory from the first dict to the last one, read at the words of each
+    # dict's type, size and tag by one itemgetter (a C call for all of them; nothing else is read).
+    if any(type(d) is not dict for d in dicts):
+        return None
+    starts = [id(d) for d in dicts]
+    low = min(starts)       # (a dict not 8-aligned from it would be read at the wrong words: refused)
+    words = (ctypes.c_uint64 * ((max(starts) - low) // 8 + 4)).from_address(low)
+    first = [(start - low) // 8 for start in starts]
+    if (set(_gather([i + 1 for i in first])(words)) != {id(dict)}
+            or list(_gather([i + 2 for i in first])(words)) != [len(d) for d in dicts]):
+        return None
+    get = _gather([i + _TAG_OFFSET // 8 for i in first])
+
+    def read():
+        return get(words)
+    if _TESTCAPI_VERSION is not None and (list(read()) != list(map(_TESTCAPI_VERSION, dicts))
+                                          or tag.value != _TESTCAPI_VERSION(probe)):
+        return None
+    return read
+
+
+def _gather(indices):
+    """A function of a sequence returning the tuple of its items at INDICES (one C call)."""
+    if len(indices) == 1:
+        return lambda seq, i=indices[0]: (seq[i],)
+    return operator.itemgetter(*indices)
+
+
+def _testcapi_version():
+    """CPython's own reader of a dict's version, in its C test module (not every Python has it)."""
     try:
         import _testcapi
         return _testcapi.dict_get_version
@@ -216,7 +308,7 @@ def _dict_version():
         return None
 
 
-_version = _dict_version()
+_TESTCAPI_VERSION = _testcapi_version()
 
 
 def _settings():

@@ -13,7 +13,7 @@ import sys
 import traceback
 
 from .base import _dumps, _loads, _real_exit
-from .clean import CleanState, runner_possible
+from .clean import CleanState, version_reader
 from .isolation import (
     ChildPidNamespace,
     _libc,
@@ -105,7 +105,8 @@ def template_main(sock_fd):
     import ctypes  # noqa: F401  (the isolation setup loads them: every child has them already)
     import resource  # noqa: F401
     _libc()                       # (every fork has it: see isolation._libc)
-    if runner_possible():         # walked once per session, not once per sandbox (see Zygote)
+    if version_reader([])[0] is not None:    # a fresh runner is possible: its clean-state snapshot
+        #                                      walked once per session, not per sandbox (see Zygote)
         prepare_random()          # the patches every request installs, installed here for good
         install_patches(TEMPLATE_FILE)  # (each process forked from here has them: nothing to redo)
         _SNAPSHOT[0] = CleanState(TEMPLATE_FILE, patched=True)

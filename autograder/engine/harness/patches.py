@@ -27,11 +27,13 @@ class _Out(io.TextIOBase):
         self.name = name
 
     def write(self, s):
-        if not isinstance(s, str):
-            raise TypeError(f"write() argument must be str, not {_type_name(type(s))}")
-        s = str.__str__(s)
-        if _RUN is not None:
-            _RUN.emit(s)
+        if type(s) is not str:
+            if not isinstance(s, str):
+                raise TypeError(f"write() argument must be str, not {_type_name(type(s))}")
+            s = str.__str__(s)
+        run = _RUN
+        if run is not None:
+            run.emit(s)
         return len(s)
 
     def writable(self):

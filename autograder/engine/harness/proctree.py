@@ -1,4 +1,5 @@
-"""Process-tree helpers of the zygote: children from /proc, killing, reaping, cleaning files."""
+"""Process-tree helpers of the zygote: children from /proc, killing, reaping, cleaning files
+(and watching the private tmp folders for them)."""
 
 import os
 import signal
@@ -82,3 +83,51 @@ def _tree(roots):
             seen.add(p)
             stack.extend(_children(p))
     return seen
+
+
+TMP_TOPS = ("/tmp", "/var/tmp", "/dev/shm")      # a sandbox's private tmpfs mounts (as root)
+# inotify: IN_CREATE, IN_DELETE, IN_MOVED_FROM, IN_MOVED_TO, IN_DELETE_SELF, IN_MOVE_SELF (an overflow
+# of its queue and an unmount come always): every way an entry can appear in, or leave, a folder
+_TMP_EVENTS = 0x100 | 0x200 | 0x40 | 0x80 | 0x400 | 0x800
+
+
+class TmpWatch:
+    """Whether anything was created in, moved into or out of, or removed from TOPS (their own
+    entries; what happens inside a subfolder does not matter: the zygote removes a folder whole)
+    since the last look, from one inotify fd: the zygote empties them only then, instead of
+    listing all three after every fresh request."""
+
+    def __init__(self, fd):
+        self.fd = fd
+        self.pending = True         # the first look empties them, whatever came before the watch
+
+    @classmethod
+    def of(cls, tops):
+        """A watch of TOPS, or False where inotify or ctypes is not there (then every look lists them)."""
+        try:
+            import ctypes
+            libc = ctypes.CDLL(None, use_errno=True)
+            fd = libc.inotify_init1(os.O_NONBLOCK | os.O_CLOEXEC)
+        except (ImportError, OSError, AttributeError):
+            return False
+        if fd < 0:
+            return False
+        for top in tops:
+            if libc.inotify_add_watch(fd, os.fsencode(top), _TMP_EVENTS) < 0:
+                os.close(fd)
+                return False
+        return cls(fd)
+
+    def changed(self):
+        """True when events came since the last look (all read now), or it cannot tell."""
+        got, self.pending = self.pending, False
+        while True:
+            try:
+                data = os.read(self.fd, 1 << 16)
+            except BlockingIOError:
+                return got
+            except OSError:
+                return True
+            if not data:
+                return True
+            got = True

@@ -38,17 +38,19 @@ _BALLAST = [None]    # reserved once by the zygote (every fork has it), again af
 
 
 class Run:
-    def __init__(self, req, cfg, wfd):
+    def __init__(self, req, cfg, wfd, sched=None):
         self.req = req
+        self.sched = sched          # this process's schedstat kept open (base.own_sched), or None
         self.pid = os.getpid()      # forks made by the student's code must not report
         self.filename = cfg["filename"]
         self.limits = cfg["limits"]
+        self.max_chars = self.limits["output_chars"]
         self.wfd = wfd
         # The limit is CPU time: the soft timer fires after TIMEOUT wall seconds, and a request that
         # is under its CPU limit and was starved by the machine's load (not sleeping) gets more
         # wall time (extension), up to WALL, the backstop.
         self.timeout = float(req.get("timeout") or self.limits["wall_s"])
-        self.t0, self.cpu0, self.sched0 = time.monotonic(), time.process_time(), _sched()
+        self.t0, self.cpu0, self.sched0 = time.monotonic(), time.process_time(), _sched(fd=sched)
         self.deadline = self.t0 + self.timeout
         self.backstop = self.t0 + max(float(req.get("wall") or self.timeout), self.timeout)
         self.wall_stopped = False
@@ -73,13 +75,15 @@ class Run:
 
     # -- output and events ---------------------------------------------------------------
     def emit(self, s, as_event=True, may_raise=True):
-        room = self.limits["output_chars"] - self.chars
-        over = len(s) > room
+        room = self.max_chars - self.chars
+        n = len(s)
+        over = n > room
         if over:
             s = s[:max(room, 0)]
+            n = len(s)
             self.out_limited = True
-        if s:
-            self.chars += len(s)
+        if n:
+            self.chars += n
             if self.phase == "import":
                 self.import_out.append(s)
             else:
@@ -90,8 +94,12 @@ class Run:
             raise _OutputLimit
 
     def event(self, ev):
-        self._flush_out()
-        self._add(ev)
+        if self._pending:
+            self._flush_out()
+        if len(self.events) < MAX_EVENTS:      # (_add, inlined: every print and roll comes here)
+            self.events.append(ev)
+        else:
+            self.events_truncated = True
 
     def _flush_out(self):
         if self._pending:
@@ -193,7 +201,7 @@ class Run:
             return 0
         in_student, self.in_student = self.in_student, False   # the grader's own read: not the student's
         try:                                                  # attempt (the audit hook would flag it)
-            now_sched = _sched()
+            now_sched = _sched(fd=self.sched)
         finally:
             self.in_student = in_student
         if now_sched is None or self.sched0 is None:

@@ -8,17 +8,17 @@ import time
 import traceback
 
 from .audit import install_audit
-from .base import _dumps, _loads, _real_exit
+from .base import _dumps, _loads, _real_exit, own_sched
 from .lines import Lines, write_all
 from .patches import install_patches
 from .run import Run
 
 
-def child_run(zyg, req, wfd, shared):
-    """Run one request in this (forked) process and write its result line."""
+def child_run(zyg, req, wfd, shared, sched=None):
+    """Run one request in this (forked) process and write its result line (SCHED: see own_sched)."""
     pid = os.getpid()
     try:
-        res = Run(req, zyg.cfg, wfd).execute(zyg.code, zyg.compile_error, shared)
+        res = Run(req, zyg.cfg, wfd, sched).execute(zyg.code, zyg.compile_error, shared)
         if shared is not None:
             res["nonce"] = req.get("nonce")
             res["recycle"] = _worker_dirty(res, zyg.cfg)     # last key: the zygote checks the tail
@@ -63,6 +63,7 @@ def runner_loop(zyg, req_r, res_w):
     clean = zyg.clean
     install_audit()
     install_patches(zyg.cfg["filename"])
+    sched = own_sched()
     base = clean.base()
     stem = os.path.splitext(os.path.basename(zyg.cfg["filename"]))[0] or "submission"
     lines = Lines(req_r)
@@ -75,7 +76,7 @@ def runner_loop(zyg, req_r, res_w):
         try:
             os.mkdir(req["rundir"], 0o700)
             os.chdir(req["rundir"])
-            run = Run(req, zyg.cfg, res_w)
+            run = Run(req, zyg.cfg, res_w, sched)
             res = run.execute(zyg.code, zyg.compile_error, None)
             if os.getpid() != pid:       # a fork made by the student's code came back here
                 _real_exit(0)
@@ -100,12 +101,13 @@ def worker_loop(zyg, req_r, res_w):
     """The shared worker: imports the module on its first request, then serves calls."""
     lines = Lines(req_r)
     shared = {}
+    sched = own_sched()
     while True:
         line = lines.readline()
         if line is None:
             _real_exit(0)
         req = _loads(line)
-        child_run(zyg, req, res_w, shared)
+        child_run(zyg, req, res_w, shared, sched)
 
 
 def _worker_dirty(res, cfg):

@@ -10,40 +10,31 @@ import signal
 import time
 import traceback
 
-from .audit import install_audit
-from .base import (
-    GRACE,
-    MAX_RESULT,
-    PROGRESS_PREFIX,
-    RESULT_PREFIX,
-    STARVED,
-    _dumps,
-    _loads,
-    _real_exit,
-    _sched,
+from .answers import (
+    _STRAY,
+    Worker,
+    _clean_status,
+    _drain,
+    _open_proc,
+    _pread,
+    _scan,
+    _sched_of,
+    _spoke_since,
+    _tail,
+    _whole,
 )
-from .clean import CleanState, runner_possible
+from .audit import install_audit
+from .base import GRACE, MAX_RESULT, RESULT_PREFIX, STARVED, _dumps, _loads, _real_exit
+from .clean import CleanState
 from .errors import compile_source
 from .lines import _pidfd, write_all, write_line
 from .patches import _on_alarm, _on_xcpu, prepare_random
-from .proctree import _alive, _children, _kill, _reap, _tree, _unlink
+from .proctree import TMP_TOPS, TmpWatch, _alive, _children, _kill, _reap, _tree, _unlink
 from .run import _BALLAST, _WRAPPERS, _reserve
-from .worker import CLEAN_STATUSES, child_run, runner_loop, worker_loop
+from .worker import child_run, runner_loop, worker_loop
 
-
-class Worker:
-    def __init__(self, pid, req_w, res_r):
-        self.pid, self.req_w, self.res_r = pid, req_w, res_r
-        self.pidfd = _pidfd(pid)
-        self.buf = bytearray()
-
-    def close(self):
-        for fd in (self.req_w, self.res_r, self.pidfd):
-            if fd is not None:
-                try:
-                    os.close(fd)
-                except OSError:
-                    pass
+FLUSH_AFTER = 0.002         # seconds a line may wait for the grader (Zygote.say)
+FLUSH_BYTES = 1 << 16
 
 
 class Zygote:
@@ -54,6 +45,10 @@ class Zygote:
         # Without a procfs of our own pid namespace, /proc pids do not match ours: use kill(-1).
         self.use_proc = not cfg.get("pidns") or applied.get("proc", False)
         self.worker = None
+        self.cpu = 0.0            # our CPU seconds after the last request (handle)
+        self.out, self.out_since = bytearray(), 0.0     # lines held for the grader (say)
+        self.kids = None          # our own /proc children file, kept open (children())
+        self.tmp_watch = None     # inotify on the private tmp folders (clean_files), False: none
         self.worker_gen = 0       # +1 each time the shared worker is stopped (the grader replays history)
         self.nrun = 0
         self.code, self.compile_error = cfg.pop("compiled", None) or compile_source(cfg["source"], cfg["filename"])
@@ -72,9 +67,13 @@ class Zygote:
         self.runner = None
         # SNAPSHOT: the template's, when it (or a student root) forked us: adopted, so what to
         # watch is walked once per grading session, not in every sandbox (clean.CleanState.adopt).
+        how = cfg.get("dict_versions", "auto")
         self.clean = None
-        if self.use_proc and runner_possible():
-            self.clean = CleanState(cfg["filename"]) if snapshot is None else snapshot.adopt(cfg["filename"])
+        if self.use_proc:
+            self.clean = CleanState(cfg["filename"], how) if snapshot is None else snapshot.adopt(cfg["filename"], how)
+        if self.clean is not None and self.clean.versions is None:
+            self.clean = None
+        applied["fresh_runner"] = self.clean.detector if self.clean is not None else False
         gc.collect()
         gc.freeze()   # fewer copy-on-write faults in the forks
 
@@ -91,31 +90,52 @@ class Zygote:
             if req.get("op") == "quit":
                 break
             if req.get("op") == "batch":
-                self.handle_batch(req)
+                self.handle_batch(req, self.read_batch(req))
                 continue
-            self.handle(req)
+            self.handle(req, line)
+            self.flush()
         self.stop_worker()
         self.stop_runner()
         self.kill_descendants(keep=())
         _real_exit(0)
 
-    def handle(self, req):
-        """Run one request and report it; True when it left everything clean (see handle_batch)."""
+    def handle(self, req, line=None):
+        """Run one request (LINE: the grader's JSON of it) and report it; True when it left
+        everything clean (see handle_batch)."""
         try:
             if req.get("kind") == "script" or req.get("fresh", True):
-                raw, info = self.run_fresh(req)
+                raw, info = self.run_fresh(req, line)
             else:
-                raw, info = self.run_shared(req)
+                raw, info = self.run_shared(req, line)
         except BaseException:
             raw, info = None, {"internal": traceback.format_exc()}
-        trailer = {"t": "done", "seq": req.get("seq"), "zygote_cpu": round(time.process_time(), 3)}
+        self.cpu = time.process_time()
+        trailer = {"t": "done", "seq": req.get("seq"), "zygote_cpu": round(self.cpu, 3)}
         trailer.update(info)
         trailer["worker_gen"] = self.worker_gen
-        write_all(self.res_fd, (raw + b"\n" if raw else b"") + _dumps(trailer).encode("ascii") + b"\n")
+        said = _dumps(trailer).encode("ascii")
+        if raw:         # one line: the trailer, then the answer as its last key (it parsed as an object,
+            #             or it ends with the nonce sent with the request: see _scan)
+            said = b'%s,"result":%s}' % (said[:-1], raw.rstrip(b" \t\r"))
+        self.say(said + b"\n")
         return (raw is not None and not info.get("killed") and not info.get("internal")
                 and not raw.endswith(b'"recycle":true}') and _clean_status(raw))
 
-    def handle_batch(self, msg):
+    def read_batch(self, msg):
+        """The request lines that follow a batch message (its "lines" of them): [(request, line)]."""
+        batch, count = [], msg.get("lines")
+        for _ in range(count if type(count) is int else 0):
+            line = self.ctl.readline()
+            if line is None:
+                break
+            try:
+                req = _loads(line)
+            except ValueError:
+                req = None
+            batch.append((req, line))
+        return batch
+
+    def handle_batch(self, msg, batch):
         """A student's request plan in one message: run each request exactly as handle() would (a
         fork per fresh request, the shared worker for the others), with no grader round trip in
         between; stop after the first one that did not end cleanly (a timeout, memory, a replaced
@@ -126,32 +146,50 @@ class Zygote:
         ran = 0
         budget = msg.get("budget")
         started = time.monotonic()
-        for req in msg.get("requests") or []:
+        for req, line in batch:
             if not isinstance(req, dict):
                 break
             if isinstance(budget, (int, float)) and time.monotonic() - started > budget:
                 break
             ran += 1
-            if not self.handle(req) or time.process_time() > self.cfg["limits"]["cpu_s"] / 2:
+            if not self.handle(req, line) or self.cpu > self.cfg["limits"]["cpu_s"] / 2:
                 break
-        write_line(self.res_fd, {"t": "batch_end", "ran": ran})
+        self.say(_dumps({"t": "batch_end", "ran": ran}).encode("ascii") + b"\n")
+        self.flush()
 
-    def deadline(self, req, pid=None):
-        """When to kill the request process: GRACE after its soft timer, later while it is starved
-        under its CPU limit (the same test as Run.extension, from the zygote's side), never later
-        than GRACE after its wall-clock backstop."""
+    # -- our lines to the grader -------------------------------------------------------------
+    def say(self, line):
+        """Send LINE to the grader: in a batch, with the lines of the requests that ran just before
+        it (one write and one wake-up of the grader for several requests).  Nothing waits there
+        long: flushed when FLUSH_AFTER passed since the first line held, as soon as a request
+        process takes longer than that to answer (wait_for), over FLUSH_BYTES, at the batch's end."""
+        if not self.out:
+            self.out_since = time.monotonic()
+        self.out += line
+        if len(self.out) > FLUSH_BYTES or time.monotonic() - self.out_since > FLUSH_AFTER:
+            self.flush()
+
+    def flush(self):
+        if self.out:
+            write_all(self.res_fd, self.out)
+            self.out.clear()
+
+    def deadline(self, req, wk=None):
+        """When to kill the request process (WK, or a new fork: None): GRACE after its soft timer,
+        later while it is starved under its CPU limit (the same test as Run.extension, from the
+        zygote's side), never later than GRACE after its wall-clock backstop."""
         timeout = float(req.get("timeout") or self.cfg["limits"]["wall_s"])
         t0 = time.monotonic()
         return {"t0": t0, "timeout": timeout, "at": t0 + timeout + GRACE,
                 "backstop": t0 + max(float(req.get("wall") or timeout), timeout) + GRACE,
-                "base": (0.0, 0.0) if pid is None else _sched(pid), "graced": True}
+                "base": (0.0, 0.0) if wk is None else wk.sched(), "graced": True, "wk": wk}
 
     def later(self, dl, pid):
         """At DL's kill time: True (and DL moved on) when the request process may run on."""
         now = time.monotonic()
         if now >= dl["backstop"] or dl["base"] is None:
             return False
-        cur = _sched(pid)
+        cur = _sched_of(dl, pid)
         if cur is None:
             return False
         used = cur[0] - dl["base"][0]
@@ -170,17 +208,17 @@ class Zygote:
         """Run-queue seconds PID's main thread waited since DL was made (the machine's load, not
         the program): the grader charges a submission's budget without it.  Measured here, where no
         student code runs."""
-        cur = _sched(pid)
+        cur = _sched_of(dl, pid)
         if cur is None or dl["base"] is None:
             return None
         return round(max(cur[1] - dl["base"][1], 0.0), 4)
 
     # -- fresh requests: a fresh runner while it stays clean, else one fork each ------------
-    def run_fresh(self, req):
+    def run_fresh(self, req, line=None):
         self.nrun += 1
         rundir = os.path.join(self.workdir, f"run-{self.nrun}")
         if self.clean is not None:
-            return self.run_in_runner(req, rundir)
+            return self.run_in_runner(req, rundir, line)
         deadline = self.deadline(req)
         r, w = os.pipe()
         pid = os.fork()
@@ -194,6 +232,7 @@ class Zygote:
             finally:
                 _real_exit(117)
         os.close(w)
+        os.set_blocking(r, False)
         pidfd = _pidfd(pid)
         try:
             raw, info = self.wait_for(pid, r, pidfd, bytearray(), deadline, False, req.get("seq"))
@@ -205,7 +244,7 @@ class Zygote:
         self.clean_files(rundir)
         return raw, info
 
-    def run_in_runner(self, req, rundir):
+    def run_in_runner(self, req, rundir, line=None):
         """A fresh request in the fresh runner (worker.runner_loop): a new one when there is none,
         or the last one left anything behind (written lines, threads, children), or its CPU time
         so far would let RLIMIT_CPU stop this request sooner than in a fork of its own."""
@@ -216,14 +255,14 @@ class Zygote:
         timeout = float(req.get("timeout") or self.cfg["limits"]["wall_s"])
         dl = None
         if rn is not None:
-            dl = self.deadline(req, rn.pid)
+            dl = self.deadline(req, rn)
             if dl["base"] is None or dl["base"][0] + timeout + 2 * GRACE + 1 > self.cfg["limits"]["cpu_s"]:
                 self.stop_runner()
                 rn = None
         if rn is None:
             rn = self.start_runner()
-            dl = self.deadline(req, rn.pid)
-        raw, info, nonce, extra = self.send_request(rn, dict(req, rundir=rundir), dl)
+            dl = self.deadline(req, rn)
+        raw, info, nonce, extra = self.send_request(rn, req, dl, line, {"rundir": rundir})
         if info.get("exited") or info.get("killed"):         # (reaped by wait_for)
             if isinstance(info.get("cpu"), (int, float)) and dl["base"] is not None:   # its earlier requests' not
                 info["cpu"] = round(max(info["cpu"] - dl["base"][0], 0.0), 4)
@@ -234,15 +273,27 @@ class Zygote:
         self.clean_files(rundir)
         return raw, info
 
-    def send_request(self, wk, msg, dl):
-        """Send request MSG, with a new nonce, to the request process WK and wait for its answer
-        (deadline DL): (raw answer, trailer info, the nonce, whether it wrote more than one answer)."""
+    def send_request(self, wk, msg, dl, line=None, more=None):
+        """Send request MSG (and the keys MORE), with a new nonce, to the request process WK and
+        wait for its answer (deadline DL): (raw answer, trailer info, the nonce, whether it wrote
+        more than one answer).  LINE: the grader's JSON of MSG, sent on with the keys added at its
+        end (a JSON object of the grader's own: no need to encode the request again)."""
         nonce = os.urandom(8).hex()
+        more = dict(more or (), nonce=nonce)
+        line = line.rstrip() if line is not None else b""
+        if len(line) > 2 and line.endswith(b"}"):
+            data = line[:-1] + b"".join(b',"%s":%s' % (k.encode("ascii"), _dumps(v).encode("ascii"))
+                                        for k, v in more.items()) + b"}\n"
+        else:
+            data = _dumps(dict(msg, **more)).encode("ascii") + b"\n"
+        if len(data) > FLUSH_BYTES:
+            self.flush()        # (the write may wait for the process to read: nothing held meanwhile)
         try:
-            write_all(wk.req_w, _dumps(dict(msg, nonce=nonce)).encode("ascii") + b"\n")
+            write_all(wk.req_w, data)
         except OSError:
             pass    # it died; wait_for reports how
-        raw, info = self.wait_for(wk.pid, wk.res_r, wk.pidfd, wk.buf, dl, True, msg.get("seq"))
+        raw, info = self.wait_for(wk.pid, wk.res_r, wk.pidfd, wk.buf, dl, True, msg.get("seq"),
+                                  _tail(nonce, "retire" if wk is self.runner else "recycle"), wk.poller)
         extra = bool(wk.buf)        # more than one answer: it wrote out of turn
         wk.buf.clear()
         return raw, info, nonce, extra
@@ -257,12 +308,13 @@ class Zygote:
         ahead (for requests it has not been sent) make it replaced too, so which request a line
         answers never depends on timing (the grade is repeatable)."""
         if self.use_proc:
-            try:
-                if len(os.listdir(f"/proc/{wk.pid}/task")) > 1:
-                    return False
-            except OSError:
-                return False
-            if _children(wk.pid, single=True):
+            alone = wk.alone()
+            if alone is None:
+                try:
+                    alone = len(os.listdir(f"/proc/{wk.pid}/task")) == 1 and not _children(wk.pid, single=True)
+                except OSError:
+                    alone = False
+            if not alone:
                 return False
         ahead = bytearray()
         return not _drain(wk.res_r, ahead) and not ahead
@@ -290,7 +342,8 @@ class Zygote:
                 _real_exit(117)
         os.close(req_r)
         os.close(res_w)
-        return Worker(pid, req_w, res_r)
+        os.set_blocking(res_r, False)
+        return Worker(pid, req_w, res_r, proc=self.use_proc)
 
     def stop_runner(self, reaped=False):
         rn, self.runner = self.runner, None
@@ -308,7 +361,7 @@ class Zygote:
         return {self.runner.pid} if self.runner is not None else set()
 
     # -- fresh=False requests: the shared worker -------------------------------------------
-    def run_shared(self, req):
+    def run_shared(self, req, line=None):
         wk = self.worker
         if wk is not None and _spoke_since(wk):
             self.stop_worker()      # (settled when its last request ended: see below)
@@ -316,8 +369,8 @@ class Zygote:
             self.start_worker()
         wk = self.worker
         ran_in = self.worker_gen
-        dl = self.deadline(req, wk.pid)
-        raw, info, nonce, extra = self.send_request(wk, req, dl)
+        dl = self.deadline(req, wk)
+        raw, info, nonce, extra = self.send_request(wk, req, dl, line)
         if (extra or info.get("exited") or info.get("killed") or raw is None
                 or not raw.endswith(_tail(nonce, "recycle")) or not self.settled(wk)):
             self.stop_worker()
@@ -345,10 +398,10 @@ class Zygote:
 
     def close_for_child(self):
         """A request process must not hold the grader's pipes or the worker's."""
-        fds = [self.ctl_fd, self.res_fd]
+        fds = [self.ctl_fd, self.res_fd, self.kids, self.tmp_watch.fd if self.tmp_watch else None]
         for wk in (self.worker, self.runner):
             if wk is not None:
-                fds += [wk.req_w, wk.res_r, wk.pidfd]
+                fds += wk.fds()
         for fd in fds:
             if fd is not None:
                 try:
@@ -357,15 +410,17 @@ class Zygote:
                     pass
 
     # -- waiting for a request process -----------------------------------------------------
-    def wait_for(self, pid, fd, pidfd, buf, deadline, stay, seq):
-        """Collect PID's result line (and progress) until it exits, or (STAY) until it answers.
+    def wait_for(self, pid, fd, pidfd, buf, deadline, stay, seq, tail=None, poller=None):
+        """Collect PID's result line (and progress) until it exits, or (STAY) until it answers
+        (TAIL: how the harness ends that answer, see _scan; POLLER: one of FD and PIDFD already).
 
         Returns (raw result bytes or None, trailer info)."""
-        os.set_blocking(fd, False)
-        poller = select.poll()
-        poller.register(fd, select.POLLIN)
-        if pidfd is not None:
-            poller.register(pidfd, select.POLLIN)
+        whole = _whole(seq, tail)
+        if poller is None:
+            poller = select.poll()
+            poller.register(fd, select.POLLIN)
+            if pidfd is not None:
+                poller.register(pidfd, select.POLLIN)
         raw, progress, exited, killed = None, None, False, False
         _STRAY[0] = 0
         while not exited and not (stay and raw is not None):
@@ -375,14 +430,20 @@ class Zygote:
                 killed = True
                 break
             left = max(deadline["at"] - time.monotonic(), 0.001)
-            for ready, _ in poller.poll(1000 * (left if pidfd is not None else min(left, 0.005))):
+            wait = left if pidfd is not None else min(left, 0.005)
+            if self.out:        # lines held for the grader (say): sent once this request takes a while
+                wait = min(wait, max(self.out_since + FLUSH_AFTER - time.monotonic(), 0.0))
+            events = poller.poll(1000 * wait)
+            if self.out and not events:
+                self.flush()
+            for ready, _ in events:
                 if ready == fd and _drain(fd, buf):
                     poller.unregister(fd)
                 elif ready == pidfd:
                     exited = True
             if pidfd is None and not exited:
                 exited = not _alive(pid)
-            raw, progress = _scan(buf, raw, progress, seq)
+            raw, progress = _scan(buf, raw, progress, seq, whole)
         info = {"killed": killed, "exited": exited or killed}
         waited = self.waited(pid, deadline)
         if waited is not None:
@@ -394,7 +455,7 @@ class Zygote:
         if exited or killed:
             info.update(_reap(pid))
             _drain(fd, buf)
-            raw, progress = _scan(buf, raw, progress, seq)
+            raw, progress = _scan(buf, raw, progress, seq, whole)
         if raw is None:
             info["progress"] = progress
         if _STRAY[0]:
@@ -410,15 +471,26 @@ class Zygote:
             _kill(-1)
             self.reap_all(block=True)
             return
-        me = os.getpid()
         for attempt in range(500):
             self.reap_all()
-            kids = [p for p in _children(me, single=True) if p not in keep]   # (we have one thread)
+            kids = [p for p in self.children() if p not in keep]
             if not kids:
                 return
             for p in _tree(kids):
                 _kill(p)
             time.sleep(0.0005 * attempt)
+
+    def children(self):
+        """The zygote's children (it has one thread: its own children file is all of them)."""
+        if self.kids is None:
+            self.kids = _open_proc(f"/proc/{os.getpid()}/task/{os.getpid()}/children")
+            if self.kids is None:
+                return _children(os.getpid(), single=True)
+        data = _pread(self.kids)
+        try:
+            return [int(x) for x in data.split()]
+        except (AttributeError, ValueError):
+            return _children(os.getpid(), single=True)
 
     def reap_all(self, block=False):
         while True:
@@ -443,7 +515,20 @@ class Zygote:
             shutil.rmtree(rundir, ignore_errors=True)
         if not self.private_tmp:
             return
-        for top in ("/tmp", "/var/tmp", "/dev/shm"):     # our own tmpfs mounts
+        if self.tmp_watch is None:
+            self.tmp_watch = TmpWatch.of(TMP_TOPS)      # (False: inotify is not there)
+        watch = self.tmp_watch or None
+        if watch is not None and not watch.changed():
+            return      # nothing was created in them, moved or removed since they were emptied
+        for _ in range(3):
+            if not self.empty_tmp() or watch is None:
+                return
+            watch.changed()     # our own removals (what comes after this is the next look's)
+
+    def empty_tmp(self):
+        """Remove everything but our work folder from the private tmp folders: True if there was any."""
+        found = False
+        for top in TMP_TOPS:     # our own tmpfs mounts
             try:
                 names = os.listdir(top)
             except OSError:
@@ -452,82 +537,9 @@ class Zygote:
                 path = os.path.join(top, name)
                 if path == self.workdir:
                     continue
+                found = True
                 if os.path.isdir(path) and not os.path.islink(path):
                     shutil.rmtree(path, ignore_errors=True)
                 else:
                     _unlink(path)
-
-
-_CLEAN_STATUSES = tuple(b'"%s"' % status.encode("ascii") for status in CLEAN_STATUSES)
-
-
-def _spoke_since(wk):
-    """The request process WK died, or wrote something, since its last answer was read."""
-    return not _alive(wk.pid) or _drain(wk.res_r, wk.buf) or bool(wk.buf)
-
-
-def _clean_status(raw):
-    """The request process's status (the third key of its result line) left nothing behind."""
-    head = raw[:120]
-    i = head.find(b'"status":')
-    if i < 0:
-        return False
-    value = head[i + 9:].split(b",", 1)[0]
-    return value in _CLEAN_STATUSES
-def _drain(fd, buf):
-    """Read what is available; True at end of file."""
-    while True:
-        try:
-            chunk = os.read(fd, 1 << 16)
-        except BlockingIOError:
-            return False
-        except OSError:
-            return True
-        if not chunk:
-            return True
-        buf += chunk
-        if len(buf) > MAX_RESULT:
-            return False
-
-
-_STRAY = [0]      # result-looking lines of another request or that do not parse: forged by student code
-
-
-def _tail(nonce, key):
-    """How the harness ends the answer of a request sent with NONCE when its process may serve
-    the next one (KEY: "retire" for the fresh runner, "recycle" for the shared worker)."""
-    return b'"nonce":"%s","%s":false}' % (nonce.encode("ascii"), key.encode("ascii"))
-
-
-def _scan(buf, raw, progress, seq):
-    """Take complete lines from BUF: the first valid result line of request SEQ, and progress
-    lines before it.
-
-    Student code can write into this pipe too: lines that do not parse are skipped (and counted)."""
-    while raw is None:
-        i = buf.find(b"\n")
-        if i < 0:
-            break
-        line = bytes(buf[:i])
-        del buf[:i + 1]
-        if line.startswith(RESULT_PREFIX):
-            try:
-                msg = _loads(line)
-            except ValueError:
-                _STRAY[0] += 1
-                continue
-            if isinstance(msg, dict) and msg.get("seq") == seq:
-                raw = line
-            else:
-                _STRAY[0] += 1
-        elif line.startswith(PROGRESS_PREFIX):
-            try:
-                msg = _loads(line)
-            except ValueError:
-                continue
-            if isinstance(msg, dict):
-                if "status" in msg or progress is None:
-                    progress = msg
-                else:
-                    progress.update(msg)
-    return raw, progress
+        return found

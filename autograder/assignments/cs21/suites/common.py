@@ -11,7 +11,8 @@ from __future__ import annotations
 from autograder.engine.checks import could_pass_by_doing_nothing, explain, reference_ok
 from autograder.engine.divergence import first_line_difference
 from autograder.engine.feedback import cut, describe_call, ordinal, show
-from autograder.engine.replay import Line, LineGrammar, dice_rolled
+from autograder.engine.grammar import Line, LineGrammar
+from autograder.engine.replay import dice_rolled
 from autograder.engine.suite import Fail, Suite, hint_for
 
 suite = Suite(__file__)

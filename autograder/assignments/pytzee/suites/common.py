@@ -15,10 +15,11 @@ import functools
 import random
 from dataclasses import dataclass, field, replace
 
-from autograder.engine import replay
+from autograder.engine import grammar
 from autograder.engine.checks import GraderFault, could_pass_by_doing_nothing, explain
 from autograder.engine.feedback import Fail, ordinal
-from autograder.engine.replay import Score, dice_rolled, random_calls, roll_values
+from autograder.engine.grammar import Score
+from autograder.engine.replay import dice_rolled, random_calls, roll_values
 from autograder.engine.suite import Suite
 
 SUITE = Suite(__file__)
@@ -29,7 +30,7 @@ SHORT_TIMEOUT = 0.5         # ... once a program has run out of time in SLOW_RUN
 SLOW_RUNS_ALLOWED = 6       # (so a program that hangs everywhere is graded in about 30 s)
 NUM_DICE = 5
 ENTRY = "play_game"
-read_final_score = functools.partial(replay.read_final_score, entry=ENTRY)   # free-form output
+read_final_score = functools.partial(grammar.read_final_score, entry=ENTRY)   # free-form output
 
 
 # ---------------------------------------------------------------------------------------

@@ -33,7 +33,8 @@ from autograder.engine.charge import stopped_aspect
 from autograder.engine.checks import GraderFault, could_pass_by_doing_nothing, explain
 from autograder.engine.divergence import first_divergence, first_line_difference
 from autograder.engine.feedback import cut, ordinal, show
-from autograder.engine.replay import Line, LineGrammar, Protocol, read_reference, read_transcript
+from autograder.engine.grammar import Line, LineGrammar
+from autograder.engine.replay import Protocol, read_reference, read_transcript
 from autograder.engine.suite import Fail, Suite
 
 SUITE = Suite(__file__)

@@ -15,7 +15,7 @@ import pytest
 from autograder.engine.checks import could_pass_by_doing_nothing, explain, reference_ok
 from autograder.engine.divergence import first_line_difference
 from autograder.engine.feedback import Fail, ordinal, show
-from autograder.engine.replay import Line, LineGrammar
+from autograder.engine.grammar import Line, LineGrammar
 from autograder.engine.suite import Suite
 
 SUITE = Suite(__file__)

@@ -1,0 +1,260 @@
+"""Running a request plan ahead: the Plan part of a Program, and the keys of requests.
+
+A student's Program can run a request plan ahead (prefetch): the requests a correct program
+gets, sent to its sandbox in one round trip.  The checks then read the outcomes when they ask
+for the very same request, in the very same order (see program.py's docstring); at the first
+difference of the shared calls the worker is replaced and the calls the checks really made are
+replayed into the new one (_ahead).
+
+Program (program.py) inherits these methods; they use its sandbox, its variants (a substituting
+request runs in its variant's sandbox) and its trials and budget (trials.py).
+"""
+
+from __future__ import annotations
+
+import json
+import marshal
+import threading
+from collections import deque
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from . import typed
+from .sandbox import Outcome, Request
+
+if TYPE_CHECKING:
+    from .program import Program
+
+
+class Plan:
+    """Program's plan bookkeeping (a mixin: the state is Program's, set in its __init__)."""
+
+    def prefetch(self, requests: list[Request]) -> int:
+        """Run REQUESTS (the plan of the checks still to come) in one round trip; the outcomes wait
+        for the checks.  Returns how many ran (the sandbox stops a plan at an unclean request)."""
+        groups: dict[int, tuple[Program, list[Request]]] = {}
+        for r in requests:
+            target = self._variant_of(r) or self
+            groups.setdefault(id(target), (target, []))[1].append(r)
+        if len(groups) > 1 or (groups and next(iter(groups.values()))[0] is not self):
+            parts = list(groups.values())
+            # The parts run one after another (each with the budget the ones before it left), but
+            # the later sandboxes start meanwhile: a start (~10-30 ms of forks, mounts, the
+            # zygote's snapshot) overlaps the batch before it instead of following it.
+            starter = _start_all([target._sandbox for target, _ in parts[1:]])
+            try:
+                return sum(target._prefetch(part) for target, part in parts)
+            finally:
+                starter.join()
+        return self._prefetch(requests)
+
+    def _prefetch(self, requests: list[Request]) -> int:
+        if self._shared_ahead:
+            return 0
+        keyed = [(r, plan_key(r)) for r in requests]
+        keyed = [(r, k) for r, k in keyed if not _is_fresh(r) or k not in self._fresh_ahead]
+        if not keyed:
+            return 0
+        self.round_trips += 1
+        # Trials for fresh requests only: a shared call that ran out would need the worker's history
+        # replayed, which the single run (_after_trial) does; the plan's shared calls run at their limit.
+        todo = [r for r, _ in keyed]
+        limits = [self._trial_limit(r) if _is_fresh(r) else None for r in todo]
+        outcomes = self._sandbox.run_batch(todo, budget=self._budget_left(), limits=limits)
+        if outcomes and limits[len(outcomes) - 1] is not None:
+            outcomes[-1], _ = self._after_trial(todo[len(outcomes) - 1], outcomes[-1], limits[len(outcomes) - 1])
+        self.runs += len(outcomes)
+        self._charge(outcomes)
+        for (request, key), outcome in zip(keyed, outcomes):
+            if outcome.status == "timeout":
+                self.timeouts += 1
+                self._note_loop(outcome)
+            if _is_fresh(request):
+                self._fresh_ahead.setdefault(key, deque()).append(outcome)
+            else:
+                self._shared_ahead.append((key, request, outcome))
+        return len(outcomes)
+
+    def resync(self, requests: list[Request], limit: int = 8) -> None:
+        """After the checks left the plan: run the shared calls of the rest of it ahead again.
+        Never after a timeout (the suites skip calls of a function that ran out of time, and a
+        plan run ahead would spend that time again)."""
+        if not self.wants_resync(limit):
+            return
+        if self._variants:
+            mine: list[Request] = []
+            theirs: dict[int, list[Request]] = {}
+            for r in requests:          # one pass (was one per variant: ~0.1 s a grade in all)
+                variant = self._variant_of(r)
+                if variant is None:
+                    mine.append(r)
+                else:
+                    theirs.setdefault(id(variant), []).append(r)
+            for variant in list(self._variants.values()):
+                variant.resync(theirs.get(id(variant), []), limit)
+            requests = mine
+        if not self._wants_resync(limit):
+            return
+        self.diverged = False
+        shared = [r for r in requests if not _is_fresh(r)]
+        if shared:
+            self.resyncs += 1
+            self.prefetch(shared)
+
+    def wants_resync(self, limit: int = 8) -> bool:
+        """Would resync() do anything?  (Asked before every check; the usual answer, no, is cheap.)"""
+        if self.diverged and self._wants_resync(limit):
+            return True
+        for variant in self._variants.values():     # (a loop: a generator here was ~2 us a check)
+            if variant.diverged and variant._wants_resync(limit):
+                return True
+        return False
+
+    def _wants_resync(self, limit: int) -> bool:
+        return self.diverged and not self._shared_ahead and self.resyncs < limit and not self.timeouts
+
+    def _ahead(self, request: Request, key: str) -> Outcome | None:
+        if _is_fresh(request):
+            waiting = self._fresh_ahead.get(key)
+            if waiting:
+                outcome = waiting.popleft()
+                if not waiting:
+                    del self._fresh_ahead[key]
+                return outcome
+            return None
+        if not self._shared_ahead:
+            return None
+        if self._shared_ahead[0][0] == key:
+            _, planned, outcome = self._shared_ahead.popleft()
+            self._served([planned], [outcome])
+            return outcome
+        # The checks left the plan: the worker served calls they never made.  Replace it and
+        # replay the calls they did make, then this one, in one round trip.
+        self._shared_ahead.clear()
+        self.diverged = True
+        replay = list(self._history) + [request]
+        self.round_trips += 1
+        outcomes = self._sandbox.run_batch(replay, reset_worker=True, budget=self._budget_left())
+        self.runs += len(outcomes)
+        self._charge(outcomes)
+        self._history, self._history_at = [], None
+        self._served(replay[:len(outcomes)], outcomes)
+        if len(outcomes) == len(replay):
+            return outcomes[-1]
+        if len(outcomes) < len(replay) - 1:        # the replay itself stopped early: start afresh
+            self._history, self._history_at = [], None
+        return None                                # the caller runs it on its own
+
+    def _served(self, requests: list[Request], outcomes: list[Outcome]) -> None:
+        """Keep the history of the shared worker: the calls its current generation served."""
+        for request, outcome in zip(requests, outcomes):
+            if _is_fresh(request):
+                continue
+            if outcome.worker is None:
+                self._history, self._history_at = [], None
+                continue
+            ran_in, after = outcome.worker
+            where = (self._sandbox.starts, ran_in)
+            if where != self._history_at:
+                self._history, self._history_at = [], where
+            self._history.append(request)
+            if after != ran_in:
+                self._history, self._history_at = [], (self._sandbox.starts, after)
+
+    def drop_plan(self) -> None:
+        self._fresh_ahead.clear()
+        self._shared_ahead.clear()
+        for variant in self._variants.values():
+            variant.drop_plan()
+
+
+def _start_all(sandboxes: list) -> threading.Thread:
+    """A thread starting SANDBOXES one after another (Sandbox.start: each under its own lock, so a
+    batch for one waits for its start to end, then runs as it would have)."""
+    def start() -> None:
+        for sandbox in sandboxes:
+            try:
+                sandbox.start()
+            except Exception:    # noqa: BLE001 -- a sandbox that does not start says so at its first request
+                pass
+    thread = threading.Thread(target=start, daemon=True, name="sandbox-starts")
+    thread.start()
+    return thread
+
+
+def _json_encoder(**options: Any) -> Callable[[Any], str]:
+    """json.JSONEncoder(**options).encode with its C encoder made once, not at every call (what
+    encode does: ~20 % of a request key).  Without the circular-reference check, whose memo an
+    encoding that raised would leave behind: what is encoded here is the grader's own requests."""
+    encoder = json.JSONEncoder(**options)
+    if json.encoder.c_make_encoder is None or encoder.indent is not None:
+        return encoder.encode
+    make = json.encoder.c_make_encoder(
+        None, encoder.default, json.encoder.encode_basestring_ascii if encoder.ensure_ascii
+        else json.encoder.encode_basestring, None, encoder.key_separator, encoder.item_separator,
+        encoder.sort_keys, encoder.skipkeys, encoder.allow_nan)
+    return lambda data: "".join(make(data, 0))
+
+
+_KEY = _json_encoder(sort_keys=True, default=str)     # made once (json.dumps makes one a call)
+
+
+def wire_form(request: Request) -> dict:
+    """REQUEST's fields as its keys encode them: typed values (a typed request's args, kwargs and
+    instance) in their wire form, so a tuple and a list are two requests and a set is data, not
+    its str().  The one source of both keys below: a request's and its timing's."""
+    data = request.__dict__
+    if request.typed:
+        data = dict(data, **{name: typed.encode(data[name]) for name in ("args", "kwargs", "instance")})
+    return data
+
+
+def request_key(request: Request) -> str:
+    """What identifies REQUEST's run: the reference's cache, the plan, the outcomes run ahead."""
+    return by_content(_REQUEST_KEYS, request, lambda: _KEY(wire_form(request)))
+
+
+_REQUEST_KEYS: dict[bytes, str] = {}
+
+
+def by_content(table: dict[bytes, str], request: Request, compute: Callable[[], str]) -> str:
+    """COMPUTE() (a key of REQUEST: JSON text, ~5 us for a game's request), once per distinct
+    content of REQUEST's fields in a process: the checks ask every student the same requests.
+    The content is marshal's bytes of the fields (version 2: no back-references, so equal fields
+    of equal types give equal bytes; equal bytes are equal fields of equal types, which the JSON
+    key tells apart no more finely).  Fields marshal does not know are not memoized."""
+    try:
+        content = marshal.dumps(tuple(request.__dict__.items()), 2)
+    except ValueError:
+        return compute()
+    key = table.get(content)
+    if key is None:
+        if len(table) >= _CONTENT_MAX:
+            table.clear()
+        key = table[content] = compute()
+    return key
+
+
+_CONTENT_MAX = 1 << 13
+
+
+_PLAN_KEYS: dict[int, tuple[Request, str]] = {}
+_PLAN_KEYS_MAX = 1 << 14
+
+
+def plan_key(request: Request) -> str:
+    """request_key of a plan's REQUEST, once per Request object: a worker sends the same plan
+    (the same objects) ahead for every student.  (Keyed by identity and kept alive with the entry,
+    so an id is never reused; nothing changes a plan's Request.)"""
+    entry = _PLAN_KEYS.get(id(request))
+    if entry is not None and entry[0] is request:
+        return entry[1]
+    if len(_PLAN_KEYS) >= _PLAN_KEYS_MAX:
+        _PLAN_KEYS.clear()
+    key = request_key(request)
+    _PLAN_KEYS[id(request)] = (request, key)
+    return key
+
+
+def _is_fresh(request: Request) -> bool:
+    return bool(request.fresh) or request.kind == "script"

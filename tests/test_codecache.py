@@ -1,0 +1,135 @@
+"""The grader's code cache (engine/codecache.py): the harness and the reference compiled once per
+machine, read back only from an entry this user alone could have written."""
+
+from __future__ import annotations
+
+import marshal
+import os
+from pathlib import Path
+
+import pytest
+
+from autograder.engine import codecache
+
+TEXT = "def f(x):\n    return x + 1\n"
+OTHER = "def f(x):\n    return x + 2\n"
+
+
+@pytest.fixture
+def cache(tmp_path, monkeypatch) -> Path:
+    monkeypatch.setenv("AUTOGRADER_CACHE_DIR", str(tmp_path / "cache"))
+    return tmp_path / "cache"
+
+
+def _answer(data: bytes) -> int:
+    namespace: dict = {}
+    exec(marshal.loads(data), namespace)        # noqa: S102 -- our own test text
+    return namespace["f"](1)
+
+
+def _entry(cache: Path) -> Path:
+    entries = list(cache.glob("code-*.marshal"))
+    assert len(entries) == 1, entries
+    return entries[0]
+
+
+def test_an_entry_is_written_once_and_read_back(cache):
+    assert _answer(codecache.compiled(TEXT, "<t>")) == 2
+    entry = _entry(cache)
+    assert entry.stat().st_mode & 0o777 == 0o600
+    # what is read is the entry: a planted (but our own, private) entry is believed
+    entry.write_bytes(marshal.dumps(compile(OTHER, "<t>", "exec")))
+    assert _answer(codecache.compiled(TEXT, "<t>")) == 3
+
+
+def test_the_key_is_the_text_and_the_name(cache):
+    codecache.compiled(TEXT, "<t>")
+    codecache.compiled(OTHER, "<t>")
+    codecache.compiled(TEXT, "<u>")
+    assert len(list(cache.glob("code-*.marshal"))) == 3
+
+
+@pytest.mark.parametrize("spoil", ["group_writable", "world_writable", "garbage", "not_code", "symlink"])
+def test_an_entry_others_could_write_or_that_does_not_read_is_compiled_afresh(cache, spoil, tmp_path):
+    codecache.compiled(TEXT, "<t>")
+    entry = _entry(cache)
+    planted = marshal.dumps(compile(OTHER, "<t>", "exec"))
+    if spoil in ("group_writable", "world_writable"):
+        entry.write_bytes(planted)
+        entry.chmod(0o620 if spoil == "group_writable" else 0o602)
+    elif spoil == "garbage":
+        entry.write_bytes(b"\xff not marshal")
+    elif spoil == "not_code":
+        entry.write_bytes(marshal.dumps({"f": 3}))
+    else:
+        target = tmp_path / "elsewhere.marshal"
+        target.write_bytes(planted)
+        target.chmod(0o600)
+        entry.unlink()
+        entry.symlink_to(target)
+    assert _answer(codecache.compiled(TEXT, "<t>")) == 2
+    # ... and the entry is replaced by a good one of ours
+    assert not entry.is_symlink() and entry.stat().st_mode & 0o777 == 0o600
+    assert _answer(entry.read_bytes()) == 2
+
+
+def test_an_entry_owned_by_another_user_is_not_read(cache):
+    if os.geteuid() != 0:
+        pytest.skip("needs root to give a file away")
+    codecache.compiled(TEXT, "<t>")
+    entry = _entry(cache)
+    entry.write_bytes(marshal.dumps(compile(OTHER, "<t>", "exec")))
+    os.chown(entry, 65534, 65534)
+    assert _answer(codecache.compiled(TEXT, "<t>")) == 2
+
+
+def test_no_usable_cache_folder_still_compiles(tmp_path, monkeypatch):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    monkeypatch.setenv("AUTOGRADER_CACHE_DIR", str(blocker / "cache"))
+    assert _answer(codecache.compiled(TEXT, "<t>")) == 2
+    with pytest.raises(SyntaxError):
+        codecache.compiled("def (", "<t>")
+
+
+def test_a_build_is_kept_only_when_it_says_so_and_read_back_only_when_valid(cache):
+    calls = []
+
+    def build(keep):
+        def run():
+            calls.append(keep)
+            return b"12345678", keep
+        return run
+
+    def valid(data):
+        return len(data) % 8 == 0
+
+    assert codecache.stored("t", "not kept", build(False), valid) == b"12345678"
+    assert codecache.stored("t", "not kept", build(False), valid) == b"12345678"
+    assert calls == [False, False] and not list(cache.glob("t-*.bin"))
+    assert codecache.stored("t", "kept", build(True), valid) == b"12345678"
+    assert codecache.stored("t", "kept", build(True), valid) == b"12345678"
+    assert calls == [False, False, True]            # the second came from the entry
+    (entry,) = cache.glob("t-*.bin")
+    entry.write_bytes(b"1234567")                   # not valid: built again, and kept again
+    assert codecache.stored("t", "kept", build(True), valid) == b"12345678"
+    assert calls == [False, False, True, True] and entry.read_bytes() == b"12345678"
+
+
+def test_the_seccomp_filter_from_the_cache_is_the_one_libseccomp_builds(cache, monkeypatch):
+    from autograder.engine import seccomp
+
+    built, complete = seccomp._build()
+    if built is None:
+        pytest.skip("no libseccomp here: the sandbox runs without a filter and says so")
+    assert complete                                  # this machine's libseccomp knows every rule
+    monkeypatch.setattr(seccomp, "_cache", False)
+    assert seccomp.filter_bpf() == built
+    (entry,) = cache.glob("seccomp-*.bin")
+    assert entry.read_bytes() == built and entry.stat().st_mode & 0o777 == 0o600
+    entry.write_bytes(b"\0" * 8)                     # planted, and our own: believed...
+    monkeypatch.setattr(seccomp, "_cache", False)
+    assert seccomp.filter_bpf() == b"\0" * 8
+    entry.chmod(0o666)                               # ... but not once others could write it
+    monkeypatch.setattr(seccomp, "_cache", False)
+    assert seccomp.filter_bpf() == built
