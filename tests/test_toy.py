@@ -233,7 +233,9 @@ def test_the_gradescope_bundle_of_a_course_outside_the_package(toy, tmp_path):
                           capture_output=True, text=True, timeout=120)
     results = json.loads((top / "results" / "results.json").read_text(encoding="utf-8"))
     assert results["score"] == 10 and len(results["tests"]) == 15, (results, done.stderr)
-    assert not (tmp_path / "none").exists(), "the shipped reference cache was used, none computed"
+    # (the folder may hold compiled code, engine/codecache.py; never the reference's outcomes)
+    computed = sorted(p.name for p in (tmp_path / "none").glob("pig-*.json"))
+    assert computed == [], "the shipped reference cache was used, none computed"
 
 
 # ---------------------------------------------------------------------------------------
