@@ -82,3 +82,16 @@ def test_accounting_reads_the_phases_every_process_wrote(tmp_path):
     assert abs(got["waited"] - 0.002) < 1e-9                     # the first task's wait is start-up, not idling
     assert "exports 0.20 s" in got["text"] and "workers ready 0.40, 0.45" in got["text"]
     assert batch.accounting(tmp_path / "missing.jsonl", began, 4.3, 5.0, 20, 2) is None
+
+
+def test_share_line_bounds_the_rate_by_the_cores_left_and_by_jobs():
+    import os
+
+    cores = len(os.sched_getaffinity(0))
+    # other work took 0.5 cores; our 39 submissions took 7.8 s of CPU (200 ms each) in 10 s
+    two = batch.share_line(busy=7.8 + 0.5 * 10, wall=10.0, cpu=7.8, n=39, jobs=cores)
+    assert f"the {cores - 0.5:.2f} left for --jobs {cores}" in two and f"at most {(cores - 0.5) / 0.2:.1f}/s" in two
+    one = batch.share_line(busy=7.8 + 0.5 * 10, wall=10.0, cpu=7.8, n=39, jobs=1)
+    left = min(1.0, cores - 0.5)                                 # --jobs 1 grades on one core at most
+    assert f"the {left:.2f} left for --jobs 1" in one and f"at most {left / 0.2:.1f}/s" in one
+    assert f"ran at 3.9/s ({100 * 3.9 / (left / 0.2):.0f} % of that)" in one

@@ -157,11 +157,12 @@ def share_line(busy: float, wall: float, cpu: float, n: int, jobs: int) -> str:
     """What the run got of the machine: the cores other work left it (BUSY: the machine's CPU
     seconds during the run, CPU: ours), and the rate all our CPU a submission allows on them, next to
     the rate reached: on a shared machine, how close grade-all came to its CPU bound."""
-    cores = min(jobs, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
     others = max(0.0, busy - cpu) / wall
-    left = max(0.1, cores - others)
+    left = max(0.05, min(jobs, cores - others))      # --jobs N grades on at most N cores
     bound = left / (cpu / n) if cpu > 0 else 0.0
-    return (f"          machine: other work took {others:.2f} cores on average; with the {left:.2f} of {cores} left "
+    return (f"          machine: other work took {others:.2f} of its {cores} cores on average; with the {left:.2f} "
+            f"left for --jobs {jobs} "
             f"and {1000 * cpu / n:.0f} ms CPU a submission (every process of the run), at most {bound:.1f}/s; "
             f"the whole command ran at {n / wall:.1f}/s ({100 * n / wall / bound:.0f} % of that)" if bound else "")
 
