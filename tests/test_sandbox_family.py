@@ -1,7 +1,9 @@
-"""Every sandbox test of test_sandbox.py again, with each sandbox forked by a student root
-(launch.Family / StudentRoot, what grading uses for a student's own sandbox and its substitution
-variants) instead of the template: the root builds the read-only minimal root and compiles the
-source once per student, and each life still makes its own mount, net, ipc and pid namespaces,
+"""Every sandbox test of test_sandbox.py (and the fresh runner's reuse test of
+test_sandbox_poison.py: its zygote adopts the template's clean-state snapshot here) again, with
+each sandbox forked by a student root (launch.Family / StudentRoot, what grading uses for a
+student's own sandbox and its substitution variants) instead of the template: the root builds
+the read-only minimal root and compiles the source once per student and forks each life as the
+pid 1 of a new pid namespace; each life still makes its own mount, net and ipc namespaces,
 private folders, uid, cgroup, rlimits and seccomp, so every isolation and outcome test must hold
 unchanged.  Plus what is the family's own: its lives share nothing another life could write or
 read (tests/test_hostile_round2.py `notes_between_sandboxes` grades the same as an attack).
@@ -16,6 +18,7 @@ from pathlib import Path
 import pytest
 from test_sandbox import *  # noqa: F403  (the same tests, collected again with student roots)
 from test_sandbox import ISO, call
+from test_sandbox_poison import test_fresh_requests_share_a_process_only_while_it_stays_clean  # noqa: F401
 
 from autograder.engine import launch
 from autograder.engine.sandbox import Sandbox, template_scope
@@ -91,7 +94,7 @@ def test_the_lives_of_one_student_find_no_note_of_one_another(make):
     assert len({uid for _, uid in seen}) == 3, "two lives of one student share a uid"
     assert all(box.applied["started"] == "student_root" for box in lives)
     assert all(box.applied["compiled"] == "student_root" for box in lives)
-    assert all(box.applied["student_root"] == ["uts", "readonly_root"] for box in lives)
+    assert all(box.applied["student_root"] == ["uts", "readonly_root", "session"] for box in lives)
     # The probe works: in one life, a note under another life's name is found at once.
     assert call(stage1, "plant", "intruder", fresh=False).value == 2     # its own socket and the plant
     planted = call(stage1, "found").value
@@ -100,6 +103,49 @@ def test_the_lives_of_one_student_find_no_note_of_one_another(make):
     for box in (own, stage2):                      # ...and nowhere else, fresh or in the worker
         assert call(box, "found").value == []
         assert call(box, "found", fresh=False).value == []
+
+
+GROUP = """
+import os
+import signal
+
+_HEARD = []
+
+
+def listen():
+    signal.signal(signal.SIGWINCH, lambda signum, frame: _HEARD.append(os.getpid()))
+    return [os.getpgrp(), os.getsid(0), os.getpid()]
+
+
+def shout():
+    os.kill(0, signal.SIGWINCH)             # the process group (also -getpgrp(): getpgrp() is 0)
+    os.killpg(os.getpgrp(), signal.SIGWINCH)
+    return True
+
+
+def heard():
+    return len(_HEARD)
+"""
+
+
+@needs_root
+def test_a_signal_to_the_process_group_stays_in_its_life(make):
+    """The lives of one student are the pid 1 of their own pid namespace, forked by their root
+    with no outer process, and stay in the root's session and process group: from inside,
+    getpgrp() and getsid() are 0 (the root is outside their namespace), and a signal sent to the
+    group reaches only processes of the sender's uid, i.e. of its own life (positive control)."""
+    lives = [make(GROUP), make(GROUP, reference="def g():\n    return 1\n"),
+             make(GROUP, reference="def h():\n    return 2\n")]
+    for box in lives:
+        assert call(box, "listen", fresh=False).value[:2] == [0, 0]
+        assert box.applied["student_root"] == ["uts", "readonly_root", "session"]
+    def heard():                      # (two signals of one kind may arrive as one)
+        return [call(box, "heard", fresh=False).value > 0 for box in lives]
+
+    assert call(lives[0], "shout").value is True          # a fresh request: its own life's worker hears it
+    assert heard() == [True, False, False]
+    assert call(lives[1], "shout", fresh=False).value is True        # a worker: itself
+    assert heard() == [True, True, False]
 
 
 def _memory_holds(pid: int, needle: bytes) -> bool:
@@ -142,3 +188,74 @@ def test_the_student_root_never_holds_the_reference_and_its_lives_outlive_it(mak
     late = make("def f():\n    return 1\n")
     assert call(late, "f").status == "ok"
     assert late.applied["started"] == "student_root" and family.root.handle.pid != root_pid
+
+
+ADOPT = r'''
+import json, os, random, sys, types
+from autograder.engine import harness
+
+clean = types.ModuleType("harness")      # the harness, one namespace as in a sandbox
+exec(compile(harness.source(), "<sandbox-harness>", "exec"), clean.__dict__)
+sys.modules["__main__"] = clean          # (in a sandbox the harness's names are __main__'s)
+name = "yahtzee.py"
+patched = sys.argv[-1] == "patched"
+sys.argv = [name]                        # (else each snapshot's patches make a list of their own)
+if patched:                              # as the template: the patches installed for good
+    clean.prepare_random()
+    clean.install_patches(name)
+root = clean.CleanState(name, patched=patched)   # the template's snapshot, before it forks a sandbox
+# What a sandbox may change before its zygote adopts it: names rebound to new containers and
+# objects, an object's attributes, a list in place, the random state, a restored cache, the
+# harness's own names.
+json.LATE_LIST = [1]
+sys.modules["json"].LATE_OBJECT = types.SimpleNamespace(held={"a": 1})
+random._inst.__dict__["late"] = {2}
+clean.LATE_HARNESS = []
+sys.path.append("/late")
+random.seed(7)
+import re; re.compile("late[0-9]+")
+adopted = root.adopt(name)
+fresh = clean.CleanState(name, patched=patched)  # what the zygote would take itself
+def ids(objs):
+    return {id(o) for o in objs}
+def reads_writes(snapshot):             # its dict versions move with a write to a watched dict
+    before = snapshot.versions()
+    json.__dict__["LATE_NAME"] = before[:1]
+    return len(before) == len(snapshot.dicts) and snapshot.versions() != before
+os.write(1, json.dumps({                 # (print: the patched sys.stdout is a request's)
+    "dicts": ids(fresh.dicts) <= ids(adopted.dicts), "others": ids(fresh.others) <= ids(adopted.others),
+    "late": ids([json.LATE_LIST, json.LATE_OBJECT.held, random._inst.__dict__["late"],
+                 clean.LATE_HARNESS]) <= ids(adopted.others) | ids(adopted.dicts),
+    "modules": adopted.modules == fresh.modules, "random": adopted.random == fresh.random,
+    "harness": adopted.harness == fresh.harness == dict(vars(clean)),
+    "copies": adopted.other_copies == adopted.others and any("/late" in c for c in adopted.other_copies
+                                                             if type(c) is list),
+    "restored": [dict(c) for c, _ in adopted.restored] == [c for _, c in adopted.restored]
+                and len(adopted.restored) == len(fresh.restored),
+    "new_module": (__import__("fractions") and root.adopt(name).modules == dict(sys.modules)),
+    "other_name": root.adopt("other.py").filename == "other.py",
+    "reader": reads_writes(adopted) and reads_writes(root.adopt(name, "testcapi"))
+              and root.adopt(name, "none").versions is None,
+}).encode())
+'''
+
+
+@pytest.mark.parametrize("mode", ["zygote", "patched"])
+def test_a_sandbox_adopts_the_templates_snapshot_as_if_it_took_its_own(mode):
+    """The clean-state snapshot is walked once by the template; each sandbox's zygote adopts it
+    (clean.CleanState.adopt): every object a snapshot the zygote took itself would watch is
+    watched (what the sandbox bound after the template's walk too), and what is compared by value
+    (modules, random state, the harness's names, lists and sets, restored caches) is the
+    sandbox's own.  A module imported since makes it walk everything again.  PATCHED: as the
+    template does it, with the patches every request installs installed for good."""
+    pytest.importorskip("_testcapi", reason="the snapshot exists only with dict versions")
+    import json
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", ADOPT, mode], capture_output=True, text=True, timeout=60,
+                          cwd=Path(__file__).resolve().parents[1])
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == dict.fromkeys(
+        ["dicts", "others", "late", "modules", "random", "harness", "copies", "restored", "new_module",
+         "other_name", "reader"], True)

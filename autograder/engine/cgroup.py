@@ -13,6 +13,7 @@ Sandbox.applied["cgroup"] says so.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import os
 import time
@@ -23,17 +24,17 @@ _counter = itertools.count()
 
 
 class Group:
-    def __init__(self, dirs: list[Path], kind: str):
-        self.dirs, self.kind = dirs, kind
+    def __init__(self, dirs: list[str], kind: str):
+        self.dirs, self.kind = dirs, kind          # (paths as str: pathlib cost ~0.2 ms a sandbox)
 
     @classmethod
     def create(cls, memory_bytes: int, pids: int, cpu_weight: int = 100) -> Group | None:
         """A new group with these limits, or None where the machine does not allow one."""
-        if os.geteuid() != 0 or not ROOT.is_dir():
+        if os.geteuid() != 0 or _hierarchy() is None:
             return None
         name = f"autograder-{os.getpid()}-{next(_counter)}"
         try:
-            if (ROOT / "cgroup.controllers").is_file():
+            if _hierarchy() == "v2":
                 return _create_v2(name, memory_bytes, pids, cpu_weight)
             return _create_v1(name, memory_bytes, pids, cpu_weight)
         except OSError:
@@ -42,7 +43,7 @@ class Group:
     def add(self, pid: int) -> bool:
         try:
             for folder in self.dirs:
-                (folder / "cgroup.procs").write_text(str(pid))
+                _write(os.path.join(folder, "cgroup.procs"), pid)
             return True
         except OSError:
             return False
@@ -53,7 +54,7 @@ class Group:
         for folder in self.dirs:
             while True:
                 try:
-                    folder.rmdir()
+                    os.rmdir(folder)
                     break
                 except FileNotFoundError:
                     break
@@ -63,17 +64,25 @@ class Group:
                     time.sleep(0.01)
 
 
-_swept: set[Path] = set()
+@functools.cache
+def _hierarchy() -> str | None:
+    """"v2" (unified), "v1" or None (no /sys/fs/cgroup): the machine's, read once."""
+    if not ROOT.is_dir():
+        return None
+    return "v2" if (ROOT / "cgroup.controllers").is_file() else "v1"
 
 
-def _sweep(parent: Path) -> None:
+_swept: set[str] = set()
+
+
+def _sweep(parent: Path | str) -> None:
     """Remove empty groups of graders that died without cleaning up (kill -9, os._exit): once per
     grader process and parent (a scan per sandbox cost ~0.5 ms with forty other groups there)."""
-    if parent in _swept:
+    if str(parent) in _swept:
         return
-    _swept.add(parent)
+    _swept.add(str(parent))
     try:
-        names = [p for p in parent.iterdir() if p.name.startswith("autograder-")]
+        names = [p for p in Path(parent).iterdir() if p.name.startswith("autograder-")]
     except OSError:
         return
     for folder in names:
@@ -86,12 +95,33 @@ def _sweep(parent: Path) -> None:
 
 
 def _own_path(controller: str) -> str:
-    """This process's group in the hierarchy of CONTROLLER ('' for v2)."""
-    for line in Path("/proc/self/cgroup").read_text().splitlines():
-        _, names, path = line.split(":", 2)
-        if controller in names.split(","):          # "" matches the v2 line "0::/path"
-            return path.lstrip("/")
-    raise OSError(f"not in a {controller or 'v2'} cgroup")
+    """This process's group in the hierarchy of CONTROLLER ('' for v2); read once per process
+    (a grader is not moved between groups while it grades)."""
+    key = (os.getpid(), controller)
+    path = _own.get(key)
+    if path is None:
+        with open("/proc/self/cgroup") as f:
+            lines = f.read().splitlines()
+        for line in lines:
+            _, names, found = line.split(":", 2)
+            if controller in names.split(","):          # "" matches the v2 line "0::/path"
+                path = _own[key] = found.lstrip("/")
+                break
+        else:
+            raise OSError(f"not in a {controller or 'v2'} cgroup")
+    return path
+
+
+_own: dict[tuple[int, str], str] = {}
+
+
+def _write(path: str, value: object) -> None:
+    """VALUE into the control file PATH (one write, as Path.write_text without its text layer)."""
+    fd = os.open(path, os.O_WRONLY)
+    try:
+        os.write(fd, str(value).encode())
+    finally:
+        os.close(fd)
 
 
 def _create_v2(name: str, memory_bytes: int, pids: int, weight: int) -> Group | None:
@@ -104,36 +134,48 @@ def _create_v2(name: str, memory_bytes: int, pids: int, weight: int) -> Group | 
         except OSError:
             return None         # "no internal processes": a group with processes cannot delegate
     _sweep(parent)
-    folder = parent / name
-    folder.mkdir()
+    folder = str(parent / name)
+    os.mkdir(folder)
     try:
-        (folder / "memory.max").write_text(str(memory_bytes))
-        if (folder / "memory.swap.max").exists():
-            (folder / "memory.swap.max").write_text("0")
-        (folder / "pids.max").write_text(str(pids))
-        (folder / "cpu.weight").write_text(str(weight))
+        _write(os.path.join(folder, "memory.max"), memory_bytes)
+        if os.path.exists(os.path.join(folder, "memory.swap.max")):
+            _write(os.path.join(folder, "memory.swap.max"), 0)
+        _write(os.path.join(folder, "pids.max"), pids)
+        _write(os.path.join(folder, "cpu.weight"), weight)
     except OSError:
-        folder.rmdir()
+        os.rmdir(folder)
         raise
     return Group([folder], "v2")
+
+
+def _v1_parent(controller: str) -> str | None:
+    """Where this process's groups of CONTROLLER go (its own group), None without that
+    hierarchy; looked up once per process and controller."""
+    key = (os.getpid(), controller)
+    if key not in _parents:
+        base = ROOT / controller
+        _parents[key] = str(base / _own_path(controller)) if (base / "cgroup.procs").is_file() else None
+    return _parents[key]
+
+
+_parents: dict[tuple[int, str], str | None] = {}
 
 
 def _create_v1(name: str, memory_bytes: int, pids: int, weight: int) -> Group | None:
     settings = {"memory": [("memory.limit_in_bytes", memory_bytes)], "pids": [("pids.max", pids)],
                 "cpu": [("cpu.shares", max(2, weight * 1024 // 100))]}
-    made: list[Path] = []
+    made: list[str] = []
     try:
         for controller, values in settings.items():
-            base = ROOT / controller
-            if not (base / "cgroup.procs").is_file():
+            parent = _v1_parent(controller)
+            if parent is None:
                 continue
-            parent = base / _own_path(controller)
             _sweep(parent)
-            folder = parent / name
-            folder.mkdir()
+            folder = os.path.join(parent, name)
+            os.mkdir(folder)
             made.append(folder)
             for key, value in values:
-                (folder / key).write_text(str(value))
+                _write(os.path.join(folder, key), value)
     except OSError:
         Group(made, "v1").remove(wait=0)
         return None

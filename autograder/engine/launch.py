@@ -15,7 +15,7 @@ import threading
 import time
 
 from . import codecache, harness
-from .isolation import _python
+from .isolation import _python, _realpath
 
 START_TIMEOUT = 20.0
 RAW_TAIL = 4096                  # bytes of raw fd 1/2 output kept for diagnostics
@@ -440,7 +440,7 @@ def compiled_reference(text: str) -> str | None:
     once per machine (codecache.py), read once per grader process, marshalled, base64: the sandbox loads it in ~0.05 ms instead of
     compiling it in every sandbox life (~2 ms).  None when the sandbox runs another interpreter
     than this one (the marshal format is per version): then the sandbox compiles the text."""
-    if _python() != os.path.realpath(sys.executable):
+    if _python() != _realpath(sys.executable):
         return None
     import base64
 

@@ -131,7 +131,8 @@ class _State:
             proc.popen.wait(timeout=3)
         except (OSError, subprocess.TimeoutExpired):
             self.clean = False
-            proc.popen.kill()                 # last resort: the outer process; its tree dies with it
+            proc.popen.kill()                 # last resort: the outer process (a student root's life:
+            #                                   the zygote itself); its tree dies with it
             proc.popen.wait(timeout=3)
         proc.close_fds()
         group, self.group = self.group, None
@@ -143,7 +144,8 @@ class _State:
     def _end_namespace(self, proc: _Proc) -> bool:
         """A clean stop: end of input makes the zygote (pid 1 of its pid namespace) kill its
         descendants and exit; the kernel kills whatever else is in the namespace before the
-        outer process sees it exit.  True when that happened in time (no uid sweep needed)."""
+        outer process (or, for a student root's life, the grader's pidfd) sees it exit.  True when
+        that happened in time (no uid sweep needed)."""
         os.close(proc.ctl)
         proc.ctl = -1
         try:
@@ -429,7 +431,7 @@ class Sandbox:
         else:
             workdir = cleanup_dir = tempfile.mkdtemp(prefix="sandbox-")
         cfg = {
-            "filename": self.filename, "source": self.source, "limits": dataclasses.asdict(self.limits),
+            "filename": self.filename, "source": self.source, "limits": _limits_dict(self.limits),
             "root": root, "namespaces": root and iso["namespaces"], "pidns": root and iso["pid_namespace"],
             "hidden": self.hidden_paths, "uid": state.slot.uid if root else None, "workdir": workdir,
             "tmp_mb": max(16, 4 * self.limits.fsize_mb),
@@ -495,6 +497,14 @@ class Sandbox:
         """The whole sandbox's memory: two processes at their limit plus its tmpfs folders, in bytes."""
         tmp_mb = max(16, 4 * self.limits.fsize_mb) + 8 + 8
         return (2 * self.limits.memory_mb + tmp_mb + 64) << 20
+
+
+_LIMIT_FIELDS = tuple(field.name for field in dataclasses.fields(Limits))
+
+
+def _limits_dict(limits: Limits) -> dict[str, Any]:
+    """dataclasses.asdict of LIMITS (all its fields are numbers) without its deep copy (~0.2 ms)."""
+    return {name: getattr(limits, name) for name in _LIMIT_FIELDS}
 
 
 def prestart_template() -> None:

@@ -15,10 +15,13 @@ Process tree as root:   grader -> outer (root; unshares, mounts, waits)
                                   -> zygote (pid 1 of a new pid namespace, sandbox uid)
                                      -> a fresh runner (new while unclean), one shared worker.
 In a grading session the outer process is a fork of the grader's template (root, harness
-loaded, never sees a config: entry.template_main) instead of a new interpreter; from there on the same.
+loaded and the request patches installed, never sees a config: entry.template_main) instead of a
+new interpreter; from there on the same, and the zygote adopts the template's clean-state snapshot.
 A student's lives (its own sandbox, its substitution variants) are forks of one student root
 instead (entry.root_main: a fork of the template that built the minimal root and had the source
-compiled once; each life then makes its own mount/net/ipc/pid namespaces, tmpfs, uid, seccomp).
+compiled once), each forked straight as the pid 1 of a new pid namespace (no outer process:
+grader -> template -> student root -> zygote), which then makes its own mount/net/ipc
+namespaces, tmpfs, uid, seccomp.
 Without root:           grader -> zygote (child subreaper) -> forks.
 The zygote never runs student code: it compiles the source once and forks.  Fresh
 requests run in a "fresh runner" fork that executes the compiled code anew for each of them and

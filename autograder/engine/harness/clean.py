@@ -4,7 +4,9 @@ process different from a fresh fork of the zygote in any way the check can see. 
 anything changed or unknown retires the runner, and the next request gets a new fork.
 
 The zygote takes the snapshot (CleanState) once, before gc.freeze: it never runs student code, so
-everything in it is the standard library's and the harness's own, and every runner shares it."""
+everything in it is the standard library's and the harness's own, and every runner shares it.  A
+zygote forked by the grading session's template (or a student root) adopts the template's snapshot
+instead (CleanState.adopt): what to watch is walked once per session, not once per sandbox."""
 
 import _signal
 import _thread
@@ -33,72 +35,157 @@ _RLIMITS = (resource.RLIMIT_CPU, resource.RLIMIT_AS, resource.RLIMIT_DATA, resou
 _SIGNALS = tuple(sorted(s for s in signal.valid_signals() if s not in (signal.SIGKILL, signal.SIGSTOP)))
 GROWTH = 16 << 10               # kB of peak memory a runner may gain before it is retired
 _PATCHED = (sys, builtins, os, posix, random)     # the modules install_patches writes to
+_SAME_BY_IDENTITY = (list, bytearray)     # their == compares items by identity first (touches none)
+
+
+class _patched:
+    """The patches every request installs, while a snapshot is taken (the process that takes it
+    keeps its own stdio and exit); nothing to do where they are INSTALLED for good."""
+
+    def __init__(self, filename, installed=False):
+        self.filename = filename
+        self.before = () if installed else None
+
+    def __enter__(self):
+        if self.before is None:
+            self.before = [(vars(mod), dict(vars(mod))) for mod in _PATCHED]
+            install_patches(self.filename)
+
+    def __exit__(self, *exc):
+        for names, saved in self.before:
+            for key in [k for k in names if k not in saved]:
+                del names[key]
+            names.update(saved)
 
 
 class CleanState:
     """What a fresh fork of the zygote looks like (as a request sees it: with the patches every
     request installs), and the test that a runner still does."""
 
-    def __init__(self, filename, how="auto"):
+    def __init__(self, filename, how="auto", patched=False):
+        """PATCHED: the caller installed the patches for FILENAME and keeps them (the template,
+        so every process it forks has them already: harness/entry.py template_main)."""
         if how in ("auto", "ctypes"):     # (loaded before the snapshot: the check compares sys.modules)
             try:
                 import ctypes  # noqa: F401
             except ImportError:
                 pass
-        before = [(vars(mod), dict(vars(mod))) for mod in _PATCHED]
-        install_patches(filename)
-        try:
-            self._take()
-        finally:                        # the zygote itself keeps its own stdio and exit
-            for names, saved in before:
-                for key in [k for k in names if k not in saved]:
-                    del names[key]
-                names.update(saved)
+        self.filename, self.patched = filename, patched
+        with _patched(filename, installed=patched):
+            self._walk()
+            self._capture()
         # (None: this Python offers no dict versions the check can trust: no fresh runner)
         self.versions, self.detector = version_reader(self.dicts, how)
 
-    def _take(self):
+    def adopt(self, filename, how="auto"):
+        """This snapshot, taken by the template before it forked this zygote (harness/entry.py
+        template_main), made the zygote's own: exactly what CleanState(FILENAME, HOW) would be
+        here, without walking and copying everything again in every sandbox (~1,100 dicts and
+        ~2,500 items touched: ~500 pages copied on write).  Which objects are watched depends
+        only on sys.modules and on the dicts the walk read (module namespaces, objects'
+        attributes), and an unchanged dict version (PEP 509: from a global counter, moved by
+        every change) means unchanged contents: so only a dict whose version moved since is
+        walked again (its new objects watched too; the old ones stay watched, which is only more
+        conservative), and another sys.modules means a new walk.  What the check compares by value
+        is the zygote's own: a dict's copy (sys.modules, the harness's names, the restored
+        caches) kept only while its version is the one copied, a list's or bytearray's only while
+        it equals it (a compare by identity that touches no item), a set's and the random state
+        taken anew.  The versions are read as the check reads them (version_reader, made once by
+        the template over the same dicts at the same addresses), and read again for HOW if it
+        asks for another reader or the walk found more.  FILENAME only names sys.argv's list (in
+        the sys namespace, walked again when it moved)."""
+        self.filename = filename
+        with _patched(filename, installed=self.patched):
+            now = self.tracked() if self.tracked is not None else None
+            watched = len(self.dicts)
+            if now is None or (now[0] != self.copied[0] and sys.modules != self.modules):
+                self._walk()
+                now = None
+            else:
+                for (names, objects), before, after in zip(self.read, self.read_versions, now[self.kept_count:]):
+                    if before != after:
+                        self._walk_dict(names, objects)
+            self._capture(now)
+        if how == "none" or (how != "auto" and how != self.detector) or len(self.dicts) != watched or now is None:
+            self.versions, self.detector = version_reader(self.dicts, how)
+        return self
+
+    def _walk(self):
+        """Which objects the check watches: every loaded module's namespace, the containers it
+        holds, the dicts of its mutable classes, its objects' attributes and their containers."""
         self.modules = dict(sys.modules)
-        self.random = random.getstate()
-        self.restored, skip = [], {id(sys.modules)}
+        self.kept = [sys.modules, globals()]     # (alive, so no id in seen is ever reused)
         for mod_name, attr in _RESTORED:
             cache = getattr(self.modules.get(mod_name), attr, None)
             if type(cache) is dict:
-                self.restored.append((cache, dict(cache)))
-                skip.add(id(cache))
-        harness = globals()
-        self.harness = dict(harness)        # its _RUN is the request's during the check
-        skip.add(id(harness))
-        dicts, others, seen = [], [], skip
-
-        def watch(obj):
-            if id(obj) not in seen:
-                seen.add(id(obj))
-                (dicts if type(obj) is dict else others).append(obj)
-
+                self.kept.append(cache)
+        self.seen = {id(obj) for obj in self.kept}   # the harness's names: compared whole (_capture)
+        self.dicts, self.others, self.read, self.walked = [], [], [], set()
         for mod in self.modules.values():
             names = getattr(mod, "__dict__", None)
-            if type(names) is not dict:
+            if type(names) is dict:
+                self._watch(names)
+                self._walk_dict(names, True)
+        # The versions of what the walk read and of what _capture copies, read in one call (adopt).
+        self.kept_count = len(self.kept)
+        self.tracked = version_reader(self.kept + [names for names, _ in self.read])[0]
+        versions = self.tracked() if self.tracked is not None else ()
+        self.read_versions = versions[self.kept_count:]
+
+    def _watch(self, obj):
+        if id(obj) not in self.seen:
+            self.seen.add(id(obj))
+            (self.dicts if type(obj) is dict else self.others).append(obj)
+
+    def _walk_dict(self, names, objects):
+        """NAMES (a module's namespace: OBJECTS; else an object's attributes): what it holds to
+        watch (adopt walks it again if its version moved)."""
+        self.walked.add(id(names))
+        self.read.append((names, objects))
+        for value in list(names.values()):
+            kind = type(value)
+            if kind in _CONTAINERS:
+                self._watch(value)
+            elif not objects:
                 continue
-            watch(names)
-            for value in list(names.values()):
-                kind = type(value)
-                if kind in _CONTAINERS:
-                    watch(value)
-                elif isinstance(value, type):
-                    if not value.__flags__ & _IMMUTABLE_TYPE:     # a patched class attribute: its
-                        watch(gc.get_referents(value.__dict__)[0])  # dict itself, not a proxy
-                elif kind not in _PLAIN:
-                    inner = getattr(value, "__dict__", None)    # an object's attributes (random._inst,
-                    if type(inner) is dict:                     # sys.stdout, os.environ and its data)
-                        watch(inner)
-                        for item in list(inner.values()):
-                            if type(item) in _CONTAINERS:
-                                watch(item)
+            elif isinstance(value, type):
+                if not value.__flags__ & _IMMUTABLE_TYPE:     # a patched class attribute: its
+                    self._watch(gc.get_referents(value.__dict__)[0])  # dict itself, not a proxy
+            elif kind not in _PLAIN:
+                inner = getattr(value, "__dict__", None)    # an object's attributes (random._inst,
+                if type(inner) is dict:                     # sys.stdout, os.environ and its data)
+                    self._watch(inner)
+                    if id(inner) not in self.walked:
+                        self._walk_dict(inner, False)
+
+    def _capture(self, now=None):
+        """What the check compares by value, as this process has it now (with the patches).
+        NOW (adopt): the versions of self.kept read before; a dict's copy is kept while its
+        version is the one copied, a list's while it is equal."""
+        harness = globals()
+        reuse = now is not None
+        if not reuse:
+            now = self.tracked()[:self.kept_count] if self.tracked is not None else [None] * len(self.kept)
+        old = self.copied if reuse else [object()] * len(self.kept)
+        self.copied = list(now[:self.kept_count])
+        if old[0] != self.copied[0] or self.copied[0] is None:
+            self.modules = dict(sys.modules)
+        self.random = random.getstate()
+        restored = {id(cache): copy for cache, copy in self.restored} if reuse else {}
+        self.restored = []
+        for i, cache in enumerate(self.kept[2:], 2):
+            copy = restored.get(id(cache))
+            if copy is None or old[i] != self.copied[i] or self.copied[i] is None:
+                copy = dict(cache)
+            self.restored.append((cache, copy))
+        if old[1] != self.copied[1] or self.copied[1] is None:
+            self.harness = dict(harness)      # its _RUN is the request's during the check
         # Any change to a dict (a name rebound, added or removed; a value set) gives it a new
-        # version (PEP 509): one C call per dict instead of comparing every entry (about 13k).
-        self.dicts, self.others = dicts, others
-        self.other_copies = [type(obj)(obj) for obj in others]
+        # version (PEP 509): one read per dict instead of comparing every entry (about 13k).
+        copies = self.other_copies if reuse else []
+        self.other_copies = [copy if type(copy) in _SAME_BY_IDENTITY and copy == obj else type(obj)(obj)
+                             for obj, copy in zip(self.others, copies)]
+        self.other_copies += [type(obj)(obj) for obj in self.others[len(self.other_copies):]]
 
     def base(self):
         """A runner's own start (after its fork and its patches): its settings, open fds, peak

@@ -2,6 +2,7 @@
 template_main (the grader's pre-booted template that forks one sandbox per request) and root_main
 (a student root: forked by the template, forks that student's sandbox lives)."""
 
+import _signal
 import binascii
 import gc
 import marshal
@@ -12,7 +13,10 @@ import sys
 import traceback
 
 from .base import _dumps, _loads, _real_exit
+from .clean import CleanState, version_reader
 from .isolation import (
+    ChildPidNamespace,
+    _libc,
     become_sandbox_user,
     compile_unprivileged,
     enter_life_namespaces,
@@ -22,6 +26,7 @@ from .isolation import (
     root_setup,
 )
 from .lines import Lines, _pidfd, write_line
+from .patches import install_patches, prepare_random
 from .proctree import _kill
 from .zygote import Zygote
 
@@ -46,26 +51,36 @@ def sandbox_main(ctl_fd, res_fd, built=None):
         cfg = _loads(ctl.readline())
         applied = {"root": bool(cfg.get("root"))}
         if cfg.get("root"):
+            pid1 = built is not None and os.getpid() == 1     # forked by its root into its own pid namespace
             if cfg.get("namespaces") and built is not None:
-                applied.update(enter_life_namespaces(cfg, built), student_root=["uts", "readonly_root"])
+                applied.update(enter_life_namespaces(cfg, built, pid1), student_root=_SHARED_WITH_ROOT[pid1])
             elif cfg.get("namespaces"):
                 applied.update(enter_namespaces(cfg))
-            if cfg.get("pidns"):
+            if cfg.get("pidns") and not pid1:
                 pid = os.fork()
                 if pid:
                     outer_wait(pid, (ctl_fd, res_fd))
-            applied.update(become_sandbox_user(cfg, late_ipc=built is not None))
+            applied.update(become_sandbox_user(cfg, late_ipc=built is not None, parent_death=not pid1))
         else:
             applied.update(limit_self(cfg))
         load_reference(cfg)
-        if built is not None and _ROOT_COMPILED is not None and _ROOT_COMPILED[:2] == (cfg["source"], cfg["filename"]):
-            cfg["compiled"] = marshal.loads(_ROOT_COMPILED[2])      # (after the uid drop, as compiling was)
+        compiled = _ROOT_COMPILED[0]
+        if built is not None and compiled is not None and compiled[:2] == (cfg["source"], cfg["filename"]):
+            cfg["compiled"] = marshal.loads(compiled[2])      # (after the uid drop, as compiling was)
             applied["compiled"] = "student_root"
-        zygote = Zygote(cfg, ctl, ctl_fd, res_fd, applied)
+        zygote = Zygote(cfg, ctl, ctl_fd, res_fd, applied, _SNAPSHOT[0])
     except BaseException:
         write_line(res_fd, {"t": "fatal", "error": traceback.format_exc()})
         _real_exit(1)
     zygote.serve()
+
+
+# What a life forked by its student root shares with the root and its other lives.  As the pid 1 of
+# its own namespace (no outer process) it stays in the root's session and process group: a
+# process group of its own would be visible in its namespace (kill(-getpgrp()) would become
+# kill(-1)); in the root's, getpgrp() is 0 there as before, and a signal to the group reaches only
+# processes of the sender's own uid, i.e. its own life.
+_SHARED_WITH_ROOT = {False: ["uts", "readonly_root"], True: ["uts", "readonly_root", "session"]}
 
 
 def load_reference(cfg):
@@ -89,6 +104,12 @@ def template_main(sock_fd):
     import _socket
     import ctypes  # noqa: F401  (the isolation setup loads them: every child has them already)
     import resource  # noqa: F401
+    _libc()                       # (every fork has it: see isolation._libc)
+    if version_reader([])[0] is not None:    # a fresh runner is possible: its clean-state snapshot
+        #                                      walked once per session, not per sandbox (see Zygote)
+        prepare_random()          # the patches every request installs, installed here for good
+        install_patches(TEMPLATE_FILE)  # (each process forked from here has them: nothing to redo)
+        _SNAPSHOT[0] = CleanState(TEMPLATE_FILE, patched=True)
     sock = _socket.socket(fileno=sock_fd)
     os.dup2(os.open(os.devnull, os.O_RDWR), 0)
     fork_server(sock, roots=True)
@@ -101,23 +122,31 @@ def root_main(sock, setup):
     read-only root: isolation.root_setup), says so on its socket, then forks one sandbox life per
     request exactly as the template does; each life makes its own mount, net, ipc and pid
     namespaces, private folders, uid, rlimits and seccomp (isolation.enter_life_namespaces)."""
-    global _ROOT_COMPILED
     try:
+        pidns = _child_pid_namespace()
         built = root_setup(setup)
         data = compile_unprivileged(setup)
         if data is not None:
-            _ROOT_COMPILED = (setup["source"], setup["filename"], data)
+            _ROOT_COMPILED[0] = (setup["source"], setup["filename"], data)
     except BaseException:
         sock.send(_dumps({"t": "fatal", "error": traceback.format_exc()[-2000:]}).encode())
         _real_exit(1)
     sock.send(_dumps({"t": "ready"}).encode())
-    fork_server(sock, built=built)
+    fork_server(sock, built=built, pidns=pidns)
 
 
-def fork_server(sock, roots=False, built=None):
+def _child_pid_namespace():
+    try:
+        return ChildPidNamespace()
+    except OSError:
+        return None                 # each life forks once more into its own pid namespace
+
+
+def fork_server(sock, roots=False, built=None, pidns=None):
     """Fork one sandbox process per message on SOCK (its three pipe ends come with it), or a
     student root (ROOTS: the template only; one socket end comes with it); answer each with the
-    child's pid and a pidfd; exit at end of input.  BUILT: in a student root, what it set up."""
+    child's pid and a pidfd; exit at end of input.  BUILT: in a student root, what it set up.
+    PIDNS (a student root's ChildPidNamespace): each sandbox is forked as the pid 1 of a new one."""
     import _socket
     signal.signal(signal.SIGCHLD, _reap_children)
     space = _socket.CMSG_SPACE(3 * 4)
@@ -146,6 +175,7 @@ def fork_server(sock, roots=False, built=None):
             for fd in fds:
                 os.close(fd)
             continue
+        entered = pidns is not None and not root and pidns.enter()
         pid = os.fork()
         if pid == 0:
             try:
@@ -156,6 +186,12 @@ def fork_server(sock, roots=False, built=None):
                     _template_child(msg, *fds, built=built)
             finally:
                 _real_exit(HARNESS_SPAWN_FAILED)
+        if entered:
+            try:
+                pidns.leave()
+            except OSError:
+                _kill(pid)
+                break              # (the grader's lives fork from the template instead)
         for fd in fds:
             os.close(fd)
         pidfd = _pidfd(pid)
@@ -176,7 +212,10 @@ def fork_server(sock, roots=False, built=None):
 
 
 HARNESS_SPAWN_FAILED = 118
-_ROOT_COMPILED = None     # in a student root: (source, filename, marshalled (code, error)) compiled once
+# (Lists set in place: the harness's names stay as the template's snapshot saw them, see Zygote.)
+_ROOT_COMPILED = [None]   # in a student root: [(source, filename, marshalled (code, error))] compiled once
+_SNAPSHOT = [None]        # in the template: [the clean-state snapshot every sandbox it forks adopts]
+TEMPLATE_FILE = "<template>"
 
 
 def _reap_children(signum=None, frame=None):
@@ -192,7 +231,7 @@ def _reap_children(signum=None, frame=None):
 def _template_child(msg, ctl_fd, res_fd, raw_fd, built=None):
     """In the fork of the template (or of a student root): set up what a freshly spawned sandbox
     process has, then run."""
-    _fresh_process(msg, (ctl_fd, res_fd), raw_fd)
+    _fresh_process(msg, (ctl_fd, res_fd), raw_fd, own_session=os.getpid() != 1)   # (_SHARED_WITH_ROOT)
     sandbox_main(ctl_fd, res_fd, built)
 
 
@@ -204,19 +243,24 @@ def _root_child(msg, sock_fd):
     root_main(_socket.socket(fileno=sock_fd), msg.get("setup") or {})
 
 
-def _fresh_process(msg, keep_fds, out_fd):
-    """Its own session, OUT_FD as fds 1 and 2, only KEEP_FDS open besides, the message's
-    environment and folder, fresh random state (as a new interpreter would have)."""
-    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-    os.setsid()
+def _fresh_process(msg, keep_fds, out_fd, own_session=True):
+    """Its own session (OWN_SESSION), OUT_FD as fds 1 and 2, only KEEP_FDS open besides, the
+    message's environment and folder, fresh random state (as a new interpreter would have)."""
+    _signal.signal(signal.SIGCHLD, _signal.SIG_DFL)       # (not signal.signal: its enum wrapping
+    if own_session:                                       # touches ~70 pages in a fresh fork)
+        os.setsid()
     os.dup2(out_fd, 1)
     os.dup2(out_fd, 2)
     keep = sorted({0, 1, 2, *keep_fds})
     for lo, hi in zip(keep, keep[1:] + [1 << 20]):
         if hi > lo + 1:
             os.closerange(lo + 1, hi)
-    os.environ.clear()
-    os.environ.update({str(k): str(v) for k, v in msg["env"].items()})
+    wanted = {str(k): str(v) for k, v in msg["env"].items()}
+    if list(os.environ) != list(wanted):         # (a student root's lives: the same names, in order)
+        os.environ.clear()
+    for key, value in wanted.items():
+        if os.environ.get(key) != value:
+            os.environ[key] = value
     os.chdir(msg["cwd"])
     random.seed()                    # not the template's state
 

@@ -20,10 +20,27 @@ SYS_MOUNT_SETATTR, AT_RECURSIVE, AT_FDCWD, MOUNT_ATTR_RDONLY = 442, 0x8000, -100
 
 
 class _Libc:
+    """libc through ctypes, with the functions and structures the isolation uses made once."""
+
+    shared = None        # the process's one _Libc (_libc)
+
     def __init__(self):
-        import ctypes
-        self.ctypes = ctypes
-        self.libc = ctypes.CDLL(None, use_errno=True)
+        import ctypes as ct
+        self.ctypes = ct
+        self.libc = ct.CDLL(None, use_errno=True)
+        for name in ("unshare", "setns", "mount", "umount2", "prctl", "syscall"):
+            getattr(self.libc, name)          # (looked up once: the CDLL keeps it)
+
+        class MountAttr(ct.Structure):
+            _fields_ = [("attr_set", ct.c_uint64), ("attr_clr", ct.c_uint64),
+                        ("propagation", ct.c_uint64), ("userns_fd", ct.c_uint64)]
+
+        class SockFilter(ct.Structure):
+            _fields_ = [("code", ct.c_ushort), ("jt", ct.c_ubyte), ("jf", ct.c_ubyte), ("k", ct.c_uint)]
+
+        class SockFprog(ct.Structure):
+            _fields_ = [("len", ct.c_ushort), ("filter", ct.POINTER(SockFilter))]
+        self.MountAttr, self.SockFilter, self.SockFprog = MountAttr, SockFilter, SockFprog
 
     def call(self, what, name, *args):
         if getattr(self.libc, name)(*args) != 0:
@@ -42,33 +59,58 @@ class _Libc:
     def set_readonly(self, path, readonly=True, recursive=True):
         """mount_setattr(2): flip read-only on PATH's mount (and below); False when unsupported."""
         ct = self.ctypes
-
-        class MountAttr(ct.Structure):
-            _fields_ = [("attr_set", ct.c_uint64), ("attr_clr", ct.c_uint64),
-                        ("propagation", ct.c_uint64), ("userns_fd", ct.c_uint64)]
-        attr = MountAttr(MOUNT_ATTR_RDONLY if readonly else 0, 0 if readonly else MOUNT_ATTR_RDONLY, 0, 0)
+        attr = self.MountAttr(MOUNT_ATTR_RDONLY if readonly else 0, 0 if readonly else MOUNT_ATTR_RDONLY, 0, 0)
         flags = AT_RECURSIVE if recursive else 0
         return self.libc.syscall(ct.c_long(SYS_MOUNT_SETATTR), ct.c_int(AT_FDCWD), path.encode(),
                                  ct.c_uint(flags), ct.byref(attr), ct.c_size_t(ct.sizeof(attr))) == 0
+
+
+def _libc():
+    """This process's _Libc: the template makes it before it forks anything, so every sandbox
+    has it (no dlopen, function lookup or ctypes class made per sandbox: page copies)."""
+    if _Libc.shared is None:
+        _Libc.shared = _Libc()
+    return _Libc.shared
 
 
 def _within(path, top):
     return path == top or path.startswith(top.rstrip("/") + "/")
 
 
-def enter_life_namespaces(cfg, built):
+def enter_life_namespaces(cfg, built, pid1=False):
     """A sandbox life forked by its student's root (root_setup built the minimal root once, in
     the root's own mount and uts namespaces): its own mount (a copy of that minimal table), net,
     ipc and pid namespaces, and its own private tmpfs /tmp, /var/tmp and /dev/shm mounted over
-    the root's empty read-only folders.  BUILT: what root_setup applied."""
-    lib = _Libc()
-    flags = CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC | (CLONE_NEWPID if cfg["pidns"] else 0)
+    the root's empty read-only folders.  BUILT: what root_setup applied.  PID1: the root forked
+    it straight into a new pid namespace (ChildPidNamespace), so it has one already."""
+    lib = _libc()
+    flags = CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC | (CLONE_NEWPID if cfg["pidns"] and not pid1 else 0)
     lib.call("unshare", "unshare", flags)
-    applied = {"namespaces": ["mount", "net", "ipc", "uts"] + (["pid"] if cfg["pidns"] else []),
+    applied = {"namespaces": ["mount", "net", "ipc", "uts"] + (["pid"] if cfg["pidns"] or pid1 else []),
                "network": "none"}       # IPC limits: become_sandbox_user, once its /proc is mounted
     applied.update(built)
     applied["private_tmp"] = mount_private(lib, cfg["tmp_mb"])
     return applied
+
+
+class ChildPidNamespace:
+    """How a student root forks each life straight into a pid namespace of its own, as its pid 1
+    (the zygote itself), instead of a life forking once more after unshare(CLONE_NEWPID), which
+    moves only the caller's future children: one process less per life.  unshare(CLONE_NEWPID)
+    before the fork, and setns back to the root's own pid namespace after it (a second unshare
+    is refused while the first one's namespace is the one for its children)."""
+
+    def __init__(self):
+        self.lib = _libc()
+        self.own = os.open("/proc/self/ns/pid", os.O_RDONLY)     # (before root_setup hides /proc)
+
+    def enter(self):
+        """True when the next fork starts a new pid namespace."""
+        return self.lib.try_call("unshare", CLONE_NEWPID)
+
+    def leave(self):
+        """The root's later forks in its own pid namespace again (raises OSError if not)."""
+        self.lib.call("setns", "setns", self.own, CLONE_NEWPID)
 
 
 def root_setup(setup):
@@ -76,7 +118,7 @@ def root_setup(setup):
     namespaces and the minimal root, built once for all of one student's sandbox lives, without
     the private folders (each life mounts its own) and without /proc (each life has its own pid
     namespace and mounts its own).  Returns what it applied, for each life's `applied`."""
-    lib = _Libc()
+    lib = _libc()
     lib.call("unshare", "unshare", CLONE_NEWNS | CLONE_NEWUTS)
     lib.mount(None, "/", None, MS_REC | MS_PRIVATE)
     hidden = [os.path.realpath(p) for p in setup.get("hidden", [])]
@@ -100,7 +142,7 @@ def compile_unprivileged(setup):
         code = 1
         try:
             os.close(r)
-            lib = _Libc()
+            lib = _libc()
             lib.try_call("prctl", PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
             set_rlimits(setup["limits"], nproc=True)
             os.setgroups([])
@@ -135,7 +177,7 @@ def enter_namespaces(cfg):
     loads, read-only; /dev/null and friends; an empty /proc for the pid namespace; and private
     tmpfs /tmp, /var/tmp and /dev/shm.  Nothing else exists in it (no /home, /root, /work, /srv,
     /opt, /var, /mnt, no kit, no classmates), so a search of the disk finds nothing to copy."""
-    lib = _Libc()
+    lib = _libc()
     flags = CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS | (CLONE_NEWPID if cfg["pidns"] else 0)
     lib.call("unshare", "unshare", flags)
     lib.mount(None, "/", None, MS_REC | MS_PRIVATE)
@@ -262,9 +304,12 @@ def limit_ipc():
     refuses shmget/semget/msgget; this holds where the filter is missing)."""
     done = {}
     for key, value in (("shmmax", 1 << 20), ("shmall", 256), ("shmmni", 4), ("msgmni", 0)):
-        try:
-            with open(f"/proc/sys/kernel/{key}", "w") as f:
-                f.write(str(value))
+        try:                  # (os.open: open()'s text layer cost ~0.2 ms of page copies a life)
+            fd = os.open(f"/proc/sys/kernel/{key}", os.O_WRONLY)
+            try:
+                os.write(fd, str(value).encode())
+            finally:
+                os.close(fd)
             done[key] = value
         except OSError:
             pass
@@ -292,9 +337,11 @@ def set_rlimits(limits, nproc):
     return applied
 
 
-def become_sandbox_user(cfg, late_ipc=False):
-    """Still root: /proc for the new pid namespace, the work dir, limits; then drop to the sandbox uid."""
-    lib = _Libc()
+def become_sandbox_user(cfg, late_ipc=False, parent_death=True):
+    """Still root: /proc for the new pid namespace, the work dir, limits; then drop to the sandbox uid.
+    PARENT_DEATH: die with the parent (the outer process; a life its student root forked as the
+    pid 1 of its namespace does not die with the root)."""
+    lib = _libc()
     applied = {}
     if cfg["pidns"]:
         try:
@@ -314,7 +361,8 @@ def become_sandbox_user(cfg, late_ipc=False):
     os.setresuid(uid, uid, uid)
     applied["no_new_privs"] = lib.try_call("prctl", PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
     if cfg["pidns"]:
-        lib.try_call("prctl", PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        if parent_death:
+            lib.try_call("prctl", PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     else:       # no pid namespace: be the reaper of escaped processes ourselves
         applied["subreaper"] = lib.try_call("prctl", PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
     try:
@@ -339,15 +387,9 @@ def install_seccomp(lib, program_hex):
         return False
     ct = lib.ctypes
     data = bytes.fromhex(program_hex)
-
-    class SockFilter(ct.Structure):
-        _fields_ = [("code", ct.c_ushort), ("jt", ct.c_ubyte), ("jf", ct.c_ubyte), ("k", ct.c_uint)]
-
-    class SockFprog(ct.Structure):
-        _fields_ = [("len", ct.c_ushort), ("filter", ct.POINTER(SockFilter))]
     count = len(data) // 8
-    program = (SockFilter * count).from_buffer_copy(data)
-    fprog = SockFprog(count, ct.cast(program, ct.POINTER(SockFilter)))
+    program = (lib.SockFilter * count).from_buffer_copy(data)
+    fprog = lib.SockFprog(count, ct.cast(program, ct.POINTER(lib.SockFilter)))
     if lib.libc.prctl(ct.c_int(PR_SET_SECCOMP), ct.c_ulong(SECCOMP_MODE_FILTER), ct.byref(fprog),
                       ct.c_ulong(0), ct.c_ulong(0)) != 0:
         raise OSError(ct.get_errno(), "seccomp: the filter was refused")
@@ -359,7 +401,7 @@ def limit_self(cfg):
     applied = {"rlimits": set_rlimits(cfg["limits"], nproc=False), "uid": os.getuid(),
                "workdir": os.getcwd(), "namespaces": [], "network": "host"}
     try:
-        lib = _Libc()
+        lib = _libc()
         applied["subreaper"] = lib.try_call("prctl", PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
         applied["no_new_privs"] = lib.try_call("prctl", PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
         applied["seccomp"] = install_seccomp(lib, cfg.get("seccomp")) if applied["no_new_privs"] else False

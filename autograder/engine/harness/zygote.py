@@ -1,6 +1,7 @@
 """The zygote: compiles once, forks a child per fresh request, keeps one shared worker, and reads
 their result lines (untrusted: a forged or foreign line is counted, never believed)."""
 
+import _signal
 import gc
 import os
 import select
@@ -29,7 +30,7 @@ from .errors import compile_source
 from .lines import _pidfd, write_all, write_line
 from .patches import _on_alarm, _on_xcpu, prepare_random
 from .proctree import TMP_TOPS, TmpWatch, _alive, _children, _kill, _reap, _tree, _unlink
-from .run import _BALLAST, _reserve
+from .run import _BALLAST, _WRAPPERS, _reserve
 from .worker import child_run, runner_loop, worker_loop
 
 FLUSH_AFTER = 0.002         # seconds a line may wait for the grader (Zygote.say)
@@ -37,7 +38,7 @@ FLUSH_BYTES = 1 << 16
 
 
 class Zygote:
-    def __init__(self, cfg, ctl, ctl_fd, res_fd, applied):
+    def __init__(self, cfg, ctl, ctl_fd, res_fd, applied, snapshot=None):
         self.cfg, self.ctl, self.ctl_fd, self.res_fd, self.applied = cfg, ctl, ctl_fd, res_fd, applied
         self.workdir = os.getcwd()
         self.private_tmp = bool(cfg.get("root") and cfg.get("namespaces"))
@@ -54,16 +55,22 @@ class Zygote:
         global _REFERENCE
         if cfg.get("reference"):    # compiled once here, so every fork has it; the text is dropped
             _REFERENCE = compile(cfg.pop("reference"), "<reference>", "exec", dont_inherit=True)
-        prepare_random()
-        signal.signal(signal.SIGALRM, _on_alarm)
-        signal.signal(signal.SIGXCPU, _on_xcpu)
-        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)   # over RLIMIT_FSIZE: OSError, not death
+        if not _WRAPPERS:         # (done by the template for every process it forks)
+            prepare_random()
+        _signal.signal(signal.SIGALRM, _on_alarm)        # (_signal: signal.signal's enum wrapping
+        _signal.signal(signal.SIGXCPU, _on_xcpu)         # costs page copies in every zygote)
+        _signal.signal(signal.SIGXFSZ, _signal.SIG_IGN)   # over RLIMIT_FSIZE: OSError, not death
         install_audit()           # (every request process installs it: once here for all of them)
         _BALLAST[0] = _reserve()  # (and the ballast: kept across requests, renewed after it was used)
         # Fresh requests share a runner while it stays clean; that needs our own procfs (threads
         # and children of the runner are read there) and the snapshot of a clean process.
         self.runner = None
-        self.clean = CleanState(cfg["filename"], cfg.get("dict_versions", "auto")) if self.use_proc else None
+        # SNAPSHOT: the template's, when it (or a student root) forked us: adopted, so what to
+        # watch is walked once per grading session, not in every sandbox (clean.CleanState.adopt).
+        how = cfg.get("dict_versions", "auto")
+        self.clean = None
+        if self.use_proc:
+            self.clean = CleanState(cfg["filename"], how) if snapshot is None else snapshot.adopt(cfg["filename"], how)
         if self.clean is not None and self.clean.versions is None:
             self.clean = None
         applied["fresh_runner"] = self.clean.detector if self.clean is not None else False
