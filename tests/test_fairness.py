@@ -11,6 +11,7 @@ only once a check of the same function with a real answer passes (engine: no_poi
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -65,6 +66,34 @@ def test_python_option(tmp_path: Path):
     batch = subprocess.run([sys.executable, "-m", "autograder", "grade-all", "--help"], capture_output=True,
                            text=True, cwd=ROOT)
     assert "--python PATH" in batch.stdout
+
+
+def _other_pythons() -> list[str]:
+    """Interpreters of another minor version than this one on this machine (3.10 and newest)."""
+    import glob
+    found = {}
+    for path in sorted(glob.glob(os.path.expanduser("~/.pyenv/versions/3.*/bin/python3.*"))
+                       + glob.glob("/usr/bin/python3.*") + glob.glob("/usr/local/bin/python3.*")):
+        name = os.path.basename(path)
+        if not name.replace("python", "").replace(".", "").isdigit():
+            continue
+        minor = int(name.split(".")[1])
+        if minor >= 10 and minor != sys.version_info[1] and os.access(path, os.X_OK):
+            found.setdefault(minor, path)
+    return [found[m] for m in sorted(found) if m in (min(found), max(found))] if found else []
+
+
+@pytest.mark.parametrize("python", _other_pythons() or [None])
+def test_python_option_with_another_version(python):
+    """Student code on another Python than the grader's (bytecode is per version: the harness is
+    sent as source there; 3.10 has no -P) gets the same score."""
+    if python is None:
+        pytest.skip("no Python of another minor version (3.10+) on this machine")
+    done = subprocess.run([sys.executable, "-m", "autograder", "grade", "solution/yahtzee.py", "--stage", "1",
+                           "--python", python, "--format", "json"], capture_output=True, text=True, cwd=ROOT)
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["score"] == 30, report
 
 
 # --- A bug costs points once, in its own stage ----------------------------------------------------

@@ -22,10 +22,14 @@ RAW_TAIL = 4096                  # bytes of raw fd 1/2 output kept for diagnosti
 MAX_LINE = 96 << 20
 
 # Runs as `python -c BOOT <result fd>`: reads the harness (16-byte length header) from stdin, as a
-# code object the grader compiled once (marshal: the child is this very interpreter binary, so
-# the format matches; compiling the harness's ~1900 lines in every sandbox cost ~35 ms of CPU).
+# code object the grader compiled once (marshal, when the child is this very interpreter binary, so
+# the format matches; compiling the harness's ~1900 lines in every sandbox cost ~35 ms of CPU), or
+# as its source (SOURCE_MARK first) for another interpreter (`--python`): bytecode is per version.
+SOURCE_MARK = b"#harness source\n"
 BOOT = """\
-import os, marshal
+import os, sys, marshal
+if sys.path and not sys.path[0]:
+    del sys.path[0]                 # what -P does (Python 3.10 has no -P): no import from the cwd
 def _read(n):
     data = b""
     while len(data) < n:
@@ -34,7 +38,8 @@ def _read(n):
             raise SystemExit(3)
         data += chunk
     return data
-exec(marshal.loads(_read(int(_read(16)))))
+_h = _read(int(_read(16)))
+exec(compile(_h, "<sandbox-harness>", "exec", dont_inherit=True) if _h.startswith(b"#") else marshal.loads(_h))
 """
 
 
@@ -185,7 +190,7 @@ class _Template:
         boot_r, boot_w = os.pipe()
         try:
             self.popen = subprocess.Popen(
-                [self.python, "-s", "-S", "-P", "-B", "-c", BOOT, "template", str(theirs.fileno())],
+                [self.python, *_flags(self.python), "-c", BOOT, "template", str(theirs.fileno())],
                 stdin=boot_r, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                 pass_fds=(theirs.fileno(),), env=_env("/"), cwd="/",
                 start_new_session=True, close_fds=True)
@@ -399,6 +404,22 @@ def _drop_template(template: _Template) -> None:
     template.close()
 
 
+@functools.lru_cache(maxsize=8)
+def _flags(python: str) -> tuple[str, ...]:
+    """-s -S -P -B; without -P (Python 3.11+) for a Python 3.10 given with `--python`, whose BOOT
+    then drops the cwd from sys.path itself."""
+    if python == _realpath(sys.executable):
+        new = sys.version_info >= (3, 11)
+    else:
+        try:
+            done = subprocess.run([python, "-S", "-c", "import sys; print(sys.version_info >= (3, 11))"],
+                                  capture_output=True, text=True, timeout=20)
+            new = done.stdout.strip() != "False"
+        except (OSError, subprocess.TimeoutExpired):
+            new = True              # (it will not start either way: the start says why)
+    return ("-s", "-S", "-P", "-B") if new else ("-s", "-S", "-B")
+
+
 def _spawn(env: dict[str, str], cwd: str, cleanup_dir: str | None) -> _Proc:
     """Start the child: `python -s -S -P -B -c BOOT <result fd>` in its own session.
 
@@ -406,7 +427,7 @@ def _spawn(env: dict[str, str], cwd: str, cleanup_dir: str | None) -> _Proc:
     The environment is entirely ours, so -s -S -P give the same isolation as -I."""
     with _child_pipes() as ((ctl_r, res_w, raw_w), (ctl_w, res_r, raw_r)):
         popen = subprocess.Popen(
-            [_python(), "-s", "-S", "-P", "-B", "-c", BOOT, str(res_w)],
+            [_python(), *_flags(_python()), "-c", BOOT, str(res_w)],
             stdin=ctl_r, stdout=raw_w, stderr=raw_w, pass_fds=(res_w,), env=env, cwd=cwd,
             start_new_session=True, close_fds=True)
     return _Proc(popen, ctl_w, res_r, raw_r, cleanup_dir)
@@ -452,8 +473,11 @@ def compiled_reference(text: str) -> str | None:
 
 
 def _harness_source() -> bytes:
-    """The harness, compiled once per machine (codecache.py) and marshalled, read once per process."""
+    """The harness, compiled once per machine (codecache.py) and marshalled, read once per process;
+    its source text when the sandbox runs another interpreter than this one (`--python`)."""
     global _harness_cache
+    if _python() != _realpath(sys.executable):
+        return SOURCE_MARK + harness.source().encode("utf-8")
     if _harness_cache is None:
         _harness_cache = codecache.compiled(harness.source(), "<sandbox-harness>")
     return _harness_cache
