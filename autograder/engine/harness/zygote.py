@@ -80,12 +80,10 @@ class Zygote:
     def serve(self):
         write_line(self.res_fd, {"t": "ready", "applied": self.applied})
         while True:
-            line = self.ctl.readline()
+            req, line = self.read_request()
             if line is None:
                 break
-            try:
-                req = _loads(line)
-            except ValueError:
+            if req is None:
                 continue
             if req.get("op") == "quit":
                 break
@@ -125,15 +123,22 @@ class Zygote:
         """The request lines that follow a batch message (its "lines" of them): [(request, line)]."""
         batch, count = [], msg.get("lines")
         for _ in range(count if type(count) is int else 0):
-            line = self.ctl.readline()
+            req, line = self.read_request()
             if line is None:
                 break
-            try:
-                req = _loads(line)
-            except ValueError:
-                req = None
             batch.append((req, line))
         return batch
+
+    def read_request(self):
+        """The grader's next line and its request: (None, None) at the end of input, (None, line)
+        when the line does not parse."""
+        line = self.ctl.readline()
+        if line is None:
+            return None, None
+        try:
+            return _loads(line), line
+        except ValueError:
+            return None, line
 
     def handle_batch(self, msg, batch):
         """A student's request plan in one message: run each request exactly as handle() would (a
