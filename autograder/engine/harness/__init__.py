@@ -26,7 +26,9 @@ Without root:           grader -> zygote (child subreaper) -> forks.
 The zygote never runs student code: it compiles the source once and forks.  Fresh
 requests run in a "fresh runner" fork that executes the compiled code anew for each of them and
 serves the next one only while it stays clean (clean.py; else a new fork); fresh=False requests
-run in a long-lived "shared worker" fork that imports the module once.
+run in a long-lived "shared worker" fork that imports the module once, or in the fresh runner
+itself when it is still clean as the first shared call comes (Zygote.runner_as_worker: a batch
+sends its fresh requests first).
 
 The parts: ../scripted.py (the scripted input and dice every runtime shares: engine/scripted.py),
 base (imports, limits, captured builtins, control-flow exceptions), values (student values -> JSON
