@@ -21,7 +21,7 @@ from test_sandbox import ISO, call
 from test_sandbox_poison import test_fresh_requests_share_a_process_only_while_it_stays_clean  # noqa: F401
 
 from autograder.engine import launch
-from autograder.engine.sandbox import Sandbox, template_scope
+from autograder.engine.sandbox import Request, Sandbox, template_scope
 
 needs_root = pytest.mark.skipif(not (ISO["uid_drop"] and ISO["pid_namespace"]),
                                 reason="student roots serve root graders with a pid namespace only")
@@ -260,3 +260,15 @@ def test_a_sandbox_adopts_the_templates_snapshot_as_if_it_took_its_own(mode):
     assert json.loads(done.stdout) == dict.fromkeys(
         ["dicts", "others", "late", "modules", "random", "harness", "copies", "restored", "new_module",
          "other_name", "reader"], True)
+
+
+@needs_root
+def test_in_a_student_roots_life_the_runner_becomes_the_worker(make):
+    """A life forked by its student root (what grading uses): a batch's fresh requests run first,
+    in one runner, which then serves the shared calls planned before and after them."""
+    box = make("import os\n\ndef pid():\n    return os.getpid()\n")
+    out = box.run_batch([Request("call", "pid", fresh=False), Request("call", "pid", fresh=True),
+                         Request("call", "pid", fresh=False)])
+    assert [o.status for o in out] == ["ok"] * 3
+    assert len({o.value for o in out}) == 1
+    assert box.applied["started"] == "student_root" and box.applied["compiled"] == "first_life"
