@@ -173,3 +173,14 @@ def test_a_batch_that_stops_at_a_fresh_request_still_runs_the_shared_calls_plann
                         reset_worker=True)
     assert [o.status for o in out] == ["ok", "ok", "ok", "timeout"]
     assert out[0].value[1] == out[2].value[1] == []
+
+
+def test_a_program_that_used_half_its_budget_keeps_the_plans_order():
+    """A batch that could reach the submission's time budget stops where the plan's order would
+    stop it: with less than half the budget left, nothing is sent ahead (two request processes)."""
+    plan = [shared("pid"), fresh("pid"), shared("pid")]
+    with Sandbox(PROBE, "yahtzee.py", Limits(wall_s=2, budget_s=10)) as sandbox:
+        kept = values(sandbox.run_batch(plan, reset_worker=True, budget=4.0))
+        ahead = values(sandbox.run_batch(plan, reset_worker=True, budget=6.0))
+    assert kept[0] == kept[2] != kept[1]
+    assert ahead[0] == ahead[1] == ahead[2]

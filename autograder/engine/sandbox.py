@@ -300,7 +300,7 @@ class Sandbox:
         itself, and the shared calls keep their order (the same history), so every outcome is the
         one it would be in the plan's order; a request sent after the first one that did not run
         in the plan's order is dropped (the caller runs the rest one by one, as before)."""
-        order = self._fresh_first(requests)
+        order = self._fresh_first(requests, budget)
         if order is None:
             return self._run_batch(requests, reset_worker, budget, limits)
         t0 = time.monotonic()
@@ -321,12 +321,16 @@ class Sandbox:
             ran.append(got[len(ran)])
         return ran
 
-    def _fresh_first(self, requests: list[Request]) -> list[int] | None:
+    def _fresh_first(self, requests: list[Request], budget: float | None = None) -> list[int] | None:
         """The positions of REQUESTS with the fresh ones first (each kind in its order), or None:
-        send them as they are (no shared call before a fresh request, or no fresh runner that could
-        become the worker: every fresh request a fork of its own)."""
+        send them as they are (no shared call before a fresh request; no fresh runner that could
+        become the worker: every fresh request a fork of its own; or a program that has used half
+        its time budget (BUDGET: what is left), whose batch could reach the budget: it stops at
+        the same request as in the plan's order)."""
         fresh = [i for i, r in enumerate(requests) if r.fresh or r.kind == "script"]
         if not fresh or fresh[-1] == len(fresh) - 1:
+            return None
+        if budget is not None and budget < self.limits.budget_s / 2:
             return None
         self.start()
         if not self.applied.get("fresh_runner"):
