@@ -38,7 +38,7 @@ def test_any_result_line_becomes_an_outcome(result, trailer, stdin):
         assert len(str(out.error.get("type", ""))) <= bounds.MAX_NAME
 
 
-@FAST
+@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(result=fields, value=json_values, trailer=fields)
 def test_an_ok_result_met_before_is_the_outcome_bounding_it_again_gives(result, value, trailer):
     """outcomes._ok remembers a result's bounded fields by content: a result with the same
