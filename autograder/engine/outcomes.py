@@ -77,7 +77,7 @@ _OK_FIELDS = ("value", "error", "stdout", "events", "args_after", "state_after",
 _OK_SEEN: dict[bytes, dict] = {}        # those fields' marshal bytes -> the bounded Outcome's fields
 _OK_SEEN_BYTES = [0]
 _OK_KEY_MAX = 1 << 16                   # a bigger result is bounded afresh (not remembered)
-_OK_SEEN_MAX_BYTES = 1 << 24
+_OK_SEEN_MAX_BYTES = 1 << 22            # (about twice that in memory with the values)
 
 
 def _ok(data: dict, limits: Limits) -> Outcome:
