@@ -143,6 +143,9 @@ def grade_stream(paths: Iterator[str | Path], deliver: Callable[[GradeReport], N
     One pytest session serves them all: the suites are collected once, so a batch worker
     pays pytest's start-up once, not per student.  PATHS may block (a worker's queue).
     Every sandbox of the stream is forked from one pre-booted template (sandbox.template_scope).
+    PATHS with a ready() method (grade-all's worker queue: whether its next path is already
+    there, without blocking) let the stream load the next submission and run its plan ahead, in
+    its own sandboxes, while the checks of the current one run (_Ahead; one ahead at most).
     """
     with template_scope():
         prestart_template()
@@ -186,18 +189,31 @@ def _grade_stream(paths: Iterator[str | Path], deliver: Callable[[GradeReport], 
         first = next(paths, None)
         if first is not None:
             ahead.append(_Ahead(submission_job(first)))
+    ready = None if public_only else getattr(paths, "ready", None)
     try:
         plan = reference_outcomes(spec, reference, hidden, limits)
+        ordered = _plan_in_order(plan, files, spec) if plan else []
         for job in ahead:
-            job.give(_plan_in_order(plan, files, spec) if plan else [])
+            job.give(ordered)
 
         def next_submission():
             if ahead:
-                return ahead.pop().join()
-            path = next(paths, None)
-            if path is None:
-                return None
-            return submission_job(path)
+                job = ahead[-1].join()              # (raises what its thread raised: closed below)
+                ahead.pop()
+            else:
+                path = next(paths, None)
+                if path is None:
+                    return None
+                job = submission_job(path)
+            # Pipelined (a worker's queue): the next submission, if it is already there, is loaded
+            # and its plan run in its own sandboxes while this one's checks run in this thread.
+            if ready is not None and ordered and ready():
+                path = next(paths, None)
+                if path is not None:
+                    upcoming = _Ahead(submission_job(path))
+                    upcoming.give(ordered)
+                    ahead.append(upcoming)
+            return job
 
         def finish(plugin: GradingPlugin, context) -> None:
             report, student, started = context
@@ -218,7 +234,10 @@ def _grade_stream(paths: Iterator[str | Path], deliver: Callable[[GradeReport], 
         _session(files, spec, plugin)
     finally:
         for job in ahead:                           # the session ended before it took the job
-            job.join()[0].close()
+            try:
+                job.join()
+            finally:
+                job.job[0].close()
 
 
 def _plan_in_order(plan: dict, files: list[str], spec: Assignment) -> list:
