@@ -217,7 +217,6 @@ def _grade_stream(paths: Iterator[str | Path], deliver: Callable[[GradeReport], 
 
         def finish(plugin: GradingPlugin, context) -> None:
             report, student, started = context
-            student.close()
             report.flags = list(student.attempts)
             report.tests = plugin.results
             report.notes.extend(plugin.notes)
@@ -225,7 +224,10 @@ def _grade_stream(paths: Iterator[str | Path], deliver: Callable[[GradeReport], 
             if plugin.load_failure and not report.error:
                 report.error = plugin.load_failure
             report.execution_time = round(time.perf_counter() - started, 3)
+            # The report first, then its sandboxes stopped (a few ms of waiting for them to end): a
+            # worker's parent sends its next submission meanwhile, so it is there to be loaded ahead.
             deliver(report)
+            student.close()
 
         from ..engine.plugin import GradingPlugin  # (pytest: after the early thread has started)
 
