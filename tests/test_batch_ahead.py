@@ -185,3 +185,31 @@ def test_a_worker_dying_with_one_ahead_costs_only_the_one_it_died_of(tmp_path):
     assert rows["dies"].status == "crashed" and "the grader crashed on this submission" in rows["dies"].error
     assert rows["a"].status == "graded" and rows["a"].score == 100 and 0 < rows["z"].score < 100
     assert {sid: times for sid, (_, _, times, _) in rows_of(out).items()} == {"a": 1, "dies": 1, "z": 1}
+
+
+def test_suites_that_do_not_load_cost_one_session_not_one_per_submission(tmp_path):
+    """A worker takes its first submission before its session collects the suites (its sandbox
+    loads it meanwhile): when the suites do not load, that one and the rest get the reason (a
+    grader failure, never the student's) from the one failed session, not a new session each."""
+    import shutil
+
+    course = tmp_path / "pig"
+    shutil.copytree(REPO / "tests" / "toy" / "pig", course,
+                    ignore=shutil.ignore_patterns("__pycache__", "solution", "starter"))
+    suite = course / "suites" / "test_stage1_scoring.py"
+    suite.write_text("not_defined_anywhere()\n" + suite.read_text(encoding="utf-8"), encoding="utf-8")
+    reference = (course / "reference.py").read_text(encoding="utf-8")
+    klass = _class(tmp_path / "class", {f"s{i}": reference for i in range(4)})
+    out = tmp_path / "out"
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("AUTOGRADER_CACHE_DIR", str(tmp_path / "cache"))
+        result = run_batch([str(klass), "--assignment", str(course), "--stage", "1", "--jobs", "1", "--out", str(out)],
+                           tmp_path, "broken-suites")
+    assert result["code"] == 0, result["stdout"] + result["stderr"]
+    assert "4 submissions, 0 graded, 0 unchanged (skipped), 4 grader failures" in result["stdout"], result["stdout"]
+    with Gradebook(out / "gradebook.sqlite") as book:
+        rows = list(book.rows("pig"))
+    assert len(rows) == 4 and all(r.status == "crashed" and "SuiteLoadError" in r.error for r in rows), \
+        [(r.status, r.error) for r in rows]
+    logs = "".join(p.read_text(encoding="utf-8") for p in (out / "logs").glob("worker-*.log"))
+    assert logs.count("Traceback") == 1, logs[-3000:]

@@ -79,6 +79,7 @@ class _Tasks:
         self.handed = 0          # of those, handed to the session (the first is the current one)
         self.pulled = 0          # received so far in all
         self.taken = 0           # handed out so far in all
+        self.answered = 0        # delivered so far in all
         self.done = False        # the parent said stop (None), or it is gone
 
     def __iter__(self) -> _Tasks:
@@ -97,7 +98,7 @@ class _Tasks:
 
     def __next__(self) -> str:
         if not self.taken and not self.received:
-            trace("worker-ready")                               # its session has collected the suites
+            trace("worker-ready")            # its session takes its first submission (early: as it starts)
         if len(self.received) <= self.handed:
             if self.done or not self._receive():
                 raise StopIteration
@@ -136,6 +137,7 @@ class _Tasks:
         """The current submission's row went back: the next one handed out (loaded ahead) is current."""
         self.received.popleft()
         self.handed -= 1
+        self.answered += 1
         if self.handed:
             self.on_current(self.received[0])
 
@@ -206,7 +208,7 @@ def _worker_main(conn, assignment: str, stage: str, log_path: str, hidden: list[
 
     try:
         while not stream.done and not stopping["now"]:
-            taken, fault = stream.taken, None
+            taken, answered, fault = stream.taken, stream.answered, None
             try:
                 grade_stream(stream, deliver, spec, stage, extra_hidden=hidden)
             except KeyboardInterrupt:
@@ -219,8 +221,11 @@ def _worker_main(conn, assignment: str, stage: str, log_path: str, hidden: list[
             stream.rewind()
             if stream.current is not None:                      # the session ended in the middle of one
                 send(failed(fault or "the grading session stopped; see the worker log"))
-            if stream.taken == taken and not stream.done:
-                # The session could not take a single submission: answer the rest with the reason.
+            if not stream.done and (stream.taken == taken or (fault is not None and stream.answered == answered + 1)):
+                # The session could not grade a single submission (it failed before its first check:
+                # the one it had taken early, if any, was answered above): the rest get the reason.
+                # (Never a new session: a suite module that failed to import stays half-imported in
+                # this process, and a new session would collect nothing from it: "0 / 0".)
                 why = fault or "the grading session does not start; see the worker log"
                 for _ in stream:
                     send(failed(why))
