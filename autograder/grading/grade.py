@@ -257,7 +257,7 @@ def _plan_in_order(plan: dict, files: list[str], spec: Assignment) -> list:
 # Python that holds the GIL for the whole switch interval (5 ms) each time the plan's thread wakes
 # for a result line (~190 of them).  A short interval lets that thread read each line at once, so
 # the sandbox is never left waiting for the grader (a cold `grade`: ~40 ms less wall).
-AHEAD_SWITCH_S = float(os.environ.get("PL_SWITCH", "0.0005"))  # PL_SWITCH: measuring only, TODO remove
+AHEAD_SWITCH_S = 0.0005
 
 
 class _Ahead:
