@@ -17,9 +17,7 @@ One grading session per stream; the batches are small and use --jobs 1 (one work
 from __future__ import annotations
 
 import json
-import os
 import signal
-import time
 from pathlib import Path
 
 import pytest
@@ -27,9 +25,9 @@ from helpers.batch import (
     BROKEN,
     MUTANT,
     SOLUTION,
-    Batch,
     assert_nothing_left,
     count_rows,
+    interrupted,
     rows_of,
     run_batch,
 )
@@ -143,15 +141,8 @@ def test_an_interrupted_batch_with_one_ahead_loses_nothing_and_grades_nothing_tw
     out, trace = tmp_path / "out", tmp_path / "trace.jsonl"
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv(TRACE_ENV, str(trace))
-        batch = Batch.start([str(klass), "--jobs", "1", "--out", str(out)], tmp_path, "interrupted")
-        pid = batch.pid()
-        deadline = time.monotonic() + 90
-        while len(rows_of(out)) < 2:
-            assert batch.proc.poll() is None, "the batch ended before it could be interrupted"
-            assert time.monotonic() < deadline, "no grade stored after 90 s"
-            time.sleep(0.02)
-        os.killpg(pid, signal.SIGINT)
-        result = batch.finish()
+        result = interrupted([str(klass), "--jobs", "1", "--out", str(out)], tmp_path, "interrupted", out,
+                             signal.SIGINT)
     assert result["code"] == 130, result["stdout"] + result["stderr"]
     assert_nothing_left(result)
     events = [json.loads(line) for line in trace.read_text(encoding="utf-8").splitlines()]
