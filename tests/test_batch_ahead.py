@@ -5,12 +5,14 @@ loads its file and runs its request plan in a thread while the checks of the cur
 Two students' sandbox families are then alive at once in one worker.  These tests show:
   * every report of a pipelined stream is the report of the same stream graded one at a time
     (scores, statuses, feedback, notes, flags, load failures), with a hostile program (mallory),
-    one that SIGKILLs everything it can (its exact score), and a file that does not load, each
-    both ahead of an honest one and graded while an honest one is ahead; and each of them was
-    really loaded ahead (taken before the report before it was delivered);
+    one that SIGKILLs everything it can (its exact score), a file that does not load and
+    a file that is not UTF-8 (no sandbox at all), each both ahead of an honest one and graded
+    while an honest one is ahead; and each of them was really loaded ahead (taken before the
+    report before it was delivered);
   * grade-all interrupted while its worker holds a submission ahead loses nothing and grades
     nothing twice on resume;
-  * a worker that dies holding two submissions (one ahead) costs only the one it died of.
+  * a worker that dies holding two submissions (one ahead) costs only the one it died of;
+  * suites that do not load cost one failed session, whose reason every row gets.
 One grading session per stream; the batches are small and use --jobs 1 (one worker: always one ahead).
 """
 
@@ -45,7 +47,8 @@ KILLER = SOLUTION.rstrip("\n") + "\n\n\n" + (CORPUS / "kill_everything.py").read
 # Each hostile or broken program sits between honest ones: it is loaded ahead while an honest
 # one's checks run, and an honest one is loaded ahead while its checks run.
 STREAM = {"a_honest": SOLUTION, "b_killer": KILLER, "c_honest": SOLUTION, "d_mallory": MALLORY,
-          "e_mutant": MUTANT, "f_broken": BROKEN, "g_honest": SOLUTION}
+          "e_mutant": MUTANT, "f_broken": BROKEN, "g_honest": SOLUTION, "h_not_utf8": b"\xff\xfe\x00def",
+          "i_honest": SOLUTION}
 
 
 class _Queue:
@@ -81,7 +84,8 @@ def streams(tmp_path_factory):
     folder = tmp_path_factory.mktemp("ahead")
     paths = []
     for name, text in STREAM.items():
-        (folder / f"{name}.py").write_text(text, encoding="utf-8")
+        path = folder / f"{name}.py"
+        path.write_bytes(text) if isinstance(text, bytes) else path.write_text(text, encoding="utf-8")
         paths.append(folder / f"{name}.py")
     events: list[tuple[str, str]] = []
     pipelined: dict[str, object] = {}
@@ -115,9 +119,10 @@ def test_a_report_graded_with_another_ahead_is_the_report_graded_alone(streams, 
 
 def test_the_exact_scores_with_two_families_alive_at_once(streams):
     pipelined, _, _ = streams
-    for name in ("a_honest", "c_honest", "g_honest"):
+    for name in ("a_honest", "c_honest", "g_honest", "i_honest"):
         assert pipelined[name].score == 100 and not pipelined[name].error, name
     assert pipelined["f_broken"].score == 0 and "line" in pipelined["f_broken"].error
+    assert pipelined["h_not_utf8"].score == 0 and "UTF-8" in pipelined["h_not_utf8"].error
     assert pipelined["d_mallory"].flags, "mallory's shell command is flagged"
     killer = BY_NAME["kill_everything"]
     if killer.needs and not isolation().get(killer.needs):
