@@ -209,3 +209,35 @@ def test_suites_that_do_not_load_cost_one_session_not_one_per_submission(tmp_pat
         [(r.status, r.error) for r in rows]
     logs = "".join(p.read_text(encoding="utf-8") for p in (out / "logs").glob("worker-*.log"))
     assert logs.count("Traceback") == 1, logs[-3000:]
+
+
+def test_a_workers_queue_hands_out_in_order_and_starts_each_clock_once_it_is_graded():
+    """workers._Tasks over a real pipe: the current submission's clock starts when it becomes the
+    one graded (not when it is received or loaded ahead), again when the session that took it
+    early asks for its first one, and what a failed session had taken ahead is handed out again."""
+    import multiprocessing
+
+    from autograder.grading.workers import _Tasks
+
+    parent, child = multiprocessing.Pipe()
+    clocks: list[str] = []
+    queue = _Tasks(child, lambda task: clocks.append(task[0]), None, False)
+    assert not queue.ready()
+    for sid in ("a", "b"):
+        parent.send((sid, f"/{sid}.py", {}))
+    assert queue.ready() and next(queue) == "/a.py" and clocks == ["a"]     # taken early, as a session starts
+    queue.session_started()
+    assert clocks == ["a", "a"]                                           # the session asks: a's clock again
+    assert queue.ready() and next(queue) == "/b.py" and clocks == ["a", "a"]   # b loaded ahead: no clock yet
+    queue.delivered()
+    assert clocks == ["a", "a", "b"] and queue.current[0] == "b"
+    parent.send(("c", "/c.py", {}))
+    assert next(queue) == "/c.py" and queue.handed == 2                    # c loaded ahead of b
+    queue.rewind()                                                        # the session failed on b
+    queue.delivered()                                                     # (b's failure row)
+    assert queue.current is None and clocks == ["a", "a", "b"]
+    assert queue.ready() and next(queue) == "/c.py" and clocks[-1] == "c"   # c again, to the next session
+    queue.delivered()
+    parent.send(None)
+    assert not queue.ready() or next(queue, None) is None
+    assert queue.done and next(queue, None) is None and (queue.taken, queue.answered) == (4, 3)

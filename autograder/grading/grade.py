@@ -145,7 +145,9 @@ def grade_stream(paths: Iterator[str | Path], deliver: Callable[[GradeReport], N
     Every sandbox of the stream is forked from one pre-booted template (sandbox.template_scope).
     PATHS with a ready() method (grade-all's worker queue: whether its next path is already
     there, without blocking) let the stream load the next submission and run its plan ahead, in
-    its own sandboxes, while the checks of the current one run (_Ahead; one ahead at most).
+    its own sandboxes, while the checks of the current one run (_Ahead; one ahead at most), and
+    its first one while the session starts; then its session_started(), if it has one, is called
+    when the session has collected the suites and asks for its first submission.
     """
     with template_scope():
         prestart_template()
@@ -188,6 +190,8 @@ def _grade_stream(paths: Iterator[str | Path], deliver: Callable[[GradeReport], 
     # while this session starts (pytest's configuration and the suites' collection: ~0.2 s).
     ahead: list[_Ahead] = []
     ready = None if public_only else getattr(paths, "ready", None)
+    session_started = getattr(paths, "session_started", None) if ready is not None else None
+    asked: list[bool] = []
     if (early or (ready is not None and ready())) and not public_only:
         first = next(paths, None)
         if first is not None:
@@ -199,6 +203,9 @@ def _grade_stream(paths: Iterator[str | Path], deliver: Callable[[GradeReport], 
             job.give(ordered)
 
         def next_submission():
+            if session_started is not None and not asked:
+                asked.append(True)
+                session_started()
             if ahead:
                 job = ahead[-1].join()              # (raises what its thread raised: closed below)
                 ahead.pop()

@@ -68,7 +68,9 @@ class _Tasks:
     The first path handed out and not yet delivered is the current submission: its clock (the
     parent's --timeout, the row's wall and CPU) starts when it becomes current, not when it is
     received or loaded ahead, so a submission's time is the worker's time from the previous
-    one's delivery (or its arrival) to its own, and the times of a worker's rows do not overlap."""
+    one's delivery (or its arrival) to its own, and the times of a worker's rows do not overlap;
+    nor does a row's time include its session's start (session_started: the clock of one taken
+    early, while the session started, starts again then)."""
 
     def __init__(self, conn, on_current: Callable[[tuple], None], crash_on: str | None, tracing: bool):
         self.conn = conn
@@ -81,6 +83,7 @@ class _Tasks:
         self.taken = 0           # handed out so far in all
         self.answered = 0        # delivered so far in all
         self.done = False        # the parent said stop (None), or it is gone
+        self.started = False     # the current session has asked for its first submission
 
     def __iter__(self) -> _Tasks:
         return self
@@ -141,10 +144,18 @@ class _Tasks:
         if self.handed:
             self.on_current(self.received[0])
 
+    def session_started(self) -> None:
+        """The session has collected its suites and asks for its first submission (grade_stream)."""
+        if not self.started:
+            self.started = True
+            if self.handed:                        # taken early: its clock starts now
+                self.on_current(self.received[0])
+
     def rewind(self) -> None:
         """The session ended: what it had taken ahead (received, never delivered) is handed out
         again, in order, to the next session; nothing taken is lost or graded twice."""
         self.handed = min(self.handed, 1)          # (the current one, if any, is answered next)
+        self.started = False
 
 
 def _worker_main(conn, assignment: str, stage: str, log_path: str, hidden: list[str] | None = None) -> None:
@@ -175,13 +186,14 @@ def _worker_main(conn, assignment: str, stage: str, log_path: str, hidden: list[
     from .gradebook import Stored
 
     spec = load_assignment(assignment)
-    state: dict[str, float] = {}
+    state: dict[str, Any] = {}
 
     def current(task: tuple) -> None:
         """TASK is the submission being graded now: its clock starts (the parent's too)."""
         sid, path, _ = task
-        print(f"--- {time.strftime('%H:%M:%S')} grading {sid} ({path})", flush=True)
-        state.update(wall0=time.perf_counter(), cpu0=time.process_time(), kids0=_children_cpu())
+        if state.get("sid") != sid:                             # (once: a clock started again is the same one)
+            print(f"--- {time.strftime('%H:%M:%S')} grading {sid} ({path})", flush=True)
+        state.update(sid=sid, wall0=time.perf_counter(), cpu0=time.process_time(), kids0=_children_cpu())
         conn.send((sid, {"begin": True}))     # the --timeout clock starts now, not at process start-up
 
     stream = _Tasks(conn, current, os.environ.get(CRASH_ENV), bool(os.environ.get(TRACE_ENV)))
