@@ -1,8 +1,10 @@
 """grade-all's worker processes and progress line.
 
-Workers are separate processes (forkserver), each calling grade() again and again so the
-reference program and its cache are reused; a worker that dies or overruns its timeout is
-replaced and its submission reported as the grader's fault, never the student's.
+Workers are separate processes (forkserver), each running one grading session (grade_stream)
+over the submissions it is sent, so the suites, the reference program and its cache are reused;
+each is sent its next submission while it grades one, and loads it ahead.  A worker that dies
+or overruns its timeout is replaced and its submission reported as the grader's fault, never
+the student's.
 """
 
 from __future__ import annotations
