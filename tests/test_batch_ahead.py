@@ -12,7 +12,10 @@ Two students' sandbox families are then alive at once in one worker.  These test
   * grade-all interrupted while its worker holds a submission ahead loses nothing and grades
     nothing twice on resume;
   * a worker that dies holding two submissions (one ahead) costs only the one it died of;
-  * suites that do not load cost one failed session, whose reason every row gets.
+  * suites that do not load cost one failed session, whose reason every row gets;
+  * a worker's queue hands out in order, starts each row's clock when it is graded, and hands
+    what a failed session took ahead to the next; a grader fault while loading ahead ends the
+    session on that submission, with its sandboxes stopped.
 One grading session per stream; the batches are small and use --jobs 1 (one worker: always one ahead).
 """
 
@@ -241,3 +244,31 @@ def test_a_workers_queue_hands_out_in_order_and_starts_each_clock_once_it_is_gra
     parent.send(None)
     assert not queue.ready() or next(queue, None) is None
     assert queue.done and next(queue, None) is None and (queue.taken, queue.answered) == (4, 3)
+
+
+def test_a_grader_fault_while_loading_ahead_ends_the_session_on_that_submission(tmp_path, monkeypatch):
+    """The thread loading a submission ahead raises (a grader bug, injected): the report before it
+    is delivered, the session ends when that submission would be graded (a worker then gives it
+    the grader's-fault row and hands what follows to a new session: the queue test above), the
+    one after it was never taken, and its sandboxes are stopped."""
+    from autograder.engine.program import Program
+
+    paths = []
+    for name in ("a", "bad", "c"):
+        (tmp_path / f"{name}.py").write_text(SOLUTION + f"\n# {name}\n", encoding="utf-8")
+        paths.append(tmp_path / f"{name}.py")
+    faulty: list[Program] = []
+    load_early = Program.load_early
+
+    def failing(self, plan):
+        if self.source.endswith("# bad\n"):
+            faulty.append(self)
+            raise RuntimeError("injected grader fault")
+        return load_early(self, plan)
+
+    monkeypatch.setattr(Program, "load_early", failing)
+    events: list[tuple[str, str]] = []
+    delivered: list[str] = []
+    grade_stream(_Queue(paths, events), lambda r: delivered.append(Path(r.submission).stem), "yahtzee")
+    assert delivered == ["a"] and events == [("taken", "a"), ("taken", "bad")]
+    assert len(faulty) == 1 and faulty[0]._sandbox._closed

@@ -1,8 +1,10 @@
 """grade-all's worker processes and progress line.
 
-Workers are separate processes (forkserver), each calling grade() again and again so the
-reference program and its cache are reused; a worker that dies or overruns its timeout is
-replaced and its submission reported as the grader's fault, never the student's.
+Workers are separate processes (forkserver), each running one grading session (grade_stream)
+over the submissions it is sent, so the suites, the reference program and its cache are reused;
+each is sent its next submission while it grades one, and loads it ahead.  A worker that dies
+or overruns its timeout is replaced and its submission reported as the grader's fault, never
+the student's.
 """
 
 from __future__ import annotations
@@ -297,8 +299,9 @@ class WorkerPool:
         self.log_dir.mkdir(parents=True, exist_ok=True)
         self.workers = [self._spawn() for _ in range(min(self.jobs, len(pending)))]
         while pending or any(w.tasks for w in self.workers):
-            for i in range(len(self.workers)):
-                self._feed(i, pending)
+            for ahead in (False, True):         # every idle worker its first one, then the second ones
+                for i in range(len(self.workers)):
+                    self._feed(i, pending, ahead)
             busy = [w for w in self.workers if w.tasks]
             if not busy:
                 continue
@@ -348,10 +351,10 @@ class WorkerPool:
             for entry, result in finished:
                 on_result(entry, result)
 
-    def _feed(self, i: int, pending: collections.deque) -> None:
+    def _feed(self, i: int, pending: collections.deque, ahead: bool = True) -> None:
         """Send worker I the next pending submission if it is idle (a dead one is replaced first),
-        and a second one to load ahead while it grades the first, unless pending is short (the
-        last ones go to whichever worker is free first) or either is a suspect of a crash."""
+        and (AHEAD) a second one to load ahead while it grades the first, unless pending is short
+        (the last ones go to whichever worker is free first) or either is a suspect of a crash."""
         worker = self.workers[i]
         if not pending:
             return
@@ -362,7 +365,7 @@ class WorkerPool:
                 self.workers[i] = self._replace(worker)
                 return
             worker.started, worker.alone = time.monotonic(), worker.tasks[0].id in self.suspects
-        if (len(worker.tasks) == 1 and not worker.alone and len(pending) >= self.jobs
+        if (ahead and len(worker.tasks) == 1 and not worker.alone and len(pending) >= self.jobs
                 and pending[0].id not in self.suspects):
             self._send(worker, pending)      # (a worker gone meanwhile: found dead with two, above)
 
