@@ -321,6 +321,8 @@ class Zygote:
                     alone = False
             if not alone:
                 return False
+        if wk.pidfd is not None:    # (one poll: an answer pipe with anything to read, or its end)
+            return not wk.poller.poll(0)
         ahead = bytearray()
         return not _drain(wk.res_r, ahead) and not ahead
 
@@ -477,6 +479,9 @@ class Zygote:
             self.reap_all(block=True)
             return
         for attempt in range(500):
+            kids = [p for p in self.children() if p not in keep]
+            if not kids:
+                return
             self.reap_all()
             kids = [p for p in self.children() if p not in keep]
             if not kids:
