@@ -157,7 +157,8 @@ def _instance_spec(request: Request) -> dict:
     return {"init": list(init), "kwargs": dict(kwargs), "state": dict(state)}
 
 
-_DECODE = json.JSONDecoder().decode
+_DECODER = json.JSONDecoder()
+_DECODE, _SCAN = _DECODER.decode, _DECODER.scan_once
 
 
 def _parse(line: bytes | None) -> dict | None:
@@ -165,8 +166,16 @@ def _parse(line: bytes | None) -> dict | None:
     if line is None:
         return None
     try:
-        # (json.loads would guess the encoding of the bytes: a line starting '{"' is UTF-8)
-        msg = _DECODE(line.decode("utf-8", "surrogatepass")) if line.startswith(b'{"') else json.loads(line)
+        if line.startswith(b'{"'):      # (json.loads would guess the encoding: a line starting '{"' is UTF-8)
+            text = line.decode("utf-8", "surrogatepass")
+            try:                        # one value that ends the line (the usual case) without decode's
+                msg, end = _SCAN(text, 0)   # two whitespace matches around it
+            except StopIteration:
+                end = -1
+            if end != len(text):        # anything else: decode's own answer (trailing whitespace, or why not)
+                msg = _DECODE(text)
+        else:
+            msg = json.loads(line)
     except (ValueError, RecursionError, MemoryError):      # garbage, nested too deeply, too big
         return None
     return msg if isinstance(msg, dict) else None

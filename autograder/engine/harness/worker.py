@@ -83,7 +83,7 @@ def runner_loop(zyg, req_r, res_w):
                 _real_exit(0)
             res["nonce"] = req.get("nonce")
             clean.restore(stem)
-            retire = (res["status"] not in CLEAN_STATUSES or res["timed_out"] or res["cpu_limited"]
+            retire = (res["status"] not in CLEAN_STATUSES or res.get("timed_out") or res.get("cpu_limited")
                       or not run.checked(lambda this: clean.same(base, this)))
             res["retire"] = retire       # last key: the zygote checks the tail
             data = _dumps(res)
