@@ -7,7 +7,7 @@ import os
 import traceback
 
 from .audit import install_audit
-from .base import _dumps, _loads, _real_exit, own_sched
+from .base import _dumps, _loads_line, _real_exit, own_sched
 from .lines import Lines, write_all
 from .patches import install_patches
 from .run import Run
@@ -72,7 +72,7 @@ def runner_loop(zyg, req_r, res_w):
         line = lines.readline()
         if line is None:
             _real_exit(0)
-        req = _loads(line)
+        req = _loads_line(line)
         retire = True
         try:
             os.mkdir(req["rundir"], 0o700)
@@ -107,7 +107,7 @@ def worker_loop(zyg, req_r, res_w):
         line = lines.readline()
         if line is None:
             _real_exit(0)
-        req = _loads(line)
+        req = _loads_line(line)
         child_run(zyg, req, res_w, shared, sched)
 
 

@@ -24,7 +24,7 @@ from .answers import (
     _whole,
 )
 from .audit import install_audit
-from .base import GRACE, MAX_RESULT, RESULT_PREFIX, STARVED, _dumps, _loads, _real_exit
+from .base import GRACE, MAX_RESULT, RESULT_PREFIX, STARVED, _dumps, _loads_line, _real_exit
 from .clean import CleanState
 from .errors import compile_source
 from .lines import _pidfd, write_all, write_line
@@ -136,7 +136,7 @@ class Zygote:
         if line is None:
             return None, None
         try:
-            return _loads(line), line
+            return _loads_line(line), line
         except ValueError:
             return None, line
 
