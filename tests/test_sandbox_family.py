@@ -21,7 +21,7 @@ from test_sandbox import ISO, call
 from test_sandbox_poison import test_fresh_requests_share_a_process_only_while_it_stays_clean  # noqa: F401
 
 from autograder.engine import launch
-from autograder.engine.sandbox import Sandbox, template_scope
+from autograder.engine.sandbox import Request, Sandbox, template_scope
 
 needs_root = pytest.mark.skipif(not (ISO["uid_drop"] and ISO["pid_namespace"]),
                                 reason="student roots serve root graders with a pid namespace only")
@@ -93,7 +93,8 @@ def test_the_lives_of_one_student_find_no_note_of_one_another(make):
     assert seen[0][0] == "own" and len({name for name, _ in seen}) == 3, seen
     assert len({uid for _, uid in seen}) == 3, "two lives of one student share a uid"
     assert all(box.applied["started"] == "student_root" for box in lives)
-    assert all(box.applied["compiled"] == "student_root" for box in lives)
+    # the first life compiled the source for the root, the later ones got it from there
+    assert [box.applied["compiled"] for box in lives] == ["first_life", "student_root", "student_root"]
     assert all(box.applied["student_root"] == ["uts", "readonly_root", "session"] for box in lives)
     # The probe works: in one life, a note under another life's name is found at once.
     assert call(stage1, "plant", "intruder", fresh=False).value == 2     # its own socket and the plant
@@ -168,7 +169,7 @@ def _memory_holds(pid: int, needle: bytes) -> bool:
 @needs_root
 def test_the_student_root_never_holds_the_reference_and_its_lives_outlive_it(make):
     """The root forks every life of a student, so what it holds every life holds: it gets the
-    student's source (compiled by its helper), never the reference, which each variant gets on
+    student's source (compiled by its first life), never the reference, which each variant gets on
     its own pipe.  A life does not die with its root; a root that died is replaced for the
     student's next lives."""
     marker = "reference_only_function_of_stage_two"
@@ -259,3 +260,15 @@ def test_a_sandbox_adopts_the_templates_snapshot_as_if_it_took_its_own(mode):
     assert json.loads(done.stdout) == dict.fromkeys(
         ["dicts", "others", "late", "modules", "random", "harness", "copies", "restored", "new_module",
          "other_name", "reader"], True)
+
+
+@needs_root
+def test_in_a_student_roots_life_the_runner_becomes_the_worker(make):
+    """A life forked by its student root (what grading uses): a batch's fresh requests run first,
+    in one runner, which then serves the shared calls planned before and after them."""
+    box = make("import os\n\ndef pid():\n    return os.getpid()\n")
+    out = box.run_batch([Request("call", "pid", fresh=False), Request("call", "pid", fresh=True),
+                         Request("call", "pid", fresh=False)])
+    assert [o.status for o in out] == ["ok"] * 3
+    assert len({o.value for o in out}) == 1
+    assert box.applied["started"] == "student_root" and box.applied["compiled"] == "first_life"

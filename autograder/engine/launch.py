@@ -247,10 +247,11 @@ class StudentRoot:
     """One student's root (harness/entry.py root_main): forked by the session's template, root,
     never runs student code and never holds the reference.  It builds the minimal read-only root
     (its own mount and uts namespaces) once for all of that student's sandbox lives (the student's
-    own and one per substitution variant) and has the student's source compiled once by an
-    unprivileged helper (harness/isolation.py compile_unprivileged), then forks each life, which
-    makes everything else of its own (mount, net, ipc and pid namespaces, private /tmp, uid,
-    cgroup, seccomp).  Saves the root's build and the compile of the source per life."""
+    own and one per substitution variant), then forks each life, which makes everything else of
+    its own (mount, net, ipc and pid namespaces, private /tmp, uid, cgroup, seccomp).  Its first
+    life compiles the student's source (after its own uid drop) and sends the marshalled code to
+    the root, which hands it, unread, to the later lives (harness/entry.py student_code).  Saves
+    the root's build and the compile of the source per life."""
 
     def __init__(self, template: _Template, setup: dict) -> None:
         import socket
@@ -305,9 +306,8 @@ class Family:
         self.lock = threading.Lock()
 
     def forker(self, template: _Template, setup: dict) -> StudentRoot | None:
-        """The family's root (started now if need be, with SETUP: the hidden paths, and the
-        source, filename, uid, limits and seccomp filter its compile helper uses), or None: fork
-        from TEMPLATE instead."""
+        """The family's root (started now if need be, with SETUP and the hidden paths), or None:
+        fork from TEMPLATE instead."""
         with self.lock:
             if self.root is not None and not self.root.alive():
                 self.drop_locked()

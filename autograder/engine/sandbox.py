@@ -292,6 +292,54 @@ class Sandbox:
 
     def run_batch(self, requests: list[Request], reset_worker: bool = False,
                   budget: float | None = None, limits: list[float | None] | None = None) -> list[Outcome]:
+        """Run REQUESTS in one round trip (see _run_batch): the outcomes of the first of them, in
+        their order, up to the first that did not run.  Where the sandbox has a fresh runner, the
+        fresh requests are sent first, each kind in its own order (_fresh_first): the runner that
+        served them then becomes the shared worker (harness Zygote.runner_as_worker), one request
+        process for both instead of two forks.  A fresh request's outcome depends on nothing but
+        itself, and the shared calls keep their order (the same history), so every outcome is the
+        one it would be in the plan's order; a request sent after the first one that did not run
+        in the plan's order is dropped (the caller runs the rest one by one, as before)."""
+        order = self._fresh_first(requests, budget)
+        if order is None:
+            return self._run_batch(requests, reset_worker, budget, limits)
+        t0 = time.monotonic()
+        outcomes = self._run_batch([requests[i] for i in order], reset_worker, budget,
+                                   [limits[i] for i in order] if limits else None)
+        got = dict(zip(order, outcomes))
+        last = order[len(outcomes) - 1] if outcomes else -1
+        before = [i for i in range(last) if i not in got]
+        if before and self._state.proc is not None:
+            # It stopped at a fresh request (unclean, or its trial ran out) with shared calls planned
+            # before it not run yet: they run now, in order (the plan's order would have run them
+            # before it), so the outcomes are the plan's up to that request, as without reordering.
+            left = None if budget is None else budget - (time.monotonic() - t0)
+            got.update(zip(before, self._run_batch([requests[i] for i in before], False, left,
+                                                   [limits[i] for i in before] if limits else None)))
+        ran: list[Outcome] = []
+        while len(ran) < len(requests) and len(ran) in got:
+            ran.append(got[len(ran)])
+        return ran
+
+    def _fresh_first(self, requests: list[Request], budget: float | None = None) -> list[int] | None:
+        """The positions of REQUESTS with the fresh ones first (each kind in its order), or None:
+        send them as they are (no shared call before a fresh request; no fresh runner that could
+        become the worker: every fresh request a fork of its own; or a program that has used half
+        its time budget (BUDGET: what is left), whose batch could reach the budget: it stops at
+        the same request as in the plan's order)."""
+        fresh = [i for i, r in enumerate(requests) if r.fresh or r.kind == "script"]
+        if not fresh or fresh[-1] == len(fresh) - 1:
+            return None
+        if budget is not None and budget < self.limits.budget_s / 2:
+            return None
+        self.start()
+        if not self.applied.get("fresh_runner"):
+            return None
+        shared = [i for i, r in enumerate(requests) if not (r.fresh or r.kind == "script")]
+        return fresh + shared
+
+    def _run_batch(self, requests: list[Request], reset_worker: bool = False,
+                   budget: float | None = None, limits: list[float | None] | None = None) -> list[Outcome]:
         """Run REQUESTS in order in one round trip: each exactly as run() would (a fork per fresh
         request, the shared worker for the others).  The sandbox stops after the first request
         that did not end cleanly (a timeout, memory, a replaced worker...): the outcomes of the
@@ -445,9 +493,7 @@ class Sandbox:
         template = _template() if root and iso["pid_namespace"] else None
         forker = None
         if template is not None and self.family is not None and self.family.hidden == self.hidden_paths:
-            forker = self.family.forker(template, {
-                "source": self.source, "filename": self.filename, "uid": cfg["uid"],
-                "limits": cfg["limits"], "seccomp": cfg["seccomp"]})
+            forker = self.family.forker(template, {})     # (its first life compiles for the others)
         try:
             proc = None
             if forker is not None:

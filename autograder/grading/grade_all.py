@@ -60,8 +60,19 @@ def grader_version(spec: Assignment) -> str:
     digest = hashlib.sha256()
     for path in files:
         if path.is_file():
-            digest.update(str(path.relative_to(PACKAGE_DIR.parent)).encode() + b"\0" + path.read_bytes())
+            digest.update(_named(path, spec).encode() + b"\0" + path.read_bytes())
     return f"{base}+{digest.hexdigest()[:12]}"
+
+
+def _named(path: Path, spec: Assignment) -> str:
+    """PATH as the version digest names it: from the kit's folder, or from a course folder given
+    by path (outside the kit: a course folder is not in the kit's tree)."""
+    for top, prefix in ((PACKAGE_DIR.parent, ""), (spec.root, f"{spec.name}:")):
+        try:
+            return prefix + str(path.relative_to(top))
+        except ValueError:
+            continue
+    return str(path)
 
 
 def expected_max(spec: Assignment, stage: str) -> float:

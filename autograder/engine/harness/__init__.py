@@ -18,15 +18,17 @@ In a grading session the outer process is a fork of the grader's template (root,
 loaded and the request patches installed, never sees a config: entry.template_main) instead of a
 new interpreter; from there on the same, and the zygote adopts the template's clean-state snapshot.
 A student's lives (its own sandbox, its substitution variants) are forks of one student root
-instead (entry.root_main: a fork of the template that built the minimal root and had the source
-compiled once), each forked straight as the pid 1 of a new pid namespace (no outer process:
+instead (entry.root_main: a fork of the template that built the minimal root; its first life
+compiles the source for the others, entry.student_code), each forked straight as the pid 1 of a new pid namespace (no outer process:
 grader -> template -> student root -> zygote), which then makes its own mount/net/ipc
 namespaces, tmpfs, uid, seccomp.
 Without root:           grader -> zygote (child subreaper) -> forks.
 The zygote never runs student code: it compiles the source once and forks.  Fresh
 requests run in a "fresh runner" fork that executes the compiled code anew for each of them and
 serves the next one only while it stays clean (clean.py; else a new fork); fresh=False requests
-run in a long-lived "shared worker" fork that imports the module once.
+run in a long-lived "shared worker" fork that imports the module once, or in the fresh runner
+itself when it is still clean as the first shared call comes (Zygote.runner_as_worker: a batch
+sends its fresh requests first).
 
 The parts: ../scripted.py (the scripted input and dice every runtime shares: engine/scripted.py),
 base (imports, limits, captured builtins, control-flow exceptions), values (student values -> JSON

@@ -8,24 +8,26 @@ import gc
 import marshal
 import os
 import random
+import select
 import signal
 import sys
+import time
 import traceback
 
 from .base import _dumps, _loads, _real_exit
 from .clean import CleanState, version_reader
+from .errors import compile_source
 from .isolation import (
     ChildPidNamespace,
     _libc,
     become_sandbox_user,
-    compile_unprivileged,
     enter_life_namespaces,
     enter_namespaces,
     limit_self,
     outer_wait,
     root_setup,
 )
-from .lines import Lines, _pidfd, write_line
+from .lines import Lines, _pidfd, write_all, write_line
 from .patches import install_patches, prepare_random
 from .proctree import _kill
 from .zygote import Zygote
@@ -42,10 +44,11 @@ def main():
     sandbox_main(ctl_fd, res_fd)
 
 
-def sandbox_main(ctl_fd, res_fd, built=None):
+def sandbox_main(ctl_fd, res_fd, built=None, compile_fd=None):
     """One sandbox: read its config, isolate (as root: namespaces, minimal root, uid, seccomp),
     then serve requests as the zygote.  Never returns.  BUILT: forked by a student root, what it
-    built for all its lives (the minimal root)."""
+    built for all its lives (the minimal root).  COMPILE_FD: the root's first life, which
+    compiles the student's source for the lives after it (student_code)."""
     ctl = Lines(ctl_fd)
     try:
         cfg = _loads(ctl.readline())
@@ -59,15 +62,13 @@ def sandbox_main(ctl_fd, res_fd, built=None):
             if cfg.get("pidns") and not pid1:
                 pid = os.fork()
                 if pid:
-                    outer_wait(pid, (ctl_fd, res_fd))
+                    outer_wait(pid, (ctl_fd, res_fd) if compile_fd is None else (ctl_fd, res_fd, compile_fd))
             applied.update(become_sandbox_user(cfg, late_ipc=built is not None, parent_death=not pid1))
         else:
             applied.update(limit_self(cfg))
         load_reference(cfg)
-        compiled = _ROOT_COMPILED[0]
-        if built is not None and compiled is not None and compiled[:2] == (cfg["source"], cfg["filename"]):
-            cfg["compiled"] = marshal.loads(compiled[2])      # (after the uid drop, as compiling was)
-            applied["compiled"] = "student_root"
+        if built is not None:
+            applied.update(student_code(cfg, compile_fd))
         zygote = Zygote(cfg, ctl, ctl_fd, res_fd, applied, _SNAPSHOT[0])
     except BaseException:
         write_line(res_fd, {"t": "fatal", "error": traceback.format_exc()})
@@ -81,6 +82,35 @@ def sandbox_main(ctl_fd, res_fd, built=None):
 # kill(-1)); in the root's, getpgrp() is 0 there as before, and a signal to the group reaches only
 # processes of the sender's own uid, i.e. its own life.
 _SHARED_WITH_ROOT = {False: ["uts", "readonly_root"], True: ["uts", "readonly_root", "session"]}
+
+
+def student_code(cfg, compile_fd):
+    """A life forked by its student root (after its uid drop, rlimits, no_new_privs and seccomp):
+    the root's first life (COMPILE_FD) compiles the student's source, as a zygote always did, and
+    sends it marshalled, with the source and file name, to the root on a pipe of its own, closed
+    before any request process exists (no student code has run in this life yet); the root keeps
+    those bytes unread and hands them to each later life, which uses the code only for the very
+    source and file name it was sent.  Returns what to add to `applied`."""
+    if compile_fd is not None:
+        cfg["compiled"] = compile_source(cfg["source"], cfg["filename"])
+        try:
+            write_all(compile_fd, marshal.dumps((cfg["source"], cfg["filename"], cfg["compiled"])))
+        except (OSError, ValueError):
+            pass                    # (the root then has nothing: each later life compiles)
+        finally:
+            os.close(compile_fd)
+        return {"compiled": "first_life"}
+    data = _ROOT_COMPILED[0]
+    if not data:
+        return {}
+    try:
+        source, filename, pair = marshal.loads(data)
+    except (EOFError, ValueError, TypeError):
+        return {}
+    if (source, filename) != (cfg["source"], cfg["filename"]) or type(pair) is not tuple or len(pair) != 2:
+        return {}
+    cfg["compiled"] = pair
+    return {"compiled": "student_root"}
 
 
 def load_reference(cfg):
@@ -121,13 +151,11 @@ def root_main(sock, setup):
     that student's sandbox lives can share once (its own mount and uts namespaces and the minimal
     read-only root: isolation.root_setup), says so on its socket, then forks one sandbox life per
     request exactly as the template does; each life makes its own mount, net, ipc and pid
-    namespaces, private folders, uid, rlimits and seccomp (isolation.enter_life_namespaces)."""
+    namespaces, private folders, uid, rlimits and seccomp (isolation.enter_life_namespaces).  Its
+    first life compiles the student's source for the others (student_code)."""
     try:
         pidns = _child_pid_namespace()
         built = root_setup(setup)
-        data = compile_unprivileged(setup)
-        if data is not None:
-            _ROOT_COMPILED[0] = (setup["source"], setup["filename"], data)
     except BaseException:
         sock.send(_dumps({"t": "fatal", "error": traceback.format_exc()[-2000:]}).encode())
         _real_exit(1)
@@ -175,6 +203,10 @@ def fork_server(sock, roots=False, built=None, pidns=None):
             for fd in fds:
                 os.close(fd)
             continue
+        compiles = None         # a student root's first life compiles for the others (student_code)
+        if built is not None and not root and _ROOT_COMPILED[0] is None:
+            compiles = os.pipe()
+            _ROOT_COMPILED[0] = b""
         entered = pidns is not None and not root and pidns.enter()
         pid = os.fork()
         if pid == 0:
@@ -183,9 +215,11 @@ def fork_server(sock, roots=False, built=None, pidns=None):
                 if root:
                     _root_child(msg, fds[0])
                 else:
-                    _template_child(msg, *fds, built=built)
+                    _template_child(msg, *fds, built=built, compile_fd=compiles and compiles[1])
             finally:
                 _real_exit(HARNESS_SPAWN_FAILED)
+        if compiles is not None:
+            os.close(compiles[1])
         if entered:
             try:
                 pidns.leave()
@@ -207,13 +241,39 @@ def fork_server(sock, roots=False, built=None, pidns=None):
         finally:
             if pidfd is not None:
                 os.close(pidfd)
+        if compiles is not None:    # (the next life is forked once this one's code is here)
+            _ROOT_COMPILED[0] = _read_compiled(compiles[0])
     _reap_children()                 # the lives that ended: their CPU time counts as the grader's
     _real_exit(0)
 
 
+MAX_COMPILED = 64 << 20       # bytes of a marshalled student module a student root accepts
+COMPILE_WAIT = 10.0           # seconds a student root waits for its first life's compiled code
+
+
+def _read_compiled(fd):
+    """The bytes the first life writes on FD until it closes it (never unmarshalled here), or
+    b"" (too big, too late, or it died first: each later life then compiles the source itself)."""
+    data, deadline = bytearray(), time.monotonic() + COMPILE_WAIT
+    try:
+        while len(data) <= MAX_COMPILED:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([fd], [], [], left)[0]:
+                return b""
+            chunk = os.read(fd, 1 << 20)
+            if not chunk:
+                return bytes(data)
+            data += chunk
+        return b""
+    except OSError:
+        return b""
+    finally:
+        os.close(fd)
+
+
 HARNESS_SPAWN_FAILED = 118
 # (Lists set in place: the harness's names stay as the template's snapshot saw them, see Zygote.)
-_ROOT_COMPILED = [None]   # in a student root: [(source, filename, marshalled (code, error))] compiled once
+_ROOT_COMPILED = [None]   # in a student root: [marshalled (source, filename, (code, error))] from its first life
 _SNAPSHOT = [None]        # in the template: [the clean-state snapshot every sandbox it forks adopts]
 TEMPLATE_FILE = "<template>"
 
@@ -228,11 +288,12 @@ def _reap_children(signum=None, frame=None):
             return
 
 
-def _template_child(msg, ctl_fd, res_fd, raw_fd, built=None):
+def _template_child(msg, ctl_fd, res_fd, raw_fd, built=None, compile_fd=None):
     """In the fork of the template (or of a student root): set up what a freshly spawned sandbox
     process has, then run."""
-    _fresh_process(msg, (ctl_fd, res_fd), raw_fd, own_session=os.getpid() != 1)   # (_SHARED_WITH_ROOT)
-    sandbox_main(ctl_fd, res_fd, built)
+    keep = (ctl_fd, res_fd) if compile_fd is None else (ctl_fd, res_fd, compile_fd)
+    _fresh_process(msg, keep, raw_fd, own_session=os.getpid() != 1)   # (_SHARED_WITH_ROOT)
+    sandbox_main(ctl_fd, res_fd, built, compile_fd)
 
 
 def _root_child(msg, sock_fd):

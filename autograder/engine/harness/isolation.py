@@ -1,14 +1,11 @@
 """Isolation setup, as root, before any student code: namespaces, a minimal root (pivot_root),
 the sandbox uid, rlimits, IPC limits, seccomp (libc through ctypes); limit_self without root."""
 
-import marshal
 import os
 import signal
 import sys
 
 from .base import _real_exit
-from .errors import compile_source
-from .lines import write_all
 
 CLONE_NEWNS, CLONE_NEWUTS, CLONE_NEWIPC = 0x00020000, 0x04000000, 0x08000000
 CLONE_NEWPID, CLONE_NEWNET = 0x20000000, 0x40000000
@@ -123,50 +120,6 @@ def root_setup(setup):
     lib.mount(None, "/", None, MS_REC | MS_PRIVATE)
     hidden = [os.path.realpath(p) for p in setup.get("hidden", [])]
     return build_root(lib, {"pidns": True, "tmp_mb": None}, hidden)
-
-
-MAX_COMPILED = 64 << 20       # bytes of a marshalled student module a student root accepts
-
-
-def compile_unprivileged(setup):
-    """The student's source compiled once for all of its sandbox lives, by a forked helper that
-    first becomes what a sandbox's zygote is when it compiles (the sandbox uid, rlimits,
-    no_new_privs, seccomp): the student root itself (root) never parses student code.  The
-    marshalled (code, compile error) pair, or None (each life then compiles the source itself)."""
-    uid = setup.get("uid")
-    if not isinstance(uid, int) or not isinstance(setup.get("source"), str):
-        return None
-    r, w = os.pipe()
-    pid = os.fork()
-    if pid == 0:
-        code = 1
-        try:
-            os.close(r)
-            lib = _libc()
-            lib.try_call("prctl", PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-            set_rlimits(setup["limits"], nproc=True)
-            os.setgroups([])
-            os.setresgid(uid, uid, uid)
-            os.setresuid(uid, uid, uid)
-            if lib.try_call("prctl", PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0):
-                install_seccomp(lib, setup.get("seccomp"))
-            write_all(w, marshal.dumps(compile_source(setup["source"], setup["filename"])))
-            code = 0
-        finally:
-            _real_exit(code)
-    os.close(w)
-    data, too_big = bytearray(), False
-    while True:
-        chunk = os.read(r, 1 << 20)
-        if not chunk:
-            break
-        data += chunk
-        too_big = too_big or len(data) > MAX_COMPILED
-        if too_big:
-            data.clear()
-    os.close(r)
-    _, status = os.waitpid(pid, 0)
-    return bytes(data) if status == 0 and data and not too_big else None
 
 
 def enter_namespaces(cfg):

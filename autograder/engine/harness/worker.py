@@ -73,6 +73,9 @@ def runner_loop(zyg, req_r, res_w):
         if line is None:
             _real_exit(0)
         req = _loads_line(line)
+        if "worker" in req:         # the zygote made this clean runner its shared worker
+            run = res = data = None     # (nothing of the last fresh request kept alive)
+            worker_loop(zyg, req_r, res_w, (lines, sched), req)
         retire = True
         try:
             os.mkdir(req["rundir"], 0o700)
@@ -98,11 +101,17 @@ def runner_loop(zyg, req_r, res_w):
             _real_exit(0)
 
 
-def worker_loop(zyg, req_r, res_w):
-    """The shared worker: imports the module on its first request, then serves calls."""
-    lines = Lines(req_r)
+def worker_loop(zyg, req_r, res_w, runner=None, first=None):
+    """The shared worker: imports the module on its first request, then serves calls.  RUNNER and
+    FIRST: a fresh runner that becomes the worker (Zygote.runner_as_worker): its request reader
+    and schedstat fd, and the first request, which names the shared folder to move to (where a
+    new worker starts)."""
+    lines, sched = runner if runner is not None else (Lines(req_r), own_sched())
     shared = {}
-    sched = own_sched()
+    if first is not None:
+        os.makedirs(first["worker"], exist_ok=True)
+        os.chdir(first["worker"])
+        child_run(zyg, first, res_w, shared, sched)
     while True:
         line = lines.readline()
         if line is None:

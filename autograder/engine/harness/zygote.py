@@ -372,12 +372,15 @@ class Zygote:
         wk = self.worker
         if wk is not None and _spoke_since(wk):
             self.stop_worker()      # (settled when its last request ended: see below)
+        more = None
         if self.worker is None:
-            self.start_worker()
+            more = self.runner_as_worker(req)
+            if more is None:
+                self.start_worker()
         wk = self.worker
         ran_in = self.worker_gen
         dl = self.deadline(req, wk)
-        raw, info, nonce, extra = self.send_request(wk, req, dl, line)
+        raw, info, nonce, extra = self.send_request(wk, req, dl, line, more)
         if (extra or info.get("exited") or info.get("killed") or raw is None
                 or not raw.endswith(_tail(nonce, "recycle")) or not self.settled(wk)):
             self.stop_worker()
@@ -387,6 +390,25 @@ class Zygote:
 
     def start_worker(self):
         self.worker = self.start_request_process(worker_loop, os.path.join(self.workdir, "shared"))
+
+    def runner_as_worker(self, req):
+        """The fresh runner made the shared worker, instead of a fork of its own (one request
+        process per life where the plan sends its fresh requests first): a runner that is still
+        there is clean (it passed the clean-state check after its last request, or it retired),
+        i.e. what a fresh fork of the zygote would be, which is what a new shared worker is.
+        Only when it wrote nothing since its last answer and its CPU time so far leaves RLIMIT_CPU
+        as much room for request REQ as a fork of its own would (the test run_in_runner applies
+        before it reuses a runner).  Returns the keys that tell it so (sent with REQ: it moves to
+        the shared folder and serves as worker_loop from then on), or None: fork a worker."""
+        rn = self.runner
+        if rn is None or _spoke_since(rn):
+            return None
+        base = rn.sched()
+        timeout = float(req.get("timeout") or self.cfg["limits"]["wall_s"])
+        if base is None or base[0] + timeout + 2 * GRACE + 1 > self.cfg["limits"]["cpu_s"]:
+            return None
+        self.runner, self.worker = None, rn
+        return {"worker": os.path.join(self.workdir, "shared")}
 
     def stop_worker(self):
         wk, self.worker = self.worker, None

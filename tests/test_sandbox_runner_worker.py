@@ -1,0 +1,186 @@
+"""One request process per life: a batch's fresh requests are sent first, and the fresh runner
+that served them, still clean, becomes the shared worker (Sandbox._fresh_first, harness
+Zygote.runner_as_worker) instead of a fork of its own.
+
+What a fresh request leaves behind must not reach a later shared call beyond what it reaches
+today: a change the clean-state check sees retires the runner (the shared call gets a new fork,
+as before), the private tmp folders are emptied after every fresh request, and the outcomes come
+back in the plan's order.  Positive controls: the same notes planted by a shared call ARE seen
+by the next one (the probe can see each of them), and a clean runner IS the worker afterwards.
+One sandbox for the whole file (a handful of batches: cheap).
+"""
+
+from __future__ import annotations
+
+import pytest
+from test_sandbox import ISO
+
+from autograder.engine.sandbox import Limits, Request, Sandbox
+
+pytestmark = pytest.mark.skipif(not (ISO["uid_drop"] and ISO["pid_namespace"]),
+                                reason="the fresh runner needs a pid namespace of its own (root)")
+
+PROBE = '''
+import builtins, json, os, signal, sys, time, types
+
+KINDS = ("builtins", "module_attr", "environ", "sys_modules", "sys_path", "tmp_file", "dev_shm_file",
+         "signal", "umask", "thread")
+
+
+def plant(kind):
+    if kind == "builtins":
+        builtins.NOTE = 1
+    elif kind == "module_attr":
+        json.NOTE = 1
+    elif kind == "environ":
+        os.environ["NOTE"] = "1"
+    elif kind == "sys_modules":
+        sys.modules["note"] = types.ModuleType("note")
+    elif kind == "sys_path":
+        sys.path.append("/note")
+    elif kind == "tmp_file":
+        open("/tmp/note", "w").close()
+    elif kind == "dev_shm_file":
+        open("/dev/shm/note", "w").close()
+    elif kind == "signal":
+        signal.signal(signal.SIGUSR1, lambda *a: None)
+    elif kind == "umask":
+        os.umask(0o000)
+    elif kind == "thread":
+        import threading        # (a new import alone retires the runner: only where it is planted)
+        threading.Thread(target=time.sleep, args=(30,), daemon=True).start()
+    return os.getpid()
+
+
+def look():
+    seen = []
+    if hasattr(builtins, "NOTE"):
+        seen.append("builtins")
+    if hasattr(json, "NOTE"):
+        seen.append("module_attr")
+    if "NOTE" in os.environ:
+        seen.append("environ")
+    if "note" in sys.modules:
+        seen.append("sys_modules")
+    if "/note" in sys.path:
+        seen.append("sys_path")
+    if os.path.exists("/tmp/note"):
+        seen.append("tmp_file")
+    if os.path.exists("/dev/shm/note"):
+        seen.append("dev_shm_file")
+    if signal.getsignal(signal.SIGUSR1) is not signal.SIG_DFL:
+        seen.append("signal")
+    mask = os.umask(0o077)
+    os.umask(mask)
+    if mask == 0:
+        seen.append("umask")
+    if "threading" in sys.modules and sys.modules["threading"].active_count() > 1:
+        seen.append("thread")
+    return [os.getpid(), seen]
+
+
+def plant_look(kind):
+    plant(kind)
+    return look()
+
+
+def pid():
+    return os.getpid()
+
+
+def spin():
+    while True:
+        time.sleep(0)
+'''
+
+KINDS = ("builtins", "module_attr", "environ", "sys_modules", "sys_path", "tmp_file", "dev_shm_file",
+         "signal", "umask", "thread")
+
+
+def fresh(func, *args):
+    return Request("call", func, list(args), fresh=True)
+
+
+def shared(func, *args):
+    return Request("call", func, list(args), fresh=False)
+
+
+@pytest.fixture(scope="module")
+def box():
+    with Sandbox(PROBE, "yahtzee.py", Limits(wall_s=0.3)) as sandbox:
+        yield sandbox
+
+
+def values(outcomes):
+    assert all(o.status == "ok" for o in outcomes), [(o.status, o.error) for o in outcomes]
+    return [o.value for o in outcomes]
+
+
+def test_a_clean_runner_becomes_the_shared_worker_and_outcomes_keep_the_plans_order(box):
+    """[shared, fresh, fresh, shared]: the fresh requests run first, in one runner, which then
+    serves both shared calls; each outcome comes back at its own place in the plan."""
+    out = values(box.run_batch([shared("look"), fresh("pid"), fresh("pid"), shared("look")], reset_worker=True))
+    assert box.applied["fresh_runner"]
+    first, runner, again, second = out
+    assert runner == again == first[0] == second[0]       # one request process for all four
+    assert first[1] == second[1] == []
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_note_a_fresh_request_leaves_never_reaches_the_shared_worker(box, kind):
+    """A fresh request plants a note the clean-state check sees (or that the zygote removes: the
+    private tmp folders); the shared calls planned before and after it, which now run after it,
+    see none: the runner retired (a new worker was forked) or the note was removed."""
+    out = values(box.run_batch([shared("look"), fresh("plant", kind), shared("look")], reset_worker=True))
+    before, planted_in, after = out
+    assert before[1] == [] and after[1] == []
+    if kind in ("tmp_file", "dev_shm_file"):       # cleaned by the zygote: the runner stays clean
+        assert before[0] == planted_in
+    else:                                          # seen by the check: the runner retired
+        assert before[0] != planted_in
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_control_the_same_note_left_by_a_shared_call_is_seen_by_the_next(box, kind):
+    """The positive control: each note, planted by a shared call, is there for the next shared call
+    in the same worker (so the probe would see it had it reached the worker); a thread, which
+    makes the worker itself be replaced, is seen by the call that starts it."""
+    if kind == "thread":
+        (_, seen), = values([box.run(shared("plant_look", kind))])
+        assert kind in seen
+        return
+    planted_in, (looked_in, seen) = values(box.run_batch([shared("plant", kind), shared("look")], reset_worker=True))
+    assert planted_in == looked_in and kind in seen
+
+
+def test_a_dirty_fresh_request_is_the_last_its_runner_serves(box):
+    """The runner is the worker only while it is clean: after a fresh request the check refuses,
+    the next fresh request gets a new runner, and that one (clean) becomes the worker; with the
+    dirty request last, the shared call gets a fork of its own, as before."""
+    out = values(box.run_batch([fresh("pid"), fresh("plant", "builtins"), shared("look"), fresh("pid")],
+                               reset_worker=True))
+    runner, dirty, (worker, seen), later = out
+    assert runner == dirty and seen == [] and worker == later != runner
+    out = values(box.run_batch([fresh("pid"), shared("look"), fresh("plant", "builtins")], reset_worker=True))
+    runner, (worker, seen), dirty = out
+    assert runner == dirty and seen == [] and worker != runner
+
+
+def test_a_batch_that_stops_at_a_fresh_request_still_runs_the_shared_calls_planned_before_it(box):
+    """A fresh request that ends the batch (a timeout) after it ran first: the shared calls the plan
+    put before it run all the same (as in the plan's order), the requests after it do not."""
+    out = box.run_batch([shared("look"), fresh("pid"), shared("look"), fresh("spin"), shared("look"), fresh("pid")],
+                        reset_worker=True)
+    assert [o.status for o in out] == ["ok", "ok", "ok", "timeout"]
+    assert out[0].value[1] == out[2].value[1] == []
+
+
+def test_a_program_that_used_half_its_budget_keeps_the_plans_order():
+    """A batch that could reach the submission's time budget stops where the plan's order would
+    stop it: with less than half the budget left, nothing is sent ahead (two request processes)."""
+    plan = [shared("pid"), fresh("pid"), shared("pid")]
+    with Sandbox(PROBE, "yahtzee.py", Limits(wall_s=2, budget_s=10)) as sandbox:
+        kept = values(sandbox.run_batch(plan, reset_worker=True, budget=4.0))
+        ahead = values(sandbox.run_batch(plan, reset_worker=True, budget=6.0))
+    assert kept[0] == kept[2] != kept[1]
+    assert ahead[0] == ahead[1] == ahead[2]
