@@ -163,3 +163,56 @@ def test_circular_or_foreign_arguments_are_the_same_type_error():
     for bad in ({"x": loop}, {"x": object()}, {"x": {1, 2}}):
         with pytest.raises(TypeError, match="must be JSON data"):
             _encode(bad)
+
+
+WORKER_LIES = """\
+import _thread
+import os
+import threading
+import time
+
+SEEN = []
+
+
+def _quiet():
+    _thread._count = lambda: 0          # the worker's own thread count now says none
+    os.waitpid = lambda *a: (0, 0)      # ...and its own child test (not asked with /proc)
+
+
+def thread():
+    _quiet()
+    threading.Thread(target=lambda: (time.sleep(0.3), SEEN.append("thread")), daemon=True).start()
+    return len(SEEN)
+
+
+def child():
+    _quiet()
+    if os.fork() == 0:
+        time.sleep(30)
+        os._exit(0)
+    SEEN.append("child")
+    return len(SEEN)
+
+
+def later():
+    time.sleep(0.5)
+    return SEEN
+"""
+
+
+def test_a_worker_that_hides_its_thread_or_child_from_itself_is_replaced():
+    """The shared worker's own checks fooled (its _thread count and waitpid patched): the zygote's
+    reading of its /proc task folder (link count: 2 + its threads) and children file still sees
+    the thread or the child, and the next call gets a new worker (its module imported again)."""
+    with template_scope(), Sandbox(WORKER_LIES, "lies.py") as box:
+        box.start()
+        if not box.applied.get("proc"):
+            pytest.skip("no procfs of the sandbox's own: the worker's checks are the only ones")
+        first = box.run(Request("call", "thread", fresh=False))
+        after = box.run(Request("call", "later", fresh=False))
+        assert first.value == 0 and after.status == "ok" and after.value == []
+        assert after.worker[0] != first.worker[0]           # another worker generation
+        forked = box.run(Request("call", "child", fresh=False))
+        again = box.run(Request("call", "later", fresh=False))
+        assert forked.value == 1 and again.value == []
+        assert again.worker[0] != forked.worker[0]
