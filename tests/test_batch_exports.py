@@ -6,6 +6,7 @@ chart drawn in this process.  Constructed grades (no grading), so the whole file
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -61,6 +62,19 @@ def test_a_kept_row_is_the_row_read_back_and_record_stores_the_same_bytes(tmp_pa
         assert row == book.rows(SPEC.name, "eve")[0]
         assert json.loads(book.db.execute("SELECT tests FROM grades WHERE submission_id = 'ana'").fetchone()[0]) \
             == read.report["tests"]
+
+
+def test_to_dict_is_asdict_with_the_totals_byte_for_byte():
+    """GradeReport.to_dict (by hand, a result's plain fields copied as they are) gives the JSON text
+    dataclasses.asdict gives, key order included, whatever a result's fields hold."""
+    report = _report("ana", 3)
+    report.tests[0].status, report.tests[0].score = "failed", 0.0         # changed after it was made
+    report.tests[1].output = ["not", {"plain": "text"}]                   # a field holding containers
+    report.tests[2].hint = 7                                              # another type than declared
+    report.notes, report.flags = ["a note"], ["a flag"]
+    expected = dict(dataclasses.asdict(report), score=report.score, max_score=report.max_score)
+    assert json.dumps(report.to_dict()) == json.dumps(expected)
+    assert report.to_dict()["tests"][1]["output"] is not report.tests[1].output     # a copy, as asdict's
 
 
 def _files(out: Path) -> dict[str, bytes]:

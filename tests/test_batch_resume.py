@@ -8,9 +8,7 @@ runs under the subreaper wrapper (helpers/batch.py).
 
 from __future__ import annotations
 
-import os
 import signal
-import time
 from pathlib import Path
 
 import pytest
@@ -18,9 +16,9 @@ from helpers.batch import (
     MUTANT,
     SLOW,
     SOLUTION,
-    Batch,
     assert_nothing_left,
     count_rows,
+    interrupted,
     num,
     read_csv,
     rows_of,
@@ -53,15 +51,7 @@ def _expected(sid: str, mutant_score: float) -> float:
 
 def _interrupt(big_class: Path, tmp: Path, name: str, sig: int) -> tuple[dict, dict, Path]:
     out = tmp / f"out-{name}"
-    batch = Batch.start([str(big_class), "--jobs", "2", "--out", str(out)], tmp, name)
-    pid = batch.pid()
-    deadline = time.monotonic() + 90
-    while len(rows_of(out)) < 2:
-        assert batch.proc.poll() is None, "the batch ended before it could be interrupted"
-        assert time.monotonic() < deadline, "no grade stored after 90 s"
-        time.sleep(0.02)
-    os.killpg(pid, sig)
-    result = batch.finish()
+    result = interrupted([str(big_class), "--jobs", "2", "--out", str(out)], tmp, name, out, sig)
     return result, rows_of(out), out
 
 

@@ -81,7 +81,29 @@ def test_accounting_reads_the_phases_every_process_wrote(tmp_path):
     assert abs(got["allowed"] - 10.0) < 1e-9                     # 200 ms of grading a submission on 2 cores
     assert abs(got["waited"] - 0.002) < 1e-9                     # the first task's wait is start-up, not idling
     assert "exports 0.20 s" in got["text"] and "workers ready 0.40, 0.45" in got["text"]
+    assert got["busy"] == [] and "of a core busy" not in got["text"]     # (no worker-start in this trace)
+    assert got["ahead"] == 0 and "0 of 20 submissions loaded ahead" in got["text"]
     assert batch.accounting(tmp_path / "missing.jsonl", began, 4.3, 5.0, 20, 2) is None
+
+
+def test_accounting_says_how_busy_each_worker_kept_its_core_and_how_many_went_ahead(tmp_path):
+    import json
+
+    trace = tmp_path / "trace.jsonl"
+    lines = [{"event": "start", "at": 1000.0, "cpu": 0.05},
+             {"event": "worker-start", "pid": 7, "at": 1000.2, "cpu": 0.0},
+             {"event": "worker-start", "pid": 8, "at": 1000.2, "cpu": 0.0},
+             {"event": "task", "pid": 7, "at": 1000.3, "waited": 0.0, "first": True, "ahead": False},
+             {"event": "task", "pid": 7, "at": 1000.3, "waited": 0.0, "first": False, "ahead": True},
+             {"event": "task", "pid": 8, "at": 1000.3, "waited": 0.0, "first": True, "ahead": False},
+             {"event": "task", "pid": 8, "at": 1000.9, "waited": 0.1, "first": False, "ahead": False},
+             {"event": "worker-exit", "pid": 7, "at": 1004.2, "cpu": 0.8, "children": 3.0},     # 3.8 s in 4 s
+             {"event": "worker-exit", "pid": 8, "at": 1002.2, "cpu": 0.2, "children": 1.0},     # 1.2 s in 2 s
+             {"event": "end", "at": 1004.3, "cpu": 0.7}]
+    trace.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    got = batch.accounting(trace, 1000.0, wall=4.4, cpu=5.9, n=4, jobs=2)
+    assert [round(b, 6) for b in got["busy"]] == [0.95, 0.6] and got["ahead"] == 1
+    assert "each worker kept 0.95, 0.60 of a core busy over its life; 1 of 4 submissions loaded ahead" in got["text"]
 
 
 def test_share_line_bounds_the_rate_by_the_cores_left_and_by_jobs():

@@ -51,6 +51,21 @@ def test_first_divergence_names_round_roll_and_cause():
     assert first_divergence(ref, same) is None
 
 
+def test_a_comparison_is_remembered_per_pair_of_readings_and_complete():
+    """first_divergence once per (reference reading, student reading, complete): a run printing
+    what one compared before gets that answer; another run, or a stopped one, is compared afresh."""
+    ref = read_reference(_outcome(_round([1, 2, 3, 4, 5], [6, 6, 6])), YAHTZEE)
+    extra = _round([1, 2, 3, 4, 5], [6, 6, 6, 1, 2])
+    first = first_divergence(ref, read_transcript(_outcome(extra), YAHTZEE))
+    again = first_divergence(ref, read_transcript(_outcome([list(e) for e in extra]), YAHTZEE))
+    assert again is first and first.kind == "kept_rerolled"
+    few = first_divergence(ref, read_transcript(_outcome(_round([1, 2, 3, 4, 5], [6, 6])), YAHTZEE))
+    assert few.kind == "too_few"
+    stopped = read_transcript(_outcome(_round([1, 2, 3, 4, 5], [6, 6, 6])[:8]), YAHTZEE)   # after the keep answer
+    assert first_divergence(ref, stopped, complete=False) is None
+    assert first_divergence(ref, stopped, complete=True).kind == "missing_roll"
+
+
 def test_two_named_players_alternating():
     assignment = SimpleNamespace(name="two", extra={
         "rules": {"categories": ["Ones", "Chance"]},

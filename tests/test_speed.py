@@ -206,3 +206,36 @@ def test_checks_through_pytest_between_light_ones_are_set_up_and_torn_down(monke
         assert [(t.test_id, t.status, t.score, t.output) for t in a.tests] == \
             [(t.test_id, t.status, t.score, t.output) for t in b.tests]
         assert not [t for t in b.tests if t.status == "error"]
+
+
+def test_a_check_hanging_in_the_grader_is_stopped_by_the_backstop():
+    """The light runner's backstop (as pytest-timeout's signal method, plugin._with_backstop): a
+    check that hangs grader-side is stopped at its limit, the timer is disarmed after every check,
+    and the session's end gives SIGALRM its old handler back.  (This test's own pytest-timeout
+    timer is paused meanwhile: an outer timer would make the backstop stand aside.)"""
+    import signal
+    import time
+
+    from autograder.engine import plugin
+
+    def hang(seconds):
+        time.sleep(seconds)
+
+    def answer(**kwargs):
+        return sorted(kwargs)
+
+    outer, handler = signal.setitimer(signal.ITIMER_REAL, 0), signal.getsignal(signal.SIGALRM)
+    try:
+        started = time.monotonic()
+        with plugin._backstop_handler():
+            assert plugin._with_backstop(answer, {"b": 1, "a": 2}, 5.0) == ["a", "b"]
+            assert signal.getitimer(signal.ITIMER_REAL)[0] == 0
+            with pytest.raises(pytest.fail.Exception, match=r"Timeout \(>0.3s\) from the grader's backstop"):
+                plugin._with_backstop(hang, {"seconds": 30}, 0.3)
+            assert signal.getitimer(signal.ITIMER_REAL)[0] == 0
+        assert time.monotonic() - started < 10
+        assert signal.getsignal(signal.SIGALRM) is handler
+    finally:
+        signal.signal(signal.SIGALRM, handler)
+        if outer[0] > 0:
+            signal.setitimer(signal.ITIMER_REAL, *outer)

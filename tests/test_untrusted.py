@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from autograder.assignments.yahtzee.suites import game
-from autograder.engine import bounds, escape
+from autograder.engine import bounds, escape, outcomes
 from autograder.engine.feedback import Fail
 from autograder.engine.outcomes import _build
 from autograder.engine.protocol import Limits, Outcome, Request, _parse
@@ -36,6 +36,31 @@ def test_any_result_line_becomes_an_outcome(result, trailer, stdin):
     json.dumps(out.value)                                          # plain data, whatever came in
     if out.error is not None:
         assert len(str(out.error.get("type", ""))) <= bounds.MAX_NAME
+
+
+@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(result=fields, value=json_values, trailer=fields)
+def test_an_ok_result_met_before_is_the_outcome_bounding_it_again_gives(result, value, trailer):
+    """outcomes._ok remembers a result's bounded fields by content: a result with the same
+    content gets what bounding it afresh gives, types included (True is not 1, 1.0 is not 1)."""
+    result = dict(result, status="ok", value=value)
+    request = Request("call", "f", stdin=["1"])
+    fresh = _build(request, 1.0, Limits(), json.loads(json.dumps(result)), trailer, 0.1, False)
+    outcomes._OK_SEEN.clear()
+    again = _build(request, 1.0, Limits(), json.loads(json.dumps(result)), trailer, 0.1, False)
+    remembered = _build(request, 1.0, Limits(), json.loads(json.dumps(result)), trailer, 0.1, False)
+    assert repr(vars(fresh)) == repr(vars(again)) == repr(vars(remembered))      # (repr: types too; nan)
+
+
+def test_ok_results_equal_but_for_their_types_are_told_apart():
+    made = {}
+    for value in (1, True, 1.0, [1], [True], {"a": 1}, {"a": 1.0}):
+        out = _build(Request("call", "f"), 1.0, Limits(), {"status": "ok", "value": value}, {}, 0.0, False)
+        made[repr(value)] = out.value
+        assert type(out.value) is type(value) and repr(out.value) == repr(value)
+    forged = _build(Request("call", "f"), 1.0, Limits(), {"status": "ok", "value": 1}, {"forged": 2}, 0.0, False)
+    plain = _build(Request("call", "f"), 1.0, Limits(), {"status": "ok", "value": 1}, {}, 0.0, False)
+    assert forged.attempts and not plain.attempts          # each outcome's attempts are its own
 
 
 @FAST

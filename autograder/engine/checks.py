@@ -113,12 +113,16 @@ def expect_same(student, reference, func: str, *args: Any,
     """Call FUNC on both programs; Fail unless the student returns what the reference returns.
     WHY (what the case covers) is the whole of a hidden check's feedback.  THEN(outcome), when
     given, checks more of the student's call once the value is right (what it printed, say)."""
-    ran = describe_call(func, args, kwargs)
-    expected = reference_value(reference.call(func, *args, **kwargs), ran)
+    # (the call's text only where it is shown: a check that passes never needs it)
+    ref_outcome = reference.call(func, *args, **kwargs)
+    if ref_outcome.status != "ok":
+        reference_ok(ref_outcome, describe_call(func, args, kwargs))
+    expected = ref_outcome.value
     could_pass_by_doing_nothing(expected)
     outcome = student.call(func, *args, **kwargs)
-    got = returned(outcome, ran, why=why)
+    got = outcome.value if outcome.status == "ok" else returned(outcome, describe_call(func, args, kwargs), why=why)
     if got != expected or type(got) is not type(expected):
+        ran = describe_call(func, args, kwargs)
         raise Fail(f"Called {ran}. Returned {show(got)}, but expected {show(expected)}{_because(why)}.",
                    hidden=f"{func} returned the wrong value{_because(why)}.",
                    ran=ran, expected=expected, got=got, hint=hint(got, expected) if hint else None,
@@ -130,11 +134,11 @@ def expect_same(student, reference, func: str, *args: Any,
 
 def expect_raises(student, func: str, *args: Any, error: str = "ValueError", why: str = "",
                   **kwargs: Any) -> None:
-    ran = describe_call(func, args, kwargs)
     could_pass_by_doing_nothing(raises=True)
     outcome = student.call(func, *args, **kwargs)
     if outcome.status == "exception" and (outcome.error or {}).get("type") == error:
         return
+    ran = describe_call(func, args, kwargs)
     must = f"{func} must raise {error} here{_because(why)}."
     if outcome.status == "ok":
         raise Fail(f"Called {ran}. Returned {show(outcome.value)}, but expected it to raise {error}.",

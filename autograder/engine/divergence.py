@@ -62,7 +62,29 @@ def first_divergence(ref: RefGame, student: Transcript, complete: bool = True) -
     """The first roll (or dice line) where STUDENT differs from the reference, with a likely cause.
 
     COMPLETE: the student's run ended normally.  When it stopped early (a crash, the script ran
-    out), only what it did before stopping is compared."""
+    out), only what it did before stopping is compared.  (A pure function of the two readings: a
+    student's run that prints what one read before shares that reading's items (read_transcript),
+    so it is compared once per worker.  Keyed by identity, kept alive with the entry; nothing
+    changes a reading or a Divergence once made.)"""
+    if len(student.items) > _COMPARED_ITEMS:
+        return _first_divergence(ref, student, complete)
+    key = (id(ref), id(student.items), complete)
+    entry = _COMPARED.get(key)
+    if entry is not None and entry[0] is ref and entry[1] is student.items:
+        return entry[2]
+    found = _first_divergence(ref, student, complete)
+    if len(_COMPARED) >= _COMPARED_MAX:
+        _COMPARED.clear()
+    _COMPARED[key] = (ref, student.items, found)
+    return found
+
+
+_COMPARED: dict[tuple, tuple] = {}
+_COMPARED_MAX = 512
+_COMPARED_ITEMS = 4096          # a longer reading is compared afresh (not kept alive)
+
+
+def _first_divergence(ref: RefGame, student: Transcript, complete: bool) -> Divergence | None:
     protocol = ref.game.protocol
     num_dice = protocol.num_dice
 

@@ -67,6 +67,7 @@ class _Check:
     family: str               # the test function's name (originalname)
     name: str                 # "test_x[param]"
     substitute: dict | None   # what its calls run with (Assignment.substitution), None: the student's own
+    nodeid: str               # item.nodeid (a property pytest computes at every read)
 
 
 HIDDEN_WITHHELD = ("This hidden check failed.  Its usual feedback would repeat text your program chose "
@@ -186,29 +187,31 @@ class GradingPlugin:
         items = session.items
         self._prepare_plan(items)
         light = [self.light and self._light_ok(item) for item in items]
-        for item in items:          # each check's markers read now, before the first submission (a
-            try:                    # single grade: while its plan still runs in its sandbox)
+        for index, item in enumerate(items):    # each check's markers read now, before the first
+            try:                                # submission (a single grade: while its plan still runs)
                 self._check(item)
             except Exception:       # noqa: BLE001 -- a bad marker: raised again in that check's setup, as before
                 pass
+            if light[index]:
+                light[index] = _light_call(item)
         backstop = float(session.config.getini("timeout") or BACKSTOP_S) if _has_ini(session, "timeout") \
             else BACKSTOP_S
         with _backstop_handler():
             self._grade_each(items, light, backstop)
         return True
 
-    def _grade_each(self, items, light: list[bool], backstop: float) -> None:
+    def _grade_each(self, items, light: list, backstop: float) -> None:
         """Every submission next_submission gives, through every collected check."""
         while (job := self.next_submission()) is not None:
             student, load_failure, context = job
             self.begin(student, load_failure)
             for index, item in enumerate(items):
                 if student is not None:
-                    student.item = item.nodeid
+                    student.item = nodeid = item.nodeid if not light[index] else light[index].nodeid
                     if self.plan is not None and self.load_failure is None and student.wants_resync():
-                        student.resync(self._plan_flat[self._plan_from.get(item.nodeid, len(self._plan_flat)):])
+                        student.resync(self._plan_flat[self._plan_from.get(nodeid, len(self._plan_flat)):])
                 if light[index]:
-                    self._run_light(item, backstop)
+                    self._run_light(item, light[index], backstop)
                 else:
                     # pytest tears down towards the next item IT runs: light checks skip its setup stack
                     nextitem = next((items[j] for j in range(index + 1, len(items)) if not light[j]), None)
@@ -249,24 +252,36 @@ class GradingPlugin:
             return False                  # a record_property of the suite's own: pytest runs it
         return all(m.name in MARKERS for m in item.iter_markers())
 
-    def _run_light(self, item, backstop: float) -> None:
-        call = _call(lambda: self.pytest_runtest_setup(item))
-        if call.excinfo is not None:
-            self._record(item, call)
+    def _run_light(self, item, light: _LightCall, backstop: float) -> None:
+        try:
+            self.pytest_runtest_setup(item)
+        except (Exit, KeyboardInterrupt):
+            raise
+        except BaseException:       # noqa: BLE001 -- as pytest: a setup's exception is the check's verdict
+            self._record(item, _Called(pytest.ExceptionInfo.from_current()))
             return
-        values = {"student": self._student, "reference": self._reference, "assignment": self.assignment,
-                  "record_property": lambda name, value: item.user_properties.append((name, value))}
-        params = getattr(getattr(item, "callspec", None), "params", {}) or {}
-        kwargs = {name: params[name] if name in params else values[name] for name in item._fixtureinfo.argnames}
-        function = item.obj
-        self._record(item, _call(lambda: _with_backstop(lambda: function(**kwargs), backstop)))
+        kwargs = dict(light.params)
+        for name in light.fixtures:
+            kwargs[name] = (self._student if name == "student" else self._reference if name == "reference"
+                            else self.assignment if name == "assignment"
+                            else lambda key, value: item.user_properties.append((key, value)))
+        try:
+            _with_backstop(light.function, kwargs, backstop)
+        except (Exit, KeyboardInterrupt):
+            raise
+        except BaseException:       # noqa: BLE001 -- as pytest: a check's exception is its verdict
+            self._record(item, _Called(pytest.ExceptionInfo.from_current()))
+            return
+        self._record(item, _PASSED)
 
     def pytest_runtest_setup(self, item: pytest.Item) -> None:
-        self._started[item.nodeid] = time.perf_counter()
+        started = time.perf_counter()
         # one item runs once per submission in a batch: what it said about the last one is not for this one
-        item.user_properties[:] = [p for p in item.user_properties if p[0] != "feedback"]
+        if item.user_properties:
+            item.user_properties[:] = [p for p in item.user_properties if p[0] != "feedback"]
         take_trivial()
         check = self._check(item)
+        self._started[check.nodeid] = started
         if self._student is not None:
             self._student.called.clear()
             self._student.substitute = check.substitute
@@ -302,7 +317,7 @@ class GradingPlugin:
         problem, points, hidden, stage, name = check.problem, check.points, check.hidden, check.stage, check.title
         status, hint, score = "passed", "", points
         # a passed check may still say something: record_property("feedback", text)
-        output = "\n".join(str(v) for k, v in item.user_properties if k == "feedback")
+        output = "\n".join(str(v) for k, v in item.user_properties if k == "feedback") if item.user_properties else ""
         exc = call.excinfo.value if call.excinfo else None
         aspect = None
         if isinstance(exc, Fail):
@@ -320,8 +335,8 @@ class GradingPlugin:
             output = "The grader hit an internal error on this check (not your fault); tell your instructor."
             detail = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
             kind = "grader fault" if isinstance(exc, GraderFault) else "grader error"
-            self.internal_errors.append(f"{item.nodeid}: {kind}\n{detail}")
-            print(f"[autograder] {kind} in {item.nodeid}:\n{detail}", file=sys.stderr)
+            self.internal_errors.append(f"{check.nodeid}: {kind}\n{detail}")
+            print(f"[autograder] {kind} in {check.nodeid}:\n{detail}", file=sys.stderr)
         if status in ("failed", "skipped") and check.own:
             earlier = next((r for r in self.results if 0 < r.stage < stage and r.score < r.max_score), None)
             works = any(r.problem == problem and r.status == "passed" and id(r) not in self._trivial
@@ -330,10 +345,11 @@ class GradingPlugin:
                 status, score, hint = "passed", points, ""
                 output = (f"Not charged: this check runs your own functions of earlier stages, and "
                           f"\"{earlier.name}\" already cost points in stage {earlier.stage}.")
-        elapsed = time.perf_counter() - self._started.get(item.nodeid, time.perf_counter())
+        now = time.perf_counter()
+        elapsed = now - self._started.get(check.nodeid, now)
         result = TestResult(name=name, problem=problem, stage=stage, score=score, max_score=points,
                             status=status, output=output, visibility="hidden" if hidden else "visible",
-                            hint=hint, elapsed=round(elapsed, 4), test_id=item.nodeid)
+                            hint=hint, elapsed=round(elapsed, 4), test_id=check.nodeid)
         if take_trivial():
             self._trivial.add(id(result))
         self._family[id(result)] = (check.family, problem)
@@ -360,7 +376,7 @@ class GradingPlugin:
                        stage=stage, title=test_title(item, problem), own=own,
                        depends=tuple(marker.args) if marker else (),
                        family=getattr(item, "originalname", item.name), name=item.name,
-                       substitute=sub if sub and sub["names"] else None)
+                       substitute=sub if sub and sub["names"] else None, nodeid=item.nodeid)
         self._checks[id(item)] = (item, check)
         return check
 
@@ -461,23 +477,29 @@ def share_points(items, assignment) -> None:
 
 
 @dataclass(frozen=True)
+class _LightCall:
+    """How the light runner calls a check, read once per session: its test function, its
+    parameters and the plugin's fixtures it asks for (in its arguments' order)."""
+    function: object
+    params: tuple               # (name, value) of its parameters
+    fixtures: tuple             # the plugin's fixtures it asks for
+    nodeid: str
+
+
+def _light_call(item) -> _LightCall:
+    params = getattr(getattr(item, "callspec", None), "params", {}) or {}
+    names = item._fixtureinfo.argnames
+    return _LightCall(function=item.obj, params=tuple((n, params[n]) for n in names if n in params),
+                      fixtures=tuple(n for n in names if n not in params), nodeid=item.nodeid)
+
+
+@dataclass(frozen=True)
 class _Called:
     """What _record reads of a light check's phase (pytest's CallInfo without its clocks)."""
     excinfo: pytest.ExceptionInfo | None
 
 
 _PASSED = _Called(None)
-
-
-def _call(run) -> _Called:
-    """RUN() as pytest.CallInfo.from_call(RUN, reraise=(Exit, KeyboardInterrupt)) catches it."""
-    try:
-        run()
-    except (Exit, KeyboardInterrupt):
-        raise
-    except BaseException:       # noqa: BLE001 -- as pytest: a check's exception is its verdict
-        return _Called(pytest.ExceptionInfo.from_current())
-    return _PASSED
 
 
 def _has_ini(session, name: str) -> bool:
@@ -495,19 +517,19 @@ def _on_backstop(signum, frame):
 _BACKSTOP = [BACKSTOP_S]
 
 
-def _with_backstop(run, seconds: float):
-    """RUN() under a SIGALRM timer, as pytest-timeout's signal method does (main thread only).
-    The handler, once set, stays for the session (_backstop_handler restores the old one at its
-    end): two signal.signal calls per check were a tenth of the light runner's own cost."""
+def _with_backstop(function, kwargs: dict, seconds: float):
+    """FUNCTION(**KWARGS) under a SIGALRM timer, as pytest-timeout's signal method does (main thread
+    only).  The handler, once set, stays for the session (_backstop_handler restores the old one at
+    its end): two signal.signal calls per check were a tenth of the light runner's own cost."""
     if (threading.current_thread() is not threading.main_thread() or seconds <= 0
             or signal.getitimer(signal.ITIMER_REAL)[0] > 0):
-        return run()            # not ours to set, or an outer timer (pytest-timeout) already guards us
+        return function(**kwargs)   # not ours to set, or an outer timer (pytest-timeout) already guards us
     _BACKSTOP[0] = seconds
     if _signal.getsignal(signal.SIGALRM) is not _on_backstop:     # (signal.getsignal: + an enum lookup that raises)
         _BACKSTOP_OLD.append(signal.signal(signal.SIGALRM, _on_backstop))
     signal.setitimer(signal.ITIMER_REAL, seconds)
     try:
-        return run()
+        return function(**kwargs)
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
 

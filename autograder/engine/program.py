@@ -252,6 +252,8 @@ class Program(Plan, Trials):
         an earlier call_or_skip; None when there is none.  A called function the current check
         substitutes (the reference's runs instead) does not count: its endless loop was charged in
         its own stage, not again here."""
+        if not self.timed_out:          # (the usual answer, before every call_or_skip)
+            return None
         substituted = set((self.substitute or {}).get("names") or ())
         return next((name for name in (func, *self.calls.get(func, ()))
                      if name in self.timed_out and (name == func or name not in substituted)), None)

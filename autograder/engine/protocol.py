@@ -109,9 +109,32 @@ def _payload(request: Request, seq: int, timeout: float, wall: float | None = No
 def _encode(data: Any) -> bytes:
     """DATA as a request line's JSON; a Request whose arguments are not JSON data raises TypeError."""
     try:
-        return json.dumps(data).encode()
+        return _ENCODE(data).encode()
     except (TypeError, ValueError) as e:
         raise TypeError(f"Request arguments must be JSON data: {e}") from None
+    except RecursionError:
+        raise TypeError("Request arguments must be JSON data: circular or nested too deeply") from None
+
+
+def _encoder() -> Any:
+    """json.dumps, with one C encoder made once (json.dumps makes one on every call: about half of
+    encoding a request line), kept if it writes what json.dumps writes.  It has no circular check
+    (that needs per-call state; the encoder is shared by threads): circular arguments end in a
+    RecursionError, which _encode reports as json.dumps's ValueError was."""
+    try:
+        from json.encoder import c_encode_basestring_ascii, c_make_encoder
+        default = json.JSONEncoder().default
+        encode = c_make_encoder(None, default, c_encode_basestring_ascii, None, ": ", ", ", False, False, True)
+        probe = {"seq": 1, "args": [1, -2.5, None, True, "\u00e9\n", {"k": [1e300 * 10]}]}
+        if "".join(encode(probe, 0)) != json.dumps(probe):
+            return json.dumps
+    except Exception:           # (no _json here, or another signature)
+        return json.dumps
+    join = "".join
+    return lambda data: join(encode(data, 0))
+
+
+_ENCODE = _encoder()
 
 
 def _payload_data(request: Request, seq: int, timeout: float, wall: float | None = None) -> dict:
@@ -157,7 +180,8 @@ def _instance_spec(request: Request) -> dict:
     return {"init": list(init), "kwargs": dict(kwargs), "state": dict(state)}
 
 
-_DECODE = json.JSONDecoder().decode
+_DECODER = json.JSONDecoder()
+_DECODE, _SCAN = _DECODER.decode, _DECODER.scan_once
 
 
 def _parse(line: bytes | None) -> dict | None:
@@ -165,8 +189,16 @@ def _parse(line: bytes | None) -> dict | None:
     if line is None:
         return None
     try:
-        # (json.loads would guess the encoding of the bytes: a line starting '{"' is UTF-8)
-        msg = _DECODE(line.decode("utf-8", "surrogatepass")) if line.startswith(b'{"') else json.loads(line)
+        if line.startswith(b'{"'):      # (json.loads would guess the encoding: a line starting '{"' is UTF-8)
+            text = line.decode("utf-8", "surrogatepass")
+            try:                        # one value that ends the line (the usual case) without decode's
+                msg, end = _SCAN(text, 0)   # two whitespace matches around it
+            except StopIteration:
+                end = -1
+            if end != len(text):        # anything else: decode's own answer (trailing whitespace, or why not)
+                msg = _DECODE(text)
+        else:
+            msg = json.loads(line)
     except (ValueError, RecursionError, MemoryError):      # garbage, nested too deeply, too big
         return None
     return msg if isinstance(msg, dict) else None

@@ -88,5 +88,12 @@ def _plain(value: Any) -> Any:
     if kind is dict:
         return {_plain(k): _plain(v) for k, v in value.items()}
     if kind is TestResult:
+        fields = value.__dict__
+        if tuple(fields) == _RESULT_FIELDS and set(map(type, fields.values())) <= _SCALARS:
+            return dict(fields)             # (the usual result: its fields, in order, all plain already)
         return {name: _plain(getattr(value, name)) for name in TestResult.__dataclass_fields__}
     return copy.deepcopy(asdict(value) if is_dataclass(value) and not isinstance(value, type) else value)
+
+
+_RESULT_FIELDS = tuple(TestResult.__dataclass_fields__)
+_SCALARS = frozenset({str, int, float, bool, type(None)})

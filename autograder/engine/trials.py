@@ -54,13 +54,17 @@ class Trials:
             return None
         if self._times is None or self._times[0] != len(self._cache):
             times: dict[str, float | None] = {}
-            for outcome_key, outcome in self._cache.items():
+            # A snapshot (list() of a dict's items: one C call, atomic under the GIL): a grade-all
+            # worker's thread loading the next submission ahead asks this while the grading
+            # thread's checks may add the reference's outcome of a request it had not run yet.
+            cache = list(self._cache.items())
+            for outcome_key, outcome in cache:
                 data = json.loads(outcome_key)
                 plain = _timing_key(data)
                 cpu = None if outcome.status == "timeout" else outcome.cpu
                 times[plain] = None if plain in times and (times[plain] is None or cpu is None) \
                     else max(times.get(plain) or 0.0, cpu or 0.0)
-            self._times = (len(self._cache), times)
+            self._times = (len(cache), times)
         return self._times[1].get(by_content(_TIMING_KEYS, request, lambda: _timing_key(wire_form(request))))
 
     def _after_trial(self, request: Request, trial: Outcome, limit: float) -> tuple[Outcome, bool]:

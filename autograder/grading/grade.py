@@ -143,6 +143,11 @@ def grade_stream(paths: Iterator[str | Path], deliver: Callable[[GradeReport], N
     One pytest session serves them all: the suites are collected once, so a batch worker
     pays pytest's start-up once, not per student.  PATHS may block (a worker's queue).
     Every sandbox of the stream is forked from one pre-booted template (sandbox.template_scope).
+    PATHS with a ready() method (grade-all's worker queue: whether its next path is already
+    there, without blocking) let the stream load the next submission and run its plan ahead, in
+    its own sandboxes, while the checks of the current one run (_Ahead; one ahead at most), and
+    its first one while the session starts; then its session_started(), if it has one, is called
+    when the session has collected the suites and asks for its first submission.
     """
     with template_scope():
         prestart_template()
@@ -180,28 +185,47 @@ def _grade_stream(paths: Iterator[str | Path], deliver: Callable[[GradeReport], 
         return student, load_failure, (report, student, started)
 
     # EARLY: the submission's sandbox starts and loads its file while the reference's outcomes and
-    # the plan are read (refcache: ~10 ms), then runs the plan once it is given.
+    # the plan are read (refcache: ~10 ms), then runs the plan once it is given.  A stream whose
+    # first path is already there (a worker's queue) does the same with it: its sandboxes work
+    # while this session starts (pytest's configuration and the suites' collection: ~0.2 s).
     ahead: list[_Ahead] = []
-    if early and not public_only:
+    ready = None if public_only else getattr(paths, "ready", None)
+    session_started = getattr(paths, "session_started", None) if ready is not None else None
+    asked: list[bool] = []
+    if (early or (ready is not None and ready())) and not public_only:
         first = next(paths, None)
         if first is not None:
             ahead.append(_Ahead(submission_job(first)))
     try:
         plan = reference_outcomes(spec, reference, hidden, limits)
+        ordered = _plan_in_order(plan, files, spec) if plan else []
         for job in ahead:
-            job.give(_plan_in_order(plan, files, spec) if plan else [])
+            job.give(ordered)
 
         def next_submission():
+            if session_started is not None and not asked:
+                asked.append(True)
+                session_started()
             if ahead:
-                return ahead.pop().join()
-            path = next(paths, None)
-            if path is None:
-                return None
-            return submission_job(path)
+                job = ahead[-1].join()              # (raises what its thread raised: closed below)
+                ahead.pop()
+            else:
+                path = next(paths, None)
+                if path is None:
+                    return None
+                job = submission_job(path)
+            # Pipelined (a worker's queue): the next submission, if it is already there, is loaded
+            # and its plan run in its own sandboxes while this one's checks run in this thread.
+            if ready is not None and ordered and ready():
+                path = next(paths, None)
+                if path is not None:
+                    upcoming = _Ahead(submission_job(path))
+                    upcoming.give(ordered)
+                    ahead.append(upcoming)
+            return job
 
         def finish(plugin: GradingPlugin, context) -> None:
             report, student, started = context
-            student.close()
             report.flags = list(student.attempts)
             report.tests = plugin.results
             report.notes.extend(plugin.notes)
@@ -209,7 +233,10 @@ def _grade_stream(paths: Iterator[str | Path], deliver: Callable[[GradeReport], 
             if plugin.load_failure and not report.error:
                 report.error = plugin.load_failure
             report.execution_time = round(time.perf_counter() - started, 3)
+            # The report first, then its sandboxes stopped (a few ms of waiting for them to end): a
+            # worker's parent sends its next submission meanwhile, so it is there to be loaded ahead.
             deliver(report)
+            student.close()
 
         from ..engine.plugin import GradingPlugin  # (pytest: after the early thread has started)
 
@@ -218,7 +245,10 @@ def _grade_stream(paths: Iterator[str | Path], deliver: Callable[[GradeReport], 
         _session(files, spec, plugin)
     finally:
         for job in ahead:                           # the session ended before it took the job
-            job.join()[0].close()
+            try:
+                job.join()
+            finally:
+                job.job[0].close()
 
 
 def _plan_in_order(plan: dict, files: list[str], spec: Assignment) -> list:

@@ -5,10 +5,11 @@
 
 SUBMISSIONS is a folder of per-student files or folders, an nbgrader `submitted/<student>/<assignment>/`
 tree, or a zip as Gradescope or an LMS exports it.  Workers are separate processes (forkserver), each
-calling grade() again and again so the reference program and its cache are reused.  The parent is the
-only writer of the gradebook and stores every grade the moment it arrives, so an interrupted run
-loses nothing that was finished; running again skips every submission whose files, stage and grader
-are unchanged (--force regrades).
+running one grading session over the submissions it is sent (workers.py: it loads the next one
+ahead while it checks the current one), so the suites, the reference program and its cache are
+reused.  The parent is the only writer of the gradebook and stores every grade the moment it
+arrives, so an interrupted run loses nothing that was finished; running again skips every
+submission whose files, stage and grader are unchanged (--force regrades).
 """
 
 from __future__ import annotations
@@ -60,8 +61,19 @@ def grader_version(spec: Assignment) -> str:
     digest = hashlib.sha256()
     for path in files:
         if path.is_file():
-            digest.update(str(path.relative_to(PACKAGE_DIR.parent)).encode() + b"\0" + path.read_bytes())
+            digest.update(_named(path, spec).encode() + b"\0" + path.read_bytes())
     return f"{base}+{digest.hexdigest()[:12]}"
+
+
+def _named(path: Path, spec: Assignment) -> str:
+    """PATH as the version digest names it: from the kit's folder, or from a course folder given
+    by path (outside the kit: a course folder is not in the kit's tree)."""
+    for top, prefix in ((PACKAGE_DIR.parent, ""), (spec.root, f"{spec.name}:")):
+        try:
+            return prefix + str(path.relative_to(top))
+        except ValueError:
+            continue
+    return str(path)
 
 
 def expected_max(spec: Assignment, stage: str) -> float:

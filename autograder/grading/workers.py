@@ -1,8 +1,10 @@
 """grade-all's worker processes and progress line.
 
-Workers are separate processes (forkserver), each calling grade() again and again so the
-reference program and its cache are reused; a worker that dies or overruns its timeout is
-replaced and its submission reported as the grader's fault, never the student's.
+Workers are separate processes (forkserver), each running one grading session (grade_stream)
+over the submissions it is sent, so the suites, the reference program and its cache are reused;
+each is sent its next submission while it grades one, and loads it ahead.  A worker that dies
+or overruns its timeout is replaced and its submission reported as the grader's fault, never
+the student's.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import sys
 import time
 import traceback
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from multiprocessing.connection import wait as wait_any
 from pathlib import Path
 from typing import Any
@@ -60,14 +62,113 @@ def _children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
+class _Tasks:
+    """A worker's submissions, in the order the parent sent them over CONN: an iterator of paths
+    for grade_stream (it blocks while none has come) that can say whether the next one is
+    already here (ready(): the stream then loads it ahead while the current one's checks run).
+
+    The first path handed out and not yet delivered is the current submission: its clock (the
+    parent's --timeout, the row's wall and CPU) starts when it becomes current, not when it is
+    received or loaded ahead, so a submission's time is the worker's time from the previous
+    one's delivery (or its arrival) to its own, and the times of a worker's rows do not overlap;
+    nor does a row's time include its session's start (session_started: the clock of one taken
+    early, while the session started, starts again then)."""
+
+    def __init__(self, conn, on_current: Callable[[tuple], None], crash_on: str | None, tracing: bool):
+        self.conn = conn
+        self.on_current = on_current
+        self.crash_on = crash_on
+        self.tracing = tracing
+        self.received: collections.deque[tuple] = collections.deque()   # (sid, path, info), not delivered
+        self.handed = 0          # of those, handed to the session (the first is the current one)
+        self.pulled = 0          # received so far in all
+        self.taken = 0           # handed out so far in all
+        self.answered = 0        # delivered so far in all
+        self.done = False        # the parent said stop (None), or it is gone
+        self.started = False     # the current session has asked for its first submission
+
+    def __iter__(self) -> _Tasks:
+        return self
+
+    def ready(self) -> bool:
+        """Would __next__ return at once?  (Never blocks; False once told to stop.)"""
+        if len(self.received) > self.handed:
+            return True
+        if self.done:
+            return False
+        try:
+            return self.conn.poll()
+        except (EOFError, OSError):
+            return False
+
+    def __next__(self) -> str:
+        if not self.taken and not self.received:
+            trace("worker-ready")            # its session takes its first submission (early: as it starts)
+        if len(self.received) <= self.handed:
+            if self.done or not self._receive():
+                raise StopIteration
+        task = self.received[self.handed]
+        self.handed += 1
+        self.taken += 1
+        if self.handed == 1:
+            self.on_current(task)
+        return task[1]
+
+    def _receive(self) -> bool:
+        asked = time.perf_counter()
+        try:
+            task = self.conn.recv()
+        except (EOFError, OSError):
+            task = None
+        if self.tracing and task is not None:                    # how long it waited for the parent
+            trace("task", waited=time.perf_counter() - asked, first=self.pulled == 0,
+                  ahead=len(self.received) > 0)
+        if task is None:
+            self.done = True
+            return False
+        sid, path, _ = task
+        print(f"--- {time.strftime('%H:%M:%S')} received {sid} ({path})", flush=True)
+        if self.crash_on and sid == self.crash_on:
+            os._exit(3)
+        self.pulled += 1
+        self.received.append(task)
+        return True
+
+    @property
+    def current(self) -> tuple | None:
+        return self.received[0] if self.handed else None
+
+    def delivered(self) -> None:
+        """The current submission's row went back: the next one handed out (loaded ahead) is current."""
+        self.received.popleft()
+        self.handed -= 1
+        self.answered += 1
+        if self.handed:
+            self.on_current(self.received[0])
+
+    def session_started(self) -> None:
+        """The session has collected its suites and asks for its first submission (grade_stream)."""
+        if not self.started:
+            self.started = True
+            if self.handed:                        # taken early: its clock starts now
+                self.on_current(self.received[0])
+
+    def rewind(self) -> None:
+        """The session ended: what it had taken ahead (received, never delivered) is handed out
+        again, in order, to the next session; nothing taken is lost or graded twice."""
+        self.handed = min(self.handed, 1)          # (the current one, if any, is answered next)
+        self.started = False
+
+
 def _worker_main(conn, assignment: str, stage: str, log_path: str, hidden: list[str] | None = None) -> None:
     """A worker: grade submissions sent over CONN until told to stop (None) or the parent is gone.
 
     One pytest session (grade_stream) serves every submission this worker gets: the suites are
-    collected once and the reference's cache is shared.  The session pulls the next path from a
-    blocking iterator over CONN and each report goes back the moment it is ready.  Should the
-    session itself end early (a grader bug), the submission it was on gets an error row and a
-    new session takes the next one.
+    collected once and the reference's cache is shared.  The session pulls the next path from
+    CONN (_Tasks: blocking when none has come; the parent sends a second one early so the session
+    can load it ahead) and each report goes back the moment it is ready.  Should the session
+    itself end early (a grader bug), the submission it was on gets an error row and a new
+    session takes the next one (and any it had taken ahead).
     """
     trace("worker-start")
     signal.signal(signal.SIGINT, signal.SIG_IGN)               # Ctrl-C is the parent's business
@@ -87,55 +188,41 @@ def _worker_main(conn, assignment: str, stage: str, log_path: str, hidden: list[
     from .gradebook import Stored
 
     spec = load_assignment(assignment)
-    crash_on = os.environ.get(CRASH_ENV)
-    tracing = bool(os.environ.get(TRACE_ENV))
-    state: dict[str, Any] = {"sid": None, "done": False, "pulled": 0}
+    state: dict[str, Any] = {}
 
-    def send(sid: str, result: dict[str, Any]) -> None:
+    def current(task: tuple) -> None:
+        """TASK is the submission being graded now: its clock starts (the parent's too)."""
+        sid, path, _ = task
+        if state.get("sid") != sid:                             # (once: a clock started again is the same one)
+            print(f"--- {time.strftime('%H:%M:%S')} grading {sid} ({path})", flush=True)
+        state.update(sid=sid, wall0=time.perf_counter(), cpu0=time.process_time(), kids0=_children_cpu())
+        conn.send((sid, {"begin": True}))     # the --timeout clock starts now, not at process start-up
+
+    stream = _Tasks(conn, current, os.environ.get(CRASH_ENV), bool(os.environ.get(TRACE_ENV)))
+
+    def send(result: dict[str, Any]) -> None:
+        sid = stream.current[0]
         result["wall"] = time.perf_counter() - state["wall0"]
         result["cpu"] = time.process_time() - state["cpu0"] + _children_cpu() - state["kids0"]
         sys.stdout.flush()
         sys.stderr.flush()
-        state["sid"] = None
         conn.send((sid, result))
-
-    def tasks():
-        """The submissions, one at a time, as the parent sends them (blocks in between)."""
-        trace("worker-ready")                                   # its session has collected the suites
-        while True:
-            asked = time.perf_counter()
-            try:
-                task = conn.recv()
-            except (EOFError, OSError):
-                task = None
-            if tracing and task is not None:                    # how long it waited for the parent
-                trace("task", waited=time.perf_counter() - asked, first=state["pulled"] == 0)
-            if task is None:
-                state["done"] = True
-                return
-            sid, path, info = task
-            print(f"--- {time.strftime('%H:%M:%S')} grading {sid} ({path})", flush=True)
-            if crash_on and sid == crash_on:
-                os._exit(3)
-            state.update(sid=sid, info=info, wall0=time.perf_counter(), cpu0=time.process_time(), kids0=_children_cpu())
-            state["pulled"] += 1
-            conn.send((sid, {"begin": True}))     # the --timeout clock starts now, not at process start-up
-            yield path
+        stream.delivered()
 
     def deliver(report: GradeReport) -> None:
         """The grade as the gradebook stores it (JSON made here once: the parent stores it as is)."""
-        report.submission = state["sid"]
+        sid, _, info = stream.current
+        report.submission = sid
         feedback = reporters.to_text(report)
-        report.submission_info = dict(state["info"])       # what the LMS export said (the exports read it)
-        send(state["sid"], {"ok": True, "stored": Stored.of(report.to_dict()), "feedback": feedback})
+        report.submission_info = dict(info)                # what the LMS export said (the exports read it)
+        send({"ok": True, "stored": Stored.of(report.to_dict()), "feedback": feedback})
 
     def failed(why: str) -> dict[str, Any]:
         return {"ok": False, "error": f"the grader failed on this submission ({why}); it is not the student's fault"}
 
-    stream = tasks()
     try:
-        while not state["done"] and not stopping["now"]:
-            pulled, fault = state["pulled"], None
+        while not stream.done and not stopping["now"]:
+            taken, answered, fault = stream.taken, stream.answered, None
             try:
                 grade_stream(stream, deliver, spec, stage, extra_hidden=hidden)
             except KeyboardInterrupt:
@@ -145,31 +232,38 @@ def _worker_main(conn, assignment: str, stage: str, log_path: str, hidden: list[
                 fault = f"{type(err).__name__}: {str(err).splitlines()[0] if str(err) else ''}"
             if stopping["now"]:                                 # SIGTERM: the parent gave up on this worker
                 break
-            if state["sid"] is not None:                        # the session ended in the middle of one
-                send(state["sid"], failed(fault or "the grading session stopped; see the worker log"))
-            if state["pulled"] == pulled and not state["done"]:
-                # The session could not take a single submission: answer the rest with the reason.
+            stream.rewind()
+            if stream.current is not None:                      # the session ended in the middle of one
+                send(failed(fault or "the grading session stopped; see the worker log"))
+            if not stream.done and (stream.taken == taken or (fault is not None and stream.answered == answered + 1)):
+                # The session could not grade a single submission (it failed before its first check:
+                # the one it had taken early, if any, was answered above): the rest get the reason.
+                # (Never a new session: a suite module that failed to import stays half-imported in
+                # this process, and a new session would collect nothing from it: "0 / 0".)
                 why = fault or "the grading session does not start; see the worker log"
                 for _ in stream:
-                    send(state["sid"], failed(why))
+                    send(failed(why))
     finally:
         close_references()
         # Its template and every sandbox life have been reaped by now: CHILDREN is the sandbox side.
-        trace("worker-exit", graded=state["pulled"], children=_children_cpu())
+        trace("worker-exit", graded=stream.pulled, children=_children_cpu())
 
 
 @dataclass
 class _Worker:
     process: Any
     conn: Any
-    task: Entry | None = None
-    started: float = 0.0
+    tasks: collections.deque = field(default_factory=collections.deque)   # sent, not answered, in order:
+    #                               the first is the one it grades, a second one it may load ahead
+    started: float = 0.0          # when the first one's clock started (its "begin")
     log: Path = Path()
     released: bool = False        # told to stop (release)
+    alone: bool = False           # grading a suspect of a crash: nothing sent ahead of it
 
 
 class WorkerPool:
-    """N grading processes fed one submission at a time; a crashed or hung worker is replaced."""
+    """N grading processes, each sent its next submission while it grades the current one (so it
+    can load it ahead, grade.grade_stream); a crashed or hung worker is replaced."""
 
     def __init__(self, jobs: int, assignment: str, stage: str, log_dir: Path, timeout: float,
                  hidden: list[str] | None = None):
@@ -185,6 +279,7 @@ class WorkerPool:
             self.ctx.set_forkserver_preload(["autograder.grading.grade", "autograder.engine.plugin"])
         self.workers: list[_Worker] = []
         self._started = 0
+        self.suspects: set[str] = set()     # ids in a worker that died with two: each is graded alone
 
     def _spawn(self) -> _Worker:
         self._started += 1
@@ -203,10 +298,11 @@ class WorkerPool:
         pending = collections.deque(entries)
         self.log_dir.mkdir(parents=True, exist_ok=True)
         self.workers = [self._spawn() for _ in range(min(self.jobs, len(pending)))]
-        while pending or any(w.task for w in self.workers):
-            for i in range(len(self.workers)):
-                self._feed(i, pending)
-            busy = [w for w in self.workers if w.task]
+        while pending or any(w.tasks for w in self.workers):
+            for ahead in (False, True):         # every idle worker its first one, then the second ones
+                for i in range(len(self.workers)):
+                    self._feed(i, pending, ahead)
+            busy = [w for w in self.workers if w.tasks]
             if not busy:
                 continue
             wait_any([w.conn for w in busy] + [w.process.sentinel for w in busy], timeout=0.5)
@@ -214,8 +310,7 @@ class WorkerPool:
             # (~4 ms each: the row and its feedback files), so no worker waits on another's bookkeeping.
             finished: list[tuple[Entry, dict[str, Any]]] = []
             for i, worker in enumerate(self.workers):
-                entry = worker.task
-                if entry is None:
+                if not worker.tasks:
                     continue
                 message = None
                 try:
@@ -226,38 +321,64 @@ class WorkerPool:
                 if message is not None and message[1].get("begin"):
                     worker.started = time.monotonic()       # start-up and suite loading are not its time
                 elif message is not None:
-                    worker.task = None
+                    # (a worker answers in the order it was sent; by id all the same)
+                    entry = next((e for e in worker.tasks if e.id == message[0]), worker.tasks[0])
+                    worker.tasks.remove(entry)
+                    worker.started, worker.alone = time.monotonic(), False   # (the next one's: reset at its begin)
                     self._feed(i, pending)          # its next submission first, then our bookkeeping
                     finished.append((entry, message[1]))
                 elif not worker.process.is_alive():
                     code = worker.process.exitcode
-                    log = worker.log
                     self.workers[i] = self._replace(worker)
+                    if len(worker.tasks) > 1:
+                        # It died holding two (one loaded ahead): which one it died of is not known.
+                        # Both go back, first in line, and each is graded alone: the one it was
+                        # gets its 'crashed' row then, the other its grade; neither is lost.
+                        self.suspects.update(e.id for e in worker.tasks)
+                        pending.extendleft(reversed(worker.tasks))
+                        continue
+                    entry = worker.tasks[0]
                     finished.append((entry, {"ok": False, "crashed": True, "wall": time.monotonic() - worker.started,
                                              "cpu": 0.0, "error": f"the grader crashed on this submission (worker "
-                                             f"exit code {code}; see {log.name}); it is not the student's fault"}))
+                                             f"exit code {code}; see {worker.log.name}); it is not the student's "
+                                             "fault"}))
                 elif time.monotonic() - worker.started > self.timeout:
                     self.workers[i] = self._replace(worker, kill=True)
-                    finished.append((entry, {"ok": False, "crashed": True, "wall": self.timeout, "cpu": 0.0,
-                                             "error": f"grading took longer than {self.timeout:g} s and was stopped"}))
+                    pending.extendleft(reversed(list(worker.tasks)[1:]))    # loaded ahead: not its fault
+                    finished.append((worker.tasks[0], {"ok": False, "crashed": True, "wall": self.timeout, "cpu": 0.0,
+                                                       "error": f"grading took longer than {self.timeout:g} s and "
+                                                       "was stopped"}))
             for entry, result in finished:
                 on_result(entry, result)
 
-    def _feed(self, i: int, pending: collections.deque) -> None:
-        """Send worker I the next pending submission if it is idle (a dead one is replaced first)."""
+    def _feed(self, i: int, pending: collections.deque, ahead: bool = True) -> None:
+        """Send worker I the next pending submission if it is idle (a dead one is replaced first),
+        and (AHEAD) a second one to load ahead while it grades the first, unless pending is short
+        (the last ones go to whichever worker is free first) or either is a suspect of a crash."""
         worker = self.workers[i]
-        if worker.task is not None or not pending:
+        if not pending:
             return
-        if not worker.process.is_alive():
-            worker = self.workers[i] = self._replace(worker)
+        if not worker.tasks:
+            if not worker.process.is_alive():
+                worker = self.workers[i] = self._replace(worker)
+            if not self._send(worker, pending):
+                self.workers[i] = self._replace(worker)
+                return
+            worker.started, worker.alone = time.monotonic(), worker.tasks[0].id in self.suspects
+        if (ahead and len(worker.tasks) == 1 and not worker.alone and len(pending) >= self.jobs
+                and pending[0].id not in self.suspects):
+            self._send(worker, pending)      # (a worker gone meanwhile: found dead with two, above)
+
+    @staticmethod
+    def _send(worker: _Worker, pending: collections.deque) -> bool:
         entry = pending.popleft()
         try:
             worker.conn.send((entry.id, str(entry.path), entry.info))
         except (BrokenPipeError, OSError):
             pending.appendleft(entry)
-            self.workers[i] = self._replace(worker)
-            return
-        worker.task, worker.started = entry, time.monotonic()
+            return False
+        worker.tasks.append(entry)
+        return True
 
     def _replace(self, worker: _Worker, kill: bool = False) -> _Worker:
         self._stop(worker, kill=kill)
@@ -285,7 +406,7 @@ class WorkerPool:
         """Tell the idle workers to stop (they end their sessions and close their sandboxes) without
         waiting for them: close() then waits, after the caller's own work (the exports)."""
         for worker in self.workers:
-            if worker.task is None and not worker.released:
+            if not worker.tasks and not worker.released:
                 worker.released = True
                 try:
                     worker.conn.send(None)
@@ -297,7 +418,7 @@ class WorkerPool:
         if not now:
             self.release()
         for worker in self.workers:
-            self._stop(worker, kill=now or worker.task is not None, grace=5.0 if not now else 3.0)
+            self._stop(worker, kill=now or bool(worker.tasks), grace=5.0 if not now else 3.0)
         self.workers = []
 
 

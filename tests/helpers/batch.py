@@ -91,6 +91,19 @@ class Batch:
         return result
 
 
+def interrupted(args: list[str], tmp: Path, name: str, out: Path, sig: int, rows: int = 2) -> dict:
+    """A batch (ARGS, writing to OUT) sent SIG, to its whole process group, once ROWS grades are stored."""
+    batch = Batch.start(args, tmp, name)
+    pid = batch.pid()
+    deadline = time.monotonic() + 90
+    while len(rows_of(out)) < rows:
+        assert batch.proc.poll() is None, "the batch ended before it could be interrupted"
+        assert time.monotonic() < deadline, "no grade stored after 90 s"
+        time.sleep(0.02)
+    os.killpg(pid, sig)
+    return batch.finish()
+
+
 def run_batch(args: list[str], tmp: Path, name: str, timeout: float = 120) -> dict:
     result = Batch.start(args, tmp, name).finish(timeout)
     assert_nothing_left(result)

@@ -171,7 +171,9 @@ def accounting(trace: Path, began: float, wall: float, cpu: float, n: int, jobs:
     """Where a grade-all run's time went, from the phases its processes wrote to TRACE
     (grading.workers.trace): the parent's CPU and its phases, the workers' own CPU (the grader),
     their sandboxes' (what each worker reaped: its template and every sandbox life), the rest
-    (the fork server, Python's start and exit); and the rate that CPU allows on JOBS cores."""
+    (the fork server, Python's start and exit); and the rate that CPU allows on JOBS cores; how
+    much of a core each worker kept busy over its life (its own CPU and its sandboxes'), and how
+    many submissions a worker loaded ahead (received while it graded another)."""
     try:
         events = [json.loads(line) for line in trace.read_text(encoding="utf-8").splitlines() if line.strip()]
     except (OSError, ValueError):
@@ -187,6 +189,10 @@ def accounting(trace: Path, began: float, wall: float, cpu: float, n: int, jobs:
     parent_cpu = parent["end"]["cpu"]
     grading = (own + sandboxes) / n
     allowed = jobs / grading if grading > 0 else None
+    starts = {e.get("pid"): e for e in events if e["event"] == "worker-start"}
+    busy = [(e["cpu"] - starts[e["pid"]]["cpu"] + e["children"]) / (e["at"] - starts[e["pid"]]["at"])
+            for e in exits if e.get("pid") in starts and e["at"] > starts[e["pid"]]["at"]]
+    ahead = sum(1 for e in events if e["event"] == "task" and e.get("ahead"))
 
     def at(name: str) -> str:
         return f"{parent[name]['at'] - began:.2f}" if name in parent else "-"
@@ -196,12 +202,14 @@ def accounting(trace: Path, began: float, wall: float, cpu: float, n: int, jobs:
             f"{own:.2f} s, their sandboxes {sandboxes:.2f} s, the rest {max(0.0, cpu - parent_cpu - own - sandboxes):.2f} s "
             f"(fork server, Python's start and exit); workers + sandboxes {1000 * grading:.0f} ms a submission, "
             f"at most {allowed:.1f}/s on {jobs} core{'s' if jobs > 1 else ''}; workers waited {waited:.2f} s in all "
-            f"for their next submission\n"
+            f"for their next submission"
+            + (f"; each worker kept {', '.join(f'{b:.2f}' for b in busy)} of a core busy over its life" if busy else "")
+            + f"; {ahead} of {n} submissions loaded ahead\n"
             f"          phases (s from the start): grading starts {at('start')}, submissions found {at('found')}, "
             f"workers ready {', '.join(f'{r:.2f}' for r in ready)}, last stored {at('graded')}, exports "
             f"{f'{exports:.2f} s' if exports is not None else '-'}, done {at('end')}, exit {wall:.2f}")
     return {"parent": parent_cpu, "workers": own, "sandboxes": sandboxes, "allowed": allowed, "waited": waited,
-            "text": text}
+            "busy": busy, "ahead": ahead, "text": text}
 
 
 def _load1() -> float:

@@ -38,10 +38,10 @@ _BALLAST = [None]    # reserved once by the zygote (every fork has it), again af
 
 
 class Run:
-    def __init__(self, req, cfg, wfd, sched=None):
+    def __init__(self, req, cfg, wfd, sched=None, pid=None):
         self.req = req
         self.sched = sched          # this process's schedstat kept open (base.own_sched), or None
-        self.pid = os.getpid()      # forks made by the student's code must not report
+        self.pid = pid or os.getpid()   # forks made by the student's code must not report
         self.filename = cfg["filename"]
         self.limits = cfg["limits"]
         self.max_chars = self.limits["output_chars"]
@@ -51,6 +51,7 @@ class Run:
         # wall time (extension), up to WALL, the backstop.
         self.timeout = float(req.get("timeout") or self.limits["wall_s"])
         self.t0, self.cpu0, self.sched0 = time.monotonic(), time.process_time(), _sched(fd=sched)
+        self.cpu_end = self.cpu0
         self.deadline = self.t0 + self.timeout
         self.backstop = self.t0 + max(float(req.get("wall") or self.timeout), self.timeout)
         self.wall_stopped = False
@@ -264,7 +265,7 @@ class Run:
     def execute(self, code, compile_error, shared):
         global _RUN
         _RUN = self
-        cpu0 = time.process_time()
+        cpu0 = self.cpu0
         install_audit()
         install_patches(self.filename)
         if _BALLAST[0] is None:
@@ -278,7 +279,8 @@ class Run:
                 res = self.run_call(code, shared)
         finally:
             _RUN = None
-        res["cpu"] = round(time.process_time() - cpu0, 4)
+        self.cpu_end = time.process_time()
+        res["cpu"] = round(self.cpu_end - cpu0, 4)
         return res
 
     def run_script(self, code):
@@ -384,30 +386,71 @@ class Run:
         return self.result(status, value=value, error=ended.get("error"))
 
     def result(self, status, value=None, error=None, final=True):
+        """The result line's data: t, seq and status first (the zygote reads the status there:
+        answers._clean_status), then only the fields that differ from their default (None, False,
+        0, "" or []), which the grader reads the same when absent (outcomes._fill, _build): the
+        line encoded here and decoded there carries what happened, not some twenty defaults."""
         if final:
             self._flush_out()
             events = self.events
         else:
             events = self.events + ([["out", "".join(self._pending)]] if self._pending else [])
-        code, via, arg = self.exit or (None, None, None)
         script = self.script
-        return {
-            "t": "result", "seq": self.req.get("seq"), "status": status, "value": value, "error": error,
-            "stdout": "".join(self.out), "events": events, "events_truncated": self.events_truncated,
-            "args_after": normalise(self.call_args, typed=bool(self.req.get("typed")))
-            if self.call_args is not None else None,
-            "state_after": instance_state(self.instance, typed=bool(self.req.get("typed")))
-            if self.instance is not _MISSING else None,
-            "import_stdout": self.cached_import_out if self.cached_import_out is not None
-            else "".join(self.import_out),
-            "import_prompted": self.import_prompted, "inputs_asked": script.asked,
-            "stdin_lines": len(script.answers), "has_stdin": script.has_answers, "exhausted_at": script.exhausted_at,
-            "dice_used": script.dice_pos, "dice_provided": None if script.dice is None else len(script.dice),
-            "dice_failed_at": script.dice_failed_at, "exit_code": code, "exit_via": via, "exit_arg": arg,
-            "timed_out": self.timed_out, "cpu_limited": self.cpu_limited, "timeout": self.timeout,
-            "wall_stopped": self.wall_stopped, "stopped_in": self.stopped_in, "endless": self.endless,
-            "output_chars": self.chars, "attempts": list(self.attempts)[:MAX_ATTEMPTS],
-        }
+        typed = bool(self.req.get("typed"))
+        res = {"t": "result", "seq": self.req.get("seq"), "status": status}
+        if value is not None:
+            res["value"] = value
+        if error is not None:
+            res["error"] = error
+        if self.out:
+            res["stdout"] = "".join(self.out)
+        if events:
+            res["events"] = events
+        if self.events_truncated:
+            res["events_truncated"] = True
+        if self.call_args is not None:
+            res["args_after"] = normalise(self.call_args, typed=typed)
+        if self.instance is not _MISSING:
+            res["state_after"] = instance_state(self.instance, typed=typed)
+        imported = self.cached_import_out if self.cached_import_out is not None else "".join(self.import_out)
+        if imported:
+            res["import_stdout"] = imported
+        if self.import_prompted is not None:
+            res["import_prompted"] = self.import_prompted
+        if script.asked:
+            res["inputs_asked"] = script.asked
+        if script.answers:
+            res["stdin_lines"] = len(script.answers)
+        if script.has_answers:
+            res["has_stdin"] = script.has_answers
+        if script.exhausted_at is not None:
+            res["exhausted_at"] = script.exhausted_at
+        if script.dice_pos:
+            res["dice_used"] = script.dice_pos
+        if script.dice is not None:
+            res["dice_provided"] = len(script.dice)
+        if script.dice_failed_at is not None:
+            res["dice_failed_at"] = script.dice_failed_at
+        if self.exit is not None:
+            res["exit_code"], res["exit_via"], res["exit_arg"] = self.exit
+        if self.timed_out:
+            res["timed_out"] = True
+        if self.cpu_limited:
+            res["cpu_limited"] = True
+        res["timeout"] = self.timeout
+        if self.wall_stopped:
+            res["wall_stopped"] = True
+        if self.stopped_in is not None:
+            res["stopped_in"] = self.stopped_in
+        if self.endless:
+            res["endless"] = True
+        if self.chars:
+            res["output_chars"] = self.chars
+        if self.attempts:
+            res["attempts"] = list(self.attempts)[:MAX_ATTEMPTS]
+        return res
+
+
 def _reserve(size=BALLAST):
     """Untouched anonymous memory: costs address space (RLIMIT_AS) but no page faults."""
     try:

@@ -4,11 +4,10 @@ shared worker's loop."""
 
 import _thread
 import os
-import time
 import traceback
 
 from .audit import install_audit
-from .base import _dumps, _loads, _real_exit, own_sched
+from .base import _dumps, _loads_line, _real_exit, own_sched
 from .lines import Lines, write_all
 from .patches import install_patches
 from .run import Run
@@ -18,10 +17,12 @@ def child_run(zyg, req, wfd, shared, sched=None):
     """Run one request in this (forked) process and write its result line (SCHED: see own_sched)."""
     pid = os.getpid()
     try:
-        res = Run(req, zyg.cfg, wfd, sched).execute(zyg.code, zyg.compile_error, shared)
+        run = Run(req, zyg.cfg, wfd, sched, pid)
+        res = run.execute(zyg.code, zyg.compile_error, shared)
         if shared is not None:
             res["nonce"] = req.get("nonce")
-            res["recycle"] = _worker_dirty(res, zyg.cfg)     # last key: the zygote checks the tail
+            res["recycle"] = _worker_dirty(res, zyg.cfg, run.cpu_end, zyg.use_proc)   # last key: the
+            #                                                                          zygote checks the tail
         data = _dumps(res)
     except MemoryError:                 # the student's data left no room to encode the result
         res = data = None
@@ -71,7 +72,7 @@ def runner_loop(zyg, req_r, res_w):
         line = lines.readline()
         if line is None:
             _real_exit(0)
-        req = _loads(line)
+        req = _loads_line(line)
         if "worker" in req:         # the zygote made this clean runner its shared worker
             run = res = data = None     # (nothing of the last fresh request kept alive)
             worker_loop(zyg, req_r, res_w, (lines, sched), req)
@@ -79,13 +80,13 @@ def runner_loop(zyg, req_r, res_w):
         try:
             os.mkdir(req["rundir"], 0o700)
             os.chdir(req["rundir"])
-            run = Run(req, zyg.cfg, res_w, sched)
+            run = Run(req, zyg.cfg, res_w, sched, pid)
             res = run.execute(zyg.code, zyg.compile_error, None)
             if os.getpid() != pid:       # a fork made by the student's code came back here
                 _real_exit(0)
             res["nonce"] = req.get("nonce")
             clean.restore(stem)
-            retire = (res["status"] not in CLEAN_STATUSES or res["timed_out"] or res["cpu_limited"]
+            retire = (res["status"] not in CLEAN_STATUSES or res.get("timed_out") or res.get("cpu_limited")
                       or not run.checked(lambda this: clean.same(base, this)))
             res["retire"] = retire       # last key: the zygote checks the tail
             data = _dumps(res)
@@ -115,18 +116,22 @@ def worker_loop(zyg, req_r, res_w, runner=None, first=None):
         line = lines.readline()
         if line is None:
             _real_exit(0)
-        req = _loads(line)
+        req = _loads_line(line)
         child_run(zyg, req, res_w, shared, sched)
 
 
-def _worker_dirty(res, cfg):
-    """True when the worker must not serve another request (threads, children, limits hit)."""
+def _worker_dirty(res, cfg, cpu, proc=False):
+    """True when the worker must not serve another request (threads, children, limits hit).
+    CPU: its CPU seconds when the request ended.  PROC: the zygote reads its threads and children
+    in /proc before it serves another request (Zygote.settled), so they are not asked here again."""
     if res.get("status") in ("timeout", "memory", "internal") or res.get("cpu_limited"):
         return True
-    if time.process_time() > cfg["limits"]["cpu_s"] / 2:
+    if cpu > cfg["limits"]["cpu_s"] / 2:
         return True
     if _thread._count():            # a Python thread (the zygote reads all of them in /proc)
         return True
+    if proc:
+        return False
     try:
         os.waitpid(-1, os.WNOHANG)     # returns at all only when it has children (alive or not)
     except ChildProcessError:

@@ -24,7 +24,7 @@ from .answers import (
     _whole,
 )
 from .audit import install_audit
-from .base import GRACE, MAX_RESULT, RESULT_PREFIX, STARVED, _dumps, _loads, _real_exit
+from .base import GRACE, MAX_RESULT, RESULT_PREFIX, STARVED, _dumps, _loads_line, _real_exit
 from .clean import CleanState
 from .errors import compile_source
 from .lines import _pidfd, write_all, write_line
@@ -136,7 +136,7 @@ class Zygote:
         if line is None:
             return None, None
         try:
-            return _loads(line), line
+            return _loads_line(line), line
         except ValueError:
             return None, line
 
@@ -321,6 +321,8 @@ class Zygote:
                     alone = False
             if not alone:
                 return False
+        if wk.pidfd is not None:    # (one poll: an answer pipe with anything to read, or its end)
+            return not wk.poller.poll(0)
         ahead = bytearray()
         return not _drain(wk.res_r, ahead) and not ahead
 
@@ -499,6 +501,9 @@ class Zygote:
             self.reap_all(block=True)
             return
         for attempt in range(500):
+            kids = [p for p in self.children() if p not in keep]
+            if not kids:
+                return
             self.reap_all()
             kids = [p for p in self.children() if p not in keep]
             if not kids:
