@@ -272,3 +272,17 @@ def test_in_a_student_roots_life_the_runner_becomes_the_worker(make):
     assert [o.status for o in out] == ["ok"] * 3
     assert len({o.value for o in out}) == 1
     assert box.applied["started"] == "student_root" and box.applied["compiled"] == "first_life"
+
+
+@needs_root
+def test_a_life_uses_the_roots_code_only_for_the_very_source_it_was_sent(make):
+    """The root's code is the first life's compile of ITS source: a later life sent another source
+    (or file name) compiles its own and runs that."""
+    first = make("def f():\n    return 1\n")
+    other = make("def f():\n    return 2\n")
+    renamed = make("def f():\n    return 1\n", filename="other.py")
+    same = make("def f():\n    return 1\n")
+    assert [call(box, "f").value for box in (first, other, renamed, same)] == [1, 2, 1, 1]
+    assert first.family is other.family is renamed.family is same.family
+    assert [box.applied.get("compiled") for box in (first, other, renamed, same)] == [
+        "first_life", None, None, "student_root"]
