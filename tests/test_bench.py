@@ -117,3 +117,13 @@ def test_share_line_bounds_the_rate_by_the_cores_left_and_by_jobs():
     left = min(1.0, cores - 0.5)                                 # --jobs 1 grades on one core at most
     assert f"the {left:.2f} left for --jobs 1" in one and f"at most {left / 0.2:.1f}/s" in one
     assert f"ran at 3.9/s ({100 * 3.9 / (left / 0.2):.0f} % of that)" in one
+
+
+def test_a_warm_grade_counts_its_sandboxes_cpu():
+    # A worker delivers a report before it stops the report's sandboxes, whose CPU is counted once
+    # they have been reaped: a warm grade is timed up to the next one, or (a) shows the grader alone
+    # (a four-stage grade's five sandbox lives cost several times the grader's own CPU).
+    runs = measure.time_grades(str(ROOT / "autograder" / "assignments" / "yahtzee" / "reference.py"), "all", 2)["runs"]
+    assert [run["score"] for run in runs] == [100.0, 100.0, 100.0]
+    for run in runs[1:]:
+        assert run["cpu"] >= 3 * run["grader"], run

@@ -116,8 +116,8 @@ def _tail(text: str, lines: int = 12) -> str:
 
 def time_grades(path: str, stage: str, repeat: int) -> dict[str, Any]:
     """In this (fresh) process: one cold grade(), then REPEAT warm grades as a batch worker makes
-    them (one grading session, grade_stream: each timed from taking the submission to its report);
-    wall and tree CPU of each."""
+    them (one grading session, grade_stream: each timed from taking the submission to taking the
+    next, its sandboxes' stop included); wall and tree CPU of each."""
     from ...engine.program import close_references
     from ...engine.sandbox import template_scope
     from ...grading.grade import grade, grade_stream
@@ -125,14 +125,23 @@ def time_grades(path: str, stage: str, repeat: int) -> dict[str, Any]:
     runs = []
     started: dict[str, float] = {}
 
+    # A warm grade is timed from taking its submission to taking the next one (the last: to the
+    # stream's end): a worker delivers a report before it stops the report's sandboxes, and their
+    # CPU is only counted once they have ended and been reaped, so it falls after the delivery.
+    def close_last() -> None:
+        if started and runs and "open" in runs[-1]:
+            del runs[-1]["open"]
+            runs[-1].update(wall=time.perf_counter() - started["wall"], cpu=tree_cpu() - started["cpu"],
+                            grader=_own_cpu() - started["own"])
+
     def paths():
         for _ in range(repeat):
+            close_last()
             started["cpu"], started["wall"], started["own"] = tree_cpu(), time.perf_counter(), _own_cpu()
             yield path
 
     def deliver(report) -> None:
-        runs.append({"wall": time.perf_counter() - started["wall"], "cpu": tree_cpu() - started["cpu"],
-                     "grader": _own_cpu() - started["own"], "score": report.score, "max": report.max_score})
+        runs.append({"open": True, "score": report.score, "max": report.max_score})
 
     try:
         with template_scope():      # one sandbox template for all of them, as in a batch worker
@@ -143,6 +152,7 @@ def time_grades(path: str, stage: str, repeat: int) -> dict[str, Any]:
             runs.append(deliver_cold)
             if repeat:
                 grade_stream(paths(), deliver, ASSIGNMENT, stage)
+                close_last()
     finally:
         close_references()
     return {"stage": stage, "runs": runs}
