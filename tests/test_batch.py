@@ -87,6 +87,23 @@ def test_every_submission_is_recorded(first):
             assert (first["out"] / "feedback" / f"{sid}.{ext}").is_file()
 
 
+def test_a_stored_report_is_json_dumps_byte_for_byte(first):
+    """Stored.of dumps a report's tests once and splices them into the report's JSON: the result
+    is json.dumps's own, for every real grade of the batch and for hostile text around them."""
+    from autograder.grading.gradebook import Stored
+
+    with Gradebook(first["out"] / "gradebook.sqlite") as book:
+        reports = [row.grade_report().to_dict() for row in book.rows()]
+    hostile = {"notes": ['"tests": [], "score": 99}', "\u2603 \x00 \"\n", "}, {"],
+               "error": '"tests"', "submission_info": {"tests": [1e300, -0.0, float("nan")], "\u00e9": True}}
+    cases = reports + [{**data, **hostile} for data in reports] + [{"tests": [], 1: "x"}]
+    assert len(reports) == len(IDS) and any(data["tests"] for data in reports)
+    for data in cases:
+        stored = Stored.of({"score": 0, "max_score": 0, "error": "", **data})
+        assert stored.report_json == json.dumps({"score": 0, "max_score": 0, "error": "", **data})
+        assert stored.tests_json == json.dumps(data["tests"])
+
+
 def test_csv_rows_and_columns(first, mutant_report):
     header, rows = read_csv(first["out"])
     assert header == csv_header(SPEC)

@@ -602,3 +602,22 @@ def test_release_fails_loudly_on_a_leak(tmp_path, monkeypatch):
     with pytest.raises(release.ReleaseError, match="(?s)LEAK.*five of a kind in Ones"):
         release.build_release(tmp_path / "bundle", names=["yahtzee"])
     assert not (tmp_path / "bundle").exists()
+
+
+def test_a_cells_statements_are_cut_as_ast_cuts_them():
+    """notebook_source splits a cell into lines once (_segments), not once per statement as
+    ast.get_source_segment does: every node's text is the stdlib's, whatever ends its lines."""
+    import ast
+
+    from autograder.engine.submission import _segments
+
+    sources = [path.read_text(encoding="utf-8") for path in sorted((REPO_ROOT / "solution").rglob("*.py"))]
+    sources += ["x = 1\r\ny = (2,\r3)\n\n", "def f():\r\n    return 'é\u2028'  # \x0c\n\nf()", "a = (1,\x0c\n2)\r",
+                "s = '''\u2603\r\nq\u0085x\x1c'''\nt = 1", "def g(): pass", ""]
+    nodes = 0
+    for source in sources:
+        segment = _segments(source)
+        for node in ast.walk(ast.parse(source)):
+            assert segment(node) == ast.get_source_segment(source, node)
+            nodes += 1
+    assert nodes > 1000

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 from typing import TYPE_CHECKING, Any
@@ -16,8 +17,11 @@ if TYPE_CHECKING:
 MARK = {"passed": "PASS", "failed": "FAIL", "skipped": "SKIP", "error": "ERR ", "not started": "TODO"}
 
 
+@functools.lru_cache(maxsize=4096)
 def fmt(points: float) -> str:
-    """Points as people write them: at most two decimals (8.7631 -> 8.76, 5.0 -> 5)."""
+    """Points as people write them: at most two decimals (8.7631 -> 8.76, 5.0 -> 5).
+    Cached: a report of ~200 checks formats the same few values ~900 times per feedback page;
+    equal numbers (5 and 5.0, 0.0 and -0.0) print the same, so the cache cannot change a byte."""
     text = f"{round(points, 2):.2f}".rstrip("0").rstrip(".")
     return "0" if text == "-0" else text
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import ast
 import json
 import os
+import re
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -311,12 +312,39 @@ def _prompting(pieces: list[_Piece], base: set[str]) -> set[str]:
     return prompting
 
 
+# A line and its end as ast.get_source_segment splits a source: only \r\n, \r and \n end a line.
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
+
+
+def _segments(source: str):
+    """ast.get_source_segment(SOURCE, node) for many nodes, SOURCE split into lines once (the
+    stdlib splits the whole source again, a character at a time in Python, for every node: a
+    notebook cell of N statements cost O(N * its length))."""
+    lines = _LINE.findall(source)
+
+    def segment(node: ast.AST) -> str | None:
+        try:
+            if node.end_lineno is None or node.end_col_offset is None:
+                return None
+            first, last = node.lineno - 1, node.end_lineno - 1
+            start, end = node.col_offset, node.end_col_offset
+        except AttributeError:
+            return None
+        if first == last:
+            return lines[first].encode()[start:end].decode()
+        return "".join([lines[first].encode()[start:].decode(), *lines[first + 1:last],
+                        lines[last].encode()[:end].decode()])
+
+    return segment
+
+
 def _collect(tree: ast.Module, source: str, cell: int, pieces: list[_Piece], notes: list[str],
              pending: list[_Skipped]) -> None:
     skipped: list[str] = []
     called: set[str] = set()
+    segment = _segments(source)
     for node in tree.body:
-        code = ast.get_source_segment(source, node) or ""
+        code = segment(node) or ""
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             pieces.append(_Piece("import", code, code, cell, len(pieces)))
         elif isinstance(node, DEFINITIONS):

