@@ -60,6 +60,11 @@ class Request:
     typed: bool = False              # tuples, sets, int-keyed dicts go in (args, kwargs, instance) and come
     #                                  back (value, args_after, state_after) as such: engine/typed.py
 
+    @property
+    def runs_fresh(self) -> bool:
+        """Whether it runs in a freshly executed module (a script always does)."""
+        return bool(self.fresh) or self.kind == "script"
+
 
 @dataclass
 class Outcome:
@@ -147,7 +152,7 @@ def _payload_data(request: Request, seq: int, timeout: float, wall: float | None
         "seq": seq, "kind": request.kind, "func": request.func, "args": list(request.args),
         "kwargs": dict(request.kwargs), "stdin": None if request.stdin is None else [str(s) for s in request.stdin],
         "seed": request.seed, "dice": None if request.dice is None else list(request.dice),
-        "fresh": bool(request.fresh) or request.kind == "script", "timeout": timeout,
+        "fresh": request.runs_fresh, "timeout": timeout,
         "wall": max(wall or timeout, timeout),
     }
     if request.instance is not None:

@@ -327,7 +327,7 @@ class Sandbox:
         become the worker: every fresh request a fork of its own; or a program that has used half
         its time budget (BUDGET: what is left), whose batch could reach the budget: it stops at
         the same request as in the plan's order)."""
-        fresh = [i for i, r in enumerate(requests) if r.fresh or r.kind == "script"]
+        fresh = [i for i, r in enumerate(requests) if r.runs_fresh]
         if not fresh or fresh[-1] == len(fresh) - 1:
             return None
         if budget is not None and budget < self.limits.budget_s / 2:
@@ -335,7 +335,7 @@ class Sandbox:
         self.start()
         if not self.applied.get("fresh_runner"):
             return None
-        shared = [i for i, r in enumerate(requests) if not (r.fresh or r.kind == "script")]
+        shared = [i for i, r in enumerate(requests) if not r.runs_fresh]
         return fresh + shared
 
     def _run_batch(self, requests: list[Request], reset_worker: bool = False,

@@ -34,10 +34,8 @@ FLAG_TEXT = "check this test: unfair or unclear?"
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 
 
-@functools.lru_cache(maxsize=4096)
 def fmt(points: float) -> str:
-    """Points as people write them: at most two decimals (the suites split points evenly; cached
-    as reporters.fmt is)."""
+    """Points as people write them: at most two decimals (the suites split points evenly)."""
     return _fmt(round(float(points), 2))
 
 
