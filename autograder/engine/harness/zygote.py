@@ -257,11 +257,10 @@ class Zygote:
         if rn is not None and _spoke_since(rn):
             self.stop_runner()      # (settled when its last request ended: see below)
             rn = None
-        timeout = float(req.get("timeout") or self.cfg["limits"]["wall_s"])
         dl = None
         if rn is not None:
             dl = self.deadline(req, rn)
-            if dl["base"] is None or dl["base"][0] + timeout + 2 * GRACE + 1 > self.cfg["limits"]["cpu_s"]:
+            if not self.cpu_room(req, dl["base"]):
                 self.stop_runner()
                 rn = None
         if rn is None:
@@ -403,12 +402,16 @@ class Zygote:
         rn = self.runner
         if rn is None or _spoke_since(rn):
             return None
-        base = rn.sched()
-        timeout = float(req.get("timeout") or self.cfg["limits"]["wall_s"])
-        if base is None or base[0] + timeout + 2 * GRACE + 1 > self.cfg["limits"]["cpu_s"]:
+        if not self.cpu_room(req, rn.sched()):
             return None
         self.runner, self.worker = None, rn
         return {"worker": os.path.join(self.workdir, "shared")}
+
+    def cpu_room(self, req, base):
+        """Whether a request process whose CPU time so far is BASE (None: unknown) leaves RLIMIT_CPU
+        as much room for request REQ as a fork of its own would."""
+        timeout = float(req.get("timeout") or self.cfg["limits"]["wall_s"])
+        return base is not None and base[0] + timeout + 2 * GRACE + 1 <= self.cfg["limits"]["cpu_s"]
 
     def stop_worker(self):
         wk, self.worker = self.worker, None
