@@ -12,14 +12,14 @@ request runs in its variant's sandbox) and its trials and budget (trials.py).
 
 from __future__ import annotations
 
-import json
 import marshal
 import threading
 from collections import deque
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from . import typed
+from .protocol import json_encoder
 from .sandbox import Outcome, Request
 
 if TYPE_CHECKING:
@@ -52,14 +52,14 @@ class Plan:
         if self._shared_ahead:
             return 0
         keyed = [(r, plan_key(r)) for r in requests]
-        keyed = [(r, k) for r, k in keyed if not _is_fresh(r) or k not in self._fresh_ahead]
+        keyed = [(r, k) for r, k in keyed if not r.runs_fresh or k not in self._fresh_ahead]
         if not keyed:
             return 0
         self.round_trips += 1
         # Trials for fresh requests only: a shared call that ran out would need the worker's history
         # replayed, which the single run (_after_trial) does; the plan's shared calls run at their limit.
         todo = [r for r, _ in keyed]
-        limits = [self._trial_limit(r) if _is_fresh(r) else None for r in todo]
+        limits = [self._trial_limit(r) if r.runs_fresh else None for r in todo]
         outcomes = self._sandbox.run_batch(todo, budget=self._budget_left(), limits=limits)
         if outcomes and limits[len(outcomes) - 1] is not None:
             outcomes[-1], _ = self._after_trial(todo[len(outcomes) - 1], outcomes[-1], limits[len(outcomes) - 1])
@@ -69,7 +69,7 @@ class Plan:
             if outcome.status == "timeout":
                 self.timeouts += 1
                 self._note_loop(outcome)
-            if _is_fresh(request):
+            if request.runs_fresh:
                 self._fresh_ahead.setdefault(key, deque()).append(outcome)
             else:
                 self._shared_ahead.append((key, request, outcome))
@@ -96,7 +96,7 @@ class Plan:
         if not self._wants_resync(limit):
             return
         self.diverged = False
-        shared = [r for r in requests if not _is_fresh(r)]
+        shared = [r for r in requests if not r.runs_fresh]
         if shared:
             self.resyncs += 1
             self.prefetch(shared)
@@ -114,7 +114,7 @@ class Plan:
         return self.diverged and not self._shared_ahead and self.resyncs < limit and not self.timeouts
 
     def _ahead(self, request: Request, key: str) -> Outcome | None:
-        if _is_fresh(request):
+        if request.runs_fresh:
             waiting = self._fresh_ahead.get(key)
             if waiting:
                 outcome = waiting.popleft()
@@ -148,7 +148,7 @@ class Plan:
     def _served(self, requests: list[Request], outcomes: list[Outcome]) -> None:
         """Keep the history of the shared worker: the calls its current generation served."""
         for request, outcome in zip(requests, outcomes):
-            if _is_fresh(request):
+            if request.runs_fresh:
                 continue
             if outcome.worker is None:
                 self._history, self._history_at = [], None
@@ -182,21 +182,7 @@ def _start_all(sandboxes: list) -> threading.Thread:
     return thread
 
 
-def _json_encoder(**options: Any) -> Callable[[Any], str]:
-    """json.JSONEncoder(**options).encode with its C encoder made once, not at every call (what
-    encode does: ~20 % of a request key).  Without the circular-reference check, whose memo an
-    encoding that raised would leave behind: what is encoded here is the grader's own requests."""
-    encoder = json.JSONEncoder(**options)
-    if json.encoder.c_make_encoder is None or encoder.indent is not None:
-        return encoder.encode
-    make = json.encoder.c_make_encoder(
-        None, encoder.default, json.encoder.encode_basestring_ascii if encoder.ensure_ascii
-        else json.encoder.encode_basestring, None, encoder.key_separator, encoder.item_separator,
-        encoder.sort_keys, encoder.skipkeys, encoder.allow_nan)
-    return lambda data: "".join(make(data, 0))
-
-
-_KEY = _json_encoder(sort_keys=True, default=str)     # made once (json.dumps makes one a call)
+_KEY = json_encoder(sort_keys=True, default=str)     # made once (json.dumps makes one a call)
 
 
 def wire_form(request: Request) -> dict:
@@ -254,7 +240,3 @@ def plan_key(request: Request) -> str:
     key = request_key(request)
     _PLAN_KEYS[id(request)] = (request, key)
     return key
-
-
-def _is_fresh(request: Request) -> bool:
-    return bool(request.fresh) or request.kind == "script"

@@ -121,25 +121,32 @@ def _encode(data: Any) -> bytes:
         raise TypeError("Request arguments must be JSON data: circular or nested too deeply") from None
 
 
-def _encoder() -> Any:
-    """json.dumps, with one C encoder made once (json.dumps makes one on every call: about half of
-    encoding a request line), kept if it writes what json.dumps writes.  It has no circular check
-    (that needs per-call state; the encoder is shared by threads): circular arguments end in a
-    RecursionError, which _encode reports as json.dumps's ValueError was."""
-    try:
-        from json.encoder import c_encode_basestring_ascii, c_make_encoder
-        default = json.JSONEncoder().default
-        encode = c_make_encoder(None, default, c_encode_basestring_ascii, None, ": ", ", ", False, False, True)
-        probe = {"seq": 1, "args": [1, -2.5, None, True, "\u00e9\n", {"k": [1e300 * 10]}]}
-        if "".join(encode(probe, 0)) != json.dumps(probe):
-            return json.dumps
-    except Exception:           # (no _json here, or another signature)
-        return json.dumps
+def json_encoder(**options: Any) -> Any:
+    """json.JSONEncoder(**options).encode with its C encoder made once, not at every call (what
+    encode and json.dumps do: about half of encoding a request line), kept if it writes what
+    encode writes.  It has no circular check (that needs per-call state, which an encoding that
+    raised would leave behind; the encoder is shared by threads): circular data ends in a
+    RecursionError (_encode reports it as json.dumps's ValueError was)."""
+    encoder = json.JSONEncoder(**options)
+    make = json.encoder.c_make_encoder
+    if make is None or encoder.indent is not None:
+        return encoder.encode
+    encode = make(None, encoder.default, json.encoder.encode_basestring_ascii if encoder.ensure_ascii
+                  else json.encoder.encode_basestring, None, encoder.key_separator, encoder.item_separator,
+                  encoder.sort_keys, encoder.skipkeys, encoder.allow_nan)
     join = "".join
-    return lambda data: join(encode(data, 0))
+
+    def fast(data: Any) -> str:
+        return join(encode(data, 0))
+
+    probe = {"seq": 1, "args": [1, -2.5, None, True, "\u00e9\n", {"k": [1e300 * 10]}]}
+    try:
+        return fast if fast(probe) == encoder.encode(probe) else encoder.encode
+    except Exception:           # (another signature of the C encoder)
+        return encoder.encode
 
 
-_ENCODE = _encoder()
+_ENCODE = json_encoder()
 
 
 def _payload_data(request: Request, seq: int, timeout: float, wall: float | None = None) -> dict:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 
-from .ahead import _KEY, _is_fresh, by_content, wire_form
+from .ahead import _KEY, by_content, wire_form
 from .sandbox import Outcome, Request
 
 # A request the reference answered runs first as a trial at a short CPU limit scaled from the
@@ -75,7 +75,7 @@ class Trials:
         in a new shared worker after the calls the old one served (the trial's timeout ended it),
         so it sees the history it would have seen.  Returns (outcome, whether _served was done)."""
         self.trials[0] += 1
-        if trial.status == "timeout" and trial.wall_stopped and (_is_fresh(request) or not self._history):
+        if trial.status == "timeout" and trial.wall_stopped and (request.runs_fresh or not self._history):
             # Starved under its short limit (a busy machine, not a slow program): the trial once
             # more with a longer backstop, not a full-limit run that an endless loop would use up.
             trial = _after(trial, self._sandbox.run(request, limit, longer=True))
@@ -87,7 +87,7 @@ class Trials:
             return trial, False
         self.trials[1] += 1
         served = False
-        if _is_fresh(request) or not self._history:
+        if request.runs_fresh or not self._history:
             again = self._sandbox.run(request)
         else:
             replay = list(self._history) + [request]
