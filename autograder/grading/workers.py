@@ -396,11 +396,44 @@ class WorkerPool:
 
     def start(self) -> None:
         """Start the fork server now (it imports pytest and the engine: ~0.3 s) while the caller
-        finds the submissions; the workers are forked from it when run() begins."""
-        if self.ctx.get_start_method() == "forkserver":
-            from multiprocessing import forkserver
+        finds the submissions; the workers are forked from it when run() begins.
 
+        Its output goes to LOG_DIR/fork-server.log, not to ours: it outlives this process by its
+        own exit (~50 ms: an interpreter with pytest loaded), and a reader of our output to its
+        end (`grade-all | tee`, CI, the bench) would wait for that.  (A worker writes to its own
+        log from its first line; what it might print before, and the resource tracker's warnings,
+        land in this one.)  Only while no other thread runs: for that moment this process's own
+        descriptors 1 and 2 point at the log."""
+        if self.ctx.get_start_method() != "forkserver":
+            return
+        import threading
+        from multiprocessing import forkserver
+
+        saved: list[int] = []
+        if threading.active_count() == 1:
+            try:
+                for fd in (1, 2):
+                    saved.append(os.dup(fd))
+            except OSError:                  # no stdout or stderr to keep: nothing waits on them
+                for fd in saved:
+                    os.close(fd)
+                saved = []
+        if not saved:
             forkserver.ensure_running()
+            return
+        self.log_dir.mkdir(parents=True, exist_ok=True)
+        sys.stdout.flush()
+        sys.stderr.flush()
+        log = os.open(self.log_dir / "fork-server.log", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+        try:
+            os.dup2(log, 1)
+            os.dup2(log, 2)
+            forkserver.ensure_running()
+        finally:
+            os.dup2(saved[0], 1)
+            os.dup2(saved[1], 2)
+            for fd in (log, *saved):
+                os.close(fd)
 
     def release(self) -> None:
         """Tell the idle workers to stop (they end their sessions and close their sandboxes) without
