@@ -19,7 +19,7 @@ from .protocol import HARNESS_EXIT, INTERNAL, STATUSES, Limits, Outcome, Request
 def _build(request: Request, timeout: float, limits: Limits, res: dict | None, trailer: dict,
            elapsed: float, garbled: bool, raw: bytes | None = None) -> Outcome:
     """RAW: the middle of the answer's bytes (split_answer) when the line parsed whole: an ok
-    outcome is remembered under it (ok_by_bytes)."""
+    outcome is remembered under it (answer_by_bytes)."""
     if isinstance(trailer.get("internal"), str):
         return _internal(trailer["internal"], elapsed)
     if res is not None and res.get("status") == "internal":
@@ -203,7 +203,7 @@ def answer_by_bytes(line: bytes, request: Request, seq: int, limits: Limits,
             or isinstance(trailer.get("internal"), str)):
         return None, None, middle
     out = _from_fields(fields)
-    _per_run(out, request, trailer, float(cpu) if any(c in cpu for c in b".eE") else int(cpu), elapsed)
+    _per_run(out, request, trailer, int(cpu) if cpu.lstrip(b"-").isdigit() else float(cpu), elapsed)  # as JSON
     return out, trailer, middle
 
 
