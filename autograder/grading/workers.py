@@ -350,6 +350,11 @@ class WorkerPool:
                                                        "was stopped"}))
             for entry, result in finished:
                 on_result(entry, result)
+            if not pending:
+                # Nothing left to send: an idle worker winds down now (its session and sandboxes
+                # stop) while the others finish their last grades, not after them with the exports.
+                # Should a submission come back (a crash), _feed starts a new worker for it.
+                self.release()
 
     def _feed(self, i: int, pending: collections.deque, ahead: bool = True) -> None:
         """Send worker I the next pending submission if it is idle (a dead one is replaced first),
@@ -359,8 +364,8 @@ class WorkerPool:
         if not pending:
             return
         if not worker.tasks:
-            if not worker.process.is_alive():
-                worker = self.workers[i] = self._replace(worker)
+            if worker.released or not worker.process.is_alive():
+                worker = self.workers[i] = self._replace(worker)    # (a released one is winding down)
             if not self._send(worker, pending):
                 self.workers[i] = self._replace(worker)
                 return
