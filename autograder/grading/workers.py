@@ -427,8 +427,11 @@ class WorkerPool:
             forkserver.ensure_running()
             return
         self.log_dir.mkdir(parents=True, exist_ok=True)
-        sys.stdout.flush()
-        sys.stderr.flush()
+        for stream in (sys.stdout, sys.stderr):       # (what this process buffered stays ours)
+            try:
+                stream.flush()
+            except (AttributeError, OSError, ValueError):
+                pass
         log = os.open(self.log_dir / "fork-server.log", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
         try:
             os.dup2(log, 1)
