@@ -423,16 +423,22 @@ class WorkerPool:
                 for fd in saved:
                     os.close(fd)
                 saved = []
-        if not saved:
+        log = -1
+        if saved:
+            try:
+                self.log_dir.mkdir(parents=True, exist_ok=True)
+                log = os.open(self.log_dir / "fork-server.log", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+            except OSError:                  # no log: it writes where we do, as before
+                for fd in saved:
+                    os.close(fd)
+        if log < 0:
             forkserver.ensure_running()
             return
-        self.log_dir.mkdir(parents=True, exist_ok=True)
         for stream in (sys.stdout, sys.stderr):       # (what this process buffered stays ours)
             try:
                 stream.flush()
             except (AttributeError, OSError, ValueError):
                 pass
-        log = os.open(self.log_dir / "fork-server.log", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
         try:
             os.dup2(log, 1)
             os.dup2(log, 2)
