@@ -55,7 +55,7 @@ def trace(event: str, **fields: Any) -> None:
 
 # --- workers --------------------------------------------------------------------------------------
 
-def _children_cpu() -> float:
+def children_cpu() -> float:
     import resource
 
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -195,7 +195,7 @@ def _worker_main(conn, assignment: str, stage: str, log_path: str, hidden: list[
         sid, path, _ = task
         if state.get("sid") != sid:                             # (once: a clock started again is the same one)
             print(f"--- {time.strftime('%H:%M:%S')} grading {sid} ({path})", flush=True)
-        state.update(sid=sid, wall0=time.perf_counter(), cpu0=time.process_time(), kids0=_children_cpu())
+        state.update(sid=sid, wall0=time.perf_counter(), cpu0=time.process_time(), kids0=children_cpu())
         conn.send((sid, {"begin": True}))     # the --timeout clock starts now, not at process start-up
 
     stream = _Tasks(conn, current, os.environ.get(CRASH_ENV), bool(os.environ.get(TRACE_ENV)))
@@ -203,7 +203,7 @@ def _worker_main(conn, assignment: str, stage: str, log_path: str, hidden: list[
     def send(result: dict[str, Any]) -> None:
         sid = stream.current[0]
         result["wall"] = time.perf_counter() - state["wall0"]
-        result["cpu"] = time.process_time() - state["cpu0"] + _children_cpu() - state["kids0"]
+        result["cpu"] = time.process_time() - state["cpu0"] + children_cpu() - state["kids0"]
         sys.stdout.flush()
         sys.stderr.flush()
         conn.send((sid, result))
@@ -246,7 +246,7 @@ def _worker_main(conn, assignment: str, stage: str, log_path: str, hidden: list[
     finally:
         close_references()
         # Its template and every sandbox life have been reaped by now: CHILDREN is the sandbox side.
-        trace("worker-exit", graded=stream.pulled, children=_children_cpu())
+        trace("worker-exit", graded=stream.pulled, children=children_cpu())
 
 
 @dataclass
