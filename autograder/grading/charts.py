@@ -100,50 +100,25 @@ def rate_bars(items: list[tuple[str, float]], chart_id: str, title: str, flag_be
 
 
 def draw(charts: list[tuple[Callable[..., str], tuple[Any, ...], dict[str, Any]]]) -> list[str]:
-    """Each (function, args, kwargs) drawn: the first chart by this process, every other one by a
-    forked child meanwhile (matplotlib holds the GIL: ~35-50 ms a chart, on cores the workers
-    have left at the end of a grade-all; the three charts of a class report: ~85 -> ~50 ms of
-    this process).  A child only draws and sends the SVG text back through a pipe; should it
-    fail in any way, its chart is drawn here.  One process drawing serially when fork is unsafe
-    (another thread is running, or no fork on this platform)."""
+    """Each (function, args, kwargs) drawn: the last chart in a forked child while this process
+    draws the others (matplotlib holds the GIL: ~40-80 ms a chart, on the otherwise idle second
+    core at the end of a grade-all).  The child only draws and sends the SVG text back through a
+    pipe; should it fail in any way, the chart is drawn here.  One process drawing serially when
+    fork is unsafe (another thread is running, or no fork on this platform)."""
     if len(charts) < 2 or not hasattr(os, "fork") or threading.active_count() > 1:
         return [function(*args, **kwargs) for function, args, kwargs in charts]
-    children: dict[int, tuple[int, int]] = {}           # chart index -> (pid, read end of its pipe)
-    for index in range(1, len(charts)):
-        child = _fork_drawing(charts[index], [fd for _, fd in children.values()])
-        if child is None:                                # (no fork: the rest are drawn here)
-            break
-        children[index] = child
-    out: dict[int, Any] = {}
-    try:
-        for index, (function, args, kwargs) in enumerate(charts):
-            if index not in children:
-                out[index] = function(*args, **kwargs)
-    finally:
-        sent = {index: _collect(pid, fd) for index, (pid, fd) in children.items()}
-    for index, svg in sent.items():
-        function, args, kwargs = charts[index]
-        out[index] = svg if isinstance(svg, str) else function(*args, **kwargs)
-    return [out[index] for index in range(len(charts))]
-
-
-def _fork_drawing(chart: tuple[Callable[..., str], tuple[Any, ...], dict[str, Any]],
-                  others: list[int]) -> tuple[int, int] | None:
-    """A child drawing CHART into a pipe: (its pid, the pipe's read end), or None if fork failed.
-    OTHERS: earlier children's read ends, closed in this one."""
-    function, args, kwargs = chart
+    function, args, kwargs = charts[-1]
     read, write = os.pipe()
     try:
         pid = os.fork()
     except OSError:
         os.close(read)
         os.close(write)
-        return None
+        return [function(*args, **kwargs) for function, args, kwargs in charts]
     if pid == 0:                                         # the child: draw, send, exit at once
         code = 1
         try:
-            for fd in (read, *others):
-                os.close(fd)
+            os.close(read)
             data = pickle.dumps(function(*args, **kwargs))
             view = memoryview(data)
             while view:
@@ -151,16 +126,12 @@ def _fork_drawing(chart: tuple[Callable[..., str], tuple[Any, ...], dict[str, An
             code = 0
         finally:
             os._exit(code)                              # no atexit, no flushing of our buffers
-    os.close(write)                                      # (before the next fork: its EOF is this child's)
-    return pid, read
-
-
-def _collect(pid: int, read: int) -> Any:
-    """What the child PID sent through READ once it exited (None if it failed)."""
-    with os.fdopen(read, "rb") as pipe:
-        data = pipe.read()
-    _, status = os.waitpid(pid, 0)
+    os.close(write)
     try:
-        return pickle.loads(data) if status == 0 and data else None
-    except Exception:  # noqa: BLE001 -- a half-written pickle: drawn here instead
-        return None
+        out = [function(*args, **kwargs) for function, args, kwargs in charts[:-1]]
+    finally:
+        with os.fdopen(read, "rb") as pipe:
+            data = pipe.read()
+        _, status = os.waitpid(pid, 0)
+    last = pickle.loads(data) if status == 0 and data else None
+    return out + [last if isinstance(last, str) else function(*args, **kwargs)]
