@@ -76,6 +76,7 @@ def runner_loop(zyg, req_r, res_w):
     sched = own_sched()
     gc.freeze()     # everything inherited from the zygote: see FROZEN
     base = clean.base()
+    guard = clean.untouched()
     stem = os.path.splitext(os.path.basename(zyg.cfg["filename"]))[0] or "submission"
     lines = Lines(req_r)
     while True:
@@ -91,11 +92,12 @@ def runner_loop(zyg, req_r, res_w):
             os.mkdir(req["rundir"], 0o700)
             os.chdir(req["rundir"])
             run = Run(req, zyg.cfg, res_w, sched, pid)
+            run.guard = guard
             res = run.execute(zyg.code, zyg.compile_error, None)
             if os.getpid() != pid:       # a fork made by the student's code came back here
                 _real_exit(0)
             res["nonce"] = req.get("nonce")
-            clean.restore(stem)
+            clean.restore(stem, guard)
             retire = (res["status"] not in CLEAN_STATUSES or res.get("timed_out") or res.get("cpu_limited")
                       or not run.checked(lambda this: clean.same(base, this)))
             res["retire"] = retire       # last key: the zygote checks the tail
