@@ -171,6 +171,7 @@ class CleanState:
         if old[0] != self.copied[0] or self.copied[0] is None:
             self.modules = dict(sys.modules)
         self.random = random.getstate()
+        self.cache_tags = self.cache_seen = None      # (restore's, made in each runner)
         restored = {id(cache): copy for cache, copy in self.restored} if reuse else {}
         self.restored = []
         for i, cache in enumerate(self.kept[2:], 2):
@@ -218,9 +219,20 @@ class CleanState:
                 modules.pop(name, None)
         if guard is not None:
             guard.wrote()
-        for cache, copy in self.restored:
-            cache.clear()
-            cache.update(copy)
+        # A cache whose version tag is the one it had when it was last made equal to its copy
+        # (restored here, or copied by _capture: copied) is equal to it: not written again (a
+        # clear and an update write to the reference count of everything in it).
+        tags = self.cache_tags
+        if tags is None:
+            tags = self.cache_tags = version_reader([cache for cache, _ in self.restored], self.detector)[0] or False
+            self.cache_seen = list(self.copied[2:])
+        now = tags() if tags else [None] * len(self.restored)
+        for (cache, copy), tag, seen in zip(self.restored, now, self.cache_seen):
+            if tag is None or tag != seen:
+                cache.clear()
+                cache.update(copy)
+        if tags:
+            self.cache_seen = list(tags())
         random.setstate(self.random)
 
     def same(self, base, run):
