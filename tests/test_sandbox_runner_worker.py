@@ -109,6 +109,35 @@ def plant_late():
     return os.getpid()
 
 
+ORIGINAL = {}
+
+
+def record():
+    import random
+    ORIGINAL.update(input=builtins.input, stdout=sys.stdout, randint=random.randint, exit=os._exit,
+                    argv=list(sys.argv))
+    return os.getpid()
+
+
+def tamper():
+    """Replace what the harness installs before every request (in the shared worker: kept)."""
+    import random
+    builtins.input = lambda prompt="": "tampered"
+    sys.stdout = open(os.devnull, "w")
+    random.randint = lambda a, b: 7
+    os._exit = lambda code: None
+    sys.argv.append("tampered")         # (the list's items: no write to the sys module)
+    return os.getpid()
+
+
+def untampered():
+    import random
+    print("captured")
+    return [os.getpid(), {"input": builtins.input is ORIGINAL["input"], "stdout": sys.stdout is ORIGINAL["stdout"],
+                          "randint": random.randint is ORIGINAL["randint"], "exit": os._exit is ORIGINAL["exit"],
+                          "argv": sys.argv == ORIGINAL["argv"]}]
+
+
 def look_more():
     import gc
     gc.collect()        # (in the shared worker: what a collection would find)
@@ -232,3 +261,17 @@ def test_control_the_same_writes_in_the_shared_worker_are_seen_by_the_next_call(
     assert planted_in == looked_in and seen == [kind]
     first, (again, seen) = values(box.run_batch([fresh("pid"), fresh("look_more")], reset_worker=True))
     assert first == again and seen == []
+
+
+def test_the_patches_are_back_for_the_next_shared_call_after_a_student_replaced_them(box):
+    """The shared worker writes the harness's patches again only when a module they are in was
+    written since (patches.PatchTags): a call that replaces input, stdout, randint, os._exit and
+    appends to sys.argv leaves the next call in the same worker with every one of them back,
+    its print captured.  (The control: an untouched worker's next call finds them too.)"""
+    out = box.run_batch([shared("record"), shared("untampered"), shared("tamper"), shared("untampered")],
+                        reset_worker=True)
+    assert [o.status for o in out] == ["ok"] * 4
+    first, (control_in, control), tampered_in, (looked_in, seen) = [o.value for o in out]
+    assert first == control_in == tampered_in == looked_in          # one worker for all four
+    assert all(control.values()) and all(seen.values()), (control, seen)
+    assert out[1].stdout == out[3].stdout == "captured\n"

@@ -73,6 +73,7 @@ class Run:
         self.instance = _MISSING   # the object a "Class.method" call constructed (state_after)
         self.attempts = {}        # what the student's code tried beyond the assignment (audit hook)
         self.dirty = False        # it did something a fresh runner's check cannot see (audit hook)
+        self.patch_tags = None    # the request process's PatchTags (None: install the patches always)
         self.guard = None         # a fresh runner's clean.Untouched: our writes to sys.modules and to
         #                           our names are made between its mine() and wrote()
 
@@ -283,7 +284,7 @@ class Run:
             guard.wrote()
         cpu0 = self.cpu0
         install_audit()
-        install_patches(self.filename)
+        install_patches(self.filename, self.patch_tags)
         if _BALLAST[0] is None:
             _BALLAST[0] = _reserve(BALLAST)
         try:
