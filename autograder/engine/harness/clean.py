@@ -188,6 +188,14 @@ class CleanState:
                              for obj, copy in zip(self.others, copies)]
         self.other_copies += [type(obj)(obj) for obj in self.others[len(self.other_copies):]]
 
+    def rebind(self, name, value):
+        """Our name NAME bound to VALUE after the snapshot was taken (Zygote.bind_reference), and in
+        its copy of our names too: the copy's tag (copied) follows when the two are equal, so a
+        runner's Untouched may still start known; else it is unknown (the check compares)."""
+        self.harness[name] = value
+        read = version_reader([globals()], self.detector)[0] if self.detector else None
+        self.copied[1] = read()[0] if read is not None and self.harness == globals() else None
+
     def untouched(self):
         """A new runner's Untouched (None: no dict versions here), known to start as in the
         snapshot when neither was written since the snapshot's copies of them were made or found
