@@ -99,3 +99,18 @@ def test_kept_groups_are_removed_at_the_graders_exit(tmp_path):
         pytest.skip("this machine gives no writable cgroup")
     folders = out.stdout.split()
     assert folders and not any(os.path.exists(folder) for folder in folders)
+
+
+def test_the_end_of_a_grading_session_removes_the_kept_groups():
+    """A grade-all worker ends with os._exit (no atexit): close_references, its session's last
+    act, removes what it kept."""
+    from autograder.engine.program import close_references
+
+    group = cgroup.Group.create(64 << 20, 8)
+    if group is None:
+        pytest.skip("this machine gives no writable cgroup")
+    group.release()
+    assert group in cgroup._pool[group.key]
+    close_references()
+    assert not cgroup._pool and not cgroup._later
+    assert not any(os.path.exists(folder) for folder in group.dirs)

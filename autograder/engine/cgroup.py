@@ -131,13 +131,14 @@ class Group:
 _pool: dict[tuple, list[Group]] = {}     # (grader pid, limits) -> released groups, nothing in them
 _later: list[Group] = []                 # released groups that were not empty yet
 _POOL_MAX = 8                            # (a student's lives: five, stopped together)
-_pool_lock = threading.Lock()
+_pool_lock = threading.RLock()          # (re-entered when a finalizer stops a sandbox mid-section)
 
 
 @atexit.register
-def _remove_kept() -> None:
-    """This process's kept groups removed at its exit (a forked child's copy of the pool is not
-    its own; a grader killed outright leaves them to the next one's _sweep)."""
+def remove_kept() -> None:
+    """This process's kept groups removed: at the end of a grading session (program.close_references:
+    a grade-all worker ends with os._exit, without atexit) and at its exit (a forked child's
+    copy of the pool is not its own; a grader killed outright leaves them to the next one's _sweep)."""
     with _pool_lock:
         mine = [g for g in [*_later, *(g for kept in _pool.values() for g in kept)] if g.key[0] == os.getpid()]
         _pool.clear()
