@@ -114,11 +114,12 @@ def student_code(cfg, compile_fd):
 
 
 def load_reference(cfg):
-    """The reference's code the grader compiled (trusted; marshalled by this very interpreter)."""
-    global _REFERENCE
+    """The reference's code the grader compiled (trusted; marshalled by this very interpreter), in
+    CFG["reference_loaded"]: the zygote binds it once it adopted its clean-state snapshot
+    (Zygote.bind_reference)."""
     data = cfg.pop("reference_code", None)
     if data:
-        _REFERENCE = marshal.loads(binascii.a2b_base64(data))
+        cfg["reference_loaded"] = marshal.loads(binascii.a2b_base64(data))
 
 
 def template_main(sock_fd):

@@ -35,8 +35,8 @@ class _Libc:
         class SockFilter(ct.Structure):
             _fields_ = [("code", ct.c_ushort), ("jt", ct.c_ubyte), ("jf", ct.c_ubyte), ("k", ct.c_uint)]
 
-        class SockFprog(ct.Structure):
-            _fields_ = [("len", ct.c_ushort), ("filter", ct.POINTER(SockFilter))]
+        class SockFprog(ct.Structure):      # (filter: the address of a buffer of SockFilters)
+            _fields_ = [("len", ct.c_ushort), ("filter", ct.c_void_p)]
         self.MountAttr, self.SockFilter, self.SockFprog = MountAttr, SockFilter, SockFprog
 
     def call(self, what, name, *args):
@@ -341,8 +341,10 @@ def install_seccomp(lib, program_hex):
     ct = lib.ctypes
     data = bytes.fromhex(program_hex)
     count = len(data) // 8
-    program = (lib.SockFilter * count).from_buffer_copy(data)
-    fprog = lib.SockFprog(count, ct.cast(program, ct.POINTER(lib.SockFilter)))
+    # A plain buffer, not a (SockFilter * count) array: that made a ctypes type in every life
+    # (~0.2 ms and ~30 page copies); the kernel reads COUNT 8-byte sock_filters at its address.
+    program = ct.create_string_buffer(data, len(data))
+    fprog = lib.SockFprog(count, ct.addressof(program))
     if lib.libc.prctl(ct.c_int(PR_SET_SECCOMP), ct.c_ulong(SECCOMP_MODE_FILTER), ct.byref(fprog),
                       ct.c_ulong(0), ct.c_ulong(0)) != 0:
         raise OSError(ct.get_errno(), "seccomp: the filter was refused")

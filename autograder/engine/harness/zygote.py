@@ -52,9 +52,9 @@ class Zygote:
         self.worker_gen = 0       # +1 each time the shared worker is stopped (the grader replays history)
         self.nrun = 0
         self.code, self.compile_error = cfg.pop("compiled", None) or compile_source(cfg["source"], cfg["filename"])
-        global _REFERENCE
-        if cfg.get("reference"):    # compiled once here, so every fork has it; the text is dropped
-            _REFERENCE = compile(cfg.pop("reference"), "<reference>", "exec", dont_inherit=True)
+        reference = cfg.pop("reference_loaded", None)
+        if reference is None and cfg.get("reference"):    # compiled once here, so every fork has it
+            reference = compile(cfg.pop("reference"), "<reference>", "exec", dont_inherit=True)
         if not _WRAPPERS:         # (done by the template for every process it forks)
             prepare_random()
         _signal.signal(signal.SIGALRM, _on_alarm)        # (_signal: signal.signal's enum wrapping
@@ -74,8 +74,18 @@ class Zygote:
         if self.clean is not None and self.clean.versions is None:
             self.clean = None
         applied["fresh_runner"] = self.clean.detector if self.clean is not None else False
+        self.bind_reference(reference)
         gc.collect()
         gc.freeze()   # fewer copy-on-write faults in the forks
+
+    def bind_reference(self, code):
+        """_REFERENCE bound after the adopt, and in the snapshot's copy of the harness's names: bound
+        before, it moved that namespace's version and adopt walked and copied it all again."""
+        global _REFERENCE
+        if code is not None:
+            _REFERENCE = code
+            if self.clean is not None:
+                self.clean.harness["_REFERENCE"] = code
 
     def serve(self):
         write_line(self.res_fd, {"t": "ready", "applied": self.applied})
@@ -92,9 +102,13 @@ class Zygote:
                 continue
             self.handle(req, line)
             self.flush()
-        self.stop_worker()
-        self.stop_runner()
-        self.kill_descendants(keep=())
+        if os.getpid() == 1:    # our pid namespace's init: kill(-1) is all its other processes, reaped
+            _kill(-1)           # here (the kernel would autoreap them as we exit: CPU time lost)
+            self.reap_all(block=True)
+        else:
+            self.stop_worker()
+            self.stop_runner()
+            self.kill_descendants(keep=())
         _real_exit(0)
 
     def handle(self, req, line=None):
