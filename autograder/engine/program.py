@@ -235,7 +235,10 @@ class Program(Plan, Trials):
         the worker the runner becomes imports it at its first call, as a new worker does, from
         the clean state a fresh fork has.  Without a fresh runner (every fresh request a fork of
         its own) the probe stays a shared call: the worker it starts serves the plan's shared calls."""
-        self._sandbox.start()
+        try:
+            self._sandbox.start()       # (what it got says whether it has a fresh runner)
+        except Exception:    # noqa: BLE001 -- a sandbox that does not start says so at the probe itself
+            pass
         return self.call(LOAD_PROBE, fresh=bool(self._sandbox.applied.get("fresh_runner")))
 
     def preload(self, outcomes: dict[str, Outcome]) -> None:
