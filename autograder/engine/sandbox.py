@@ -146,13 +146,20 @@ class _State:
         descendants and exit; the kernel kills whatever else is in the namespace before the
         outer process (or, for a student root's life, the grader's pidfd) sees it exit.  True when
         that happened in time (no uid sweep needed)."""
-        os.close(proc.ctl)
-        proc.ctl = -1
+        self.end_input(proc)
         try:
             proc.popen.wait(timeout=1.0)
         except subprocess.TimeoutExpired:
             return False
         return True
+
+    def end_input(self, proc: _Proc | None = None) -> None:
+        """Close the input of PROC (the running zygote's by default), where that is how it stops
+        (pid 1 of its pid namespace)."""
+        proc = proc or self.proc
+        if proc is not None and self.pidns and proc.ctl >= 0 and os.getpid() == self.owner:
+            os.close(proc.ctl)
+            proc.ctl = -1
 
     def shutdown(self) -> None:
         if os.getpid() != self.owner:     # a forked copy of the grader must not kill our sandbox
@@ -209,6 +216,15 @@ class Sandbox:
         with self._lock:
             self._closed = True
             self._finalizer()
+
+    def end_input(self) -> None:
+        """The start of close(), for closing several sandboxes together (Program.close): end the
+        input of a zygote that stops that way (pid 1 of its pid namespace), which then stops and
+        exits (~20 ms of wall time, mostly the kernel's teardown, ~0.1 ms of CPU) while the caller
+        ends the others'; close() then only waits for it.  Requests are refused from here on."""
+        with self._lock:
+            self._closed = True
+            self._state.end_input()
 
     def start(self) -> None:
         """Start the sandbox now, if it is not running, instead of at its first request: a caller
