@@ -70,6 +70,7 @@ def test_accounting_reads_the_phases_every_process_wrote(tmp_path):
     lines = [{"event": "start", "at": 1000.1, "cpu": 0.05}, {"event": "found", "at": 1000.12, "cpu": 0.06},
              {"event": "worker-ready", "at": 1000.4, "cpu": 0.1}, {"event": "worker-ready", "at": 1000.45, "cpu": 0.1},
              {"event": "task", "at": 1000.5, "waited": 0.3, "first": True},
+             {"event": "first-row", "at": 1000.9, "cpu": 0.2},
              {"event": "task", "at": 1001.0, "waited": 0.002, "first": False},
              {"event": "graded", "at": 1004.0, "cpu": 0.5},
              {"event": "worker-exit", "at": 1004.1, "cpu": 0.4, "children": 1.6},
@@ -80,7 +81,7 @@ def test_accounting_reads_the_phases_every_process_wrote(tmp_path):
     assert (got["parent"], got["workers"], got["sandboxes"]) == (0.72, 0.8, 3.2)
     assert abs(got["allowed"] - 10.0) < 1e-9                     # 200 ms of grading a submission on 2 cores
     assert abs(got["waited"] - 0.002) < 1e-9                     # the first task's wait is start-up, not idling
-    assert "exports 0.20 s" in got["text"] and "workers ready 0.40, 0.45" in got["text"]
+    assert "exports 0.20 s" in got["text"] and "workers ready 0.40, 0.45, first stored 0.90," in got["text"]
     assert got["busy"] == [] and "of a core busy" not in got["text"]     # (no worker-start in this trace)
     assert got["ahead"] == 0 and "0 of 20 submissions loaded ahead" in got["text"]
     assert batch.accounting(tmp_path / "missing.jsonl", began, 4.3, 5.0, 20, 2) is None

@@ -126,8 +126,10 @@ class _Proc:
 
 
 def _read(fd: int) -> bytes | None:
+    """What pipe FD holds, up to a default pipe's 64 KiB (a read of 1 MiB allocates, and gives
+    back, 1 MiB each time: ~12 us of CPU against ~1 us; a longer line is read in more calls)."""
     try:
-        return os.read(fd, 1 << 20)
+        return os.read(fd, 1 << 16)
     except BlockingIOError:
         return None
     except OSError:

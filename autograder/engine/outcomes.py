@@ -4,19 +4,22 @@ with one plain-English sentence per non-ok status (and its hidden-check form fro
 from __future__ import annotations
 
 import marshal
+import re
 import signal
 from typing import Any
 
 from . import bounds
 from .feedback import ordinal
-from .protocol import HARNESS_EXIT, INTERNAL, STATUSES, Limits, Outcome, Request
+from .protocol import HARNESS_EXIT, INTERNAL, STATUSES, Limits, Outcome, Request, _parse
 
 
 # ---------------------------------------------------------------------------------------
 # Results -> Outcome (the child's data is untrusted: every field is type-checked).
 # ---------------------------------------------------------------------------------------
 def _build(request: Request, timeout: float, limits: Limits, res: dict | None, trailer: dict,
-           elapsed: float, garbled: bool) -> Outcome:
+           elapsed: float, garbled: bool, raw: bytes | None = None) -> Outcome:
+    """RAW: the middle of the answer's bytes (split_answer) when the line parsed whole: an ok
+    outcome is remembered under it (answer_by_bytes)."""
     if isinstance(trailer.get("internal"), str):
         return _internal(trailer["internal"], elapsed)
     if res is not None and res.get("status") == "internal":
@@ -24,15 +27,11 @@ def _build(request: Request, timeout: float, limits: Limits, res: dict | None, t
     final = res is not None and isinstance(res.get("status"), str) and res["status"] in STATUSES
     data = res if final else (trailer.get("progress") if isinstance(trailer.get("progress"), dict) else {})
     if final and data["status"] == "ok":
-        out = _ok(data, limits)
+        out = _ok(data, limits, raw)
     else:
         out = Outcome(status="crash")
         _fill(out, data, limits)
-    out.stdin_lines = len(request.stdin or [])
-    out.elapsed = round(elapsed, 4)
-    out.cpu = _number(trailer.get("cpu")) or _number(data.get("cpu"))
-    if isinstance(trailer.get("forged"), int) and trailer["forged"] > 0:
-        out.attempts.append("wrote forged grader-protocol lines (result messages of its own)")
+    _per_run(out, request, trailer, data.get("cpu"), elapsed)
     if out.status == "ok":
         return out
     facts = {"timed_out": data.get("timed_out") is True, "cpu_limited": data.get("cpu_limited") is True}
@@ -80,7 +79,16 @@ _OK_KEY_MAX = 1 << 16                   # a bigger result is bounded afresh (not
 _OK_SEEN_MAX_BYTES = 1 << 22            # (about twice that in memory with the values)
 
 
-def _ok(data: dict, limits: Limits) -> Outcome:
+def _per_run(out: Outcome, request: Request, trailer: dict, cpu: Any, elapsed: float) -> None:
+    """What an outcome takes from its run, not from its answer's content (CPU: the answer's own figure)."""
+    out.stdin_lines = len(request.stdin or [])
+    out.elapsed = round(elapsed, 4)
+    out.cpu = _number(trailer.get("cpu")) or _number(cpu)
+    if isinstance(trailer.get("forged"), int) and trailer["forged"] > 0:
+        out.attempts.append("wrote forged grader-protocol lines (result messages of its own)")
+
+
+def _ok(data: dict, limits: Limits, raw: bytes | None = None) -> Outcome:
     """An ok result's Outcome, its fields bounded once per distinct content in a process: most
     students' results are byte for byte another's (the checks ask every student the same
     requests), and comparing marshal's bytes is ~10x cheaper than bounding them again.  marshal
@@ -97,16 +105,106 @@ def _ok(data: dict, limits: Limits) -> Outcome:
         out = Outcome(status="ok")
         _fill(out, data, limits)
         if key and len(key) <= _OK_KEY_MAX:
-            if _OK_SEEN_BYTES[0] + len(key) > _OK_SEEN_MAX_BYTES:
-                _OK_SEEN.clear()
-                _OK_SEEN_BYTES[0] = 0
-            _OK_SEEN[key] = dict(out.__dict__)
-            _OK_SEEN_BYTES[0] += len(key)
-        return out
+            fields = _remember(_OK_SEEN, _OK_SEEN_BYTES, key, dict(out.__dict__))
+    else:
+        out = _from_fields(fields)
+    if raw is not None and fields is not None and len(raw) <= _OK_KEY_MAX and _inside(raw):
+        _remember(_RAW_OK, _RAW_OK_BYTES, (limits.output_chars, raw), fields)
+    return out
+
+
+def _remember(table: dict, size: list[int], key: Any, fields: dict) -> dict:
+    """FIELDS under KEY in TABLE, which is emptied first when it would pass _OK_SEEN_MAX_BYTES of keys."""
+    n = len(key) if isinstance(key, bytes) else len(key[1])
+    if size[0] + n > _OK_SEEN_MAX_BYTES:
+        table.clear()
+        size[0] = 0
+    table[key] = fields
+    size[0] += n
+    return fields
+
+
+def _from_fields(fields: dict) -> Outcome:
+    """A new ok Outcome sharing FIELDS' bounded values (attempts: a list of its own)."""
     out = object.__new__(Outcome)
     out.__dict__.update(fields)
     out.attempts = list(fields["attempts"])
     return out
+
+
+# ---------------------------------------------------------------------------------------
+# An ok answer read by its bytes.  A request's answer line is the zygote's flat JSON, then
+# ',"result":' and the request process's answer, which the harness writes as HEAD + MIDDLE + TAIL:
+#   {"t":"result","seq":N,  ...the answer's content...  ,"timeout":T[,"output_chars":K],"cpu":C,
+#   "nonce":"HEX","recycle"|"retire":true|false}
+# Only MIDDLE says what the outcome is (HEAD and TAIL are per run: seq, limits, CPU, nonce, and
+# no key of theirs is read but the CPU figure).  Two thirds of the answers of a session repeat
+# another's MIDDLE byte for byte (every student is asked the same requests).  A MIDDLE whose line
+# was parsed whole (JSON) and gave an ok outcome is remembered; a line whose HEAD and TAIL match
+# the strict patterns below and whose MIDDLE is remembered is then the same JSON text up to those
+# fixed-shape tokens: it would parse to the same answer (the same keys, the same values; where
+# MIDDLE repeats a HEAD or TAIL key, JSON's last-one-wins gives the same value in both), so its
+# outcome is the remembered one without parsing or bounding it again.  Its zygote part is parsed
+# on its own, as the whole line's would be.  Anything else (another shape, whitespace, NaN, a
+# MIDDLE not seen) is read the usual way: a hit depends on nothing but the line's bytes.
+# ---------------------------------------------------------------------------------------
+_NUM = rb"-?(?:0|[1-9][0-9]{0,17})(?:\.[0-9]{1,17})?(?:[eE][-+]?[0-9]{1,3})?"
+_RESULT_AT = b',"result":'
+_DONE = b'{"t":"done",'
+_HEAD = re.compile(rb'\{"t":"result","seq":(?:0|[1-9][0-9]{0,17}),')
+_TAIL_AT = b',"timeout":'
+_TAIL = re.compile(_TAIL_AT + _NUM + rb'(?:,"output_chars":(?:0|[1-9][0-9]{0,17}))?,"cpu":(' + _NUM
+                   + rb'),"nonce":"[0-9a-f]{0,64}","(?:recycle|retire)":(?:true|false)\}')
+_RAW_OK: dict[tuple[int, bytes], dict] = {}     # (output_chars, MIDDLE) -> the bounded fields (_OK_SEEN's)
+_RAW_OK_BYTES = [0]
+
+
+def split_answer(line: bytes) -> tuple[bytes, bytes, bytes] | None:
+    """(the zygote's part as a JSON object, MIDDLE, the answer's CPU figure's text) of an answer
+    LINE of the harness's shape, or None."""
+    if not line.startswith(_DONE) or not line.endswith(b"}}"):
+        return None
+    i = line.find(_RESULT_AT)
+    if i < 0:
+        return None
+    head = _HEAD.match(line, i + len(_RESULT_AT))
+    if head is None:
+        return None
+    j = line.rfind(_TAIL_AT, head.end())
+    tail = _TAIL.fullmatch(line, j, len(line) - 1) if j > head.end() else None
+    if tail is None:
+        return None
+    return line[:i] + b"}", line[head.end():j], tail.group(1)
+
+
+def _inside(middle: bytes) -> bool:
+    """MIDDLE lies inside the answer's object (it closes nothing it did not open: no key of the
+    zygote's part can hide in it), so the zygote part of a line is the JSON before ',"result":'."""
+    return _parse(_HEAD_0 + middle + b',"timeout":0}') is not None
+
+
+_HEAD_0 = b'{"t":"result","seq":0,'
+
+
+def answer_by_bytes(line: bytes, request: Request, seq: int, limits: Limits,
+                    elapsed: float) -> tuple[Outcome, dict, bytes | None] | tuple[None, None, bytes | None]:
+    """(the Outcome, the zygote's part) that reading answer LINE of request SEQ whole would give,
+    when it is an ok answer of a MIDDLE seen before (see above); else (None, None).  Last: its
+    MIDDLE, to remember it by (_build's RAW) once the line is read whole, or None: not that shape."""
+    parts = split_answer(line)
+    if parts is None:
+        return None, None, None
+    zygote, middle, cpu = parts
+    fields = _RAW_OK.get((limits.output_chars, middle))
+    if fields is None:
+        return None, None, middle
+    trailer = _parse(zygote)
+    if (trailer is None or trailer.get("seq") != seq or trailer.get("t") != "done" or "result" in trailer
+            or isinstance(trailer.get("internal"), str)):
+        return None, None, middle
+    out = _from_fields(fields)
+    _per_run(out, request, trailer, int(cpu) if cpu.lstrip(b"-").isdigit() else float(cpu), elapsed)  # as JSON
+    return out, trailer, middle
 
 
 def _fill(out: Outcome, data: dict, limits: Limits) -> None:

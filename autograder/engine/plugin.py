@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import _signal
 import contextlib
+import gc
 import re
 import signal
 import sys
@@ -196,7 +197,7 @@ class GradingPlugin:
                 light[index] = _light_call(item)
         backstop = float(session.config.getini("timeout") or BACKSTOP_S) if _has_ini(session, "timeout") \
             else BACKSTOP_S
-        with _backstop_handler():
+        with _backstop_handler(), _frozen():
             self._grade_each(items, light, backstop)
         return True
 
@@ -546,6 +547,22 @@ def _backstop_handler():
         if _BACKSTOP_OLD and threading.current_thread() is threading.main_thread():
             signal.signal(signal.SIGALRM, _BACKSTOP_OLD[0])
             _BACKSTOP_OLD.clear()
+
+
+@contextlib.contextmanager
+def _frozen():
+    """Around a session's checks: what the session has set up (pytest, the suites, the reference's
+    outcomes and plan: ~70k objects) frozen out of the collector's view (gc.freeze), so its older
+    generations' collections, while submissions are graded, walk only what the grading made;
+    given back to it afterwards (gc.unfreeze)."""
+    frozen = gc.get_freeze_count() == 0 and threading.current_thread() is threading.main_thread()
+    if frozen:
+        gc.freeze()
+    try:
+        yield
+    finally:
+        if frozen:
+            gc.unfreeze()
 
 
 def _plan_of(recorded) -> dict[str, list]:

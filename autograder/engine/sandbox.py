@@ -77,7 +77,7 @@ from .launch import (
     compiled_reference,
     template_scope,
 )
-from .outcomes import _build, _internal, _number, _secs
+from .outcomes import _build, _internal, _number, _secs, answer_by_bytes
 from .protocol import (
     INTERNAL,
     STATUSES,
@@ -89,6 +89,7 @@ from .protocol import (
     _parse_trailer,
     _payload,
     _payload_data,
+    planned_line,
 )
 
 # The sandbox's API, wherever each piece lives (protocol, outcomes, isolation, launch):
@@ -307,7 +308,8 @@ class Sandbox:
         return self._start() if proc is None else proc
 
     def run_batch(self, requests: list[Request], reset_worker: bool = False,
-                  budget: float | None = None, limits: list[float | None] | None = None) -> list[Outcome]:
+                  budget: float | None = None, limits: list[float | None] | None = None,
+                  planned: bool = False) -> list[Outcome]:
         """Run REQUESTS in one round trip (see _run_batch): the outcomes of the first of them, in
         their order, up to the first that did not run.  Where the sandbox has a fresh runner, the
         fresh requests are sent first, each kind in its own order (_fresh_first): the runner that
@@ -315,13 +317,14 @@ class Sandbox:
         process for both instead of two forks.  A fresh request's outcome depends on nothing but
         itself, and the shared calls keep their order (the same history), so every outcome is the
         one it would be in the plan's order; a request sent after the first one that did not run
-        in the plan's order is dropped (the caller runs the rest one by one, as before)."""
+        in the plan's order is dropped (the caller runs the rest one by one, as before).
+        PLANNED: REQUESTS are a plan's, never changed (their lines: protocol.planned_line)."""
         order = self._fresh_first(requests, budget)
         if order is None:
-            return self._run_batch(requests, reset_worker, budget, limits)
+            return self._run_batch(requests, reset_worker, budget, limits, planned)
         t0 = time.monotonic()
         outcomes = self._run_batch([requests[i] for i in order], reset_worker, budget,
-                                   [limits[i] for i in order] if limits else None)
+                                   [limits[i] for i in order] if limits else None, planned)
         got = dict(zip(order, outcomes))
         last = order[len(outcomes) - 1] if outcomes else -1
         before = [i for i in range(last) if i not in got]
@@ -331,7 +334,7 @@ class Sandbox:
             # before it), so the outcomes are the plan's up to that request, as without reordering.
             left = None if budget is None else budget - (time.monotonic() - t0)
             got.update(zip(before, self._run_batch([requests[i] for i in before], False, left,
-                                                   [limits[i] for i in before] if limits else None)))
+                                                   [limits[i] for i in before] if limits else None, planned)))
         ran: list[Outcome] = []
         while len(ran) < len(requests) and len(ran) in got:
             ran.append(got[len(ran)])
@@ -355,7 +358,8 @@ class Sandbox:
         return fresh + shared
 
     def _run_batch(self, requests: list[Request], reset_worker: bool = False,
-                   budget: float | None = None, limits: list[float | None] | None = None) -> list[Outcome]:
+                   budget: float | None = None, limits: list[float | None] | None = None,
+                   planned: bool = False) -> list[Outcome]:
         """Run REQUESTS in order in one round trip: each exactly as run() would (a fork per fresh
         request, the shared worker for the others).  The sandbox stops after the first request
         that did not end cleanly (a timeout, memory, a replaced worker...): the outcomes of the
@@ -375,7 +379,8 @@ class Sandbox:
                       for lim, t in zip(limits or [None] * len(requests), timeouts)]
             walls = [self._wall(t) if lim is None else self._trial_wall(lim) for lim, t in zip(trials, timeouts)]
             # the batch message, then one line per request (the sandbox sends each on as it is)
-            lines = [_encode(_payload_data(r, first + i, t if lim is None else lim, w))
+            line = planned_line if planned else _line
+            lines = [line(r, first + i, t if lim is None else lim, w)
                      for i, (r, t, lim, w) in enumerate(zip(requests, timeouts, trials, walls))]
             message = b"\n".join([_encode({"op": "batch", "reset_worker": reset_worker, "lines": len(lines),
                                             "budget": budget}), *lines])   # a bad Request: raises, as run() does
@@ -450,6 +455,9 @@ class Sandbox:
                 detail = f"sandbox {kind} (exit {proc.popen.poll()}); output: {proc.raw_text()[-2000:]}"
                 self._state.stop()
                 return _internal(detail, time.monotonic() - t0), None
+            outcome, msg, middle = answer_by_bytes(line, request, seq, self.limits, time.monotonic() - t0)
+            if outcome is not None:     # an ok answer seen before, read by its bytes (outcomes.py)
+                return self._collected(proc, outcome, msg, None, trial)
             msg = _parse(line)
             if msg is None and line.startswith(b'{"t":"done"'):   # the answer in it could not be read:
                 msg = _parse_trailer(line)                      # the zygote's own part can
@@ -464,7 +472,13 @@ class Sandbox:
                 if result is not None and not isinstance(result, dict):
                     result, garbled = None, True
                 break
-        outcome = _build(request, timeout, self.limits, result, msg, time.monotonic() - t0, garbled)
+        outcome = _build(request, timeout, self.limits, result, msg, time.monotonic() - t0, garbled,
+                         None if garbled else middle)
+        return self._collected(proc, outcome, msg, result, trial)
+
+    def _collected(self, proc: _Proc, outcome: Outcome, msg: dict, result: dict | None,
+                   trial: bool) -> tuple[Outcome, dict]:
+        """_collect's end: what the zygote's part (MSG) adds to OUTCOME, and what it tells this Sandbox."""
         if outcome.status == "crash" and proc.raw_tail:
             outcome.error = dict(outcome.error or {}, raw_output=proc.raw_text())
         outcome.worker = (msg.get("ran_in"), msg.get("worker_gen"))
@@ -559,6 +573,10 @@ class Sandbox:
         """The whole sandbox's memory: two processes at their limit plus its tmpfs folders, in bytes."""
         tmp_mb = max(16, 4 * self.limits.fsize_mb) + 8 + 8
         return (2 * self.limits.memory_mb + tmp_mb + 64) << 20
+
+
+def _line(request: Request, seq: int, timeout: float, wall: float | None) -> bytes:
+    return _encode(_payload_data(request, seq, timeout, wall))
 
 
 _LIMIT_FIELDS = tuple(field.name for field in dataclasses.fields(Limits))

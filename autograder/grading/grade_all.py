@@ -184,10 +184,15 @@ def grade_all(source: str | Path, out: str | Path = DEFAULT_OUT, assignment: str
             from .export import FeedbackWriter
 
             writer = FeedbackWriter(book, spec, out, background=True)
+            # matplotlib (~0.3 s of CPU, holding the GIL) is imported from a thread once the first
+            # grade is stored: at the start it would compete with the fork server's boot and the
+            # workers' sessions, the path to the first grade (first row ~0.9 -> ~0.5 s).
             warming = threading.Thread(target=charts.warm, name="grade-all-warm-charts", daemon=True)
-            warming.start()
+        grading = False                         # set while the workers grade (their first row starts the warming)
+        from_workers = 0                        # rows stored from the workers so far
 
         def on_result(entry: Entry, result: dict[str, Any]) -> None:
+            nonlocal from_workers
             if result.get("ok"):                # stored as the worker serialised it (never parsed here)
                 stored, feedback, status = result["stored"], result["feedback"], "graded"
                 summary.graded += 1
@@ -206,6 +211,13 @@ def grade_all(source: str | Path, out: str | Path = DEFAULT_OUT, assignment: str
                              source=str(entry.path), keep=writer is not None)
             if writer is not None:
                 writer.write(row)               # now (a thread), while the workers grade, not all at the end
+            if grading:
+                from_workers += 1
+                if from_workers == 1:
+                    trace("first-row")
+                    if warming is not None:
+                        trace("charts-warm")
+                        warming.start()
             bar.advance(entry.id)
 
         status = "interrupted"
@@ -216,6 +228,7 @@ def grade_all(source: str | Path, out: str | Path = DEFAULT_OUT, assignment: str
                     on_result(entry, {"ok": False, "student": True, "error": entry.error})
                 todo = [e for e in todo if not e.error]
                 if todo:
+                    grading = True
                     pool.run(todo, on_result)
                 status = "done"
                 trace("graded", graded=summary.graded)
@@ -232,7 +245,7 @@ def grade_all(source: str | Path, out: str | Path = DEFAULT_OUT, assignment: str
             if exports:
                 from .export import write_exports
 
-                if warming is not None:
+                if warming is not None and warming.ident is not None:
                     warming.join()      # done long ago; one thread, so the report may fork to draw a chart
 
                 summary.written = write_exports(book, spec, out, written=writer)

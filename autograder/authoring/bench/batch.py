@@ -178,7 +178,8 @@ def accounting(trace: Path, began: float, wall: float, cpu: float, n: int, jobs:
         events = [json.loads(line) for line in trace.read_text(encoding="utf-8").splitlines() if line.strip()]
     except (OSError, ValueError):
         return None
-    parent = {e["event"]: e for e in events if e["event"] in ("start", "found", "graded", "exported", "end")}
+    parent = {e["event"]: e for e in events if e["event"] in ("start", "found", "first-row", "graded", "exported",
+                                                               "end")}
     exits = [e for e in events if e["event"] == "worker-exit"]
     ready = sorted(e["at"] - began for e in events if e["event"] == "worker-ready")
     if "start" not in parent or "end" not in parent or not exits:
@@ -206,7 +207,8 @@ def accounting(trace: Path, began: float, wall: float, cpu: float, n: int, jobs:
             + (f"; each worker kept {', '.join(f'{b:.2f}' for b in busy)} of a core busy over its life" if busy else "")
             + f"; {ahead} of {n} submissions loaded ahead\n"
             f"          phases (s from the start): grading starts {at('start')}, submissions found {at('found')}, "
-            f"workers ready {', '.join(f'{r:.2f}' for r in ready)}, last stored {at('graded')}, exports "
+            f"workers ready {', '.join(f'{r:.2f}' for r in ready)}, first stored {at('first-row')}, "
+            f"last stored {at('graded')}, exports "
             f"{f'{exports:.2f} s' if exports is not None else '-'}, done {at('end')}, exit {wall:.2f}")
     return {"parent": parent_cpu, "workers": own, "sandboxes": sandboxes, "allowed": allowed, "waited": waited,
             "busy": busy, "ahead": ahead, "text": text}

@@ -3,6 +3,7 @@ fresh requests, each with a freshly executed module, while the process stays cle
 shared worker's loop."""
 
 import _thread
+import gc
 import os
 import traceback
 
@@ -55,6 +56,14 @@ CLEAN_STATUSES = frozenset({"ok", "exception", "no_function", "input_exhausted",
                             "syntax_error", "import_error", "output_limit"})
 
 
+# FROZEN: a request process moves everything it inherited from the zygote to the collector's
+# permanent generation before its first request (gc.freeze), so no collection in it walks (and
+# writes to, copying the page on write) the zygote's objects: the clean-state check's gc.collect
+# after each fresh request walks only what the requests made.  Nothing of a student's is frozen
+# (none exists yet), and a garbage cycle of the zygote's is never finalized in a request process.
+# The freeze count is one of the settings the check compares (a student's gc.freeze/unfreeze).
+
+
 def runner_loop(zyg, req_r, res_w):
     """A fresh runner: each request gets its own run folder and a freshly executed module, exactly
     as in a fork of its own; after it, the clean-state check (clean.py).  Its result line ends
@@ -65,6 +74,7 @@ def runner_loop(zyg, req_r, res_w):
     install_audit()
     install_patches(zyg.cfg["filename"])
     sched = own_sched()
+    gc.freeze()     # everything inherited from the zygote: see FROZEN
     base = clean.base()
     stem = os.path.splitext(os.path.basename(zyg.cfg["filename"]))[0] or "submission"
     lines = Lines(req_r)
@@ -106,6 +116,8 @@ def worker_loop(zyg, req_r, res_w, runner=None, first=None):
     FIRST: a fresh runner that becomes the worker (Zygote.runner_as_worker): its request reader
     and schedstat fd, and the first request, which names the shared folder to move to (where a
     new worker starts)."""
+    if runner is None:
+        gc.freeze()     # (FROZEN; a runner made the worker froze them already)
     lines, sched = runner if runner is not None else (Lines(req_r), own_sched())
     shared = {}
     if first is not None:
