@@ -162,7 +162,7 @@ def root_main(sock, setup):
     except BaseException:
         sock.send(_dumps({"t": "fatal", "error": traceback.format_exc()[-2000:]}).encode())
         _real_exit(1)
-    sock.send(_dumps({"t": "ready"}).encode())
+    sock.send(_dumps({"t": "ready", "pid1": pidns is not None}).encode())   # (its lives: pid 1 of their own)
     fork_server(sock, built=built, pidns=pidns)
 
 
