@@ -101,6 +101,29 @@ def test_matplotlib_is_imported_once_the_workers_grade_not_while_they_start(firs
     assert order.index("worker-ready") < order.index("first-row") < warm < order.index("graded") < order.index("exported")
 
 
+FORK_SERVER = """
+import os, sys
+from pathlib import Path
+from multiprocessing import forkserver
+from autograder.grading.workers import WorkerPool
+WorkerPool(1, "yahtzee", "all", Path(sys.argv[1]), 60.0).start()
+server = forkserver._forkserver._forkserver_pid
+print(os.readlink(f"/proc/{server}/fd/1"), os.readlink(f"/proc/{server}/fd/2"), os.readlink("/proc/self/fd/1"),
+      os.readlink("/proc/self/fd/2"), flush=True)
+"""
+
+
+def test_the_fork_server_writes_to_its_log_so_our_output_ends_when_we_do(tmp_path):
+    """The fork server outlives grade-all by its own exit: on our stdout and stderr, a reader of
+    them to their end (a pipe) would wait for it.  It writes to logs/fork-server.log; we keep ours."""
+    done = subprocess.run([sys.executable, "-c", FORK_SERVER, str(tmp_path / "logs")], capture_output=True,
+                          text=True, cwd=REPO, env=env(), stdin=subprocess.DEVNULL, timeout=60)
+    assert done.returncode == 0, done.stderr
+    server_out, server_err, ours, our_err = done.stdout.split()
+    assert server_out == server_err == str(tmp_path / "logs" / "fork-server.log")
+    assert ours.startswith("pipe:") and our_err.startswith("pipe:") and ours != our_err
+
+
 def test_a_stored_report_is_json_dumps_byte_for_byte(first):
     """Stored.of dumps a report's tests once and splices them into the report's JSON: the result
     is json.dumps's own, for every real grade of the batch and for hostile text around them."""

@@ -75,10 +75,13 @@ def test_accounting_reads_the_phases_every_process_wrote(tmp_path):
              {"event": "graded", "at": 1004.0, "cpu": 0.5},
              {"event": "worker-exit", "at": 1004.1, "cpu": 0.4, "children": 1.6},
              {"event": "worker-exit", "at": 1004.1, "cpu": 0.4, "children": 1.6},
-             {"event": "exported", "at": 1004.2, "cpu": 0.7}, {"event": "end", "at": 1004.25, "cpu": 0.72}]
+             {"event": "exported", "at": 1004.2, "cpu": 0.7},
+             {"event": "end", "at": 1004.25, "cpu": 0.72, "children": 0.08}]
     trace.write_text("".join(json.dumps(line) + "\n" for line in lines))
     got = batch.accounting(trace, began, wall=4.3, cpu=5.0, n=20, jobs=2)
-    assert (got["parent"], got["workers"], got["sandboxes"]) == (0.72, 0.8, 3.2)
+    assert (got["parent"], got["drawing"], got["workers"], got["sandboxes"]) == (0.72, 0.08, 0.8, 3.2)
+    assert "parent 0.72 s (0.05 s of it to start; +0.08 s of its children drawing charts)" in got["text"]
+    assert "the rest 0.20 s" in got["text"]                       # 5.0 - 0.72 - 0.08 - 0.8 - 3.2
     assert abs(got["allowed"] - 10.0) < 1e-9                     # 200 ms of grading a submission on 2 cores
     assert abs(got["waited"] - 0.002) < 1e-9                     # the first task's wait is start-up, not idling
     assert "exports 0.20 s" in got["text"] and "workers ready 0.40, 0.45, first stored 0.90," in got["text"]

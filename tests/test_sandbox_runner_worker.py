@@ -91,6 +91,58 @@ def pid():
 def spin():
     while True:
         time.sleep(0)
+
+
+def plant_harness():
+    input.__globals__["NOTE"] = 1      # the harness's own names (reading __globals__ is not audited)
+    return os.getpid()
+
+
+class Late:
+    def __del__(self):
+        sys.modules["late_note"] = types.ModuleType("late_note")
+
+
+def plant_late():
+    late = Late()
+    late.me = late      # garbage in a cycle: its __del__ runs once a collection finds it, after this code
+    return os.getpid()
+
+
+ORIGINAL = {}
+
+
+def record():
+    import random
+    ORIGINAL.update(input=builtins.input, stdout=sys.stdout, randint=random.randint, exit=os._exit,
+                    argv=list(sys.argv))
+    return os.getpid()
+
+
+def tamper():
+    """Replace what the harness installs before every request (in the shared worker: kept)."""
+    import random
+    builtins.input = lambda prompt="": "tampered"
+    sys.stdout = open(os.devnull, "w")
+    random.randint = lambda a, b: 7
+    os._exit = lambda code: None
+    sys.argv.append("tampered")         # (the list's items: no write to the sys module)
+    return os.getpid()
+
+
+def untampered():
+    import random
+    print("captured")
+    return [os.getpid(), {"input": builtins.input is ORIGINAL["input"], "stdout": sys.stdout is ORIGINAL["stdout"],
+                          "randint": random.randint is ORIGINAL["randint"], "exit": os._exit is ORIGINAL["exit"],
+                          "argv": sys.argv == ORIGINAL["argv"]}]
+
+
+def look_more():
+    import gc
+    gc.collect()        # (in the shared worker: what a collection would find)
+    notes = {"harness": "NOTE" in input.__globals__, "late": "late_note" in sys.modules}
+    return [os.getpid(), [name for name, seen in notes.items() if seen]]
 '''
 
 KINDS = ("builtins", "module_attr", "environ", "sys_modules", "sys_path", "tmp_file", "dev_shm_file",
@@ -184,3 +236,42 @@ def test_a_program_that_used_half_its_budget_keeps_the_plans_order():
         ahead = values(sandbox.run_batch(plan, reset_worker=True, budget=6.0))
     assert kept[0] == kept[2] != kept[1]
     assert ahead[0] == ahead[1] == ahead[2]
+
+
+@pytest.mark.parametrize("kind", ["harness", "late"])
+def test_a_write_to_the_harness_names_or_sys_modules_after_the_code_ended_retires_the_runner(box, kind):
+    """The runner's guard on sys.modules and the harness's names (clean.Untouched: their version
+    tags read around each write of the harness's own, instead of comparing them entry by entry):
+    a fresh request writes a name of the harness's (through a patched function's globals), or
+    leaves garbage whose finalizer writes sys.modules when the clean-state check collects it (after
+    the request's code ended: the old check had compared sys.modules before it collected, and let
+    the note through); the next fresh request runs in a new runner and sees neither."""
+    plant = "plant_harness" if kind == "harness" else "plant_late"
+    (planted_in, (looked_in, seen)) = values(box.run_batch([fresh(plant), fresh("look_more")], reset_worker=True))
+    assert seen == [] and looked_in != planted_in
+
+
+@pytest.mark.parametrize("kind", ["harness", "late"])
+def test_control_the_same_writes_in_the_shared_worker_are_seen_by_the_next_call(box, kind):
+    """The positive control: in the shared worker (no check), the next call sees each write, so the
+    probe would see it had it reached a later fresh request; and two clean fresh requests share
+    their runner (the guard does not retire an honest one)."""
+    plant = "plant_harness" if kind == "harness" else "plant_late"
+    planted_in, (looked_in, seen) = values(box.run_batch([shared(plant), shared("look_more")], reset_worker=True))
+    assert planted_in == looked_in and seen == [kind]
+    first, (again, seen) = values(box.run_batch([fresh("pid"), fresh("look_more")], reset_worker=True))
+    assert first == again and seen == []
+
+
+def test_the_patches_are_back_for_the_next_shared_call_after_a_student_replaced_them(box):
+    """The shared worker writes the harness's patches again only when a module they are in was
+    written since (patches.PatchTags): a call that replaces input, stdout, randint, os._exit and
+    appends to sys.argv leaves the next call in the same worker with every one of them back,
+    its print captured.  (The control: an untouched worker's next call finds them too.)"""
+    out = box.run_batch([shared("record"), shared("untampered"), shared("tamper"), shared("untampered")],
+                        reset_worker=True)
+    assert [o.status for o in out] == ["ok"] * 4
+    first, (control_in, control), tampered_in, (looked_in, seen) = [o.value for o in out]
+    assert first == control_in == tampered_in == looked_in          # one worker for all four
+    assert all(control.values()) and all(seen.values()), (control, seen)
+    assert out[1].stdout == out[3].stdout == "captured\n"

@@ -39,7 +39,7 @@ from ..engine.results import GradeReport
 from . import lms
 from .discover import Entry, InputError, discover
 from .gradebook import Gradebook, Stored
-from .workers import Progress, WorkerPool, trace
+from .workers import Progress, WorkerPool, children_cpu, trace
 
 DEFAULT_OUT = "grade-all-out"
 DEFAULT_TIMEOUT = 600.0          # seconds per submission, Gradescope's default too
@@ -254,7 +254,7 @@ def grade_all(source: str | Path, out: str | Path = DEFAULT_OUT, assignment: str
             pool.close(now=status != "done")
             if writer is not None:
                 writer.stop()           # (done already unless something failed before the exports)
-    trace("end")
+    trace("end", children=children_cpu())      # (its own reaped children: the charts drawn by forks)
     return summary
 
 

@@ -55,7 +55,7 @@ def trace(event: str, **fields: Any) -> None:
 
 # --- workers --------------------------------------------------------------------------------------
 
-def _children_cpu() -> float:
+def children_cpu() -> float:
     import resource
 
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -195,7 +195,7 @@ def _worker_main(conn, assignment: str, stage: str, log_path: str, hidden: list[
         sid, path, _ = task
         if state.get("sid") != sid:                             # (once: a clock started again is the same one)
             print(f"--- {time.strftime('%H:%M:%S')} grading {sid} ({path})", flush=True)
-        state.update(sid=sid, wall0=time.perf_counter(), cpu0=time.process_time(), kids0=_children_cpu())
+        state.update(sid=sid, wall0=time.perf_counter(), cpu0=time.process_time(), kids0=children_cpu())
         conn.send((sid, {"begin": True}))     # the --timeout clock starts now, not at process start-up
 
     stream = _Tasks(conn, current, os.environ.get(CRASH_ENV), bool(os.environ.get(TRACE_ENV)))
@@ -203,7 +203,7 @@ def _worker_main(conn, assignment: str, stage: str, log_path: str, hidden: list[
     def send(result: dict[str, Any]) -> None:
         sid = stream.current[0]
         result["wall"] = time.perf_counter() - state["wall0"]
-        result["cpu"] = time.process_time() - state["cpu0"] + _children_cpu() - state["kids0"]
+        result["cpu"] = time.process_time() - state["cpu0"] + children_cpu() - state["kids0"]
         sys.stdout.flush()
         sys.stderr.flush()
         conn.send((sid, result))
@@ -246,7 +246,7 @@ def _worker_main(conn, assignment: str, stage: str, log_path: str, hidden: list[
     finally:
         close_references()
         # Its template and every sandbox life have been reaped by now: CHILDREN is the sandbox side.
-        trace("worker-exit", graded=stream.pulled, children=_children_cpu())
+        trace("worker-exit", graded=stream.pulled, children=children_cpu())
 
 
 @dataclass
@@ -350,6 +350,11 @@ class WorkerPool:
                                                        "was stopped"}))
             for entry, result in finished:
                 on_result(entry, result)
+            if not pending:
+                # Nothing left to send: an idle worker winds down now (its session and sandboxes
+                # stop) while the others finish their last grades, not after them with the exports.
+                # Should a submission come back (a crash), _feed starts a new worker for it.
+                self.release()
 
     def _feed(self, i: int, pending: collections.deque, ahead: bool = True) -> None:
         """Send worker I the next pending submission if it is idle (a dead one is replaced first),
@@ -359,8 +364,8 @@ class WorkerPool:
         if not pending:
             return
         if not worker.tasks:
-            if not worker.process.is_alive():
-                worker = self.workers[i] = self._replace(worker)
+            if worker.released or not worker.process.is_alive():
+                worker = self.workers[i] = self._replace(worker)    # (a released one is winding down)
             if not self._send(worker, pending):
                 self.workers[i] = self._replace(worker)
                 return
@@ -396,11 +401,53 @@ class WorkerPool:
 
     def start(self) -> None:
         """Start the fork server now (it imports pytest and the engine: ~0.3 s) while the caller
-        finds the submissions; the workers are forked from it when run() begins."""
-        if self.ctx.get_start_method() == "forkserver":
-            from multiprocessing import forkserver
+        finds the submissions; the workers are forked from it when run() begins.
 
+        Its output goes to LOG_DIR/fork-server.log, not to ours: it outlives this process by its
+        own exit (~50 ms: an interpreter with pytest loaded), and a reader of our output to its
+        end (`grade-all | tee`, CI, the bench) would wait for that.  (A worker writes to its own
+        log from its first line; what it might print before, and the resource tracker's warnings,
+        land in this one.)  Only while no other thread runs: for that moment this process's own
+        descriptors 1 and 2 point at the log."""
+        if self.ctx.get_start_method() != "forkserver":
+            return
+        import threading
+        from multiprocessing import forkserver
+
+        saved: list[int] = []
+        if threading.active_count() == 1:
+            try:
+                for fd in (1, 2):
+                    saved.append(os.dup(fd))
+            except OSError:                  # no stdout or stderr to keep: nothing waits on them
+                for fd in saved:
+                    os.close(fd)
+                saved = []
+        log = -1
+        if saved:
+            try:
+                self.log_dir.mkdir(parents=True, exist_ok=True)
+                log = os.open(self.log_dir / "fork-server.log", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+            except OSError:                  # no log: it writes where we do, as before
+                for fd in saved:
+                    os.close(fd)
+        if log < 0:
             forkserver.ensure_running()
+            return
+        for stream in (sys.stdout, sys.stderr):       # (what this process buffered stays ours)
+            try:
+                stream.flush()
+            except (AttributeError, OSError, ValueError):
+                pass
+        try:
+            os.dup2(log, 1)
+            os.dup2(log, 2)
+            forkserver.ensure_running()
+        finally:
+            os.dup2(saved[0], 1)
+            os.dup2(saved[1], 2)
+            for fd in (log, *saved):
+                os.close(fd)
 
     def release(self) -> None:
         """Tell the idle workers to stop (they end their sessions and close their sandboxes) without

@@ -169,7 +169,8 @@ def share_line(busy: float, wall: float, cpu: float, n: int, jobs: int) -> str:
 
 def accounting(trace: Path, began: float, wall: float, cpu: float, n: int, jobs: int) -> dict | None:
     """Where a grade-all run's time went, from the phases its processes wrote to TRACE
-    (grading.workers.trace): the parent's CPU and its phases, the workers' own CPU (the grader),
+    (grading.workers.trace): the parent's CPU and its phases (and its reaped children's: the forks
+    that draw the class report's charts), the workers' own CPU (the grader),
     their sandboxes' (what each worker reaped: its template and every sandbox life), the rest
     (the fork server, Python's start and exit); and the rate that CPU allows on JOBS cores; how
     much of a core each worker kept busy over its life (its own CPU and its sandboxes'), and how
@@ -188,6 +189,7 @@ def accounting(trace: Path, began: float, wall: float, cpu: float, n: int, jobs:
     own = sum(e["cpu"] for e in exits)
     sandboxes = sum(e["children"] for e in exits)
     parent_cpu = parent["end"]["cpu"]
+    drawing = parent["end"].get("children", 0.0)        # the parent's reaped children: the charts' forks
     grading = (own + sandboxes) / n
     allowed = jobs / grading if grading > 0 else None
     starts = {e.get("pid"): e for e in events if e["event"] == "worker-start"}
@@ -199,8 +201,10 @@ def accounting(trace: Path, began: float, wall: float, cpu: float, n: int, jobs:
         return f"{parent[name]['at'] - began:.2f}" if name in parent else "-"
 
     exports = parent["exported"]["at"] - parent["graded"]["at"] if "exported" in parent and "graded" in parent else None
-    text = (f"          CPU: parent {parent_cpu:.2f} s ({parent['start']['cpu']:.2f} s of it to start), workers "
-            f"{own:.2f} s, their sandboxes {sandboxes:.2f} s, the rest {max(0.0, cpu - parent_cpu - own - sandboxes):.2f} s "
+    text = (f"          CPU: parent {parent_cpu:.2f} s ({parent['start']['cpu']:.2f} s of it to start"
+            + (f"; +{drawing:.2f} s of its children drawing charts" if drawing else "") + "), workers "
+            f"{own:.2f} s, their sandboxes {sandboxes:.2f} s, the rest "
+            f"{max(0.0, cpu - parent_cpu - drawing - own - sandboxes):.2f} s "
             f"(fork server, Python's start and exit); workers + sandboxes {1000 * grading:.0f} ms a submission, "
             f"at most {allowed:.1f}/s on {jobs} core{'s' if jobs > 1 else ''}; workers waited {waited:.2f} s in all "
             f"for their next submission"
@@ -210,7 +214,7 @@ def accounting(trace: Path, began: float, wall: float, cpu: float, n: int, jobs:
             f"workers ready {', '.join(f'{r:.2f}' for r in ready)}, first stored {at('first-row')}, "
             f"last stored {at('graded')}, exports "
             f"{f'{exports:.2f} s' if exports is not None else '-'}, done {at('end')}, exit {wall:.2f}")
-    return {"parent": parent_cpu, "workers": own, "sandboxes": sandboxes, "allowed": allowed, "waited": waited,
+    return {"parent": parent_cpu, "drawing": drawing, "workers": own, "sandboxes": sandboxes, "allowed": allowed, "waited": waited,
             "busy": busy, "ahead": ahead, "text": text}
 
 

@@ -171,6 +171,7 @@ class CleanState:
         if old[0] != self.copied[0] or self.copied[0] is None:
             self.modules = dict(sys.modules)
         self.random = random.getstate()
+        self.cache_tags = self.cache_seen = None      # (restore's, made in each runner)
         restored = {id(cache): copy for cache, copy in self.restored} if reuse else {}
         self.restored = []
         for i, cache in enumerate(self.kept[2:], 2):
@@ -187,30 +188,70 @@ class CleanState:
                              for obj, copy in zip(self.others, copies)]
         self.other_copies += [type(obj)(obj) for obj in self.others[len(self.other_copies):]]
 
+    def rebind(self, name, value):
+        """Our name NAME bound to VALUE after the snapshot was taken (Zygote.bind_reference), and in
+        its copy of our names too: the copy's tag (copied) follows when the two are equal, so a
+        runner's Untouched may still start known; else it is unknown (the check compares)."""
+        self.harness[name] = value
+        read = version_reader([globals()], self.detector)[0] if self.detector else None
+        self.copied[1] = read()[0] if read is not None and self.harness == globals() else None
+
+    def untouched(self):
+        """A new runner's Untouched (None: no dict versions here), known to start as in the
+        snapshot when neither was written since the snapshot's copies of them were made or found
+        unchanged (_capture read their tags then: copied)."""
+        if not self.detector:
+            return None
+        read = version_reader([sys.modules, globals()], self.detector)[0]
+        if read is None:
+            return None
+        known = None not in self.copied[:2] and list(read()) == list(self.copied[:2])
+        return Untouched(read, known)
+
     def base(self):
         """A runner's own start (after its fork and its patches): its settings, open fds, peak
         memory and the versions of the dicts watched."""
         return _settings(), _fds(), _peak(), self.versions()
 
-    def restore(self, stem):
+    def restore(self, stem, guard=None):
         """After a request, before the check: what a fresh fork would not have (the student's
-        module, __main__ as the script, the caches it filled, the random state) put back."""
+        module, __main__ as the script, the caches it filled, the random state) put back.
+        GUARD: the runner's Untouched (these writes to sys.modules are ours)."""
         modules = sys.modules
+        if guard is not None:
+            guard.mine()
         for name in (stem, "__main__"):
             if name in self.modules:
                 modules[name] = self.modules[name]
             else:
                 modules.pop(name, None)
-        for cache, copy in self.restored:
-            cache.clear()
-            cache.update(copy)
+        if guard is not None:
+            guard.wrote()
+        # A cache whose version tag is the one it had when it was last made equal to its copy
+        # (restored here, or copied by _capture: copied) is equal to it: not written again (a
+        # clear and an update write to the reference count of everything in it).
+        tags = self.cache_tags
+        if tags is None:
+            tags = self.cache_tags = version_reader([cache for cache, _ in self.restored], self.detector)[0] or False
+            self.cache_seen = list(self.copied[2:])
+        now = tags() if tags else [None] * len(self.restored)
+        for (cache, copy), tag, seen in zip(self.restored, now, self.cache_seen):
+            if tag is None or tag != seen:
+                cache.clear()
+                cache.update(copy)
+        if tags:
+            self.cache_seen = list(tags())
         random.setstate(self.random)
 
     def same(self, base, run):
         """True when everything the check sees is as in the snapshot (BASE: the runner's start).
         Cheapest first.  Compares can meet objects the student put there (their __eq__ runs): the
-        caller runs this under the request's timer and takes any exception as unclean."""
-        if _thread._count() or sys.modules != self.modules:     # (the zygote reads /proc too)
+        caller runs this under the request's timer and takes any exception as unclean.
+        With the runner's guard unbroken (Untouched), sys.modules and our names are as in the
+        snapshot without comparing them entry by entry, and it must still hold at the end."""
+        guard = run.guard
+        untouched = guard is not None and sys.modules is self.kept[0] and guard.holds()
+        if _thread._count() or (not untouched and sys.modules != self.modules):     # (the zygote reads /proc too)
             return False
         try:
             os.waitpid(-1, os.WNOHANG)     # any child at all (alive or not): unclean
@@ -222,8 +263,39 @@ class CleanState:
             return False
         if self.versions() != base[3]:
             return False
+        if untouched:
+            return self.other_copies == self.others and guard.holds()
         self.harness["_RUN"] = run
         return self.other_copies == self.others and self.harness == globals()
+
+
+class Untouched:
+    """A fresh runner's guard on sys.modules and our names (the harness's globals): whether they
+    are as in the snapshot, without comparing them entry by entry (that writes to the reference
+    count of every module and every harness object: ~100 pages copied on write in each runner).
+    Their PEP 509 version tags (READ: a version_reader of the two) are read right before and
+    right after each write of ours (Run.set_module, _RUN, restore: mine(), wrote()), from a point
+    where they were as in the snapshot (the runner's start when CleanState.untouched says so, or
+    a passed check): a write by anything else in between (the student's code, a finalizer, a
+    signal handler) moves a tag, breaks the guard, and the check compares them as before.  Our
+    own writes are undone by restore (sys.modules) or are the one name the check sets itself
+    (_RUN), so while the guard holds the two are as in the snapshot at the check."""
+
+    def __init__(self, read, known):
+        self.read = read
+        self.tags = read() if known else None      # (None: broken, or not known to start with)
+
+    def mine(self):
+        """Right before a write of ours: nothing else wrote since the last read."""
+        if self.tags is not None and self.read() != self.tags:
+            self.tags = None
+
+    def wrote(self):
+        if self.tags is not None:
+            self.tags = self.read()
+
+    def holds(self):
+        return self.tags is not None and self.read() == self.tags
 
 
 def version_reader(dicts, how="auto"):

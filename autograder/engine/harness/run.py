@@ -73,6 +73,9 @@ class Run:
         self.instance = _MISSING   # the object a "Class.method" call constructed (state_after)
         self.attempts = {}        # what the student's code tried beyond the assignment (audit hook)
         self.dirty = False        # it did something a fresh runner's check cannot see (audit hook)
+        self.patch_tags = None    # the request process's PatchTags (None: install the patches always)
+        self.guard = None         # a fresh runner's clean.Untouched: our writes to sys.modules and to
+        #                           our names are made between its mine() and wrote()
 
     # -- output and events ---------------------------------------------------------------
     def emit(self, s, as_event=True, may_raise=True):
@@ -235,11 +238,20 @@ class Run:
         """CHECK(this run) (a fresh runner's clean-state test, which may meet the student's objects)
         run under this request's own timer: True only when it returned True."""
         global _RUN
+        guard = self.guard
+        if guard is not None:
+            guard.mine()
         _RUN = self
+        if guard is not None:
+            guard.wrote()
         try:
             ended = self.guarded(lambda: check(self))
         finally:
+            if guard is not None:
+                guard.mine()
             _RUN = None
+            if guard is not None:
+                guard.wrote()
         return ended["status"] == "ok" and ended["value"] is True
 
     def classify(self, e):
@@ -264,10 +276,15 @@ class Run:
     # -- the two kinds of request ----------------------------------------------------------
     def execute(self, code, compile_error, shared):
         global _RUN
+        guard = self.guard
+        if guard is not None:
+            guard.mine()
         _RUN = self
+        if guard is not None:
+            guard.wrote()
         cpu0 = self.cpu0
         install_audit()
-        install_patches(self.filename)
+        install_patches(self.filename, self.patch_tags)
         if _BALLAST[0] is None:
             _BALLAST[0] = _reserve(BALLAST)
         try:
@@ -278,16 +295,29 @@ class Run:
             else:
                 res = self.run_call(code, shared)
         finally:
+            if guard is not None:
+                guard.mine()
             _RUN = None
+            if guard is not None:
+                guard.wrote()
         self.cpu_end = time.process_time()
         res["cpu"] = round(self.cpu_end - cpu0, 4)
         return res
 
     def run_script(self, code):
         mod = _new_module("__main__", self.filename)
-        sys.modules["__main__"] = mod
+        self.set_module("__main__", mod)
         self.seed()
         return self.finish(self.guarded(lambda: exec(code, mod.__dict__)))
+
+    def set_module(self, name, mod):
+        """sys.modules[NAME] = MOD, a write of ours (see guard)."""
+        guard = self.guard
+        if guard is not None:
+            guard.mine()
+        sys.modules[name] = mod
+        if guard is not None:
+            guard.wrote()
 
     def run_call(self, code, shared):
         imp = shared.get("import") if shared is not None else None
@@ -301,7 +331,8 @@ class Run:
         if imp["failure"] is not None:
             return self.finish(imp["failure"])
         mod = imp["module"]
-        sys.modules[mod.__name__] = mod
+        if sys.modules.get(mod.__name__) is not mod:    # (a write only when it is not there)
+            self.set_module(mod.__name__, mod)
         undo = substitute(mod, self.req.get("substitute"))
         try:
             func = self.req.get("func")
@@ -354,7 +385,7 @@ class Run:
     def import_module(self, code):
         stem = os.path.splitext(os.path.basename(self.filename))[0] or "submission"
         mod = _new_module(stem, self.filename)
-        sys.modules[stem] = mod
+        self.set_module(stem, mod)
         self.phase = "import"
         ended = self.guarded(lambda: exec(code, mod.__dict__))
         self.phase = "call"

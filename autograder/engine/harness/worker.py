@@ -9,16 +9,19 @@ import traceback
 
 from .audit import install_audit
 from .base import _dumps, _loads_line, _real_exit, own_sched
+from .clean import _PATCHED, version_reader
 from .lines import Lines, write_all
-from .patches import install_patches
+from .patches import PatchTags, install_patches
 from .run import Run
 
 
-def child_run(zyg, req, wfd, shared, sched=None):
-    """Run one request in this (forked) process and write its result line (SCHED: see own_sched)."""
+def child_run(zyg, req, wfd, shared, sched=None, patch_tags=None):
+    """Run one request in this (forked) process and write its result line (SCHED: see own_sched;
+    PATCH_TAGS: the process's PatchTags)."""
     pid = os.getpid()
     try:
         run = Run(req, zyg.cfg, wfd, sched, pid)
+        run.patch_tags = patch_tags
         res = run.execute(zyg.code, zyg.compile_error, shared)
         if shared is not None:
             res["nonce"] = req.get("nonce")
@@ -72,10 +75,12 @@ def runner_loop(zyg, req_r, res_w):
     pid = os.getpid()
     clean = zyg.clean
     install_audit()
-    install_patches(zyg.cfg["filename"])
+    patch_tags = _patch_tags(zyg)
+    install_patches(zyg.cfg["filename"], patch_tags)
     sched = own_sched()
     gc.freeze()     # everything inherited from the zygote: see FROZEN
     base = clean.base()
+    guard = clean.untouched()
     stem = os.path.splitext(os.path.basename(zyg.cfg["filename"]))[0] or "submission"
     lines = Lines(req_r)
     while True:
@@ -85,17 +90,18 @@ def runner_loop(zyg, req_r, res_w):
         req = _loads_line(line)
         if "worker" in req:         # the zygote made this clean runner its shared worker
             run = res = data = None     # (nothing of the last fresh request kept alive)
-            worker_loop(zyg, req_r, res_w, (lines, sched), req)
+            worker_loop(zyg, req_r, res_w, (lines, sched, patch_tags), req)
         retire = True
         try:
             os.mkdir(req["rundir"], 0o700)
             os.chdir(req["rundir"])
             run = Run(req, zyg.cfg, res_w, sched, pid)
+            run.guard, run.patch_tags = guard, patch_tags
             res = run.execute(zyg.code, zyg.compile_error, None)
             if os.getpid() != pid:       # a fork made by the student's code came back here
                 _real_exit(0)
             res["nonce"] = req.get("nonce")
-            clean.restore(stem)
+            clean.restore(stem, guard)
             retire = (res["status"] not in CLEAN_STATUSES or res.get("timed_out") or res.get("cpu_limited")
                       or not run.checked(lambda this: clean.same(base, this)))
             res["retire"] = retire       # last key: the zygote checks the tail
@@ -113,23 +119,32 @@ def runner_loop(zyg, req_r, res_w):
 
 def worker_loop(zyg, req_r, res_w, runner=None, first=None):
     """The shared worker: imports the module on its first request, then serves calls.  RUNNER and
-    FIRST: a fresh runner that becomes the worker (Zygote.runner_as_worker): its request reader
-    and schedstat fd, and the first request, which names the shared folder to move to (where a
+    FIRST: a fresh runner that becomes the worker (Zygote.runner_as_worker): its request reader,
+    schedstat fd and PatchTags, and the first request, which names the shared folder to move to (where a
     new worker starts)."""
     if runner is None:
         gc.freeze()     # (FROZEN; a runner made the worker froze them already)
-    lines, sched = runner if runner is not None else (Lines(req_r), own_sched())
+    lines, sched, patch_tags = runner if runner is not None else (Lines(req_r), own_sched(), _patch_tags(zyg))
     shared = {}
     if first is not None:
         os.makedirs(first["worker"], exist_ok=True)
         os.chdir(first["worker"])
-        child_run(zyg, first, res_w, shared, sched)
+        child_run(zyg, first, res_w, shared, sched, patch_tags)
     while True:
         line = lines.readline()
         if line is None:
             _real_exit(0)
         req = _loads_line(line)
-        child_run(zyg, req, res_w, shared, sched)
+        child_run(zyg, req, res_w, shared, sched, patch_tags)
+
+
+def _patch_tags(zyg):
+    """This request process's PatchTags (None: no dict versions here, the patches are written
+    before every request, as before)."""
+    if zyg.clean is None:
+        return None
+    read = version_reader([vars(mod) for mod in _PATCHED], zyg.clean.detector)[0]
+    return PatchTags(read) if read is not None else None
 
 
 def _worker_dirty(res, cfg, cpu, proc=False):

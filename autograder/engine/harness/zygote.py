@@ -85,7 +85,7 @@ class Zygote:
         if code is not None:
             _REFERENCE = code
             if self.clean is not None:
-                self.clean.harness["_REFERENCE"] = code
+                self.clean.rebind("_REFERENCE", code)
 
     def serve(self):
         write_line(self.res_fd, {"t": "ready", "applied": self.applied})
