@@ -31,7 +31,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from . import bounds
+from . import bounds, cgroup
 from .ahead import Plan, request_key
 from .launch import Family
 from .sandbox import Limits, Outcome, Request, Sandbox
@@ -403,6 +403,9 @@ def reference_program(path: Path, filename: str, hidden_paths: list[str] | None 
 
 
 def close_references() -> None:
+    """The end of a grading session: its reference Programs closed, and the cgroups kept for its
+    sandboxes (cgroup.Group.release) removed."""
     for program in _REFERENCES.values():
         program.close()
     _REFERENCES.clear()
+    cgroup.remove_kept()

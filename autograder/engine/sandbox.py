@@ -138,7 +138,7 @@ class _State:
         proc.close_fds()
         group, self.group = self.group, None
         if group is not None:
-            group.remove()
+            group.release()                   # kept for the next sandbox when nothing is left in it
         if proc.cleanup_dir:
             shutil.rmtree(proc.cleanup_dir, ignore_errors=True)
 

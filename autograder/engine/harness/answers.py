@@ -24,6 +24,7 @@ class Worker:
         if self.pidfd is not None:
             self.poller.register(self.pidfd, select.POLLIN)
         self.tasks = self.schedstat = self.kids = None
+        self.after = None       # sched() as read when its last answer was taken (Zygote.waited)
         if proc:
             self.tasks, self.schedstat, self.kids = (
                 _open_proc(f"/proc/{pid}/{name}") for name in ("task", "schedstat", f"task/{pid}/children"))
@@ -41,6 +42,12 @@ class Worker:
             return int(on_cpu) / 1e9, int(wait) / 1e9
         except (AttributeError, ValueError):
             return None
+
+    def base(self):
+        """sched() for its next request: the reading taken with its last answer (ONE SCHEDSTAT READ:
+        the zygote serves it only when it settled after that answer, so it has run nothing since but
+        the harness loop's return to its read of the next request), else read now."""
+        return self.after if self.after is not None else self.sched()
 
     def alone(self):
         """One thread and no child (read in its own /proc files), or None when they are not open.

@@ -2,6 +2,7 @@
 (and watching the private tmp folders for them)."""
 
 import os
+import select
 import signal
 
 
@@ -100,6 +101,8 @@ class TmpWatch:
     def __init__(self, fd):
         self.fd = fd
         self.pending = True         # the first look empties them, whatever came before the watch
+        self.poller = select.poll()     # (a look with nothing queued: poll(0), not a read raising EAGAIN)
+        self.poller.register(fd, select.POLLIN)
 
     @classmethod
     def of(cls, tops):
@@ -121,6 +124,8 @@ class TmpWatch:
     def changed(self):
         """True when events came since the last look (all read now), or it cannot tell."""
         got, self.pending = self.pending, False
+        if not self.poller.poll(0):     # (an error or a closed fd shows as an event: read below)
+            return got
         while True:
             try:
                 data = os.read(self.fd, 1 << 16)

@@ -122,14 +122,13 @@ class Zygote:
         except BaseException:
             raw, info = None, {"internal": traceback.format_exc()}
         self.cpu = time.process_time()
-        trailer = {"t": "done", "seq": req.get("seq"), "zygote_cpu": round(self.cpu, 3)}
-        trailer.update(info)
-        trailer["worker_gen"] = self.worker_gen
-        said = _dumps(trailer).encode("ascii")
+        said = _dumps({"t": "done", "seq": req.get("seq"), "zygote_cpu": round(self.cpu, 3), **info,
+                       "worker_gen": self.worker_gen}).encode("ascii")    # (info has none of those keys)
         if raw:         # one line: the trailer, then the answer as its last key (it parsed as an object,
             #             or it ends with the nonce sent with the request: see _scan)
-            said = b'%s,"result":%s}' % (said[:-1], raw.rstrip(b" \t\r"))
-        self.say(said + b"\n")
+            self.say(b'%s,"result":%s}\n' % (said[:-1], raw.rstrip(b" \t\r")))
+        else:
+            self.say(said + b"\n")
         return (raw is not None and not info.get("killed") and not info.get("internal")
                 and not raw.endswith(b'"recycle":true}') and _clean_status(raw))
 
@@ -201,7 +200,7 @@ class Zygote:
         t0 = time.monotonic()
         return {"t0": t0, "timeout": timeout, "at": t0 + timeout + GRACE,
                 "backstop": t0 + max(float(req.get("wall") or timeout), timeout) + GRACE,
-                "base": (0.0, 0.0) if wk is None else wk.sched(), "graced": True, "wk": wk}
+                "base": (0.0, 0.0) if wk is None else wk.base(), "graced": True, "wk": wk}
 
     def later(self, dl, pid):
         """At DL's kill time: True (and DL moved on) when the request process may run on."""
@@ -228,6 +227,8 @@ class Zygote:
         the program): the grader charges a submission's budget without it.  Measured here, where no
         student code runs."""
         cur = _sched_of(dl, pid)
+        if dl["wk"] is not None:
+            dl["wk"].after = cur        # its next request's base (Worker.base)
         if cur is None or dl["base"] is None:
             return None
         return round(max(cur[1] - dl["base"][1], 0.0), 4)
@@ -280,41 +281,42 @@ class Zygote:
         if rn is None:
             rn = self.start_runner()
             dl = self.deadline(req, rn)
-        raw, info, nonce, extra = self.send_request(rn, req, dl, line, {"rundir": rundir})
+        raw, info, tail, extra = self.send_request(rn, req, dl, line, {"rundir": rundir})
         if info.get("exited") or info.get("killed"):         # (reaped by wait_for)
             if isinstance(info.get("cpu"), (int, float)) and dl["base"] is not None:   # its earlier requests' not
                 info["cpu"] = round(max(info["cpu"] - dl["base"][0], 0.0), 4)
             self.stop_runner(reaped=True)
-        elif extra or raw is None or not raw.endswith(_tail(nonce, "retire")) or not self.settled(rn):
+        elif extra or raw is None or not raw.endswith(tail) or not self.settled(rn):
             self.stop_runner()
-        self.kill_descendants(keep=self.worker_pids() | self.runner_pids())
+        self.kill_descendants(keep=self.request_pids())
         self.clean_files(rundir)
         return raw, info
 
     def send_request(self, wk, msg, dl, line=None, more=None):
         """Send request MSG (and the keys MORE), with a new nonce, to the request process WK and
-        wait for its answer (deadline DL): (raw answer, trailer info, the nonce, whether it wrote
-        more than one answer).  LINE: the grader's JSON of MSG, sent on with the keys added at its
-        end (a JSON object of the grader's own: no need to encode the request again)."""
+        wait for its answer (deadline DL): (raw answer, trailer info, how the harness ends that
+        answer when WK may serve on (see _tail), whether it wrote more than one answer).  LINE: the
+        grader's JSON of MSG, sent on with the keys added at its end (a JSON object of the grader's
+        own: no need to encode the request again)."""
         nonce = os.urandom(8).hex()
-        more = dict(more or (), nonce=nonce)
         line = line.rstrip() if line is not None else b""
         if len(line) > 2 and line.endswith(b"}"):
-            data = line[:-1] + b"".join(b',"%s":%s' % (k.encode("ascii"), _dumps(v).encode("ascii"))
-                                        for k, v in more.items()) + b"}\n"
+            keys = b"".join(b',"%s":%s' % (k.encode("ascii"), _dumps(v).encode("ascii"))
+                            for k, v in more.items()) if more else b""
+            data = b'%s%s,"nonce":"%s"}\n' % (line[:-1], keys, nonce.encode("ascii"))   # (hex: as _dumps)
         else:
-            data = _dumps(dict(msg, **more)).encode("ascii") + b"\n"
+            data = _dumps(dict(msg, **dict(more or (), nonce=nonce))).encode("ascii") + b"\n"
         if len(data) > FLUSH_BYTES:
             self.flush()        # (the write may wait for the process to read: nothing held meanwhile)
         try:
             write_all(wk.req_w, data)
         except OSError:
             pass    # it died; wait_for reports how
-        raw, info = self.wait_for(wk.pid, wk.res_r, wk.pidfd, wk.buf, dl, True, msg.get("seq"),
-                                  _tail(nonce, "retire" if wk is self.runner else "recycle"), wk.poller)
+        tail = _tail(nonce, "retire" if wk is self.runner else "recycle")
+        raw, info = self.wait_for(wk.pid, wk.res_r, wk.pidfd, wk.buf, dl, True, msg.get("seq"), tail, wk.poller)
         extra = bool(wk.buf)        # more than one answer: it wrote out of turn
         wk.buf.clear()
-        return raw, info, nonce, extra
+        return raw, info, tail, extra
 
     def settled(self, wk):
         """After its answer, a request process (the fresh runner, the shared worker) may serve the
@@ -377,8 +379,12 @@ class Zygote:
                 pass
         rn.close()
 
-    def runner_pids(self):
-        return {self.runner.pid} if self.runner is not None else set()
+    def request_pids(self):
+        """The pids of the shared worker and the fresh runner there are (a tuple: kill_descendants's KEEP)."""
+        wk, rn = self.worker, self.runner
+        if wk is None:
+            return () if rn is None else (rn.pid,)
+        return (wk.pid,) if rn is None else (wk.pid, rn.pid)
 
     # -- fresh=False requests: the shared worker -------------------------------------------
     def run_shared(self, req, line=None):
@@ -393,11 +399,11 @@ class Zygote:
         wk = self.worker
         ran_in = self.worker_gen
         dl = self.deadline(req, wk)
-        raw, info, nonce, extra = self.send_request(wk, req, dl, line, more)
+        raw, info, tail, extra = self.send_request(wk, req, dl, line, more)
         if (extra or info.get("exited") or info.get("killed") or raw is None
-                or not raw.endswith(_tail(nonce, "recycle")) or not self.settled(wk)):
+                or not raw.endswith(tail) or not self.settled(wk)):
             self.stop_worker()
-        self.kill_descendants(keep=self.worker_pids() | self.runner_pids())
+        self.kill_descendants(keep=self.request_pids())
         info["ran_in"] = ran_in
         return raw, info
 
@@ -416,7 +422,7 @@ class Zygote:
         rn = self.runner
         if rn is None or _spoke_since(rn):
             return None
-        if not self.cpu_room(req, rn.sched()):
+        if not self.cpu_room(req, rn.base()):
             return None
         self.runner, self.worker = None, rn
         return {"worker": os.path.join(self.workdir, "shared")}
