@@ -22,6 +22,7 @@ from test_sandbox import ISO, call
 from test_sandbox_poison import test_fresh_requests_share_a_process_only_while_it_stays_clean  # noqa: F401
 
 from autograder.engine import launch
+from autograder.engine.isolation import uid_processes
 from autograder.engine.sandbox import Request, Sandbox, template_scope
 
 needs_root = pytest.mark.skipif(not (ISO["uid_drop"] and ISO["pid_namespace"]),
@@ -219,6 +220,25 @@ def test_a_stopped_lifes_request_processes_keep_their_cpu_in_the_accounts(make):
     while _reaped_cpu(template.popen.pid) - before < 0.35 and time.monotonic() < deadline:
         time.sleep(0.02)
     assert _reaped_cpu(template.popen.pid) - before >= 0.35
+
+
+@needs_root
+def test_sandboxes_ended_together_each_leave_nothing_and_refuse_requests(make):
+    """Program.close ends the input of all of a student's sandboxes first (Sandbox.end_input), so
+    their zygotes stop and exit at once: each refuses requests from then on, and each close still
+    returns only once nothing of its uid runs (its shared worker and fresh runner included)."""
+    boxes = [make(BURN), make(BURN, reference="def score_chance(dice):\n    return sum(dice)\n")]
+    for box in boxes:
+        assert call(box, "burn", 0.0, fresh=False).value is True
+        assert call(box, "burn", 0.0).value is True
+    uids = [box.uid for box in boxes]
+    for box in boxes:
+        box.end_input()
+    with pytest.raises(RuntimeError):
+        call(boxes[0], "burn", 0.0)
+    for box in boxes:
+        box.close()
+    assert [uid_processes(uid) for uid in uids] == [[], []]
 
 ADOPT = r'''
 import json, os, random, sys, types

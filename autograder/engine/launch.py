@@ -279,6 +279,7 @@ class StudentRoot:
         if msg.get("t") != "ready":
             self.close()
             raise OSError(f"the student root did not start: {msg.get('error') or 'no answer'}")
+        self.pid1 = msg.get("pid1") is True     # it forks each life as the pid 1 of a new pid namespace
 
     def spawn(self, env: dict[str, str], cwd: str) -> _Proc:
         return _spawn_from(self.sock, self.lock, env, cwd)

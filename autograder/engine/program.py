@@ -313,6 +313,9 @@ class Program(Plan, Trials):
         return self.run(Request("script", None, [], {}, stdin, seed, dice, True, timeout))
 
     def close(self) -> None:
+        for variant in self._variants.values():    # all their zygotes stop and exit at once, not
+            variant._sandbox.end_input()            # one after another (~20 ms of wall time each)
+        self._sandbox.end_input()
         for variant in self._variants.values():
             variant.close()
         self._sandbox.close()

@@ -147,13 +147,19 @@ class _State:
         descendants and exit; the kernel kills whatever else is in the namespace before the
         outer process (or, for a student root's life, the grader's pidfd) sees it exit.  True when
         that happened in time (no uid sweep needed)."""
-        os.close(proc.ctl)
-        proc.ctl = -1
+        self.end_input(proc)
         try:
             proc.popen.wait(timeout=1.0)
         except subprocess.TimeoutExpired:
             return False
         return True
+
+    def end_input(self, proc: _Proc | None = None) -> None:
+        """End the input of PROC (the running zygote's) where that stops it (pid 1 of its namespace)."""
+        proc = proc or self.proc
+        if proc is not None and self.pidns and proc.ctl >= 0 and os.getpid() == self.owner:
+            os.close(proc.ctl)
+            proc.ctl = -1
 
     def shutdown(self) -> None:
         if os.getpid() != self.owner:     # a forked copy of the grader must not kill our sandbox
@@ -210,6 +216,13 @@ class Sandbox:
         with self._lock:
             self._closed = True
             self._finalizer()
+
+    def end_input(self) -> None:
+        """close()'s start, to end several together (Program.close): a pid-1 zygote's input ends, and
+        it exits (~20 ms of wall, mostly kernel teardown) while the caller ends others'; no requests."""
+        with self._lock:
+            self._closed = True
+            self._state.end_input()
 
     def start(self) -> None:
         """Start the sandbox now, if it is not running, instead of at its first request: a caller
@@ -529,15 +542,16 @@ class Sandbox:
                 shutil.rmtree(cleanup_dir, ignore_errors=True)
             return _internal(f"could not start the sandbox: {e}", 0.0)
         state.proc = proc
-        if root:       # before the child reads its harness: every process it ever forks is inside
-            state.group = cgroup.Group.create(self._cgroup_memory(), self.limits.nproc + 16)
-            if state.group is not None and not state.group.add(proc.popen.pid):
-                state.group.remove(wait=0)
-                state.group = None
+        state.group = cgroup.Group.create(self._cgroup_memory(), self.limits.nproc + 16) if root else None
+        late = forker is not None and forker.pid1
+        if not late:             # before the child reads its harness: every process it ever forks is inside
+            self._join_group(proc)
         if template is None:     # a spawned child reads the harness first; a template's fork has it
             harness = _harness_source()
             proc.send(f"{len(harness):16d}".encode() + harness)
         proc.send(json.dumps(cfg).encode() + b"\n")
+        if late:                 # a pid-1 life forks nothing before it is ready: it joins its group
+            self._join_group(proc)   # while it isolates itself (a move waits ~3 ms per hierarchy)
         deadline = time.monotonic() + START_TIMEOUT
         kind, line = proc.next_line(deadline)
         msg = _parse(line) if kind == "line" else None
@@ -552,6 +566,12 @@ class Sandbox:
         state.pidns = "pid" in (self.applied.get("namespaces") or []) and bool(self.applied.get("proc"))
         self.starts += 1
         return proc
+
+    def _join_group(self, proc: _Proc) -> None:      # (no group when the move fails)
+        group = self._state.group
+        if group is not None and not group.add(proc.popen.pid):
+            group.remove(wait=0)
+            self._state.group = None
 
     def _cgroup_memory(self) -> int:
         """The whole sandbox's memory: two processes at their limit plus its tmpfs folders, in bytes."""

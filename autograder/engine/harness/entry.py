@@ -26,6 +26,7 @@ from .isolation import (
     limit_self,
     outer_wait,
     root_setup,
+    runtime_layout,
 )
 from .lines import Lines, _pidfd, write_all, write_line
 from .patches import install_patches, prepare_random
@@ -136,6 +137,7 @@ def template_main(sock_fd):
     import ctypes  # noqa: F401  (the isolation setup loads them: every child has them already)
     import resource  # noqa: F401
     _libc()                       # (every fork has it: see isolation._libc)
+    runtime_layout()              # (and what the minimal root binds and hides: isolation.build_root)
     if version_reader([])[0] is not None:    # a fresh runner is possible: its clean-state snapshot
         #                                      walked once per session, not per sandbox (see Zygote)
         prepare_random()          # the patches every request installs, installed here for good
@@ -160,7 +162,7 @@ def root_main(sock, setup):
     except BaseException:
         sock.send(_dumps({"t": "fatal", "error": traceback.format_exc()[-2000:]}).encode())
         _real_exit(1)
-    sock.send(_dumps({"t": "ready"}).encode())
+    sock.send(_dumps({"t": "ready", "pid1": pidns is not None}).encode())   # (its lives: pid 1 of their own)
     fork_server(sock, built=built, pidns=pidns)
 
 
