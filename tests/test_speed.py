@@ -239,3 +239,35 @@ def test_a_check_hanging_in_the_grader_is_stopped_by_the_backstop():
         signal.signal(signal.SIGALRM, handler)
         if outer[0] > 0:
             signal.setitimer(signal.ITIMER_REAL, *outer)
+
+
+@pytest.mark.parametrize("versions", ["ctypes", "none"])
+def test_the_load_probe_and_the_plan_share_one_request_process(monkeypatch, versions):
+    """Program.load_early: the load probe is a fresh request where the sandbox has a fresh runner, so
+    the runner that loaded the file serves the plan's fresh requests and then becomes the shared
+    worker: one request process for the life (the pid each request ran in: printed at import, which
+    every request that imports reports, and returned by a call).  Its shared calls see what a
+    worker forked for them would (the module imported once, no call before), as load_early with
+    the probe as a shared call gave them.  Without a fresh runner (VERSIONS none: no dict versions)
+    the probe stays a shared call, whose worker serves the plan's shared calls."""
+    monkeypatch.setenv("AUTOGRADER_DICT_VERSIONS", versions)
+    source = "import os\nprint(os.getpid())\n" + STATEFUL + "\ndef pid():\n    return os.getpid()\n"
+    plan = [fresh("pid"), fresh("game", stdin=["ann"], seed=3), shared("bump", 1), shared("pid"), shared("bump", 2)]
+    student = Program(source, "m.py", limits=Limits(wall_s=2))
+    try:
+        student.load_early(lambda: plan)
+        probe, ran = student.loaded_early
+        got = [student.run(r) for r in plan]
+        assert ran == len(plan) and student.round_trips == 2 and not student.diverged
+        assert probe.status == "no_function" and [o.status for o in got] == ["ok"] * 5
+        assert [got[2].value, got[4].value] == [1, 3] and got[1].value[::2] == ["ann", 100]
+        pids = {probe.import_stdout.strip(), *(str(got[i].value) for i in (0, 3)),
+                *(o.import_stdout.strip() for o in got)}
+        assert bool(student._sandbox.applied.get("fresh_runner")) == (versions != "none")
+        if versions != "none":
+            assert len(pids) == 1, pids
+        else:       # one fork per fresh request; the probe's shared worker serves the shared calls
+            assert probe.import_stdout == got[3].import_stdout == f"{got[3].value}\n"
+            assert len(pids) == 3, pids
+    finally:
+        student.close()

@@ -39,7 +39,7 @@ from _pytest.outcomes import Exit
 from .charge import excuse_repeats
 from .checks import GraderFault, explain, take_trivial
 from .feedback import Fail
-from .program import LOAD_PROBE, Program
+from .program import Program
 from .results import TestResult
 from .sandbox import Outcome
 
@@ -150,7 +150,7 @@ class GradingPlugin:
     def _probe_load(self, outcome: Outcome | None = None) -> None:
         """Load the student's file once: a syntax error fails every check with one clear message.
         (OUTCOME: the probe already ran, Program.load_early.)"""
-        outcome = outcome or self._student.call(LOAD_PROBE)
+        outcome = outcome or self._student.load_probe()
         if outcome.status in ("syntax_error", "import_error"):
             self.load_failure = explain(outcome, "loading your file")
         elif outcome.status not in ("no_function", "ok"):

@@ -219,10 +219,27 @@ class Program(Plan, Trials):
         for only then) run ahead.  Done before the plugin asks (grade() runs it in a thread while
         pytest loads and collects the suites); the plugin then reads the probe's outcome from
         loaded_early."""
-        probe = self.call(LOAD_PROBE)
+        probe = self.load_probe()
         requests = plan() if probe.status in ("no_function", "ok") else []
         ran = self.prefetch(requests) if requests else 0
         self.loaded_early = (probe, ran)
+
+    def load_probe(self) -> Outcome:
+        """The load probe (LOAD_PROBE: the module loads, no function runs): a FRESH request where
+        the sandbox has a fresh runner, so the runner that served it serves the plan's fresh
+        requests next and then becomes the shared worker (Zygote.runner_as_worker): one request
+        process for the life instead of a shared worker forked for the probe and a runner for the
+        plan.  The verdict is the same either way: the file is loaded by the same code (run_call's
+        import_module: compile error, exception or exit at import, timeout, prompt, output) with
+        no function called; a shared worker would have imported it once for its later calls, and
+        the worker the runner becomes imports it at its first call, as a new worker does, from
+        the clean state a fresh fork has.  Without a fresh runner (every fresh request a fork of
+        its own) the probe stays a shared call: the worker it starts serves the plan's shared calls."""
+        try:
+            self._sandbox.start()       # (what it got says whether it has a fresh runner)
+        except Exception:    # noqa: BLE001 -- a sandbox that does not start says so at the probe itself
+            pass
+        return self.call(LOAD_PROBE, fresh=bool(self._sandbox.applied.get("fresh_runner")))
 
     def preload(self, outcomes: dict[str, Outcome]) -> None:
         """Known outcomes (the reference cache) for a caching Program."""
