@@ -265,7 +265,7 @@ def test_control_the_same_writes_in_the_shared_worker_are_seen_by_the_next_call(
 
 def test_the_patches_are_back_for_the_next_shared_call_after_a_student_replaced_them(box):
     """The shared worker writes the harness's patches again only when a module they are in was
-    written since (patches.PatchTags): a call that replaces input, stdout, randint, os._exit and
+    written since (worker._patch_tags): a call that replaces input, stdout, randint, os._exit and
     appends to sys.argv leaves the next call in the same worker with every one of them back,
     its print captured.  (The control: an untouched worker's next call finds them too.)"""
     out = box.run_batch([shared("record"), shared("untampered"), shared("tamper"), shared("untampered")],

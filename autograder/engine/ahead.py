@@ -19,7 +19,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from . import typed
-from .protocol import json_encoder
+from .protocol import by_identity, json_encoder
 from .sandbox import Outcome, Request
 
 if TYPE_CHECKING:
@@ -236,11 +236,4 @@ def plan_key(request: Request) -> str:
     """request_key of a plan's REQUEST, once per Request object: a worker sends the same plan
     (the same objects) ahead for every student.  (Keyed by identity and kept alive with the entry,
     so an id is never reused; nothing changes a plan's Request.)"""
-    entry = _PLAN_KEYS.get(id(request))
-    if entry is not None and entry[0] is request:
-        return entry[1]
-    if len(_PLAN_KEYS) >= _PLAN_KEYS_MAX:
-        _PLAN_KEYS.clear()
-    key = request_key(request)
-    _PLAN_KEYS[id(request)] = (request, key)
-    return key
+    return by_identity(_PLAN_KEYS, request, lambda: request_key(request), _PLAN_KEYS_MAX)

@@ -4,6 +4,7 @@ the request line sent to the harness."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -179,7 +180,7 @@ def _payload_data(request: Request, seq: int, timeout: float, wall: float | None
 
 
 _ITEM, _KEY = json.JSONEncoder.item_separator.encode(), json.JSONEncoder.key_separator.encode()   # _ENCODE's
-_LINE_PARTS: dict[int, tuple[Request, bytes, bytes]] = {}
+_LINE_PARTS: dict[int, tuple[Request, tuple[bytes, bytes]]] = {}
 _LINE_PARTS_MAX = 1 << 14
 
 
@@ -188,19 +189,33 @@ def planned_line(request: Request, seq: int, timeout: float, wall: float | None 
     its own fields are encoded once per Request object (a worker sends the same plan, the same
     objects, ahead for every student; keyed by identity and kept alive with the entry, so an id is
     never reused; nothing changes a plan's Request: see ahead.plan_key), the run's fields each time."""
-    entry = _LINE_PARTS.get(id(request))
-    if entry is None or entry[0] is not request:
-        data = _payload_data(request, 0, 1.0)           # a bad Request raises here, as _encode would
-        keys = list(data)                               # seq, ...its own..., timeout, wall, ...its own...
-        before = {k: data[k] for k in keys[1:keys.index("timeout")]}
-        after = {k: data[k] for k in keys[keys.index("wall") + 1:]}
-        if len(_LINE_PARTS) >= _LINE_PARTS_MAX:
-            _LINE_PARTS.clear()
-        entry = _LINE_PARTS[id(request)] = (request, _encode(before)[1:-1],
-                                           _ITEM + _encode(after)[1:-1] if after else b"")
-    return b"".join((b'{"seq"', _KEY, _number_text(seq), _ITEM, entry[1], _ITEM, b'"timeout"', _KEY,
+    before, after = by_identity(_LINE_PARTS, request, lambda: _line_parts(request), _LINE_PARTS_MAX)
+    return b"".join((b'{"seq"', _KEY, _number_text(seq), _ITEM, before, _ITEM, b'"timeout"', _KEY,
                      _number_text(timeout), _ITEM, b'"wall"', _KEY, _number_text(max(wall or timeout, timeout)),
-                     entry[2], b"}"))
+                     after, b"}"))
+
+
+def _line_parts(request: Request) -> tuple[bytes, bytes]:
+    """REQUEST's own fields of its line, encoded: those before "timeout" and those after "wall"."""
+    data = _payload_data(request, 0, 1.0)           # a bad Request raises here, as _encode would
+    keys = list(data)                               # seq, ...its own..., timeout, wall, ...its own...
+    before = {k: data[k] for k in keys[1:keys.index("timeout")]}
+    after = {k: data[k] for k in keys[keys.index("wall") + 1:]}
+    return _encode(before)[1:-1], _ITEM + _encode(after)[1:-1] if after else b""
+
+
+def by_identity(table: dict[int, tuple[Any, Any]], obj: Any, compute: Callable[[], Any], most: int) -> Any:
+    """compute() once per object OBJ in TABLE (emptied when it holds MOST): for objects nothing
+    changes, such as a plan's Requests.  Keyed by identity and kept alive with the entry, so an
+    id is never reused while its entry is there."""
+    entry = table.get(id(obj))
+    if entry is not None and entry[0] is obj:
+        return entry[1]
+    value = compute()
+    if len(table) >= most:
+        table.clear()
+    table[id(obj)] = (obj, value)
+    return value
 
 
 def _number_text(x: Any) -> bytes:

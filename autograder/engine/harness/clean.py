@@ -270,16 +270,20 @@ class CleanState:
 
 
 class Untouched:
-    """A fresh runner's guard on sys.modules and our names (the harness's globals): whether they
-    are as in the snapshot, without comparing them entry by entry (that writes to the reference
+    """A guard on namespaces by their PEP 509 version tags: whether nothing but us wrote to them
+    since a point where they were known to be as we want them.  A fresh runner's guard on
+    sys.modules and our names (the harness's globals): whether they are as in the snapshot, without comparing them entry by entry (that writes to the reference
     count of every module and every harness object: ~100 pages copied on write in each runner).
     Their PEP 509 version tags (READ: a version_reader of the two) are read right before and
-    right after each write of ours (Run.set_module, _RUN, restore: mine(), wrote()), from a point
+    right after each write of ours (Run.ours: sys.modules and _RUN; restore: mine(), wrote()), from a point
     where they were as in the snapshot (the runner's start when CleanState.untouched says so, or
     a passed check): a write by anything else in between (the student's code, a finalizer, a
     signal handler) moves a tag, breaks the guard, and the check compares them as before.  Our
     own writes are undone by restore (sys.modules) or are the one name the check sets itself
-    (_RUN), so while the guard holds the two are as in the snapshot at the check."""
+    (_RUN), so while the guard holds the two are as in the snapshot at the check.  A request
+    process's guard on the modules install_patches writes to (worker._patch_tags): while it holds,
+    the patches are exactly as it left them, and every request skips writing them again (~7 us;
+    a student's write to any of those modules moves its tag, and they are written again)."""
 
     def __init__(self, read, known):
         self.read = read
@@ -296,6 +300,10 @@ class Untouched:
 
     def holds(self):
         return self.tags is not None and self.read() == self.tags
+
+    def restored(self):
+        """Everything it guards was just written as ours (install_patches): known from here."""
+        self.tags = self.read()
 
 
 def version_reader(dicts, how="auto"):

@@ -161,9 +161,9 @@ _STDOUT, _STDERR, _STDIN = _Out("<stdout>"), _Out("<stderr>"), _In()
 def install_patches(filename, tags=None):
     """(Re)install the patches: a student in the shared worker may have replaced them.  The same
     objects every time (sys.argv too, unless changed), so a fresh runner's clean-state check
-    (clean.py) sees a process it may reuse as unchanged.  TAGS (a request process's PatchTags):
-    not written again while nothing wrote to the modules they are in since they were."""
-    wrote = tags is None or not tags.intact()
+    (clean.py) sees a process it may reuse as unchanged.  TAGS (a request process's clean.Untouched
+    on those modules): not written again while nothing wrote to them since they were."""
+    wrote = tags is None or not tags.holds()
     if wrote:
         sys.stdout = sys.__stdout__ = _STDOUT
         sys.stderr = sys.__stderr__ = _STDERR
@@ -178,24 +178,7 @@ def install_patches(filename, tags=None):
         sys.argv = [filename]
         wrote = True
     if wrote and tags is not None:
-        tags.installed()
-
-
-class PatchTags:
-    """The PEP 509 version tags of the namespaces install_patches writes to (READ: a
-    clean.version_reader of them), read right after it wrote them: while they are the same,
-    nothing wrote there since, and the patches are exactly as it left them (every request of a
-    request process then skips writing them again, ~7 us; a student's write to any of those
-    modules moves its tag and they are written again, as before)."""
-
-    def __init__(self, read):
-        self.read, self.tags = read, None
-
-    def intact(self):
-        return self.tags is not None and self.read() == self.tags
-
-    def installed(self):
-        self.tags = self.read()
+        tags.restored()
 
 
 def _on_alarm(signum, frame):

@@ -32,6 +32,7 @@ from .targets import _no_class, _no_function, _no_method, _static_attr, instance
 from .values import _safe_str, normalise, typed_in
 
 _RUN = None          # the Run in progress in this process (wrappers consult it)
+_NAMES = globals()    # our names, taken before any student code runs (Run.ours writes _RUN there)
 _ORIG_RANDOM = {}    # name -> original bound method of random._inst
 _WRAPPERS = {}       # name -> wrapper installed in the random module
 _BALLAST = [None]    # reserved once by the zygote (every fork has it), again after a MemoryError used it
@@ -73,7 +74,7 @@ class Run:
         self.instance = _MISSING   # the object a "Class.method" call constructed (state_after)
         self.attempts = {}        # what the student's code tried beyond the assignment (audit hook)
         self.dirty = False        # it did something a fresh runner's check cannot see (audit hook)
-        self.patch_tags = None    # the request process's PatchTags (None: install the patches always)
+        self.patch_tags = None    # the request process's guard on the patches' modules (None: install them always)
         self.guard = None         # a fresh runner's clean.Untouched: our writes to sys.modules and to
         #                           our names are made between its mine() and wrote()
 
@@ -237,21 +238,11 @@ class Run:
     def checked(self, check):
         """CHECK(this run) (a fresh runner's clean-state test, which may meet the student's objects)
         run under this request's own timer: True only when it returned True."""
-        global _RUN
-        guard = self.guard
-        if guard is not None:
-            guard.mine()
-        _RUN = self
-        if guard is not None:
-            guard.wrote()
+        self.ours(_NAMES, "_RUN", self)
         try:
             ended = self.guarded(lambda: check(self))
         finally:
-            if guard is not None:
-                guard.mine()
-            _RUN = None
-            if guard is not None:
-                guard.wrote()
+            self.ours(_NAMES, "_RUN", None)
         return ended["status"] == "ok" and ended["value"] is True
 
     def classify(self, e):
@@ -275,13 +266,7 @@ class Run:
 
     # -- the two kinds of request ----------------------------------------------------------
     def execute(self, code, compile_error, shared):
-        global _RUN
-        guard = self.guard
-        if guard is not None:
-            guard.mine()
-        _RUN = self
-        if guard is not None:
-            guard.wrote()
+        self.ours(_NAMES, "_RUN", self)
         cpu0 = self.cpu0
         install_audit()
         install_patches(self.filename, self.patch_tags)
@@ -295,27 +280,24 @@ class Run:
             else:
                 res = self.run_call(code, shared)
         finally:
-            if guard is not None:
-                guard.mine()
-            _RUN = None
-            if guard is not None:
-                guard.wrote()
+            self.ours(_NAMES, "_RUN", None)
         self.cpu_end = time.process_time()
         res["cpu"] = round(self.cpu_end - cpu0, 4)
         return res
 
     def run_script(self, code):
         mod = _new_module("__main__", self.filename)
-        self.set_module("__main__", mod)
+        self.ours(sys.modules, "__main__", mod)
         self.seed()
         return self.finish(self.guarded(lambda: exec(code, mod.__dict__)))
 
-    def set_module(self, name, mod):
-        """sys.modules[NAME] = MOD, a write of ours (see guard)."""
+    def ours(self, namespace, name, value):
+        """NAMESPACE[NAME] = VALUE, a write of ours to sys.modules or to our names (_RUN): made
+        between the runner's guard's mine() and wrote() (clean.Untouched), so it breaks no guard."""
         guard = self.guard
         if guard is not None:
             guard.mine()
-        sys.modules[name] = mod
+        namespace[name] = value
         if guard is not None:
             guard.wrote()
 
@@ -332,7 +314,7 @@ class Run:
             return self.finish(imp["failure"])
         mod = imp["module"]
         if sys.modules.get(mod.__name__) is not mod:    # (a write only when it is not there)
-            self.set_module(mod.__name__, mod)
+            self.ours(sys.modules, mod.__name__, mod)
         undo = substitute(mod, self.req.get("substitute"))
         try:
             func = self.req.get("func")
@@ -385,7 +367,7 @@ class Run:
     def import_module(self, code):
         stem = os.path.splitext(os.path.basename(self.filename))[0] or "submission"
         mod = _new_module(stem, self.filename)
-        self.set_module(stem, mod)
+        self.ours(sys.modules, stem, mod)
         self.phase = "import"
         ended = self.guarded(lambda: exec(code, mod.__dict__))
         self.phase = "call"

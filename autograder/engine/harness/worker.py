@@ -9,15 +9,15 @@ import traceback
 
 from .audit import install_audit
 from .base import _dumps, _loads_line, _real_exit, own_sched
-from .clean import _PATCHED, version_reader
+from .clean import _PATCHED, Untouched, version_reader
 from .lines import Lines, write_all
-from .patches import PatchTags, install_patches
+from .patches import install_patches
 from .run import Run
 
 
 def child_run(zyg, req, wfd, shared, sched=None, patch_tags=None):
     """Run one request in this (forked) process and write its result line (SCHED: see own_sched;
-    PATCH_TAGS: the process's PatchTags)."""
+    PATCH_TAGS: the process's _patch_tags)."""
     pid = os.getpid()
     try:
         run = Run(req, zyg.cfg, wfd, sched, pid)
@@ -120,7 +120,7 @@ def runner_loop(zyg, req_r, res_w):
 def worker_loop(zyg, req_r, res_w, runner=None, first=None):
     """The shared worker: imports the module on its first request, then serves calls.  RUNNER and
     FIRST: a fresh runner that becomes the worker (Zygote.runner_as_worker): its request reader,
-    schedstat fd and PatchTags, and the first request, which names the shared folder to move to (where a
+    schedstat fd and _patch_tags, and the first request, which names the shared folder to move to (where a
     new worker starts)."""
     if runner is None:
         gc.freeze()     # (FROZEN; a runner made the worker froze them already)
@@ -139,12 +139,13 @@ def worker_loop(zyg, req_r, res_w, runner=None, first=None):
 
 
 def _patch_tags(zyg):
-    """This request process's PatchTags (None: no dict versions here, the patches are written
-    before every request, as before)."""
+    """This request process's guard on the modules the patches are in (clean.Untouched, not known
+    until they are installed; None: no dict versions here, the patches are written before every
+    request, as before)."""
     if zyg.clean is None:
         return None
     read = version_reader([vars(mod) for mod in _PATCHED], zyg.clean.detector)[0]
-    return PatchTags(read) if read is not None else None
+    return Untouched(read, False) if read is not None else None
 
 
 def _worker_dirty(res, cfg, cpu, proc=False):
