@@ -189,10 +189,10 @@ def grade_all(source: str | Path, out: str | Path = DEFAULT_OUT, assignment: str
             # workers' sessions, the path to the first grade (first row ~0.9 -> ~0.5 s).
             warming = threading.Thread(target=charts.warm, name="grade-all-warm-charts", daemon=True)
         grading = False                         # set while the workers grade (their first row starts the warming)
-        from_workers = 0                        # rows stored from the workers so far
+        first_row = False                       # a row from the workers was stored
 
         def on_result(entry: Entry, result: dict[str, Any]) -> None:
-            nonlocal from_workers
+            nonlocal first_row
             if result.get("ok"):                # stored as the worker serialised it (never parsed here)
                 stored, feedback, status = result["stored"], result["feedback"], "graded"
                 summary.graded += 1
@@ -211,13 +211,12 @@ def grade_all(source: str | Path, out: str | Path = DEFAULT_OUT, assignment: str
                              source=str(entry.path), keep=writer is not None)
             if writer is not None:
                 writer.write(row)               # now (a thread), while the workers grade, not all at the end
-            if grading:
-                from_workers += 1
-                if from_workers == 1:
-                    trace("first-row")
-                    if warming is not None:
-                        trace("charts-warm")
-                        warming.start()
+            if grading and not first_row:
+                first_row = True
+                trace("first-row")
+                if warming is not None:
+                    trace("charts-warm")
+                    warming.start()
             bar.advance(entry.id)
 
         status = "interrupted"
