@@ -141,6 +141,11 @@ def grade_all(source: str | Path, out: str | Path = DEFAULT_OUT, assignment: str
     out.mkdir(parents=True, exist_ok=True)
     work_dir = out / ".work"
     jobs = jobs or default_jobs()
+    pool = WorkerPool(jobs, spec.name, stage, out / "logs", timeout,
+                      hidden=hidden_from_students(source, out, work_dir))
+    if not only and Path(source).exists() and (force or not (out / "gradebook.sqlite").exists()):
+        pool.start()        # all to grade, most likely: its fork server boots (~0.2 s: pytest, the
+        #                     suites) while we find the submissions (a zip: extracted) and hash them
     entries, notes = discover(source, work_dir, spec, nb_assignment)
     if not entries:
         raise InputError(f"no submissions found in {source} (expected .py files, notebooks or one folder "
@@ -150,8 +155,6 @@ def grade_all(source: str | Path, out: str | Path = DEFAULT_OUT, assignment: str
         if unknown:
             raise InputError(f"--only: no submission with id {', '.join(unknown)} in {source} "
                              f"(ids: {', '.join(e.id for e in entries[:20])}{' ...' if len(entries) > 20 else ''})")
-    pool = WorkerPool(jobs, spec.name, stage, out / "logs", timeout,
-                      hidden=hidden_from_students(source, out, work_dir))
     if only:
         sure = [e for e in entries if e.id in set(only)]
     else:
