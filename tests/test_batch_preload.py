@@ -5,9 +5,10 @@
     package (the kit's Yahtzee) and one that is a plain folder of suites (the toy Pig);
   * a suite that does not import leaves nothing behind (all or nothing: the worker's own session
     meets the error and reports it; a half-imported module would collect nothing);
-  * a process forked after it drops every preloaded module when one of their files changed since
-    (a long-lived fork server, a course edited between two batches) or they were imported for
-    another course, and keeps them otherwise;
+  * a process forked after it drops every preloaded module of the course (its suites and their
+    helpers; never the engine's or pytest's) when one of their files changed since (a long-lived
+    fork server, a course edited between two batches) or they were imported for another course,
+    and keeps them otherwise;
   * the variable that tells the fork server what to import is set for it alone.
 """
 
@@ -58,7 +59,7 @@ grade.preload_session(pig, "all")
 suite = pig.suites_dir / "test_stage2_game.py"
 suite.write_text(suite.read_text(encoding="utf-8") + "\n# edited\n", encoding="utf-8")
 grade.drop_stale_preload(pig)
-out["edited"] = [len(grade._PRELOADED), suites_of(pig)]
+out["edited"] = [len(grade._PRELOADED), suites_of(pig), "autograder.engine.replay" in sys.modules]
 print(json.dumps(out))
 """
 
@@ -83,7 +84,7 @@ def test_the_fork_server_imports_a_sessions_suites_once_all_or_nothing_and_never
     kept, after, still = out["unchanged"]
     assert kept > 0 and after == kept and still == 2
     assert out["other"] == [0, []]
-    assert out["edited"] == [0, []]                         # one file changed: every preloaded module dropped
+    assert out["edited"] == [0, [], True]                    # one file changed: every preloaded module dropped
 
 
 def test_the_preload_variable_is_the_fork_servers_alone(tmp_path, monkeypatch):

@@ -390,20 +390,26 @@ def preload_session(spec: Assignment, stage: str | int = "all") -> bool:
             for path in spec.suite_files(stage):      # as _pytest.python.Module imports a test file
                 import_path(os.path.abspath(path), mode=SESSION_ARGS[0].split("=", 1)[1],
                             root=Path(os.path.abspath(spec.suites_dir)), consider_namespace_packages=False)
-    except BaseException:                             # noqa: BLE001 -- the worker meets it again itself
+    except BaseException as error:                    # noqa: BLE001 -- the worker meets it again itself
         for name in set(sys.modules) - before:
             del sys.modules[name]
+        if not isinstance(error, Exception):          # Ctrl-C, an exit: after the roll-back, as ever
+            raise
         return False
     _PRELOADED.clear()
+    course = os.path.join(os.path.abspath(spec.root), "")
     for name in set(sys.modules) - before:
-        _PRELOADED[name] = _source_stamp(sys.modules[name])
+        stamp = _source_stamp(sys.modules[name])
+        if stamp is not None and stamp[0].startswith(course):
+            _PRELOADED[name] = stamp
     _PRELOADED_FOR[:] = [str(spec.suites_dir)]
     return True
 
 
-# Modules preload_session imported -> their file's (path, mtime_ns, size) when imported (None: no
-# file); and the suites' folder they were imported for.
-_PRELOADED: dict[str, tuple[str, int, int] | None] = {}
+# The course's modules preload_session imported (its suites and their helpers: what may differ
+# between two courses or change on disk; pytest's plugins and the engine's modules stay) -> their
+# file's (path, mtime_ns, size) when imported; and the suites' folder they were imported for.
+_PRELOADED: dict[str, tuple[str, int, int]] = {}
 _PRELOADED_FOR: list[str] = []
 
 
@@ -423,8 +429,7 @@ def drop_stale_preload(spec: Assignment) -> None:
     the session imports the suites afresh (never another course's or a stale check: two courses'
     plain suite folders name their modules alike, test_stage1_scoring ...)."""
     if _PRELOADED and (_PRELOADED_FOR != [str(spec.suites_dir)]
-                       or any(stamp is not None and _source_stamp(sys.modules.get(name)) != stamp
-                              for name, stamp in _PRELOADED.items())):
+                       or any(_source_stamp(sys.modules.get(name)) != stamp for name, stamp in _PRELOADED.items())):
         for name in _PRELOADED:
             sys.modules.pop(name, None)
         _PRELOADED.clear()
