@@ -176,3 +176,46 @@ def test_a_chart_drawn_by_a_forked_child_is_the_one_drawn_here_and_a_dying_child
     assert got == {"same": True, "forks": 1,                   # the last chart by a child, byte for byte
                    "fallback": "drawn here", "child_ran": True,  # the child died: the chart was drawn here
                    "threaded_same": True, "threaded_forks": 0}  # another thread running: no fork at all
+
+
+DRAWER = """
+import json, os, signal, sys
+from autograder.grading import charts
+
+drawer = charts.Drawer.start()                      # a fresh process: no matplotlib here yet
+charts.use(drawer)
+wanted = [(charts.histogram, ([5.0, 50.0, 100.0, 100.0],), {}),
+          (charts.rate_bars, ([("Stage 1", 0.5), ("Stage 2", 0.1)], "stage-rates", "Checks", 0.2), {}),
+          (charts.rate_bars, ([(f"P{n} a title", n / 20) for n in range(1, 21)], "problem-rates", "Full"),
+           {"axis": "% full"})]
+got = charts.draw(wanted)
+out = {"started": drawer is not None, "matplotlib_here": "matplotlib" in sys.modules}
+serial = [function(*args, **kwargs) for function, args, kwargs in wanted]
+out["same"] = got == serial
+os.kill(drawer.pid, signal.SIGKILL)                  # a drawer gone: the charts are drawn here
+out["after_kill_same"] = charts.draw(wanted) == serial
+out["closed"] = drawer.send == -1
+try:
+    os.waitpid(drawer.pid, os.WNOHANG)
+    out["reaped"] = False
+except ChildProcessError:
+    out["reaped"] = True
+charts.use(None)
+drawer.close()
+print(json.dumps(out))
+"""
+
+
+def test_the_chart_drawer_draws_the_charts_drawn_here_and_a_dead_one_costs_only_its_time():
+    """grade-all's chart drawer (a forked copy that imports matplotlib while the workers start and
+    grade, charts.Drawer): its charts are the ones drawn here, byte for byte; the process asking
+    never imports matplotlib; a drawer that died is reaped and the charts are drawn here."""
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", DRAWER], capture_output=True, text=True,
+                          cwd=Path(__file__).resolve().parent.parent, stdin=subprocess.DEVNULL, timeout=120)
+    assert done.returncode == 0, done.stderr
+    got = json.loads(done.stdout.strip().splitlines()[-1])
+    assert got == {"started": True, "matplotlib_here": False, "same": True, "after_kill_same": True,
+                   "closed": True, "reaped": True}
