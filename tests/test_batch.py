@@ -92,19 +92,13 @@ def test_every_submission_is_recorded(first):
 
 def test_matplotlib_is_imported_once_the_workers_grade_not_while_they_start(first):
     """The class report's matplotlib (~0.3 s of CPU) competes with nothing on the way to the first
-    grade: the warming (the report's template) starts once the first row from a worker is stored
-    (late.zip's error row, stored before the workers start, does not count), after a worker's
-    session was ready; matplotlib itself is imported by the chart drawer, a niced process of its
-    own, never by grade-all's process."""
+    grade: it is imported once the first row from a worker is stored (late.zip's error row, stored
+    before the workers start, does not count), after a worker's session was ready."""
     events = [json.loads(line) for line in first["trace"].read_text(encoding="utf-8").splitlines()]
     order = [e["event"] for e in events]
     assert order.count("charts-warm") == 1 and order.count("first-row") == 1 and order.count("worker-ready") == 2
     warm = order.index("charts-warm")
     assert order.index("worker-ready") < order.index("first-row") < warm < order.index("graded") < order.index("exported")
-    # ... and it is not imported here at all: the chart drawer, started before the fork server
-    # (no other thread yet), imports it in a process of its own (charts.Drawer)
-    end = next(e for e in events if e["event"] == "end")
-    assert order.index("drawer") < order.index("worker-ready") and end["matplotlib"] is False
 
 
 FORK_SERVER = """

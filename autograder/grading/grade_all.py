@@ -132,21 +132,6 @@ def grade_all(source: str | Path, out: str | Path = DEFAULT_OUT, assignment: str
     Raises InputError (bad SOURCE, an unknown id in ONLY) and KeyError (unknown assignment) before
     grading anything.
     """
-    from . import charts
-
-    drawers: list[charts.Drawer] = []          # the class report's chart drawer, if one was started
-    try:
-        return _grade_all(source, out, assignment, stage, jobs, force, timeout, nb_assignment, progress, exports,
-                          stream, only, policy, drawers)
-    finally:
-        charts.use(None)
-        for drawer in drawers:
-            drawer.close()
-
-
-def _grade_all(source: str | Path, out: str | Path, assignment: str, stage: str, jobs: int | None, force: bool,
-               timeout: float, nb_assignment: str | None, progress: bool, exports: bool, stream,
-               only: list[str] | None, policy: lms.LatePolicy | None, drawers: list) -> BatchSummary:
     trace("start")
     spec = load_assignment(assignment)
     stage = str(stage)
@@ -159,20 +144,8 @@ def _grade_all(source: str | Path, out: str | Path, assignment: str, stage: str,
     pool = WorkerPool(jobs, spec.name, stage, out / "logs", timeout,
                       hidden=hidden_from_students(source, out, work_dir))
     if not only and Path(source).exists() and (force or not (out / "gradebook.sqlite").exists()):
-        # All to grade, most likely: the class report's chart drawer imports matplotlib (~0.3 s of
-        # CPU) in a process of its own from now on, on the core the fork server's boot leaves
-        # idle, and this process never imports it (charts.Drawer; forked first: no other thread
-        # yet, nor the fork server's descriptors to inherit); the fork server boots (~0.15 s:
-        # pytest, the suites) while we find the submissions (a zip: extracted) and hash them.
-        if exports:
-            from . import charts
-
-            drawer = charts.Drawer.start()
-            if drawer is not None:
-                drawers.append(drawer)
-                charts.use(drawer)
-                trace("drawer")
-        pool.start()
+        pool.start()        # all to grade, most likely: its fork server boots (~0.2 s: pytest, the
+        #                     suites) while we find the submissions (a zip: extracted) and hash them
     entries, notes = discover(source, work_dir, spec, nb_assignment)
     if not entries:
         raise InputError(f"no submissions found in {source} (expected .py files, notebooks or one folder "
@@ -216,8 +189,7 @@ def _grade_all(source: str | Path, out: str | Path, assignment: str, stage: str,
             # matplotlib (~0.3 s of CPU, holding the GIL) is imported from a thread once the first
             # grade is stored: at the start it would compete with the fork server's boot and the
             # workers' sessions, the path to the first grade (first row ~0.9 -> ~0.5 s).
-            warming = threading.Thread(target=_warm_exports, args=(not drawers,), name="grade-all-warm-charts",
-                                       daemon=True)
+            warming = threading.Thread(target=_warm_exports, name="grade-all-warm-charts", daemon=True)
         grading = False                         # set while the workers grade (their first row starts the warming)
         first_row = False                       # a row from the workers was stored
 
@@ -280,23 +252,19 @@ def _grade_all(source: str | Path, out: str | Path, assignment: str, stage: str,
                 summary.written = write_exports(book, spec, out, written=writer)
                 trace("exported")
         finally:
-            for drawer in drawers:              # (reaped before "end": its CPU is our children's)
-                drawer.close()
             pool.close(now=status != "done")
             if writer is not None:
                 writer.stop()           # (done already unless something failed before the exports)
-    trace("end", children=children_cpu(), matplotlib="matplotlib" in sys.modules)   # (children: the chart drawer)
+    trace("end", children=children_cpu())      # (its own reaped children: the charts drawn by forks)
     return summary
 
 
-def _warm_exports(matplotlib: bool) -> None:
+def _warm_exports() -> None:
     """What the class report needs that no row decides, made while the workers grade, not after
-    the last row: the report's compiled template (~12 ms) and, without a chart drawer (MATPLOTLIB),
-    matplotlib's import (charts.warm)."""
+    the last row: matplotlib's import (charts.warm) and the report's compiled template (~12 ms)."""
     from . import charts, report
 
-    if matplotlib:
-        charts.warm()
+    charts.warm()
     report.compile_templates()
 
 
