@@ -18,6 +18,7 @@ import posix
 import random
 import resource
 import signal
+import struct
 import sys
 import types
 
@@ -75,7 +76,7 @@ class CleanState:
             self._walk()
             self._capture()
         # (None: this Python offers no dict versions the check can trust: no fresh runner)
-        self.versions, self.detector = version_reader(self.dicts, how)
+        self.versions, self.detector = version_reader(self.dicts, how, ordered=False)
         self.reader_key = None
         self._small_readers()
 
@@ -126,7 +127,7 @@ class CleanState:
                         self._walk_dict(names, objects)
             self._capture(now)
         if how == "none" or (how != "auto" and how != self.detector) or len(self.dicts) != watched or now is None:
-            self.versions, self.detector = version_reader(self.dicts, how)
+            self.versions, self.detector = version_reader(self.dicts, how, ordered=False)
         self._small_readers()
         return self
 
@@ -326,16 +327,19 @@ class Untouched:
         self.tags = self.read()
 
 
-def version_reader(dicts, how="auto"):
+def version_reader(dicts, how="auto", ordered=True):
     """(a function returning the version tags (PEP 509) of DICTS as a list, its name), or (None,
     None) when this Python offers none the check can trust: then there is no fresh runner, and
     every fresh request is a fork of its own.  Any write to a dict gives it a new version.
 
     HOW: "ctypes" reads the tag in each dict's own struct (_ctypes_reader: CPython 3.6-3.13, its
     layout checked here), "testcapi" through CPython's C test module, "auto" the first of the two
-    that this Python allows, "none" neither (the grader's AUTOGRADER_DICT_VERSIONS)."""
+    that this Python allows, "none" neither (the grader's AUTOGRADER_DICT_VERSIONS).
+    ORDERED=False: the tags may come in another order (always the same one), for a reader whose
+    readings are only compared with each other (CleanState.versions: one struct read, ~40 %
+    cheaper than picking them in the dicts' order)."""
     if how in ("auto", "ctypes"):
-        read = _ctypes_reader(dicts)
+        read = _ctypes_reader(dicts, ordered=ordered)
         if read is not None:
             return read, "ctypes"
     if how in ("auto", "testcapi") and _TESTCAPI_VERSION is not None:
@@ -346,7 +350,7 @@ def version_reader(dicts, how="auto"):
 _TAG_OFFSET = 24        # PyDictObject: ob_refcnt, ob_type, ma_used, then ma_version_tag (64-bit)
 
 
-def _ctypes_reader(dicts, version=sys.version_info):
+def _ctypes_reader(dicts, version=sys.version_info, ordered=True):
     """DICTS' version tags read at their offset in the dict struct, through a ctypes view made once
     (reading them costs no call into C code of ours, and no audit event); None where the layout is
     not the known one: another implementation or version, a 32-bit, free-threaded or trace-refs
@@ -391,6 +395,36 @@ def _ctypes_reader(dicts, version=sys.version_info):
     if _TESTCAPI_VERSION is not None and (list(read()) != list(map(_TESTCAPI_VERSION, dicts))
                                           or tag.value != _TESTCAPI_VERSION(probe)):
         return None
+    if not ordered:
+        return _struct_reader(words, [start - low + _TAG_OFFSET for start in starts], read) or read
+    return read
+
+
+def _struct_reader(words, offsets, ordered):
+    """The tags at byte OFFSETS of the view WORDS in address order, by one struct unpack (the
+    words between them skipped as pad bytes: no object made for them), or None where that does
+    not read exactly what ORDERED (the itemgetter reader of the same tags) reads."""
+    if len(set(offsets)) != len(offsets) or any(offset % 8 for offset in offsets):
+        return None
+    order = sorted(range(len(offsets)), key=offsets.__getitem__)
+    fmt, at = ["="], 0
+    for i in order:
+        if offsets[i] > at:
+            fmt.append(f"{offsets[i] - at}x")
+        fmt.append("Q")
+        at = offsets[i] + 8
+    view = words.cast("B")
+    try:
+        unpack = struct.Struct("".join(fmt)).unpack_from
+        got = unpack(view)
+    except (struct.error, ValueError, TypeError):
+        return None
+    now = ordered()
+    if list(got) != [now[i] for i in order]:
+        return None
+
+    def read():
+        return unpack(view)
     return read
 
 
