@@ -210,12 +210,18 @@ class CleanState:
         self.other_copies += [type(obj)(obj) for obj in self.others[len(self.other_copies):]]
 
     def rebind(self, name, value):
-        """Our name NAME bound to VALUE after the snapshot was taken (Zygote.bind_reference), and in
-        its copy of our names too: the copy's tag (copied) follows when the two are equal, so a
-        runner's Untouched may still start known; else it is unknown (the check compares)."""
-        self.harness[name] = value
+        """Our name NAME bound to VALUE after the snapshot was taken (Zygote.bind_reference: this
+        writes it), and in its copy of our names too: the copy's tag (copied) follows when the two
+        are equal, so a runner's Untouched may still start known; else it is unknown (the check
+        compares).  Equal without comparing them when our names' tag is still the one the copy
+        was made (or found equal) at: nothing wrote to them since, and both get the same write
+        (the compare increfs every value: ~160 pages copied on write in each life)."""
         read = self.guard_read if self.detector else None
-        self.copied[1] = read()[1] if read is not None and self.harness == globals() else None
+        same = read is not None and self.copied[1] is not None and read()[1] == self.copied[1]
+        harness = globals()
+        harness[name] = value
+        self.harness[name] = value
+        self.copied[1] = read()[1] if read is not None and (same or self.harness == harness) else None
 
     def untouched(self):
         """A new runner's Untouched (None: no dict versions here), known to start as in the
