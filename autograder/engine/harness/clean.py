@@ -122,9 +122,13 @@ class CleanState:
                 self._walk()
                 now = None
             else:
-                for (names, objects), before, after in zip(self.read, self.read_versions, now[self.kept_count:]):
-                    if before != after:
-                        self._walk_dict(names, objects)
+                # (the moved ones found among the tags alone: a loop over the walked dicts
+                # themselves increfs each one, ~170 pages copied on write in every life)
+                after = now[self.kept_count:]
+                moved = [i for i, tags in enumerate(zip(self.read_versions, after)) if tags[0] != tags[1]] \
+                    if self.read_versions != after else ()
+                for i in moved:
+                    self._walk_dict(*self.read[i])
             self._capture(now)
         if how == "none" or (how != "auto" and how != self.detector) or len(self.dicts) != watched or now is None:
             self.versions, self.detector = version_reader(self.dicts, how, ordered=False)
@@ -204,10 +208,28 @@ class CleanState:
             self.harness = dict(harness)      # its _RUN is the request's during the check
         # Any change to a dict (a name rebound, added or removed; a value set) gives it a new
         # version (PEP 509): one read per dict instead of comparing every entry (about 13k).
-        copies = self.other_copies if reuse else []
-        self.other_copies = [copy if type(copy) in _SAME_BY_IDENTITY and copy == obj else type(obj)(obj)
-                             for obj, copy in zip(self.others, copies)]
-        self.other_copies += [type(obj)(obj) for obj in self.others[len(self.other_copies):]]
+        # The lists' and sets' copies: made here, or (adopt) checked where they are used, in a
+        # runner before its first request (check_copies, from base): comparing them increfs
+        # each of them and each list, ~130 pages copied on write, which the runner's own first
+        # check copies again anyway; the zygote never uses them.
+        if not reuse:
+            self._copies = [type(obj)(obj) for obj in self.others]
+        self.copies_checked = not reuse
+
+    def check_copies(self):
+        """The adopted copies of the lists and sets the check compares by value made this
+        process's own (a list's kept while it is equal, a set's taken anew): only before any
+        student code ran in this process (base, at a runner's start)."""
+        if not self.copies_checked:
+            copies = [copy if type(copy) in _SAME_BY_IDENTITY and copy == obj else type(obj)(obj)
+                      for obj, copy in zip(self.others, self._copies)]
+            self._copies = copies + [type(obj)(obj) for obj in self.others[len(copies):]]
+            self.copies_checked = True
+
+    @property
+    def other_copies(self):
+        self.check_copies()
+        return self._copies
 
     def rebind(self, name, value):
         """Our name NAME bound to VALUE after the snapshot was taken (Zygote.bind_reference: this
@@ -237,7 +259,8 @@ class CleanState:
 
     def base(self):
         """A runner's own start (after its fork and its patches): its settings, open fds, peak
-        memory and the versions of the dicts watched."""
+        memory and the versions of the dicts watched (and the adopted copies checked)."""
+        self.check_copies()
         return _settings(), _fds(), _peak(), self.versions()
 
     def restore(self, stem, guard=None):
@@ -290,10 +313,12 @@ class CleanState:
             return False
         if self.versions() != base[3]:
             return False
+        if not self.copies_checked:     # (never here: base checked them before any student code)
+            return False
         if untouched:
-            return self.other_copies == self.others and guard.holds()
+            return self._copies == self.others and guard.holds()
         self.harness["_RUN"] = run
-        return self.other_copies == self.others and self.harness == globals()
+        return self._copies == self.others and self.harness == globals()
 
 
 class Untouched:
