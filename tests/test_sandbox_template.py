@@ -94,3 +94,18 @@ def test_sandboxes_forked_from_one_template_each_get_their_own_uid_pid_namespace
     same = {k: v for k, v in spawned.applied.items() if k not in ("uid", "gid", "started")}
     assert same == {k: v for k, v in a.applied.items() if k not in ("uid", "gid", "started")}
     assert os.getpid() not in (wa.value[1], wb.value[1])
+
+
+def test_a_lifes_config_line_is_its_json_with_long_texts_encoded_once():
+    """Sandbox._start sends each life json.dumps of its config, byte for byte (sandbox._config_line),
+    while the long texts every life of a student gets (source, reference code, filter) are encoded
+    once per text, not once per life."""
+    import json
+
+    source = 'def f():\n    return "é \\\\ \\u2028 \\x00 ✓"\n' * 40
+    cfg = {"filename": "s.py", "source": source, "limits": {"cpu_s": 1.5, "nproc": 4}, "root": True,
+           "hidden": ["/x"], "uid": None, "seccomp": "0a" * 700, "reference": None, "tmp_mb": 16}
+    sandbox_module._json_text.cache_clear()
+    lines = [sandbox_module._config_line(dict(cfg, uid=uid)) for uid in (40001, 40002)]
+    assert lines == [json.dumps(dict(cfg, uid=uid)).encode() + b"\n" for uid in (40001, 40002)]
+    assert sandbox_module._json_text.cache_info().misses == 2      # the source and the filter, once each

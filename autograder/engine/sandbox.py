@@ -43,6 +43,7 @@ forking the sandbox process, the harness it is sent, the grader's end of its pip
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import os
 import shutil
@@ -549,7 +550,7 @@ class Sandbox:
         if template is None:     # a spawned child reads the harness first; a template's fork has it
             harness = _harness_source()
             proc.send(f"{len(harness):16d}".encode() + harness)
-        proc.send(json.dumps(cfg).encode() + b"\n")
+        proc.send(_config_line(cfg))
         if late:                 # a pid-1 life forks nothing before it is ready: it joins its group
             self._join_group(proc)   # while it isolates itself (a move waits ~3 ms per hierarchy)
         deadline = time.monotonic() + START_TIMEOUT
@@ -581,6 +582,17 @@ class Sandbox:
 
 def _line(request: Request, seq: int, timeout: float, wall: float | None) -> bytes:
     return _encode(_payload_data(request, seq, timeout, wall))
+
+
+def _config_line(cfg: dict[str, Any]) -> bytes:
+    """json.dumps(CFG) and a newline, byte for byte, with its long texts (the student's source, the
+    reference's code, the seccomp filter: the same for each of a student's five lives) encoded once
+    per text (_json_text) instead of once per life (~0.2 ms of the grader's CPU a life)."""
+    return ("{" + ", ".join(f"{json.dumps(key)}: {_json_text(value) if type(value) is str and len(value) > 256 else json.dumps(value)}"
+                            for key, value in cfg.items()) + "}\n").encode()
+
+
+_json_text = functools.lru_cache(maxsize=16)(json.dumps)
 
 
 _LIMIT_FIELDS = tuple(field.name for field in dataclasses.fields(Limits))

@@ -189,12 +189,17 @@ class CleanState:
         self.other_copies += [type(obj)(obj) for obj in self.others[len(self.other_copies):]]
 
     def rebind(self, name, value):
-        """Our name NAME bound to VALUE after the snapshot was taken (Zygote.bind_reference), and in
-        its copy of our names too: the copy's tag (copied) follows when the two are equal, so a
-        runner's Untouched may still start known; else it is unknown (the check compares)."""
+        """Our name NAME bound to VALUE after the snapshot was taken (Zygote.bind_reference), in our
+        names and in the snapshot's copy of them: the copy's tag (copied) follows the write when our
+        names still had the tag copied just before it (PEP 509: nothing else wrote them since the
+        copy, so the two were equal and stay so), so a runner's Untouched may still start known;
+        else it is unknown (the check compares).  (Not a compare of the two dicts and a reader made
+        anew: that touched every value's reference count, ~70 pages copied on write a life.)"""
+        tracked = self.tracked if self.detector else None     # (kept[1]: our names)
+        same = tracked is not None and self.copied[1] is not None and tracked()[1] == self.copied[1]
+        globals()[name] = value
         self.harness[name] = value
-        read = version_reader([globals()], self.detector)[0] if self.detector else None
-        self.copied[1] = read()[0] if read is not None and self.harness == globals() else None
+        self.copied[1] = tracked()[1] if same else None
 
     def untouched(self):
         """A new runner's Untouched (None: no dict versions here), known to start as in the
