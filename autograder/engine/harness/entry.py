@@ -3,7 +3,6 @@ template_main (the grader's pre-booted template that forks one sandbox per reque
 (a student root: forked by the template, forks that student's sandbox lives)."""
 
 import _signal
-import binascii
 import gc
 import marshal
 import os
@@ -51,7 +50,7 @@ def sandbox_main(ctl_fd, res_fd, built=None, compile_fd=None):
     compiles the student's source for the lives after it (student_code)."""
     ctl = Lines(ctl_fd)
     try:
-        cfg = _loads(ctl.readline())
+        cfg = read_blobs(_loads(ctl.readline()), ctl)
         applied = {"root": bool(cfg.get("root"))}
         if cfg.get("root"):
             pid1 = built is not None and os.getpid() == 1     # forked by its root into its own pid namespace
@@ -113,13 +112,26 @@ def student_code(cfg, compile_fd):
     return {"compiled": "student_root"}
 
 
+def read_blobs(cfg, ctl):
+    """CFG with its "blobs" read: the raw bytes the grader sent right after the config's line
+    (Sandbox._start), each under its name, in order (the source as text again)."""
+    for name, size in cfg.pop("blobs", None) or ():
+        data = ctl.read(size)
+        if len(data) != size:
+            raise EOFError(f"the config's {name} ended after {len(data)} of {size} bytes")
+        cfg[name] = data
+    if type(cfg.get("source")) is bytes:
+        cfg["source"] = cfg["source"].decode("utf-8", "surrogatepass")
+    return cfg
+
+
 def load_reference(cfg):
     """The reference's code the grader compiled (trusted; marshalled by this very interpreter), in
     CFG["reference_loaded"]: the zygote binds it once it adopted its clean-state snapshot
     (Zygote.bind_reference)."""
     data = cfg.pop("reference_code", None)
     if data:
-        cfg["reference_loaded"] = marshal.loads(binascii.a2b_base64(data))
+        cfg["reference_loaded"] = marshal.loads(data)
 
 
 def template_main(sock_fd):
