@@ -255,7 +255,9 @@ class StudentRoot:
     the root, which hands it, unread, to the later lives (harness/entry.py student_code).  Saves
     the root's build and the compile of the source per life."""
 
-    def __init__(self, template: _Template, setup: dict) -> None:
+    def __init__(self, template: _Template, setup: dict, env: dict[str, str] | None = None) -> None:
+        """ENV: the environment of its lives, given to the root itself so that each life has it
+        already (harness/entry.py _fresh_process sets nothing then; the root reads no variable)."""
         import socket
 
         self.owner = os.getpid()
@@ -263,7 +265,7 @@ class StudentRoot:
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         try:
             pid, pidfd = _ask_fork(template.sock, template.lock,
-                                   {"op": "root", "env": _env("/"), "cwd": "/", "setup": setup},
+                                   {"op": "root", "env": env or _env("/"), "cwd": "/", "setup": setup},
                                    (theirs.fileno(),))
         except BaseException:
             ours.close()
@@ -308,15 +310,15 @@ class Family:
         self.failed = False
         self.lock = threading.Lock()
 
-    def forker(self, template: _Template, setup: dict) -> StudentRoot | None:
-        """The family's root (started now if need be, with SETUP and the hidden paths), or None:
-        fork from TEMPLATE instead."""
+    def forker(self, template: _Template, setup: dict, env: dict[str, str] | None = None) -> StudentRoot | None:
+        """The family's root (started now if need be, with SETUP and the hidden paths, and ENV: its
+        lives' environment), or None: fork from TEMPLATE instead."""
         with self.lock:
             if self.root is not None and not self.root.alive():
                 self.drop_locked()
             if self.root is None and not self.failed:
                 try:
-                    self.root = StudentRoot(template, dict(setup, hidden=self.hidden))
+                    self.root = StudentRoot(template, dict(setup, hidden=self.hidden), env)
                 except OSError:
                     self.failed = True          # this student's lives fork from the template
             return self.root

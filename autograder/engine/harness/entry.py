@@ -289,6 +289,7 @@ HARNESS_SPAWN_FAILED = 118
 # (Lists set in place: the harness's names stay as the template's snapshot saw them, see Zygote.)
 _ROOT_COMPILED = [None]   # in a student root: [marshalled (source, filename, (code, error))] from its first life
 _SNAPSHOT = [None]        # in the template: [the clean-state snapshot every sandbox it forks adopts]
+_ENV = [None]             # [the environment _fresh_process gave this process] (a life's root: its lives')
 TEMPLATE_FILE = "<template>"
 
 
@@ -331,11 +332,13 @@ def _fresh_process(msg, keep_fds, out_fd, own_session=True):
         if hi > lo + 1:
             os.closerange(lo + 1, hi)
     wanted = {str(k): str(v) for k, v in msg["env"].items()}
-    if list(os.environ) != list(wanted):         # (a student root's lives: the same names, in order)
-        os.environ.clear()
-    for key, value in wanted.items():
-        if os.environ.get(key) != value:
-            os.environ[key] = value
+    if wanted != _ENV[0]:          # (a student root's lives: the root has theirs, StudentRoot)
+        if list(os.environ) != list(wanted):
+            os.environ.clear()
+        for key, value in wanted.items():
+            if os.environ.get(key) != value:
+                os.environ[key] = value
+        _ENV[0] = wanted
     os.chdir(msg["cwd"])
     # (Not the template's random state: random's own at-fork hook reseeded it from os.urandom in
     # this fork already; a second random.seed() here cost ~30 us and a few page copies a life.)
