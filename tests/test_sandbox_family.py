@@ -346,3 +346,18 @@ def test_a_life_uses_the_roots_code_only_for_the_very_source_it_was_sent(make):
     assert first.family is other.family is renamed.family is same.family
     assert [box.applied.get("compiled") for box in (first, other, renamed, same)] == [
         "first_life", None, None, "student_root"]
+
+
+@needs_root
+def test_every_life_has_exactly_the_environment_the_grader_sends(make):
+    """The root is started with its lives' environment (StudentRoot(env=)), so a life sets none:
+    the first life and the later ones (with and without a reference) have exactly the scrubbed
+    variables, in order, HOME their work folder; a source and a reference sent as raw bytes after
+    the config (its "blobs") arrive intact, non-ASCII and lone surrogates included."""
+    source = "import os\n\ndef env():\n    return list(os.environ.items())\n\ndef text():\n    return 'é ✓ \\udcff'\n"
+    lives = [make(source), make(source), make(source, reference="def text():\n    return 'ref é'\n")]
+    expected = [list(item) for item in launch._env("/tmp/work").items()]
+    assert [call(box, "env").value for box in lives] == [expected] * 3
+    assert [box.applied["compiled"] for box in lives] == ["first_life", "student_root", "student_root"]
+    assert [call(box, "text").value for box in lives] == ["é ✓ \udcff"] * 3
+    assert call(lives[2], "text", substitute={"names": ["text"]}).value == "ref é"
