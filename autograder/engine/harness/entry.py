@@ -147,6 +147,10 @@ def template_main(sock_fd):
     import _socket
     import ctypes  # noqa: F401  (the isolation setup loads them: every child has them already)
     import resource  # noqa: F401
+    # BOOT's names: the marshalled harness it read (~250 KB, mapped in every process forked from
+    # here: page tables copied at each fork, unmapped at each exit) and its reader, no longer used.
+    globals().pop("_h", None)
+    globals().pop("_read", None)
     _libc()                       # (every fork has it: see isolation._libc)
     runtime_layout()              # (and what the minimal root binds and hides: isolation.build_root)
     if version_reader([])[0] is not None:    # a fresh runner is possible: its clean-state snapshot
