@@ -556,7 +556,8 @@ class Sandbox:
         if template is None:     # a spawned child reads the harness first; a template's fork has it
             harness = _harness_source()
             proc.send(f"{len(harness):16d}".encode() + harness)
-        proc.send(_config_line(cfg) + b"".join(blobs.values()))
+        line = _config_line(cfg)
+        proc.send(b"%15d\n" % len(line) + line + b"".join(blobs.values()))   # (harness/entry.py read_config)
         if late:                 # a pid-1 life forks nothing before it is ready: it joins its group
             self._join_group(proc)   # while it isolates itself (a move waits ~3 ms per hierarchy)
         deadline = time.monotonic() + START_TIMEOUT

@@ -50,7 +50,7 @@ def sandbox_main(ctl_fd, res_fd, built=None, compile_fd=None):
     compiles the student's source for the lives after it (student_code)."""
     ctl = Lines(ctl_fd)
     try:
-        cfg = read_blobs(_loads(ctl.readline()), ctl)
+        cfg = read_config(ctl_fd)
         applied = {"root": bool(cfg.get("root"))}
         if cfg.get("root"):
             pid1 = built is not None and os.getpid() == 1     # forked by its root into its own pid namespace
@@ -112,17 +112,30 @@ def student_code(cfg, compile_fd):
     return {"compiled": "student_root"}
 
 
-def read_blobs(cfg, ctl):
-    """CFG with its "blobs" read: the raw bytes the grader sent right after the config's line
-    (Sandbox._start), each under its name, in order (the source as text again)."""
+def read_config(fd):
+    """The config the grader sends first on FD (Sandbox._start): its JSON line's length (16 bytes),
+    the line, then its "blobs" (raw bytes: the source, the reference's code), each read into its
+    name (the source as text again).  Read by exact sizes, nothing ahead of it: no 64 KB chunk
+    and buffer copies of what follows the line (~30 page copies a life); requests follow."""
+    cfg = _loads(_read_exact(fd, int(_read_exact(fd, 16))))
     for name, size in cfg.pop("blobs", None) or ():
-        data = ctl.read(size)
-        if len(data) != size:
-            raise EOFError(f"the config's {name} ended after {len(data)} of {size} bytes")
-        cfg[name] = data
+        cfg[name] = _read_exact(fd, size)
     if type(cfg.get("source")) is bytes:
         cfg["source"] = cfg["source"].decode("utf-8", "surrogatepass")
     return cfg
+
+
+def _read_exact(fd, size):
+    data = os.read(fd, size)
+    if len(data) < size:
+        parts = [data]
+        while size > 0 and parts[-1]:
+            size -= len(parts[-1])
+            parts.append(os.read(fd, size) if size > 0 else b"")
+        data = b"".join(parts)
+        if size > 0:
+            raise EOFError("the grader's config ended early")
+    return data
 
 
 def load_reference(cfg):

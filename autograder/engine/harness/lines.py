@@ -34,19 +34,6 @@ class Lines:
                 return None
             self.buf += chunk
 
-    def read(self, size):
-        """The next SIZE bytes after the lines read so far (fewer at the end of input)."""
-        parts = [bytes(memoryview(self.buf)[:size])]
-        del self.buf[:size]
-        left = size - len(parts[0])
-        while left > 0:
-            chunk = os.read(self.fd, min(left, 1 << 20))
-            if not chunk:
-                break
-            parts.append(chunk)
-            left -= len(chunk)
-        return parts[0] if len(parts) == 1 else b"".join(parts)
-
 
 def _pidfd(pid):
     try:
