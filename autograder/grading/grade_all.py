@@ -277,7 +277,8 @@ def _compile_templates() -> None:
 
 def _warm_exports() -> None:
     """What the class report needs that no row decides, made while the workers grade, not after
-    the last row: matplotlib's import (charts.warm) and the report's compiled template (~12 ms)."""
+    the last row: matplotlib's import (charts.warm) and the report's compiled template (~12 ms;
+    compiled already when the fork server was started early: _compile_templates)."""
     from . import charts, report
 
     charts.warm()
