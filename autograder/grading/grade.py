@@ -366,7 +366,7 @@ def preload_session(spec: Assignment, stage: str | int = "all") -> bool:
     loads, the suite modules and what they import), without starting a session: grade-all's fork
     server does it once, so each worker forked from it finds them in sys.modules (pytest reuses a
     module already imported under the name its --import-mode gives it) and its session only
-    configures and collects (~75 -> ~30 ms a worker, for ~20 ms here, before the first fork).
+    configures and collects (~75 -> ~30 ms a worker, for ~25-30 ms here, before the first fork).
     Nothing is run or graded.
 
     All or nothing: should anything fail to import (a broken suite), every module it added is
