@@ -146,6 +146,10 @@ def grade_all(source: str | Path, out: str | Path = DEFAULT_OUT, assignment: str
     if not only and Path(source).exists() and (force or not (out / "gradebook.sqlite").exists()):
         pool.start()        # all to grade, most likely: its fork server boots (~0.2 s: pytest, the
         #                     suites) while we find the submissions (a zip: extracted) and hash them
+        if exports:         # and meanwhile a thread compiles the pages' templates (a core idle till then)
+            import threading
+
+            threading.Thread(target=_compile_templates, name="grade-all-templates", daemon=True).start()
     entries, notes = discover(source, work_dir, spec, nb_assignment)
     if not entries:
         raise InputError(f"no submissions found in {source} (expected .py files, notebooks or one folder "
@@ -259,9 +263,22 @@ def grade_all(source: str | Path, out: str | Path = DEFAULT_OUT, assignment: str
     return summary
 
 
+def _compile_templates() -> None:
+    """The feedback page's and the class report's templates compiled now (Jinja2 imported: ~35 ms of
+    CPU) while grade-all waits for its fork server, not with the first stored row nor after the
+    last.  Quietly: what fails here fails again where the pages are written, and is reported there."""
+    from . import report
+
+    try:
+        report.compile_templates()
+    except Exception:       # noqa: BLE001 -- met again, and reported, by the first page written
+        pass
+
+
 def _warm_exports() -> None:
     """What the class report needs that no row decides, made while the workers grade, not after
-    the last row: matplotlib's import (charts.warm) and the report's compiled template (~12 ms)."""
+    the last row: matplotlib's import (charts.warm) and the report's compiled template (~12 ms;
+    compiled already when the fork server was started early: _compile_templates)."""
     from . import charts, report
 
     charts.warm()
