@@ -82,10 +82,10 @@ class Zygote:
         """_REFERENCE bound after the adopt, and in the snapshot's copy of the harness's names: bound
         before, it moved that namespace's version and adopt walked and copied it all again."""
         global _REFERENCE
-        if code is not None:
+        if code is not None and self.clean is not None:
+            self.clean.rebind("_REFERENCE", code)     # (writes it, reading our names' tag first)
+        elif code is not None:
             _REFERENCE = code
-            if self.clean is not None:
-                self.clean.rebind("_REFERENCE", code)
 
     def serve(self):
         write_line(self.res_fd, {"t": "ready", "applied": self.applied})
