@@ -23,6 +23,7 @@ from .isolation import (
     enter_namespaces,
     limit_self,
     outer_wait,
+    prepare_seccomp,
     root_setup,
     runtime_layout,
 )
@@ -187,6 +188,7 @@ def root_main(sock, setup):
     try:
         pidns = _child_pid_namespace()
         built = root_setup(setup)
+        prepare_seccomp(_libc(), setup.get("seccomp"))      # (each life installs it: install_seccomp)
     except BaseException:
         sock.send(_dumps({"t": "fatal", "error": traceback.format_exc()[-2000:]}).encode())
         _real_exit(1)
