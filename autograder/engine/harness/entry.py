@@ -30,6 +30,7 @@ from .isolation import (
 from .lines import Lines, _pidfd, write_all, write_line
 from .patches import install_patches, prepare_random
 from .proctree import _kill
+from .run import _BALLAST, _reserve
 from .zygote import Zygote
 
 
@@ -167,6 +168,7 @@ def template_main(sock_fd):
     globals().pop("_read", None)
     _libc()                       # (every fork has it: see isolation._libc)
     runtime_layout()              # (and what the minimal root binds and hides: isolation.build_root)
+    _BALLAST[0] = _reserve()      # (and the zygote's ballast: a private mapping, untouched, each fork's own)
     if version_reader([])[0] is not None:    # a fresh runner is possible: its clean-state snapshot
         #                                      walked once per session, not per sandbox (see Zygote)
         prepare_random()          # the patches every request installs, installed here for good
