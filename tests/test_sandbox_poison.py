@@ -491,6 +491,39 @@ def test_the_ctypes_reader_reads_the_dict_versions_testcapi_reads_and_refuses_ot
     assert ns["_ctypes_reader"]([])() == ()
 
 
+def test_the_unordered_reader_reads_the_same_tags_in_one_struct_unpack_and_sees_every_write():
+    """The clean-state check's reader of its ~950 dicts (CleanState.versions, ordered=False): one
+    struct unpack of the tags in address order, the words between skipped.  It reads exactly
+    the tags the ordered reader reads (as a multiset, in a fixed order), and a write to ANY of
+    the dicts (first, last, in between; a rebinding, an insertion, a deletion, a clear) moves
+    its reading; it never moves on a read.  Where it cannot be made (the same dict twice) the
+    ordered reader is used."""
+    import sys
+
+    from autograder.engine import harness
+    ns: dict = {"__name__": "harness_under_test"}
+    exec(compile(harness.source(), "<sandbox-harness>", "exec"), ns)
+    if sys.implementation.name != "cpython" or not (3, 6) <= sys.version_info[:2] <= (3, 13):
+        return
+    dicts = [{"k": i} for i in range(300)] + [vars(sys), {}, ns]
+    dicts = dicts[::3] + dicts[1::3] + dicts[2::3]          # (not in address order)
+    ordered = ns["_ctypes_reader"](dicts)
+    read, how = ns["version_reader"](dicts, "ctypes", ordered=False)
+    assert how == "ctypes" and read.__qualname__.startswith("_struct_reader")
+    assert sorted(read()) == sorted(ordered()) and len(read()) == len(dicts)
+    base = read()
+    assert read() == base and [d.get("k") for d in dicts[:5]] and read() == base
+    for i, write in [(0, lambda d: d.update(k=-1)), (len(dicts) - 1, lambda d: d.setdefault("x", 1)),
+                     (150, lambda d: d.pop("k")), (77, lambda d: d.clear()), (200, lambda d: d.__setitem__("k", str(d["k"])))]:
+        before = read()
+        write(dicts[i])
+        after = read()
+        assert after != before and sum(a != b for a, b in zip(after, before)) == 1, i
+    same = {"a": 1}
+    assert ns["_ctypes_reader"]([same, same], ordered=False)() == ns["_ctypes_reader"]([same, same])()
+    assert ns["_ctypes_reader"]([same, same], ordered=False).__qualname__ == "_ctypes_reader.<locals>.read"
+
+
 TMP_NOTES = '''
 import os
 

@@ -17,25 +17,28 @@ def substitute(mod, sub):
     class (_substitute_method), so `self.method(...)` in the student's code runs the reference's
     with the student's own object.  Returns the function that undoes it (the shared worker is reused)."""
     if not sub or _REFERENCE is None:
-        return lambda: None
+        return _nothing
     ref = _new_module("__reference__", "<reference>")
-    _exec(_REFERENCE, ref.__dict__)
+    ours = ref.__dict__
+    _exec(_REFERENCE, ours)
     names = mod.__dict__
+    own_of, ref_of = names.get, ours.get     # (bound once: ~30 names a request)
     for name in sub.get("keep") or ():
         if "." in name:
             continue          # a kept method: the reference's methods call it on the student's object
-        own = names.get(name)
+        own = own_of(name)
         if callable(own):
-            ref.__dict__[name] = own
+            ours[name] = own
         else:
-            ref.__dict__.pop(name, None)
+            ours.pop(name, None)
     saved, undo_methods = {}, []
+    function = types.FunctionType
     for name in sub.get("names") or ():
         if "." in name:
-            undo_methods.append(_substitute_method(names, ref.__dict__, name))
-        elif type(ref.__dict__.get(name)) is types.FunctionType:
-            saved[name] = names.get(name, _MISSING)
-            names[name] = ref.__dict__[name]
+            undo_methods.append(_substitute_method(names, ours, name))
+        elif type(new := ref_of(name)) is function:
+            saved[name] = own_of(name, _MISSING)
+            names[name] = new
 
     def undo():
         for name, old in saved.items():

@@ -9,7 +9,7 @@ import traceback
 
 from .audit import install_audit
 from .base import _dumps, _loads_line, _real_exit, own_sched
-from .clean import _PATCHED, Untouched, version_reader
+from .clean import Untouched
 from .lines import Lines, write_all
 from .patches import install_patches
 from .run import Run
@@ -144,7 +144,7 @@ def _patch_tags(zyg):
     request, as before)."""
     if zyg.clean is None:
         return None
-    read = version_reader([vars(mod) for mod in _PATCHED], zyg.clean.detector)[0]
+    read = zyg.clean.patch_read     # (made once where the snapshot was taken: clean._small_readers)
     return Untouched(read, False) if read is not None else None
 
 

@@ -83,7 +83,7 @@ class Zygote:
         before, it moved that namespace's version and adopt walked and copied it all again."""
         global _REFERENCE
         if code is not None and self.clean is not None:
-            self.clean.rebind("_REFERENCE", code)      # (binds ours too)
+            self.clean.rebind("_REFERENCE", code)     # (writes it, reading our names' tag first)
         elif code is not None:
             _REFERENCE = code
 
