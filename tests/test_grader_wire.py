@@ -40,6 +40,16 @@ def test_a_planned_line_is_the_plain_line(request_, run):
     assert planned_line(request_, seq, timeout, wall) == plain      # its parts remembered
 
 
+@pytest.mark.parametrize("request_", REQUESTS[:3], ids=lambda r: f"{r.kind}-{r.func}")
+def test_a_planned_line_remembered_serves_only_equal_figures_of_equal_types(request_):
+    """planned_line keeps a Request's last whole line: a run whose figures are equal but written
+    otherwise (1 and 1.0 and True, 0.0 and -0.0, another sequence number) gets its own line."""
+    runs = [(5, 1, 3.0), (5, 1.0, 3.0), (5, True, 3.0), (5, 1.0, 3), (5, 1.0, 3.0), (6, 1.0, 3.0),
+            (5, 0.0, None), (5, -0.0, None), (5, 0.0, None), (5, 0.25, -0.0), (5, 0.25, 0.0), (5, 0.25, -0.0)]
+    for seq, timeout, wall in runs + runs[::-1]:
+        assert planned_line(request_, seq, timeout, wall) == _encode(_payload_data(request_, seq, timeout, wall))
+
+
 @given(args=st.lists(st.recursive(st.none() | st.booleans() | st.integers() | st.floats() | st.text(),
                                   lambda inner: st.lists(inner, max_size=3)
                                   | st.dictionaries(st.text(max_size=4), inner, max_size=3), max_leaves=8),

@@ -4,23 +4,31 @@ make it cheap change no verdict.
 Every case of tests/corpus/cost/ (expected outcomes in its expected.toml) is graded once with the
 hostile corpus's limits, two at a time in a pool of warm workers, together with the reference
 three times.  Each case asserts its exact score (recorded before endless loops were proved in the
-sandbox), its grading time as a ratio to the reference's in the same run (never an absolute
-time: the machine is shared), and, where it says, how many requests ran again at their full
-limit after a trial ran out (an endless loop proved in the sandbox needs none).
+sandbox), its grading time against a budget of the same run (never an absolute time: the machine
+is shared): a ratio to the reference's time, plus the case's own fixed cost (its sleeps and
+spins, read from its file, and the kit's limit floors, read from the code: expected.toml's
+`fixed`) and the CPU waits of its runs, so a faster reference cannot fail a case whose cost did
+not change; and, where it says, how many requests ran again at their full limit after a trial ran
+out (an endless loop proved in the sandbox needs none).  The positive control: a case whose fixed
+cost doubled, graded in the same run, exceeds its case's budget.
 """
 
 from __future__ import annotations
 
+import ast
 import concurrent.futures
 import multiprocessing
+import re
 import statistics
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from helpers.cost import grade_timed, warm_up
+from helpers.cost import LIMITS, grade_timed, warm_up
 
 from autograder import toml as tomllib  # the one TOML shim
+from autograder.engine import trials
+from autograder.engine.harness import endless
 
 REPO = Path(__file__).resolve().parent.parent
 COST = REPO / "tests" / "corpus" / "cost"
@@ -37,17 +45,69 @@ class Case:
     ratio: float
     path: str = ""
     full: int | None = None
+    fixed: tuple = ()        # ([runs, per-run cost's name], ...): see expected.toml
 
 
 CASES = [Case(**entry) for entry in EXPECTED["case"]]
+# The kit's limit floors a case's fixed cost may name, read from the code (not restated here).
+FLOORS = {"TRIAL_FLOOR_S": trials.TRIAL_FLOOR_S, "LOOK_AFTER": endless.LOOK_AFTER, "LOOK_EVERY": endless.LOOK_EVERY,
+          "wall_s": LIMITS.wall_s}
+DOUBLED = "sleep_in_chance"      # the positive control: this case with its sleep twice as long
+FIXED_SLACK = 1.25               # a fixed cost's runs take up to a quarter more (a spin overshoots, a sleep wakes late)
+RUNS_RATIO = 3                   # a case's other runs: the reference's requests, up to 3 x their time
 
 
-def _submission(case: Case, folder: Path) -> Path:
+def _constants(case: Case) -> dict[str, float]:
+    """The number-valued names a case's file assigns at its top level (_SLEEP_S = 0.3)."""
+    if case.path:
+        return {}
+    tree = ast.parse((COST / f"{case.name}.py").read_text(encoding="utf-8"))
+    return {node.targets[0].id: node.value.value for node in tree.body
+            if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
+            and isinstance(node.value, ast.Constant) and type(node.value.value) in (int, float)}
+
+
+def fixed_cost(case: Case, constants: dict[str, float] | None = None) -> float:
+    """The seconds CASE's grade takes whatever the grader's speed: runs x per-run cost, each cost
+    a constant of the case's file (CONSTANTS: in place of its own) or a floor of the kit (FLOORS)."""
+    known = {**FLOORS, **(_constants(case) if constants is None else constants)}
+    return sum(runs * known[name] for runs, name in case.fixed)
+
+
+def budget(case: Case, reference: dict, got: dict) -> float:
+    """What CASE's grade may take on the wall clock: RATIO x the reference's grade (what scales
+    with the grader), its fixed cost, and the seconds its runs waited for a CPU (the machine's
+    load stretching its own work, which the reference's grade has little of)."""
+    return case.ratio * reference["wall"] + fixed_cost(case) + got["waited"]
+
+
+def own_budget(case: Case, reference: dict) -> float:
+    """What CASE's runs may take on their own (Outcome.elapsed less Outcome.wait, the sandbox's
+    measures: the machine's load mostly out of it): its fixed cost x FIXED_SLACK, and RUNS_RATIO x
+    the reference's runs (its other requests are the reference's)."""
+    return FIXED_SLACK * fixed_cost(case) + RUNS_RATIO * reference["own"]
+
+
+def _own(got: dict) -> float:
+    return got["ran"] - got["waited"]
+
+
+def _doubled_text(case: Case) -> str:
+    """CASE's file with every constant its fixed cost names twice as large."""
+    text = (COST / f"{case.name}.py").read_text(encoding="utf-8")
+    constants = _constants(case)
+    for name in {name for _, name in case.fixed if name in constants}:
+        text, n = re.subn(rf"(?m)^{name} = [0-9.]+", f"{name} = {constants[name] * 2!r}", text)
+        assert n == 1, name
+    return text
+
+
+def _submission(case: Case, folder: Path, doubled: bool = False) -> Path:
     if case.path:
         return REPO / case.path
-    text = REFERENCE.read_text(encoding="utf-8").rstrip("\n") + "\n\n\n" + (COST / f"{case.name}.py").read_text(
-        encoding="utf-8")
-    path = folder / f"{case.name}.py"
+    text = REFERENCE.read_text(encoding="utf-8").rstrip("\n") + "\n\n\n" + (
+        _doubled_text(case) if doubled else (COST / f"{case.name}.py").read_text(encoding="utf-8"))
+    path = folder / f"{case.name}{'-doubled' if doubled else ''}.py"
     path.write_text(text, encoding="utf-8")
     return path
 
@@ -57,20 +117,40 @@ def runs(tmp_path_factory):
     folder = tmp_path_factory.mktemp("cost")
     jobs = [(f"reference-{n}", REFERENCE) for n in range(REFERENCE_GRADES)]
     jobs += [(case.name, _submission(case, folder)) for case in CASES]
+    jobs.append((f"{DOUBLED}-doubled", _submission(_case(DOUBLED), folder, doubled=True)))
     jobs.sort(key=lambda job: job[0] != "reference-1")        # one reference first, one in the middle,
     jobs.append(jobs.pop(1))                                   # one last
     context = multiprocessing.get_context("forkserver")
     with concurrent.futures.ProcessPoolExecutor(2, mp_context=context, initializer=warm_up,
                                                 initargs=(str(REFERENCE),)) as pool:
         results = {r["name"]: r for r in pool.map(grade_timed, *zip(*[(n, str(p)) for n, p in jobs]))}
-    reference = statistics.median(results[f"reference-{n}"]["wall"] for n in range(REFERENCE_GRADES))
+    grades = [results[f"reference-{n}"] for n in range(REFERENCE_GRADES)]
+    reference = {"wall": statistics.median(g["wall"] for g in grades), "own": statistics.median(map(_own, grades))}
     return results, reference
+
+
+def _case(name: str) -> Case:
+    return next(c for c in CASES if c.name == name)
 
 
 def test_cost_corpus_is_complete():
     on_disk = {p.stem for p in COST.glob("*.py")}
     assert on_disk == {c.name for c in CASES if not c.path}
     assert len({c.name for c in CASES}) == len(CASES)
+
+
+def test_fixed_costs_name_what_exists():
+    """Every fixed cost names a constant of its case's file or a floor of the kit, and the
+    doubled control doubles its case's own constants."""
+    for case in CASES:
+        known = {**FLOORS, **_constants(case)}
+        assert all(runs > 0 and name in known for runs, name in case.fixed), case.name
+    control = _case(DOUBLED)
+    doubled = {name: 2 * value for name, value in _constants(control).items()}
+    own = sum(runs * value for runs, name in control.fixed if name in _constants(control) for value in
+              [_constants(control)[name]])
+    assert fixed_cost(control, doubled) == pytest.approx(fixed_cost(control) + own)
+    assert own > fixed_cost(control) / 2
 
 
 def test_the_reference_gets_full_marks(runs):
@@ -83,19 +163,42 @@ def test_cost(case, runs):
     results, reference = runs
     got = results[case.name]
     assert got["score"] == pytest.approx(case.score, abs=1e-4), case.why
-    assert got["wall"] <= case.ratio * reference, (
-        f"{case.name} took {got['wall']:.2f} s, {got['wall'] / reference:.1f} x the reference's {reference:.2f} s")
+    allowed = budget(case, reference, got)
+    assert got["wall"] <= allowed, (
+        f"{case.name} took {got['wall']:.2f} s, over its {allowed:.2f} s: {case.ratio:g} x the reference's "
+        f"{reference['wall']:.2f} s + its fixed {fixed_cost(case):.2f} s + its runs' CPU waits {got['waited']:.2f} s")
+    allowed = own_budget(case, reference)
+    assert _own(got) <= allowed, (
+        f"{case.name}'s runs took {_own(got):.2f} s (CPU waits out), over their {allowed:.2f} s: its fixed "
+        f"{fixed_cost(case):.2f} s x {FIXED_SLACK:g} + {RUNS_RATIO:g} x the reference's runs' {reference['own']:.2f} s")
     if case.full is not None:
         assert [t[1] for t in got["trials"]] == [case.full]
 
 
-def test_timings(runs, capsys):
-    """Not a check: prints every case's grading time and its ratio to the reference's."""
+def test_a_doubled_cost_fails(runs):
+    """The positive control: the same case with its sleep twice as long (a fixed cost nearly twice
+    as large, every call of Chance paying twice), graded in the same run, gets the same score and
+    fails its case's bound on the runs' own time (a sleep is not stretched by the machine's load,
+    and the CPU waits are out: this holds at any load).  On a quiet machine it fails the wall
+    budget too (printed by test_timings; not asserted: under load RATIO x the reference's grade
+    grows past what the doubled sleeps add)."""
     results, reference = runs
-    lines = [f"reference (median of {REFERENCE_GRADES}): {reference:.2f} s"]
-    for case in CASES:
-        got = results[case.name]
-        lines.append(f"{case.name:<34} {got['score']:>8g} {got['wall']:>6.2f} s {got['wall'] / reference:>5.1f} x"
-                     f"  trials {got['trials']}")
+    case, got = _case(DOUBLED), results[f"{DOUBLED}-doubled"]
+    assert got["score"] == pytest.approx(case.score, abs=1e-4)
+    assert _own(got) > own_budget(case, reference), (
+        f"{DOUBLED} with its sleep doubled: its runs took {_own(got):.2f} s, within the case's "
+        f"{own_budget(case, reference):.2f} s")
+
+
+def test_timings(runs, capsys):
+    """Not a check: prints every case's grading time, its ratio to the reference's, its budgets."""
+    results, reference = runs
+    lines = [f"reference (median of {REFERENCE_GRADES}): {reference['wall']:.2f} s, its runs {reference['own']:.2f} s"]
+    for name, case in [(c.name, c) for c in CASES] + [(f"{DOUBLED}-doubled", _case(DOUBLED))]:
+        got = results[name]
+        lines.append(f"{name:<26} {got['score']:>8g} {got['wall']:>5.2f} s {got['wall'] / reference['wall']:>5.1f} x"
+                     f" (budget {budget(case, reference, got):>5.2f} s: fixed {fixed_cost(case):.2f}, waits"
+                     f" {got['waited']:.2f}); runs {_own(got):.2f} s (budget {own_budget(case, reference):.2f});"
+                     f" trials {got['trials']}")
     with capsys.disabled():
         print("\n" + "\n".join(lines))

@@ -268,6 +268,14 @@ adopted = root.adopt(name)
 fresh = clean.CleanState(name, patched=patched)  # what the zygote would take itself
 def ids(objs):
     return {id(o) for o in objs}
+def rebinds():                           # Zygote.bind_reference: our name and its copy, tag kept
+    snapshot, marker = root.adopt(name, "ctypes"), object()     # (after "none" above)
+    snapshot.rebind("_REFERENCE", marker)
+    kept = (vars(clean)["_REFERENCE"] is marker and snapshot.harness["_REFERENCE"] is marker
+            and snapshot.untouched().holds() and snapshot.harness == dict(vars(clean)))
+    clean.LATE_WRITE = 1                 # our names written since the copy: the tag is unknown
+    snapshot.rebind("_REFERENCE", None)
+    return kept and snapshot.copied[1] is None and not snapshot.untouched().holds()
 def reads_writes(snapshot):             # its dict versions move with a write to a watched dict
     before = snapshot.versions()
     json.__dict__["LATE_NAME"] = before[:1]
@@ -286,6 +294,7 @@ os.write(1, json.dumps({                 # (print: the patched sys.stdout is a r
     "other_name": root.adopt("other.py").filename == "other.py",
     "reader": reads_writes(adopted) and reads_writes(root.adopt(name, "testcapi"))
               and root.adopt(name, "none").versions is None,
+    "rebind": rebinds(),
 }).encode())
 '''
 
@@ -297,7 +306,9 @@ def test_a_sandbox_adopts_the_templates_snapshot_as_if_it_took_its_own(mode):
     watched (what the sandbox bound after the template's walk too), and what is compared by value
     (modules, random state, the harness's names, lists and sets, restored caches) is the
     sandbox's own.  A module imported since makes it walk everything again.  PATCHED: as the
-    template does it, with the patches every request installs installed for good."""
+    template does it, with the patches every request installs installed for good.  A name the
+    zygote binds after the adopt (rebind) keeps a runner's guard known, unless anything else
+    wrote the harness's names since the copy."""
     pytest.importorskip("_testcapi", reason="the snapshot exists only with dict versions")
     import json
     import subprocess
@@ -308,7 +319,7 @@ def test_a_sandbox_adopts_the_templates_snapshot_as_if_it_took_its_own(mode):
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout) == dict.fromkeys(
         ["dicts", "others", "late", "modules", "random", "harness", "copies", "restored", "new_module",
-         "other_name", "reader"], True)
+         "other_name", "reader", "rebind"], True)
 
 
 @needs_root
@@ -335,3 +346,18 @@ def test_a_life_uses_the_roots_code_only_for_the_very_source_it_was_sent(make):
     assert first.family is other.family is renamed.family is same.family
     assert [box.applied.get("compiled") for box in (first, other, renamed, same)] == [
         "first_life", None, None, "student_root"]
+
+
+@needs_root
+def test_every_life_has_exactly_the_environment_the_grader_sends(make):
+    """The root is started with its lives' environment (StudentRoot(env=)), so a life sets none:
+    the first life and the later ones (with and without a reference) have exactly the scrubbed
+    variables, in order, HOME their work folder; a source and a reference sent as raw bytes after
+    the config (its "blobs") arrive intact, non-ASCII and lone surrogates included."""
+    source = "import os\n\ndef env():\n    return list(os.environ.items())\n\ndef text():\n    return 'é ✓ \\udcff'\n"
+    lives = [make(source), make(source), make(source, reference="def text():\n    return 'ref é'\n")]
+    expected = [list(item) for item in launch._env("/tmp/work").items()]
+    assert [call(box, "env").value for box in lives] == [expected] * 3
+    assert [box.applied["compiled"] for box in lives] == ["first_life", "student_root", "student_root"]
+    assert [call(box, "text").value for box in lives] == ["é ✓ \udcff"] * 3
+    assert call(lives[2], "text", substitute={"names": ["text"]}).value == "ref é"

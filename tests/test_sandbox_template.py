@@ -94,3 +94,67 @@ def test_sandboxes_forked_from_one_template_each_get_their_own_uid_pid_namespace
     same = {k: v for k, v in spawned.applied.items() if k not in ("uid", "gid", "started")}
     assert same == {k: v for k, v in a.applied.items() if k not in ("uid", "gid", "started")}
     assert os.getpid() not in (wa.value[1], wb.value[1])
+
+
+def test_a_lifes_config_line_is_its_json_with_long_texts_encoded_once():
+    """Sandbox._start sends each life json.dumps of its config, byte for byte (sandbox._config_line),
+    while the long texts every life of a student gets (source, reference code, filter) are encoded
+    once per text, not once per life."""
+    import json
+
+    source = 'def f():\n    return "é \\\\ \\u2028 \\x00 ✓"\n' * 40
+    cfg = {"filename": "s.py", "source": source, "limits": {"cpu_s": 1.5, "nproc": 4}, "root": True,
+           "hidden": ["/x"], "uid": None, "seccomp": "0a" * 700, "reference": None, "tmp_mb": 16}
+    sandbox_module._json_text.cache_clear()
+    lines = [sandbox_module._config_line(dict(cfg, uid=uid)) for uid in (40001, 40002)]
+    assert lines == [json.dumps(dict(cfg, uid=uid)).encode() + b"\n" for uid in (40001, 40002)]
+    assert sandbox_module._json_text.cache_info().misses == 2      # the source and the filter, once each
+
+
+@pytest.mark.skipif(not ISO["uid_drop"], reason="uid slots are taken as root only")
+def test_a_slot_released_clean_stays_locked_by_its_process_and_marked_clean():
+    """isolation._Slot: a slot released clean is kept locked by its process for its next sandbox
+    (marked clean on file meanwhile, dirty again once taken); one released dirty is let go; a
+    forked copy of the process never takes its parent's kept slots."""
+    import subprocess
+    import sys
+
+    from autograder.engine import isolation
+
+    def file_of(slot):
+        return os.path.join(isolation._slot_folder(), f"slot-{slot.uid - isolation.UID_BASE}.lock")
+
+    def locked_by_another(path):
+        probe = "import fcntl, os, sys\nfd = os.open(sys.argv[1], os.O_RDWR)\ntry:\n    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)\nexcept OSError:\n    print('locked')\nelse:\n    print('free')\n"
+        return subprocess.run([sys.executable, "-c", probe, path], capture_output=True, text=True).stdout.strip()
+
+    slot = isolation._Slot.acquire()
+    path = file_of(slot)
+    slot.clean = True
+    slot.release()
+    assert open(path, "rb").read() == isolation.CLEAN and locked_by_another(path) == "locked"
+    again = isolation._Slot.acquire()
+    assert again is slot and open(path, "rb").read() == isolation.DIRTY
+    again.clean = True
+    again.release()                  # kept again while the process forks
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        child = isolation._Slot.acquire()
+        os.write(write, str(child.uid).encode())
+        os._exit(0)
+    os.waitpid(pid, 0)
+    os.close(write)
+    assert int(os.read(read, 32)) != slot.uid
+    os.close(read)
+    again = isolation._Slot.acquire()
+    assert again is slot
+    again.clean = False              # left dirty (say, a process of its uid survived): let go
+    again.release()
+    ours = []                        # (another grader on the machine may take it at once: not probed)
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            ours.append(os.readlink(f"/proc/self/fd/{fd}"))
+        except OSError:
+            pass
+    assert os.path.realpath(path) not in ours

@@ -59,7 +59,7 @@ class Plan:
         # Trials for fresh requests only: a shared call that ran out would need the worker's history
         # replayed, which the single run (_after_trial) does; the plan's shared calls run at their limit.
         todo = [r for r, _ in keyed]
-        limits = [self._trial_limit(r) if r.runs_fresh else None for r in todo]
+        limits = [self._trial_limit(r, planned=True) if r.runs_fresh else None for r in todo]
         outcomes = self._sandbox.run_batch(todo, budget=self._budget_left(), limits=limits, planned=True)
         if outcomes and limits[len(outcomes) - 1] is not None:
             outcomes[-1], _ = self._after_trial(todo[len(outcomes) - 1], outcomes[-1], limits[len(outcomes) - 1])

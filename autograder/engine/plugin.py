@@ -206,13 +206,14 @@ class GradingPlugin:
         while (job := self.next_submission()) is not None:
             student, load_failure, context = job
             self.begin(student, load_failure)
+            timed = backstop if _backstop_is_ours(backstop) else 0.0
             for index, item in enumerate(items):
                 if student is not None:
                     student.item = nodeid = item.nodeid if not light[index] else light[index].nodeid
                     if self.plan is not None and self.load_failure is None and student.wants_resync():
                         student.resync(self._plan_flat[self._plan_from.get(nodeid, len(self._plan_flat)):])
                 if light[index]:
-                    self._run_light(item, light[index], backstop)
+                    self._run_light(item, light[index], timed)
                 else:
                     # pytest tears down towards the next item IT runs: light checks skip its setup stack
                     nextitem = next((items[j] for j in range(index + 1, len(items)) if not light[j]), None)
@@ -254,6 +255,7 @@ class GradingPlugin:
         return all(m.name in MARKERS for m in item.iter_markers())
 
     def _run_light(self, item, light: _LightCall, backstop: float) -> None:
+        """BACKSTOP: the check's SIGALRM limit (_timed), 0: none of ours (_backstop_is_ours)."""
         try:
             self.pytest_runtest_setup(item)
         except (Exit, KeyboardInterrupt):
@@ -267,7 +269,10 @@ class GradingPlugin:
                             else self.assignment if name == "assignment"
                             else lambda key, value: item.user_properties.append((key, value)))
         try:
-            _with_backstop(light.function, kwargs, backstop)
+            if backstop:
+                _timed(light.function, kwargs, backstop)
+            else:
+                light.function(**kwargs)
         except (Exit, KeyboardInterrupt):
             raise
         except BaseException:       # noqa: BLE001 -- as pytest: a check's exception is its verdict
@@ -407,8 +412,10 @@ class GradingPlugin:
             mine = self._functions[problem] = frozenset(name.rsplit(".", 1)[-1] for name in listed)
         if not mine:
             return frozenset()
-        called = {name.rsplit(".", 1)[-1] for name in getattr(self._student, "called", None) or ()}
-        return frozenset(called & mine)
+        called = getattr(self._student, "called", None) or ()
+        if any("." in name for name in called):
+            called = {name.rsplit(".", 1)[-1] for name in called}
+        return mine.intersection(called)
 
     def no_points_for_nothing(self) -> None:
         """A passed check that a function doing nothing would pass (it expects None, 0, an empty
@@ -522,9 +529,21 @@ def _with_backstop(function, kwargs: dict, seconds: float):
     """FUNCTION(**KWARGS) under a SIGALRM timer, as pytest-timeout's signal method does (main thread
     only).  The handler, once set, stays for the session (_backstop_handler restores the old one at
     its end): two signal.signal calls per check were a tenth of the light runner's own cost."""
-    if (threading.current_thread() is not threading.main_thread() or seconds <= 0
-            or signal.getitimer(signal.ITIMER_REAL)[0] > 0):
+    if not _backstop_is_ours(seconds):
         return function(**kwargs)   # not ours to set, or an outer timer (pytest-timeout) already guards us
+    return _timed(function, kwargs, seconds)
+
+
+def _backstop_is_ours(seconds: float) -> bool:
+    """Whether _timed may set the timer: the main thread, a limit, and no outer timer armed (ours
+    is disarmed after every check, so the answer holds for a session's checks: the light runner
+    asks once per submission)."""
+    return (threading.current_thread() is threading.main_thread() and seconds > 0
+            and signal.getitimer(signal.ITIMER_REAL)[0] == 0)
+
+
+def _timed(function, kwargs: dict, seconds: float):
+    """_with_backstop once _backstop_is_ours said yes."""
     _BACKSTOP[0] = seconds
     if _signal.getsignal(signal.SIGALRM) is not _on_backstop:     # (signal.getsignal: + an enum lookup that raises)
         _BACKSTOP_OLD.append(signal.signal(signal.SIGALRM, _on_backstop))

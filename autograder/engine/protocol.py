@@ -180,7 +180,7 @@ def _payload_data(request: Request, seq: int, timeout: float, wall: float | None
 
 
 _ITEM, _KEY = json.JSONEncoder.item_separator.encode(), json.JSONEncoder.key_separator.encode()   # _ENCODE's
-_LINE_PARTS: dict[int, tuple[Request, tuple[bytes, bytes]]] = {}
+_LINE_PARTS: dict[int, tuple[Request, list]] = {}
 _LINE_PARTS_MAX = 1 << 14
 
 
@@ -189,19 +189,29 @@ def planned_line(request: Request, seq: int, timeout: float, wall: float | None 
     its own fields are encoded once per Request object (a worker sends the same plan, the same
     objects, ahead for every student; keyed by identity and kept alive with the entry, so an id is
     never reused; nothing changes a plan's Request: see ahead.plan_key), the run's fields each time."""
-    before, after = by_identity(_LINE_PARTS, request, lambda: _line_parts(request), _LINE_PARTS_MAX)
-    return b"".join((b'{"seq"', _KEY, _number_text(seq), _ITEM, before, _ITEM, b'"timeout"', _KEY,
-                     _number_text(timeout), _ITEM, b'"wall"', _KEY, _number_text(max(wall or timeout, timeout)),
-                     after, b"}"))
+    parts = by_identity(_LINE_PARTS, request, lambda: _line_parts(request), _LINE_PARTS_MAX)
+    wall = max(wall or timeout, timeout)
+    # The whole line of the last run asked, again when this run's figures are the same values of
+    # the same types (every student's plan has the same sequence numbers and limits; equal
+    # values of one type write the same text, 0.0 and -0.0 aside, which no limit is).
+    run = (seq, timeout, wall, type(seq), type(timeout), type(wall))
+    if parts[2] == run:
+        return parts[3]
+    line = b"".join((b'{"seq"', _KEY, _number_text(seq), _ITEM, parts[0], _ITEM, b'"timeout"', _KEY,
+                     _number_text(timeout), _ITEM, b'"wall"', _KEY, _number_text(wall), parts[1], b"}"))
+    if timeout != 0 and wall != 0:          # (a zero's sign is not in ==)
+        parts[2:] = run, line
+    return line
 
 
-def _line_parts(request: Request) -> tuple[bytes, bytes]:
-    """REQUEST's own fields of its line, encoded: those before "timeout" and those after "wall"."""
+def _line_parts(request: Request) -> list:
+    """REQUEST's own fields of its line, encoded: those before "timeout" and those after "wall";
+    then the last run's figures and its whole line (planned_line), none yet."""
     data = _payload_data(request, 0, 1.0)           # a bad Request raises here, as _encode would
     keys = list(data)                               # seq, ...its own..., timeout, wall, ...its own...
     before = {k: data[k] for k in keys[1:keys.index("timeout")]}
     after = {k: data[k] for k in keys[keys.index("wall") + 1:]}
-    return _encode(before)[1:-1], _ITEM + _encode(after)[1:-1] if after else b""
+    return [_encode(before)[1:-1], _ITEM + _encode(after)[1:-1] if after else b"", None, None]
 
 
 def by_identity(table: dict[int, tuple[Any, Any]], obj: Any, compute: Callable[[], Any], most: int) -> Any:

@@ -43,6 +43,7 @@ forking the sandbox process, the harness it is sent, the grader's end of its pip
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import os
 import shutil
@@ -514,13 +515,19 @@ class Sandbox:
             # how the fresh runner's clean-state check reads dict versions (harness/clean.py)
             "dict_versions": os.environ.get("AUTOGRADER_DICT_VERSIONS", "auto"),
         }
+        # The long texts go as raw bytes after the config's line ("blobs": their names and sizes): no
+        # JSON escaping or base64 for the grader, no parse, decode or copies of them in each life.
+        blobs = {"source": _utf8(self.source)}
+        cfg["source"] = None
         if self.reference is not None and (code := compiled_reference(self.reference)) is not None:
-            cfg.update(reference=None, reference_code=code)   # compiled once per grader process
+            cfg["reference"] = None                       # compiled once per grader process
+            blobs["reference_code"] = code
+        cfg["blobs"] = [[name, len(data)] for name, data in blobs.items()]
         env = _env(workdir)
         template = _template() if root and iso["pid_namespace"] else None
         forker = None
         if template is not None and self.family is not None and self.family.hidden == self.hidden_paths:
-            forker = self.family.forker(template, {})     # (its first life compiles for the others)
+            forker = self.family.forker(template, {}, env)   # (its first life compiles for the others)
         try:
             proc = None
             if forker is not None:
@@ -549,7 +556,8 @@ class Sandbox:
         if template is None:     # a spawned child reads the harness first; a template's fork has it
             harness = _harness_source()
             proc.send(f"{len(harness):16d}".encode() + harness)
-        proc.send(json.dumps(cfg).encode() + b"\n")
+        line = _config_line(cfg)
+        proc.send(b"%15d\n" % len(line) + line + b"".join(blobs.values()))   # (harness/entry.py read_config)
         if late:                 # a pid-1 life forks nothing before it is ready: it joins its group
             self._join_group(proc)   # while it isolates itself (a move waits ~3 ms per hierarchy)
         deadline = time.monotonic() + START_TIMEOUT
@@ -581,6 +589,23 @@ class Sandbox:
 
 def _line(request: Request, seq: int, timeout: float, wall: float | None) -> bytes:
     return _encode(_payload_data(request, seq, timeout, wall))
+
+
+def _config_line(cfg: dict[str, Any]) -> bytes:
+    """json.dumps(CFG) and a newline, byte for byte, with its long texts (the seccomp filter, a
+    reference's text where the life compiles it: the same for each of a student's lives) encoded
+    once per text (_json_text) instead of once per life."""
+    return ("{" + ", ".join(f"{json.dumps(key)}: {_json_text(value) if type(value) is str and len(value) > 256 else json.dumps(value)}"
+                            for key, value in cfg.items()) + "}\n").encode()
+
+
+_json_text = functools.lru_cache(maxsize=16)(json.dumps)
+
+
+@functools.lru_cache(maxsize=16)
+def _utf8(text: str) -> bytes:
+    """TEXT as the life reads it back (harness/entry.py read_blobs): any str, lone surrogates too."""
+    return text.encode("utf-8", "surrogatepass")
 
 
 _LIMIT_FIELDS = tuple(field.name for field in dataclasses.fields(Limits))

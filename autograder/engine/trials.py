@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 
 from .ahead import _KEY, by_content, wire_form
+from .protocol import by_identity
 from .sandbox import Outcome, Request
 
 # A request the reference answered runs first as a trial at a short CPU limit scaled from the
@@ -33,23 +34,25 @@ SLOW_FACTOR = 2.0
 class Trials:
     """Program's trials and time budget (a mixin: the state is Program's, set in its __init__)."""
 
-    def _trial_limit(self, request: Request) -> float | None:
+    def _trial_limit(self, request: Request, planned: bool = False) -> float | None:
         """The short CPU limit of REQUEST's trial run, or None (no trial: run at its own limit).
-        Only requests the reference answered without running out of time get one."""
+        Only requests the reference answered without running out of time get one.  PLANNED:
+        REQUEST is a plan's (never changed: ahead.plan_key)."""
         owner = self._owner or self
         ref = owner.timing
         if ref is None or self._cache is not None:
             return None
-        cpu = ref.cpu_time(request)
+        cpu = ref.cpu_time(request, planned)
         if cpu is None:
             return None
         limit = max(TRIAL_FLOOR_S, TRIAL_FACTOR * cpu, SLOW_FACTOR * self.slow_seen[0])
         own = request.timeout if request.timeout is not None else self.limits.wall_s
         return limit if limit < own else None
 
-    def cpu_time(self, request: Request) -> float | None:
+    def cpu_time(self, request: Request, planned: bool = False) -> float | None:
         """(A caching Program: the reference.)  The CPU seconds its run of REQUEST took, whatever
-        limit or substitution the request names; None when it never ran it or it ran out of time."""
+        limit or substitution the request names; None when it never ran it or it ran out of time.
+        PLANNED: REQUEST is a plan's, its key made once per object (by_identity)."""
         if self._cache is None:
             return None
         if self._times is None or self._times[0] != len(self._cache):
@@ -65,7 +68,10 @@ class Trials:
                 times[plain] = None if plain in times and (times[plain] is None or cpu is None) \
                     else max(times.get(plain) or 0.0, cpu or 0.0)
             self._times = (len(cache), times)
-        return self._times[1].get(by_content(_TIMING_KEYS, request, lambda: _timing_key(wire_form(request))))
+        if planned:
+            return self._times[1].get(by_identity(_PLANNED_TIMING_KEYS, request, lambda: _timing_key_of(request),
+                                                  _PLANNED_MAX))
+        return self._times[1].get(_timing_key_of(request))
 
     def _after_trial(self, request: Request, trial: Outcome, limit: float) -> tuple[Outcome, bool]:
         """REQUEST's outcome after its TRIAL: the trial's, unless it ran out of time; then the
@@ -151,6 +157,12 @@ def _charged(outcome: Outcome) -> float:
 
 
 _TIMING_KEYS: dict[bytes, str] = {}
+_PLANNED_TIMING_KEYS: dict[int, tuple[Request, str]] = {}
+_PLANNED_MAX = 1 << 14
+
+
+def _timing_key_of(request: Request) -> str:
+    return by_content(_TIMING_KEYS, request, lambda: _timing_key(wire_form(request)))
 
 
 def _timing_key(data: dict) -> str:

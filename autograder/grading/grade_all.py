@@ -141,6 +141,15 @@ def grade_all(source: str | Path, out: str | Path = DEFAULT_OUT, assignment: str
     out.mkdir(parents=True, exist_ok=True)
     work_dir = out / ".work"
     jobs = jobs or default_jobs()
+    pool = WorkerPool(jobs, spec.name, stage, out / "logs", timeout,
+                      hidden=hidden_from_students(source, out, work_dir))
+    if not only and Path(source).exists() and (force or not (out / "gradebook.sqlite").exists()):
+        pool.start()        # all to grade, most likely: its fork server boots (~0.2 s: pytest, the
+        #                     suites) while we find the submissions (a zip: extracted) and hash them
+        if exports:         # and meanwhile a thread compiles the pages' templates (a core idle till then)
+            import threading
+
+            threading.Thread(target=_compile_templates, name="grade-all-templates", daemon=True).start()
     entries, notes = discover(source, work_dir, spec, nb_assignment)
     if not entries:
         raise InputError(f"no submissions found in {source} (expected .py files, notebooks or one folder "
@@ -150,8 +159,6 @@ def grade_all(source: str | Path, out: str | Path = DEFAULT_OUT, assignment: str
         if unknown:
             raise InputError(f"--only: no submission with id {', '.join(unknown)} in {source} "
                              f"(ids: {', '.join(e.id for e in entries[:20])}{' ...' if len(entries) > 20 else ''})")
-    pool = WorkerPool(jobs, spec.name, stage, out / "logs", timeout,
-                      hidden=hidden_from_students(source, out, work_dir))
     if only:
         sure = [e for e in entries if e.id in set(only)]
     else:
@@ -180,14 +187,13 @@ def grade_all(source: str | Path, out: str | Path = DEFAULT_OUT, assignment: str
         if exports:
             import threading
 
-            from . import charts
             from .export import FeedbackWriter
 
             writer = FeedbackWriter(book, spec, out, background=True)
             # matplotlib (~0.3 s of CPU, holding the GIL) is imported from a thread once the first
             # grade is stored: at the start it would compete with the fork server's boot and the
             # workers' sessions, the path to the first grade (first row ~0.9 -> ~0.5 s).
-            warming = threading.Thread(target=charts.warm, name="grade-all-warm-charts", daemon=True)
+            warming = threading.Thread(target=_warm_exports, name="grade-all-warm-charts", daemon=True)
         grading = False                         # set while the workers grade (their first row starts the warming)
         first_row = False                       # a row from the workers was stored
 
@@ -255,6 +261,28 @@ def grade_all(source: str | Path, out: str | Path = DEFAULT_OUT, assignment: str
                 writer.stop()           # (done already unless something failed before the exports)
     trace("end", children=children_cpu())      # (its own reaped children: the charts drawn by forks)
     return summary
+
+
+def _compile_templates() -> None:
+    """The feedback page's and the class report's templates compiled now (Jinja2 imported: ~35 ms of
+    CPU) while grade-all waits for its fork server, not with the first stored row nor after the
+    last.  Quietly: what fails here fails again where the pages are written, and is reported there."""
+    from . import report
+
+    try:
+        report.compile_templates()
+    except Exception:       # noqa: BLE001 -- met again, and reported, by the first page written
+        pass
+
+
+def _warm_exports() -> None:
+    """What the class report needs that no row decides, made while the workers grade, not after
+    the last row: matplotlib's import (charts.warm) and the report's compiled template (~12 ms;
+    compiled already when the fork server was started early: _compile_templates)."""
+    from . import charts, report
+
+    charts.warm()
+    report.compile_templates()
 
 
 # --- CLI ------------------------------------------------------------------------------------------

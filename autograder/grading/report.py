@@ -49,6 +49,12 @@ def _env():
                               undefined=jinja2.StrictUndefined, trim_blocks=False, lstrip_blocks=False)
 
 
+def compile_templates() -> None:
+    """Compile the report's and the feedback page's templates now (grade-all: while its workers grade)."""
+    for name in ("feedback.html.j2", "report.html.j2"):
+        _env().get_template(name)
+
+
 def _write(path: Path, text: str) -> None:
     tmp = path.with_name(path.name + ".tmp")
     tmp.write_text(text, encoding="utf-8")

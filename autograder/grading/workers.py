@@ -276,7 +276,9 @@ class WorkerPool:
         method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
         self.ctx = multiprocessing.get_context(method)
         if method == "forkserver":
-            self.ctx.set_forkserver_preload(["autograder.grading.grade", "autograder.engine.plugin"])
+            # (grading.preload: the suites and pytest's plugins a session imports, for ASSIGNMENT's STAGE)
+            self.ctx.set_forkserver_preload(["autograder.grading.grade", "autograder.engine.plugin",
+                                             "autograder.grading.preload"])
         self.workers: list[_Worker] = []
         self._started = 0
         self.suspects: set[str] = set()     # ids in a worker that died with two: each is graded alone
@@ -412,7 +414,6 @@ class WorkerPool:
         if self.ctx.get_start_method() != "forkserver":
             return
         import threading
-        from multiprocessing import forkserver
 
         saved: list[int] = []
         if threading.active_count() == 1:
@@ -432,7 +433,7 @@ class WorkerPool:
                 for fd in saved:
                     os.close(fd)
         if log < 0:
-            forkserver.ensure_running()
+            self._ensure_running()
             return
         for stream in (sys.stdout, sys.stderr):       # (what this process buffered stays ours)
             try:
@@ -442,12 +443,31 @@ class WorkerPool:
         try:
             os.dup2(log, 1)
             os.dup2(log, 2)
-            forkserver.ensure_running()
+            self._ensure_running()
         finally:
             os.dup2(saved[0], 1)
             os.dup2(saved[1], 2)
             for fd in (log, *saved):
                 os.close(fd)
+
+    def _ensure_running(self) -> None:
+        """Start the fork server (if not yet), telling it which session its workers will run
+        (grade.preload_from_environment reads it, in the fork server only: the variable is ours
+        again at once)."""
+        import json
+        from multiprocessing import forkserver
+
+        from .grade import PRELOAD_ENV
+
+        old = os.environ.get(PRELOAD_ENV)
+        os.environ[PRELOAD_ENV] = json.dumps([self.assignment, self.stage])
+        try:
+            forkserver.ensure_running()
+        finally:
+            if old is None:
+                os.environ.pop(PRELOAD_ENV, None)
+            else:
+                os.environ[PRELOAD_ENV] = old
 
     def release(self) -> None:
         """Tell the idle workers to stop (they end their sessions and close their sandboxes) without

@@ -9,29 +9,46 @@ from autograder.engine.sandbox import Limits
 
 LIMITS = Limits(wall_s=1.0, cpu_s=4, memory_mb=256)      # the hostile corpus's limits (helpers/hostile.py)
 _STUDENTS: list = []
+_RAN = [0.0, 0.0]          # the student's runs in this grade: seconds on the wall clock, of them waiting for a CPU
 
 
 def warm_up(reference: str) -> None:
-    """Pool initializer: record the student Programs grade() makes; one grade first, so every
-    timed grade is a warm worker's."""
+    """Pool initializer: record the student Programs grade() makes and the CPU waits of their
+    runs; one grade first, so every timed grade is a warm worker's."""
     import autograder.grading.grade as grade_module
+    from autograder.engine.program import Program
 
     class RecordingProgram(grade_module.Program):
         def __init__(self, *args, **kwargs):
             super().__init__(*args, **kwargs)
             _STUDENTS.append(self)
 
+    charge = Program._charge
+
+    def charging(self, outcomes, capped=False):
+        """Every run of a student's Programs (its substitution sandboxes' too) is charged once
+        (trials.py; a trial and its run again as one outcome): the sandbox's measures of how
+        long each took and, of that, waited for a CPU (/proc schedstat), summed."""
+        if self._cache is None:                     # (not the reference's)
+            _RAN[0] += sum(o.elapsed for o in outcomes)
+            _RAN[1] += sum(o.wait for o in outcomes)
+        return charge(self, outcomes, capped)
+
+    Program._charge = charging
     grade_module.Program = RecordingProgram
     grade_module.grade(reference, "yahtzee", limits=LIMITS)
 
 
 def grade_timed(name: str, path: str) -> dict:
-    """Grade PATH: its score, wall time and the trial counts of its Program (Program.trials)."""
+    """Grade PATH: its score, wall time, the trial counts of its Program (Program.trials), and the
+    seconds its runs took ("ran", Outcome.elapsed) and of them waited for a CPU ("waited",
+    Outcome.wait: the machine's load, not the program)."""
     from autograder.grading.grade import grade
 
     _STUDENTS.clear()
+    _RAN[:] = [0.0, 0.0]
     t0 = time.monotonic()
     report = grade(path, "yahtzee", limits=LIMITS)
     wall = time.monotonic() - t0
     trials = [list(p.trials) for p in _STUDENTS if p._owner is None]
-    return {"name": name, "score": report.score, "wall": wall, "trials": trials}
+    return {"name": name, "score": report.score, "wall": wall, "trials": trials, "ran": _RAN[0], "waited": _RAN[1]}

@@ -5,7 +5,8 @@ PARTS order, into ONE program text (each part's relative imports dropped: they o
 and linters where a name comes from; in the sandbox all parts share one namespace), the grader
 compiles it once per process and sends the marshalled code through the child's stdin to
 `python -s -S -P -B -c <bootstrap>`, so the child reads no repo file.  Protocol: after the code
-comes one JSON config line; then one JSON request line per run (a batch: its message, then one line
+comes one JSON config line (its length first, as 16 bytes, and after it the raw bytes it names,
+"blobs": the source, the reference's marshalled code); then one JSON request line per run (a batch: its message, then one line
 per request, which the zygote sends on to a request process as it is, with the nonce and run folder
 added at its end).  Everything the child says goes, as JSON lines, to a dedicated result fd
 (argv[1]), never to the student's stdout: one line per request, the zygote's own keys and then the

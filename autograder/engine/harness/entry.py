@@ -3,11 +3,9 @@ template_main (the grader's pre-booted template that forks one sandbox per reque
 (a student root: forked by the template, forks that student's sandbox lives)."""
 
 import _signal
-import binascii
 import gc
 import marshal
 import os
-import random
 import select
 import signal
 import sys
@@ -52,7 +50,7 @@ def sandbox_main(ctl_fd, res_fd, built=None, compile_fd=None):
     compiles the student's source for the lives after it (student_code)."""
     ctl = Lines(ctl_fd)
     try:
-        cfg = _loads(ctl.readline())
+        cfg = read_config(ctl_fd)
         applied = {"root": bool(cfg.get("root"))}
         if cfg.get("root"):
             pid1 = built is not None and os.getpid() == 1     # forked by its root into its own pid namespace
@@ -114,13 +112,39 @@ def student_code(cfg, compile_fd):
     return {"compiled": "student_root"}
 
 
+def read_config(fd):
+    """The config the grader sends first on FD (Sandbox._start): its JSON line's length (16 bytes),
+    the line, then its "blobs" (raw bytes: the source, the reference's code), each read into its
+    name (the source as text again).  Read by exact sizes, nothing ahead of it: no 64 KB chunk
+    and buffer copies of what follows the line (~30 page copies a life); requests follow."""
+    cfg = _loads(_read_exact(fd, int(_read_exact(fd, 16))))
+    for name, size in cfg.pop("blobs", None) or ():
+        cfg[name] = _read_exact(fd, size)
+    if type(cfg.get("source")) is bytes:
+        cfg["source"] = cfg["source"].decode("utf-8", "surrogatepass")
+    return cfg
+
+
+def _read_exact(fd, size):
+    data = os.read(fd, size)
+    if len(data) < size:
+        parts = [data]
+        while size > 0 and parts[-1]:
+            size -= len(parts[-1])
+            parts.append(os.read(fd, size) if size > 0 else b"")
+        data = b"".join(parts)
+        if size > 0:
+            raise EOFError("the grader's config ended early")
+    return data
+
+
 def load_reference(cfg):
     """The reference's code the grader compiled (trusted; marshalled by this very interpreter), in
     CFG["reference_loaded"]: the zygote binds it once it adopted its clean-state snapshot
     (Zygote.bind_reference)."""
     data = cfg.pop("reference_code", None)
     if data:
-        cfg["reference_loaded"] = marshal.loads(binascii.a2b_base64(data))
+        cfg["reference_loaded"] = marshal.loads(data)
 
 
 def template_main(sock_fd):
@@ -136,6 +160,10 @@ def template_main(sock_fd):
     import _socket
     import ctypes  # noqa: F401  (the isolation setup loads them: every child has them already)
     import resource  # noqa: F401
+    # BOOT's names: the marshalled harness it read (~250 KB, mapped in every process forked from
+    # here: page tables copied at each fork, unmapped at each exit) and its reader, no longer used.
+    globals().pop("_h", None)
+    globals().pop("_read", None)
     _libc()                       # (every fork has it: see isolation._libc)
     runtime_layout()              # (and what the minimal root binds and hides: isolation.build_root)
     if version_reader([])[0] is not None:    # a fresh runner is possible: its clean-state snapshot
@@ -278,6 +306,7 @@ HARNESS_SPAWN_FAILED = 118
 # (Lists set in place: the harness's names stay as the template's snapshot saw them, see Zygote.)
 _ROOT_COMPILED = [None]   # in a student root: [marshalled (source, filename, (code, error))] from its first life
 _SNAPSHOT = [None]        # in the template: [the clean-state snapshot every sandbox it forks adopts]
+_ENV = [None]             # [the environment _fresh_process gave this process] (a life's root: its lives')
 TEMPLATE_FILE = "<template>"
 
 
@@ -320,13 +349,16 @@ def _fresh_process(msg, keep_fds, out_fd, own_session=True):
         if hi > lo + 1:
             os.closerange(lo + 1, hi)
     wanted = {str(k): str(v) for k, v in msg["env"].items()}
-    if list(os.environ) != list(wanted):         # (a student root's lives: the same names, in order)
-        os.environ.clear()
-    for key, value in wanted.items():
-        if os.environ.get(key) != value:
-            os.environ[key] = value
+    if wanted != _ENV[0]:          # (a student root's lives: the root has theirs, StudentRoot)
+        if list(os.environ) != list(wanted):
+            os.environ.clear()
+        for key, value in wanted.items():
+            if os.environ.get(key) != value:
+                os.environ[key] = value
+        _ENV[0] = wanted
     os.chdir(msg["cwd"])
-    random.seed()                    # not the template's state
+    # (Not the template's random state: random's own at-fork hook reseeded it from os.urandom in
+    # this fork already; a second random.seed() here cost ~30 us and a few page copies a life.)
 
 
 if __name__ == "__main__":

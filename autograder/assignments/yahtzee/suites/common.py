@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import marshal
+
 from autograder.engine.feedback import describe_call
 from autograder.engine.suite import Suite
 
@@ -43,7 +45,26 @@ GAME_TIMEOUT = 5.0      # seconds for one whole game
 
 def describe(func: str, args: list | tuple = ()) -> str:
     """FUNC(args) as the student would type it; a scorecard argument is shown as `card`, with its
-    filled boxes after the call (a whole scorecard repr is too long to read)."""
+    filled boxes after the call (a whole scorecard repr is too long to read).  Once per content of
+    FUNC and ARGS in a process: the checks describe the same calls for every student, most of them
+    only in case they fail.  (marshal's bytes, version 2: equal only for equal values of equal
+    types, dicts in their order, so equal bytes describe alike; what it cannot write: no memo.)"""
+    try:
+        content = marshal.dumps((func, args), 2)
+    except ValueError:
+        return _describe(func, args)
+    text = _DESCRIBED.get(content)
+    if text is None:
+        if len(_DESCRIBED) >= 1 << 12:
+            _DESCRIBED.clear()
+        text = _DESCRIBED[content] = _describe(func, args)
+    return text
+
+
+_DESCRIBED: dict[bytes, str] = {}
+
+
+def _describe(func: str, args: list | tuple) -> str:
     shown, cards = [], []
     for arg in args:
         if isinstance(arg, dict) and set(CATEGORIES) <= set(arg):
