@@ -524,6 +524,39 @@ def test_the_unordered_reader_reads_the_same_tags_in_one_struct_unpack_and_sees_
     assert ns["_ctypes_reader"]([same, same], ordered=False).__qualname__ == "_ctypes_reader.<locals>.read"
 
 
+def test_adopted_copies_are_checked_before_student_code_and_an_unchecked_check_says_unclean():
+    """CleanState.adopt leaves the lists' and sets' copies to be checked where they are used (a
+    runner's start: base, before any student code): checked there, they hold the process's own
+    values (a list changed after the walk included), and a later in-place change is seen; a
+    check that finds them unchecked says unclean, never compares with copies of another state."""
+    import sys
+    import types
+
+    from autograder.engine import harness
+    ns = types.ModuleType("harness_under_test")
+    exec(compile(harness.source(), "<sandbox-harness>", "exec"), ns.__dict__)
+    saved_main, saved_path = sys.modules.get("__main__"), list(sys.path)
+    sys.modules["__main__"] = ns
+    try:
+        snapshot = ns.CleanState("yahtzee.py")
+        if snapshot.versions is None:
+            return
+        sys.path.append("/changed-after-the-walk")
+        adopted = snapshot.adopt("yahtzee.py")
+        assert adopted.copies_checked is False
+        unchecked = types.SimpleNamespace(guard=None, dirty=False)
+        assert adopted.same(None, unchecked) is False          # (before any other look)
+        adopted.base()
+        assert adopted.copies_checked is True
+        path_copy = [c for o, c in zip(adopted.others, adopted._copies) if o is sys.path][0]
+        assert path_copy == sys.path and path_copy is not sys.path
+        sys.path.append("/changed-by-a-request")
+        assert adopted._copies != adopted.others
+    finally:
+        sys.path[:] = saved_path
+        sys.modules["__main__"] = saved_main
+
+
 TMP_NOTES = '''
 import os
 

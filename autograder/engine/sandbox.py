@@ -527,7 +527,8 @@ class Sandbox:
         template = _template() if root and iso["pid_namespace"] else None
         forker = None
         if template is not None and self.family is not None and self.family.hidden == self.hidden_paths:
-            forker = self.family.forker(template, {}, env)   # (its first life compiles for the others)
+            forker = self.family.forker(template, {"seccomp": cfg["seccomp"]}, env)   # (its first life
+            #                                                  compiles for the others; it prepares the filter)
         try:
             proc = None
             if forker is not None:

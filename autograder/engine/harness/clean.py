@@ -299,6 +299,8 @@ class CleanState:
         caller runs this under the request's timer and takes any exception as unclean.
         With the runner's guard unbroken (Untouched), sys.modules and our names are as in the
         snapshot without comparing them entry by entry, and it must still hold at the end."""
+        if not self.copies_checked:     # (never so: base checked them before any student code)
+            return False
         guard = run.guard
         untouched = guard is not None and sys.modules is self.kept[0] and guard.holds()
         if _thread._count() or (not untouched and sys.modules != self.modules):     # (the zygote reads /proc too)
@@ -312,8 +314,6 @@ class CleanState:
         if gc.garbage or run.dirty or _settings() != base[0] or _fds() != base[1] or _peak() > base[2] + GROWTH:
             return False
         if self.versions() != base[3]:
-            return False
-        if not self.copies_checked:     # (never here: base checked them before any student code)
             return False
         if untouched:
             return self._copies == self.others and guard.holds()

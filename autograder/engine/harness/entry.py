@@ -12,7 +12,7 @@ import sys
 import time
 import traceback
 
-from .base import _dumps, _loads, _real_exit
+from .base import _dumps, _loads_line, _real_exit
 from .clean import CleanState, version_reader
 from .errors import compile_source
 from .isolation import (
@@ -23,12 +23,14 @@ from .isolation import (
     enter_namespaces,
     limit_self,
     outer_wait,
+    prepare_seccomp,
     root_setup,
     runtime_layout,
 )
 from .lines import Lines, _pidfd, write_all, write_line
 from .patches import install_patches, prepare_random
 from .proctree import _kill
+from .run import _BALLAST, _reserve
 from .zygote import Zygote
 
 
@@ -117,7 +119,7 @@ def read_config(fd):
     the line, then its "blobs" (raw bytes: the source, the reference's code), each read into its
     name (the source as text again).  Read by exact sizes, nothing ahead of it: no 64 KB chunk
     and buffer copies of what follows the line (~30 page copies a life); requests follow."""
-    cfg = _loads(_read_exact(fd, int(_read_exact(fd, 16))))
+    cfg = _loads_line(_read_exact(fd, int(_read_exact(fd, 16))).rstrip(b"\n"))
     for name, size in cfg.pop("blobs", None) or ():
         cfg[name] = _read_exact(fd, size)
     if type(cfg.get("source")) is bytes:
@@ -166,6 +168,7 @@ def template_main(sock_fd):
     globals().pop("_read", None)
     _libc()                       # (every fork has it: see isolation._libc)
     runtime_layout()              # (and what the minimal root binds and hides: isolation.build_root)
+    _BALLAST[0] = _reserve()      # (and the zygote's ballast: a private mapping, untouched, each fork's own)
     if version_reader([])[0] is not None:    # a fresh runner is possible: its clean-state snapshot
         #                                      walked once per session, not per sandbox (see Zygote)
         prepare_random()          # the patches every request installs, installed here for good
@@ -187,6 +190,7 @@ def root_main(sock, setup):
     try:
         pidns = _child_pid_namespace()
         built = root_setup(setup)
+        prepare_seccomp(_libc(), setup.get("seccomp"))      # (each life installs it: install_seccomp)
     except BaseException:
         sock.send(_dumps({"t": "fatal", "error": traceback.format_exc()[-2000:]}).encode())
         _real_exit(1)
@@ -226,7 +230,7 @@ def fork_server(sock, roots=False, built=None, pidns=None):
         if not data:
             break
         try:
-            msg = _loads(data)
+            msg = _loads_line(data)        # (the grader's ASCII JSON: the C scanner alone)
             root = roots and msg.get("op") == "root"
             if len(fds) != (1 if root else 3):
                 raise ValueError("wrong number of fds")
@@ -260,11 +264,12 @@ def fork_server(sock, roots=False, built=None, pidns=None):
         for fd in fds:
             os.close(fd)
         pidfd = _pidfd(pid)
-        try:
+        said = b'{"pid":%d}' % pid       # (_dumps's bytes, without its Python: a root's pages copied
+        try:                             # again after each fork are what each loop touches)
             if pidfd is None:
-                sock.send(_dumps({"pid": pid}).encode())
+                sock.send(said)
             else:
-                sock.sendmsg([_dumps({"pid": pid}).encode()],
+                sock.sendmsg([said],
                              [(_socket.SOL_SOCKET, _socket.SCM_RIGHTS, pidfd.to_bytes(4, sys.byteorder))])
         except OSError:
             _kill(pid)

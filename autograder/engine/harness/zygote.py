@@ -61,7 +61,7 @@ class Zygote:
         _signal.signal(signal.SIGXCPU, _on_xcpu)         # costs page copies in every zygote)
         _signal.signal(signal.SIGXFSZ, _signal.SIG_IGN)   # over RLIMIT_FSIZE: OSError, not death
         install_audit()           # (every request process installs it: once here for all of them)
-        _BALLAST[0] = _reserve()  # (and the ballast: kept across requests, renewed after it was used)
+        _BALLAST[0] = _BALLAST[0] or _reserve()   # (and the ballast, kept across requests: a template's fork has it)
         # Fresh requests share a runner while it stays clean; that needs our own procfs (threads
         # and children of the runner are read there) and the snapshot of a clean process.
         self.runner = None
