@@ -140,15 +140,18 @@ def test_cost_corpus_is_complete():
 
 
 def test_fixed_costs_name_what_exists():
-    """Every fixed cost names a constant of its case's file or a floor of the kit, and the
-    doubled control doubles its case's own constants."""
+    """Every fixed cost names a constant of its case's file or a floor of the kit; the doubled
+    control's file has its case's own constants twice as large, most of its fixed cost."""
     for case in CASES:
         known = {**FLOORS, **_constants(case)}
         assert all(runs > 0 and name in known for runs, name in case.fixed), case.name
     control = _case(DOUBLED)
-    doubled = {name: 2 * value for name, value in _constants(control).items()}
-    own = sum(runs * value for runs, name in control.fixed if name in _constants(control) for value in
-              [_constants(control)[name]])
+    constants = _constants(control)
+    doubled = {name: 2 * value for name, value in constants.items()}
+    tree = ast.parse(_doubled_text(control))
+    assert {n.targets[0].id: n.value.value for n in tree.body if isinstance(n, ast.Assign)
+            and isinstance(n.value, ast.Constant)} == doubled
+    own = sum(runs * constants[name] for runs, name in control.fixed if name in constants)
     assert fixed_cost(control, doubled) == pytest.approx(fixed_cost(control) + own)
     assert own > fixed_cost(control) / 2
 

@@ -166,6 +166,30 @@ def test_a_grade_with_the_plan_equals_a_grade_without(name, monkeypatch):
         [(t.test_id, t.status, t.score, t.output) for t in without.tests]
 
 
+def test_the_collector_grades_with_a_larger_young_generation_and_gets_its_settings_back(monkeypatch):
+    """plugin._frozen: while a session grades, its setup is frozen and the youngest generation is
+    collected every GRADING_GC_YOUNG allocations; afterwards the collector is as it was."""
+    import gc
+
+    from autograder.engine import plugin
+    from autograder.grading.grade import grade
+
+    seen = []
+    original = plugin.GradingPlugin._grade_each
+
+    def spy(self, *args):
+        seen.append((gc.get_threshold(), gc.get_freeze_count() > 0))
+        return original(self, *args)
+
+    monkeypatch.setattr(plugin.GradingPlugin, "_grade_each", spy)
+    gc.unfreeze()           # (another test's in-process grade-all or charts may have frozen its objects)
+    before = gc.get_threshold()
+    report = grade(str(Path(__file__).resolve().parents[1] / "solution" / "yahtzee.py"))
+    assert report.score == report.max_score
+    assert seen == [((max(before[0], plugin.GRADING_GC_YOUNG), *before[1:]), True)]
+    assert gc.get_threshold() == before and gc.get_freeze_count() == 0
+
+
 def test_every_check_of_the_kit_runs_light(monkeypatch):
     """A marker or fixture the light runner does not know sends a check through pytest's protocol
     (slower): the kit's own suites must not need it."""
