@@ -1,5 +1,5 @@
 """grade-all's fork server imports what a grading session imports before it forks the workers
-(grade.preload_session, grading/preload.py).  These tests show, in one fresh interpreter:
+(preloading.preload_session, grading/preload.py).  These tests show, in one fresh interpreter:
   * after it, a grading session of the same suites imports none of them again (pytest reuses the
     modules: the preload named them as the session's --import-mode does), for a course that is a
     package (the kit's Yahtzee) and one that is a plain folder of suites (the toy Pig);
@@ -27,7 +27,7 @@ from pathlib import Path
 from autograder.assignment import load_assignment
 from autograder.engine.plugin import GradingPlugin
 from autograder.engine.program import reference_program
-from autograder.grading import grade
+from autograder.grading import grade, preloading
 
 def suites_of(spec):
     return sorted(n for n, m in sys.modules.items()
@@ -44,22 +44,22 @@ def session_imports(spec, stage):
 
 out = {}
 broken = load_assignment(sys.argv[2])
-out["broken"] = [grade.preload_session(broken, "1"), suites_of(broken), sorted(grade._PRELOADED)]
+out["broken"] = [preloading.preload_session(broken, "1"), suites_of(broken), sorted(preloading._PRELOADED)]
 for name, stage in (("yahtzee", "all"), (sys.argv[1], "all")):
     spec = load_assignment(name)
-    ok = grade.preload_session(spec, stage)
+    ok = preloading.preload_session(spec, stage)
     out[name] = [ok, len(suites_of(spec)), *session_imports(spec, stage)]
 pig = load_assignment(sys.argv[1])
-kept = len(grade._PRELOADED)
-grade.drop_stale_preload(pig)
-out["unchanged"] = [kept, len(grade._PRELOADED), len(suites_of(pig))]
-grade.drop_stale_preload(broken)                   # another course (its suites named alike): dropped
-out["other"] = [len(grade._PRELOADED), suites_of(pig)]
-grade.preload_session(pig, "all")
+kept = len(preloading._PRELOADED)
+preloading.drop_stale_preload(pig)
+out["unchanged"] = [kept, len(preloading._PRELOADED), len(suites_of(pig))]
+preloading.drop_stale_preload(broken)                   # another course (its suites named alike): dropped
+out["other"] = [len(preloading._PRELOADED), suites_of(pig)]
+preloading.preload_session(pig, "all")
 suite = pig.suites_dir / "test_stage2_game.py"
 suite.write_text(suite.read_text(encoding="utf-8") + "\n# edited\n", encoding="utf-8")
-grade.drop_stale_preload(pig)
-out["edited"] = [len(grade._PRELOADED), suites_of(pig), "autograder.engine.replay" in sys.modules]
+preloading.drop_stale_preload(pig)
+out["edited"] = [len(preloading._PRELOADED), suites_of(pig), "autograder.engine.replay" in sys.modules]
 print(json.dumps(out))
 """
 
@@ -89,7 +89,7 @@ def test_the_fork_server_imports_a_sessions_suites_once_all_or_nothing_and_never
 
 def test_the_preload_variable_is_the_fork_servers_alone(tmp_path, monkeypatch):
     """WorkerPool._ensure_running sets it while the fork server starts and puts ours back."""
-    from autograder.grading.grade import PRELOAD_ENV
+    from autograder.grading.preloading import PRELOAD_ENV
     from autograder.grading.workers import WorkerPool
 
     monkeypatch.setenv(PRELOAD_ENV, "ours")

@@ -1,6 +1,6 @@
 """Imported by grade-all's fork server (workers.WorkerPool.start): what a grading session imports,
-imported once there, before any worker is forked (grade.preload_session)."""
+imported once there, before any worker is forked (preloading.preload_session)."""
 
-from .grade import preload_from_environment
+from .preloading import preload_from_environment
 
 preload_from_environment()

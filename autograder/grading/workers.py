@@ -452,12 +452,12 @@ class WorkerPool:
 
     def _ensure_running(self) -> None:
         """Start the fork server (if not yet), telling it which session its workers will run
-        (grade.preload_from_environment reads it, in the fork server only: the variable is ours
+        (preloading.preload_from_environment reads it, in the fork server only: the variable is ours
         again at once)."""
         import json
         from multiprocessing import forkserver
 
-        from .grade import PRELOAD_ENV
+        from .preloading import PRELOAD_ENV
 
         old = os.environ.get(PRELOAD_ENV)
         os.environ[PRELOAD_ENV] = json.dumps([self.assignment, self.stage])
