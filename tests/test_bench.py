@@ -90,6 +90,26 @@ def test_accounting_reads_the_phases_every_process_wrote(tmp_path):
     assert batch.accounting(tmp_path / "missing.jsonl", began, 4.3, 5.0, 20, 2) is None
 
 
+def test_accounting_lists_the_phases_of_each_workers_first_grade(tmp_path):
+    import json
+
+    trace = tmp_path / "trace.jsonl"
+    lines = [{"event": "start", "at": 1000.0, "cpu": 0.05},
+             {"event": "worker-ready", "at": 1000.2, "cpu": 0.1},
+             {"event": "session-refcache", "at": 1000.25, "cpu": 0.1},
+             {"event": "session-refcache", "at": 1000.21, "cpu": 0.1},
+             {"event": "session-collected", "at": 1000.35, "cpu": 0.1},
+             {"event": "session-first-planned", "at": 1000.46, "cpu": 0.1},
+             {"event": "session-first-checked", "at": 1000.49, "cpu": 0.1},
+             {"event": "first-row", "at": 1000.5, "cpu": 0.2},
+             {"event": "worker-exit", "at": 1002.0, "cpu": 0.4, "children": 1.0},
+             {"event": "end", "at": 1002.1, "cpu": 0.5}]
+    trace.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    got = batch.accounting(trace, 1000.0, wall=2.2, cpu=2.0, n=10, jobs=2)
+    assert ("workers ready 0.20, reference cache read 0.21, 0.25, suites collected 0.35, first plan run 0.46, "
+            "first checked 0.49, first stored 0.50,") in got["text"]
+
+
 def test_accounting_says_how_busy_each_worker_kept_its_core_and_how_many_went_ahead(tmp_path):
     import json
 

@@ -194,18 +194,21 @@ def _grade_stream(paths: Iterator[str | Path], deliver: Callable[[GradeReport], 
     ready = None if public_only else getattr(paths, "ready", None)
     session_started = getattr(paths, "session_started", None) if ready is not None else None
     asked: list[bool] = []
+    delivered: list[bool] = []
     if (early or (ready is not None and ready())) and not public_only:
         first = next(paths, None)
         if first is not None:
-            ahead.append(_Ahead(submission_job(first)))
+            ahead.append(_Ahead(submission_job(first), traced=True))
     try:
         plan = reference_outcomes(spec, reference, hidden, limits)
+        _trace("session-refcache")      # (the first grade's phases: $AUTOGRADER_BATCH_TRACE, the bench)
         ordered = _plan_in_order(plan, files, spec) if plan else []
         for job in ahead:
             job.give(ordered)
 
         def next_submission():
             if session_started is not None and not asked:
+                _trace("session-collected")
                 asked.append(True)
                 session_started()
             if ahead:
@@ -235,6 +238,9 @@ def _grade_stream(paths: Iterator[str | Path], deliver: Callable[[GradeReport], 
             if plugin.load_failure and not report.error:
                 report.error = plugin.load_failure
             report.execution_time = round(time.perf_counter() - started, 3)
+            if not delivered:
+                delivered.append(True)
+                _trace("session-first-checked")
             # The report first, then its sandboxes stopped (a few ms of waiting for them to end): a
             # worker's parent sends its next submission meanwhile, so it is there to be loaded ahead.
             deliver(report)
@@ -251,6 +257,15 @@ def _grade_stream(paths: Iterator[str | Path], deliver: Callable[[GradeReport], 
                 job.join()
             finally:
                 job.job[0].close()
+
+
+def _trace(event: str) -> None:
+    """A phase of a session's first grade, in $AUTOGRADER_BATCH_TRACE when set (the bench's and a
+    reader's timeline: workers.trace; not imported otherwise: `grade` starts without multiprocessing)."""
+    if os.environ.get("AUTOGRADER_BATCH_TRACE"):
+        from .workers import trace
+
+        trace(event)
 
 
 def _plan_in_order(plan: dict, files: list[str], spec: Assignment) -> list:
@@ -273,10 +288,11 @@ class _Ahead:
     """A submission's load probe run in a thread at once, then the plan once give() gives it
     (Program.load_early); join() gives its job."""
 
-    def __init__(self, job: tuple) -> None:
+    def __init__(self, job: tuple, traced: bool = False) -> None:
         import threading
 
         self.job = job
+        self.traced = traced          # the session's first: its end is a phase of $AUTOGRADER_BATCH_TRACE
         self.error: BaseException | None = None
         self.plan: list = []
         self.given = threading.Event()
@@ -308,6 +324,8 @@ class _Ahead:
     def _run(self, student: Program) -> None:
         try:
             student.load_early(self._plan)
+            if self.traced:
+                _trace("session-first-planned")
         except BaseException as error:      # noqa: BLE001 -- raised again in the grading thread
             self.error = error
 

@@ -183,6 +183,9 @@ def accounting(trace: Path, began: float, wall: float, cpu: float, n: int, jobs:
                                                                "end")}
     exits = [e for e in events if e["event"] == "worker-exit"]
     ready = sorted(e["at"] - began for e in events if e["event"] == "worker-ready")
+    # each worker session's first grade (grading.grade._trace): what its first stored row waits on
+    firsts = {name: sorted(e["at"] - began for e in events if e["event"] == f"session-{name}")
+              for name in ("refcache", "collected", "first-planned", "first-checked")}
     if "start" not in parent or "end" not in parent or not exits:
         return None
     waited = sum(e["waited"] for e in events if e["event"] == "task" and not e["first"])
@@ -211,7 +214,12 @@ def accounting(trace: Path, began: float, wall: float, cpu: float, n: int, jobs:
             + (f"; each worker kept {', '.join(f'{b:.2f}' for b in busy)} of a core busy over its life" if busy else "")
             + f"; {ahead} of {n} submissions loaded ahead\n"
             f"          phases (s from the start): grading starts {at('start')}, submissions found {at('found')}, "
-            f"workers ready {', '.join(f'{r:.2f}' for r in ready)}, first stored {at('first-row')}, "
+            f"workers ready {', '.join(f'{r:.2f}' for r in ready)}"
+            + ("".join(f", {label} {', '.join(f'{t:.2f}' for t in firsts[name])}"
+                       for name, label in (("refcache", "reference cache read"), ("collected", "suites collected"),
+                                           ("first-planned", "first plan run"), ("first-checked", "first checked"))
+                       if firsts[name]))
+            + f", first stored {at('first-row')}, "
             f"last stored {at('graded')}, exports "
             f"{f'{exports:.2f} s' if exports is not None else '-'}, done {at('end')}, exit {wall:.2f}")
     return {"parent": parent_cpu, "drawing": drawing, "workers": own, "sandboxes": sandboxes, "allowed": allowed, "waited": waited,
