@@ -605,7 +605,7 @@ _json_text = functools.lru_cache(maxsize=16)(json.dumps)
 
 @functools.lru_cache(maxsize=16)
 def _utf8(text: str) -> bytes:
-    """TEXT as the life reads it back (harness/entry.py read_blobs): any str, lone surrogates too."""
+    """TEXT as the life reads it back (harness/entry.py read_config): any str, lone surrogates too."""
     return text.encode("utf-8", "surrogatepass")
 
 
