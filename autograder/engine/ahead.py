@@ -12,14 +12,13 @@ request runs in its variant's sandbox) and its trials and budget (trials.py).
 
 from __future__ import annotations
 
-import marshal
 import threading
 from collections import deque
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from . import typed
-from .protocol import by_identity, json_encoder
+from .protocol import by_identity, by_marshal, json_encoder
 from .sandbox import Outcome, Request
 
 if TYPE_CHECKING:
@@ -211,16 +210,9 @@ def by_content(table: dict[bytes, str], request: Request, compute: Callable[[], 
     key tells apart no more finely): their values when the fields are a Request's own, in their
     order, else the (name, value) pairs.  Fields marshal does not know are not memoized."""
     fields = request.__dict__
-    try:        # (a Request's fields in their usual order: their values alone, half the bytes to write)
-        content = marshal.dumps(tuple(fields.values()) if tuple(fields) == _FIELDS else tuple(fields.items()), 2)
-    except ValueError:
-        return compute()
-    key = table.get(content)
-    if key is None:
-        if len(table) >= _CONTENT_MAX:
-            table.clear()
-        key = table[content] = compute()
-    return key
+    # (a Request's fields in their usual order: their values alone, half the bytes to write)
+    content = tuple(fields.values()) if tuple(fields) == _FIELDS else tuple(fields.items())
+    return by_marshal(table, content, compute, _CONTENT_MAX)
 
 
 _CONTENT_MAX = 1 << 13

@@ -25,7 +25,6 @@ from __future__ import annotations
 import ast
 import dataclasses
 import functools
-import marshal
 import os
 from collections import deque
 from collections.abc import Callable
@@ -35,6 +34,7 @@ from typing import Any
 from . import bounds, cgroup
 from .ahead import Plan, request_key
 from .launch import Family
+from .protocol import by_marshal
 from .sandbox import Limits, Outcome, Request, Sandbox
 from .trials import Trials
 
@@ -103,7 +103,7 @@ class Program(Plan, Trials):
         # A caching Program's (the reference's) outcomes by the content of a call's arguments: the
         # checks ask it the same calls for every student, and its cache gives a request's outcome
         # once and for good (run(): a key in the cache returns it, nothing else).  marshal's bytes
-        # (version 2: no back-references) are equal only for equal values of equal types, so equal
+        # (protocol.by_marshal) are equal only for equal values of equal types, so equal
         # bytes make equal Requests, whose request_key is equal: the outcome the cache would give,
         # without building the Request and its key again (~200 reference calls a grade).
         self._by_call: dict[bytes, Outcome] = {}
@@ -313,24 +313,14 @@ class Program(Plan, Trials):
         if fresh is None:
             fresh = stdin is not None or seed is not None or dice is not None
         self.called.add(func)
-        content = None
+        def run() -> Outcome:
+            return self.run(Request("call", func, list(args), kwargs, stdin, seed, dice, fresh, timeout,
+                                    self.substitute, instance, typed))
+
         if self._cache is not None and self.recorded is None:     # the reference: see _by_call
-            try:
-                content = marshal.dumps((func, args, kwargs, stdin, seed, dice, fresh, timeout, self.substitute,
-                                         instance, typed), 2)
-            except ValueError:      # (what marshal cannot write: no memo)
-                pass
-            else:
-                known = self._by_call.get(content)
-                if known is not None:
-                    return known
-        outcome = self.run(Request("call", func, list(args), kwargs, stdin, seed, dice, fresh, timeout,
-                                   self.substitute, instance, typed))
-        if content is not None:
-            if len(self._by_call) >= _BY_CALL_MAX:
-                self._by_call.clear()
-            self._by_call[content] = outcome
-        return outcome
+            return by_marshal(self._by_call, (func, args, kwargs, stdin, seed, dice, fresh, timeout, self.substitute,
+                                              instance, typed), run, _BY_CALL_MAX)
+        return run()
 
     def script(self, stdin: list[str] | None = None, seed: int | None = None, dice: list[int] | None = None,
                timeout: float | None = None) -> Outcome:

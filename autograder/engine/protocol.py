@@ -4,6 +4,7 @@ the request line sent to the harness."""
 from __future__ import annotations
 
 import json
+import marshal
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -225,6 +226,23 @@ def by_identity(table: dict[int, tuple[Any, Any]], obj: Any, compute: Callable[[
     if len(table) >= most:
         table.clear()
     table[id(obj)] = (obj, value)
+    return value
+
+
+def by_marshal(table: dict[bytes, Any], content: Any, compute: Callable[[], Any], most: int) -> Any:
+    """compute() once per CONTENT in TABLE (emptied when it holds MOST), keyed by marshal's bytes of
+    CONTENT (version 2: no back-references, so equal values of equal types give equal bytes, and
+    equal bytes are equal values of equal types, dicts in their order).  What marshal cannot write
+    is not memoized.  COMPUTE must not return None (a miss)."""
+    try:
+        key = marshal.dumps(content, 2)
+    except ValueError:
+        return compute()
+    value = table.get(key)
+    if value is None:
+        if len(table) >= most:
+            table.clear()
+        value = table[key] = compute()
     return value
 
 

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import marshal
-
 from autograder.engine.feedback import describe_call
+from autograder.engine.protocol import by_marshal
 from autograder.engine.suite import Suite
 
 SUITE = Suite(__file__)
@@ -49,16 +48,7 @@ def describe(func: str, args: list | tuple = ()) -> str:
     FUNC and ARGS in a process: the checks describe the same calls for every student, most of them
     only in case they fail.  (marshal's bytes, version 2: equal only for equal values of equal
     types, dicts in their order, so equal bytes describe alike; what it cannot write: no memo.)"""
-    try:
-        content = marshal.dumps((func, args), 2)
-    except ValueError:
-        return _describe(func, args)
-    text = _DESCRIBED.get(content)
-    if text is None:
-        if len(_DESCRIBED) >= 1 << 12:
-            _DESCRIBED.clear()
-        text = _DESCRIBED[content] = _describe(func, args)
-    return text
+    return by_marshal(_DESCRIBED, (func, args), lambda: _describe(func, args), 1 << 12)
 
 
 _DESCRIBED: dict[bytes, str] = {}
