@@ -238,7 +238,7 @@ class CleanState:
         compares).  Equal without comparing them when our names' tag is still the one the copy
         was made (or found equal) at: nothing wrote to them since, and both get the same write
         (the compare increfs every value: ~160 pages copied on write in each life)."""
-        read = self.guard_read if self.detector else None
+        read = self.guard_read      # (None: no dict versions here)
         same = read is not None and self.copied[1] is not None and read()[1] == self.copied[1]
         harness = globals()
         harness[name] = value
@@ -249,9 +249,7 @@ class CleanState:
         """A new runner's Untouched (None: no dict versions here), known to start as in the
         snapshot when neither was written since the snapshot's copies of them were made or found
         unchanged (_capture read their tags then: copied)."""
-        if not self.detector:
-            return None
-        read = self.guard_read
+        read = self.guard_read      # (None: no dict versions here: _small_readers)
         if read is None:
             return None
         known = None not in self.copied[:2] and list(read()) == list(self.copied[:2])
