@@ -143,6 +143,7 @@ def grade_all(source: str | Path, out: str | Path = DEFAULT_OUT, assignment: str
     jobs = jobs or default_jobs()
     pool = WorkerPool(jobs, spec.name, stage, out / "logs", timeout,
                       hidden=hidden_from_students(source, out, work_dir))
+    drawer = None                   # the process that imports matplotlib on idle CPU and draws the charts
     if not only and Path(source).exists() and (force or not (out / "gradebook.sqlite").exists()):
         pool.start()        # all to grade, most likely: its fork server boots (~0.2 s: pytest, the
         #                     suites) while we find the submissions (a zip: extracted) and hash them
@@ -150,6 +151,7 @@ def grade_all(source: str | Path, out: str | Path = DEFAULT_OUT, assignment: str
             import threading
 
             threading.Thread(target=_compile_templates, name="grade-all-templates", daemon=True).start()
+            drawer = _start_drawer()
     entries, notes = discover(source, work_dir, spec, nb_assignment)
     if not entries:
         raise InputError(f"no submissions found in {source} (expected .py files, notebooks or one folder "
@@ -181,6 +183,8 @@ def grade_all(source: str | Path, out: str | Path = DEFAULT_OUT, assignment: str
         trace("found", found=len(entries), todo=len(todo), early=bool(sure))
         if any(not e.error for e in todo):
             pool.start()         # (if not yet) its fork server loads pytest and the engine while we set up the exports
+            if exports and drawer is None:
+                drawer = _start_drawer()
         run_id = book.start_run(spec.name, len(entries), jobs)
         bar = Progress(len(todo), stream=stream, enabled=progress)
         writer = warming = None
@@ -190,10 +194,12 @@ def grade_all(source: str | Path, out: str | Path = DEFAULT_OUT, assignment: str
             from .export import FeedbackWriter
 
             writer = FeedbackWriter(book, spec, out, background=True)
-            # matplotlib (~0.3 s of CPU, holding the GIL) is imported from a thread once the first
-            # grade is stored: at the start it would compete with the fork server's boot and the
-            # workers' sessions, the path to the first grade (first row ~0.9 -> ~0.5 s).
-            warming = threading.Thread(target=_warm_exports, name="grade-all-warm-charts", daemon=True)
+            # Without a drawer, matplotlib (~0.25 s of CPU, holding the GIL) is imported from a
+            # thread once the first grade is stored: at the start it would compete with the fork
+            # server's boot and the workers' sessions, the path to the first grade (first row
+            # ~0.9 -> ~0.5 s).  With one, that thread only compiles the report's template.
+            warming = threading.Thread(target=_warm_exports, args=(drawer is None,), name="grade-all-warm-charts",
+                                       daemon=True)
         grading = False                         # set while the workers grade (their first row starts the warming)
         first_row = False                       # a row from the workers was stored
 
@@ -221,7 +227,8 @@ def grade_all(source: str | Path, out: str | Path = DEFAULT_OUT, assignment: str
                 first_row = True
                 trace("first-row")
                 if warming is not None:
-                    trace("charts-warm")
+                    if drawer is None:
+                        trace("charts-warm")
                     warming.start()
             bar.advance(entry.id)
 
@@ -253,12 +260,14 @@ def grade_all(source: str | Path, out: str | Path = DEFAULT_OUT, assignment: str
                 if warming is not None and warming.ident is not None:
                     warming.join()      # done long ago; one thread, so the report may fork to draw a chart
 
-                summary.written = write_exports(book, spec, out, written=writer)
+                summary.written = write_exports(book, spec, out, written=writer, drawer=drawer)
                 trace("exported")
         finally:
             pool.close(now=status != "done")
             if writer is not None:
                 writer.stop()           # (done already unless something failed before the exports)
+            if drawer is not None:
+                drawer.close()          # (reaped: its CPU is counted with our children's)
     trace("end", children=children_cpu())      # (its own reaped children: the charts drawn by forks)
     return summary
 
@@ -275,13 +284,23 @@ def _compile_templates() -> None:
         pass
 
 
-def _warm_exports() -> None:
+def _start_drawer():
+    """The charts' drawer (charts.Drawer: matplotlib imported by another process on idle CPU), or None."""
+    from . import charts
+
+    drawer = charts.Drawer.start()
+    trace("drawer-start", started=drawer is not None)
+    return drawer
+
+
+def _warm_exports(matplotlib: bool = True) -> None:
     """What the class report needs that no row decides, made while the workers grade, not after
-    the last row: matplotlib's import (charts.warm) and the report's compiled template (~12 ms;
-    compiled already when the fork server was started early: _compile_templates)."""
+    the last row: MATPLOTLIB's import (charts.warm: not with a drawer) and the report's compiled
+    template (~12 ms; compiled already when the fork server was started early: _compile_templates)."""
     from . import charts, report
 
-    charts.warm()
+    if matplotlib:
+        charts.warm()
     report.compile_templates()
 
 
