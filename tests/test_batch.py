@@ -91,11 +91,12 @@ def test_every_submission_is_recorded(first):
             assert (first["out"] / "feedback" / f"{sid}.{ext}").is_file()
 
 
-def test_the_parent_leaves_matplotlib_to_a_drawer_started_before_the_workers(first):
-    """The class report's matplotlib (~0.25 s of CPU) is not imported by the parent while the workers
-    grade (no charts-warm): a drawer (charts.Drawer), started before the workers, imports it in a
-    thread at idle priority, and the report's charts come from it (or, had it starved, from the
-    parent after the last grade: tests/test_report_drawer.py)."""
+def test_the_parent_leaves_matplotlib_to_a_drawer_started_once_the_workers_grade(first):
+    """The class report's matplotlib (~0.25 s of CPU) is not imported by the parent (no
+    charts-warm): a drawer (charts.Drawer), started once the first grade from a worker is stored
+    (late.zip's error row, stored before the workers start, does not count), imports it in a thread
+    at idle priority, and the report's charts come from it (or, had it starved, from the parent
+    after the last grade: tests/test_report_drawer.py)."""
     events = [json.loads(line) for line in first["trace"].read_text(encoding="utf-8").splitlines()]
     order = [e["event"] for e in events]
     parent = events[order.index("start")]["pid"]
@@ -104,7 +105,7 @@ def test_the_parent_leaves_matplotlib_to_a_drawer_started_before_the_workers(fir
     assert start["started"] and start["pid"] == parent
     (drawn,) = [e for e in events if e["event"] == "charts"]
     assert drawn["pid"] == parent and drawn["by"] in ("drawer", "here")
-    assert (order.index("drawer-start") < order.index("worker-ready") < order.index("first-row")
+    assert (order.index("worker-ready") < order.index("first-row") < order.index("drawer-start")
             < order.index("graded") < order.index("charts") < order.index("exported"))
     imported = [e for e in events if e["event"] == "drawer-imported"]
     assert all(e["policy"] == os.SCHED_IDLE and e["pid"] != parent for e in imported)

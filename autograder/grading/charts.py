@@ -167,10 +167,26 @@ def draw(charts: list[Chart], drawer: Drawer | None = None) -> list[str]:
 
 # --- the drawer: matplotlib imported by another process, on CPU nothing else wants ------------------
 
-# The drawer's command: the package this process runs first on its path, then this one's path
-# (no `site`: the path is given whole).
-_SERVE = ("import sys; sys.path[:] = sys.argv[1:]; "
-          "from autograder.grading.charts import _serve; _serve()")
+# The drawer's program (`python -S -c`; its path, given whole: the package this process runs, then
+# this one's path).  Its main thread only starts the thread that imports everything else (this
+# module too) at SCHED_IDLE; should that fail, the drawer exits and is never ready.
+_SERVE = """
+import os, sys, threading
+sys.path[:] = sys.argv[1:]
+done = []
+def importing():
+    os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))     # this thread only
+    from autograder.grading import charts
+    charts.warm()
+    charts._trace("drawer-imported", policy=os.sched_getscheduler(0))
+    done.append(charts)
+thread = threading.Thread(target=importing, daemon=True)          # (Ctrl-C: no wait for it)
+thread.start()
+thread.join()
+if not done:
+    os._exit(1)
+done[0]._serve()
+"""
 _ROOT = str(Path(__file__).resolve().parents[2])
 _READY = b"R"
 STARVED_AFTER = 0.06        # s: a drawer still importing that got no CPU for this long is starved
@@ -182,10 +198,10 @@ class Drawer:
     wants, and draws the class report's charts at the end.
 
     Its import runs in a thread at SCHED_IDLE (on Linux a thread's own policy): it gets a core
-    only when no other process wants it (the fork server's boot, a worker waiting on its
-    sandbox, the last grades' wind-down), so its ~0.25 s of CPU is not taken from the workers,
-    as the parent's own import was.  Its main thread, at the normal priority, draws once the
-    import is done.  It is sent chart data only (numbers and the course's titles: nothing a
+    only when no other process wants it (a worker waiting on its sandbox, the last grades'
+    wind-down), so its ~0.25 s of CPU is not taken from the workers, as the parent's own import
+    was.  Its main thread, at the normal priority, draws once the import is done (a thread
+    cannot leave SCHED_IDLE again without privileges).  It is sent chart data only (numbers and the course's titles: nothing a
     student's program produced) and sends SVG text back; anything else (it is not ready, it
     starves, dies, hangs or answers nonsense) and the caller draws the charts itself, as before."""
 
@@ -299,11 +315,8 @@ class Drawer:
 
 
 def _serve() -> None:
-    """The drawer's side: import matplotlib in a thread at SCHED_IDLE, say so, then draw what
-    comes on stdin (a pickled list of charts) and send the SVG texts back on stdout."""
-    importing = threading.Thread(target=_idle_warm, name="drawer-import", daemon=True)   # (Ctrl-C: no wait)
-    importing.start()
-    importing.join()
+    """The drawer's side, its import done (_SERVE): say so, then draw what comes on stdin (a
+    pickled list of charts) and send the SVG texts back on stdout."""
     out = sys.stdout.buffer
     out.write(_READY)
     out.flush()
@@ -311,15 +324,6 @@ def _serve() -> None:
     out.write(pickle.dumps(draw(charts)))
     out.flush()
     os._exit(0)             # now: the caller reads to our end (no teardown of matplotlib's objects)
-
-
-def _idle_warm() -> None:
-    try:
-        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))     # this thread only
-    except OSError:
-        pass
-    warm()
-    _trace("drawer-imported", policy=os.sched_getscheduler(0))
 
 
 def _trace(event: str, **fields: Any) -> None:

@@ -143,7 +143,6 @@ def grade_all(source: str | Path, out: str | Path = DEFAULT_OUT, assignment: str
     jobs = jobs or default_jobs()
     pool = WorkerPool(jobs, spec.name, stage, out / "logs", timeout,
                       hidden=hidden_from_students(source, out, work_dir))
-    drawer = None                   # the process that imports matplotlib on idle CPU and draws the charts
     if not only and Path(source).exists() and (force or not (out / "gradebook.sqlite").exists()):
         pool.start()        # all to grade, most likely: its fork server boots (~0.2 s: pytest, the
         #                     suites) while we find the submissions (a zip: extracted) and hash them
@@ -151,7 +150,6 @@ def grade_all(source: str | Path, out: str | Path = DEFAULT_OUT, assignment: str
             import threading
 
             threading.Thread(target=_compile_templates, name="grade-all-templates", daemon=True).start()
-            drawer = _start_drawer()
     entries, notes = discover(source, work_dir, spec, nb_assignment)
     if not entries:
         raise InputError(f"no submissions found in {source} (expected .py files, notebooks or one folder "
@@ -183,28 +181,18 @@ def grade_all(source: str | Path, out: str | Path = DEFAULT_OUT, assignment: str
         trace("found", found=len(entries), todo=len(todo), early=bool(sure))
         if any(not e.error for e in todo):
             pool.start()         # (if not yet) its fork server loads pytest and the engine while we set up the exports
-            if exports and drawer is None:
-                drawer = _start_drawer()
         run_id = book.start_run(spec.name, len(entries), jobs)
         bar = Progress(len(todo), stream=stream, enabled=progress)
-        writer = warming = None
+        writer = warming = drawer = None
         if exports:
-            import threading
-
             from .export import FeedbackWriter
 
             writer = FeedbackWriter(book, spec, out, background=True)
-            # Without a drawer, matplotlib (~0.25 s of CPU, holding the GIL) is imported from a
-            # thread once the first grade is stored: at the start it would compete with the fork
-            # server's boot and the workers' sessions, the path to the first grade (first row
-            # ~0.9 -> ~0.5 s).  With one, that thread only compiles the report's template.
-            warming = threading.Thread(target=_warm_exports, args=(drawer is None,), name="grade-all-warm-charts",
-                                       daemon=True)
         grading = False                         # set while the workers grade (their first row starts the warming)
         first_row = False                       # a row from the workers was stored
 
         def on_result(entry: Entry, result: dict[str, Any]) -> None:
-            nonlocal first_row
+            nonlocal first_row, warming, drawer
             if result.get("ok"):                # stored as the worker serialised it (never parsed here)
                 stored, feedback, status = result["stored"], result["feedback"], "graded"
                 summary.graded += 1
@@ -226,9 +214,20 @@ def grade_all(source: str | Path, out: str | Path = DEFAULT_OUT, assignment: str
             if grading and not first_row:
                 first_row = True
                 trace("first-row")
-                if warming is not None:
+                if exports:
+                    # The class report's matplotlib (~0.25 s of CPU) is left to a drawer, which
+                    # imports it on idle CPU (charts.Drawer); without one it is imported here, from
+                    # a thread.  Either only now, once the first grade is stored: at the start it
+                    # would compete with the fork server's boot and the workers' sessions, the
+                    # path to the first grade (first row ~0.9 -> ~0.5 s; a drawer started with the
+                    # fork server: ~0.5 -> ~0.7 s under load).
+                    import threading
+
+                    drawer = _start_drawer()
                     if drawer is None:
                         trace("charts-warm")
+                    warming = threading.Thread(target=_warm_exports, args=(drawer is None,),
+                                               name="grade-all-warm-charts", daemon=True)
                     warming.start()
             bar.advance(entry.id)
 
@@ -285,7 +284,7 @@ def _compile_templates() -> None:
 
 
 def _start_drawer():
-    """The charts' drawer (charts.Drawer: matplotlib imported by another process on idle CPU), or None."""
+    """The report's charts' drawer (charts.Drawer: matplotlib imported by another process on idle CPU), or None."""
     from . import charts
 
     drawer = charts.Drawer.start()
