@@ -60,7 +60,7 @@ def test_the_drawer_imports_at_idle_priority_and_draws_the_charts_drawn_here(tmp
 
 
 def test_a_starved_drawer_is_given_up_at_once_and_the_charts_are_drawn_here(tmp_path, monkeypatch, serial):
-    """A drawer that gets no CPU (here: stopped) is given up after STARVED_AFTER, not READY_AT_MOST."""
+    """A drawer that gets no CPU (here: stopped) is given up after a STARVED_WINDOW, not READY_AT_MOST."""
     trace = tmp_path / "trace.jsonl"
     monkeypatch.setenv(TRACE_ENV, str(trace))
     drawer = charts.Drawer.start()

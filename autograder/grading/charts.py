@@ -193,8 +193,10 @@ done[0]._serve()
 """
 _ROOT = str(Path(__file__).resolve().parents[2])
 _READY = b"R"
-STARVED_AFTER = 0.06        # s: a drawer still importing that got no CPU for this long is starved
-READY_AT_MOST = 1.0         # s: and one that is not ready after this long is given up
+_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+STARVED_WINDOW = 0.1        # s: a drawer still importing that got less than
+STARVED_SHARE = 0.5         # this share of a core over the last window is starved (a busy machine),
+READY_AT_MOST = 1.0         # and one that is not ready after this long is given up
 
 
 class Drawer:
@@ -263,13 +265,13 @@ class Drawer:
         return None
 
     def _wait_ready(self, patience: float = READY_AT_MOST) -> bool:
-        """True once the drawer says its import is done; False when it is starved (no CPU for
-        STARVED_AFTER: the machine is busy, and the caller imports sooner than it would), slow
-        (PATIENCE) or gone."""
+        """True once the drawer says its import is done; False when it is starved (under
+        STARVED_SHARE of a core over a STARVED_WINDOW: the machine is busy, and the caller, at the
+        normal priority, imports sooner than it would), slow (PATIENCE) or gone."""
         if self.ready:
             return True
         out = self.process.stdout.fileno()
-        began = seen = time.monotonic()
+        began = window = time.monotonic()
         used = self._cpu()
         while used is not None:
             if select.select([out], [], [], min(0.01, patience))[0]:
@@ -278,14 +280,14 @@ class Drawer:
             now, cpu = time.monotonic(), self._cpu()
             if cpu is None or now - began >= patience:
                 return False
-            if cpu > used:
-                used, seen = cpu, now
-            elif now - seen > STARVED_AFTER:
-                return False
+            if now - window >= STARVED_WINDOW:
+                if cpu - used < STARVED_SHARE * (now - window):
+                    return False
+                used, window = cpu, now
         return False
 
-    def _cpu(self) -> int | None:
-        """The drawer's CPU so far (clock ticks, all its threads), None once it has exited."""
+    def _cpu(self) -> float | None:
+        """The drawer's CPU so far (s, all its threads; in clock ticks), None once it has exited."""
         if self.process.poll() is not None:
             return None
         try:
@@ -293,7 +295,7 @@ class Drawer:
                 fields = handle.read().rsplit(b")", 1)[1].split()
         except OSError:
             return None
-        return int(fields[11]) + int(fields[12])        # utime + stime
+        return (int(fields[11]) + int(fields[12])) / _TICKS        # utime + stime
 
     def _read_all(self, deadline: float) -> bytes | None:
         out, parts = self.process.stdout.fileno(), []
