@@ -207,9 +207,10 @@ class Drawer:
     only when no other process wants it (a worker waiting on its sandbox, the last grades'
     wind-down), so its ~0.25 s of CPU is not taken from the workers, as the parent's own import
     was.  Its main thread, at the normal priority, draws once the import is done (a thread
-    cannot leave SCHED_IDLE again without privileges).  It is sent chart data only (numbers and the course's titles: nothing a
-    student's program produced) and sends SVG text back; anything else (it is not ready, it
-    starves, dies, hangs or answers nonsense) and the caller draws the charts itself, as before."""
+    cannot leave SCHED_IDLE again without privileges).  It is sent chart data only (numbers
+    and the course's titles: nothing a student's program produced) and sends SVG text back;
+    anything else (it is not ready, it starves, dies, hangs or answers nonsense) and the caller
+    draws the charts itself, as before."""
 
     def __init__(self, process: subprocess.Popen):
         self.process = process
