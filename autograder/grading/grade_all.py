@@ -22,7 +22,7 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..assignment import (
     AUTHORING_ONLY,
@@ -40,6 +40,9 @@ from . import lms
 from .discover import Entry, InputError, discover
 from .gradebook import Gradebook, Stored
 from .workers import Progress, WorkerPool, children_cpu, trace
+
+if TYPE_CHECKING:
+    from .charts import Drawer
 
 DEFAULT_OUT = "grade-all-out"
 DEFAULT_TIMEOUT = 600.0          # seconds per submission, Gradescope's default too
@@ -267,7 +270,7 @@ def grade_all(source: str | Path, out: str | Path = DEFAULT_OUT, assignment: str
                 writer.stop()           # (done already unless something failed before the exports)
             if drawer is not None:
                 drawer.close()          # (reaped: its CPU is counted with our children's)
-    trace("end", children=children_cpu())      # (its own reaped children: the charts drawn by forks)
+    trace("end", children=children_cpu())      # (its own reaped children: the charts' drawer, forks drawing charts)
     return summary
 
 
@@ -283,7 +286,7 @@ def _compile_templates() -> None:
         pass
 
 
-def _start_drawer():
+def _start_drawer() -> Drawer | None:
     """The report's charts' drawer (charts.Drawer: matplotlib imported by another process on idle CPU), or None."""
     from . import charts
 
