@@ -158,6 +158,11 @@ class Zygote:
         fork per fresh request, the shared worker for the others), with no grader round trip in
         between; stop after the first one that did not end cleanly (a timeout, memory, a replaced
         shared worker, an internal error) and let the grader run the rest one by one."""
+        aside = msg.get("aside") is True
+        if aside and not (self.worker is None and self.pristine()):
+            self.say(_dumps({"t": "batch_end", "ran": 0, "aside": "refused"}).encode("ascii") + b"\n")
+            self.flush()
+            return
         if msg.get("reset_worker"):
             self.stop_worker()
             shutil.rmtree(os.path.join(self.workdir, "shared"), ignore_errors=True)
@@ -172,8 +177,48 @@ class Zygote:
             ran += 1
             if not self.handle(req, line) or self.cpu > self.cfg["limits"]["cpu_s"] / 2:
                 break
-        self.say(_dumps({"t": "batch_end", "ran": ran}).encode("ascii") + b"\n")
+        end = {"t": "batch_end", "ran": ran}
+        if aside:
+            end["aside"] = self.end_aside()
+        self.say(_dumps(end).encode("ascii") + b"\n")
         self.flush()
+
+    # -- a tried run (the grader's "aside" batch: a variant's calls, stand-ins for the reference) --
+    def pristine(self):
+        """Whether the files of this life are as a new life's: the private tmp folders hold nothing
+        but our work folder, which holds nothing but an empty shared folder (a worker's, made anew
+        by the next one).  (Without private tmp folders: never; nothing is tried there.)"""
+        if not self.private_tmp:
+            return False
+        try:
+            for path in TMP_TOPS:
+                if any(os.path.join(path, n) != self.workdir for n in os.listdir(path)):
+                    return False
+            names = os.listdir(self.workdir)
+            return not names or (names == ["shared"] and not os.listdir(os.path.join(self.workdir, "shared")))
+        except OSError:
+            return False
+
+    def end_aside(self):
+        """The end of an aside batch (it began with no worker and pristine files): its worker
+        stopped, whatever it left removed, so this life is as before it.  "clean" when the batch's
+        calls left no file behind (then a new life of the variant would have held none either)."""
+        clean = self.worker is not None and self.pristine()
+        self.stop_worker()
+        self.kill_descendants(keep=self.request_pids())
+        for path in TMP_TOPS:
+            try:
+                names = os.listdir(path)
+            except OSError:
+                continue
+            for name in names:
+                full = os.path.join(path, name)
+                if full == self.workdir:
+                    for inner in os.listdir(full):
+                        _remove(os.path.join(full, inner))
+                else:
+                    _remove(full)
+        return "clean" if clean else "left"
 
     # -- our lines to the grader -------------------------------------------------------------
     def say(self, line):
@@ -598,3 +643,10 @@ class Zygote:
                 else:
                     _unlink(path)
         return found
+
+
+def _remove(path):
+    if os.path.isdir(path) and not os.path.islink(path):
+        shutil.rmtree(path, ignore_errors=True)
+    else:
+        _unlink(path)
