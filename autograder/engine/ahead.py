@@ -54,7 +54,7 @@ class Plan:
     # -- a variant's calls tried in the student's own sandbox ------------------------------------
     # A substituting call that never touches a substituted name has the outcome it would have had
     # without the reference.  So a variant whose planned requests are all shared calls of plain
-    # functions (Yahtzee's stage 1: its scoring functions) runs them first in this sandbox, which
+    # functions (a first stage's scoring functions, say) runs them first in this sandbox, which
     # holds no reference, with stand-ins bound to the substituted names (harness targets._stand_ins):
     # in a worker of their own, begun where this sandbox ran nothing but fresh requests (its
     # files as a new life's), and ended leaving it as before (Zygote.end_aside).  Their outcomes
@@ -66,7 +66,7 @@ class Plan:
 
     def _may_try(self, variant: Program, part: list[Request]) -> bool:
         """Whether VARIANT's PART (a plan's requests) may be tried in this sandbox first."""
-        if (variant.runs or variant._shared_ahead or variant._fresh_ahead or variant._history
+        if (not TRY_ASIDE or variant.runs or variant._shared_ahead or variant._fresh_ahead or variant._history
                 or variant._sandbox.starts or not self._sandbox.applied.get("fresh_runner")
                 or self._shared_ahead or self._history):
             return False
@@ -266,6 +266,7 @@ _KEY = json_encoder(sort_keys=True, default=str)     # made once (json.dumps mak
 TRIED_STATUSES = frozenset({"ok", "exception", "no_function", "input_exhausted", "dice_exhausted", "exit",
                             "syntax_error", "import_error", "output_limit"})
 TRY_FLOOR_S = 0.5
+TRY_ASIDE = True      # False: every variant in its own sandbox from the start (the tests compare both)
 _STAND_INS: dict[int, tuple[Request, Request]] = {}
 
 

@@ -474,6 +474,7 @@ class Sandbox:
                 self._state.stop()
                 return _internal(f"unreadable line from the sandbox: {line[:300]!r}", time.monotonic() - t0), None
             if batch and msg.get("t") == "batch_end":
+                self.aside_end = msg.get("aside")
                 return None, None
             if msg.get("seq") == seq and msg.get("t") == "done":
                 result = msg.pop("result", None)

@@ -29,7 +29,7 @@ from .clean import CleanState
 from .errors import compile_source
 from .lines import _pidfd, write_all, write_line
 from .patches import _on_alarm, _on_xcpu, prepare_random
-from .proctree import TMP_TOPS, TmpWatch, _alive, _children, _kill, _reap, _tree, _unlink
+from .proctree import TMP_TOPS, TmpWatch, _alive, _children, _kill, _reap, _tree, empty_tmp, pristine
 from .run import _BALLAST, _WRAPPERS, _reserve
 from .worker import child_run, runner_loop, worker_loop
 
@@ -159,7 +159,7 @@ class Zygote:
         between; stop after the first one that did not end cleanly (a timeout, memory, a replaced
         shared worker, an internal error) and let the grader run the rest one by one."""
         aside = msg.get("aside") is True
-        if aside and not (self.worker is None and self.pristine()):
+        if aside and not (self.worker is None and self.private_tmp and pristine(self.workdir)):
             self.say(_dumps({"t": "batch_end", "ran": 0, "aside": "refused"}).encode("ascii") + b"\n")
             self.flush()
             return
@@ -183,41 +183,14 @@ class Zygote:
         self.say(_dumps(end).encode("ascii") + b"\n")
         self.flush()
 
-    # -- a tried run (the grader's "aside" batch: a variant's calls, stand-ins for the reference) --
-    def pristine(self):
-        """Whether the files of this life are as a new life's: the private tmp folders hold nothing
-        but our work folder, which holds nothing but an empty shared folder (a worker's, made anew
-        by the next one).  (Without private tmp folders: never; nothing is tried there.)"""
-        if not self.private_tmp:
-            return False
-        try:
-            for path in TMP_TOPS:
-                if any(os.path.join(path, n) != self.workdir for n in os.listdir(path)):
-                    return False
-            names = os.listdir(self.workdir)
-            return not names or (names == ["shared"] and not os.listdir(os.path.join(self.workdir, "shared")))
-        except OSError:
-            return False
-
     def end_aside(self):
-        """The end of an aside batch (it began with no worker and pristine files): its worker
-        stopped, whatever it left removed, so this life is as before it.  "clean" when the batch's
-        calls left no file behind (then a new life of the variant would have held none either)."""
-        clean = self.worker is not None and self.pristine()
+        """The end of an aside batch (a tried run: it began with no worker and pristine files): its
+        worker stopped, every file removed, so this life is as before it.  "clean" when its calls
+        left no file behind (a new life of the variant would have held none either)."""
+        clean = self.worker is not None and pristine(self.workdir)
         self.stop_worker()
         self.kill_descendants(keep=self.request_pids())
-        for path in TMP_TOPS:
-            try:
-                names = os.listdir(path)
-            except OSError:
-                continue
-            for name in names:
-                full = os.path.join(path, name)
-                if full == self.workdir:
-                    for inner in os.listdir(full):
-                        _remove(os.path.join(full, inner))
-                else:
-                    _remove(full)
+        empty_tmp(self.workdir, whole=True)
         return "clean" if clean else "left"
 
     # -- our lines to the grader -------------------------------------------------------------
@@ -621,32 +594,6 @@ class Zygote:
         if watch is not None and not watch.changed():
             return      # nothing was created in them, moved or removed since they were emptied
         for _ in range(3):
-            if not self.empty_tmp() or watch is None:
+            if not empty_tmp(self.workdir) or watch is None:
                 return
             watch.changed()     # our own removals (what comes after this is the next look's)
-
-    def empty_tmp(self):
-        """Remove everything but our work folder from the private tmp folders: True if there was any."""
-        found = False
-        for top in TMP_TOPS:     # our own tmpfs mounts
-            try:
-                names = os.listdir(top)
-            except OSError:
-                continue
-            for name in names:
-                path = os.path.join(top, name)
-                if path == self.workdir:
-                    continue
-                found = True
-                if os.path.isdir(path) and not os.path.islink(path):
-                    shutil.rmtree(path, ignore_errors=True)
-                else:
-                    _unlink(path)
-        return found
-
-
-def _remove(path):
-    if os.path.isdir(path) and not os.path.islink(path):
-        shutil.rmtree(path, ignore_errors=True)
-    else:
-        _unlink(path)
