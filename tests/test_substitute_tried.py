@@ -171,3 +171,42 @@ def test_an_aside_batch_leaves_the_life_as_it_was_and_is_refused_after_a_worker(
         assert box.run(_call("count")).value == 1       # the life's own worker: none of the tries' calls
         assert box.run_batch([_call("count")], aside=True) == [] and box.aside_end == "refused"
         assert box.run(_call("count")).value == 2       # its worker untouched by the refused batch
+
+
+STUDENT = """
+COUNT = []
+
+def count():
+    COUNT.append(1)
+    return len(COUNT)
+
+def helper():
+    return "mine"
+"""
+REFERENCE = 'def helper():\n    return "the reference\'s"\n\n\ndef count():\n    return 0\n'
+
+
+@pytest.mark.parametrize("past", [True, False])
+def test_a_call_after_a_good_try_sees_the_calls_the_checks_made(past):
+    """Past the plan (or off it), the variant's own sandbox starts and first replays the calls
+    the try served, so the count goes on as it would have in that sandbox from the start."""
+    if not (isolation()["uid_drop"] and isolation()["pid_namespace"]):
+        pytest.skip("tries need the root sandbox")
+    sub = {"names": ["helper"], "keep": ["count"]}
+    with template_scope():
+        student = Program(STUDENT, "prog.py", reference=REFERENCE)
+        try:
+            student.load_probe()
+            student.prefetch([Request("call", "count", [], {}, None, None, None, False, None, sub)] * 2)
+            variant = next(iter(student._variants.values()))
+            assert student.tries == [1, 1] and not variant._sandbox.starts
+            student.substitute = sub
+            if past:
+                assert [student.call("count").value for _ in range(3)] == [1, 2, 3]
+            else:
+                assert student.call("count").value == 1
+                assert student.call("helper").value == "the reference's"    # off the plan: replayed
+                assert student.call("count").value == 2
+            assert variant._sandbox.starts == 1
+        finally:
+            student.close()

@@ -182,8 +182,8 @@ class Program(Plan, Trials):
 
     def _run_here(self, request: Request) -> Outcome:
         key = None
-        if self._cache is not None or self._fresh_ahead or self._shared_ahead:
-            key = request_key(request)
+        if self._cache is not None or self._fresh_ahead or self._shared_ahead or self._aside:
+            key = request_key(request)      # (_aside: a shared call past a try's plan replays it first)
         if self._cache is not None and key in self._cache:
             return self._cache[key]
         if self.recorded is not None:
