@@ -51,6 +51,7 @@ class Zygote:
         self.tmp_watch = None     # inotify on the private tmp folders (clean_files), False: none
         self.worker_gen = 0       # +1 each time the shared worker is stopped (the grader replays history)
         self.nrun = 0
+        self.aside = False        # in an aside batch (handle_batch)
         self.code, self.compile_error = cfg.pop("compiled", None) or compile_source(cfg["source"], cfg["filename"])
         reference = cfg.pop("reference_loaded", None)
         if reference is None and cfg.get("reference"):    # compiled once here, so every fork has it
@@ -157,19 +158,17 @@ class Zygote:
         """A student's request plan in one message: run each request exactly as handle() would (a
         fork per fresh request, the shared worker for the others), with no grader round trip in
         between; stop after the first one that did not end cleanly (a timeout, memory, a replaced
-        shared worker, an internal error) and let the grader run the rest one by one."""
+        shared worker, an internal error) and let the grader run the rest one by one.  An aside
+        batch (a try) runs only where nothing but fresh requests ran, and ends with end_aside."""
         aside = msg.get("aside") is True
-        if aside and not (self.worker is None and self.private_tmp and pristine(self.workdir)):
-            self.say(_dumps({"t": "batch_end", "ran": 0, "aside": "refused"}).encode("ascii") + b"\n")
-            self.flush()
-            return
-        if msg.get("reset_worker"):
+        refused = aside and not (self.worker is None and self.private_tmp and pristine(self.workdir))
+        if msg.get("reset_worker") and not refused:
             self.stop_worker()
             shutil.rmtree(os.path.join(self.workdir, "shared"), ignore_errors=True)
-        ran = 0
+        ran, self.aside = 0, aside
         budget = msg.get("budget")
         started = time.monotonic()
-        for req, line in batch:
+        for req, line in [] if refused else batch:
             if not isinstance(req, dict):
                 break
             if isinstance(budget, (int, float)) and time.monotonic() - started > budget:
@@ -179,14 +178,14 @@ class Zygote:
                 break
         end = {"t": "batch_end", "ran": ran}
         if aside:
-            end["aside"] = self.end_aside()
+            end["aside"], self.aside = "refused" if refused else self.end_aside(), False
         self.say(_dumps(end).encode("ascii") + b"\n")
         self.flush()
 
     def end_aside(self):
-        """The end of an aside batch (a tried run: it began with no worker and pristine files): its
-        worker stopped, every file removed, so this life is as before it.  "clean" when its calls
-        left no file behind (a new life of the variant would have held none either)."""
+        """An aside batch's end (it began with no worker, pristine files; its worker a fork, the
+        runner kept): the worker stopped, every file removed, this life as before.  "clean" when
+        its calls left no file behind (a new life of the variant would have held none either)."""
         clean = self.worker is not None and pristine(self.workdir)
         self.stop_worker()
         self.kill_descendants(keep=self.request_pids())
@@ -411,7 +410,7 @@ class Zygote:
             self.stop_worker()      # (settled when its last request ended: see below)
         more = None
         if self.worker is None:
-            more = self.runner_as_worker(req)
+            more = None if self.aside else self.runner_as_worker(req)   # (a try keeps the runner)
             if more is None:
                 self.start_worker()
         wk = self.worker
