@@ -34,6 +34,10 @@ def _chance(body: str) -> str:
 PROGRAMS = {
     # the positive control: nothing of stage 1 touches another stage's function (one life less)
     "untouched": SOLUTION,
+    # searches its memory for the reference's code during stage-1 calls and scores 0 if it finds any
+    "searches": _chance("    import gc\n"
+                        "    if any(getattr(getattr(f, '__code__', None), 'co_filename', '') == '<reference>'\n"
+                        "           for f in gc.get_objects() if callable(f)):\n        return 0\n"),
     # a stage-1 function that calls a stage-2 function: the try fails, the variant runs as before
     "calls_stage2": _chance("    format_dice(dice)\n"),
     # ...and one that catches what the stand-in raises: the try still fails
@@ -43,10 +47,9 @@ PROGRAMS = {
                         "    else:\n        KEPT = format_dice\n"),
     # leaves a file behind in a stage-1 call (the try fails: a new life would hold none)
     "writes_tmp": _chance("    open('/tmp/chance-was-here', 'a').close()\n"),
-    # searches its memory for the reference's code during stage-1 calls and scores 0 if it finds any
-    "searches": _chance("    import gc\n"
-                        "    if any(getattr(getattr(f, '__code__', None), 'co_filename', '') == '<reference>'\n"
-                        "           for f in gc.get_objects() if callable(f)):\n        return 0\n"),
+    # untouched again, after TRY_LEARN tries of stage 1 in this process of which fewer than half
+    # were good: stage 1 is no longer tried (the same report either way)
+    "untouched_again": SOLUTION + "\n",
 }
 
 
@@ -73,8 +76,8 @@ def _reports(paths: list[Path], tries: bool) -> tuple[dict, dict]:
         order.append(name)
         reports[name] = json.dumps(data, sort_keys=True)
 
-    saved = ahead.TRY_ASIDE
-    ahead.TRY_ASIDE = tries
+    saved = ahead.TRY_ASIDE, ahead.TRY_LEARN, ahead._TRY_RECORD
+    ahead.TRY_ASIDE, ahead.TRY_LEARN, ahead._TRY_RECORD = tries, 6, {}     # (this session's record alone)
     Program.close = closing
     try:
         with template_scope():
@@ -82,7 +85,7 @@ def _reports(paths: list[Path], tries: bool) -> tuple[dict, dict]:
         close_references()
     finally:
         Program.close = close
-        ahead.TRY_ASIDE = saved
+        ahead.TRY_ASIDE, ahead.TRY_LEARN, ahead._TRY_RECORD = saved
     assert len(figures) == len(order)
     return reports, dict(zip(order, figures))
 
@@ -126,6 +129,12 @@ def test_the_falling_back_programs_exact_scores(graded):
     # format_dice runs the reference's in stage 1's sandbox: each of them scores as the reference
     assert {n: _score(after[n]) for n in ("calls_stage2", "catches_stand_in", "keeps_it", "writes_tmp")} == {
         "calls_stage2": 100.0, "catches_stand_in": 100.0, "keeps_it": 100.0, "writes_tmp": 100.0}
+
+
+def test_a_variant_whose_tries_mostly_failed_is_no_longer_tried(graded):
+    before, after, _, after_figures = graded
+    assert after_figures["untouched_again"] == (0, 0, 4)     # 6 made, 2 good: not tried
+    assert after["untouched_again"] == before["untouched_again"]
 
 
 def test_a_search_for_the_reference_during_a_try_finds_none(graded):

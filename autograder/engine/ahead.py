@@ -70,6 +70,9 @@ class Plan:
                 or variant._sandbox.starts or not self._sandbox.applied.get("fresh_runner")
                 or self._shared_ahead or self._history):
             return False
+        made, good = _TRY_RECORD.get(_keep_of(part[0]), (0, 0))
+        if made >= TRY_LEARN and 2 * good < made:
+            return False        # (this process's tries of it mostly failed: its reference calls across)
         for r in part:
             sub = r.substitute
             if (r.kind != "call" or r.runs_fresh or r.instance is not None or type(r.func) is not str
@@ -101,11 +104,14 @@ class Plan:
         finally:
             sandbox.strict, sandbox.retries, sandbox._wall_stopped = kept
         self.tries[0] += 1
+        record = _TRY_RECORD.setdefault(_keep_of(part[0]), [0, 0])
+        record[0] += 1
         worker = outcomes[0].worker if outcomes else None
         if (len(outcomes) != len(part) or sandbox.aside_end != "clean" or worker is None or worker[0] != worker[1]
                 or any(o.worker != worker or o.status not in TRIED_STATUSES or o.wall_stopped for o in outcomes)):
             return False
         self.tries[1] += 1
+        record[1] += 1
         variant.round_trips += 1
         variant.runs += len(outcomes)
         variant._charge(outcomes)
@@ -268,6 +274,16 @@ TRIED_STATUSES = frozenset({"ok", "exception", "no_function", "input_exhausted",
 TRY_FLOOR_S = 0.5
 TRY_ASIDE = True      # False: every variant in its own sandbox from the start (the tests compare both)
 _STAND_INS: dict[int, tuple[Request, Request]] = {}
+# Per variant (its kept names), this process's tries: [made, good].  Once TRY_LEARN were made and
+# fewer than half were good, that variant is no longer tried (where the reference's own functions
+# of a stage call another stage's, every student's try fails: it would only cost).  It changes no
+# outcome: a variant tried or not gives the same ones.
+_TRY_RECORD: dict[tuple, list[int]] = {}
+TRY_LEARN = 4
+
+
+def _keep_of(request: Request) -> tuple:
+    return tuple(sorted(str(n) for n in (request.substitute or {}).get("keep") or ()))
 
 
 def _stand_in(request: Request) -> Request:
