@@ -267,8 +267,9 @@ def _start_all(sandboxes: list) -> threading.Thread:
 _KEY = json_encoder(sort_keys=True, default=str)     # made once (json.dumps makes one a call)
 
 # A try's outcomes count only with one of these statuses (the harness's clean ones: nothing left
-# behind); a try runs at most max(TRY_FLOOR_S, TRIAL_FACTOR x the reference's CPU seconds on its
-# calls) of wall time (TRIAL_FACTOR: trials.py's), each call at its trial limit, so a slow program pays little for a failed try.
+# behind).  A try, and each call in it, runs at most max(TRY_FLOOR_S, TRIAL_FACTOR x the
+# reference's CPU seconds on its calls) (TRIAL_FACTOR: trials.py's): a slow program pays little
+# for a failed try.
 TRIED_STATUSES = frozenset({"ok", "exception", "no_function", "input_exhausted", "dice_exhausted", "exit",
                             "syntax_error", "import_error", "output_limit"})
 TRY_FLOOR_S = 0.5
