@@ -101,6 +101,13 @@ def test_matplotlib_is_imported_once_the_workers_grade_not_while_they_start(firs
     assert order.index("worker-ready") < order.index("first-row") < warm < order.index("graded") < order.index("exported")
 
 
+def test_each_worker_runs_the_session_its_fork_server_collected(first):
+    """The fork server configured pytest and collected the suites once before it forked the workers
+    (preloading.prepare_session): each worker's session is that one, not one of its own."""
+    events = [json.loads(line) for line in first["trace"].read_text(encoding="utf-8").splitlines()]
+    assert [e.get("prepared") for e in events if e["event"] == "session-collected"] == [True, True]
+
+
 FORK_SERVER = """
 import os, sys
 from pathlib import Path
