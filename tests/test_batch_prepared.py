@@ -21,8 +21,9 @@ import shutil
 import subprocess
 import sys
 
-import tomllib
 from helpers.hostile import REPO
+
+from autograder import toml as tomllib
 
 SCRIPT = r"""
 import json, os, sys
