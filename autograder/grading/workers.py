@@ -12,6 +12,7 @@ from __future__ import annotations
 import collections
 import multiprocessing
 import os
+import resource
 import signal
 import sys
 import time
@@ -56,8 +57,6 @@ def trace(event: str, **fields: Any) -> None:
 # --- workers --------------------------------------------------------------------------------------
 
 def children_cpu() -> float:
-    import resource
-
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     return usage.ru_utime + usage.ru_stime
 
@@ -246,7 +245,10 @@ def _worker_main(conn, assignment: str, stage: str, log_path: str, hidden: list[
     finally:
         close_references()
         # Its template and every sandbox life have been reaped by now: CHILDREN is the sandbox side.
-        trace("worker-exit", graded=stream.pulled, children=children_cpu())
+        # (and its own CPU split, page faults and context switches: the bench's reader's)
+        usage = resource.getrusage(resource.RUSAGE_SELF)
+        trace("worker-exit", graded=stream.pulled, children=children_cpu(), user=usage.ru_utime,
+              system=usage.ru_stime, faults=usage.ru_minflt, switches=usage.ru_nvcsw + usage.ru_nivcsw)
 
 
 @dataclass
