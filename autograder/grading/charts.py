@@ -2,7 +2,8 @@
 
 Each function returns an ``<svg>`` element ready to inline in a page: real axes with ticks and
 labels, a title, and no script.  A bare Figure (no pyplot, no GUI backend) and a fixed hash salt
-keep the output the same from run to run.
+keep the output the same from run to run.  grade-all has them drawn by a Drawer: a process that
+imports matplotlib on CPU nothing else wants while the workers grade.
 """
 
 from __future__ import annotations
@@ -11,11 +12,18 @@ import io
 import os
 import pickle
 import re
+import select
+import subprocess
+import sys
 import threading
+import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 BLUE, ORANGE, GREY = "#3d7bd9", "#d97706", "#5b6b7f"
+
+Chart = tuple[Callable[..., str], tuple[Any, ...], dict[str, Any]]        # (function, args, kwargs)
 
 
 def _figure(figsize: tuple[float, float]):
@@ -44,12 +52,26 @@ def warm() -> None:
     enabled = gc.isenabled()
     gc.disable()
     try:
-        import matplotlib.backends.backend_svg  # noqa: F401
-        import matplotlib.figure  # noqa: F401
+        import matplotlib.artist
+
+        # Each Artist class's set() gets a docstring listing its properties when the class is
+        # made (artist.kwdoc: ~50 ms of the ~0.3 s import); nothing we draw reads a docstring,
+        # so they are left short while the figure's modules load, and kwdoc is itself again after.
+        kwdoc = matplotlib.artist.kwdoc
+        matplotlib.artist.kwdoc = _no_kwdoc
+        try:
+            import matplotlib.backends.backend_svg  # noqa: F401
+            import matplotlib.figure  # noqa: F401
+        finally:
+            matplotlib.artist.kwdoc = kwdoc
     finally:
         gc.freeze()
         if enabled:
             gc.enable()
+
+
+def _no_kwdoc(artist: Any) -> str:
+    return "Properties: (not listed: imported for drawing only)"
 
 
 def _svg(fig, chart_id: str, label: str, data: str = "") -> str:
@@ -99,12 +121,18 @@ def rate_bars(items: list[tuple[str, float]], chart_id: str, title: str, flag_be
     return _svg(fig, chart_id, title, ",".join(f"{s:.0f}" for s in shares))
 
 
-def draw(charts: list[tuple[Callable[..., str], tuple[Any, ...], dict[str, Any]]]) -> list[str]:
-    """Each (function, args, kwargs) drawn: the last chart in a forked child while this process
+def draw(charts: list[Chart], drawer: Drawer | None = None) -> list[str]:
+    """Each (function, args, kwargs) drawn: by DRAWER if it can (grade-all's, below), else here,
+    the last chart in a forked child while this process
     draws the others (matplotlib holds the GIL: ~40-80 ms a chart, on the otherwise idle second
     core at the end of a grade-all).  The child only draws and sends the SVG text back through a
     pipe; should it fail in any way, the chart is drawn here.  One process drawing serially when
     fork is unsafe (another thread is running, or no fork on this platform)."""
+    if drawer is not None:
+        drawn = drawer.draw(charts)
+        _trace("charts", by="drawer" if drawn is not None else "here")
+        if drawn is not None:
+            return drawn
     if len(charts) < 2 or not hasattr(os, "fork") or threading.active_count() > 1:
         return [function(*args, **kwargs) for function, args, kwargs in charts]
     function, args, kwargs = charts[-1]
@@ -135,3 +163,173 @@ def draw(charts: list[tuple[Callable[..., str], tuple[Any, ...], dict[str, Any]]
         _, status = os.waitpid(pid, 0)
     last = pickle.loads(data) if status == 0 and data else None
     return out + [last if isinstance(last, str) else function(*args, **kwargs)]
+
+
+# --- the drawer: matplotlib imported by another process, on CPU nothing else wants ------------------
+
+# The drawer's program (`python -S -c`; its path, given whole: the package this process runs, then
+# this one's path).  Its main thread only starts the thread that imports everything else (this
+# module too) at SCHED_IDLE; should that fail, the drawer exits and is never ready.
+_SERVE = """
+import os, sys, threading
+sys.path[:] = sys.argv[1:]
+done = []
+def importing():
+    os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))     # this thread only
+    from autograder.grading import charts
+    charts.warm()
+    charts.rate_bars([("a", 0.5)], "warm", "warm")        # (font, text layout: ~5 ms less for the first chart)
+    charts._trace("drawer-imported", policy=os.sched_getscheduler(0))
+    done.append(charts)
+thread = threading.Thread(target=importing, daemon=True)          # (Ctrl-C: no wait for it)
+thread.start()
+thread.join()
+if not done:
+    os._exit(1)
+done[0]._serve()
+"""
+_ROOT = str(Path(__file__).resolve().parents[2])
+_READY = b"R"
+STARVED_AFTER = 0.06        # s: a drawer still importing that got no CPU for this long is starved
+READY_AT_MOST = 1.0         # s: and one that is not ready after this long is given up
+
+
+class Drawer:
+    """A process that imports matplotlib while grade-all's workers grade, on CPU nothing else
+    wants, and draws the class report's charts at the end.
+
+    Its import runs in a thread at SCHED_IDLE (on Linux a thread's own policy): it gets a core
+    only when no other process wants it (a worker waiting on its sandbox, the last grades'
+    wind-down), so its ~0.25 s of CPU is not taken from the workers, as the parent's own import
+    was.  Its main thread, at the normal priority, draws once the import is done (a thread
+    cannot leave SCHED_IDLE again without privileges).  It is sent chart data only (numbers and the course's titles: nothing a
+    student's program produced) and sends SVG text back; anything else (it is not ready, it
+    starves, dies, hangs or answers nonsense) and the caller draws the charts itself, as before."""
+
+    def __init__(self, process: subprocess.Popen):
+        self.process = process
+        self.ready = False
+        self.sent: list[Chart] | None = None
+
+    @classmethod
+    def start(cls) -> Drawer | None:
+        """A new drawer (importing at once), or None where a thread cannot run at SCHED_IDLE."""
+        if not hasattr(os, "SCHED_IDLE") or not os.path.exists("/proc/self/stat"):
+            return None
+        try:
+            process = subprocess.Popen([sys.executable, "-S", "-c", _SERVE, _ROOT, *sys.path],
+                                       stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                       stderr=subprocess.DEVNULL)
+        except OSError:
+            return None
+        return cls(process)
+
+    def send(self, charts: list[Chart]) -> None:
+        """Have CHARTS drawn now if the drawer is ready, without waiting (draw(CHARTS) collects them)."""
+        try:
+            if self.sent is None and self._wait_ready(patience=0.0):
+                self._send(charts)
+        except (OSError, ValueError):
+            self.close()                    # (draw() then says None: the caller draws them)
+
+    def _send(self, charts: list[Chart]) -> None:
+        self.sent = charts
+        self.process.stdin.write(pickle.dumps(charts))
+        self.process.stdin.close()
+
+    def draw(self, charts: list[Chart], timeout: float = 60.0) -> list[str] | None:
+        """CHARTS drawn by the drawer, or None (the caller draws them): the drawer is then stopped."""
+        try:
+            if self.sent is None:
+                if not self._wait_ready():
+                    return None
+                self._send(charts)
+            elif self.sent != charts:
+                return None
+            data = self._read_all(time.monotonic() + timeout)
+            if data is None or self.process.wait(timeout) != 0:
+                return None
+            drawn = pickle.loads(data)
+        except (OSError, ValueError, EOFError, pickle.UnpicklingError, subprocess.TimeoutExpired):
+            return None
+        finally:
+            self.close()
+        if (isinstance(drawn, list) and len(drawn) == len(charts)
+                and all(isinstance(svg, str) and svg.startswith("<svg") for svg in drawn)):
+            return drawn
+        return None
+
+    def _wait_ready(self, patience: float = READY_AT_MOST) -> bool:
+        """True once the drawer says its import is done; False when it is starved (no CPU for
+        STARVED_AFTER: the machine is busy, and the caller imports sooner than it would), slow
+        (PATIENCE) or gone."""
+        if self.ready:
+            return True
+        out = self.process.stdout.fileno()
+        began = seen = time.monotonic()
+        used = self._cpu()
+        while used is not None:
+            if select.select([out], [], [], min(0.01, patience))[0]:
+                self.ready = os.read(out, 1) == _READY
+                return self.ready
+            now, cpu = time.monotonic(), self._cpu()
+            if cpu is None or now - began >= patience:
+                return False
+            if cpu > used:
+                used, seen = cpu, now
+            elif now - seen > STARVED_AFTER:
+                return False
+        return False
+
+    def _cpu(self) -> int | None:
+        """The drawer's CPU so far (clock ticks, all its threads), None once it has exited."""
+        if self.process.poll() is not None:
+            return None
+        try:
+            with open(f"/proc/{self.process.pid}/stat", "rb") as handle:
+                fields = handle.read().rsplit(b")", 1)[1].split()
+        except OSError:
+            return None
+        return int(fields[11]) + int(fields[12])        # utime + stime
+
+    def _read_all(self, deadline: float) -> bytes | None:
+        out, parts = self.process.stdout.fileno(), []
+        while (left := deadline - time.monotonic()) > 0:
+            if not select.select([out], [], [], left)[0]:
+                break
+            part = os.read(out, 1 << 16)
+            if not part:
+                return b"".join(parts)
+            parts.append(part)
+        return None
+
+    def close(self) -> None:
+        """Stop the drawer (if it still runs) and reap it: its CPU counts as this process's children's."""
+        if self.process.poll() is None:
+            self.process.kill()
+        self.process.wait()
+        for pipe in (self.process.stdin, self.process.stdout):
+            try:
+                pipe.close()
+            except OSError:
+                pass
+
+
+def _serve() -> None:
+    """The drawer's side, its import done (_SERVE): say so, then draw what comes on stdin (a
+    pickled list of charts) and send the SVG texts back on stdout."""
+    out = sys.stdout.buffer
+    out.write(_READY)
+    out.flush()
+    charts = pickle.loads(sys.stdin.buffer.read())
+    out.write(pickle.dumps(draw(charts)))
+    out.flush()
+    os._exit(0)             # now: the caller reads to our end (no teardown of matplotlib's objects)
+
+
+def _trace(event: str, **fields: Any) -> None:
+    """grade-all's trace (workers.trace), when it is on: imported only then."""
+    if os.environ.get("AUTOGRADER_BATCH_TRACE"):
+        from .workers import trace
+
+        trace(event, **fields)

@@ -13,7 +13,7 @@ import os
 import queue
 import threading
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..assignment import Assignment
 from ..engine import reporters
@@ -21,6 +21,9 @@ from ..engine.escape import csv_cell, plain
 from ..engine.results import GradeReport
 from . import lms
 from .gradebook import Gradebook, Row
+
+if TYPE_CHECKING:
+    from .charts import Drawer
 
 
 def _num(value: float) -> float | int:
@@ -177,10 +180,12 @@ class FeedbackWriter:
             raise error
 
 
-def write_exports(book: Gradebook, spec: Assignment, out: Path, written: FeedbackWriter | None = None) -> list[Path]:
+def write_exports(book: Gradebook, spec: Assignment, out: Path, written: FeedbackWriter | None = None,
+                  drawer: Drawer | None = None) -> list[Path]:
     """Write grades.csv, grades.json, feedback/<id>.{md,txt,html} and report.html; return the main paths.
-    WRITTEN: the feedback files of these rows are already up to date (same grade, same late policy)."""
-    from .report import write_report
+    WRITTEN: the feedback files of these rows are already up to date (same grade, same late policy).
+    DRAWER: the process that draws the report's charts (charts.Drawer), if any."""
+    from .report import class_figures, write_report
 
     if written is not None:
         written.finish()
@@ -192,6 +197,9 @@ def write_exports(book: Gradebook, spec: Assignment, out: Path, written: Feedbac
                  else summarize(row, spec, policy) for row in rows]
     feedback = out / "feedback"
     feedback.mkdir(parents=True, exist_ok=True)
+    figures = class_figures(rows, spec)
+    if drawer is not None:
+        drawer.send(list(figures.charts.values()))      # drawn while we write the rest
 
     import io
 
@@ -223,6 +231,7 @@ def write_exports(book: Gradebook, spec: Assignment, out: Path, written: Feedbac
         if stale.name not in keep:
             stale.unlink()
     late = {s["id"]: s for s in summaries}
-    report_path = write_report(rows, spec, out, lms_files=["canvas_grades.csv", "moodle_grades.csv"], late=late)
+    report_path = write_report(rows, spec, out, lms_files=["canvas_grades.csv", "moodle_grades.csv"], late=late,
+                               drawer=drawer, figures=figures)
     return [out / "grades.csv", out / "canvas_grades.csv", out / "moodle_grades.csv", out / "grades.json",
             feedback, report_path]

@@ -183,22 +183,16 @@ def grade_all(source: str | Path, out: str | Path = DEFAULT_OUT, assignment: str
             pool.start()         # (if not yet) its fork server loads pytest and the engine while we set up the exports
         run_id = book.start_run(spec.name, len(entries), jobs)
         bar = Progress(len(todo), stream=stream, enabled=progress)
-        writer = warming = None
+        writer = warming = drawer = None
         if exports:
-            import threading
-
             from .export import FeedbackWriter
 
             writer = FeedbackWriter(book, spec, out, background=True)
-            # matplotlib (~0.3 s of CPU, holding the GIL) is imported from a thread once the first
-            # grade is stored: at the start it would compete with the fork server's boot and the
-            # workers' sessions, the path to the first grade (first row ~0.9 -> ~0.5 s).
-            warming = threading.Thread(target=_warm_exports, name="grade-all-warm-charts", daemon=True)
         grading = False                         # set while the workers grade (their first row starts the warming)
         first_row = False                       # a row from the workers was stored
 
         def on_result(entry: Entry, result: dict[str, Any]) -> None:
-            nonlocal first_row
+            nonlocal first_row, warming, drawer
             if result.get("ok"):                # stored as the worker serialised it (never parsed here)
                 stored, feedback, status = result["stored"], result["feedback"], "graded"
                 summary.graded += 1
@@ -220,8 +214,20 @@ def grade_all(source: str | Path, out: str | Path = DEFAULT_OUT, assignment: str
             if grading and not first_row:
                 first_row = True
                 trace("first-row")
-                if warming is not None:
-                    trace("charts-warm")
+                if exports:
+                    # The class report's matplotlib (~0.25 s of CPU) is left to a drawer, which
+                    # imports it on idle CPU (charts.Drawer); without one it is imported here, from
+                    # a thread.  Either only now, once the first grade is stored: at the start it
+                    # would compete with the fork server's boot and the workers' sessions, the
+                    # path to the first grade (first row ~0.9 -> ~0.5 s; a drawer started with the
+                    # fork server: ~0.5 -> ~0.7 s under load).
+                    import threading
+
+                    drawer = _start_drawer()
+                    if drawer is None:
+                        trace("charts-warm")
+                    warming = threading.Thread(target=_warm_exports, args=(drawer is None,),
+                                               name="grade-all-warm-charts", daemon=True)
                     warming.start()
             bar.advance(entry.id)
 
@@ -253,12 +259,14 @@ def grade_all(source: str | Path, out: str | Path = DEFAULT_OUT, assignment: str
                 if warming is not None and warming.ident is not None:
                     warming.join()      # done long ago; one thread, so the report may fork to draw a chart
 
-                summary.written = write_exports(book, spec, out, written=writer)
+                summary.written = write_exports(book, spec, out, written=writer, drawer=drawer)
                 trace("exported")
         finally:
             pool.close(now=status != "done")
             if writer is not None:
                 writer.stop()           # (done already unless something failed before the exports)
+            if drawer is not None:
+                drawer.close()          # (reaped: its CPU is counted with our children's)
     trace("end", children=children_cpu())      # (its own reaped children: the charts drawn by forks)
     return summary
 
@@ -275,13 +283,23 @@ def _compile_templates() -> None:
         pass
 
 
-def _warm_exports() -> None:
+def _start_drawer():
+    """The report's charts' drawer (charts.Drawer: matplotlib imported by another process on idle CPU), or None."""
+    from . import charts
+
+    drawer = charts.Drawer.start()
+    trace("drawer-start", started=drawer is not None)
+    return drawer
+
+
+def _warm_exports(matplotlib: bool = True) -> None:
     """What the class report needs that no row decides, made while the workers grade, not after
-    the last row: matplotlib's import (charts.warm) and the report's compiled template (~12 ms;
-    compiled already when the fork server was started early: _compile_templates)."""
+    the last row: MATPLOTLIB's import (charts.warm: not with a drawer) and the report's compiled
+    template (~12 ms; compiled already when the fork server was started early: _compile_templates)."""
     from . import charts, report
 
-    charts.warm()
+    if matplotlib:
+        charts.warm()
     report.compile_templates()
 
 

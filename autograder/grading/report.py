@@ -9,19 +9,23 @@ the tables sortable), opens from disk in any browser.
 from __future__ import annotations
 
 import collections
+import dataclasses
 import functools
 import os
 import re
 import statistics
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..assignment import Assignment
 from ..engine.reporters import closing_line, problem_titles
 from ..engine.reporters import fmt as _fmt
 from ..engine.results import GradeReport
 from .gradebook import Row
+
+if TYPE_CHECKING:
+    from .charts import Chart, Drawer
 
 try:
     from markupsafe import Markup
@@ -34,8 +38,10 @@ FLAG_TEXT = "check this test: unfair or unclear?"
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 
 
+@functools.lru_cache(maxsize=4096, typed=True)
 def fmt(points: float) -> str:
-    """Points as people write them: at most two decimals (the suites split points evenly)."""
+    """Points as people write them: at most two decimals (the suites split points evenly).
+    Cached: a feedback page formats the same few values ~450 times (a pure function of the value)."""
     return _fmt(round(float(points), 2))
 
 
@@ -64,9 +70,11 @@ def _write(path: Path, text: str) -> None:
 _SUFFIX = re.compile(r"(?<=[A-Za-z])\d+$")
 
 
+@functools.lru_cache(maxsize=8192, typed=True)
 def clean_name(name: str, problem: int) -> str:
     """A check's name as a person reads it: no "P3 " prefix (the page groups by problem) and no
-    pytest duplicate-id counter ("five sixes0" -> "five sixes")."""
+    pytest duplicate-id counter ("five sixes0" -> "five sixes").  Cached: every page of a class
+    cleans the same ~200 names."""
     if name.startswith(f"P{problem} "):
         name = name[len(f"P{problem} "):]
     return _SUFFIX.sub("", name)
@@ -198,21 +206,23 @@ def hint_students(rows: list[Row]) -> list[dict[str, Any]]:
     return [{"hint": h, "students": ids} for h, ids in sorted(table.items(), key=lambda i: (-len(i[1]), i[0]))]
 
 
-def render_report(rows: list[Row], spec: Assignment, extra_sections: list[dict[str, Any]] | None = None,
-                  lms_files: list[str] | None = None, late: dict[str, dict[str, Any]] | None = None) -> str:
-    """The class report.  EXTRA_SECTIONS: [{"id", "title", "html"}] appended after the per-check
-    detail (html is trusted markup the caller built with escaping, e.g. a jinja2 Markup)."""
-    from ..coach.leaderboard import leaderboard_html  # empty unless stage 5 was graded
+@dataclasses.dataclass
+class Figures:
+    """The class report's numbers that its tables and its charts share (class_figures)."""
+
+    percents: list[float]
+    rates: list[dict[str, Any]]
+    stages: list[dict[str, Any]]
+    problems: list[dict[str, Any]]
+    charts: dict[str, Chart]            # the report's key -> (function, args, kwargs) that draws it
+
+
+def class_figures(rows: list[Row], spec: Assignment) -> Figures:
+    """ROWS' figures, and the charts to draw from them: made before the other exports, so a drawer
+    (charts.Drawer) draws while those are written."""
     from . import charts
 
     percents = [100 * r.score / r.max_score if r.max_score else 0.0 for r in rows]
-    scores = [r.score for r in rows]
-    max_score = max((r.max_score for r in rows), default=0.0)
-    loaded = [r for r in rows if r.status == "graded" and not r.error]
-    sections = list(extra_sections or [])
-    board = leaderboard_html(rows)
-    if board:                                    # it brings its own heading
-        sections.insert(0, {"id": "leaderboard", "nav": "strategy contest", "title": "", "html": board})
     rates = check_rates(rows)
     titles = problem_titles(spec.name)
     for r in rates:
@@ -225,6 +235,38 @@ def render_report(rows: list[Row], spec: Assignment, extra_sections: list[dict[s
         s["mean"], s["max"] = (fmt(statistics.fmean(got)) if got else "-"), fmt(top)
         s["tests"] = int(s["tests"])
     problems = problem_rates(rows, spec, rates)
+    stage_bars = [(f"Stage {s['stage']} {s['title']}", s["pass_rate"]) for s in stages]
+    problem_bars = [(f"P{p['number']} {p['title']}", p["full_rate"]) for p in problems]
+    wanted: dict[str, Chart] = {"histogram": (charts.histogram, (percents,), {})}
+    if stages:
+        wanted["stage_chart"] = (charts.rate_bars, (stage_bars, "stage-rates", "Checks passed, per stage",
+                                                    FLAG_BELOW), {})
+    if problems:
+        wanted["problem_chart"] = (charts.rate_bars, (problem_bars, "problem-rates",
+                                                      "Students with full marks, per problem"),
+                                   {"axis": "% of students with full marks"})
+    return Figures(percents, rates, stages, problems, wanted)
+
+
+def render_report(rows: list[Row], spec: Assignment, extra_sections: list[dict[str, Any]] | None = None,
+                  lms_files: list[str] | None = None, late: dict[str, dict[str, Any]] | None = None,
+                  drawer: Drawer | None = None, figures: Figures | None = None) -> str:
+    """The class report.  EXTRA_SECTIONS: [{"id", "title", "html"}] appended after the per-check
+    detail (html is trusted markup the caller built with escaping, e.g. a jinja2 Markup).
+    DRAWER: the process that draws the charts (charts.Drawer: grade-all's), if any; FIGURES:
+    class_figures(ROWS, SPEC), when the caller has them already."""
+    from ..coach.leaderboard import leaderboard_html  # empty unless stage 5 was graded
+    from . import charts
+
+    figures = figures or class_figures(rows, spec)
+    percents, rates, stages, problems = figures.percents, figures.rates, figures.stages, figures.problems
+    scores = [r.score for r in rows]
+    max_score = max((r.max_score for r in rows), default=0.0)
+    loaded = [r for r in rows if r.status == "graded" and not r.error]
+    sections = list(extra_sections or [])
+    board = leaderboard_html(rows)
+    if board:                                    # it brings its own heading
+        sections.insert(0, {"id": "leaderboard", "nav": "strategy contest", "title": "", "html": board})
     students = []
     for row, pct in zip(rows, percents):
         students.append({"id": row.submission_id, "score": row.score,
@@ -234,18 +276,8 @@ def render_report(rows: list[Row], spec: Assignment, extra_sections: list[dict[s
                          "flags": sandbox_flags(row), "late": _late_cell((late or {}).get(row.submission_id)),
                          "time": f"{row.wall_time:.2f}"})
     timing = [("wall clock (s)", _stats([r.wall_time for r in rows])), ("CPU (s)", _stats([r.cpu_time for r in rows]))]
-    stage_bars = [(f"Stage {s['stage']} {s['title']}", s["pass_rate"]) for s in stages]
-    problem_bars = [(f"P{p['number']} {p['title']}", p["full_rate"]) for p in problems]
-    wanted = {"histogram": (charts.histogram, (percents,), {})}
-    if stages:
-        wanted["stage_chart"] = (charts.rate_bars, (stage_bars, "stage-rates", "Checks passed, per stage",
-                                                    FLAG_BELOW), {})
-    if problems:
-        wanted["problem_chart"] = (charts.rate_bars, (problem_bars, "problem-rates",
-                                                      "Students with full marks, per problem"),
-                                   {"axis": "% of students with full marks"})
-    drawn = dict(zip(wanted, charts.draw(list(wanted.values()))))     # the last one by a second process
     timing += [(f"stage {stage} checks (s)", _stats(values)) for stage, values in stage_times(rows).items()]
+    drawn = dict(zip(figures.charts, charts.draw(list(figures.charts.values()), drawer)))    # (by other processes)
     context = {
         "title": f"{spec.title}: class report", "spec": spec, "rows": rows,
         "generated": time.strftime("%Y-%m-%d %H:%M"), "grader_version": rows[0].grader_version if rows else "-",
@@ -272,9 +304,10 @@ def _late_cell(summary: dict[str, Any] | None) -> str:
 
 
 def write_report(rows: list[Row], spec: Assignment, out: Path, extra_sections: list[dict[str, Any]] | None = None,
-                 lms_files: list[str] | None = None, late: dict[str, dict[str, Any]] | None = None) -> Path:
+                 lms_files: list[str] | None = None, late: dict[str, dict[str, Any]] | None = None,
+                 drawer: Drawer | None = None, figures: Figures | None = None) -> Path:
     path = Path(out) / "report.html"
-    _write(path, render_report(rows, spec, extra_sections, lms_files, late))
+    _write(path, render_report(rows, spec, extra_sections, lms_files, late, drawer, figures))
     return path
 
 

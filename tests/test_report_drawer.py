@@ -1,0 +1,120 @@
+"""grade-all's chart drawer (charts.Drawer): a real process that imports matplotlib in a thread at
+SCHED_IDLE and draws the class report's charts; they must be the charts drawn here, byte for byte.
+Whatever goes wrong with it (starved, dead, nonsense, another list than it was sent), the charts
+are drawn here, and the drawer is gone (reaped) either way.  Two real drawers (one stopped before
+it runs), a few tiny stand-in processes; ~1 s of CPU in all.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from autograder.grading import charts
+from autograder.grading.workers import TRACE_ENV
+
+WANTED = [(charts.histogram, ([5.0, 50.0, 100.0, 100.0],), {}),
+          (charts.rate_bars, ([("Stage 1", 0.5), ("Stage 2", 0.1)], "stage-rates", "Checks", 0.2), {}),
+          (charts.rate_bars, ([(f"P{n} a title", n / 20) for n in range(1, 21)], "problem-rates", "Full"),
+           {"axis": "% full"})]
+ONE = [(charts.histogram, ([10.0, 90.0],), {})]
+
+
+@pytest.fixture(scope="module")
+def serial() -> dict[str, list[str]]:
+    return {"wanted": [f(*a, **k) for f, a, k in WANTED], "one": [f(*a, **k) for f, a, k in ONE]}
+
+
+def _events(path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()] if path.exists() else []
+
+
+def _ready(drawer: charts.Drawer, within: float = 120.0) -> None:
+    """Wait (a test may run on a busy machine: the import gets idle CPU only) until DRAWER is ready."""
+    deadline = time.monotonic() + within
+    while not drawer._wait_ready():
+        assert drawer.process.poll() is None, "the drawer died while importing"
+        assert time.monotonic() < deadline, "the drawer never finished its import"
+
+
+def test_the_drawer_imports_at_idle_priority_and_draws_the_charts_drawn_here(tmp_path, monkeypatch, serial):
+    trace = tmp_path / "trace.jsonl"
+    monkeypatch.setenv(TRACE_ENV, str(trace))
+    drawer = charts.Drawer.start()
+    assert drawer is not None
+    _ready(drawer)
+    drawer.send(WANTED)                             # as grade-all: sent before the other exports ...
+    assert drawer.sent == WANTED
+    assert charts.draw(list(WANTED), drawer) == serial["wanted"]     # ... collected by the report
+    assert drawer.process.returncode == 0           # it exited at once and was reaped
+    events = _events(trace)
+    (imported,) = [e for e in events if e["event"] == "drawer-imported"]
+    assert imported["pid"] == drawer.process.pid and imported["policy"] == os.SCHED_IDLE
+    assert [e["by"] for e in events if e["event"] == "charts"] == ["drawer"]
+
+
+def test_a_starved_drawer_is_given_up_at_once_and_the_charts_are_drawn_here(tmp_path, monkeypatch, serial):
+    """A drawer that gets no CPU (here: stopped) is given up after STARVED_AFTER, not READY_AT_MOST."""
+    trace = tmp_path / "trace.jsonl"
+    monkeypatch.setenv(TRACE_ENV, str(trace))
+    drawer = charts.Drawer.start()
+    os.kill(drawer.process.pid, signal.SIGSTOP)
+    began = time.monotonic()
+    assert drawer._wait_ready() is False
+    assert time.monotonic() - began < charts.READY_AT_MOST * 0.9
+    drawer.send(ONE)                                # not ready: nothing sent, nothing waited for
+    assert drawer.sent is None
+    assert charts.draw(ONE, drawer) == serial["one"]
+    assert drawer.process.returncode == -signal.SIGKILL     # stopped and reaped
+    assert [e["by"] for e in _events(trace) if e["event"] == "charts"] == ["here"]
+
+
+# Stand-ins for the drawer's side (real processes): each says it is ready, then answers ANSWER.
+STAND_IN = """
+import os, pickle, sys
+sys.stdout.buffer.write(b"R"); sys.stdout.flush()
+sys.stdin.buffer.read()
+answer = {answer}
+if answer is None:
+    os._exit(3)
+sys.stdout.buffer.write(answer); sys.stdout.flush()
+"""
+
+
+def _stand_in(answer: str) -> charts.Drawer:
+    return charts.Drawer(subprocess.Popen([sys.executable, "-c", STAND_IN.format(answer=answer)],
+                                          stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL))
+
+
+@pytest.mark.parametrize("answer", [
+    "None",                                              # dies after it was sent the charts
+    "b'not a pickle'",                                   # nonsense
+    "pickle.dumps(['<svg one/>', '<svg two/>'])",        # two charts for one
+    "pickle.dumps([b'<svg/>'])",                         # not text
+    "pickle.dumps(['<script>alert(1)</script>'])",       # not a chart
+])
+def test_a_drawer_that_fails_in_any_way_leaves_the_charts_drawn_here(answer, serial):
+    drawer = _stand_in(answer)
+    assert charts.draw(ONE, drawer) == serial["one"]
+    assert drawer.process.returncode is not None          # reaped
+
+
+def test_charts_other_than_those_sent_are_drawn_here(serial):
+    drawer = _stand_in("pickle.dumps(['<svg the charts sent/>'])")
+    _ready(drawer)
+    drawer.send([(charts.histogram, ([1.0],), {})])
+    assert drawer.sent is not None
+    assert charts.draw(ONE, drawer) == serial["one"]
+    assert drawer.process.returncode is not None
+
+
+def test_the_stand_in_is_taken_at_its_word_when_it_answers_right():
+    """(So the cases above fail on their answers, not on the stand-in.)"""
+    drawer = _stand_in("pickle.dumps(['<svg the chart/>'])")
+    assert charts.draw(ONE, drawer) == ["<svg the chart/>"]
