@@ -98,6 +98,8 @@ def _stand_in(answer: str) -> charts.Drawer:
     "pickle.dumps(['<svg one/>', '<svg two/>'])",        # two charts for one
     "pickle.dumps([b'<svg/>'])",                         # not text
     "pickle.dumps(['<script>alert(1)</script>'])",       # not a chart
+    "b'cbuiltins\\nno_such_name\\n.'",                    # a name that is not there (AttributeError)
+    "pickle.dumps(['<svg/>'])[:-3]",                     # the right answer cut short
 ])
 def test_a_drawer_that_fails_in_any_way_leaves_the_charts_drawn_here(answer, serial):
     drawer = _stand_in(answer)
