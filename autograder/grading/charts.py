@@ -194,7 +194,9 @@ done[0]._serve()
 _ROOT = str(Path(__file__).resolve().parents[2])
 _READY = b"R"
 _TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
-STARVED_WINDOW = 0.1        # s: a drawer still importing that got less than
+LAGGING_AFTER = 1.0         # s: while the workers grade, a drawer not ready this long after its start
+LAGGING_SHARE = 0.1         # that got less than this share of a core since is lagging (a busy machine)
+STARVED_WINDOW = 0.1        # s: when the charts are wanted, a drawer still importing that got less than
 STARVED_SHARE = 0.5         # this share of a core over the last window is starved (a busy machine),
 READY_AT_MOST = 1.0         # and one that is not ready after this long is given up
 
@@ -216,6 +218,7 @@ class Drawer:
         self.process = process
         self.ready = False
         self.sent: list[Chart] | None = None
+        self.started = time.monotonic()
 
     @classmethod
     def start(cls) -> Drawer | None:
@@ -237,6 +240,18 @@ class Drawer:
                 self._send(charts)
         except (OSError, ValueError):
             self.close()                    # (draw() then says None: the caller draws them)
+
+    def lagging(self) -> bool:
+        """Whether the drawer is not ready and got under LAGGING_SHARE of a core since its start
+        (LAGGING_AFTER at least), or is gone: the caller then gives it up while the workers still
+        grade and imports matplotlib itself, as before, not after the last grade."""
+        try:
+            if self.ready or self._wait_ready(patience=0.0):
+                return False
+        except (OSError, ValueError):
+            return True
+        cpu, elapsed = self._cpu(), time.monotonic() - self.started
+        return cpu is None or (elapsed >= LAGGING_AFTER and cpu < LAGGING_SHARE * elapsed)
 
     def _send(self, charts: list[Chart]) -> None:
         self.sent = charts

@@ -19,6 +19,7 @@ import gc
 import hashlib
 import os
 import sys
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -150,8 +151,6 @@ def grade_all(source: str | Path, out: str | Path = DEFAULT_OUT, assignment: str
         pool.start()        # all to grade, most likely: its fork server boots (~0.2 s: pytest, the
         #                     suites) while we find the submissions (a zip: extracted) and hash them
         if exports:         # and meanwhile a thread compiles the pages' templates (a core idle till then)
-            import threading
-
             threading.Thread(target=_compile_templates, name="grade-all-templates", daemon=True).start()
     entries, notes = discover(source, work_dir, spec, nb_assignment)
     if not entries:
@@ -214,6 +213,15 @@ def grade_all(source: str | Path, out: str | Path = DEFAULT_OUT, assignment: str
                              source=str(entry.path), keep=writer is not None)
             if writer is not None:
                 writer.write(row)               # now (a thread), while the workers grade, not all at the end
+            if drawer is not None and drawer.lagging():
+                # A busy machine: the drawer gets no idle CPU.  Given up now, while the workers
+                # grade, not found out after the last grade: matplotlib is imported here meanwhile.
+                drawer.close()
+                drawer = None
+                trace("drawer-lagging")
+                trace("charts-warm")
+                warming = threading.Thread(target=_warm_exports, name="grade-all-warm-charts", daemon=True)
+                warming.start()
             if grading and not first_row:
                 first_row = True
                 trace("first-row")
@@ -224,8 +232,6 @@ def grade_all(source: str | Path, out: str | Path = DEFAULT_OUT, assignment: str
                     # would compete with the fork server's boot and the workers' sessions, the
                     # path to the first grade (first row ~0.9 -> ~0.5 s; a drawer started with the
                     # fork server: ~0.5 -> ~0.7 s under load).
-                    import threading
-
                     drawer = _start_drawer()
                     if drawer is None:
                         trace("charts-warm")
