@@ -92,32 +92,33 @@ def test_every_submission_is_recorded(first):
 
 
 def test_the_parent_leaves_matplotlib_to_a_drawer_started_once_the_workers_grade(first):
-    """The class report's matplotlib (~0.25 s of CPU) is not imported by the parent (no
-    charts-warm): a drawer (charts.Drawer), started once the first grade from a worker is stored
-    (late.zip's error row, stored before the workers start, does not count), imports it in a thread
-    at idle priority, and the report's charts come from it (or, had it starved, from the parent
-    after the last grade: tests/test_report_drawer.py)."""
+    """The class report's matplotlib (~0.25 s of CPU) is not imported by the parent: a drawer
+    (charts.Drawer), started once the first grade from a worker is stored (late.zip's error row,
+    stored before the workers start, does not count), imports it in a thread at idle priority, and
+    the report's charts come from it (or, had it starved at the end, from the parent:
+    tests/test_report_drawer.py).  On a machine too busy to give it idle CPU while the workers
+    grade, it is given up then (drawer-lagging) and the parent imports matplotlib meanwhile."""
     events = [json.loads(line) for line in first["trace"].read_text(encoding="utf-8").splitlines()]
     order = [e["event"] for e in events]
     parent = events[order.index("start")]["pid"]
-    assert "charts-warm" not in order and order.count("first-row") == 1 and order.count("worker-ready") == 2
+    assert order.count("first-row") == 1 and order.count("worker-ready") == 2
     (start,) = [e for e in events if e["event"] == "drawer-start"]
     assert start["started"] and start["pid"] == parent
-    (drawn,) = [e for e in events if e["event"] == "charts"]
-    assert drawn["pid"] == parent and drawn["by"] in ("drawer", "here")
     assert (order.index("worker-ready") < order.index("first-row") < order.index("drawer-start")
-            < order.index("graded") < order.index("charts") < order.index("exported"))
+            < order.index("graded") < order.index("exported"))
     imported = [e for e in events if e["event"] == "drawer-imported"]
     assert all(e["policy"] == os.SCHED_IDLE and e["pid"] != parent for e in imported)
+    if "drawer-lagging" in order:               # given up while the workers graded: the old way
+        lagging = order.index("drawer-lagging")
+        assert order[lagging + 1] == "charts-warm" and lagging < order.index("graded")
+        assert "charts" not in order and order.count("charts-warm") == 1
+        return
+    assert "charts-warm" not in order
+    (drawn,) = [e for e in events if e["event"] == "charts"]
+    assert drawn["pid"] == parent and drawn["by"] in ("drawer", "here")
+    assert order.index("graded") < order.index("charts") < order.index("exported")
     if drawn["by"] == "drawer":
         assert len(imported) == 1
-
-
-def test_each_worker_runs_the_session_its_fork_server_collected(first):
-    """The fork server configured pytest and collected the suites once before it forked the workers
-    (preloading.prepare_session): each worker's session is that one, not one of its own."""
-    events = [json.loads(line) for line in first["trace"].read_text(encoding="utf-8").splitlines()]
-    assert [e.get("prepared") for e in events if e["event"] == "session-collected"] == [True, True]
 
 
 FORK_SERVER = """

@@ -165,12 +165,13 @@ def test_grade_alls_exports_with_a_drawer_equal_a_fresh_export(tmp_path, monkeyp
 
 
 def test_a_drawer_lagging_while_the_workers_grade_is_told_apart_from_one_that_is_ready():
-    """grade-all gives up a drawer that gets under LAGGING_SHARE of a core while the workers grade
-    (its own import then runs while they grade, not after the last grade): not before
-    LAGGING_AFTER, nor a drawer that is ready; a drawer that is gone lags at once."""
+    """grade-all gives up a drawer that gets under LAGGING_SHARE of a core while the workers grade,
+    or is not ready as their last grades run (its own import then runs while they grade, not after
+    the last grade): not before LAGGING_AFTER, nor a drawer that is ready; one that is gone lags."""
     stopped = charts.Drawer.start()
     os.kill(stopped.process.pid, signal.SIGSTOP)
     assert stopped.lagging() is False                           # (too early to tell)
+    assert stopped.lagging(last=True) is True                   # not ready as the last grades run
     stopped.started -= 2 * charts.LAGGING_AFTER                 # as if started two of them ago
     assert stopped.lagging() is True
     stopped.close()
@@ -178,5 +179,5 @@ def test_a_drawer_lagging_while_the_workers_grade_is_told_apart_from_one_that_is
     ready = _stand_in("pickle.dumps(['<svg the chart/>'])")
     _ready(ready)
     ready.started -= 2 * charts.LAGGING_AFTER
-    assert ready.lagging() is False
+    assert ready.lagging() is False and ready.lagging(last=True) is False
     ready.close()

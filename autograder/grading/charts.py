@@ -241,17 +241,20 @@ class Drawer:
         except (OSError, ValueError):
             self.close()                    # (draw() then says None: the caller draws them)
 
-    def lagging(self) -> bool:
-        """Whether the drawer is not ready and got under LAGGING_SHARE of a core since its start
-        (LAGGING_AFTER at least), or is gone: the caller then gives it up while the workers still
-        grade and imports matplotlib itself, as before, not after the last grade."""
+    def lagging(self, last: bool = False) -> bool:
+        """Whether the drawer is not ready and either the LAST grades run (a short batch, or a slow
+        import) or it got under LAGGING_SHARE of a core since its start (LAGGING_AFTER at least),
+        or it is gone: the caller then gives it up while the workers still grade and imports
+        matplotlib itself, as before, not after the last grade."""
         try:
             if self.ready or self._wait_ready(patience=0.0):
                 return False
         except (OSError, ValueError):
             return True
         cpu, elapsed = self._cpu(), time.monotonic() - self.started
-        return cpu is None or (elapsed >= LAGGING_AFTER and cpu < LAGGING_SHARE * elapsed)
+        if cpu is None:
+            return True
+        return last or (elapsed >= LAGGING_AFTER and cpu < LAGGING_SHARE * elapsed)
 
     def _send(self, charts: list[Chart]) -> None:
         self.sent = charts

@@ -192,9 +192,10 @@ def grade_all(source: str | Path, out: str | Path = DEFAULT_OUT, assignment: str
             writer = FeedbackWriter(book, spec, out, background=True)
         grading = False                         # set while the workers grade (their first row starts the warming)
         first_row = False                       # a row from the workers was stored
+        left = 0                                # rows still to come from the workers
 
         def on_result(entry: Entry, result: dict[str, Any]) -> None:
-            nonlocal first_row, warming, drawer
+            nonlocal first_row, warming, drawer, left
             if result.get("ok"):                # stored as the worker serialised it (never parsed here)
                 stored, feedback, status = result["stored"], result["feedback"], "graded"
                 summary.graded += 1
@@ -213,9 +214,13 @@ def grade_all(source: str | Path, out: str | Path = DEFAULT_OUT, assignment: str
                              source=str(entry.path), keep=writer is not None)
             if writer is not None:
                 writer.write(row)               # now (a thread), while the workers grade, not all at the end
-            if drawer is not None and drawer.lagging():
-                # A busy machine: the drawer gets no idle CPU.  Given up now, while the workers
-                # grade, not found out after the last grade: matplotlib is imported here meanwhile.
+            if grading:
+                left -= 1
+            if drawer is not None and drawer.lagging(last=left <= 2 * jobs):
+                # Not ready when the last two grades of each worker are left (a short batch, a slow
+                # import), or a busy machine (the drawer gets no idle CPU).  Given up now, while
+                # the workers grade, not found out after the last grade: matplotlib is imported
+                # here meanwhile, as before.
                 drawer.close()
                 drawer = None
                 trace("drawer-lagging")
@@ -232,7 +237,7 @@ def grade_all(source: str | Path, out: str | Path = DEFAULT_OUT, assignment: str
                     # would compete with the fork server's boot and the workers' sessions, the
                     # path to the first grade (first row ~0.9 -> ~0.5 s; a drawer started with the
                     # fork server: ~0.5 -> ~0.7 s under load).
-                    drawer = _start_drawer()
+                    drawer = _start_drawer() if left > 2 * jobs else None    # (the last grades run already)
                     if drawer is None:
                         trace("charts-warm")
                     warming = threading.Thread(target=_warm_exports, args=(drawer is None,),
@@ -248,7 +253,7 @@ def grade_all(source: str | Path, out: str | Path = DEFAULT_OUT, assignment: str
                     on_result(entry, {"ok": False, "student": True, "error": entry.error})
                 todo = [e for e in todo if not e.error]
                 if todo:
-                    grading = True
+                    grading, left = True, len(todo)
                     pool.run(todo, on_result)
                 status = "done"
                 trace("graded", graded=summary.graded)
