@@ -32,7 +32,7 @@ from ..engine.program import Program, default_limits, reference_program
 from ..engine.results import GradeReport
 from ..engine.sandbox import Limits, prestart_template, template_scope
 from ..engine.submission import SubmissionError, load_submission
-from .preloading import drop_stale_preload, take_prepared
+from .preloading import drop_stale_preload, take_prepared, take_reference_cache
 
 if TYPE_CHECKING:
     from ..engine.plugin import GradingPlugin
@@ -412,7 +412,8 @@ def reference_outcomes(spec: Assignment, reference: Program, hidden: list[str],
     ask); the request plan for students, or None when neither works (grading goes on without)."""
     key = cache_key(spec, limits)
     path = refcache.find(spec.root, spec.name, key)
-    loaded = refcache.load(path) if path else None
+    # (a grade-all worker: the fork server read this very file already, preloading.take_reference_cache)
+    loaded = (take_reference_cache(key, path) or refcache.load(path)) if path else None
     if loaded is None:
         try:
             loaded = compute_reference_cache(spec, reference, hidden, limits, key)

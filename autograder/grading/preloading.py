@@ -1,7 +1,9 @@
-"""What grade-all's fork server imports once before it forks the workers: the pytest plugins and the
-course's suite modules a grading session imports (preload_session), and a worker's check that
-they are still the ones its session wants (drop_stale_preload).  grading/preload.py runs it in
-the fork server; grade._grade_stream checks it in every session."""
+"""What grade-all's fork server does once before it forks the workers: it imports the pytest plugins
+and the course's suite modules a grading session imports (preload_session), configures pytest and
+collects the suites (prepare_session: each worker runs its copy of that session, take_prepared) and
+reads the reference cache file (preload_reference_cache, take_reference_cache); and a worker's
+check that the modules are still the ones its session wants (drop_stale_preload).
+grading/preload.py runs it in the fork server; grade._grade_stream checks it in every session."""
 
 from __future__ import annotations
 
@@ -95,7 +97,7 @@ def drop_stale_preload(spec: Assignment) -> None:
 
 
 def preload_from_environment() -> None:
-    """preload_session, then prepare_session, for the assignment and stage in
+    """preload_session, then prepare_session and preload_reference_cache, for the assignment and stage in
     $AUTOGRADER_PRELOAD_SESSION (a JSON pair, set by grade-all while its fork server starts:
     grading.preload imports this), if any."""
     wanted = os.environ.get(PRELOAD_ENV)
@@ -108,6 +110,43 @@ def preload_from_environment() -> None:
         return
     if preload_session(spec, stage):
         prepare_session(spec, stage)
+    preload_reference_cache(spec)
+
+
+# --- the reference cache file, read once before the fork ------------------------------------------
+
+_REFCACHE: list[tuple[tuple, tuple]] = []     # ((key, path, mtime_ns, size), what refcache.load read)
+
+
+def preload_reference_cache(spec: Assignment) -> bool:
+    """In grade-all's fork server: SPEC's reference cache file of this grader version read once
+    (refcache.load: ~4 ms a worker otherwise, on the first row's path), if there is one; never
+    computed here (that grades the reference, in sandboxes: a worker does it as before)."""
+    from ..engine import refcache
+    from .grade import cache_key
+
+    _REFCACHE.clear()
+    try:
+        key = cache_key(spec)
+        path = refcache.find(spec.root, spec.name, key)
+        loaded = refcache.load(path) if path else None
+    except Exception:                                 # noqa: BLE001 -- a worker reads it itself and says why
+        return False
+    stamp = _source_stamp_of(str(path)) if loaded is not None else None
+    if stamp is None:
+        return False
+    _REFCACHE.append(((key, *stamp), loaded))
+    return True
+
+
+def take_reference_cache(key: str, path) -> tuple | None:
+    """What preload_reference_cache read, once, when it is the file at PATH for KEY (the key of the
+    session asking: its reference, suites, scenarios, engine and limits) and the file is unchanged
+    since; else None (the caller reads the file)."""
+    if not _REFCACHE:
+        return None
+    stamp, loaded = _REFCACHE.pop()
+    return loaded if stamp == (key, *(_source_stamp_of(str(path)) or ())) else None
 
 
 # --- a session configured and collected once, before the fork ------------------------------------
