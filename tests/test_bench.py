@@ -108,6 +108,15 @@ def test_accounting_lists_the_phases_of_each_workers_first_grade(tmp_path):
     got = batch.accounting(trace, 1000.0, wall=2.2, cpu=2.0, n=10, jobs=2)
     assert ("workers ready 0.20, reference cache read 0.21, 0.25, suites collected 0.35, first plan run 0.46, "
             "first checked 0.49, first stored 0.50,") in got["text"]
+    assert "fork server ready" not in got["text"]            # (a trace without its phases: as before)
+    # the fork server's boot, and workers that ran the session it collected (preloading.prepare_session)
+    lines[1:1] = [{"event": "forkserver-imported", "at": 1000.12, "cpu": 0.11},
+                  {"event": "forkserver-prepared", "at": 1000.18, "cpu": 0.17}]
+    next(line for line in lines if line["event"] == "session-collected")["prepared"] = True
+    trace.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    got = batch.accounting(trace, 1000.0, wall=2.2, cpu=2.0, n=10, jobs=2)
+    assert ("fork server ready 0.18 (0.17 s CPU, suites collected there), workers ready 0.20, reference cache "
+            "read 0.21, 0.25, suites collected 0.35,") in got["text"]
 
 
 def test_accounting_says_how_busy_each_worker_kept_its_core_and_how_many_went_ahead(tmp_path):

@@ -188,6 +188,10 @@ def accounting(trace: Path, began: float, wall: float, cpu: float, n: int, jobs:
               for name in ("refcache", "collected", "first-planned", "first-checked")}
     if "start" not in parent or "end" not in parent or not exits:
         return None
+    # the fork server's boot (grading/preload.py): ready to fork the workers; and whether the workers
+    # ran the session it collected (preloading.prepare_session)
+    server = next((e for e in events if e["event"] == "forkserver-prepared"), None)
+    prepared = any(e.get("prepared") for e in events if e["event"] == "session-collected")
     waited = sum(e["waited"] for e in events if e["event"] == "task" and not e["first"])
     own = sum(e["cpu"] for e in exits)
     sandboxes = sum(e["children"] for e in exits)
@@ -214,7 +218,9 @@ def accounting(trace: Path, began: float, wall: float, cpu: float, n: int, jobs:
             + (f"; each worker kept {', '.join(f'{b:.2f}' for b in busy)} of a core busy over its life" if busy else "")
             + f"; {ahead} of {n} submissions loaded ahead\n"
             f"          phases (s from the start): grading starts {at('start')}, submissions found {at('found')}, "
-            f"workers ready {', '.join(f'{r:.2f}' for r in ready)}"
+            + (f"fork server ready {server['at'] - began:.2f} ({server['cpu']:.2f} s CPU"
+               + (", suites collected there" if prepared else "") + "), " if server else "")
+            + f"workers ready {', '.join(f'{r:.2f}' for r in ready)}"
             + ("".join(f", {label} {', '.join(f'{t:.2f}' for t in firsts[name])}"
                        for name, label in (("refcache", "reference cache read"), ("collected", "suites collected"),
                                            ("first-planned", "first plan run"), ("first-checked", "first checked"))
