@@ -92,6 +92,7 @@ class GradingPlugin:
         self._plan_from: dict[str, int] = {}
         self._plan_flat: list = []
         self._checks: dict[int, tuple[pytest.Item, _Check]] = {}
+        self._read: tuple[list, list] | None = None         # read_checks: (the items, how each runs)
         self._substitutions: dict[int, dict] = {}
         self._functions: dict[int, frozenset[str]] = {}      # problem -> its functions' bare names
         self.public_only = public_only
@@ -195,19 +196,31 @@ class GradingPlugin:
             return True                       # the caller reports a collection error as a grader fault
         items = session.items
         self._prepare_plan(items)
-        light = [self.light and self._light_ok(item) for item in items]
-        for index, item in enumerate(items):    # each check's markers read now, before the first
-            try:                                # submission (a single grade: while its plan still runs)
-                self._check(item)
-            except Exception:       # noqa: BLE001 -- a bad marker: raised again in that check's setup, as before
-                pass
-            if light[index]:
-                light[index] = _light_call(item)
+        light = self.read_checks(items)
         backstop = float(session.config.getini("timeout") or BACKSTOP_S) if _has_ini(session, "timeout") \
             else BACKSTOP_S
         with _backstop_handler(), _frozen():
             self._grade_each(items, light, backstop)
         return True
+
+    def read_checks(self, items) -> list:
+        """Each collected check's markers read (_check) and how it runs (a _LightCall, or False:
+        pytest's protocol), once per session and ITEMS, before the first submission (a single grade:
+        while its plan still runs; a session prepared before grade-all's fork: in the fork server,
+        once for every worker, preloading.prepare_session).  Nothing here depends on a submission."""
+        known = self._read
+        if known is not None and known[0] is items and len(known[1]) == len(items):
+            return known[1]
+        light = [self.light and self._light_ok(item) for item in items]
+        for index, item in enumerate(items):
+            try:
+                self._check(item)
+            except Exception:       # noqa: BLE001 -- a bad marker: raised again in that check's setup, as before
+                pass
+            if light[index]:
+                light[index] = _light_call(item)
+        self._read = (items, light)
+        return light
 
     def _grade_each(self, items, light: list, backstop: float) -> None:
         """Every submission next_submission gives, through every collected check."""

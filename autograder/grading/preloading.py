@@ -285,6 +285,8 @@ def prepare_session(spec: Assignment, stage: str | int = "all") -> bool:
         if capman is not None:
             capman.stop_global_capturing()       # (its files and saved descriptors are this process's)
         kept = not (plugin.collection_errors or session.shouldfail or session.shouldstop)
+        if kept:
+            plugin.read_checks(session.items)   # (each check's markers: ~15 ms a worker otherwise)
     except Exception:                                 # noqa: BLE001 -- the worker meets it again itself
         kept = False
     finally:
