@@ -97,9 +97,9 @@ def drop_stale_preload(spec: Assignment) -> None:
 
 
 def preload_from_environment() -> None:
-    """preload_session, then prepare_session and preload_reference_cache, for the assignment and stage in
-    $AUTOGRADER_PRELOAD_SESSION (a JSON pair, set by grade-all while its fork server starts:
-    grading.preload imports this), if any."""
+    """preload_session, then prepare_session, preload_reference_cache and warm_sandbox_caches, for
+    the assignment and stage in $AUTOGRADER_PRELOAD_SESSION (a JSON pair, set by grade-all while its
+    fork server starts: grading.preload imports this), if any."""
     wanted = os.environ.get(PRELOAD_ENV)
     if not wanted:
         return
@@ -111,6 +111,34 @@ def preload_from_environment() -> None:
     if preload_session(spec, stage):
         prepare_session(spec, stage)
     preload_reference_cache(spec)
+    warm_sandbox_caches(spec, stage)
+
+
+def warm_sandbox_caches(spec: Assignment, stage: str | int = "all") -> None:
+    """In grade-all's fork server: what each worker's first sandboxes compute once per process,
+    computed once here (~20-25 ms a worker otherwise, on its first grade's path): what this
+    machine allows (isolation(): a forked probe), the seccomp filter, the compiled harness its
+    template boots with, and the compiled reference without each stage's functions (the
+    substitution sandboxes').  Each is a cache of grader code and machine facts only, keyed by what
+    it was made from (a text, the interpreter): a worker whose course, reference or Python differs
+    misses it and computes its own, as before.  Best effort: anything raised leaves the rest to the
+    workers."""
+    from ..engine import launch, seccomp
+    from ..engine.isolation import isolation
+    from ..engine.program import reference_without
+
+    try:
+        isolation()
+        seccomp.filter_bpf()
+        launch._harness_source()
+        text = spec.reference.read_text(encoding="utf-8")
+        numbers = [s.number for s in spec.core_stages] if str(stage) == "all" else [int(stage)]
+        for number in numbers:
+            substitution = spec.substitution(number)
+            if substitution["names"]:                  # (as Program._variant_of keys its variants)
+                launch.compiled_reference(reference_without(text, tuple(sorted(map(str, substitution["keep"])))))
+    except Exception:                                 # noqa: BLE001 -- a worker computes it itself and says why
+        pass
 
 
 # --- the reference cache file, read once before the fork ------------------------------------------
