@@ -12,6 +12,7 @@ request runs in its variant's sandbox) and its trials and budget (trials.py).
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 from collections import deque
 from collections.abc import Callable
@@ -37,15 +38,87 @@ class Plan:
             groups.setdefault(id(target), (target, []))[1].append(r)
         if len(groups) > 1 or (groups and next(iter(groups.values()))[0] is not self):
             parts = list(groups.values())
+            tried = {id(target) for target, part in parts if target is not self and self._may_try(target, part)}
             # The parts run one after another (each with the budget the ones before it left), but
             # the later sandboxes start meanwhile: a start (~10-30 ms of forks, mounts, the
-            # zygote's snapshot) overlaps the batch before it instead of following it.
-            starter = _start_all([target._sandbox for target, _ in parts[1:]])
+            # zygote's snapshot) overlaps the batch before it instead of following it.  A part
+            # tried in this sandbox first (_try_aside) starts its own only if the try fails.
+            starter = _start_all([target._sandbox for target, _ in parts[1:] if id(target) not in tried])
             try:
-                return sum(target._prefetch(part) for target, part in parts)
+                return sum(len(part) if id(target) in tried and self._try_aside(target, part)
+                           else target._prefetch(part) for target, part in parts)
             finally:
                 starter.join()
         return self._prefetch(requests)
+
+    # -- a variant's calls tried in the student's own sandbox ------------------------------------
+    # A substituting call that never touches a substituted name has the outcome it would have had
+    # without the reference.  So a variant whose planned requests are all shared calls of plain
+    # functions (a first stage's scoring functions, say) runs them first in this sandbox, which
+    # holds no reference, with stand-ins bound to the substituted names (harness targets._stand_ins):
+    # in a worker of their own, begun where this sandbox ran nothing but fresh requests (its
+    # files as a new life's), and ended leaving it as before (Zygote.end_aside).  Their outcomes
+    # count only when the whole tried run was clean: every call ran, in one worker never replaced
+    # (a stand-in touched, a timeout, threads, memory: the zygote replaces it), no file left.
+    # Otherwise they are dropped unseen and uncharged, and the variant runs in its own sandbox
+    # exactly as it would have (the same requests, order and budget).  No check reads a tried
+    # outcome before the whole run is known good: they are handed over only then.
+
+    def _may_try(self, variant: Program, part: list[Request]) -> bool:
+        """Whether VARIANT's PART (a plan's requests) may be tried in this sandbox first."""
+        if (not TRY_ASIDE or variant.runs or variant._shared_ahead or variant._fresh_ahead or variant._history
+                or variant._sandbox.starts or not self._sandbox.applied.get("fresh_runner")
+                or self._shared_ahead or self._history):
+            return False
+        made, good = _TRY_RECORD.get(_keep_of(part[0]), (0, 0))
+        if made >= TRY_LEARN and 2 * good < made:
+            return False        # (this process's tries of it mostly failed: its reference calls across)
+        for r in part:
+            sub = r.substitute
+            if (r.kind != "call" or r.runs_fresh or r.instance is not None or type(r.func) is not str
+                    or "." in r.func or not isinstance(sub, dict) or sub.get("stand_in")
+                    or any(type(n) is not str or "." in n for n in (*(sub.get("names") or ()), *(sub.get("keep") or ())))):
+                return False
+        return True
+
+    def _try_aside(self, variant: Program, part: list[Request]) -> bool:
+        """PART (VARIANT's planned shared calls) tried in this sandbox (see above): True when its
+        outcomes were good and are VARIANT's now, as if its own sandbox had run them."""
+        from .trials import TRIAL_FACTOR  # (trials.py imports this module)
+
+        # What the reference took on these calls (those it answered) measures a try's cost: the
+        # whole try, and each call in it, at most ALLOWANCE (a longer one fails the try, that's all).
+        ref = (self._owner or self).timing
+        took = sum(t for r in part if (t := ref.cpu_time(r, planned=True)) is not None) if ref is not None else 0.0
+        allowance = max(TRY_FLOOR_S, TRIAL_FACTOR * took)
+        left = self._budget_left()
+        budget = allowance if left is None else min(left, allowance)
+        limits: list[float | None] = [allowance if allowance < (r.timeout if r.timeout is not None else self.limits.wall_s)
+                                      else None for r in part]
+        sandbox = self._sandbox
+        kept = (sandbox.strict, sandbox.retries, sandbox._wall_stopped)   # (a try leaves them as they were)
+        self.round_trips += 1
+        try:
+            outcomes = sandbox.run_batch([_stand_in(r) for r in part], budget=budget, limits=limits,
+                                         planned=True, aside=True)
+        finally:
+            sandbox.strict, sandbox.retries, sandbox._wall_stopped = kept
+        self.tries[0] += 1
+        record = _TRY_RECORD.setdefault(_keep_of(part[0]), [0, 0])
+        record[0] += 1
+        worker = outcomes[0].worker if outcomes else None
+        if (len(outcomes) != len(part) or sandbox.aside_end != "clean" or worker is None or worker[0] != worker[1]
+                or any(o.worker != worker or o.status not in TRIED_STATUSES or o.wall_stopped for o in outcomes)):
+            return False
+        self.tries[1] += 1
+        record[1] += 1
+        variant.round_trips += 1
+        variant.runs += len(outcomes)
+        variant._charge(outcomes)
+        variant._aside = True
+        for request, outcome in zip(part, outcomes):
+            variant._shared_ahead.append((plan_key(request), request, outcome))
+        return True
 
     def _prefetch(self, requests: list[Request]) -> int:
         if self._shared_ahead:
@@ -122,6 +195,10 @@ class Plan:
                 return outcome
             return None
         if not self._shared_ahead:
+            if self._aside and self._history:
+                # The plan's calls were served by a try (_try_aside): this sandbox's worker has not
+                # served them.  They run in it first, then this one, as after leaving the plan.
+                return self._replay(request)
             return None
         if self._shared_ahead[0][0] == key:
             _, planned, outcome = self._shared_ahead.popleft()
@@ -131,6 +208,12 @@ class Plan:
         # replay the calls they did make, then this one, in one round trip.
         self._shared_ahead.clear()
         self.diverged = True
+        return self._replay(request)
+
+    def _replay(self, request: Request) -> Outcome | None:
+        """The calls the shared worker served (its history) in a new worker, then REQUEST: its
+        outcome, or None when the replay stopped early (the caller runs it on its own)."""
+        self._aside = False
         replay = list(self._history) + [request]
         self.round_trips += 1
         outcomes = self._sandbox.run_batch(replay, reset_worker=True, budget=self._budget_left())
@@ -182,6 +265,36 @@ def _start_all(sandboxes: list) -> threading.Thread:
 
 
 _KEY = json_encoder(sort_keys=True, default=str)     # made once (json.dumps makes one a call)
+
+# A try's outcomes count only with one of these statuses (the harness's clean ones: nothing left
+# behind).  A try, and each call in it, runs at most max(TRY_FLOOR_S, TRIAL_FACTOR x the
+# reference's CPU seconds on its calls) (TRIAL_FACTOR: trials.py's): a slow program pays little
+# for a failed try.
+TRIED_STATUSES = frozenset({"ok", "exception", "no_function", "input_exhausted", "dice_exhausted", "exit",
+                            "syntax_error", "import_error", "output_limit"})
+TRY_FLOOR_S = 0.5
+TRY_ASIDE = True      # False: every variant in its own sandbox from the start (the tests compare both)
+_STAND_INS: dict[int, tuple[Request, Request]] = {}
+# Per variant (its kept names), this process's tries: [made, good].  Once TRY_LEARN were made and
+# fewer than half were good, that variant is no longer tried (where the reference's own functions
+# of a stage call another stage's, every student's try fails: it would only cost).  It changes no
+# outcome: a variant tried or not gives the same ones.
+_TRY_RECORD: dict[tuple, list[int]] = {}
+TRY_LEARN = 4
+
+
+def _keep_of(request: Request) -> tuple:
+    return tuple(sorted(str(n) for n in (request.substitute or {}).get("keep") or ()))
+
+
+def _stand_in(request: Request) -> Request:
+    """REQUEST as tried in the student's own sandbox: its substituted names bound to stand-ins
+    (harness targets._stand_ins), nothing kept (there is no reference there).  Once per Request
+    object (a plan's, never changed: the same objects for every student)."""
+    def make() -> Request:
+        sub = request.substitute or {}
+        return dataclasses.replace(request, substitute={"names": list(sub.get("names") or ()), "stand_in": True})
+    return by_identity(_STAND_INS, request, make, _PLAN_KEYS_MAX)
 
 
 def wire_form(request: Request) -> dict:

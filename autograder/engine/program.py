@@ -120,6 +120,8 @@ class Program(Plan, Trials):
         self._history_at: tuple | None = None    # (sandbox start, worker generation) of that worker
         self.resyncs = 0
         self.diverged = False
+        self._aside = False     # its plan's shared calls were served by a try in its owner's sandbox
+        self.tries = [0, 0] if _owner is None else _owner.tries    # variants tried aside, and good (ahead.py)
         self.timeouts = 0
         self._spent = [0.0, 0.0] if _owner is None else _owner._spent   # seconds of sandbox requests so
         #                                        far, charged and on the wall clock (the budget; shared
@@ -180,8 +182,8 @@ class Program(Plan, Trials):
 
     def _run_here(self, request: Request) -> Outcome:
         key = None
-        if self._cache is not None or self._fresh_ahead or self._shared_ahead:
-            key = request_key(request)
+        if self._cache is not None or self._fresh_ahead or self._shared_ahead or self._aside:
+            key = request_key(request)      # (_aside: a shared call past a try's plan replays it first)
         if self._cache is not None and key in self._cache:
             return self._cache[key]
         if self.recorded is not None:

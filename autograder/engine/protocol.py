@@ -177,6 +177,8 @@ def _payload_data(request: Request, seq: int, timeout: float, wall: float | None
                                 "state": {k: typed_values.encode(v) for k, v in spec["state"].items()}}
     if request.substitute:
         data["substitute"] = {key: [str(n) for n in request.substitute.get(key, ())] for key in ("names", "keep")}
+        if request.substitute.get("stand_in") is True:      # a tried run's (ahead.py: stand-ins, no reference)
+            data["substitute"]["stand_in"] = True
     return data
 
 

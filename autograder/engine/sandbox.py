@@ -193,6 +193,7 @@ class Sandbox:
         #                                  beyond the limit, no retry), so a program that spins through
         #                                  its limit costs the extra wall time of a loaded machine once
         self.starts = 0                       # zygotes started so far (a new one has a new shared worker)
+        self.aside_end: object = None         # what the zygote said at the end of the last aside batch
         self._lock = threading.Lock()
         self._closed = False
         self._finalizer = weakref.finalize(self, self._state.shutdown)
@@ -307,7 +308,7 @@ class Sandbox:
 
     def run_batch(self, requests: list[Request], reset_worker: bool = False,
                   budget: float | None = None, limits: list[float | None] | None = None,
-                  planned: bool = False) -> list[Outcome]:
+                  planned: bool = False, aside: bool = False) -> list[Outcome]:
         """Run REQUESTS in one round trip (see _run_batch): the outcomes of the first of them, in
         their order, up to the first that did not run.  Where the sandbox has a fresh runner, the
         fresh requests are sent first, each kind in its own order (_fresh_first): the runner that
@@ -316,7 +317,13 @@ class Sandbox:
         itself, and the shared calls keep their order (the same history), so every outcome is the
         one it would be in the plan's order; a request sent after the first one that did not run
         in the plan's order is dropped (the caller runs the rest one by one, as before).
-        PLANNED: REQUESTS are a plan's, never changed (their lines: protocol.planned_line)."""
+        PLANNED: REQUESTS are a plan's, never changed (their lines: protocol.planned_line).
+        ASIDE: a tried run of shared calls (Program.prefetch): the sandbox runs them only where
+        nothing ran yet but fresh requests (else none runs), in a worker of their own, and then
+        leaves the sandbox as it was before them; the batch's end says how (aside_end)."""
+        self.aside_end = None
+        if aside:
+            return self._run_batch(requests, True, budget, limits, planned, aside=True)
         order = self._fresh_first(requests, budget)
         if order is None:
             return self._run_batch(requests, reset_worker, budget, limits, planned)
@@ -357,7 +364,7 @@ class Sandbox:
 
     def _run_batch(self, requests: list[Request], reset_worker: bool = False,
                    budget: float | None = None, limits: list[float | None] | None = None,
-                   planned: bool = False) -> list[Outcome]:
+                   planned: bool = False, aside: bool = False) -> list[Outcome]:
         """Run REQUESTS in order in one round trip: each exactly as run() would (a fork per fresh
         request, the shared worker for the others).  The sandbox stops after the first request
         that did not end cleanly (a timeout, memory, a replaced worker...): the outcomes of the
@@ -380,8 +387,10 @@ class Sandbox:
             line = planned_line if planned else _line
             lines = [line(r, first + i, t if lim is None else lim, w)
                      for i, (r, t, lim, w) in enumerate(zip(requests, timeouts, trials, walls))]
-            message = b"\n".join([_encode({"op": "batch", "reset_worker": reset_worker, "lines": len(lines),
-                                            "budget": budget}), *lines])   # a bad Request: raises, as run() does
+            head = {"op": "batch", "reset_worker": reset_worker, "lines": len(lines), "budget": budget}
+            if aside:
+                head["aside"] = True
+            message = b"\n".join([_encode(head), *lines])   # a bad Request: raises, as run() does
             self._seq += len(requests)
             outcomes: list[Outcome] = []
             try:
@@ -428,6 +437,7 @@ class Sandbox:
                 self._state.stop()
                 return
             if msg is not None and msg.get("t") == "batch_end":
+                self.aside_end = msg.get("aside")
                 return
 
     def _collect(self, proc: _Proc, request: Request, seq: int, timeout: float, t0: float,
@@ -464,6 +474,7 @@ class Sandbox:
                 self._state.stop()
                 return _internal(f"unreadable line from the sandbox: {line[:300]!r}", time.monotonic() - t0), None
             if batch and msg.get("t") == "batch_end":
+                self.aside_end = msg.get("aside")
                 return None, None
             if msg.get("seq") == seq and msg.get("t") == "done":
                 result = msg.pop("result", None)

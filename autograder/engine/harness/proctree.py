@@ -3,6 +3,7 @@
 
 import os
 import select
+import shutil
 import signal
 
 
@@ -136,3 +137,45 @@ class TmpWatch:
             if not data:
                 return True
             got = True
+
+
+def empty_tmp(workdir, whole=False):
+    """Remove everything but WORKDIR from the private tmp folders (WHOLE: what is in WORKDIR too):
+    True if there was any."""
+    found = False
+    for top in TMP_TOPS:     # our own tmpfs mounts
+        try:
+            names = os.listdir(top)
+        except OSError:
+            continue
+        for name in names:
+            path = os.path.join(top, name)
+            if path == workdir:
+                if whole:
+                    for inner in os.listdir(path):
+                        found = True
+                        _remove(os.path.join(path, inner))
+                continue
+            found = True
+            _remove(path)
+    return found
+
+
+def pristine(workdir):
+    """Whether the private tmp folders are as a new life's: nothing but WORKDIR, which holds
+    nothing but an empty shared folder (a worker's; the next one makes it anew)."""
+    try:
+        for top in TMP_TOPS:
+            if any(os.path.join(top, n) != workdir for n in os.listdir(top)):
+                return False
+        names = os.listdir(workdir)
+        return not names or (names == ["shared"] and not os.listdir(os.path.join(workdir, "shared")))
+    except OSError:
+        return False
+
+
+def _remove(path):
+    if os.path.isdir(path) and not os.path.islink(path):
+        shutil.rmtree(path, ignore_errors=True)
+    else:
+        _unlink(path)

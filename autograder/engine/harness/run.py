@@ -74,6 +74,7 @@ class Run:
         self.instance = _MISSING   # the object a "Class.method" call constructed (state_after)
         self.attempts = {}        # what the student's code tried beyond the assignment (audit hook)
         self.dirty = False        # it did something a fresh runner's check cannot see (audit hook)
+        self.touched = False      # a tried run's stand-in was called (targets._stand_ins)
         self.patch_tags = None    # the request process's guard on the patches' modules (None: install them always)
         self.guard = None         # a fresh runner's clean.Untouched: our writes to sys.modules and to
         #                           our names are made between its mine() and wrote()
@@ -328,7 +329,8 @@ class Run:
             self.seed()
             return self.finish(self.guarded(lambda: target(*args, **kwargs)))
         finally:
-            undo()
+            if undo():          # a stand-in was touched (targets._stand_ins): this worker ends here
+                self.touched = True
 
     def run_method(self, mod, func):
         """FUNC = "Class.method".  With req["instance"] = {"init": [...], "kwargs": {...}, "state":

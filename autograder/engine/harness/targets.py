@@ -15,8 +15,13 @@ def substitute(mod, sub):
     The reference's functions see the student's own SUB["keep"] functions (the stage being graded;
     missing ones stay missing).  A name "Class.method" sets the reference's method on the STUDENT's
     class (_substitute_method), so `self.method(...)` in the student's code runs the reference's
-    with the student's own object.  Returns the function that undoes it (the shared worker is reused)."""
-    if not sub or _REFERENCE is None:
+    with the student's own object.  Returns the function that undoes it (the shared worker is reused).
+    SUB["stand_in"]: stand-ins instead (_stand_ins; the grader's tried run, where there is no reference)."""
+    if not sub:
+        return _nothing
+    if sub.get("stand_in"):
+        return _stand_ins(mod, sub)
+    if _REFERENCE is None:
         return _nothing
     ref = _new_module("__reference__", "<reference>")
     ours = ref.__dict__
@@ -49,6 +54,46 @@ def substitute(mod, sub):
         for undo_method in reversed(undo_methods):
             undo_method()
     return undo
+
+
+# Set for good (in this process) once a stand-in was called: the request that notices it says so
+# (touched), its worker is then replaced and the grader discards the tried run (Program.prefetch).
+_TOUCHED = [False]
+
+
+def _stand_ins(mod, sub):
+    """A tried run's substitution (the grader's plan runs a variant's calls in the student's own
+    sandbox first, which holds no reference): every plain name of SUB["names"] bound to a stand-in,
+    a function of that name that, called, marks this process touched and raises.  A call that
+    touches none gives the outcome the reference's versions would have given (they never ran);
+    one that does is run again where the reference is (the variant's own sandbox).  The undo
+    returns True when a stand-in was touched (by this call, or an earlier one that kept it)."""
+    names = mod.__dict__
+    saved = {}
+    for name in sub.get("names") or ():
+        if type(name) is str and "." not in name:
+            saved[name] = names.get(name, _MISSING)
+            names[name] = _stand_in(name)
+
+    def undo():
+        for name, old in saved.items():
+            if old is _MISSING:
+                names.pop(name, None)
+            else:
+                names[name] = old
+        return _TOUCHED[0]
+    return undo
+
+
+def _stand_in(name):
+    touched = _TOUCHED
+
+    def stand_in(*args, **kwargs):
+        touched[0] = True
+        raise RuntimeError(f"{name} is not available here")
+    stand_in.__name__ = stand_in.__qualname__ = name
+    stand_in.__module__ = "__reference__"
+    return stand_in
 
 
 _METHOD_KINDS = (types.FunctionType, staticmethod, classmethod)

@@ -25,7 +25,7 @@ def child_run(zyg, req, wfd, shared, sched=None, patch_tags=None):
         res = run.execute(zyg.code, zyg.compile_error, shared)
         if shared is not None:
             res["nonce"] = req.get("nonce")
-            res["recycle"] = _worker_dirty(res, zyg.cfg, run.cpu_end, zyg.use_proc)   # last key: the
+            res["recycle"] = run.touched or _worker_dirty(res, zyg.cfg, run.cpu_end, zyg.use_proc)   # last key: the
             #                                                                          zygote checks the tail
         data = _dumps(res)
     except MemoryError:                 # the student's data left no room to encode the result

@@ -29,7 +29,7 @@ from .clean import CleanState
 from .errors import compile_source
 from .lines import _pidfd, write_all, write_line
 from .patches import _on_alarm, _on_xcpu, prepare_random
-from .proctree import TMP_TOPS, TmpWatch, _alive, _children, _kill, _reap, _tree, _unlink
+from .proctree import TMP_TOPS, TmpWatch, _alive, _children, _kill, _reap, _tree, empty_tmp, pristine
 from .run import _BALLAST, _WRAPPERS, _reserve
 from .worker import child_run, runner_loop, worker_loop
 
@@ -51,6 +51,7 @@ class Zygote:
         self.tmp_watch = None     # inotify on the private tmp folders (clean_files), False: none
         self.worker_gen = 0       # +1 each time the shared worker is stopped (the grader replays history)
         self.nrun = 0
+        self.aside = False        # in an aside batch (handle_batch)
         self.code, self.compile_error = cfg.pop("compiled", None) or compile_source(cfg["source"], cfg["filename"])
         reference = cfg.pop("reference_loaded", None)
         if reference is None and cfg.get("reference"):    # compiled once here, so every fork has it
@@ -157,14 +158,17 @@ class Zygote:
         """A student's request plan in one message: run each request exactly as handle() would (a
         fork per fresh request, the shared worker for the others), with no grader round trip in
         between; stop after the first one that did not end cleanly (a timeout, memory, a replaced
-        shared worker, an internal error) and let the grader run the rest one by one."""
-        if msg.get("reset_worker"):
+        shared worker, an internal error) and let the grader run the rest one by one.  An aside
+        batch (a try) runs only where nothing but fresh requests ran, and ends with end_aside."""
+        aside = msg.get("aside") is True
+        refused = aside and not (self.worker is None and self.private_tmp and pristine(self.workdir))
+        if msg.get("reset_worker") and not refused:
             self.stop_worker()
             shutil.rmtree(os.path.join(self.workdir, "shared"), ignore_errors=True)
-        ran = 0
+        ran, self.aside = 0, aside
         budget = msg.get("budget")
         started = time.monotonic()
-        for req, line in batch:
+        for req, line in [] if refused else batch:
             if not isinstance(req, dict):
                 break
             if isinstance(budget, (int, float)) and time.monotonic() - started > budget:
@@ -172,8 +176,21 @@ class Zygote:
             ran += 1
             if not self.handle(req, line) or self.cpu > self.cfg["limits"]["cpu_s"] / 2:
                 break
-        self.say(_dumps({"t": "batch_end", "ran": ran}).encode("ascii") + b"\n")
+        end = {"t": "batch_end", "ran": ran}
+        if aside:
+            end["aside"], self.aside = "refused" if refused else self.end_aside(), False
+        self.say(_dumps(end).encode("ascii") + b"\n")
         self.flush()
+
+    def end_aside(self):
+        """An aside batch's end (it began with no worker, pristine files; its worker a fork, the
+        runner kept): the worker stopped, every file removed, this life as before.  "clean" when
+        its calls left no file behind (a new life of the variant would have held none either)."""
+        clean = self.worker is not None and pristine(self.workdir)
+        self.stop_worker()
+        self.kill_descendants(keep=self.request_pids())
+        empty_tmp(self.workdir, whole=True)
+        return "clean" if clean else "left"
 
     # -- our lines to the grader -------------------------------------------------------------
     def say(self, line):
@@ -393,7 +410,7 @@ class Zygote:
             self.stop_worker()      # (settled when its last request ended: see below)
         more = None
         if self.worker is None:
-            more = self.runner_as_worker(req)
+            more = None if self.aside else self.runner_as_worker(req)   # (a try keeps the runner)
             if more is None:
                 self.start_worker()
         wk = self.worker
@@ -576,25 +593,6 @@ class Zygote:
         if watch is not None and not watch.changed():
             return      # nothing was created in them, moved or removed since they were emptied
         for _ in range(3):
-            if not self.empty_tmp() or watch is None:
+            if not empty_tmp(self.workdir) or watch is None:
                 return
             watch.changed()     # our own removals (what comes after this is the next look's)
-
-    def empty_tmp(self):
-        """Remove everything but our work folder from the private tmp folders: True if there was any."""
-        found = False
-        for top in TMP_TOPS:     # our own tmpfs mounts
-            try:
-                names = os.listdir(top)
-            except OSError:
-                continue
-            for name in names:
-                path = os.path.join(top, name)
-                if path == self.workdir:
-                    continue
-                found = True
-                if os.path.isdir(path) and not os.path.islink(path):
-                    shutil.rmtree(path, ignore_errors=True)
-                else:
-                    _unlink(path)
-        return found

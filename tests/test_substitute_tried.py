@@ -1,0 +1,221 @@
+"""Substitution only where it is needed (engine/ahead.py, "a variant's calls tried in the student's
+own sandbox"): a variant whose planned requests are all shared calls (Yahtzee's stage 1) runs them
+first in the student's own sandbox, with stand-ins for the substituted names and no reference;
+its outcomes count only when the whole try was clean, else the variant runs in its own sandbox as
+before.  Real sandboxes: every program below is graded in one session with tries and in one
+without (ahead.TRY_ASIDE), and the reports must be the same, byte for byte (times aside), except
+for the program that searches its memory for the reference (the try holds none: its exact score).
+A Sandbox of its own shows the aside batch's rules: refused where a worker ran, the life left as
+it was, files left behind say so."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from autograder.engine import ahead
+from autograder.engine.program import Program, close_references
+from autograder.engine.sandbox import Request, Sandbox, isolation, template_scope
+from autograder.grading.grade import grade_stream
+
+ROOT = Path(__file__).resolve().parent.parent
+SOLUTION = (ROOT / "solution" / "yahtzee.py").read_text(encoding="utf-8")
+CHANCE = "    # BEGIN PROBLEM 5\n    return sum(dice)\n"
+
+
+def _chance(body: str) -> str:
+    """The solution with score_chance (stage 1) doing BODY before it returns the sum."""
+    assert SOLUTION.count(CHANCE) == 1
+    return SOLUTION.replace(CHANCE, "    # BEGIN PROBLEM 5\n" + body + "    return sum(dice)\n")
+
+
+PROGRAMS = {
+    # the positive control: nothing of stage 1 touches another stage's function (one life less)
+    "untouched": SOLUTION,
+    # searches its memory for the reference's code during stage-1 calls and scores 0 if it finds any
+    "searches": _chance("    import gc\n"
+                        "    if any(getattr(getattr(f, '__code__', None), 'co_filename', '') == '<reference>'\n"
+                        "           for f in gc.get_objects() if callable(f)):\n        return 0\n"),
+    # a stage-1 function that calls a stage-2 function: the try fails, the variant runs as before
+    "calls_stage2": _chance("    format_dice(dice)\n"),
+    # ...and one that catches what the stand-in raises: the try still fails
+    "catches_stand_in": _chance("    try:\n        format_dice(dice)\n    except Exception:\n        pass\n"),
+    # keeps the substituted function in a global (a stage-1 call) and calls it in a later call
+    "keeps_it": _chance("    global KEPT\n    if 'KEPT' in globals():\n        KEPT(dice)\n"
+                        "    else:\n        KEPT = format_dice\n"),
+    # leaves a file behind in a stage-1 call (the try fails: a new life would hold none)
+    "writes_tmp": _chance("    open('/tmp/chance-was-here', 'a').close()\n"),
+    # untouched again, after TRY_LEARN tries of stage 1 in this process of which fewer than half
+    # were good: stage 1 is no longer tried (the same report either way)
+    "untouched_again": SOLUTION + "\n",
+}
+
+
+def _reports(paths: list[Path], tries: bool) -> tuple[dict, dict]:
+    """Each program's report (JSON text without times), and its Program's figures: (tries made,
+    tries good, variant sandboxes started)."""
+    figures: list[tuple[int, int, int]] = []
+    close = Program.close
+
+    def closing(self: Program) -> None:      # (reads what the Program did; changes nothing)
+        if self._owner is None and self._reference is not None:     # (each right after its report)
+            figures.append((*self.tries, sum(1 for v in self._variants.values() if v._sandbox.starts)))
+        close(self)
+
+    reports: dict[str, str] = {}
+    order: list[str] = []
+
+    def deliver(report) -> None:
+        data = report.to_dict()
+        data.pop("execution_time", None)
+        for test in data.get("tests", []):
+            test.pop("elapsed", None)
+        name = Path(data["submission"]).stem
+        order.append(name)
+        reports[name] = json.dumps(data, sort_keys=True)
+
+    saved = ahead.TRY_ASIDE, ahead.TRY_LEARN, ahead._TRY_RECORD
+    ahead.TRY_ASIDE, ahead.TRY_LEARN, ahead._TRY_RECORD = tries, 6, {}     # (this session's record alone)
+    Program.close = closing
+    try:
+        with template_scope():
+            grade_stream(iter(paths), deliver, "yahtzee", "all")
+        close_references()
+    finally:
+        Program.close = close
+        ahead.TRY_ASIDE, ahead.TRY_LEARN, ahead._TRY_RECORD = saved
+    assert len(figures) == len(order)
+    return reports, dict(zip(order, figures))
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory) -> tuple[dict, dict, dict, dict]:
+    if not (isolation()["uid_drop"] and isolation()["pid_namespace"]):
+        pytest.skip("tries need the root sandbox (private tmp folders, a fresh runner)")
+    folder = tmp_path_factory.mktemp("tried")
+    paths = []
+    for name, source in PROGRAMS.items():
+        path = folder / f"{name}.py"
+        path.write_text(source, encoding="utf-8")
+        paths.append(path)
+    before, before_figures = _reports(paths, tries=False)
+    after, after_figures = _reports(paths, tries=True)
+    return before, after, before_figures, after_figures
+
+
+def _score(report: str) -> float:
+    return json.loads(report)["score"]
+
+
+def test_an_untouched_student_runs_one_life_less_with_the_same_report(graded):
+    before, after, before_figures, after_figures = graded
+    assert before_figures["untouched"] == (0, 0, 4)       # without tries: four substitution lives
+    assert after_figures["untouched"] == (1, 1, 3)        # stage 1's served by the try: three
+    assert after["untouched"] == before["untouched"]
+    assert _score(after["untouched"]) == 100.0
+
+
+@pytest.mark.parametrize("name", ["calls_stage2", "catches_stand_in", "keeps_it", "writes_tmp"])
+def test_a_try_that_touched_or_left_anything_falls_back_to_the_same_report(graded, name):
+    before, after, _, after_figures = graded
+    assert after_figures[name] == (1, 0, 4)      # tried, not good: stage 1's own sandbox ran it all
+    assert after[name] == before[name]
+
+
+def test_the_falling_back_programs_exact_scores(graded):
+    _, after, _, _ = graded
+    # format_dice runs the reference's in stage 1's sandbox: each of them scores as the reference
+    assert {n: _score(after[n]) for n in ("calls_stage2", "catches_stand_in", "keeps_it", "writes_tmp")} == {
+        "calls_stage2": 100.0, "catches_stand_in": 100.0, "keeps_it": 100.0, "writes_tmp": 100.0}
+
+
+def test_a_variant_whose_tries_mostly_failed_is_no_longer_tried(graded):
+    before, after, _, after_figures = graded
+    assert after_figures["untouched_again"] == (0, 0, 4)     # 6 made, 2 good: not tried
+    assert after["untouched_again"] == before["untouched_again"]
+
+
+def test_a_search_for_the_reference_during_a_try_finds_none(graded):
+    before, after, _, after_figures = graded
+    assert after_figures["searches"] == (1, 1, 3)
+    assert _score(after["searches"]) == 100.0           # the try holds no reference: chance is right
+    assert _score(before["searches"]) < 100.0           # stage 1's own sandbox holds the other stages'
+
+
+# -- the aside batch itself, in one Sandbox ------------------------------------------------------
+SOURCE = """
+import os
+COUNT = []
+
+def count():
+    COUNT.append(1)
+    return len(COUNT)
+
+def write():
+    open('/tmp/left-here', 'w').close()
+    return 1
+
+def files():
+    here = os.path.basename(os.getcwd())         # (a fresh request's own run folder)
+    return sorted(os.listdir('/tmp')), sorted(n for n in os.listdir('/tmp/work') if n != here)
+"""
+
+
+def _call(func: str, fresh: bool = False) -> Request:
+    return Request("call", func, [], {}, None, None, None, fresh, None)
+
+
+def test_an_aside_batch_leaves_the_life_as_it_was_and_is_refused_after_a_worker():
+    if not (isolation()["uid_drop"] and isolation()["pid_namespace"]):
+        pytest.skip("the aside batch needs the root sandbox (private tmp folders)")
+    with template_scope(), Sandbox(SOURCE, "prog.py") as box:
+        assert box.run(_call("files", fresh=True)).value == [["work"], []]
+        counted = box.run_batch([_call("count"), _call("count")], aside=True)
+        assert [o.value for o in counted] == [1, 2] and box.aside_end == "clean"
+        wrote = box.run_batch([_call("write"), _call("count")], aside=True)
+        assert [o.value for o in wrote] == [1, 1] and box.aside_end == "left"    # a new worker: 1 again
+        assert box.run(_call("files", fresh=True)).value == [["work"], []]      # nothing left of either
+        assert box.run(_call("count")).value == 1       # the life's own worker: none of the tries' calls
+        assert box.run_batch([_call("count")], aside=True) == [] and box.aside_end == "refused"
+        assert box.run(_call("count")).value == 2       # its worker untouched by the refused batch
+
+
+STUDENT = """
+COUNT = []
+
+def count():
+    COUNT.append(1)
+    return len(COUNT)
+
+def helper():
+    return "mine"
+"""
+REFERENCE = 'def helper():\n    return "the reference\'s"\n\n\ndef count():\n    return 0\n'
+
+
+@pytest.mark.parametrize("past", [True, False])
+def test_a_call_after_a_good_try_sees_the_calls_the_checks_made(past):
+    """Past the plan (or off it), the variant's own sandbox starts and first replays the calls
+    the try served, so the count goes on as it would have in that sandbox from the start."""
+    if not (isolation()["uid_drop"] and isolation()["pid_namespace"]):
+        pytest.skip("tries need the root sandbox")
+    sub = {"names": ["helper"], "keep": ["count"]}
+    with template_scope():
+        student = Program(STUDENT, "prog.py", reference=REFERENCE)
+        try:
+            student.load_probe()
+            student.prefetch([Request("call", "count", [], {}, None, None, None, False, None, sub)] * 2)
+            variant = next(iter(student._variants.values()))
+            assert student.tries == [1, 1] and not variant._sandbox.starts
+            student.substitute = sub
+            if past:
+                assert [student.call("count").value for _ in range(3)] == [1, 2, 3]
+            else:
+                assert student.call("count").value == 1
+                assert student.call("helper").value == "the reference's"    # off the plan: replayed
+                assert student.call("count").value == 2
+            assert variant._sandbox.starts == 1
+        finally:
+            student.close()
