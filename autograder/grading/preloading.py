@@ -328,8 +328,10 @@ def prepare_session(spec: Assignment, stage: str | int = "all") -> bool:
     course = os.path.join(os.path.abspath(spec.root), "")
     stamps = {}
     for name, module in list(sys.modules.items()):   # the course's modules its items run (imported here or before)
+        if not str(getattr(module, "__file__", None) or "").startswith(course):
+            continue                                  # (no stat of every other module's file)
         stamp = _source_stamp(module)
-        if stamp is not None and stamp[0].startswith(course):
+        if stamp is not None:
             stamps[name] = stamp
             if name not in before:                    # (a conftest.py: dropped when stale, like the suites)
                 _PRELOADED[name] = stamp
