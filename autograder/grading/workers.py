@@ -21,11 +21,13 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from multiprocessing.connection import wait as wait_any
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..assignment import load_assignment
 from ..engine.results import GradeReport
-from .discover import Entry
+
+if TYPE_CHECKING:         # (not imported: the fork server preloads this module, its workers never discover)
+    from .discover import Entry
 
 # Test hook (the kit's own tests only): the worker dies hard on the submission with this id.
 CRASH_ENV = "AUTOGRADER_TEST_CRASH_ON"
@@ -282,7 +284,7 @@ class WorkerPool:
             # this module and the reporters: what _worker_main imports, ~14 ms of every worker's start)
             self.ctx.set_forkserver_preload(["autograder.grading.grade", "autograder.engine.plugin",
                                              "autograder.grading.workers", "autograder.engine.reporters",
-                                             "autograder.grading.preload"])
+                                             "autograder.grading.gradebook", "autograder.grading.preload"])
         self.workers: list[_Worker] = []
         self._started = 0
         self.suspects: set[str] = set()     # ids in a worker that died with two: each is graded alone
