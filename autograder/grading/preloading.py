@@ -1,8 +1,9 @@
 """What grade-all's fork server does once before it forks the workers: it imports the pytest plugins
 and the course's suite modules a grading session imports (preload_session), configures pytest and
-collects the suites (prepare_session: each worker runs its copy of that session, take_prepared) and
-reads the reference cache file (preload_reference_cache, take_reference_cache); and a worker's
-check that the modules are still the ones its session wants (drop_stale_preload).
+collects the suites (prepare_session: each worker runs its copy of that session, take_prepared),
+reads the reference cache file (preload_reference_cache, take_reference_cache) and warms the caches
+a worker's first sandboxes fill (warm_sandbox_caches); and a worker's check that the modules are
+still the ones its session wants (drop_stale_preload).
 grading/preload.py runs it in the fork server; grade._grade_stream checks it in every session."""
 
 from __future__ import annotations
