@@ -164,8 +164,6 @@ def _grade_stream(paths: Iterator[str | Path], deliver: Callable[[GradeReport], 
     works on the other CPU); the plugin then finds both done (Program.load_early)."""
     spec = load_assignment(assignment) if isinstance(assignment, str) else assignment
     drop_stale_preload(spec)
-    # grade-all's fork server configured pytest and collected the suites once (a worker: its copy)
-    prepared = None if early else take_prepared(spec, stage, public_only)
     hidden = hidden_paths(extra_hidden)
     files = [str(f) for f in spec.suite_files(stage)]
     if not files:
@@ -202,6 +200,8 @@ def _grade_stream(paths: Iterator[str | Path], deliver: Callable[[GradeReport], 
         first = next(paths, None)
         if first is not None:
             ahead.append(_Ahead(submission_job(first), traced=True))
+    # grade-all's fork server configured pytest and collected the suites once (a worker: its copy)
+    prepared = None if early else take_prepared(spec, stage, public_only)
     try:
         plan = reference_outcomes(spec, reference, hidden, limits)
         _trace("session-refcache")      # (the first grade's phases: $AUTOGRADER_BATCH_TRACE, the bench)
