@@ -88,6 +88,15 @@ def test_accounting_reads_the_phases_every_process_wrote(tmp_path):
     assert got["busy"] == [] and "of a core busy" not in got["text"]     # (no worker-start in this trace)
     assert got["ahead"] == 0 and "0 of 20 submissions loaded ahead" in got["text"]
     assert batch.accounting(tmp_path / "missing.jsonl", began, 4.3, 5.0, 20, 2) is None
+    assert "around them" not in got["text"]                      # (workers that did not say: as before)
+    # workers that say how much of their CPU the checks and their plans took (the grade itself)
+    for line in lines:
+        if line["event"] == "worker-exit":
+            line.update(graded=10, checks=0.2, plans=0.1)
+    trace.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    got = batch.accounting(trace, began, wall=4.3, cpu=5.0, n=20, jobs=2)
+    assert "workers 0.80 s (the checks and their plans 0.60 s; around them 10.0 ms a submission), their " \
+           "sandboxes 3.20 s" in got["text"]
 
 
 def test_accounting_lists_the_phases_of_each_workers_first_grade(tmp_path):

@@ -44,6 +44,9 @@ from .results import TestResult
 from .sandbox import Outcome
 
 FIXTURES = frozenset({"student", "reference", "assignment"})
+# This process's CPU in the checks themselves (its grading thread, every collected check of every
+# submission): grade-all's workers report it, so the bench tells the checks from what is around them.
+CHECKS_CPU = [0.0]
 LIGHT_FIXTURES = FIXTURES | {"record_property"}       # the plugin's own record_property (below)
 MARKERS = frozenset({"problem", "points", "weight", "visibility", "depends", "parametrize", "own_functions"})
 BACKSTOP_S = 120.0      # pytest-timeout's default for the suites (engine/pytest.ini)
@@ -228,6 +231,7 @@ class GradingPlugin:
             student, load_failure, context = job
             self.begin(student, load_failure)
             timed = backstop if _backstop_is_ours(backstop) else 0.0
+            started = time.thread_time()
             for index, item in enumerate(items):
                 if student is not None:
                     student.item = nodeid = item.nodeid if not light[index] else light[index].nodeid
@@ -239,6 +243,7 @@ class GradingPlugin:
                     # pytest tears down towards the next item IT runs: light checks skip its setup stack
                     nextitem = next((items[j] for j in range(index + 1, len(items)) if not light[j]), None)
                     item.config.hook.pytest_runtest_protocol(item=item, nextitem=nextitem)
+            CHECKS_CPU[0] += time.thread_time() - started
             if student is not None and student.recorded is not None:
                 self.recorded_plan = _plan_of(student.recorded)
                 student.recorded = None

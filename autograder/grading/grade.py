@@ -287,6 +287,10 @@ def _plan_in_order(plan: dict, files: list[str], spec: Assignment) -> list:
     return [r for item, requests in plan.items() if item and item.split("::")[0] in names for r in requests]
 
 
+# This process's CPU in loading submissions and running their plans ahead (_Ahead's threads: the
+# grader's side of each plan's requests); grade-all's workers report it with plugin.CHECKS_CPU.
+PLANS_CPU = [0.0]
+
 # While the plan runs ahead, the main thread imports pytest and collects the suites: CPU-bound
 # Python that holds the GIL for the whole switch interval (5 ms) each time the plan's thread wakes
 # for a result line (~190 of them).  A short interval lets that thread read each line at once, so
@@ -338,6 +342,8 @@ class _Ahead:
                 _trace("session-first-planned")
         except BaseException as error:      # noqa: BLE001 -- raised again in the grading thread
             self.error = error
+        finally:
+            PLANS_CPU[0] += time.thread_time()    # (this thread's, all of it: one submission's load and plan)
 
     def join(self) -> tuple:
         self.given.set()                     # (never given: the grade ended before; no plan runs)

@@ -247,10 +247,15 @@ def _worker_main(conn, assignment: str, stage: str, log_path: str, hidden: list[
     finally:
         close_references()
         # Its template and every sandbox life have been reaped by now: CHILDREN is the sandbox side.
-        # (and its own CPU split, page faults and context switches: the bench's reader's)
+        # (and its own CPU split, page faults and context switches, and of its CPU the checks' and the
+        # plans' run ahead: the grade; the rest is around it: the bench's reader's)
+        from ..engine.plugin import CHECKS_CPU
+        from .grade import PLANS_CPU
+
         usage = resource.getrusage(resource.RUSAGE_SELF)
         trace("worker-exit", graded=stream.pulled, children=children_cpu(), user=usage.ru_utime,
-              system=usage.ru_stime, faults=usage.ru_minflt, switches=usage.ru_nvcsw + usage.ru_nivcsw)
+              system=usage.ru_stime, faults=usage.ru_minflt, switches=usage.ru_nvcsw + usage.ru_nivcsw,
+              checks=CHECKS_CPU[0], plans=PLANS_CPU[0])
 
 
 @dataclass

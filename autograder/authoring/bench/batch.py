@@ -194,6 +194,9 @@ def accounting(trace: Path, began: float, wall: float, cpu: float, n: int, jobs:
     prepared = any(e.get("prepared") for e in events if e["event"] == "session-collected")
     waited = sum(e["waited"] for e in events if e["event"] == "task" and not e["first"])
     own = sum(e["cpu"] for e in exits)
+    graded = sum(e.get("graded", 0) for e in exits)
+    # of the workers' own CPU: the checks and the plans run ahead (the grade itself), and around them
+    checks = sum(e["checks"] + e["plans"] for e in exits) if all("checks" in e for e in exits) else None
     sandboxes = sum(e["children"] for e in exits)
     parent_cpu = parent["end"]["cpu"]
     drawing = parent["end"].get("children", 0.0)        # the parent's reaped children: the charts' forks
@@ -210,7 +213,10 @@ def accounting(trace: Path, began: float, wall: float, cpu: float, n: int, jobs:
     exports = parent["exported"]["at"] - parent["graded"]["at"] if "exported" in parent and "graded" in parent else None
     text = (f"          CPU: parent {parent_cpu:.2f} s ({parent['start']['cpu']:.2f} s of it to start"
             + (f"; +{drawing:.2f} s of its children drawing charts" if drawing else "") + "), workers "
-            f"{own:.2f} s, their sandboxes {sandboxes:.2f} s, the rest "
+            f"{own:.2f} s"
+            + (f" (the checks and their plans {checks:.2f} s; around them {1000 * (own - checks) / graded:.1f} ms "
+               "a submission)" if checks is not None and graded else "")
+            + f", their sandboxes {sandboxes:.2f} s, the rest "
             f"{max(0.0, cpu - parent_cpu - drawing - own - sandboxes):.2f} s "
             f"(fork server, Python's start and exit); workers + sandboxes {1000 * grading:.0f} ms a submission, "
             f"at most {allowed:.1f}/s on {jobs} core{'s' if jobs > 1 else ''}; workers waited {waited:.2f} s in all "
