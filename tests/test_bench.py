@@ -169,3 +169,17 @@ def test_a_warm_grade_counts_its_sandboxes_cpu():
     assert [run["score"] for run in runs] == [100.0, 100.0, 100.0]
     for run in runs[1:]:
         assert run["cpu"] >= 3 * run["grader"], run
+
+
+def test_a_rows_time_stamp_is_one_clock_reading(monkeypatch):
+    """A row's graded_at (the bench's first-row and steady figures read it): its seconds and its
+    milliseconds come from one reading of the clock; two readings straddling a second gave a stamp
+    up to a second early (the first row stored "before" the workers were ready)."""
+    import time
+
+    from autograder.grading import gradebook
+
+    readings = iter([1000.9999, 1001.0005])
+    monkeypatch.setattr(gradebook.time, "time", lambda: next(readings, 1001.0005))
+    expected = time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(1000.9999)) + ".999"
+    assert gradebook.now() == expected
