@@ -68,6 +68,7 @@ class Plan:
         """Whether VARIANT's PART (a plan's requests) may be tried in this sandbox first."""
         if (not TRY_ASIDE or variant.runs or variant._shared_ahead or variant._fresh_ahead or variant._history
                 or variant._sandbox.starts or not self._sandbox.applied.get("fresh_runner")
+                or not self._sandbox.applied.get("private_tmp")     # (the zygote would refuse it)
                 or self._shared_ahead or self._history):
             return False
         made, good = _TRY_RECORD.get(_keep_of(part[0]), (0, 0))
