@@ -85,13 +85,13 @@ class Plan:
     def _try_aside(self, variant: Program, part: list[Request]) -> bool:
         """PART (VARIANT's planned shared calls) tried in this sandbox (see above): True when its
         outcomes were good and are VARIANT's now, as if its own sandbox had run them."""
-        from .trials import TRIAL_FACTOR  # (trials.py imports this module)
+        from .trials import TRIAL_FACTOR, TRIAL_FLOOR_S  # (trials.py imports this module)
 
         # What the reference took on these calls (those it answered) measures a try's cost: the
         # whole try, and each call in it, at most ALLOWANCE (a longer one fails the try, that's all).
         ref = (self._owner or self).timing
         took = sum(t for r in part if (t := ref.cpu_time(r, planned=True)) is not None) if ref is not None else 0.0
-        allowance = max(TRY_FLOOR_S, TRIAL_FACTOR * took)
+        allowance = max(TRIAL_FLOOR_S, TRIAL_FACTOR * took)
         left = self._budget_left()
         budget = allowance if left is None else min(left, allowance)
         limits: list[float | None] = [allowance if allowance < (r.timeout if r.timeout is not None else self.limits.wall_s)
@@ -268,12 +268,11 @@ def _start_all(sandboxes: list) -> threading.Thread:
 _KEY = json_encoder(sort_keys=True, default=str)     # made once (json.dumps makes one a call)
 
 # A try's outcomes count only with one of these statuses (the harness's clean ones: nothing left
-# behind).  A try, and each call in it, runs at most max(TRY_FLOOR_S, TRIAL_FACTOR x the
-# reference's CPU seconds on its calls) (TRIAL_FACTOR: trials.py's): a slow program pays little
-# for a failed try.
+# behind).  A try, and each call in it, runs at most max(TRIAL_FLOOR_S, TRIAL_FACTOR x the
+# reference's CPU seconds on its calls) (trials.py's: a trial's bound): a slow program pays
+# little for a failed try (the slow-but-finite worst case: +0.25 s).
 TRIED_STATUSES = frozenset({"ok", "exception", "no_function", "input_exhausted", "dice_exhausted", "exit",
                             "syntax_error", "import_error", "output_limit"})
-TRY_FLOOR_S = 0.5
 TRY_ASIDE = True      # False: every variant in its own sandbox from the start (the tests compare both)
 _STAND_INS: dict[int, tuple[Request, Request]] = {}
 # Per variant (its kept names), this process's tries: [made, good].  Once TRY_LEARN were made and
