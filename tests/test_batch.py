@@ -113,6 +113,13 @@ def test_the_parent_leaves_matplotlib_to_a_drawer_started_once_the_workers_grade
         assert len(imported) == 1
 
 
+def test_each_worker_runs_the_session_its_fork_server_collected(first):
+    """The fork server configured pytest and collected the suites once before it forked the workers
+    (preloading.prepare_session): each worker's session is that one, not one of its own."""
+    events = [json.loads(line) for line in first["trace"].read_text(encoding="utf-8").splitlines()]
+    assert [e.get("prepared") for e in events if e["event"] == "session-collected"] == [True, True]
+
+
 FORK_SERVER = """
 import os, sys
 from pathlib import Path

@@ -101,6 +101,14 @@ class GradingPlugin:
         self.collection_errors: list[str] = []
         self.begin(None, "no submission")
 
+    def bind(self, reference: Program, next_submission, deliver, plan: dict | None = None) -> None:
+        """A plugin made without them (a session prepared before a fork: its collection needs
+        neither) gets the reference, its submissions and the plan before the session runs."""
+        self._reference = reference
+        self.plan = plan
+        self.next_submission = next_submission
+        self.deliver = deliver
+
     def begin(self, student: Program | None, load_failure: str | None) -> None:
         """Reset the per-submission state and load STUDENT once."""
         self._student = student

@@ -32,7 +32,7 @@ from ..engine.program import Program, default_limits, reference_program
 from ..engine.results import GradeReport
 from ..engine.sandbox import Limits, prestart_template, template_scope
 from ..engine.submission import SubmissionError, load_submission
-from .preloading import drop_stale_preload
+from .preloading import drop_stale_preload, take_prepared
 
 if TYPE_CHECKING:
     from ..engine.plugin import GradingPlugin
@@ -42,6 +42,7 @@ if TYPE_CHECKING:
 
 PYTEST_INI = PACKAGE_DIR / "engine" / "pytest.ini"
 AUTOLOAD = "PYTEST_DISABLE_PLUGIN_AUTOLOAD"
+VERSION_ENV = "PYTEST_VERSION"      # (pytest.main sets it while it runs: so does a prepared session)
 
 
 def _importable(name: str) -> bool:
@@ -163,6 +164,8 @@ def _grade_stream(paths: Iterator[str | Path], deliver: Callable[[GradeReport], 
     works on the other CPU); the plugin then finds both done (Program.load_early)."""
     spec = load_assignment(assignment) if isinstance(assignment, str) else assignment
     drop_stale_preload(spec)
+    # grade-all's fork server configured pytest and collected the suites once (a worker: its copy)
+    prepared = None if early else take_prepared(spec, stage, public_only)
     hidden = hidden_paths(extra_hidden)
     files = [str(f) for f in spec.suite_files(stage)]
     if not files:
@@ -208,7 +211,7 @@ def _grade_stream(paths: Iterator[str | Path], deliver: Callable[[GradeReport], 
 
         def next_submission():
             if session_started is not None and not asked:
-                _trace("session-collected")
+                _trace("session-collected", prepared=prepared is not None)
                 asked.append(True)
                 session_started()
             if ahead:
@@ -246,12 +249,19 @@ def _grade_stream(paths: Iterator[str | Path], deliver: Callable[[GradeReport], 
             deliver(report)
             student.close()
 
-        from ..engine.plugin import GradingPlugin  # (pytest: after the early thread has started)
+        if prepared is not None:
+            plugin = prepared.plugin
+            plugin.bind(reference, next_submission=next_submission, deliver=finish, plan=plan)
+            prepared.run()
+        else:
+            from ..engine.plugin import GradingPlugin  # (pytest: after the early thread has started)
 
-        plugin = GradingPlugin(spec, reference, public_only=public_only,
-                               next_submission=next_submission, deliver=finish, plan=plan)
-        _session(files, spec, plugin)
+            plugin = GradingPlugin(spec, reference, public_only=public_only,
+                                   next_submission=next_submission, deliver=finish, plan=plan)
+            _session(files, spec, plugin)
     finally:
+        if prepared is not None and not prepared.ran:
+            prepared.discard()                      # (taken, never run: the session did not start)
         for job in ahead:                           # the session ended before it took the job
             try:
                 job.join()
@@ -259,13 +269,13 @@ def _grade_stream(paths: Iterator[str | Path], deliver: Callable[[GradeReport], 
                 job.job[0].close()
 
 
-def _trace(event: str) -> None:
+def _trace(event: str, **fields) -> None:
     """A phase of a session's first grade, in $AUTOGRADER_BATCH_TRACE when set (the bench's and a
     reader's timeline: workers.trace; not imported otherwise: `grade` starts without multiprocessing)."""
     if os.environ.get("AUTOGRADER_BATCH_TRACE"):
         from .workers import trace
 
-        trace(event)
+        trace(event, **fields)
 
 
 def _plan_in_order(plan: dict, files: list[str], spec: Assignment) -> list:
@@ -355,16 +365,22 @@ NO_PLUGINS = ("cacheprovider", "terminal", "unraisableexception", "threadexcepti
 SESSION_ARGS = ("--import-mode=importlib", "--assert=plain")
 
 
-def _session(files: list[str], spec: Assignment, plugin: GradingPlugin) -> None:
-    """One pytest session over FILES: no third-party plugin is auto-loaded (pytest-timeout, the
-    backstop of checks pytest runs itself, is loaded by name)."""
-    import pytest
-
+def session_args(files: list[str], spec: Assignment) -> list[str]:
+    """pytest's arguments for a grading session over FILES: no third-party plugin is auto-loaded
+    (pytest-timeout, the backstop of checks pytest runs itself, is loaded by name)."""
     args = [*files, "-c", str(PYTEST_INI), "--rootdir", str(spec.suites_dir), *SESSION_ARGS]
     for name in NO_PLUGINS:
         args += ["-p", f"no:{name}"]
     if _importable("pytest_timeout"):
         args += ["-p", "pytest_timeout"]
+    return args
+
+
+def _session(files: list[str], spec: Assignment, plugin: GradingPlugin) -> None:
+    """One pytest session over FILES (session_args)."""
+    import pytest
+
+    args = session_args(files, spec)
     old_cwd = os.getcwd()
     old_autoload = os.environ.get(AUTOLOAD)
     os.environ[AUTOLOAD] = "1"

@@ -1,6 +1,10 @@
 """Imported by grade-all's fork server (workers.WorkerPool.start): what a grading session imports,
-imported once there, before any worker is forked (preloading.preload_session)."""
+imported once there, and the session configured and collected, before any worker is forked
+(preloading.preload_session, preloading.prepare_session)."""
 
 from .preloading import preload_from_environment
+from .workers import trace
 
+trace("forkserver-imported")        # (its phases: $AUTOGRADER_BATCH_TRACE, as the workers')
 preload_from_environment()
+trace("forkserver-prepared")

@@ -88,11 +88,16 @@ def drop_stale_preload(spec: Assignment) -> None:
         for name in _PRELOADED:
             sys.modules.pop(name, None)
         _PRELOADED.clear()
+        for prepared in _PREPARED:              # (its items are those modules' functions)
+            if prepared.pid != os.getpid():
+                prepared.discard()
+        _PREPARED.clear()
 
 
 def preload_from_environment() -> None:
-    """preload_session for the assignment and stage in $AUTOGRADER_PRELOAD_SESSION (a JSON pair,
-    set by grade-all while its fork server starts: grading.preload imports this), if any."""
+    """preload_session, then prepare_session, for the assignment and stage in
+    $AUTOGRADER_PRELOAD_SESSION (a JSON pair, set by grade-all while its fork server starts:
+    grading.preload imports this), if any."""
     wanted = os.environ.get(PRELOAD_ENV)
     if not wanted:
         return
@@ -101,7 +106,187 @@ def preload_from_environment() -> None:
         spec = load_assignment(assignment)
     except Exception:                                 # noqa: BLE001 -- a worker loads it itself and says why
         return
-    preload_session(spec, stage)
+    if preload_session(spec, stage):
+        prepare_session(spec, stage)
+
+
+# --- a session configured and collected once, before the fork ------------------------------------
+
+class Prepared:
+    """A grading session of the fork server's (prepare_session): pytest configured, the session
+    started and the suites collected, the capture not started; each worker forked after it runs
+    its own copy (run), once: take_prepared."""
+
+    def __init__(self, key: tuple, spec: Assignment, config, session, plugin,
+                 stamps: dict[str, tuple[str, int, int]] | None = None) -> None:
+        self.key = key
+        self.stamps = stamps or {}      # the course's modules when collected -> their file's stamp
+        self.spec = spec
+        self.config = config
+        self.session = session
+        self.plugin = plugin
+        self.pid = os.getpid()          # the process that prepared it never runs it
+        self.ran = False
+
+    def run(self) -> None:
+        """pytest's own session loop from collection on (as _pytest.main.wrap_session and _main
+        do it after the collection): this process's capture started, the checks run (the plugin's
+        pytest_runtestloop), the session finished and pytest unconfigured, whatever happens."""
+        from _pytest import outcomes
+        from _pytest._code import ExceptionInfo
+        from _pytest.main import ExitCode
+
+        from .grade import VERSION_ENV
+
+        config, session = self.config, self.session
+        self.ran = True
+        old_version = os.environ.get(VERSION_ENV)
+        os.environ[VERSION_ENV] = _pytest_version()
+        try:
+            try:
+                capman = config.pluginmanager.getplugin("capturemanager")
+                if capman is not None:        # (as its pytest_load_initial_conftests leaves it)
+                    capman.start_global_capturing()
+                    capman.suspend_global_capture()
+                config.hook.pytest_runtestloop(session=session)
+                session.exitstatus = (ExitCode.TESTS_FAILED if session.testsfailed else
+                                      ExitCode.NO_TESTS_COLLECTED if session.testscollected == 0 else ExitCode.OK)
+            except outcomes.Failed:
+                session.exitstatus = ExitCode.TESTS_FAILED
+            except (KeyboardInterrupt, outcomes.Exit):
+                session.exitstatus = ExitCode.INTERRUPTED
+                config.hook.pytest_keyboard_interrupt(excinfo=ExceptionInfo.from_current())
+            except BaseException:                                   # noqa: BLE001 -- as pytest does
+                session.exitstatus = ExitCode.INTERNAL_ERROR
+                config.notify_exception(ExceptionInfo.from_current(), config.option)
+        finally:
+            os.chdir(session.startpath)
+            try:
+                config.hook.pytest_sessionfinish(session=session, exitstatus=session.exitstatus)
+            finally:
+                config._ensure_unconfigure()
+                _put_back(VERSION_ENV, old_version)
+
+    def discard(self) -> None:
+        try:
+            self.config._ensure_unconfigure()
+        except Exception:                             # noqa: BLE001 -- a copy no session will use
+            pass
+
+
+_PREPARED: list[Prepared] = []
+
+
+def _pytest_version() -> str:
+    import pytest
+
+    return pytest.__version__
+
+
+def _put_back(name: str, value: str | None) -> None:
+    if value is None:
+        os.environ.pop(name, None)
+    else:
+        os.environ[name] = value
+
+
+def _prepared_key(spec: Assignment, stage: str | int, public_only: bool) -> tuple:
+    from .grade import PYTEST_INI
+
+    return (str(spec.suites_dir), str(stage), tuple(str(f) for f in spec.suite_files(stage)), public_only,
+            _source_stamp_of(str(PYTEST_INI)), _source_stamp_of(str(spec.table)))
+
+
+def _source_stamp_of(path: str) -> tuple[str, int, int] | None:
+    try:
+        found = os.stat(path)
+    except OSError:
+        return None
+    return (path, found.st_mtime_ns, found.st_size)
+
+
+def prepare_session(spec: Assignment, stage: str | int = "all") -> bool:
+    """After preload_session, in grade-all's fork server: configure pytest, start a grading session
+    of SPEC's STAGE and collect its suites, as a worker's session does before its first check
+    (pytest.main up to pytest_runtestloop), so each worker forked after it runs that session
+    instead of making its own (~50 ms of CPU a worker, on the first row's path).  The plugin is
+    the session's GradingPlugin without a reference or submissions (collection needs neither:
+    take_prepared gives it them in the worker).  Nothing here is per process: pytest's global
+    capture is stopped again (each worker starts its own: Prepared.run), the temporary folders
+    are made on first use, the session's items and the plugin are copied by the fork.
+
+    All or nothing: anything raised or reported while collecting, and no session is kept (a
+    worker then makes its own as before and reports what went wrong).  True when one is kept."""
+    from _pytest.config import _prepareconfig
+    from _pytest.main import Session
+
+    from ..engine.plugin import GradingPlugin
+    from .grade import AUTOLOAD, VERSION_ENV, session_args
+
+    _PREPARED.clear()
+    files = [str(f) for f in spec.suite_files(stage)]
+    if not files:
+        return False
+    before = set(sys.modules)
+    plugin = GradingPlugin(spec, None)
+    config = session = None
+    old_cwd = os.getcwd()
+    saved = {name: os.environ.get(name) for name in (AUTOLOAD, VERSION_ENV)}
+    os.environ[AUTOLOAD] = "1"
+    os.environ[VERSION_ENV] = _pytest_version()
+    kept = False
+    try:
+        config = _prepareconfig(session_args(files, spec), [plugin])
+        session = Session.from_config(config)
+        session.exitstatus = 0
+        config._do_configure()
+        config.hook.pytest_sessionstart(session=session)
+        config.hook.pytest_collection(session=session)
+        capman = config.pluginmanager.getplugin("capturemanager")
+        if capman is not None:
+            capman.stop_global_capturing()       # (its files and saved descriptors are this process's)
+        kept = not (plugin.collection_errors or session.shouldfail or session.shouldstop)
+    except Exception:                                 # noqa: BLE001 -- the worker meets it again itself
+        kept = False
+    finally:
+        os.chdir(old_cwd)
+        for name, value in saved.items():
+            _put_back(name, value)
+        if not kept and config is not None:
+            Prepared((), spec, config, session, plugin).discard()
+    if not kept:
+        return False
+    course = os.path.join(os.path.abspath(spec.root), "")
+    stamps = {}
+    for name, module in list(sys.modules.items()):   # the course's modules its items run (imported here or before)
+        stamp = _source_stamp(module)
+        if stamp is not None and stamp[0].startswith(course):
+            stamps[name] = stamp
+            if name not in before:                    # (a conftest.py: dropped when stale, like the suites)
+                _PRELOADED[name] = stamp
+    _PREPARED.append(Prepared(_prepared_key(spec, stage, False), spec, config, session, plugin, stamps))
+    return True
+
+
+def take_prepared(spec: Assignment, stage: str | int, public_only: bool) -> Prepared | None:
+    """The fork server's prepared session (prepare_session), in a worker forked after it, if it
+    is SPEC's STAGE and still fresh (the course's modules it collected, the table and the engine's
+    pytest.ini unchanged on disk, SPEC equal to the one it was prepared with), else None; once (a second
+    session of the same worker makes its own: its items ran).  A stale one is dropped."""
+    if not _PREPARED:
+        return None
+    prepared = _PREPARED.pop()
+    if (prepared.pid != os.getpid() and prepared.key == _prepared_key(spec, stage, public_only)
+            and prepared.spec == spec and prepared.spec.extra == spec.extra
+            and all(sys.modules.get(name) is not None and _source_stamp(sys.modules[name]) == stamp
+                    for name, stamp in prepared.stamps.items())):
+        prepared.plugin.assignment = spec
+        return prepared
+    if prepared.pid != os.getpid():
+        prepared.discard()
+    else:
+        _PREPARED.append(prepared)              # (the fork server's own: never run there)
+    return None
 
 
 PRELOAD_ENV = "AUTOGRADER_PRELOAD_SESSION"
