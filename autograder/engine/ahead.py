@@ -74,13 +74,7 @@ class Plan:
         made, good = _TRY_RECORD.get(_keep_of(part[0]), (0, 0))
         if made >= TRY_LEARN and 2 * good < made:
             return False        # (this process's tries of it mostly failed: its reference calls across)
-        for r in part:
-            sub = r.substitute
-            if (r.kind != "call" or r.runs_fresh or r.instance is not None or type(r.func) is not str
-                    or "." in r.func or not isinstance(sub, dict) or sub.get("stand_in")
-                    or any(type(n) is not str or "." in n for n in (*(sub.get("names") or ()), *(sub.get("keep") or ())))):
-                return False
-        return True
+        return all(by_identity(_TRYABLE, r, lambda r=r: _tryable(r), _PLAN_KEYS_MAX) for r in part)
 
     def _try_aside(self, variant: Program, part: list[Request]) -> bool:
         """PART (VARIANT's planned shared calls) tried in this sandbox (see above): True when its
@@ -281,6 +275,17 @@ _STAND_INS: dict[int, tuple[Request, Request]] = {}
 # outcome: a variant tried or not gives the same ones.
 _TRY_RECORD: dict[tuple, list[int]] = {}
 TRY_LEARN = 4
+
+
+_TRYABLE: dict[int, tuple[Request, bool]] = {}
+
+
+def _tryable(r: Request) -> bool:
+    """Whether a try may run REQUEST: a shared call of a plain function, substituting plain names."""
+    sub = r.substitute
+    return not (r.kind != "call" or r.runs_fresh or r.instance is not None or type(r.func) is not str
+                or "." in r.func or not isinstance(sub, dict) or sub.get("stand_in")
+                or any(type(n) is not str or "." in n for n in (*(sub.get("names") or ()), *(sub.get("keep") or ()))))
 
 
 def _keep_of(request: Request) -> tuple:
