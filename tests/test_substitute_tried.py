@@ -47,6 +47,9 @@ PROGRAMS = {
                         "    else:\n        KEPT = format_dice\n"),
     # leaves a file behind in a stage-1 call (the try fails: a new life would hold none)
     "writes_tmp": _chance("    open('/tmp/chance-was-here', 'a').close()\n"),
+    # slow at its first stage-1 call only: beyond a try's bound (0.25 s), well within the call's
+    "slow_first": _chance("    global SLOW\n    if 'SLOW' not in globals():\n        SLOW = 1\n"
+                          "        import time\n        time.sleep(0.4)\n"),
     # untouched again, after TRY_LEARN tries of stage 1 in this process of which fewer than half
     # were good: stage 1 is no longer tried (the same report either way)
     "untouched_again": SOLUTION + "\n",
@@ -77,7 +80,7 @@ def _reports(paths: list[Path], tries: bool) -> tuple[dict, dict]:
         reports[name] = json.dumps(data, sort_keys=True)
 
     saved = ahead.TRY_ASIDE, ahead.TRY_LEARN, ahead._TRY_RECORD
-    ahead.TRY_ASIDE, ahead.TRY_LEARN, ahead._TRY_RECORD = tries, 6, {}     # (this session's record alone)
+    ahead.TRY_ASIDE, ahead.TRY_LEARN, ahead._TRY_RECORD = tries, 7, {}     # (this session's record alone)
     Program.close = closing
     try:
         with template_scope():
@@ -117,7 +120,7 @@ def test_an_untouched_student_runs_one_life_less_with_the_same_report(graded):
     assert _score(after["untouched"]) == 100.0
 
 
-@pytest.mark.parametrize("name", ["calls_stage2", "catches_stand_in", "keeps_it", "writes_tmp"])
+@pytest.mark.parametrize("name", ["calls_stage2", "catches_stand_in", "keeps_it", "writes_tmp", "slow_first"])
 def test_a_try_that_touched_or_left_anything_falls_back_to_the_same_report(graded, name):
     before, after, _, after_figures = graded
     assert after_figures[name] == (1, 0, 4)      # tried, not good: stage 1's own sandbox ran it all
@@ -127,13 +130,14 @@ def test_a_try_that_touched_or_left_anything_falls_back_to_the_same_report(grade
 def test_the_falling_back_programs_exact_scores(graded):
     _, after, _, _ = graded
     # format_dice runs the reference's in stage 1's sandbox: each of them scores as the reference
-    assert {n: _score(after[n]) for n in ("calls_stage2", "catches_stand_in", "keeps_it", "writes_tmp")} == {
-        "calls_stage2": 100.0, "catches_stand_in": 100.0, "keeps_it": 100.0, "writes_tmp": 100.0}
+    assert {n: _score(after[n]) for n in ("calls_stage2", "catches_stand_in", "keeps_it", "writes_tmp",
+                                          "slow_first")} == {
+        "calls_stage2": 100.0, "catches_stand_in": 100.0, "keeps_it": 100.0, "writes_tmp": 100.0, "slow_first": 100.0}
 
 
 def test_a_variant_whose_tries_mostly_failed_is_no_longer_tried(graded):
     before, after, _, after_figures = graded
-    assert after_figures["untouched_again"] == (0, 0, 4)     # 6 made, 2 good: not tried
+    assert after_figures["untouched_again"] == (0, 0, 4)     # 7 made, 2 good: not tried
     assert after["untouched_again"] == before["untouched_again"]
 
 
