@@ -5,8 +5,8 @@ its outcomes count only when the whole try was clean, else the variant runs in i
 before.  Real sandboxes: every program below is graded in one session with tries and in one
 without (ahead.TRY_ASIDE), and the reports must be the same, byte for byte (times aside), except
 for the program that searches its memory for the reference (the try holds none: its exact score).
-A Sandbox of its own shows the aside batch's rules: refused where a worker ran, the life left as
-it was, files left behind say so."""
+A Sandbox of its own shows the aside batch's rules: refused where a worker ran or a file was left,
+the life left as it was, files left behind say so."""
 
 from __future__ import annotations
 
@@ -161,6 +161,10 @@ def write():
     open('/tmp/left-here', 'w').close()
     return 1
 
+def litter():
+    open('/tmp/work/litter', 'w').close()      # (a fresh request's own folder is removed; this stays)
+    return 1
+
 def files():
     here = os.path.basename(os.getcwd())         # (a fresh request's own run folder)
     return sorted(os.listdir('/tmp')), sorted(n for n in os.listdir('/tmp/work') if n != here)
@@ -184,6 +188,10 @@ def test_an_aside_batch_leaves_the_life_as_it_was_and_is_refused_after_a_worker(
         assert box.run(_call("count")).value == 1       # the life's own worker: none of the tries' calls
         assert box.run_batch([_call("count")], aside=True) == [] and box.aside_end == "refused"
         assert box.run(_call("count")).value == 2       # its worker untouched by the refused batch
+    with template_scope(), Sandbox(SOURCE, "prog.py") as box:
+        assert box.run(_call("litter", fresh=True)).value == 1
+        assert box.run_batch([_call("count")], aside=True) == [] and box.aside_end == "refused"
+        assert box.run(_call("files", fresh=True)).value == [["work"], ["litter"]]     # left as it was
 
 
 STUDENT = """
