@@ -82,20 +82,19 @@ class Plan:
         from .trials import TRIAL_FACTOR, TRIAL_FLOOR_S  # (trials.py imports this module)
 
         # What the reference took on these calls (those it answered) measures a try's cost: the
-        # whole try, and each call in it, at most ALLOWANCE (a longer one fails the try, that's all).
+        # zygote kills a try's worker at ALLOWANCE after the try began (that fails it, that's all).
+        # Its requests keep their own limits: a program that reads its run's limit (the harness's
+        # request, through the stack) sees the one it would see in the variant's own sandbox.
         ref = (self._owner or self).timing
         took = sum(t for r in part if (t := ref.cpu_time(r, planned=True)) is not None) if ref is not None else 0.0
         allowance = max(TRIAL_FLOOR_S, TRIAL_FACTOR * took)
         left = self._budget_left()
         budget = allowance if left is None else min(left, allowance)
-        limits: list[float | None] = [allowance if allowance < (r.timeout if r.timeout is not None else self.limits.wall_s)
-                                      else None for r in part]
         sandbox = self._sandbox
         kept = (sandbox.strict, sandbox.retries, sandbox._wall_stopped)   # (a try leaves them as they were)
         self.round_trips += 1
         try:
-            outcomes = sandbox.run_batch([_stand_in(r) for r in part], budget=budget, limits=limits,
-                                         planned=True, aside=True)
+            outcomes = sandbox.run_batch([_stand_in(r) for r in part], budget=budget, planned=True, aside=True)
         finally:
             sandbox.strict, sandbox.retries, sandbox._wall_stopped = kept
         self.tries[0] += 1
@@ -262,9 +261,9 @@ def _start_all(sandboxes: list) -> threading.Thread:
 _KEY = json_encoder(sort_keys=True, default=str)     # made once (json.dumps makes one a call)
 
 # A try's outcomes count only with one of these statuses (the harness's clean ones: nothing left
-# behind).  A try, and each call in it, runs at most max(TRIAL_FLOOR_S, TRIAL_FACTOR x the
-# reference's CPU seconds on its calls) (trials.py's: a trial's bound): a slow program pays
-# little for a failed try (the slow-but-finite worst case: +0.25 s).
+# behind).  A try runs at most max(TRIAL_FLOOR_S, TRIAL_FACTOR x the reference's CPU seconds on
+# its calls) of wall time (trials.py's: a trial's bound): a slow program pays little for a failed
+# try (the slow-but-finite worst case: +0.25 s).
 TRIED_STATUSES = frozenset({"ok", "exception", "no_function", "input_exhausted", "dice_exhausted", "exit",
                             "syntax_error", "import_error", "output_limit"})
 TRY_ASIDE = True      # False: every variant in its own sandbox from the start (the tests compare both)
