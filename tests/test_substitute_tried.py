@@ -50,6 +50,14 @@ PROGRAMS = {
     # slow at its first stage-1 call only: beyond a try's bound (0.25 s), well within the call's
     "slow_first": _chance("    global SLOW\n    if 'SLOW' not in globals():\n        SLOW = 1\n"
                           "        import time\n        time.sleep(0.4)\n"),
+    # defeats the stand-in: resets its mark (through its closure) and answers right only then; the
+    # variant's sandbox would run the reference's format_dice (no exception: chance answers 0).
+    # The try is good, and the program scores what its own code does there (it could answer right
+    # anyway; the try holds less than the variant's sandbox: no reference at all)
+    "resets_the_mark": _chance("    try:\n        format_dice(dice)\n    except RuntimeError:\n"
+                               "        [c.cell_contents for c in format_dice.__closure__\n"
+                               "         if type(c.cell_contents) is list][0][0] = False\n"
+                               "        return sum(dice)\n    return 0\n"),
     # untouched again, after TRY_LEARN tries of stage 1 in this process of which fewer than half
     # were good: stage 1 is no longer tried (the same report either way)
     "untouched_again": SOLUTION + "\n",
@@ -80,7 +88,7 @@ def _reports(paths: list[Path], tries: bool) -> tuple[dict, dict]:
         reports[name] = json.dumps(data, sort_keys=True)
 
     saved = ahead.TRY_ASIDE, ahead.TRY_LEARN, ahead._TRY_RECORD
-    ahead.TRY_ASIDE, ahead.TRY_LEARN, ahead._TRY_RECORD = tries, 7, {}     # (this session's record alone)
+    ahead.TRY_ASIDE, ahead.TRY_LEARN, ahead._TRY_RECORD = tries, 8, {}     # (this session's record alone)
     Program.close = closing
     try:
         with template_scope():
@@ -137,7 +145,7 @@ def test_the_falling_back_programs_exact_scores(graded):
 
 def test_a_variant_whose_tries_mostly_failed_is_no_longer_tried(graded):
     before, after, _, after_figures = graded
-    assert after_figures["untouched_again"] == (0, 0, 4)     # 7 made, 2 good: not tried
+    assert after_figures["untouched_again"] == (0, 0, 4)     # 8 made, 3 good: not tried
     assert after["untouched_again"] == before["untouched_again"]
 
 
@@ -231,3 +239,10 @@ def test_a_call_after_a_good_try_sees_the_calls_the_checks_made(past):
             assert variant._sandbox.starts == 1
         finally:
             student.close()
+
+
+def test_a_program_that_defeats_the_stand_in_scores_what_it_does_in_the_try(graded):
+    before, after, _, after_figures = graded
+    assert after_figures["resets_the_mark"] == (1, 1, 3)
+    assert _score(after["resets_the_mark"]) == 100.0
+    assert _score(before["resets_the_mark"]) == 97.9714        # chance answers 0 there
