@@ -8,9 +8,9 @@ fork server forks its workers, these tests show:
     server's read of the reference cache file;
   * a suite edited after the preparation, and the prepared session is not used (the worker collects
     afresh and grades with the edited suite);
-  * the caches a worker's first sandboxes fill once per process (isolation, the seccomp filter, the
-    compiled harness, each stage's compiled reference-without) are warm when it is forked, and it
-    grades exactly the same;
+  * the caches a worker's first sandboxes fill once per process (the seccomp filter, the compiled
+    harness, each stage's compiled reference-without) are warm when it is forked, and it grades
+    exactly the same;
   * pytest's capture is the worker's own: what it prints after its session goes to its own
     output, not the fork server's;
   * a suite that imports but does not collect (a bad parametrize) leaves nothing prepared, and a
@@ -92,9 +92,9 @@ grade.ensure_reference_cache(spec)          # (first: computing it is a session 
 out["prepared"] = [preloading.preload_session(spec, "all"), preloading.prepare_session(spec, "all"),
                    preloading.preload_reference_cache(spec)]
 out["kept"] = len(preloading._PREPARED)
-from autograder.engine import isolation, launch, seccomp
+from autograder.engine import launch, seccomp
 preloading.warm_sandbox_caches(spec, "all")
-out["warm"] = [isolation._isolation is not None, seccomp._cache is not False, launch._harness_cache is not None,
+out["warm"] = [seccomp._cache is not False, launch._harness_cache is not None,
                launch.compiled_reference.cache_info().currsize]
 out["twice"] = worker("twice", 2)
 out["kept after"] = len(preloading._PREPARED)             # the fork server's own is never used
@@ -127,7 +127,7 @@ def test_workers_run_the_fork_servers_collected_session_once_and_never_a_stale_o
     assert done.returncode == 0, done.stderr[-3000:]
     out = json.loads(done.stdout.splitlines()[-1])
     assert out["prepared"] == [True, True, True] and out["kept"] == 1 and out["kept after"] == 1
-    assert out["warm"] == [True, True, True, 2]      # each of the toy's 2 stages: its reference without its functions
+    assert out["warm"] == [True, True, 2]      # each of the toy's 2 stages: its reference without its functions
     assert out["twice"] is not None, (tmp_path / "twice.log").read_text()
     (first_collected, first_read, first), (second_collected, second_read, second) = out["twice"]
     assert (first_collected, second_collected) == (0, 1)      # the prepared session once, then its own

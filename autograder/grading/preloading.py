@@ -117,19 +117,17 @@ def preload_from_environment() -> None:
 
 def warm_sandbox_caches(spec: Assignment, stage: str | int = "all") -> None:
     """In grade-all's fork server: what each worker's first sandboxes compute once per process,
-    computed once here (~20-25 ms a worker otherwise, on its first grade's path): what this
-    machine allows (isolation(): a forked probe), the seccomp filter, the compiled harness its
-    template boots with, and the compiled reference without each stage's functions (the
-    substitution sandboxes').  Each is a cache of grader code and machine facts only, keyed by what
-    it was made from (a text, the interpreter): a worker whose course, reference or Python differs
-    misses it and computes its own, as before.  Best effort: anything raised leaves the rest to the
-    workers."""
+    computed once here (~10-15 ms a worker otherwise, on its first grade's path): the seccomp
+    filter, the compiled harness its template boots with, and the compiled reference without each
+    stage's functions (the substitution sandboxes').  Each is a cache of grader code only, keyed by
+    what it was made from (a text, the interpreter): a worker whose course, reference or Python
+    differs misses it and computes its own, as before.  (Not isolation()'s probe: a forked child
+    creating namespaces, a few ms of wall that varies with the machine; each worker probes in
+    parallel, as before.)  Best effort: anything raised leaves the rest to the workers."""
     from ..engine import launch, seccomp
-    from ..engine.isolation import isolation
     from ..engine.program import reference_without
 
     try:
-        isolation()
         seccomp.filter_bpf()
         launch._harness_source()
         text = spec.reference.read_text(encoding="utf-8")
