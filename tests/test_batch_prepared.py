@@ -4,9 +4,13 @@ Prepared.run) instead of making its own.  In one fresh interpreter, with process
 fork server forks its workers, these tests show:
   * a worker's session collects nothing itself, and grades exactly as a session of its own does
     (the reference 10 / 10, a known-wrong program its exact score from the toy's mutants.toml);
-  * the prepared session is used once: a worker's second session makes its own;
+  * the prepared session is used once: a worker's second session makes its own; so is the fork
+    server's read of the reference cache file;
   * a suite edited after the preparation, and the prepared session is not used (the worker collects
     afresh and grades with the edited suite);
+  * the caches a worker's first sandboxes fill once per process (the seccomp filter, the compiled
+    harness, each stage's compiled reference-without) are warm when it is forked, and it grades
+    exactly the same;
   * pytest's capture is the worker's own: what it prints after its session goes to its own
     output, not the fork server's;
   * a suite that imports but does not collect (a bad parametrize) leaves nothing prepared, and a
@@ -30,16 +34,22 @@ import json, os, sys
 from pathlib import Path
 import _pytest.main
 from autograder.assignment import load_assignment
+from autograder.engine import refcache
 from autograder.engine.program import close_references
 from autograder.grading import grade, preloading
 
 course, wrong, broken, out_dir = sys.argv[1:5]
-collected = []
+collected, read = [], []
 _collect = _pytest.main.Session.perform_collect
 def counting(self, *args, **kwargs):
     collected.append(1)
     return _collect(self, *args, **kwargs)
 _pytest.main.Session.perform_collect = counting
+_load = refcache.load
+def reading(path):
+    read.append(1)
+    return _load(path)
+refcache.load = reading
 
 def worker(name, sessions):
     # a worker, as the fork server forks one: its output goes to its own log from its first line
@@ -54,9 +64,9 @@ def worker(name, sessions):
         spec = load_assignment(course)
         runs = []
         for _ in range(sessions):
-            before, reports = len(collected), []
+            before, loads, reports = len(collected), len(read), []
             grade.grade_stream(iter([spec.reference, wrong]), reports.append, spec, "all")
-            runs.append([len(collected) - before, [[r.score, r.max_score, [t.status for t in r.tests]]
+            runs.append([len(collected) - before, len(read) - loads, [[r.score, r.max_score, [t.status for t in r.tests]]
                                                   for r in reports]])
         print("printed after the sessions", flush=True)
         close_references()
@@ -79,8 +89,13 @@ except grade.SuiteLoadError as error:
 spec = load_assignment(course)
 preloading.drop_stale_preload(spec)         # (the other course's suites, named alike)
 grade.ensure_reference_cache(spec)          # (first: computing it is a session of its own)
-out["prepared"] = [preloading.preload_session(spec, "all"), preloading.prepare_session(spec, "all")]
+out["prepared"] = [preloading.preload_session(spec, "all"), preloading.prepare_session(spec, "all"),
+                   preloading.preload_reference_cache(spec)]
 out["kept"] = len(preloading._PREPARED)
+from autograder.engine import launch, seccomp
+preloading.warm_sandbox_caches(spec, "all")
+out["warm"] = [seccomp._cache is not False, launch._harness_cache is not None,
+               launch.compiled_reference.cache_info().currsize]
 out["twice"] = worker("twice", 2)
 out["kept after"] = len(preloading._PREPARED)             # the fork server's own is never used
 suite = spec.suites_dir / "test_stage1_scoring.py"
@@ -111,16 +126,19 @@ def test_workers_run_the_fork_servers_collected_session_once_and_never_a_stale_o
                           env={**os.environ, "AUTOGRADER_CACHE_DIR": str(tmp_path / "cache")})
     assert done.returncode == 0, done.stderr[-3000:]
     out = json.loads(done.stdout.splitlines()[-1])
-    assert out["prepared"] == [True, True] and out["kept"] == 1 and out["kept after"] == 1
+    assert out["prepared"] == [True, True, True] and out["kept"] == 1 and out["kept after"] == 1
+    assert out["warm"] == [True, True, 2]      # each of the toy's 2 stages: its reference without its functions
     assert out["twice"] is not None, (tmp_path / "twice.log").read_text()
-    (first_collected, first), (second_collected, second) = out["twice"]
+    (first_collected, first_read, first), (second_collected, second_read, second) = out["twice"]
     assert (first_collected, second_collected) == (0, 1)      # the prepared session once, then its own
+    assert (first_read, second_read) == (0, 1)                # so is the fork server's read of the cache file
     assert first == second
     (reference, wrong_one) = first
     assert reference[:2] == [10, 10] and wrong_one[:2] == [mutant["score"], 10]
     assert "printed after the sessions" in (tmp_path / "twice.log").read_text()
     assert out["edited"] is not None, (tmp_path / "edited.log").read_text()
-    [[collected, graded]] = out["edited"]
+    [[collected, read, graded]] = out["edited"]
     assert collected == 1 and graded == first              # collected afresh (the edit renames a check only)
+    assert read == 1                                       # another key: its own cache file, read here
     assert out["broken"] == [True, False, 0]
     assert out["broken session"] is True

@@ -88,6 +88,15 @@ def test_accounting_reads_the_phases_every_process_wrote(tmp_path):
     assert got["busy"] == [] and "of a core busy" not in got["text"]     # (no worker-start in this trace)
     assert got["ahead"] == 0 and "0 of 20 submissions loaded ahead" in got["text"]
     assert batch.accounting(tmp_path / "missing.jsonl", began, 4.3, 5.0, 20, 2) is None
+    assert "around them" not in got["text"]                      # (workers that did not say: as before)
+    # workers that say how much of their CPU the checks and their plans took (the grade itself)
+    for line in lines:
+        if line["event"] == "worker-exit":
+            line.update(graded=10, checks=0.2, plans=0.1)
+    trace.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    got = batch.accounting(trace, began, wall=4.3, cpu=5.0, n=20, jobs=2)
+    assert "workers 0.80 s (the checks and their plans 0.60 s; around them 10.0 ms a submission), their " \
+           "sandboxes 3.20 s" in got["text"]
 
 
 def test_accounting_lists_the_phases_of_each_workers_first_grade(tmp_path):
@@ -108,6 +117,15 @@ def test_accounting_lists_the_phases_of_each_workers_first_grade(tmp_path):
     got = batch.accounting(trace, 1000.0, wall=2.2, cpu=2.0, n=10, jobs=2)
     assert ("workers ready 0.20, reference cache read 0.21, 0.25, suites collected 0.35, first plan run 0.46, "
             "first checked 0.49, first stored 0.50,") in got["text"]
+    assert "fork server ready" not in got["text"]            # (a trace without its phases: as before)
+    # the fork server's boot, and workers that ran the session it collected (preloading.prepare_session)
+    lines[1:1] = [{"event": "forkserver-imported", "at": 1000.12, "cpu": 0.11},
+                  {"event": "forkserver-prepared", "at": 1000.18, "cpu": 0.17}]
+    next(line for line in lines if line["event"] == "session-collected")["prepared"] = True
+    trace.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    got = batch.accounting(trace, 1000.0, wall=2.2, cpu=2.0, n=10, jobs=2)
+    assert ("fork server ready 0.18 (0.17 s CPU, suites collected there), workers ready 0.20, reference cache "
+            "read 0.21, 0.25, suites collected 0.35,") in got["text"]
 
 
 def test_accounting_says_how_busy_each_worker_kept_its_core_and_how_many_went_ahead(tmp_path):
@@ -151,3 +169,17 @@ def test_a_warm_grade_counts_its_sandboxes_cpu():
     assert [run["score"] for run in runs] == [100.0, 100.0, 100.0]
     for run in runs[1:]:
         assert run["cpu"] >= 3 * run["grader"], run
+
+
+def test_a_rows_time_stamp_is_one_clock_reading(monkeypatch):
+    """A row's graded_at (the bench's first-row and steady figures read it): its seconds and its
+    milliseconds come from one reading of the clock; two readings straddling a second gave a stamp
+    up to a second early (the first row stored "before" the workers were ready)."""
+    import time
+
+    from autograder.grading import gradebook
+
+    readings = iter([1000.9999, 1001.0005])
+    monkeypatch.setattr(gradebook.time, "time", lambda: next(readings, 1001.0005))
+    expected = time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(1000.9999)) + ".999"
+    assert gradebook.now() == expected

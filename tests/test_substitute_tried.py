@@ -5,8 +5,8 @@ its outcomes count only when the whole try was clean, else the variant runs in i
 before.  Real sandboxes: every program below is graded in one session with tries and in one
 without (ahead.TRY_ASIDE), and the reports must be the same, byte for byte (times aside), except
 for the program that searches its memory for the reference (the try holds none: its exact score).
-A Sandbox of its own shows the aside batch's rules: refused where a worker ran, the life left as
-it was, files left behind say so."""
+A Sandbox of its own shows the aside batch's rules: refused where a worker ran or a file was left,
+the life left as it was, files left behind say so."""
 
 from __future__ import annotations
 
@@ -47,6 +47,17 @@ PROGRAMS = {
                         "    else:\n        KEPT = format_dice\n"),
     # leaves a file behind in a stage-1 call (the try fails: a new life would hold none)
     "writes_tmp": _chance("    open('/tmp/chance-was-here', 'a').close()\n"),
+    # slow at its first stage-1 call only: beyond a try's bound (0.25 s), well within the call's
+    "slow_first": _chance("    global SLOW\n    if 'SLOW' not in globals():\n        SLOW = 1\n"
+                          "        import time\n        time.sleep(0.4)\n"),
+    # defeats the stand-in: resets its mark (through its closure) and answers right only then; the
+    # variant's sandbox would run the reference's format_dice (no exception: chance answers 0).
+    # The try is good, and the program scores what its own code does there (it could answer right
+    # anyway; the try holds less than the variant's sandbox: no reference at all)
+    "resets_the_mark": _chance("    try:\n        format_dice(dice)\n    except RuntimeError:\n"
+                               "        [c.cell_contents for c in format_dice.__closure__\n"
+                               "         if type(c.cell_contents) is list][0][0] = False\n"
+                               "        return sum(dice)\n    return 0\n"),
     # untouched again, after TRY_LEARN tries of stage 1 in this process of which fewer than half
     # were good: stage 1 is no longer tried (the same report either way)
     "untouched_again": SOLUTION + "\n",
@@ -77,7 +88,7 @@ def _reports(paths: list[Path], tries: bool) -> tuple[dict, dict]:
         reports[name] = json.dumps(data, sort_keys=True)
 
     saved = ahead.TRY_ASIDE, ahead.TRY_LEARN, ahead._TRY_RECORD
-    ahead.TRY_ASIDE, ahead.TRY_LEARN, ahead._TRY_RECORD = tries, 6, {}     # (this session's record alone)
+    ahead.TRY_ASIDE, ahead.TRY_LEARN, ahead._TRY_RECORD = tries, 8, {}     # (this session's record alone)
     Program.close = closing
     try:
         with template_scope():
@@ -117,7 +128,7 @@ def test_an_untouched_student_runs_one_life_less_with_the_same_report(graded):
     assert _score(after["untouched"]) == 100.0
 
 
-@pytest.mark.parametrize("name", ["calls_stage2", "catches_stand_in", "keeps_it", "writes_tmp"])
+@pytest.mark.parametrize("name", ["calls_stage2", "catches_stand_in", "keeps_it", "writes_tmp", "slow_first"])
 def test_a_try_that_touched_or_left_anything_falls_back_to_the_same_report(graded, name):
     before, after, _, after_figures = graded
     assert after_figures[name] == (1, 0, 4)      # tried, not good: stage 1's own sandbox ran it all
@@ -127,13 +138,14 @@ def test_a_try_that_touched_or_left_anything_falls_back_to_the_same_report(grade
 def test_the_falling_back_programs_exact_scores(graded):
     _, after, _, _ = graded
     # format_dice runs the reference's in stage 1's sandbox: each of them scores as the reference
-    assert {n: _score(after[n]) for n in ("calls_stage2", "catches_stand_in", "keeps_it", "writes_tmp")} == {
-        "calls_stage2": 100.0, "catches_stand_in": 100.0, "keeps_it": 100.0, "writes_tmp": 100.0}
+    assert {n: _score(after[n]) for n in ("calls_stage2", "catches_stand_in", "keeps_it", "writes_tmp",
+                                          "slow_first")} == {
+        "calls_stage2": 100.0, "catches_stand_in": 100.0, "keeps_it": 100.0, "writes_tmp": 100.0, "slow_first": 100.0}
 
 
 def test_a_variant_whose_tries_mostly_failed_is_no_longer_tried(graded):
     before, after, _, after_figures = graded
-    assert after_figures["untouched_again"] == (0, 0, 4)     # 6 made, 2 good: not tried
+    assert after_figures["untouched_again"] == (0, 0, 4)     # 8 made, 3 good: not tried
     assert after["untouched_again"] == before["untouched_again"]
 
 
@@ -155,6 +167,10 @@ def count():
 
 def write():
     open('/tmp/left-here', 'w').close()
+    return 1
+
+def litter():
+    open('/tmp/work/litter', 'w').close()      # (a fresh request's own folder is removed; this stays)
     return 1
 
 def files():
@@ -180,6 +196,10 @@ def test_an_aside_batch_leaves_the_life_as_it_was_and_is_refused_after_a_worker(
         assert box.run(_call("count")).value == 1       # the life's own worker: none of the tries' calls
         assert box.run_batch([_call("count")], aside=True) == [] and box.aside_end == "refused"
         assert box.run(_call("count")).value == 2       # its worker untouched by the refused batch
+    with template_scope(), Sandbox(SOURCE, "prog.py") as box:
+        assert box.run(_call("litter", fresh=True)).value == 1
+        assert box.run_batch([_call("count")], aside=True) == [] and box.aside_end == "refused"
+        assert box.run(_call("files", fresh=True)).value == [["work"], ["litter"]]     # left as it was
 
 
 STUDENT = """
@@ -219,3 +239,10 @@ def test_a_call_after_a_good_try_sees_the_calls_the_checks_made(past):
             assert variant._sandbox.starts == 1
         finally:
             student.close()
+
+
+def test_a_program_that_defeats_the_stand_in_scores_what_it_does_in_the_try(graded):
+    before, after, _, after_figures = graded
+    assert after_figures["resets_the_mark"] == (1, 1, 3)
+    assert _score(after["resets_the_mark"]) == 100.0
+    assert _score(before["resets_the_mark"]) == 97.9714        # chance answers 0 there

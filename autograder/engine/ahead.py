@@ -68,39 +68,33 @@ class Plan:
         """Whether VARIANT's PART (a plan's requests) may be tried in this sandbox first."""
         if (not TRY_ASIDE or variant.runs or variant._shared_ahead or variant._fresh_ahead or variant._history
                 or variant._sandbox.starts or not self._sandbox.applied.get("fresh_runner")
+                or not self._sandbox.applied.get("private_tmp")     # (the zygote would refuse it)
                 or self._shared_ahead or self._history):
             return False
         made, good = _TRY_RECORD.get(_keep_of(part[0]), (0, 0))
         if made >= TRY_LEARN and 2 * good < made:
             return False        # (this process's tries of it mostly failed: its reference calls across)
-        for r in part:
-            sub = r.substitute
-            if (r.kind != "call" or r.runs_fresh or r.instance is not None or type(r.func) is not str
-                    or "." in r.func or not isinstance(sub, dict) or sub.get("stand_in")
-                    or any(type(n) is not str or "." in n for n in (*(sub.get("names") or ()), *(sub.get("keep") or ())))):
-                return False
-        return True
+        return all(by_identity(_TRYABLE, r, lambda r=r: _tryable(r), _PLAN_KEYS_MAX) for r in part)
 
     def _try_aside(self, variant: Program, part: list[Request]) -> bool:
         """PART (VARIANT's planned shared calls) tried in this sandbox (see above): True when its
         outcomes were good and are VARIANT's now, as if its own sandbox had run them."""
-        from .trials import TRIAL_FACTOR  # (trials.py imports this module)
+        from .trials import TRIAL_FACTOR, TRIAL_FLOOR_S  # (trials.py imports this module)
 
         # What the reference took on these calls (those it answered) measures a try's cost: the
-        # whole try, and each call in it, at most ALLOWANCE (a longer one fails the try, that's all).
+        # zygote kills a try's worker at ALLOWANCE after the try began (that fails it, that's all).
+        # Its requests keep their own limits: a program that reads its run's limit (the harness's
+        # request, through the stack) sees the one it would see in the variant's own sandbox.
         ref = (self._owner or self).timing
         took = sum(t for r in part if (t := ref.cpu_time(r, planned=True)) is not None) if ref is not None else 0.0
-        allowance = max(TRY_FLOOR_S, TRIAL_FACTOR * took)
+        allowance = max(TRIAL_FLOOR_S, TRIAL_FACTOR * took)
         left = self._budget_left()
         budget = allowance if left is None else min(left, allowance)
-        limits: list[float | None] = [allowance if allowance < (r.timeout if r.timeout is not None else self.limits.wall_s)
-                                      else None for r in part]
         sandbox = self._sandbox
         kept = (sandbox.strict, sandbox.retries, sandbox._wall_stopped)   # (a try leaves them as they were)
         self.round_trips += 1
         try:
-            outcomes = sandbox.run_batch([_stand_in(r) for r in part], budget=budget, limits=limits,
-                                         planned=True, aside=True)
+            outcomes = sandbox.run_batch([_stand_in(r) for r in part], budget=budget, planned=True, aside=True)
         finally:
             sandbox.strict, sandbox.retries, sandbox._wall_stopped = kept
         self.tries[0] += 1
@@ -267,12 +261,11 @@ def _start_all(sandboxes: list) -> threading.Thread:
 _KEY = json_encoder(sort_keys=True, default=str)     # made once (json.dumps makes one a call)
 
 # A try's outcomes count only with one of these statuses (the harness's clean ones: nothing left
-# behind).  A try, and each call in it, runs at most max(TRY_FLOOR_S, TRIAL_FACTOR x the
-# reference's CPU seconds on its calls) (TRIAL_FACTOR: trials.py's): a slow program pays little
-# for a failed try.
+# behind).  A try runs at most max(TRIAL_FLOOR_S, TRIAL_FACTOR x the reference's CPU seconds on
+# its calls) of wall time (trials.py's: a trial's bound): a slow program pays little for a failed
+# try (the slow-but-finite worst case: +0.25 s).
 TRIED_STATUSES = frozenset({"ok", "exception", "no_function", "input_exhausted", "dice_exhausted", "exit",
                             "syntax_error", "import_error", "output_limit"})
-TRY_FLOOR_S = 0.5
 TRY_ASIDE = True      # False: every variant in its own sandbox from the start (the tests compare both)
 _STAND_INS: dict[int, tuple[Request, Request]] = {}
 # Per variant (its kept names), this process's tries: [made, good].  Once TRY_LEARN were made and
@@ -281,6 +274,17 @@ _STAND_INS: dict[int, tuple[Request, Request]] = {}
 # outcome: a variant tried or not gives the same ones.
 _TRY_RECORD: dict[tuple, list[int]] = {}
 TRY_LEARN = 4
+
+
+_TRYABLE: dict[int, tuple[Request, bool]] = {}
+
+
+def _tryable(r: Request) -> bool:
+    """Whether a try may run REQUEST: a shared call of a plain function, substituting plain names."""
+    sub = r.substitute
+    return not (r.kind != "call" or r.runs_fresh or r.instance is not None or type(r.func) is not str
+                or "." in r.func or not isinstance(sub, dict) or sub.get("stand_in")
+                or any(type(n) is not str or "." in n for n in (*(sub.get("names") or ()), *(sub.get("keep") or ()))))
 
 
 def _keep_of(request: Request) -> tuple:

@@ -44,6 +44,9 @@ from .results import TestResult
 from .sandbox import Outcome
 
 FIXTURES = frozenset({"student", "reference", "assignment"})
+# This process's CPU in the checks themselves (its grading thread, every collected check of every
+# submission): grade-all's workers report it, so the bench tells the checks from what is around them.
+CHECKS_CPU = [0.0]
 LIGHT_FIXTURES = FIXTURES | {"record_property"}       # the plugin's own record_property (below)
 MARKERS = frozenset({"problem", "points", "weight", "visibility", "depends", "parametrize", "own_functions"})
 BACKSTOP_S = 120.0      # pytest-timeout's default for the suites (engine/pytest.ini)
@@ -92,6 +95,7 @@ class GradingPlugin:
         self._plan_from: dict[str, int] = {}
         self._plan_flat: list = []
         self._checks: dict[int, tuple[pytest.Item, _Check]] = {}
+        self._read: tuple[list, list] | None = None         # read_checks: (the items, how each runs)
         self._substitutions: dict[int, dict] = {}
         self._functions: dict[int, frozenset[str]] = {}      # problem -> its functions' bare names
         self.public_only = public_only
@@ -195,19 +199,31 @@ class GradingPlugin:
             return True                       # the caller reports a collection error as a grader fault
         items = session.items
         self._prepare_plan(items)
-        light = [self.light and self._light_ok(item) for item in items]
-        for index, item in enumerate(items):    # each check's markers read now, before the first
-            try:                                # submission (a single grade: while its plan still runs)
-                self._check(item)
-            except Exception:       # noqa: BLE001 -- a bad marker: raised again in that check's setup, as before
-                pass
-            if light[index]:
-                light[index] = _light_call(item)
+        light = self.read_checks(items)
         backstop = float(session.config.getini("timeout") or BACKSTOP_S) if _has_ini(session, "timeout") \
             else BACKSTOP_S
         with _backstop_handler(), _frozen():
             self._grade_each(items, light, backstop)
         return True
+
+    def read_checks(self, items) -> list:
+        """Each collected check's markers read (_check) and how it runs (a _LightCall, or False:
+        pytest's protocol), once per session and ITEMS, before the first submission (a single grade:
+        while its plan still runs; a session prepared before grade-all's fork: in the fork server,
+        once for every worker, preloading.prepare_session).  Nothing here depends on a submission."""
+        known = self._read
+        if known is not None and known[0] is items and len(known[1]) == len(items):
+            return known[1]
+        light = [self.light and self._light_ok(item) for item in items]
+        for index, item in enumerate(items):
+            try:
+                self._check(item)
+            except Exception:       # noqa: BLE001 -- a bad marker: raised again in that check's setup, as before
+                pass
+            if light[index]:
+                light[index] = _light_call(item)
+        self._read = (items, light)
+        return light
 
     def _grade_each(self, items, light: list, backstop: float) -> None:
         """Every submission next_submission gives, through every collected check."""
@@ -215,6 +231,7 @@ class GradingPlugin:
             student, load_failure, context = job
             self.begin(student, load_failure)
             timed = backstop if _backstop_is_ours(backstop) else 0.0
+            started = time.thread_time()
             for index, item in enumerate(items):
                 if student is not None:
                     student.item = nodeid = item.nodeid if not light[index] else light[index].nodeid
@@ -226,6 +243,7 @@ class GradingPlugin:
                     # pytest tears down towards the next item IT runs: light checks skip its setup stack
                     nextitem = next((items[j] for j in range(index + 1, len(items)) if not light[j]), None)
                     item.config.hook.pytest_runtest_protocol(item=item, nextitem=nextitem)
+            CHECKS_CPU[0] += time.thread_time() - started
             if student is not None and student.recorded is not None:
                 self.recorded_plan = _plan_of(student.recorded)
                 student.recorded = None

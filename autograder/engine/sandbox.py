@@ -416,8 +416,8 @@ class Sandbox:
                     if self._wall_stopped:       # the batch stops here: retried alone, then the rest singly
                         if self._state.proc is proc:
                             self._batch_end(proc)
-                        outcomes.append(self._retry(request, outcome, timeouts[i]))
-                        return outcomes
+                        outcomes.append(outcome if aside else self._retry(request, outcome, timeouts[i]))
+                        return outcomes          # (a try is never run again: ahead.py drops it)
                     outcomes.append(outcome)
                     t0 = time.monotonic()
                     if self._state.proc is None:  # stopped (timeout, garbage): the rest run one by one

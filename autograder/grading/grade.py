@@ -32,7 +32,7 @@ from ..engine.program import Program, default_limits, reference_program
 from ..engine.results import GradeReport
 from ..engine.sandbox import Limits, prestart_template, template_scope
 from ..engine.submission import SubmissionError, load_submission
-from .preloading import drop_stale_preload, take_prepared
+from .preloading import drop_stale_preload, take_prepared, take_reference_cache
 
 if TYPE_CHECKING:
     from ..engine.plugin import GradingPlugin
@@ -164,8 +164,6 @@ def _grade_stream(paths: Iterator[str | Path], deliver: Callable[[GradeReport], 
     works on the other CPU); the plugin then finds both done (Program.load_early)."""
     spec = load_assignment(assignment) if isinstance(assignment, str) else assignment
     drop_stale_preload(spec)
-    # grade-all's fork server configured pytest and collected the suites once (a worker: its copy)
-    prepared = None if early else take_prepared(spec, stage, public_only)
     hidden = hidden_paths(extra_hidden)
     files = [str(f) for f in spec.suite_files(stage)]
     if not files:
@@ -202,6 +200,8 @@ def _grade_stream(paths: Iterator[str | Path], deliver: Callable[[GradeReport], 
         first = next(paths, None)
         if first is not None:
             ahead.append(_Ahead(submission_job(first), traced=True))
+    # grade-all's fork server configured pytest and collected the suites once (a worker: its copy)
+    prepared = None if early else take_prepared(spec, stage, public_only)
     try:
         plan = reference_outcomes(spec, reference, hidden, limits)
         _trace("session-refcache")      # (the first grade's phases: $AUTOGRADER_BATCH_TRACE, the bench)
@@ -287,6 +287,10 @@ def _plan_in_order(plan: dict, files: list[str], spec: Assignment) -> list:
     return [r for item, requests in plan.items() if item and item.split("::")[0] in names for r in requests]
 
 
+# This process's CPU in loading submissions and running their plans ahead (_Ahead's threads: the
+# grader's side of each plan's requests); grade-all's workers report it with plugin.CHECKS_CPU.
+PLANS_CPU = [0.0]
+
 # While the plan runs ahead, the main thread imports pytest and collects the suites: CPU-bound
 # Python that holds the GIL for the whole switch interval (5 ms) each time the plan's thread wakes
 # for a result line (~190 of them).  A short interval lets that thread read each line at once, so
@@ -338,6 +342,8 @@ class _Ahead:
                 _trace("session-first-planned")
         except BaseException as error:      # noqa: BLE001 -- raised again in the grading thread
             self.error = error
+        finally:
+            PLANS_CPU[0] += time.thread_time()    # (this thread's, all of it: one submission's load and plan)
 
     def join(self) -> tuple:
         self.given.set()                     # (never given: the grade ended before; no plan runs)
@@ -412,7 +418,8 @@ def reference_outcomes(spec: Assignment, reference: Program, hidden: list[str],
     ask); the request plan for students, or None when neither works (grading goes on without)."""
     key = cache_key(spec, limits)
     path = refcache.find(spec.root, spec.name, key)
-    loaded = refcache.load(path) if path else None
+    # (a grade-all worker: the fork server read this very file already, preloading.take_reference_cache)
+    loaded = (take_reference_cache(key, path) or refcache.load(path)) if path else None
     if loaded is None:
         try:
             loaded = compute_reference_cache(spec, reference, hidden, limits, key)

@@ -59,7 +59,11 @@ CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 
 
 def now() -> str:
-    return time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime()) + f".{int(time.time() * 1000) % 1000:03d}"
+    """This instant, local time, to the millisecond: its seconds and its milliseconds read from ONE
+    clock reading (two readings straddling a second gave a stamp up to 1 s early: rows out of order,
+    the bench's first-row and steady figures off by a second)."""
+    instant = time.time()
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(instant)) + f".{int(instant * 1000) % 1000:03d}"
 
 
 @dataclass

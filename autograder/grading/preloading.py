@@ -1,7 +1,10 @@
-"""What grade-all's fork server imports once before it forks the workers: the pytest plugins and the
-course's suite modules a grading session imports (preload_session), and a worker's check that
-they are still the ones its session wants (drop_stale_preload).  grading/preload.py runs it in
-the fork server; grade._grade_stream checks it in every session."""
+"""What grade-all's fork server does once before it forks the workers: it imports the pytest plugins
+and the course's suite modules a grading session imports (preload_session), configures pytest and
+collects the suites (prepare_session: each worker runs its copy of that session, take_prepared),
+reads the reference cache file (preload_reference_cache, take_reference_cache) and warms the caches
+a worker's first sandboxes fill (warm_sandbox_caches); and a worker's check that the modules are
+still the ones its session wants (drop_stale_preload).
+grading/preload.py runs it in the fork server; grade._grade_stream checks it in every session."""
 
 from __future__ import annotations
 
@@ -95,9 +98,9 @@ def drop_stale_preload(spec: Assignment) -> None:
 
 
 def preload_from_environment() -> None:
-    """preload_session, then prepare_session, for the assignment and stage in
-    $AUTOGRADER_PRELOAD_SESSION (a JSON pair, set by grade-all while its fork server starts:
-    grading.preload imports this), if any."""
+    """preload_session, then prepare_session, preload_reference_cache and warm_sandbox_caches, for
+    the assignment and stage in $AUTOGRADER_PRELOAD_SESSION (a JSON pair, set by grade-all while its
+    fork server starts: grading.preload imports this), if any."""
     wanted = os.environ.get(PRELOAD_ENV)
     if not wanted:
         return
@@ -108,6 +111,69 @@ def preload_from_environment() -> None:
         return
     if preload_session(spec, stage):
         prepare_session(spec, stage)
+    preload_reference_cache(spec)
+    warm_sandbox_caches(spec, stage)
+
+
+def warm_sandbox_caches(spec: Assignment, stage: str | int = "all") -> None:
+    """In grade-all's fork server: what each worker's first sandboxes compute once per process,
+    computed once here (~10-15 ms a worker otherwise, on its first grade's path): the seccomp
+    filter, the compiled harness its template boots with, and the compiled reference without each
+    stage's functions (the substitution sandboxes').  Each is a cache of grader code only, keyed by
+    what it was made from (a text, the interpreter): a worker whose course, reference or Python
+    differs misses it and computes its own, as before.  (Not isolation()'s probe: a forked child
+    creating namespaces, a few ms of wall that varies with the machine; each worker probes in
+    parallel, as before.)  Best effort: anything raised leaves the rest to the workers."""
+    from ..engine import launch, seccomp
+    from ..engine.program import reference_without
+
+    try:
+        seccomp.filter_bpf()
+        launch._harness_source()
+        text = spec.reference.read_text(encoding="utf-8")
+        numbers = [s.number for s in spec.core_stages] if str(stage) == "all" else [int(stage)]
+        for number in numbers:
+            substitution = spec.substitution(number)
+            if substitution["names"]:                  # (as Program._variant_of keys its variants)
+                launch.compiled_reference(reference_without(text, tuple(sorted(map(str, substitution["keep"])))))
+    except Exception:                                 # noqa: BLE001 -- a worker computes it itself and says why
+        pass
+
+
+# --- the reference cache file, read once before the fork ------------------------------------------
+
+_REFCACHE: list[tuple[tuple, tuple]] = []     # ((key, path, mtime_ns, size), what refcache.load read)
+
+
+def preload_reference_cache(spec: Assignment) -> bool:
+    """In grade-all's fork server: SPEC's reference cache file of this grader version read once
+    (refcache.load: ~4 ms a worker otherwise, on the first row's path), if there is one; never
+    computed here (that grades the reference, in sandboxes: a worker does it as before)."""
+    from ..engine import refcache
+    from .grade import cache_key
+
+    _REFCACHE.clear()
+    try:
+        key = cache_key(spec)
+        path = refcache.find(spec.root, spec.name, key)
+        loaded = refcache.load(path) if path else None
+    except Exception:                                 # noqa: BLE001 -- a worker reads it itself and says why
+        return False
+    stamp = _source_stamp_of(str(path)) if loaded is not None else None
+    if stamp is None:
+        return False
+    _REFCACHE.append(((key, *stamp), loaded))
+    return True
+
+
+def take_reference_cache(key: str, path) -> tuple | None:
+    """What preload_reference_cache read, once, when it is the file at PATH for KEY (the key of the
+    session asking: its reference, suites, scenarios, engine and limits) and the file is unchanged
+    since; else None (the caller reads the file)."""
+    if not _REFCACHE:
+        return None
+    stamp, loaded = _REFCACHE.pop()
+    return loaded if stamp == (key, *(_source_stamp_of(str(path)) or ())) else None
 
 
 # --- a session configured and collected once, before the fork ------------------------------------
@@ -246,6 +312,8 @@ def prepare_session(spec: Assignment, stage: str | int = "all") -> bool:
         if capman is not None:
             capman.stop_global_capturing()       # (its files and saved descriptors are this process's)
         kept = not (plugin.collection_errors or session.shouldfail or session.shouldstop)
+        if kept:
+            plugin.read_checks(session.items)   # (each check's markers: ~15 ms a worker otherwise)
     except Exception:                                 # noqa: BLE001 -- the worker meets it again itself
         kept = False
     finally:
@@ -259,8 +327,10 @@ def prepare_session(spec: Assignment, stage: str | int = "all") -> bool:
     course = os.path.join(os.path.abspath(spec.root), "")
     stamps = {}
     for name, module in list(sys.modules.items()):   # the course's modules its items run (imported here or before)
+        if not str(getattr(module, "__file__", None) or "").startswith(course):
+            continue                                  # (no stat of every other module's file)
         stamp = _source_stamp(module)
-        if stamp is not None and stamp[0].startswith(course):
+        if stamp is not None:
             stamps[name] = stamp
             if name not in before:                    # (a conftest.py: dropped when stale, like the suites)
                 _PRELOADED[name] = stamp

@@ -21,11 +21,13 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from multiprocessing.connection import wait as wait_any
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..assignment import load_assignment
 from ..engine.results import GradeReport
-from .discover import Entry
+
+if TYPE_CHECKING:         # (not imported: the fork server preloads this module, its workers never discover)
+    from .discover import Entry
 
 # Test hook (the kit's own tests only): the worker dies hard on the submission with this id.
 CRASH_ENV = "AUTOGRADER_TEST_CRASH_ON"
@@ -245,10 +247,15 @@ def _worker_main(conn, assignment: str, stage: str, log_path: str, hidden: list[
     finally:
         close_references()
         # Its template and every sandbox life have been reaped by now: CHILDREN is the sandbox side.
-        # (and its own CPU split, page faults and context switches: the bench's reader's)
+        # (and its own CPU split, page faults and context switches, and of its CPU the checks' and the
+        # plans' run ahead: the grade; the rest is around it: the bench's reader's)
+        from ..engine.plugin import CHECKS_CPU
+        from .grade import PLANS_CPU
+
         usage = resource.getrusage(resource.RUSAGE_SELF)
         trace("worker-exit", graded=stream.pulled, children=children_cpu(), user=usage.ru_utime,
-              system=usage.ru_stime, faults=usage.ru_minflt, switches=usage.ru_nvcsw + usage.ru_nivcsw)
+              system=usage.ru_stime, faults=usage.ru_minflt, switches=usage.ru_nvcsw + usage.ru_nivcsw,
+              checks=CHECKS_CPU[0], plans=PLANS_CPU[0])
 
 
 @dataclass
@@ -282,7 +289,7 @@ class WorkerPool:
             # this module and the reporters: what _worker_main imports, ~14 ms of every worker's start)
             self.ctx.set_forkserver_preload(["autograder.grading.grade", "autograder.engine.plugin",
                                              "autograder.grading.workers", "autograder.engine.reporters",
-                                             "autograder.grading.preload"])
+                                             "autograder.grading.gradebook", "autograder.grading.preload"])
         self.workers: list[_Worker] = []
         self._started = 0
         self.suspects: set[str] = set()     # ids in a worker that died with two: each is graded alone

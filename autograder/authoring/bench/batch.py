@@ -188,8 +188,15 @@ def accounting(trace: Path, began: float, wall: float, cpu: float, n: int, jobs:
               for name in ("refcache", "collected", "first-planned", "first-checked")}
     if "start" not in parent or "end" not in parent or not exits:
         return None
+    # the fork server's boot (grading/preload.py): ready to fork the workers; and whether the workers
+    # ran the session it collected (preloading.prepare_session)
+    server = next((e for e in events if e["event"] == "forkserver-prepared"), None)
+    prepared = any(e.get("prepared") for e in events if e["event"] == "session-collected")
     waited = sum(e["waited"] for e in events if e["event"] == "task" and not e["first"])
     own = sum(e["cpu"] for e in exits)
+    graded = sum(e.get("graded", 0) for e in exits)
+    # of the workers' own CPU: the checks and the plans run ahead (the grade itself), and around them
+    checks = sum(e["checks"] + e["plans"] for e in exits) if all("checks" in e for e in exits) else None
     sandboxes = sum(e["children"] for e in exits)
     parent_cpu = parent["end"]["cpu"]
     drawing = parent["end"].get("children", 0.0)        # the parent's reaped children: the charts' forks
@@ -206,7 +213,10 @@ def accounting(trace: Path, began: float, wall: float, cpu: float, n: int, jobs:
     exports = parent["exported"]["at"] - parent["graded"]["at"] if "exported" in parent and "graded" in parent else None
     text = (f"          CPU: parent {parent_cpu:.2f} s ({parent['start']['cpu']:.2f} s of it to start"
             + (f"; +{drawing:.2f} s of its children drawing charts" if drawing else "") + "), workers "
-            f"{own:.2f} s, their sandboxes {sandboxes:.2f} s, the rest "
+            f"{own:.2f} s"
+            + (f" (the checks and their plans {checks:.2f} s; around them {1000 * (own - checks) / graded:.1f} ms "
+               "a submission)" if checks is not None and graded else "")
+            + f", their sandboxes {sandboxes:.2f} s, the rest "
             f"{max(0.0, cpu - parent_cpu - drawing - own - sandboxes):.2f} s "
             f"(fork server, Python's start and exit); workers + sandboxes {1000 * grading:.0f} ms a submission, "
             f"at most {allowed:.1f}/s on {jobs} core{'s' if jobs > 1 else ''}; workers waited {waited:.2f} s in all "
@@ -214,7 +224,9 @@ def accounting(trace: Path, began: float, wall: float, cpu: float, n: int, jobs:
             + (f"; each worker kept {', '.join(f'{b:.2f}' for b in busy)} of a core busy over its life" if busy else "")
             + f"; {ahead} of {n} submissions loaded ahead\n"
             f"          phases (s from the start): grading starts {at('start')}, submissions found {at('found')}, "
-            f"workers ready {', '.join(f'{r:.2f}' for r in ready)}"
+            + (f"fork server ready {server['at'] - began:.2f} ({server['cpu']:.2f} s CPU"
+               + (", suites collected there" if prepared else "") + "), " if server else "")
+            + f"workers ready {', '.join(f'{r:.2f}' for r in ready)}"
             + ("".join(f", {label} {', '.join(f'{t:.2f}' for t in firsts[name])}"
                        for name, label in (("refcache", "reference cache read"), ("collected", "suites collected"),
                                            ("first-planned", "first plan run"), ("first-checked", "first checked"))

@@ -59,6 +59,7 @@ def substitute(mod, sub):
 # Set for good (in this process) once a stand-in was called: the request that notices it says so
 # (touched), its worker is then replaced and the grader discards the tried run (Program.prefetch).
 _TOUCHED = [False]
+_STAND_INS = {}     # name -> its stand-in, made once in a worker (a try's calls all bind the same)
 
 
 def _stand_ins(mod, sub):
@@ -70,10 +71,11 @@ def _stand_ins(mod, sub):
     returns True when a stand-in was touched (by this call, or an earlier one that kept it)."""
     names = mod.__dict__
     saved = {}
+    made = _STAND_INS
     for name in sub.get("names") or ():
         if type(name) is str and "." not in name:
             saved[name] = names.get(name, _MISSING)
-            names[name] = _stand_in(name)
+            names[name] = made.get(name) or made.setdefault(name, _stand_in(name))
 
     def undo():
         for name, old in saved.items():

@@ -51,7 +51,7 @@ class Zygote:
         self.tmp_watch = None     # inotify on the private tmp folders (clean_files), False: none
         self.worker_gen = 0       # +1 each time the shared worker is stopped (the grader replays history)
         self.nrun = 0
-        self.aside = False        # in an aside batch (handle_batch)
+        self.aside = None         # in an aside batch: when its requests are killed (handle_batch)
         self.code, self.compile_error = cfg.pop("compiled", None) or compile_source(cfg["source"], cfg["filename"])
         reference = cfg.pop("reference_loaded", None)
         if reference is None and cfg.get("reference"):    # compiled once here, so every fork has it
@@ -165,9 +165,9 @@ class Zygote:
         if msg.get("reset_worker") and not refused:
             self.stop_worker()
             shutil.rmtree(os.path.join(self.workdir, "shared"), ignore_errors=True)
-        ran, self.aside = 0, aside
-        budget = msg.get("budget")
-        started = time.monotonic()
+        ran, budget, started = 0, msg.get("budget"), time.monotonic()
+        if aside:       # a try is bounded here, not by its requests' limits (their lines are as sent)
+            self.aside = started + (budget if isinstance(budget, (int, float)) else 60.0)
         for req, line in [] if refused else batch:
             if not isinstance(req, dict):
                 break
@@ -178,7 +178,7 @@ class Zygote:
                 break
         end = {"t": "batch_end", "ran": ran}
         if aside:
-            end["aside"], self.aside = "refused" if refused else self.end_aside(), False
+            end["aside"], self.aside = "refused" if refused else self.end_aside(), None
         self.say(_dumps(end).encode("ascii") + b"\n")
         self.flush()
 
@@ -214,9 +214,9 @@ class Zygote:
         later while it is starved under its CPU limit (the same test as Run.extension, from the
         zygote's side), never later than GRACE after its wall-clock backstop."""
         timeout = float(req.get("timeout") or self.cfg["limits"]["wall_s"])
-        t0 = time.monotonic()
-        return {"t0": t0, "timeout": timeout, "at": t0 + timeout + GRACE,
-                "backstop": t0 + max(float(req.get("wall") or timeout), timeout) + GRACE,
+        t0, end = time.monotonic(), self.aside or float("inf")    # (a try's end: end_aside)
+        return {"t0": t0, "timeout": timeout, "at": min(t0 + timeout + GRACE, end),
+                "backstop": min(t0 + max(float(req.get("wall") or timeout), timeout) + GRACE, end),
                 "base": (0.0, 0.0) if wk is None else wk.base(), "graced": True, "wk": wk}
 
     def later(self, dl, pid):
