@@ -167,11 +167,11 @@ def test_a_grade_with_the_plan_equals_a_grade_without(name, monkeypatch):
 
 
 def test_the_collector_grades_with_a_larger_young_generation_and_gets_its_settings_back(monkeypatch):
-    """plugin._frozen: while a session grades, its setup is frozen and the youngest generation is
+    """guards.frozen: while a session grades, its setup is frozen and the youngest generation is
     collected every GRADING_GC_YOUNG allocations; afterwards the collector is as it was."""
     import gc
 
-    from autograder.engine import plugin
+    from autograder.engine import guards, plugin
     from autograder.grading.grade import grade
 
     seen = []
@@ -186,7 +186,9 @@ def test_the_collector_grades_with_a_larger_young_generation_and_gets_its_settin
     before = gc.get_threshold()
     report = grade(str(Path(__file__).resolve().parents[1] / "solution" / "yahtzee.py"))
     assert report.score == report.max_score
-    assert seen == [((max(before[0], plugin.GRADING_GC_YOUNG), *before[1:]), True)]
+    # (one session grades the submission; a first run after the grader changed grades the
+    # reference in a session of its own first, to fill the reference cache: the same settings)
+    assert seen and set(seen) == {((max(before[0], guards.GRADING_GC_YOUNG), *before[1:]), True)}
     assert gc.get_threshold() == before and gc.get_freeze_count() == 0
 
 
@@ -233,14 +235,14 @@ def test_checks_through_pytest_between_light_ones_are_set_up_and_torn_down(monke
 
 
 def test_a_check_hanging_in_the_grader_is_stopped_by_the_backstop():
-    """The light runner's backstop (as pytest-timeout's signal method, plugin._with_backstop): a
+    """The light runner's backstop (as pytest-timeout's signal method, guards.with_backstop): a
     check that hangs grader-side is stopped at its limit, the timer is disarmed after every check,
     and the session's end gives SIGALRM its old handler back.  (This test's own pytest-timeout
     timer is paused meanwhile: an outer timer would make the backstop stand aside.)"""
     import signal
     import time
 
-    from autograder.engine import plugin
+    from autograder.engine import guards
 
     def hang(seconds):
         time.sleep(seconds)
@@ -251,11 +253,11 @@ def test_a_check_hanging_in_the_grader_is_stopped_by_the_backstop():
     outer, handler = signal.setitimer(signal.ITIMER_REAL, 0), signal.getsignal(signal.SIGALRM)
     try:
         started = time.monotonic()
-        with plugin._backstop_handler():
-            assert plugin._with_backstop(answer, {"b": 1, "a": 2}, 5.0) == ["a", "b"]
+        with guards.backstop_handler():
+            assert guards.with_backstop(answer, {"b": 1, "a": 2}, 5.0) == ["a", "b"]
             assert signal.getitimer(signal.ITIMER_REAL)[0] == 0
             with pytest.raises(pytest.fail.Exception, match=r"Timeout \(>0.3s\) from the grader's backstop"):
-                plugin._with_backstop(hang, {"seconds": 30}, 0.3)
+                guards.with_backstop(hang, {"seconds": 30}, 0.3)
             assert signal.getitimer(signal.ITIMER_REAL)[0] == 0
         assert time.monotonic() - started < 10
         assert signal.getsignal(signal.SIGALRM) is handler

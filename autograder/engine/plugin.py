@@ -22,13 +22,8 @@ pytest-timeout (the ini's `timeout`) and recorded the same way.
 
 from __future__ import annotations
 
-import _signal
-import contextlib
-import gc
 import re
-import signal
 import sys
-import threading
 import time
 import traceback
 from dataclasses import dataclass
@@ -36,9 +31,11 @@ from dataclasses import dataclass
 import pytest
 from _pytest.outcomes import Exit
 
+from . import guards
 from .charge import excuse_repeats
 from .checks import GraderFault, explain, take_trivial
 from .feedback import Fail
+from .guards import BACKSTOP_S
 from .program import Program
 from .results import TestResult
 from .sandbox import Outcome
@@ -49,7 +46,6 @@ FIXTURES = frozenset({"student", "reference", "assignment"})
 CHECKS_CPU = [0.0]
 LIGHT_FIXTURES = FIXTURES | {"record_property"}       # the plugin's own record_property (below)
 MARKERS = frozenset({"problem", "points", "weight", "visibility", "depends", "parametrize", "own_functions"})
-BACKSTOP_S = 120.0      # pytest-timeout's default for the suites (engine/pytest.ini)
 
 
 def _marker_arg(item: pytest.Item, name: str, default=None):
@@ -202,7 +198,7 @@ class GradingPlugin:
         light = self.read_checks(items)
         backstop = float(session.config.getini("timeout") or BACKSTOP_S) if _has_ini(session, "timeout") \
             else BACKSTOP_S
-        with _backstop_handler(), _frozen():
+        with guards.backstop_handler(), guards.frozen():
             self._grade_each(items, light, backstop)
         return True
 
@@ -230,7 +226,7 @@ class GradingPlugin:
         while (job := self.next_submission()) is not None:
             student, load_failure, context = job
             self.begin(student, load_failure)
-            timed = backstop if _backstop_is_ours(backstop) else 0.0
+            timed = backstop if guards.backstop_is_ours(backstop) else 0.0
             started = time.thread_time()
             for index, item in enumerate(items):
                 if student is not None:
@@ -281,7 +277,7 @@ class GradingPlugin:
         return all(m.name in MARKERS for m in item.iter_markers())
 
     def _run_light(self, item, light: _LightCall, backstop: float) -> None:
-        """BACKSTOP: the check's SIGALRM limit (_timed), 0: none of ours (_backstop_is_ours)."""
+        """BACKSTOP: the check's SIGALRM limit (guards.timed), 0: none of ours (guards.backstop_is_ours)."""
         try:
             self.pytest_runtest_setup(item)
         except (Exit, KeyboardInterrupt):
@@ -296,7 +292,7 @@ class GradingPlugin:
                             else lambda key, value: item.user_properties.append((key, value)))
         try:
             if backstop:
-                _timed(light.function, kwargs, backstop)
+                guards.timed(light.function, kwargs, backstop)
             else:
                 light.function(**kwargs)
         except (Exit, KeyboardInterrupt):
@@ -542,81 +538,6 @@ def _has_ini(session, name: str) -> bool:
     except ValueError:
         return False
     return True
-
-
-def _on_backstop(signum, frame):
-    pytest.fail(f"Timeout (>{_BACKSTOP[0]:g}s) from the grader's backstop.", pytrace=False)
-
-
-_BACKSTOP = [BACKSTOP_S]
-
-
-def _with_backstop(function, kwargs: dict, seconds: float):
-    """FUNCTION(**KWARGS) under a SIGALRM timer, as pytest-timeout's signal method does (main thread
-    only).  The handler, once set, stays for the session (_backstop_handler restores the old one at
-    its end): two signal.signal calls per check were a tenth of the light runner's own cost."""
-    if not _backstop_is_ours(seconds):
-        return function(**kwargs)   # not ours to set, or an outer timer (pytest-timeout) already guards us
-    return _timed(function, kwargs, seconds)
-
-
-def _backstop_is_ours(seconds: float) -> bool:
-    """Whether _timed may set the timer: the main thread, a limit, and no outer timer armed (ours
-    is disarmed after every check, so the answer holds for a session's checks: the light runner
-    asks once per submission)."""
-    return (threading.current_thread() is threading.main_thread() and seconds > 0
-            and signal.getitimer(signal.ITIMER_REAL)[0] == 0)
-
-
-def _timed(function, kwargs: dict, seconds: float):
-    """_with_backstop once _backstop_is_ours said yes."""
-    _BACKSTOP[0] = seconds
-    if _signal.getsignal(signal.SIGALRM) is not _on_backstop:     # (signal.getsignal: + an enum lookup that raises)
-        _BACKSTOP_OLD.append(signal.signal(signal.SIGALRM, _on_backstop))
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        return function(**kwargs)
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-
-
-_BACKSTOP_OLD: list = []        # the SIGALRM handlers _with_backstop replaced, oldest first
-
-
-@contextlib.contextmanager
-def _backstop_handler():
-    """Around a session's checks: SIGALRM's handler as it was before them, afterwards."""
-    try:
-        yield
-    finally:
-        if _BACKSTOP_OLD and threading.current_thread() is threading.main_thread():
-            signal.signal(signal.SIGALRM, _BACKSTOP_OLD[0])
-            _BACKSTOP_OLD.clear()
-
-
-@contextlib.contextmanager
-def _frozen():
-    """Around a session's checks: what the session has set up (pytest, the suites, the reference's
-    outcomes and plan: ~70k objects) frozen out of the collector's view (gc.freeze), so its older
-    generations' collections, while submissions are graded, walk only what the grading made;
-    given back to it afterwards (gc.unfreeze).  Meanwhile the youngest generation is collected
-    every GRADING_GC_YOUNG net allocations, not 700: a grade makes ~1000 and leaves ~170 objects
-    of cyclic garbage, and a young collection cost ~0.24 ms (it visits what the young objects
-    refer to: outcomes, plans, results), ~0.4 ms a grade in all; now ~0.15."""
-    frozen = gc.get_freeze_count() == 0 and threading.current_thread() is threading.main_thread()
-    if frozen:
-        gc.freeze()
-        thresholds = gc.get_threshold()
-        gc.set_threshold(max(thresholds[0], GRADING_GC_YOUNG), *thresholds[1:])
-    try:
-        yield
-    finally:
-        if frozen:
-            gc.set_threshold(*thresholds)
-            gc.unfreeze()
-
-
-GRADING_GC_YOUNG = 7000
 
 
 def _plan_of(recorded) -> dict[str, list]:
