@@ -175,7 +175,10 @@ import os, sys, threading
 sys.path[:] = sys.argv[1:]
 done = []
 def importing():
-    os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))     # this thread only
+    try:
+        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))     # this thread only
+    except OSError:
+        pass                # (refused: imported at the normal priority, as the parent would)
     from autograder.grading import charts
     charts.warm()
     charts.rate_bars([("a", 0.5)], "warm", "warm")        # (font, text layout: ~5 ms less for the first chart)
@@ -190,8 +193,12 @@ done[0]._serve()
 """
 _ROOT = str(Path(__file__).resolve().parents[2])
 _READY = b"R"
-STARVED_AFTER = 0.06        # s: a drawer still importing that got no CPU for this long is starved
-READY_AT_MOST = 1.0         # s: and one that is not ready after this long is given up
+_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+LAGGING_AFTER = 1.0         # s: while the workers grade, a drawer not ready this long after its start
+LAGGING_SHARE = 0.1         # that got less than this share of a core since is lagging (a busy machine)
+STARVED_WINDOW = 0.1        # s: when the charts are wanted, a drawer still importing that got less than
+STARVED_SHARE = 0.5         # this share of a core over the last window is starved (a busy machine),
+READY_AT_MOST = 1.0         # and one that is not ready after this long is given up
 
 
 class Drawer:
@@ -202,14 +209,16 @@ class Drawer:
     only when no other process wants it (a worker waiting on its sandbox, the last grades'
     wind-down), so its ~0.25 s of CPU is not taken from the workers, as the parent's own import
     was.  Its main thread, at the normal priority, draws once the import is done (a thread
-    cannot leave SCHED_IDLE again without privileges).  It is sent chart data only (numbers and the course's titles: nothing a
-    student's program produced) and sends SVG text back; anything else (it is not ready, it
-    starves, dies, hangs or answers nonsense) and the caller draws the charts itself, as before."""
+    cannot leave SCHED_IDLE again without privileges).  It is sent chart data only (numbers
+    and the course's titles: nothing a student's program produced) and sends SVG text back;
+    anything else (it is not ready, it starves, dies, hangs or answers nonsense) and the caller
+    draws the charts itself, as before."""
 
     def __init__(self, process: subprocess.Popen):
         self.process = process
         self.ready = False
         self.sent: list[Chart] | None = None
+        self.started = time.monotonic()
 
     @classmethod
     def start(cls) -> Drawer | None:
@@ -232,6 +241,21 @@ class Drawer:
         except (OSError, ValueError):
             self.close()                    # (draw() then says None: the caller draws them)
 
+    def lagging(self, last: bool = False) -> bool:
+        """Whether the drawer is not ready and either the LAST grades run (a short batch, or a slow
+        import) or it got under LAGGING_SHARE of a core since its start (LAGGING_AFTER at least),
+        or it is gone: the caller then gives it up while the workers still grade and imports
+        matplotlib itself, as before, not after the last grade."""
+        try:
+            if self.ready or self._wait_ready(patience=0.0):
+                return False
+        except (OSError, ValueError):
+            return True
+        cpu, elapsed = self._cpu(), time.monotonic() - self.started
+        if cpu is None:
+            return True
+        return last or (elapsed >= LAGGING_AFTER and cpu < LAGGING_SHARE * elapsed)
+
     def _send(self, charts: list[Chart]) -> None:
         self.sent = charts
         self.process.stdin.write(pickle.dumps(charts))
@@ -250,7 +274,7 @@ class Drawer:
             if data is None or self.process.wait(timeout) != 0:
                 return None
             drawn = pickle.loads(data)
-        except (OSError, ValueError, EOFError, pickle.UnpicklingError, subprocess.TimeoutExpired):
+        except Exception:       # noqa: BLE001 -- whatever the drawer or its answer did: drawn here instead
             return None
         finally:
             self.close()
@@ -260,13 +284,13 @@ class Drawer:
         return None
 
     def _wait_ready(self, patience: float = READY_AT_MOST) -> bool:
-        """True once the drawer says its import is done; False when it is starved (no CPU for
-        STARVED_AFTER: the machine is busy, and the caller imports sooner than it would), slow
-        (PATIENCE) or gone."""
+        """True once the drawer says its import is done; False when it is starved (under
+        STARVED_SHARE of a core over a STARVED_WINDOW: the machine is busy, and the caller, at the
+        normal priority, imports sooner than it would), slow (PATIENCE) or gone."""
         if self.ready:
             return True
         out = self.process.stdout.fileno()
-        began = seen = time.monotonic()
+        began = window = time.monotonic()
         used = self._cpu()
         while used is not None:
             if select.select([out], [], [], min(0.01, patience))[0]:
@@ -275,14 +299,14 @@ class Drawer:
             now, cpu = time.monotonic(), self._cpu()
             if cpu is None or now - began >= patience:
                 return False
-            if cpu > used:
-                used, seen = cpu, now
-            elif now - seen > STARVED_AFTER:
-                return False
+            if now - window >= STARVED_WINDOW:
+                if cpu - used < STARVED_SHARE * (now - window):
+                    return False
+                used, window = cpu, now
         return False
 
-    def _cpu(self) -> int | None:
-        """The drawer's CPU so far (clock ticks, all its threads), None once it has exited."""
+    def _cpu(self) -> float | None:
+        """The drawer's CPU so far (s, all its threads; in clock ticks), None once it has exited."""
         if self.process.poll() is not None:
             return None
         try:
@@ -290,7 +314,7 @@ class Drawer:
                 fields = handle.read().rsplit(b")", 1)[1].split()
         except OSError:
             return None
-        return int(fields[11]) + int(fields[12])        # utime + stime
+        return (int(fields[11]) + int(fields[12])) / _TICKS        # utime + stime
 
     def _read_all(self, deadline: float) -> bytes | None:
         out, parts = self.process.stdout.fileno(), []

@@ -137,6 +137,7 @@ class FeedbackWriter:
         self.feedback.mkdir(parents=True, exist_ok=True)
         self.policy = lms.LatePolicy.from_json(book.get_meta(f"late_policy:{spec.name}"))
         self.rows: dict[str, Row] = {}              # submission id -> the row whose files were written
+        self.queued: dict[str, Row] = {}            # ... -> the row last given to write()
         self.summaries: dict[str, dict[str, Any]] = {}
         self._queue: queue.SimpleQueue | None = None
         self._error: BaseException | None = None
@@ -146,6 +147,7 @@ class FeedbackWriter:
             self._thread.start()
 
     def write(self, row: Row) -> None:
+        self.queued[row.submission_id] = row
         if self._queue is not None:
             self._queue.put(row)
         else:
@@ -187,6 +189,11 @@ def write_exports(book: Gradebook, spec: Assignment, out: Path, written: Feedbac
     DRAWER: the process that draws the report's charts (charts.Drawer), if any."""
     from .report import class_figures, write_report
 
+    early = None            # the charts' rows and figures, sent to DRAWER before the last pages are written
+    if drawer is not None and written is not None:
+        known = book.rows_reusing(spec.name, written.queued)
+        early = (known, class_figures(known, spec))
+        drawer.send(list(early[1].charts.values()))     # drawn while we write the rest
     if written is not None:
         written.finish()
     out = Path(out)
@@ -197,9 +204,12 @@ def write_exports(book: Gradebook, spec: Assignment, out: Path, written: Feedbac
                  else summarize(row, spec, policy) for row in rows]
     feedback = out / "feedback"
     feedback.mkdir(parents=True, exist_ok=True)
-    figures = class_figures(rows, spec)
-    if drawer is not None:
-        drawer.send(list(figures.charts.values()))      # drawn while we write the rest
+    if early is not None and len(early[0]) == len(rows) and all(a is b for a, b in zip(early[0], rows)):
+        figures = early[1]
+    else:                   # (other rows: other figures; a drawer sent other charts gives way: charts.draw)
+        figures = class_figures(rows, spec)
+        if drawer is not None:
+            drawer.send(list(figures.charts.values()))
 
     import io
 

@@ -19,10 +19,11 @@ import gc
 import hashlib
 import os
 import sys
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..assignment import (
     AUTHORING_ONLY,
@@ -40,6 +41,9 @@ from . import lms
 from .discover import Entry, InputError, discover
 from .gradebook import Gradebook, Stored
 from .workers import Progress, WorkerPool, children_cpu, trace
+
+if TYPE_CHECKING:
+    from .charts import Drawer
 
 DEFAULT_OUT = "grade-all-out"
 DEFAULT_TIMEOUT = 600.0          # seconds per submission, Gradescope's default too
@@ -147,8 +151,6 @@ def grade_all(source: str | Path, out: str | Path = DEFAULT_OUT, assignment: str
         pool.start()        # all to grade, most likely: its fork server boots (~0.2 s: pytest, the
         #                     suites) while we find the submissions (a zip: extracted) and hash them
         if exports:         # and meanwhile a thread compiles the pages' templates (a core idle till then)
-            import threading
-
             threading.Thread(target=_compile_templates, name="grade-all-templates", daemon=True).start()
     entries, notes = discover(source, work_dir, spec, nb_assignment)
     if not entries:
@@ -190,9 +192,10 @@ def grade_all(source: str | Path, out: str | Path = DEFAULT_OUT, assignment: str
             writer = FeedbackWriter(book, spec, out, background=True)
         grading = False                         # set while the workers grade (their first row starts the warming)
         first_row = False                       # a row from the workers was stored
+        left = 0                                # rows still to come from the workers
 
         def on_result(entry: Entry, result: dict[str, Any]) -> None:
-            nonlocal first_row, warming, drawer
+            nonlocal first_row, warming, drawer, left
             if result.get("ok"):                # stored as the worker serialised it (never parsed here)
                 stored, feedback, status = result["stored"], result["feedback"], "graded"
                 summary.graded += 1
@@ -211,6 +214,19 @@ def grade_all(source: str | Path, out: str | Path = DEFAULT_OUT, assignment: str
                              source=str(entry.path), keep=writer is not None)
             if writer is not None:
                 writer.write(row)               # now (a thread), while the workers grade, not all at the end
+            if grading:
+                left -= 1
+            if drawer is not None and drawer.lagging(last=left <= 2 * jobs):
+                # Not ready when the last two grades of each worker are left (a short batch, a slow
+                # import), or a busy machine (the drawer gets no idle CPU).  Given up now, while
+                # the workers grade, not found out after the last grade: matplotlib is imported
+                # here meanwhile, as before.
+                drawer.close()
+                drawer = None
+                trace("drawer-lagging")
+                trace("charts-warm")
+                warming = threading.Thread(target=_warm_exports, name="grade-all-warm-charts", daemon=True)
+                warming.start()
             if grading and not first_row:
                 first_row = True
                 trace("first-row")
@@ -221,9 +237,7 @@ def grade_all(source: str | Path, out: str | Path = DEFAULT_OUT, assignment: str
                     # would compete with the fork server's boot and the workers' sessions, the
                     # path to the first grade (first row ~0.9 -> ~0.5 s; a drawer started with the
                     # fork server: ~0.5 -> ~0.7 s under load).
-                    import threading
-
-                    drawer = _start_drawer()
+                    drawer = _start_drawer() if left > 2 * jobs else None    # (the last grades run already)
                     if drawer is None:
                         trace("charts-warm")
                     warming = threading.Thread(target=_warm_exports, args=(drawer is None,),
@@ -239,7 +253,7 @@ def grade_all(source: str | Path, out: str | Path = DEFAULT_OUT, assignment: str
                     on_result(entry, {"ok": False, "student": True, "error": entry.error})
                 todo = [e for e in todo if not e.error]
                 if todo:
-                    grading = True
+                    grading, left = True, len(todo)
                     pool.run(todo, on_result)
                 status = "done"
                 trace("graded", graded=summary.graded)
@@ -267,7 +281,7 @@ def grade_all(source: str | Path, out: str | Path = DEFAULT_OUT, assignment: str
                 writer.stop()           # (done already unless something failed before the exports)
             if drawer is not None:
                 drawer.close()          # (reaped: its CPU is counted with our children's)
-    trace("end", children=children_cpu())      # (its own reaped children: the charts drawn by forks)
+    trace("end", children=children_cpu())      # (its own reaped children: the charts' drawer, forks drawing charts)
     return summary
 
 
@@ -283,7 +297,7 @@ def _compile_templates() -> None:
         pass
 
 
-def _start_drawer():
+def _start_drawer() -> Drawer | None:
     """The report's charts' drawer (charts.Drawer: matplotlib imported by another process on idle CPU), or None."""
     from . import charts
 

@@ -130,13 +130,28 @@ def check_rates(rows: list[Row]) -> list[dict[str, Any]]:
     return sorted(out, key=lambda e: (e["rate"], e["stage"], e["problem"], e["name"]))
 
 
-def stage_rates(rows: list[Row], spec: Assignment) -> list[dict[str, Any]]:
+def grouped(rows: list[Row], key: str) -> list[dict[Any, list[dict[str, Any]]]]:
+    """Each row's tests by KEY ("stage", "problem"), each group in the row's order (so a sum over
+    a group adds the same numbers in the same order as over the row's tests filtered)."""
+    out = []
+    for row in rows:
+        groups: dict[Any, list[dict[str, Any]]] = {}
+        for t in row.tests:
+            groups.setdefault(t[key], []).append(t)
+        out.append(groups)
+    return out
+
+
+def stage_rates(rows: list[Row], spec: Assignment,
+                by_stage: list[dict[Any, list[dict[str, Any]]]] | None = None) -> list[dict[str, Any]]:
+    """Per stage: share of the points, share of the checks passed.  BY_STAGE: grouped(ROWS, "stage")."""
     out = []
     titles = {s.number: s.title for s in spec.stages}
+    by_stage = by_stage if by_stage is not None else grouped(rows, "stage")
     for stage in sorted({t["stage"] for row in rows for t in row.tests}):
         got = top = passed = n = 0.0
-        for row in rows:
-            tests = [t for t in row.tests if t["stage"] == stage]
+        for groups in by_stage:
+            tests = groups.get(stage, [])
             got += sum(t["score"] for t in tests)
             top += sum(t["max_score"] for t in tests)
             passed += sum(t["status"] == "passed" for t in tests)
@@ -170,12 +185,12 @@ def stage_times(rows: list[Row]) -> dict[int, list[float]]:
 
 def problem_rates(rows: list[Row], spec: Assignment, rates: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Per problem: points, mean earned, share of loaded students with full marks, check pass rate, checks."""
-    loaded = [r for r in rows if r.status == "graded" and not r.error]
+    loaded = grouped([r for r in rows if r.status == "graded" and not r.error], "problem")
     out = []
     for problem in sorted(spec.problems, key=lambda p: (p.stage, p.number)):
         earned, full = [], 0
-        for row in loaded:
-            tests = [t for t in row.tests if t["problem"] == problem.number]
+        for groups in loaded:
+            tests = groups.get(problem.number, [])
             if not tests:
                 continue
             got = sum(t["score"] for t in tests)
@@ -228,10 +243,11 @@ def class_figures(rows: list[Row], spec: Assignment) -> Figures:
     for r in rates:
         r["label"] = clean_name(r["name"], r["problem"])
         r["problem_title"] = titles.get(r["problem"], "")
-    stages = stage_rates(rows, spec)
+    by_stage = grouped(rows, "stage")
+    stages = stage_rates(rows, spec, by_stage)
     for s in stages:
-        got = [sum(t["score"] for t in r.tests if t["stage"] == s["stage"]) for r in rows]
-        top = max((sum(t["max_score"] for t in r.tests if t["stage"] == s["stage"]) for r in rows), default=0.0)
+        got = [sum(t["score"] for t in groups.get(s["stage"], [])) for groups in by_stage]
+        top = max((sum(t["max_score"] for t in groups.get(s["stage"], [])) for groups in by_stage), default=0.0)
         s["mean"], s["max"] = (fmt(statistics.fmean(got)) if got else "-"), fmt(top)
         s["tests"] = int(s["tests"])
     problems = problem_rates(rows, spec, rates)
