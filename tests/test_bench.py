@@ -80,7 +80,7 @@ def test_accounting_reads_the_phases_every_process_wrote(tmp_path):
     trace.write_text("".join(json.dumps(line) + "\n" for line in lines))
     got = batch.accounting(trace, began, wall=4.3, cpu=5.0, n=20, jobs=2)
     assert (got["parent"], got["drawing"], got["workers"], got["sandboxes"]) == (0.72, 0.08, 0.8, 3.2)
-    assert "parent 0.72 s (0.05 s of it to start; +0.08 s of its children drawing charts)" in got["text"]
+    assert "parent 0.72 s (0.05 s of it to start; +0.08 s of its children: the charts' drawer (its matplotlib import at idle priority) and forks drawing)" in got["text"]
     assert "the rest 0.20 s" in got["text"]                       # 5.0 - 0.72 - 0.08 - 0.8 - 3.2
     assert abs(got["allowed"] - 10.0) < 1e-9                     # 200 ms of grading a submission on 2 cores
     assert abs(got["waited"] - 0.002) < 1e-9                     # the first task's wait is start-up, not idling

@@ -199,7 +199,7 @@ def accounting(trace: Path, began: float, wall: float, cpu: float, n: int, jobs:
     checks = sum(e["checks"] + e["plans"] for e in exits) if all("checks" in e for e in exits) else None
     sandboxes = sum(e["children"] for e in exits)
     parent_cpu = parent["end"]["cpu"]
-    drawing = parent["end"].get("children", 0.0)        # the parent's reaped children: the charts' forks
+    drawing = parent["end"].get("children", 0.0)        # the parent's reaped children: the drawer, the charts' forks
     grading = (own + sandboxes) / n
     allowed = jobs / grading if grading > 0 else None
     starts = {e.get("pid"): e for e in events if e["event"] == "worker-start"}
@@ -212,7 +212,7 @@ def accounting(trace: Path, began: float, wall: float, cpu: float, n: int, jobs:
 
     exports = parent["exported"]["at"] - parent["graded"]["at"] if "exported" in parent and "graded" in parent else None
     text = (f"          CPU: parent {parent_cpu:.2f} s ({parent['start']['cpu']:.2f} s of it to start"
-            + (f"; +{drawing:.2f} s of its children drawing charts" if drawing else "") + "), workers "
+            + (f"; +{drawing:.2f} s of its children: the charts' drawer (its matplotlib import at idle priority) and forks drawing" if drawing else "") + "), workers "
             f"{own:.2f} s"
             + (f" (the checks and their plans {checks:.2f} s; around them {1000 * (own - checks) / graded:.1f} ms "
                "a submission)" if checks is not None and graded else "")
