@@ -43,7 +43,7 @@ from helpers.cli import class_beside_a_readable_folder, peek_source
 
 from autograder.grading.export import csv_header
 from autograder.grading.gradebook import Gradebook
-from autograder.grading.workers import TRACE_ENV
+from autograder.grading.workers import PIN_ENV, TRACE_ENV, cores_for
 
 
 # ---------------------------------------------------------------------------------------------
@@ -102,6 +102,27 @@ def test_matplotlib_is_imported_once_the_workers_grade_not_while_they_start(firs
     assert "drawer-start" not in order and "drawer-lagging" not in order and "charts" not in order
     warm = order.index("charts-warm")
     assert order.index("worker-ready") < order.index("first-row") < warm < order.index("graded") < order.index("exported")
+
+
+def test_each_worker_runs_on_a_cpu_of_its_own_when_there_is_one_for_each(first):
+    """--jobs 2 on a machine with 2 usable CPUs: each worker (and so every sandbox it forks) is
+    pinned to its own CPU; with another count of CPUs nothing is pinned (workers.cores_for)."""
+    events = [json.loads(line) for line in first["trace"].read_text(encoding="utf-8").splitlines()]
+    cores = [e["core"] for e in events if e["event"] == "worker-start"]
+    expected = cores_for(2)
+    assert len(cores) == 2
+    assert sorted(cores) == expected if expected is not None else cores == [None, None]
+
+
+def test_workers_are_pinned_only_with_a_worker_for_every_cpu(monkeypatch):
+    monkeypatch.delenv(PIN_ENV, raising=False)
+    assert cores_for(2, {0, 1}) == [0, 1]
+    assert cores_for(4, {3, 1, 2, 0}) == [0, 1, 2, 3]
+    assert cores_for(1, {0}) is None                # one worker: nothing to pin it away from
+    assert cores_for(2, {0, 1, 2, 3}) is None       # fewer workers than CPUs: the scheduler moves them
+    assert cores_for(3, {0, 1}) is None
+    monkeypatch.setenv(PIN_ENV, "0")
+    assert cores_for(2, {0, 1}) is None
 
 
 FORK_SERVER = """
