@@ -46,14 +46,19 @@ def substitute(mod, sub):
             names[name] = new
 
     def undo():
-        for name, old in saved.items():
-            if old is _MISSING:
-                names.pop(name, None)
-            else:
-                names[name] = old
+        _restore(names, saved)
         for undo_method in reversed(undo_methods):
             undo_method()
     return undo
+
+
+def _restore(names, saved):
+    """Put SAVED (name -> its old value in NAMES, or _MISSING: it had none) back into NAMES."""
+    for name, old in saved.items():
+        if old is _MISSING:
+            names.pop(name, None)
+        else:
+            names[name] = old
 
 
 # Set for good (in this process) once a stand-in was called: the request that notices it says so
@@ -78,11 +83,7 @@ def _stand_ins(mod, sub):
             names[name] = made.get(name) or made.setdefault(name, _stand_in(name))
 
     def undo():
-        for name, old in saved.items():
-            if old is _MISSING:
-                names.pop(name, None)
-            else:
-                names[name] = old
+        _restore(names, saved)
         return _TOUCHED[0]
     return undo
 
