@@ -55,11 +55,7 @@ def preload_session(spec: Assignment, stage: str | int = "all") -> bool:
             raise
         return False
     _PRELOADED.clear()
-    course = os.path.join(os.path.abspath(spec.root), "")
-    for name in set(sys.modules) - before:
-        stamp = _source_stamp(sys.modules[name])
-        if stamp is not None and stamp[0].startswith(course):
-            _PRELOADED[name] = stamp
+    _PRELOADED.update(_course_stamps(spec, set(sys.modules) - before))
     _PRELOADED_FOR[:] = [str(spec.suites_dir)]
     return True
 
@@ -72,12 +68,29 @@ _PRELOADED_FOR: list[str] = []
 
 
 def _source_stamp(module) -> tuple[str, int, int] | None:
+    """MODULE's file's (path, mtime_ns, size), None without one (or no module)."""
     path = getattr(module, "__file__", None)
+    return _source_stamp_of(path) if path else None
+
+
+def _source_stamp_of(path: str) -> tuple[str, int, int] | None:
     try:
-        found = os.stat(path) if path else None
+        found = os.stat(path)
     except OSError:
         return None
-    return (path, found.st_mtime_ns, found.st_size) if found else None
+    return (path, found.st_mtime_ns, found.st_size)
+
+
+def _course_stamps(spec: Assignment, names) -> dict[str, tuple[str, int, int]]:
+    """The modules of NAMES whose file is in SPEC's course folder -> their file's stamp (the others'
+    files are not stat'ed: pytest's and the engine's modules stay whatever the course)."""
+    course = os.path.join(os.path.abspath(spec.root), "")
+    stamps = {}
+    for name in names:
+        path = getattr(sys.modules.get(name), "__file__", None)
+        if path and str(path).startswith(course) and (stamp := _source_stamp_of(path)) is not None:
+            stamps[name] = stamp
+    return stamps
 
 
 def drop_stale_preload(spec: Assignment) -> None:
@@ -263,13 +276,6 @@ def _prepared_key(spec: Assignment, stage: str | int, public_only: bool) -> tupl
             _source_stamp_of(str(PYTEST_INI)), _source_stamp_of(str(spec.table)))
 
 
-def _source_stamp_of(path: str) -> tuple[str, int, int] | None:
-    try:
-        found = os.stat(path)
-    except OSError:
-        return None
-    return (path, found.st_mtime_ns, found.st_size)
-
 
 def prepare_session(spec: Assignment, stage: str | int = "all") -> bool:
     """After preload_session, in grade-all's fork server: configure pytest, start a grading session
@@ -324,16 +330,10 @@ def prepare_session(spec: Assignment, stage: str | int = "all") -> bool:
             Prepared((), spec, config, session, plugin).discard()
     if not kept:
         return False
-    course = os.path.join(os.path.abspath(spec.root), "")
-    stamps = {}
-    for name, module in list(sys.modules.items()):   # the course's modules its items run (imported here or before)
-        if not str(getattr(module, "__file__", None) or "").startswith(course):
-            continue                                  # (no stat of every other module's file)
-        stamp = _source_stamp(module)
-        if stamp is not None:
-            stamps[name] = stamp
-            if name not in before:                    # (a conftest.py: dropped when stale, like the suites)
-                _PRELOADED[name] = stamp
+    stamps = _course_stamps(spec, list(sys.modules))     # the course's modules its items run (imported here or before)
+    for name, stamp in stamps.items():
+        if name not in before:                        # (a conftest.py: dropped when stale, like the suites)
+            _PRELOADED[name] = stamp
     _PREPARED.append(Prepared(_prepared_key(spec, stage, False), spec, config, session, plugin, stamps))
     return True
 
