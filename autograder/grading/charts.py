@@ -21,6 +21,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from .tracing import trace
+
 BLUE, ORANGE, GREY = "#3d7bd9", "#d97706", "#5b6b7f"
 
 Chart = tuple[Callable[..., str], tuple[Any, ...], dict[str, Any]]        # (function, args, kwargs)
@@ -130,7 +132,7 @@ def draw(charts: list[Chart], drawer: Drawer | None = None) -> list[str]:
     fork is unsafe (another thread is running, or no fork on this platform)."""
     if drawer is not None:
         drawn = drawer.draw(charts)
-        _trace("charts", by="drawer" if drawn is not None else "here")
+        trace("charts", by="drawer" if drawn is not None else "here")
         if drawn is not None:
             return drawn
     if len(charts) < 2 or not hasattr(os, "fork") or threading.active_count() > 1:
@@ -182,7 +184,7 @@ def importing():
     from autograder.grading import charts
     charts.warm()
     charts.rate_bars([("a", 0.5)], "warm", "warm")        # (font, text layout: ~5 ms less for the first chart)
-    charts._trace("drawer-imported", policy=os.sched_getscheduler(0))
+    charts.trace("drawer-imported", policy=os.sched_getscheduler(0))
     done.append(charts)
 thread = threading.Thread(target=importing, daemon=True)          # (Ctrl-C: no wait for it)
 thread.start()
@@ -349,11 +351,3 @@ def _serve() -> None:
     out.write(pickle.dumps(draw(charts)))
     out.flush()
     os._exit(0)             # now: the caller reads to our end (no teardown of matplotlib's objects)
-
-
-def _trace(event: str, **fields: Any) -> None:
-    """grade-all's trace (workers.trace), when it is on: imported only then."""
-    if os.environ.get("AUTOGRADER_BATCH_TRACE"):
-        from .workers import trace
-
-        trace(event, **fields)

@@ -33,6 +33,7 @@ from ..engine.results import GradeReport
 from ..engine.sandbox import Limits, prestart_template, template_scope
 from ..engine.submission import SubmissionError, load_submission
 from .preloading import drop_stale_preload, take_prepared, take_reference_cache
+from .tracing import trace
 
 if TYPE_CHECKING:
     from ..engine.plugin import GradingPlugin
@@ -204,14 +205,14 @@ def _grade_stream(paths: Iterator[str | Path], deliver: Callable[[GradeReport], 
     prepared = None if early else take_prepared(spec, stage, public_only)
     try:
         plan = reference_outcomes(spec, reference, hidden, limits)
-        _trace("session-refcache")      # (the first grade's phases: $AUTOGRADER_BATCH_TRACE, the bench)
+        trace("session-refcache")      # (the first grade's phases: $AUTOGRADER_BATCH_TRACE, the bench)
         ordered = _plan_in_order(plan, files, spec) if plan else []
         for job in ahead:
             job.give(ordered)
 
         def next_submission():
             if session_started is not None and not asked:
-                _trace("session-collected", prepared=prepared is not None)
+                trace("session-collected", prepared=prepared is not None)
                 asked.append(True)
                 session_started()
             if ahead:
@@ -243,7 +244,7 @@ def _grade_stream(paths: Iterator[str | Path], deliver: Callable[[GradeReport], 
             report.execution_time = round(time.perf_counter() - started, 3)
             if not delivered:
                 delivered.append(True)
-                _trace("session-first-checked")
+                trace("session-first-checked")
             # The report first, then its sandboxes stopped (a few ms of waiting for them to end): a
             # worker's parent sends its next submission meanwhile, so it is there to be loaded ahead.
             deliver(report)
@@ -267,15 +268,6 @@ def _grade_stream(paths: Iterator[str | Path], deliver: Callable[[GradeReport], 
                 job.join()
             finally:
                 job.job[0].close()
-
-
-def _trace(event: str, **fields) -> None:
-    """A phase of a session's first grade, in $AUTOGRADER_BATCH_TRACE when set (the bench's and a
-    reader's timeline: workers.trace; not imported otherwise: `grade` starts without multiprocessing)."""
-    if os.environ.get("AUTOGRADER_BATCH_TRACE"):
-        from .workers import trace
-
-        trace(event, **fields)
 
 
 def _plan_in_order(plan: dict, files: list[str], spec: Assignment) -> list:
@@ -339,7 +331,7 @@ class _Ahead:
         try:
             student.load_early(self._plan)
             if self.traced:
-                _trace("session-first-planned")
+                trace("session-first-planned")
         except BaseException as error:      # noqa: BLE001 -- raised again in the grading thread
             self.error = error
         finally:

@@ -25,35 +25,13 @@ from typing import TYPE_CHECKING, Any
 
 from ..assignment import load_assignment
 from ..engine.results import GradeReport
+from .tracing import TRACE_ENV, trace  # noqa: F401 -- (the bench and the tests read them here too)
 
 if TYPE_CHECKING:         # (not imported: the fork server preloads this module, its workers never discover)
     from .discover import Entry
 
 # Test hook (the kit's own tests only): the worker dies hard on the submission with this id.
 CRASH_ENV = "AUTOGRADER_TEST_CRASH_ON"
-# Measuring hook (the bench): the parent and every worker append their phases and CPU here, one
-# JSON object a line ({"event", "at": epoch seconds, "pid", "cpu", ...}); see trace().
-TRACE_ENV = "AUTOGRADER_BATCH_TRACE"
-
-
-def trace(event: str, **fields: Any) -> None:
-    """Append EVENT with this process's CPU so far (its threads included) to $AUTOGRADER_BATCH_TRACE,
-    if set: one write of one short line with O_APPEND, so the processes' lines never interleave."""
-    path = os.environ.get(TRACE_ENV)
-    if not path:
-        return
-    import json
-
-    line = json.dumps({"event": event, "at": time.time(), "pid": os.getpid(), "cpu": time.process_time(),
-                       **fields}) + "\n"
-    try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
-        try:
-            os.write(fd, line.encode())
-        finally:
-            os.close(fd)
-    except OSError:
-        pass
 
 
 # --- workers --------------------------------------------------------------------------------------

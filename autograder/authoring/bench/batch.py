@@ -169,7 +169,7 @@ def share_line(busy: float, wall: float, cpu: float, n: int, jobs: int) -> str:
 
 def accounting(trace: Path, began: float, wall: float, cpu: float, n: int, jobs: int) -> dict | None:
     """Where a grade-all run's time went, from the phases its processes wrote to TRACE
-    (grading.workers.trace): the parent's CPU and its phases (and its reaped children's: the forks
+    (grading.tracing.trace): the parent's CPU and its phases (and its reaped children's: the forks
     that draw the class report's charts), the workers' own CPU (the grader),
     their sandboxes' (what each worker reaped: its template and every sandbox life), the rest
     (the fork server, Python's start and exit); and the rate that CPU allows on JOBS cores; how
@@ -183,7 +183,7 @@ def accounting(trace: Path, began: float, wall: float, cpu: float, n: int, jobs:
                                                                "end")}
     exits = [e for e in events if e["event"] == "worker-exit"]
     ready = sorted(e["at"] - began for e in events if e["event"] == "worker-ready")
-    # each worker session's first grade (grading.grade._trace): what its first stored row waits on
+    # each worker session's first grade (grading.tracing.trace, from grading.grade): what its first stored row waits on
     firsts = {name: sorted(e["at"] - began for e in events if e["event"] == f"session-{name}")
               for name in ("refcache", "collected", "first-planned", "first-checked")}
     if "start" not in parent or "end" not in parent or not exits:
