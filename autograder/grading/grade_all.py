@@ -224,9 +224,7 @@ def grade_all(source: str | Path, out: str | Path = DEFAULT_OUT, assignment: str
                 drawer.close()
                 drawer = None
                 trace("drawer-lagging")
-                trace("charts-warm")
-                warming = threading.Thread(target=_warm_exports, name="grade-all-warm-charts", daemon=True)
-                warming.start()
+                warming = _warming(matplotlib=True)
             if grading and not first_row:
                 first_row = True
                 trace("first-row")
@@ -238,11 +236,7 @@ def grade_all(source: str | Path, out: str | Path = DEFAULT_OUT, assignment: str
                     # path to the first grade (first row ~0.9 -> ~0.5 s; a drawer started with the
                     # fork server: ~0.5 -> ~0.7 s under load).
                     drawer = _start_drawer() if left > 2 * jobs else None    # (the last grades run already)
-                    if drawer is None:
-                        trace("charts-warm")
-                    warming = threading.Thread(target=_warm_exports, args=(drawer is None,),
-                                               name="grade-all-warm-charts", daemon=True)
-                    warming.start()
+                    warming = _warming(matplotlib=drawer is None)
             bar.advance(entry.id)
 
         status = "interrupted"
@@ -304,6 +298,15 @@ def _start_drawer() -> Drawer | None:
     drawer = charts.Drawer.start()
     trace("drawer-start", started=drawer is not None)
     return drawer
+
+
+def _warming(matplotlib: bool) -> threading.Thread:
+    """A thread started making what the class report needs (_warm_exports): MATPLOTLIB's import too."""
+    if matplotlib:
+        trace("charts-warm")
+    thread = threading.Thread(target=_warm_exports, args=(matplotlib,), name="grade-all-warm-charts", daemon=True)
+    thread.start()
+    return thread
 
 
 def _warm_exports(matplotlib: bool = True) -> None:
