@@ -168,7 +168,10 @@ class Plan:
             self.prefetch(shared)
 
     def wants_resync(self, limit: int = 8) -> bool:
-        """Would resync() do anything?  (Asked before every check; the usual answer, no, is cheap.)"""
+        """Would resync() do anything?  (Asked before every check; the usual answer, no, is cheap:
+        nothing of the student's, its own or a variant's, ever left its plan.)"""
+        if not self._diverging[0]:
+            return False
         if self.diverged and self._wants_resync(limit):
             return True
         for variant in self._variants.values():     # (a loop: a generator here was ~2 us a check)
@@ -201,7 +204,7 @@ class Plan:
         # The checks left the plan: the worker served calls they never made.  Replace it and
         # replay the calls they did make, then this one, in one round trip.
         self._shared_ahead.clear()
-        self.diverged = True
+        self.diverged = self._diverging[0] = True
         return self._replay(request)
 
     def _replay(self, request: Request) -> Outcome | None:
