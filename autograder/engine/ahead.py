@@ -32,24 +32,25 @@ class Plan:
     def prefetch(self, requests: list[Request]) -> int:
         """Run REQUESTS (the plan of the checks still to come) in one round trip; the outcomes wait
         for the checks.  Returns how many ran (the sandbox stops a plan at an unclean request)."""
-        groups: dict[int, tuple[Program, list[Request]]] = {}
-        for r in requests:
-            target = self._variant_of(r) or self
-            groups.setdefault(id(target), (target, []))[1].append(r)
-        if len(groups) > 1 or (groups and next(iter(groups.values()))[0] is not self):
-            parts = list(groups.values())
-            tried = {id(target) for target, part in parts if target is not self and self._may_try(target, part)}
+        if self._reference is None or not requests:       # (no variants: every request is its own)
+            return self._prefetch(requests)
+        # One part per sandbox (its own, a variant's), in the order of their first requests
+        parts = [(self if part.keep is None else self._variant_of(part.requests[0]), part)
+                 for part in _parts_of(requests)]
+        if len(parts) > 1 or parts[0][0] is not self:
+            tried = {id(target) for target, part in parts
+                     if target is not self and self._may_try(target, part.requests, part.tryable)}
             # The parts run one after another (each with the budget the ones before it left), but
             # the later sandboxes start meanwhile: a start (~10-30 ms of forks, mounts, the
             # zygote's snapshot) overlaps the batch before it instead of following it.  A part
             # tried in this sandbox first (_try_aside) starts its own only if the try fails.
             starter = _start_all([target._sandbox for target, _ in parts[1:] if id(target) not in tried])
             try:
-                return sum(len(part) if id(target) in tried and self._try_aside(target, part)
-                           else target._prefetch(part) for target, part in parts)
+                return sum(len(part.requests) if id(target) in tried and self._try_aside(target, part.requests, part)
+                           else target._prefetch(part.requests, part) for target, part in parts)
             finally:
                 starter.join()
-        return self._prefetch(requests)
+        return self._prefetch(requests, parts[0][1])
 
     # -- a variant's calls tried in the student's own sandbox ------------------------------------
     # A substituting call that never touches a substituted name has the outcome it would have had
@@ -64,8 +65,9 @@ class Plan:
     # exactly as it would have (the same requests, order and budget).  No check reads a tried
     # outcome before the whole run is known good: they are handed over only then.
 
-    def _may_try(self, variant: Program, part: list[Request]) -> bool:
-        """Whether VARIANT's PART (a plan's requests) may be tried in this sandbox first."""
+    def _may_try(self, variant: Program, part: list[Request], tryable: bool | None = None) -> bool:
+        """Whether VARIANT's PART (a plan's requests) may be tried in this sandbox first (TRYABLE:
+        whether _tryable holds for all of them, when known)."""
         if (not TRY_ASIDE or variant.runs or variant._shared_ahead or variant._fresh_ahead or variant._history
                 or variant._sandbox.starts or not self._sandbox.applied.get("fresh_runner")
                 or not self._sandbox.applied.get("private_tmp")     # (the zygote would refuse it)
@@ -74,11 +76,14 @@ class Plan:
         made, good = _TRY_RECORD.get(_keep_of(part[0]), (0, 0))
         if made >= TRY_LEARN and 2 * good < made:
             return False        # (this process's tries of it mostly failed: its reference calls across)
+        if tryable is not None:
+            return tryable
         return all(by_identity(_TRYABLE, r, lambda r=r: _tryable(r), _PLAN_KEYS_MAX) for r in part)
 
-    def _try_aside(self, variant: Program, part: list[Request]) -> bool:
+    def _try_aside(self, variant: Program, part: list[Request], facts: _Part | None = None) -> bool:
         """PART (VARIANT's planned shared calls) tried in this sandbox (see above): True when its
-        outcomes were good and are VARIANT's now, as if its own sandbox had run them."""
+        outcomes were good and are VARIANT's now, as if its own sandbox had run them.  (FACTS:
+        PART's _Part, when it is one.)"""
         from .trials import TRIAL_FACTOR, TRIAL_FLOOR_S  # (trials.py imports this module)
 
         # What the reference took on these calls (those it answered) measures a try's cost: the
@@ -94,7 +99,8 @@ class Plan:
         kept = (sandbox.strict, sandbox.retries, sandbox._wall_stopped)   # (a try leaves them as they were)
         self.round_trips += 1
         try:
-            outcomes = sandbox.run_batch([_stand_in(r) for r in part], budget=budget, planned=True, aside=True)
+            stand_ins = facts.stand_ins() if facts is not None else [_stand_in(r) for r in part]
+            outcomes = sandbox.run_batch(stand_ins, budget=budget, planned=True, aside=True)
         finally:
             sandbox.strict, sandbox.retries, sandbox._wall_stopped = kept
         self.tries[0] += 1
@@ -110,35 +116,43 @@ class Plan:
         variant.runs += len(outcomes)
         variant._charge(outcomes)
         variant._aside = True
-        for request, outcome in zip(part, outcomes):
-            variant._shared_ahead.append((plan_key(request), request, outcome))
+        keys = facts.keys if facts is not None else [plan_key(r) for r in part]
+        variant._shared_ahead.extend(zip(keys, part, outcomes))
         return True
 
-    def _prefetch(self, requests: list[Request]) -> int:
+    def _prefetch(self, requests: list[Request], facts: _Part | None = None) -> int:
+        """(FACTS: REQUESTS' _Part, when they are one.)"""
         if self._shared_ahead:
             return 0
-        keyed = [(r, plan_key(r)) for r in requests]
-        keyed = [(r, k) for r, k in keyed if not r.runs_fresh or k not in self._fresh_ahead]
+        keys = facts.keys if facts is not None else [plan_key(r) for r in requests]
+        fresh = facts.fresh if facts is not None else [r.runs_fresh for r in requests]
+        keyed = list(zip(requests, keys, fresh))
+        if self._fresh_ahead:
+            keyed = [(r, k, f) for r, k, f in keyed if not f or k not in self._fresh_ahead]
         if not keyed:
             return 0
         self.round_trips += 1
         # Trials for fresh requests only: a shared call that ran out would need the worker's history
         # replayed, which the single run (_after_trial) does; the plan's shared calls run at their limit.
-        todo = [r for r, _ in keyed]
-        limits = [self._trial_limit(r, planned=True) if r.runs_fresh else None for r in todo]
+        todo = [r for r, _, _ in keyed]
+        limits = [self._trial_limit(r, planned=True) if f else None for r, _, f in keyed]
         outcomes = self._sandbox.run_batch(todo, budget=self._budget_left(), limits=limits, planned=True)
         if outcomes and limits[len(outcomes) - 1] is not None:
             outcomes[-1], _ = self._after_trial(todo[len(outcomes) - 1], outcomes[-1], limits[len(outcomes) - 1])
         self.runs += len(outcomes)
         self._charge(outcomes)
-        for (request, key), outcome in zip(keyed, outcomes):
+        fresh_ahead, shared_ahead = self._fresh_ahead, self._shared_ahead
+        for (request, key, runs_fresh), outcome in zip(keyed, outcomes):
             if outcome.status == "timeout":
                 self.timeouts += 1
                 self._note_loop(outcome)
-            if request.runs_fresh:
-                self._fresh_ahead.setdefault(key, deque()).append(outcome)
+            if runs_fresh:
+                waiting = fresh_ahead.get(key)
+                if waiting is None:
+                    waiting = fresh_ahead[key] = deque()
+                waiting.append(outcome)
             else:
-                self._shared_ahead.append((key, request, outcome))
+                shared_ahead.append((key, request, outcome))
         return len(outcomes)
 
     def resync(self, requests: list[Request], limit: int = 8) -> None:
@@ -168,7 +182,10 @@ class Plan:
             self.prefetch(shared)
 
     def wants_resync(self, limit: int = 8) -> bool:
-        """Would resync() do anything?  (Asked before every check; the usual answer, no, is cheap.)"""
+        """Would resync() do anything?  (Asked before every check; the usual answer, no, is cheap:
+        nothing of the student's, its own or a variant's, ever left its plan.)"""
+        if not self._diverging[0]:
+            return False
         if self.diverged and self._wants_resync(limit):
             return True
         for variant in self._variants.values():     # (a loop: a generator here was ~2 us a check)
@@ -201,7 +218,7 @@ class Plan:
         # The checks left the plan: the worker served calls they never made.  Replace it and
         # replay the calls they did make, then this one, in one round trip.
         self._shared_ahead.clear()
-        self.diverged = True
+        self.diverged = self._diverging[0] = True
         return self._replay(request)
 
     def _replay(self, request: Request) -> Outcome | None:
@@ -242,6 +259,56 @@ class Plan:
         self._shared_ahead.clear()
         for variant in self._variants.values():
             variant.drop_plan()
+
+
+class _Part:
+    """A plan's requests for one sandbox (the student's own, or a variant's: KEEP, its kept names
+    sorted, as Program._variant_of names it), with what prefetch reads of each, made once per plan
+    (_parts_of): the same Request objects, never changed, for every student."""
+
+    __slots__ = ("keep", "requests", "keys", "fresh", "tryable", "_stand_ins")
+
+    def __init__(self, keep: tuple | None) -> None:
+        self.keep = keep
+        self.requests: list[Request] = []
+        self.keys: list[str] = []          # plan_key of each
+        self.fresh: list[bool] = []        # runs_fresh of each
+        self.tryable = True                # _tryable holds for every one
+        self._stand_ins: list[Request] | None = None
+
+    def stand_ins(self) -> list[Request]:
+        """The requests as a try runs them (_stand_in), made on first use."""
+        if self._stand_ins is None:
+            self._stand_ins = [_stand_in(r) for r in self.requests]
+        return self._stand_ins
+
+
+def _parts_of(requests: list[Request]) -> list[_Part]:
+    """REQUESTS (a plan) in parts by the sandbox each runs in, in the order of their first requests,
+    once per plan (by the identity of its requests: kept alive with the entry, so no id is reused)."""
+    ids = tuple(map(id, requests))
+    entry = _PARTS.get(ids)
+    if entry is not None:
+        return entry[1]
+    parts: dict[tuple | None, _Part] = {}
+    for r in requests:
+        # (as Program._variant_of picks the sandbox: none substituted, its own; else by the kept names)
+        keep = None if not r.substitute else tuple(sorted(str(n) for n in (r.substitute.get("keep") or ())))
+        part = parts.get(keep)
+        if part is None:
+            part = parts[keep] = _Part(keep)
+        part.requests.append(r)
+        part.keys.append(plan_key(r))
+        part.fresh.append(r.runs_fresh)
+        part.tryable = part.tryable and by_identity(_TRYABLE, r, lambda r=r: _tryable(r), _PLAN_KEYS_MAX)
+    if len(_PARTS) >= _PARTS_MAX:
+        _PARTS.clear()
+    _PARTS[ids] = (tuple(requests), list(parts.values()))
+    return _PARTS[ids][1]
+
+
+_PARTS: dict[tuple[int, ...], tuple[tuple[Request, ...], list[_Part]]] = {}
+_PARTS_MAX = 16
 
 
 def _start_all(sandboxes: list) -> threading.Thread:

@@ -10,6 +10,7 @@ import contextlib
 import gc
 import signal
 import threading
+import time
 
 import pytest
 
@@ -17,10 +18,21 @@ BACKSTOP_S = 120.0      # pytest-timeout's default for the suites (engine/pytest
 
 
 def _on_backstop(signum, frame):
+    if _WATCHING[0]:                # a watch (below): fail the running check only once it has run its limit
+        started = _RUNNING[0]
+        left = _BACKSTOP[0] if started is None else started + _BACKSTOP[0] - time.perf_counter()
+        if left > 0:
+            signal.setitimer(signal.ITIMER_REAL, left)
+            return
+        _RUNNING[0] = None
     pytest.fail(f"Timeout (>{_BACKSTOP[0]:g}s) from the grader's backstop.", pytrace=False)
 
 
 _BACKSTOP = [BACKSTOP_S]
+_WATCHING = [False]     # a watch is armed (watch())
+# The running check's start (time.perf_counter), None between checks: the light runner sets it
+# around each check under a watch (a list's item: cheaper than a call).
+_RUNNING: list[float | None] = [None]
 
 
 def with_backstop(function, kwargs: dict, seconds: float):
@@ -53,6 +65,48 @@ def timed(function, kwargs: dict, seconds: float):
 
 
 _BACKSTOP_OLD: list = []        # the SIGALRM handlers with_backstop replaced, oldest first
+
+
+@contextlib.contextmanager
+def watch(seconds: float):
+    """Around one submission's checks, once backstop_is_ours(SECONDS) said yes: timed's backstop
+    with ONE timer for them all (two setitimer calls a submission, not two a check).  Each check
+    sets _RUNNING[0] to its start (time.perf_counter) and back to None at its end; when the timer
+    fires, the handler fails the running check if it has run SECONDS, and otherwise sets the timer
+    again for what that check has left (SECONDS between checks).  A check that hangs is stopped at
+    the same limit as under timed.  pause() disarms it around a check pytest's protocol runs
+    (pytest-timeout's own timer guards that one, and leaves SIGALRM's handler at SIG_DFL)."""
+    _BACKSTOP[0] = seconds
+    if _signal.getsignal(signal.SIGALRM) is not _on_backstop:
+        _BACKSTOP_OLD.append(signal.signal(signal.SIGALRM, _on_backstop))
+    _RUNNING[0] = None
+    _WATCHING[0] = True
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        _WATCHING[0] = False
+        _RUNNING[0] = None
+
+
+@contextlib.contextmanager
+def pause():
+    """Inside a watch: its timer disarmed meanwhile (a check pytest's protocol runs), then set
+    again for the watch's limit."""
+    if not _WATCHING[0]:
+        yield
+        return
+    signal.setitimer(signal.ITIMER_REAL, 0)
+    _WATCHING[0] = False
+    try:
+        yield
+    finally:
+        _RUNNING[0] = None
+        _WATCHING[0] = True
+        if _signal.getsignal(signal.SIGALRM) is not _on_backstop:   # (pytest-timeout leaves SIG_DFL)
+            signal.signal(signal.SIGALRM, _on_backstop)
+        signal.setitimer(signal.ITIMER_REAL, _BACKSTOP[0])
 
 
 @contextlib.contextmanager

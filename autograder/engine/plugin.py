@@ -22,6 +22,7 @@ pytest-timeout (the ini's `timeout`) and recorded the same way.
 
 from __future__ import annotations
 
+import contextlib
 import re
 import sys
 import time
@@ -68,6 +69,7 @@ class _Check:
     name: str                 # "test_x[param]"
     substitute: dict | None   # what its calls run with (Assignment.substitution), None: the student's own
     nodeid: str               # item.nodeid (a property pytest computes at every read)
+    kin: tuple                # (family, problem): the checks no_points_for_nothing compares it with
 
 
 HIDDEN_WITHHELD = ("This hidden check failed.  Its usual feedback would repeat text your program chose "
@@ -226,19 +228,10 @@ class GradingPlugin:
         while (job := self.next_submission()) is not None:
             student, load_failure, context = job
             self.begin(student, load_failure)
-            timed = backstop if guards.backstop_is_ours(backstop) else 0.0
+            watched = guards.backstop_is_ours(backstop)
             started = time.thread_time()
-            for index, item in enumerate(items):
-                if student is not None:
-                    student.item = nodeid = item.nodeid if not light[index] else light[index].nodeid
-                    if self.plan is not None and self.load_failure is None and student.wants_resync():
-                        student.resync(self._plan_flat[self._plan_from.get(nodeid, len(self._plan_flat)):])
-                if light[index]:
-                    self._run_light(item, light[index], timed)
-                else:
-                    # pytest tears down towards the next item IT runs: light checks skip its setup stack
-                    nextitem = next((items[j] for j in range(index + 1, len(items)) if not light[j]), None)
-                    item.config.hook.pytest_runtest_protocol(item=item, nextitem=nextitem)
+            with guards.watch(backstop) if watched else contextlib.nullcontext():
+                self._check_each(items, light, student, watched)
             CHECKS_CPU[0] += time.thread_time() - started
             if student is not None and student.recorded is not None:
                 self.recorded_plan = _plan_of(student.recorded)
@@ -248,6 +241,23 @@ class GradingPlugin:
             self.no_points_for_nothing()
             excuse_repeats(self.results, self._aspect, self.assignment, getattr(student, "source", None))
             self.deliver(self, context)
+
+    def _check_each(self, items, light: list, student: Program | None, watched: bool) -> None:
+        """Every collected check of one submission (WATCHED: under guards.watch's backstop)."""
+        plan = student is not None and self.plan is not None and self.load_failure is None
+        for index, item in enumerate(items):
+            call = light[index]
+            if student is not None:
+                student.item = nodeid = call.nodeid if call else item.nodeid
+                if plan and student.wants_resync():
+                    student.resync(self._plan_flat[self._plan_from.get(nodeid, len(self._plan_flat)):])
+            if call:
+                self._run_light(item, call, watched)
+            else:
+                # pytest tears down towards the next item IT runs: light checks skip its setup stack
+                nextitem = next((items[j] for j in range(index + 1, len(items)) if not light[j]), None)
+                with guards.pause():
+                    item.config.hook.pytest_runtest_protocol(item=item, nextitem=nextitem)
 
     # -- the request plan -----------------------------------------------------------------------
     def _prepare_plan(self, items) -> None:
@@ -276,40 +286,50 @@ class GradingPlugin:
             return False                  # a record_property of the suite's own: pytest runs it
         return all(m.name in MARKERS for m in item.iter_markers())
 
-    def _run_light(self, item, light: _LightCall, backstop: float) -> None:
-        """BACKSTOP: the check's SIGALRM limit (guards.timed), 0: none of ours (guards.backstop_is_ours)."""
+    def _run_light(self, item, light: _LightCall, watched: bool) -> None:
+        """WATCHED: under guards.watch (the backstop of a grader-side hang), which this check tells
+        when it runs (guards._RUNNING); otherwise no backstop of ours (guards.backstop_is_ours)."""
+        started = time.perf_counter()
         try:
-            self.pytest_runtest_setup(item)
+            check = self._setup(item, started)
         except (Exit, KeyboardInterrupt):
             raise
         except BaseException:       # noqa: BLE001 -- as pytest: a setup's exception is the check's verdict
-            self._record(item, _Called(pytest.ExceptionInfo.from_current()))
+            self._record(item, _Called(pytest.ExceptionInfo.from_current()), started=started)
             return
-        kwargs = dict(light.params)
+        kwargs = light.params.copy()
         for name in light.fixtures:
             kwargs[name] = (self._student if name == "student" else self._reference if name == "reference"
                             else self.assignment if name == "assignment"
                             else lambda key, value: item.user_properties.append((key, value)))
+        running = guards._RUNNING
         try:
-            if backstop:
-                guards.timed(light.function, kwargs, backstop)
-            else:
-                light.function(**kwargs)
+            if watched:
+                running[0] = started
+            light.function(**kwargs)
+            running[0] = None
         except (Exit, KeyboardInterrupt):
+            running[0] = None
             raise
         except BaseException:       # noqa: BLE001 -- as pytest: a check's exception is its verdict
-            self._record(item, _Called(pytest.ExceptionInfo.from_current()))
+            running[0] = None
+            self._record(item, _Called(pytest.ExceptionInfo.from_current()), check, started)
             return
-        self._record(item, _PASSED)
+        self._record(item, _PASSED, check, started)
 
     def pytest_runtest_setup(self, item: pytest.Item) -> None:
-        started = time.perf_counter()
+        self._setup(item, time.perf_counter(), keep=True)
+
+    def _setup(self, item: pytest.Item, started: float, keep: bool = False) -> _Check:
+        """ITEM's setup: its _check, once it may run.  STARTED: its start (TestResult.elapsed), kept
+        for _record when KEEP (pytest's protocol; the light runner hands it over itself)."""
         # one item runs once per submission in a batch: what it said about the last one is not for this one
         if item.user_properties:
             item.user_properties[:] = [p for p in item.user_properties if p[0] != "feedback"]
         take_trivial()
         check = self._check(item)
-        self._started[check.nodeid] = started
+        if keep:
+            self._started[check.nodeid] = started
         if self._student is not None:
             self._student.called.clear()
             self._student.substitute = check.substitute
@@ -320,6 +340,7 @@ class GradingPlugin:
             failed = [r for r in earlier if r.status != "passed"]
             if failed:
                 pytest.skip(f"can't check until \"{failed[0].name}\" passes")
+        return check
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_makereport(self, item: pytest.Item, call) -> pytest.TestReport:
@@ -340,8 +361,10 @@ class GradingPlugin:
         return pytest.TestReport(item.nodeid, item.location, {}, outcome, longrepr, call.when,
                                  duration=call.duration, start=call.start, stop=call.stop)
 
-    def _record(self, item: pytest.Item, call) -> None:
-        check = self._check(item)
+    def _record(self, item: pytest.Item, call, check: _Check | None = None, started: float | None = None) -> None:
+        """ITEM's result (CHECK: its _check; STARTED: when its setup began, else _started's)."""
+        if check is None:
+            check = self._check(item)
         problem, points, hidden, stage, name = check.problem, check.points, check.hidden, check.stage, check.title
         status, hint, score = "passed", "", points
         # a passed check may still say something: record_property("feedback", text)
@@ -374,13 +397,13 @@ class GradingPlugin:
                 output = (f"Not charged: this check runs your own functions of earlier stages, and "
                           f"\"{earlier.name}\" already cost points in stage {earlier.stage}.")
         now = time.perf_counter()
-        elapsed = now - self._started.get(check.nodeid, now)
+        elapsed = now - (started if started is not None else self._started.get(check.nodeid, now))
         result = TestResult(name=name, problem=problem, stage=stage, score=score, max_score=points,
                             status=status, output=output, visibility="hidden" if hidden else "visible",
                             hint=hint, elapsed=round(elapsed, 4), test_id=check.nodeid)
         if take_trivial():
             self._trivial.add(id(result))
-        self._family[id(result)] = (check.family, problem)
+        self._family[id(result)] = check.kin
         self._called[id(result)] = self._own_calls(problem)
         if aspect:
             self._aspect[id(result)] = aspect
@@ -404,7 +427,8 @@ class GradingPlugin:
                        stage=stage, title=test_title(item, problem), own=own,
                        depends=tuple(marker.args) if marker else (),
                        family=getattr(item, "originalname", item.name), name=item.name,
-                       substitute=sub if sub and sub["names"] else None, nodeid=item.nodeid)
+                       substitute=sub if sub and sub["names"] else None, nodeid=item.nodeid,
+                       kin=(getattr(item, "originalname", item.name), problem))
         self._checks[id(item)] = (item, check)
         return check
 
@@ -435,8 +459,10 @@ class GradingPlugin:
         if not mine:
             return frozenset()
         called = getattr(self._student, "called", None) or ()
-        if any("." in name for name in called):
-            called = {name.rsplit(".", 1)[-1] for name in called}
+        for name in called:         # (a loop: a generator here was ~1 us a check)
+            if "." in name:
+                called = {name.rsplit(".", 1)[-1] for name in called}
+                break
         return mine.intersection(called)
 
     def no_points_for_nothing(self) -> None:
@@ -448,11 +474,16 @@ class GradingPlugin:
         other).  A function no real-answer check calls at all (check_dice: None or an exception)
         is vouched for by any real pass of its test and problem, and a real pass that called none
         of the problem's functions itself (is_straight through calculate_score) vouches for all."""
+        trivial = self._trivial
+        doubted = [r for r in self.results if r.status == "passed" and id(r) in trivial] if trivial else []
+        if not doubted:
+            return
+        families = {self._family[id(r)] for r in doubted}      # (only theirs are asked below)
         tried: dict[tuple[str, int], set[str]] = {}                  # functions real answers ask of
         passed: dict[tuple[str, int], list[frozenset[str]]] = {}
         for r in self.results:
-            if id(r) not in self._trivial:
-                family, called = self._family[id(r)], self._called.get(id(r), frozenset())
+            if id(r) not in trivial and (family := self._family[id(r)]) in families:
+                called = self._called.get(id(r), frozenset())
                 tried.setdefault(family, set()).update(called)
                 if r.status == "passed":
                     passed.setdefault(family, []).append(called)
@@ -462,8 +493,8 @@ class GradingPlugin:
             mine = self._called.get(id(r), frozenset()) & tried.get(family, set())
             return any(not mine or not theirs or mine & theirs for theirs in passed.get(family, ()))
 
-        for r in self.results:
-            if r.status == "passed" and id(r) in self._trivial and not vouched(r):
+        for r in doubted:
+            if not vouched(r):
                 r.status, r.score = "failed", 0.0
                 r.output = ("Not counted yet: a function that does nothing would pass this check too; it "
                             "counts once a check of the same function with a real answer passes.")
@@ -511,7 +542,7 @@ class _LightCall:
     """How the light runner calls a check, read once per session: its test function, its
     parameters and the plugin's fixtures it asks for (in its arguments' order)."""
     function: object
-    params: tuple               # (name, value) of its parameters
+    params: dict                # its parameters' values by name (copied for each call)
     fixtures: tuple             # the plugin's fixtures it asks for
     nodeid: str
 
@@ -519,7 +550,7 @@ class _LightCall:
 def _light_call(item) -> _LightCall:
     params = getattr(getattr(item, "callspec", None), "params", {}) or {}
     names = item._fixtureinfo.argnames
-    return _LightCall(function=item.obj, params=tuple((n, params[n]) for n in names if n in params),
+    return _LightCall(function=item.obj, params={n: params[n] for n in names if n in params},
                       fixtures=tuple(n for n in names if n not in params), nodeid=item.nodeid)
 
 

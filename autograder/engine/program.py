@@ -120,6 +120,7 @@ class Program(Plan, Trials):
         self._history_at: tuple | None = None    # (sandbox start, worker generation) of that worker
         self.resyncs = 0
         self.diverged = False
+        self._diverging = [False] if _owner is None else _owner._diverging    # it or a variant ever diverged
         self._aside = False     # its plan's shared calls were served by a try in its owner's sandbox
         self.tries = [0, 0] if _owner is None else _owner.tries    # variants tried aside, and good (ahead.py)
         self.timeouts = 0
