@@ -48,8 +48,15 @@ def _slowest(out: Path, count: int = 3) -> str:
         return ""
     walls = sorted(w for _, w in rows)
     slow = sorted(rows, key=lambda r: -r[1])[:count]
-    return (f"median {statistics.median(walls):.2f} s per submission in a worker; slowest "
+    text = (f"median {statistics.median(walls):.2f} s per submission in a worker; slowest "
             + ", ".join(f"{sid} {wall:.1f} s" for sid, wall in slow))
+    hostile = [w for sid, w in rows if _base_name(sid) in HOSTILE]
+    honest = [w for sid, w in rows if _base_name(sid) not in HOSTILE]
+    if hostile and honest:          # what the hostile sample costs next to an honest submission
+        ratio = statistics.median(hostile) / max(statistics.median(honest), 1e-9)
+        text += (f"; the hostile sample ({', '.join(HOSTILE)}) {statistics.median(hostile):.2f} s, "
+                 f"{ratio:.1f} x the honest median {statistics.median(honest):.2f} s")
+    return text
 
 
 def _graded_times(out: Path) -> list[float]:
