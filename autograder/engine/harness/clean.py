@@ -17,6 +17,7 @@ import os
 import posix
 import random
 import resource
+import select
 import signal
 import struct
 import sys
@@ -257,9 +258,11 @@ class CleanState:
 
     def base(self):
         """A runner's own start (after its fork and its patches): its settings, open fds, peak
-        memory and the versions of the dicts watched (and the adopted copies checked)."""
+        memory and the versions of the dicts watched (and the adopted copies checked); last, how
+        this process reads its open fds (_fd_reader, made here: a poll object is per process)."""
         self.check_copies()
-        return _settings(), _fds(), _peak(), self.versions()
+        fds = _fd_reader()
+        return _settings(), fds(), _peak(), self.versions(), fds
 
     def restore(self, stem, guard=None):
         """After a request, before the check: what a fresh fork would not have (the student's
@@ -309,7 +312,7 @@ class CleanState:
         except ChildProcessError:
             pass
         gc.collect()               # a finalizer of the request's garbage runs now, not in the next one
-        if gc.garbage or run.dirty or _settings() != base[0] or _fds() != base[1] or _peak() > base[2] + GROWTH:
+        if gc.garbage or run.dirty or _settings() != base[0] or base[4]() != base[1] or _peak() > base[2] + GROWTH:
             return False
         if self.versions() != base[3]:
             return False
@@ -491,6 +494,34 @@ def _settings():
 def _fds():
     """The open fds (a request that left one open is unclean)."""
     return sorted(os.listdir("/proc/self/fd"))
+
+
+_POLLED_FDS = 1024      # the most fd numbers _fd_reader polls (a hard RLIMIT_NOFILE above: _fds)
+
+
+def _fd_reader():
+    """A function returning what the check compares of this process's open fds: _fds, or, where
+    no fd can ever have a number at or above the hard RLIMIT_NOFILE (the kernel gives none at or
+    above the soft one, which cannot be raised above the hard one; any change of either is in
+    _settings) and none is open there now, one poll of every number below it (a third of
+    _fds's cost: no path walk, no /proc directory filled).  Each polled number asks for no event,
+    so the answer lists exactly the numbers that are not open (POLLNVAL) and the open ones
+    hung up or in error: equal answers mean the same open fds (an fd changing only its hang-up
+    state reads as unclean, which is only more conservative)."""
+    try:
+        hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+        opened = [int(name) for name in os.listdir("/proc/self/fd")]
+    except (OSError, ValueError):
+        return _fds
+    if hard == resource.RLIM_INFINITY or not 0 < hard <= _POLLED_FDS or max(opened, default=0) >= hard:
+        return _fds
+    poller = select.poll()
+    for fd in range(hard):
+        poller.register(fd, 0)
+
+    def polled():
+        return poller.poll(0)
+    return polled
 
 
 def _peak():
