@@ -197,6 +197,7 @@ class CleanState:
         if old[0] != self.copied[0] or self.copied[0] is None:
             self.modules = dict(sys.modules)
         self.random = random.getstate()
+        self.random_seen = _random_reader(self.random)
         self.cache_tags = self.cache_seen = None      # (restore's, made in each runner)
         restored = {id(cache): copy for cache, copy in self.restored} if reuse else {}
         self.restored = []
@@ -292,7 +293,9 @@ class CleanState:
                 cache.update(copy)
         if tags:
             self.cache_seen = list(tags())
-        random.setstate(self.random)
+        seen = self.random_seen     # (the generator's own bytes as in the snapshot: nothing to put back)
+        if seen is None or seen[0]() != seen[1]:
+            random.setstate(self.random)
 
     def same(self, base, run):
         """True when everything the check sees is as in the snapshot (BASE: the runner's start).
@@ -458,6 +461,33 @@ def _struct_reader(words, offsets, ordered):
     def read():
         return unpack(view)
     return read
+
+
+def _random_reader(state):
+    """(a function returning the state of random's own generator as bytes, read in its C struct, and
+    those bytes for STATE: its getstate()), or None where ctypes is not loaded or the struct is not
+    as CPython 3.6-3.13 lays it out: after the object's head, the index, then the 624 words
+    (checked: the bytes there are STATE's, which the generator has when this is made).  Equal
+    bytes mean setstate(STATE) would change nothing (its gauss_next is in random._inst's
+    attributes, whose dict the check watches): one copy and compare of 2.5 kB instead of 625 ints."""
+    if sys.implementation.name != "cpython" or not (3, 6) <= sys.version_info[:2] <= (3, 13):
+        return None
+    ctypes = sys.modules.get("ctypes")     # (never imported here: the snapshot compares sys.modules)
+    if ctypes is None:
+        return None
+    try:
+        internal = state[1]
+        words = struct.Struct(f"=i{len(internal) - 1}I")
+        saved = words.pack(internal[-1], *internal[:-1])
+        view = (ctypes.c_char * words.size).from_address(id(random._inst) + 16)
+        if view.raw != saved:
+            return None
+    except (AttributeError, IndexError, TypeError, ValueError, struct.error):
+        return None
+
+    def read():
+        return view.raw
+    return read, saved
 
 
 def _gather(indices):

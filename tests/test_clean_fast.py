@@ -1,8 +1,14 @@
-"""The clean-state check's look at the open fds (harness/clean.py _fd_reader): one poll of every fd
-number below the hard RLIMIT_NOFILE instead of a listing of /proc/self/fd, where no fd can have a
-number at or above it.  Its blind spot would be an fd it does not poll: it must fall back to the
-listing whenever one is open there or the limit is too high to poll, and see every change the
-listing sees (an fd left open, one closed, one moved to another number with the count unchanged).
+"""The clean-state check's fast paths (harness/clean.py) and their blind spots.
+
+The open fds (_fd_reader): one poll of every fd number below the hard RLIMIT_NOFILE instead of a
+listing of /proc/self/fd, where no fd can have a number at or above it.  Its blind spot would be
+an fd it does not poll: it must fall back to the listing whenever one is open there or the limit
+is too high to poll, and see every change the listing sees (an fd left open, one closed, one moved
+to another number with the count unchanged).
+
+The random generator's state (_random_reader): put back with setstate only when its bytes differ
+from the snapshot's, read in its C struct; it must read exactly what getstate says, and see any
+draw, seed or setstate.
 """
 
 from __future__ import annotations
@@ -145,3 +151,36 @@ def test_a_fresh_request_that_changes_the_open_fds_is_the_last_its_runner_serves
         after = call("pid")
         assert after != first[0]
         assert call("pid") == after                 # the next runner serves on
+
+
+def test_the_random_reader_reads_the_generators_state_and_sees_every_change():
+    import ctypes  # noqa: F401  (the reader uses ctypes only where the snapshot loaded it)
+    import random
+    import struct
+    import sys
+
+    ns = _harness()
+    saved_state = random.getstate()
+    try:
+        state = random.getstate()
+        seen = ns._random_reader(state)
+        if sys.implementation.name != "cpython" or not (3, 6) <= sys.version_info[:2] <= (3, 13):
+            assert seen is None
+            return
+        read, expected = seen
+        internal = state[1]
+        assert read() == expected == struct.pack(f"=i{len(internal) - 1}I", internal[-1], *internal[:-1])
+        random.random()
+        assert read() != expected                   # a draw
+        random.setstate(state)
+        assert read() == expected                   # put back
+        random.seed(4242)
+        assert read() != expected                   # a seed
+        random.setstate(state)
+        random.getrandbits(1)
+        assert read() != expected
+        random.setstate(state)
+        other = random.Random(7).getstate()
+        assert ns._random_reader(other) is None     # bytes not the generator's: no reader
+    finally:
+        random.setstate(saved_state)
