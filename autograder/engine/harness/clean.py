@@ -307,13 +307,13 @@ class CleanState:
             return False
         guard = run.guard
         untouched = guard is not None and sys.modules is self.kept[0] and guard.holds()
-        if _thread._count() or (not untouched and sys.modules != self.modules):     # (the zygote reads /proc too)
+        # A thread could change what is compared while it is: first.  (Children, alive or not, are
+        # not looked for here: a runner is made only with our own procfs, where the zygote reads
+        # its threads and children after every answer, before it sends another request, and
+        # retires it for any (Zygote.settled); only the runner can reap a child of its own, and
+        # after this check only the harness runs in it.)
+        if _thread._count() or (not untouched and sys.modules != self.modules):
             return False
-        try:
-            os.waitpid(-1, os.WNOHANG)     # any child at all (alive or not): unclean
-            return False
-        except ChildProcessError:
-            pass
         gc.collect()               # a finalizer of the request's garbage runs now, not in the next one
         if gc.garbage or run.dirty or _settings() != base[0] or base[4]() != base[1] or _peak() > base[2] + GROWTH:
             return False
