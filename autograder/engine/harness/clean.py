@@ -17,6 +17,7 @@ import os
 import posix
 import random
 import resource
+import select
 import signal
 import struct
 import sys
@@ -196,6 +197,7 @@ class CleanState:
         if old[0] != self.copied[0] or self.copied[0] is None:
             self.modules = dict(sys.modules)
         self.random = random.getstate()
+        self.random_seen = _random_reader(self.random)
         self.cache_tags = self.cache_seen = None      # (restore's, made in each runner)
         restored = {id(cache): copy for cache, copy in self.restored} if reuse else {}
         self.restored = []
@@ -257,9 +259,11 @@ class CleanState:
 
     def base(self):
         """A runner's own start (after its fork and its patches): its settings, open fds, peak
-        memory and the versions of the dicts watched (and the adopted copies checked)."""
+        memory and the versions of the dicts watched (and the adopted copies checked); last, how
+        this process reads its open fds (_fd_reader, made here: a poll object is per process)."""
         self.check_copies()
-        return _settings(), _fds(), _peak(), self.versions()
+        fds = _fd_reader()
+        return _settings(), fds(), _peak(), self.versions(), fds
 
     def restore(self, stem, guard=None):
         """After a request, before the check: what a fresh fork would not have (the student's
@@ -289,7 +293,9 @@ class CleanState:
                 cache.update(copy)
         if tags:
             self.cache_seen = list(tags())
-        random.setstate(self.random)
+        seen = self.random_seen     # (the generator's own bytes as in the snapshot: nothing to put back)
+        if seen is None or seen[0]() != seen[1]:
+            random.setstate(self.random)
 
     def same(self, base, run):
         """True when everything the check sees is as in the snapshot (BASE: the runner's start).
@@ -301,15 +307,15 @@ class CleanState:
             return False
         guard = run.guard
         untouched = guard is not None and sys.modules is self.kept[0] and guard.holds()
-        if _thread._count() or (not untouched and sys.modules != self.modules):     # (the zygote reads /proc too)
+        # A thread could change what is compared while it is: first.  (Children, alive or not, are
+        # not looked for here: a runner is made only with our own procfs, where the zygote reads
+        # its threads and children after every answer, before it sends another request, and
+        # retires it for any (Zygote.settled); only the runner can reap a child of its own, and
+        # after this check only the harness runs in it.)
+        if _thread._count() or (not untouched and sys.modules != self.modules):
             return False
-        try:
-            os.waitpid(-1, os.WNOHANG)     # any child at all (alive or not): unclean
-            return False
-        except ChildProcessError:
-            pass
         gc.collect()               # a finalizer of the request's garbage runs now, not in the next one
-        if gc.garbage or run.dirty or _settings() != base[0] or _fds() != base[1] or _peak() > base[2] + GROWTH:
+        if gc.garbage or run.dirty or _settings() != base[0] or base[4]() != base[1] or _peak() > base[2] + GROWTH:
             return False
         if self.versions() != base[3]:
             return False
@@ -457,6 +463,33 @@ def _struct_reader(words, offsets, ordered):
     return read
 
 
+def _random_reader(state):
+    """(a function returning the state of random's own generator as bytes, read in its C struct, and
+    those bytes for STATE: its getstate()), or None where ctypes is not loaded or the struct is not
+    as CPython 3.6-3.13 lays it out: after the object's head, the index, then the 624 words
+    (checked: the bytes there are STATE's, which the generator has when this is made).  Equal
+    bytes mean setstate(STATE) would change nothing (its gauss_next is in random._inst's
+    attributes, whose dict the check watches): one copy and compare of 2.5 kB instead of 625 ints."""
+    if sys.implementation.name != "cpython" or not (3, 6) <= sys.version_info[:2] <= (3, 13):
+        return None
+    ctypes = sys.modules.get("ctypes")     # (never imported here: the snapshot compares sys.modules)
+    if ctypes is None:
+        return None
+    try:
+        internal = state[1]
+        words = struct.Struct(f"=i{len(internal) - 1}I")
+        saved = words.pack(internal[-1], *internal[:-1])
+        view = (ctypes.c_char * words.size).from_address(id(random._inst) + 16)
+        if view.raw != saved:
+            return None
+    except (AttributeError, IndexError, TypeError, ValueError, struct.error):
+        return None
+
+    def read():
+        return view.raw
+    return read, saved
+
+
 def _gather(indices):
     """A function of a sequence returning the tuple of its items at INDICES (one C call)."""
     if len(indices) == 1:
@@ -491,6 +524,34 @@ def _settings():
 def _fds():
     """The open fds (a request that left one open is unclean)."""
     return sorted(os.listdir("/proc/self/fd"))
+
+
+_POLLED_FDS = 1024      # the most fd numbers _fd_reader polls (a hard RLIMIT_NOFILE above: _fds)
+
+
+def _fd_reader():
+    """A function returning what the check compares of this process's open fds: _fds, or, where
+    no fd can ever have a number at or above the hard RLIMIT_NOFILE (the kernel gives none at or
+    above the soft one, which cannot be raised above the hard one; any change of either is in
+    _settings) and none is open there now, one poll of every number below it (a third of
+    _fds's cost: no path walk, no /proc directory filled).  Each polled number asks for no event,
+    so the answer lists exactly the numbers that are not open (POLLNVAL) and the open ones
+    hung up or in error: equal answers mean the same open fds (an fd changing only its hang-up
+    state reads as unclean, which is only more conservative)."""
+    try:
+        hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+        opened = [int(name) for name in os.listdir("/proc/self/fd")]
+    except (OSError, ValueError):
+        return _fds
+    if hard == resource.RLIM_INFINITY or not 0 < hard <= _POLLED_FDS or max(opened, default=0) >= hard:
+        return _fds
+    poller = select.poll()
+    for fd in range(hard):
+        poller.register(fd, 0)
+
+    def polled():
+        return poller.poll(0)
+    return polled
 
 
 def _peak():

@@ -39,6 +39,29 @@ _BALLAST = [None]    # reserved once by the zygote (every fork has it), again af
 
 
 class Run:
+    # What a request starts with, where nothing per request is needed (immutable; set on the
+    # instance when it changes): fewer stores a request (one Run is made for each).
+    wall_stopped = False
+    stopped_in = None    # [function, first line]: the student's function its timer stopped
+    endless = False      # proved in an endless loop before its limit (endless.look)
+    looking, looks = None, 0
+    next_progress = 0
+    phase = "call"
+    events_truncated = False
+    cached_import_out = None
+    chars = 0
+    out_limited = False
+    import_prompted = None
+    timed_out = cpu_limited = in_student = False
+    exit = None          # (code, via, arg)
+    call_args = None
+    instance = _MISSING  # the object a "Class.method" call constructed (state_after)
+    dirty = False        # it did something a fresh runner's check cannot see (audit hook)
+    touched = False      # a tried run's stand-in was called (targets._stand_ins)
+    patch_tags = None    # the request process's guard on the patches' modules (None: install them always)
+    guard = None         # a fresh runner's clean.Untouched: our writes to sys.modules and to
+    #                      our names are made between its mine() and wrote()
+
     def __init__(self, req, cfg, wfd, sched=None, pid=None):
         self.req = req
         self.sched = sched          # this process's schedstat kept open (base.own_sched), or None
@@ -55,29 +78,12 @@ class Run:
         self.cpu_end = self.cpu0
         self.deadline = self.t0 + self.timeout
         self.backstop = self.t0 + max(float(req.get("wall") or self.timeout), self.timeout)
-        self.wall_stopped = False
-        self.stopped_in = None    # [function, first line]: the student's function its timer stopped
-        self.endless = False      # proved in an endless loop before its limit (endless.look)
-        self.looking, self.looks, self.kept = None, 0, []
+        self.kept = []
         self.look_at = self.t0 + LOOK_AFTER
         self.script = Scripted(req.get("stdin"), req.get("dice"))   # scripted input lines and dice
-        self.next_progress = 0
-        self.phase = "call"
-        self.events, self.events_truncated, self._pending = [], False, []
-        self.out, self.import_out, self.cached_import_out = [], [], None
-        self.chars = 0
-        self.out_limited = False
-        self.import_prompted = None
-        self.timed_out = self.cpu_limited = self.in_student = False
-        self.exit = None          # (code, via, arg)
-        self.call_args = None
-        self.instance = _MISSING   # the object a "Class.method" call constructed (state_after)
+        self.events, self._pending = [], []
+        self.out, self.import_out = [], []
         self.attempts = {}        # what the student's code tried beyond the assignment (audit hook)
-        self.dirty = False        # it did something a fresh runner's check cannot see (audit hook)
-        self.touched = False      # a tried run's stand-in was called (targets._stand_ins)
-        self.patch_tags = None    # the request process's guard on the patches' modules (None: install them always)
-        self.guard = None         # a fresh runner's clean.Untouched: our writes to sys.modules and to
-        #                           our names are made between its mine() and wrote()
 
     # -- output and events ---------------------------------------------------------------
     def emit(self, s, as_event=True, may_raise=True):

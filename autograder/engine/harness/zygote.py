@@ -41,6 +41,7 @@ class Zygote:
     def __init__(self, cfg, ctl, ctl_fd, res_fd, applied, snapshot=None):
         self.cfg, self.ctl, self.ctl_fd, self.res_fd, self.applied = cfg, ctl, ctl_fd, res_fd, applied
         self.workdir = os.getcwd()
+        self.run_prefix = os.path.join(self.workdir, "run-")    # (a fresh request's folder: + its number)
         self.private_tmp = bool(cfg.get("root") and cfg.get("namespaces"))
         # Without a procfs of our own pid namespace, /proc pids do not match ours: use kill(-1).
         self.use_proc = not cfg.get("pidns") or applied.get("proc", False)
@@ -253,7 +254,7 @@ class Zygote:
     # -- fresh requests: a fresh runner while it stays clean, else one fork each ------------
     def run_fresh(self, req, line=None):
         self.nrun += 1
-        rundir = os.path.join(self.workdir, f"run-{self.nrun}")
+        rundir = f"{self.run_prefix}{self.nrun}"
         if self.clean is not None:
             return self.run_in_runner(req, rundir, line)
         deadline = self.deadline(req)
@@ -318,8 +319,8 @@ class Zygote:
         nonce = os.urandom(8).hex()
         line = line.rstrip() if line is not None else b""
         if len(line) > 2 and line.endswith(b"}"):
-            keys = b"".join(b',"%s":%s' % (k.encode("ascii"), _dumps(v).encode("ascii"))
-                            for k, v in more.items()) if more else b""
+            keys = b"".join([b',"%s":%s' % (k.encode("ascii"), _dumps(v).encode("ascii"))
+                             for k, v in more.items()]) if more else b""
             data = b'%s%s,"nonce":"%s"}\n' % (line[:-1], keys, nonce.encode("ascii"))   # (hex: as _dumps)
         else:
             data = _dumps(dict(msg, **dict(more or (), nonce=nonce))).encode("ascii") + b"\n"
