@@ -78,15 +78,6 @@ class Zygote:
         self.bind_reference(reference)
         gc.collect()
         gc.freeze()   # fewer copy-on-write faults in the forks
-        # The fresh runner forked now, before any request is read: what the zygote writes while it
-        # serves (the plan's lines, its frames, the names its code touches) is then copied on write
-        # once, after this fork, instead of once before it and again after it (~95 pages a life);
-        # the runner is the same clean fork of this zygote it would be at its first request.
-        if self.clean is not None:
-            try:
-                self.start_runner()
-            except OSError:
-                self.runner = None      # (forked at the first fresh request instead, as before)
 
     def bind_reference(self, code):
         """_REFERENCE bound after the adopt, and in the snapshot's copy of the harness's names: bound
