@@ -161,7 +161,12 @@ class CleanState:
     def _watch(self, obj):
         if id(obj) not in self.seen:
             self.seen.add(id(obj))
-            (self.dicts if type(obj) is dict else self.others).append(obj)
+            if type(obj) is dict:
+                self.dicts.append(obj)
+            else:
+                if type(self.others) is tuple:      # (adopt found more: a list again until _capture)
+                    self.others = list(self.others)
+                self.others.append(obj)
 
     def _walk_dict(self, names, objects):
         """NAMES (a module's namespace: OBJECTS; else an object's attributes): what it holds to
@@ -211,11 +216,15 @@ class CleanState:
         # Any change to a dict (a name rebound, added or removed; a value set) gives it a new
         # version (PEP 509): one read per dict instead of comparing every entry (about 13k).
         # The lists' and sets' copies: made here, or (adopt) checked where they are used, in a
-        # runner before its first request (check_copies, from base): comparing them increfs
-        # each of them and each list, ~130 pages copied on write, which the runner's own first
-        # check copies again anyway; the zygote never uses them.
+        # runner before its first request (check_copies, from base); the zygote never uses them.
+        # Both are tuples: a tuple's == compares its items without increfs (a list's increfs each
+        # pair), so comparing the copies with the ~200 lists (their items the same objects:
+        # compared by identity) writes to none of them: ~65 pages copied on write in every runner.
+        if type(self.others) is list:
+            self.others = tuple(self.others)
         if not reuse:
-            self._copies = [type(obj)(obj) for obj in self.others]
+            self._copies = tuple(type(obj)(obj) for obj in self.others)
+            self._held = _held(self.others, self._copies)
         self.copies_checked = not reuse
 
     def check_copies(self):
@@ -223,9 +232,18 @@ class CleanState:
         process's own (a list's kept while it is equal, a set's taken anew): only before any
         student code ran in this process (base, at a runner's start)."""
         if not self.copies_checked:
-            copies = [copy if type(copy) in _SAME_BY_IDENTITY and copy == obj else type(obj)(obj)
-                      for obj, copy in zip(self.others, self._copies)]
-            self._copies = copies + [type(obj)(obj) for obj in self.others[len(copies):]]
+            others, kept, copies, rest = self._held
+            if others is self.others and copies == kept:    # (none of those lists written since)
+                fresh = list(self._copies)
+                for i in rest:
+                    obj, copy = others[i], fresh[i]
+                    if not (type(copy) in _SAME_BY_IDENTITY and copy == obj):
+                        fresh[i] = type(obj)(obj)
+            else:
+                fresh = [copy if type(copy) in _SAME_BY_IDENTITY and copy == obj else type(obj)(obj)
+                         for obj, copy in zip(self.others, self._copies)]
+                fresh += [type(obj)(obj) for obj in self.others[len(fresh):]]
+            self._copies = tuple(fresh)
             self.copies_checked = True
 
     @property
@@ -507,6 +525,17 @@ def _testcapi_version():
 
 
 _TESTCAPI_VERSION = _testcapi_version()
+
+
+def _held(others, copies):
+    """(OTHERS, the lists and bytearrays among them, their copies, the indices of the rest), all
+    tuples, made with the copies: check_copies compares the two middle ones at once (a tuple
+    compare: none of the lists increfed) and the rest one by one: the sets and dict subclasses
+    (taken anew) and our own lists (set in place between the snapshot and a runner: _ENV...)."""
+    ours = {id(value) for value in globals().values()}
+    same = {i for i, obj in enumerate(others) if type(obj) in _SAME_BY_IDENTITY and id(obj) not in ours}
+    return (others, tuple(others[i] for i in sorted(same)), tuple(copies[i] for i in sorted(same)),
+            tuple(i for i in range(len(others)) if i not in same))
 
 
 def _settings():
