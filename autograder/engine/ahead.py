@@ -91,7 +91,10 @@ class Plan:
         # Its requests keep their own limits: a program that reads its run's limit (the harness's
         # request, through the stack) sees the one it would see in the variant's own sandbox.
         ref = (self._owner or self).timing
-        took = sum(t for r in part if (t := ref.cpu_time(r, planned=True)) is not None) if ref is not None else 0.0
+        took = 0.0
+        if ref is not None:
+            cpus = facts.cpus(ref) if facts is not None else [ref.cpu_time(r, planned=True) for r in part]
+            took = sum(t for t in cpus if t is not None)
         allowance = max(TRIAL_FLOOR_S, TRIAL_FACTOR * took)
         left = self._budget_left()
         budget = allowance if left is None else min(left, allowance)
@@ -135,7 +138,11 @@ class Plan:
         # Trials for fresh requests only: a shared call that ran out would need the worker's history
         # replayed, which the single run (_after_trial) does; the plan's shared calls run at their limit.
         todo = [r for r, _, _ in keyed]
-        limits = [self._trial_limit(r, planned=True) if f else None for r, _, f in keyed]
+        ref = (self._owner or self).timing
+        if facts is not None and len(keyed) == len(requests) and ref is not None and self._cache is None:
+            limits = [self._trial_limit_at(r, cpu) if f else None for r, f, cpu in zip(todo, fresh, facts.cpus(ref))]
+        else:
+            limits = [self._trial_limit(r, planned=True) if f else None for r, _, f in keyed]
         outcomes = self._sandbox.run_batch(todo, budget=self._budget_left(), limits=limits, planned=True)
         if outcomes and limits[len(outcomes) - 1] is not None:
             outcomes[-1], _ = self._after_trial(todo[len(outcomes) - 1], outcomes[-1], limits[len(outcomes) - 1])
@@ -266,7 +273,7 @@ class _Part:
     sorted, as Program._variant_of names it), with what prefetch reads of each, made once per plan
     (_parts_of): the same Request objects, never changed, for every student."""
 
-    __slots__ = ("keep", "requests", "keys", "fresh", "tryable", "_stand_ins")
+    __slots__ = ("keep", "requests", "keys", "fresh", "tryable", "_stand_ins", "_cpus")
 
     def __init__(self, keep: tuple | None) -> None:
         self.keep = keep
@@ -275,6 +282,17 @@ class _Part:
         self.fresh: list[bool] = []        # runs_fresh of each
         self.tryable = True                # _tryable holds for every one
         self._stand_ins: list[Request] | None = None
+        self._cpus: tuple = (None, -1, [])      # (the reference, its cache's size, cpu_time of each)
+
+    def cpus(self, ref: Program) -> list[float | None]:
+        """REF's cpu_time of each request (the reference's: trials.py), again only when REF's cache
+        changed size (cpu_time's own index is made again only then)."""
+        known_ref, size, cpus = self._cpus
+        if known_ref is not ref or size != len(ref._cache or ()):
+            size = len(ref._cache or ())
+            cpus = [ref.cpu_time(r, planned=True) for r in self.requests]
+            self._cpus = (ref, size, cpus)
+        return cpus
 
     def stand_ins(self) -> list[Request]:
         """The requests as a try runs them (_stand_in), made on first use."""

@@ -371,7 +371,9 @@ class GradingPlugin:
         output = "\n".join(str(v) for k, v in item.user_properties if k == "feedback") if item.user_properties else ""
         exc = call.excinfo.value if call.excinfo else None
         aspect = None
-        if isinstance(exc, Fail):
+        if exc is None:
+            pass                    # (passed: the usual case, none of the tests below)
+        elif isinstance(exc, Fail):
             status, output, hint, score = "failed", exc.render(hidden=hidden), exc.hint or "", 0.0
             aspect = exc.aspect
             if hidden and self._repeats_chosen_text(output):
