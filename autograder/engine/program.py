@@ -276,6 +276,10 @@ class Program(Plan, Trials):
             raise value
         return value
 
+    def memoized(self, key: Any) -> bool:
+        """Whether memo(KEY, ...) is known already (it will not call its COMPUTE)."""
+        return key in self._memo
+
     def slow(self, func: str) -> str | None:
         """FUNC, or a function FUNC calls ([calls] in assignment.toml), that ran out of time in
         an earlier call_or_skip; None when there is none.  A called function the current check
