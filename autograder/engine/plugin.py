@@ -33,7 +33,7 @@ import pytest
 from _pytest.outcomes import Exit
 
 from . import guards
-from .charge import excuse_repeats
+from .charge import excuse_repeats, links
 from .checks import GraderFault, explain, take_trivial
 from .feedback import Fail
 from .guards import BACKSTOP_S
@@ -96,6 +96,7 @@ class GradingPlugin:
         self._read: tuple[list, list] | None = None         # read_checks: (the items, how each runs)
         self._substitutions: dict[int, dict] = {}
         self._functions: dict[int, frozenset[str]] = {}      # problem -> its functions' bare names
+        self._links: tuple | None = None                     # (assignment, charge.links of it)
         self.public_only = public_only
         self.next_submission = next_submission    # () -> (Program, load_failure, context) | None
         self.deliver = deliver                    # (plugin, context) -> None, after each submission
@@ -239,7 +240,10 @@ class GradingPlugin:
             if student is not None:
                 student.drop_plan()
             self.no_points_for_nothing()
-            excuse_repeats(self.results, self._aspect, self.assignment, getattr(student, "source", None))
+            if self._links is None or self._links[0] is not self.assignment:    # (once per assignment)
+                self._links = (self.assignment, links(self.assignment))
+            excuse_repeats(self.results, self._aspect, self.assignment, getattr(student, "source", None),
+                           self._links[1])
             self.deliver(self, context)
 
     def _check_each(self, items, light: list, student: Program | None, watched: bool) -> None:
