@@ -220,7 +220,7 @@ class Plan:
             return None
         if self._shared_ahead[0][0] == key:
             _, planned, outcome = self._shared_ahead.popleft()
-            self._served([planned], [outcome])
+            self._served_one(planned, outcome)
             return outcome
         # The checks left the plan: the worker served calls they never made.  Replace it and
         # replay the calls they did make, then this one, in one round trip.
@@ -248,18 +248,21 @@ class Plan:
     def _served(self, requests: list[Request], outcomes: list[Outcome]) -> None:
         """Keep the history of the shared worker: the calls its current generation served."""
         for request, outcome in zip(requests, outcomes):
-            if request.runs_fresh:
-                continue
-            if outcome.worker is None:
-                self._history, self._history_at = [], None
-                continue
-            ran_in, after = outcome.worker
-            where = (self._sandbox.starts, ran_in)
-            if where != self._history_at:
-                self._history, self._history_at = [], where
-            self._history.append(request)
-            if after != ran_in:
-                self._history, self._history_at = [], (self._sandbox.starts, after)
+            if not request.runs_fresh:
+                self._served_one(request, outcome)
+
+    def _served_one(self, request: Request, outcome: Outcome) -> None:
+        """_served of one shared call (REQUEST, a fresh=False call, and its OUTCOME)."""
+        if outcome.worker is None:
+            self._history, self._history_at = [], None
+            return
+        ran_in, after = outcome.worker
+        where = (self._sandbox.starts, ran_in)
+        if where != self._history_at:
+            self._history, self._history_at = [], where
+        self._history.append(request)
+        if after != ran_in:
+            self._history, self._history_at = [], (self._sandbox.starts, after)
 
     def drop_plan(self) -> None:
         self._fresh_ahead.clear()

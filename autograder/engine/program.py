@@ -320,14 +320,17 @@ class Program(Plan, Trials):
         if fresh is None:
             fresh = stdin is not None or seed is not None or dice is not None
         self.called.add(func)
+        if self._cache is None or self.recorded is not None:      # (a student's: no closure to make)
+            return self.run(Request("call", func, list(args), kwargs, stdin, seed, dice, fresh, timeout,
+                                    self.substitute, instance, typed))
+
         def run() -> Outcome:
             return self.run(Request("call", func, list(args), kwargs, stdin, seed, dice, fresh, timeout,
                                     self.substitute, instance, typed))
 
-        if self._cache is not None and self.recorded is None:     # the reference: see _by_call
-            return by_marshal(self._by_call, (func, args, kwargs, stdin, seed, dice, fresh, timeout, self.substitute,
-                                              instance, typed), run, _BY_CALL_MAX)
-        return run()
+        # the reference: see _by_call
+        return by_marshal(self._by_call, (func, args, kwargs, stdin, seed, dice, fresh, timeout, self.substitute,
+                                          instance, typed), run, _BY_CALL_MAX)
 
     def script(self, stdin: list[str] | None = None, seed: int | None = None, dice: list[int] | None = None,
                timeout: float | None = None) -> Outcome:

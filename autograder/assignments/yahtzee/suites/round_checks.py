@@ -142,6 +142,24 @@ def card_lines(text: str) -> list[tuple[str, str]]:
     return out
 
 
+def _read_card(text: str) -> tuple[tuple, tuple]:
+    """card_lines(TEXT), and (category, shown value) of those that name a category, once per text
+    in a process (most students' scorecards are another's, byte for byte)."""
+    known = _CARDS_READ.get(text)
+    if known is None:
+        lines = tuple(card_lines(text))
+        known = (lines, tuple((PROTOCOL.category_named(name), value) for name, value in lines
+                              if PROTOCOL.category_named(name)))
+        if len(text) <= 4096:           # (a scorecard's size: a longer text is read each time)
+            if len(_CARDS_READ) >= 256:
+                _CARDS_READ.clear()
+            _CARDS_READ[text] = known
+    return known
+
+
+_CARDS_READ: dict[str, tuple[tuple, tuple]] = {}
+
+
 def own_value(student, func: str, *args):
     """The student's own FUNC(*ARGS) value, or None when it does not return."""
     outcome = student.call_or_skip(func, *args)
@@ -175,8 +193,7 @@ def check_scorecard_text(student, reference, case: dict, *, bonus_lines: bool) -
              "format_scorecard must return the text (a str).",
              hint="Return the lines joined with newlines; don't print them." if got is None else None,
              aspect="format_scorecard returns no text")
-    lines = card_lines(got)
-    shown = [(PROTOCOL.category_named(name), value) for name, value in lines if PROTOCOL.category_named(name)]
+    lines, shown = _read_card(got)
     names = [name for name, _ in shown]
     if names != CATEGORIES:
         missing = [c for c in CATEGORIES if c not in names]
