@@ -168,8 +168,11 @@ class Program(Plan, Trials):
         variant = self._variants.get(keep)
         if variant is None:
             variant = self._variants[keep] = Program(
-                self.source, self.filename, limits=self.limits, hidden_paths=list(self._sandbox.hidden_paths),
+                self.source, self.filename, limits=self.limits,
                 label=self.label, _sandbox_reference=reference_without(self._reference, keep), _owner=self)
+            # its sandbox hides what this one hides: these paths, resolved already (os.path.realpath
+            # again, ~30 us a path, would give them back unchanged)
+            variant._sandbox.hidden_paths = list(self._sandbox.hidden_paths)
         self._variant_by_given[given] = variant
         return variant
 
