@@ -267,6 +267,79 @@ def test_a_check_hanging_in_the_grader_is_stopped_by_the_backstop():
             signal.setitimer(signal.ITIMER_REAL, *outer)
 
 
+def test_one_backstop_timer_for_a_submissions_checks_stops_the_one_that_hangs():
+    """guards.watch: one timer for a submission's checks.  Between checks (none running) it only
+    sets itself again; a check that runs past the limit is stopped with the backstop's message;
+    pause() disarms it around a check pytest runs and gives SIGALRM its handler back; at the end
+    the timer is off and backstop_handler restores the old handler."""
+    import signal
+    import time
+
+    from autograder.engine import guards
+
+    outer, handler = signal.setitimer(signal.ITIMER_REAL, 0), signal.getsignal(signal.SIGALRM)
+    try:
+        with guards.backstop_handler():
+            with guards.watch(0.2):
+                time.sleep(0.5)                 # no check running: the timer fires, nothing fails
+                assert signal.getitimer(signal.ITIMER_REAL)[0] > 0
+                guards._RUNNING[0] = time.perf_counter()
+                with pytest.raises(pytest.fail.Exception, match=r"Timeout \(>0.2s\) from the grader's backstop"):
+                    time.sleep(5)
+                guards._RUNNING[0] = None
+                with guards.pause():
+                    assert signal.getitimer(signal.ITIMER_REAL)[0] == 0
+                    signal.signal(signal.SIGALRM, signal.SIG_DFL)      # (as pytest-timeout leaves it)
+                assert signal.getitimer(signal.ITIMER_REAL)[0] > 0
+                assert signal.getsignal(signal.SIGALRM) is guards._on_backstop
+            assert signal.getitimer(signal.ITIMER_REAL)[0] == 0 and guards._RUNNING[0] is None
+        assert signal.getsignal(signal.SIGALRM) is handler
+    finally:
+        signal.signal(signal.SIGALRM, handler)
+        if outer[0] > 0:
+            signal.setitimer(signal.ITIMER_REAL, *outer)
+
+
+def test_a_light_check_hanging_grader_side_is_stopped_and_the_others_run(monkeypatch):
+    """Through the plugin: one check of a grade hangs in the grader (its test function sleeps); the
+    submission's one backstop timer stops it at the limit as "took too long", and every other
+    check of the grade runs as usual.  (This test's own pytest-timeout timer is paused meanwhile.)"""
+    import dataclasses
+    import signal
+    import time
+
+    from autograder.engine import plugin
+    from autograder.grading.grade import grade
+
+    solution = str(Path(__file__).resolve().parents[1] / "solution" / "yahtzee.py")
+    grade(solution)             # (the reference cache made first, by checks that do not hang)
+    original = plugin._light_call
+    hung: list[str] = []
+
+    def light_call(item):
+        call = original(item)
+        if hung or "test_stage1_scoring" not in item.nodeid:
+            return call
+        hung.append(item.nodeid)
+        return dataclasses.replace(call, function=lambda **kwargs: time.sleep(30))
+
+    monkeypatch.setattr(plugin, "_light_call", light_call)
+    monkeypatch.setattr(plugin, "_has_ini", lambda session, name: False)
+    monkeypatch.setattr(plugin, "BACKSTOP_S", 0.5)
+    outer = signal.setitimer(signal.ITIMER_REAL, 0)
+    try:
+        started = time.monotonic()
+        report = grade(solution)
+        assert time.monotonic() - started < 25
+        assert signal.getitimer(signal.ITIMER_REAL)[0] == 0
+    finally:
+        if outer[0] > 0:
+            signal.setitimer(signal.ITIMER_REAL, *outer)
+    stopped = [t for t in report.tests if t.test_id == hung[0]]
+    assert stopped and stopped[0].status == "failed" and "took too long" in stopped[0].output
+    assert all(t.status == "passed" for t in report.tests if t.test_id != hung[0])
+
+
 @pytest.mark.parametrize("versions", ["ctypes", "none"])
 def test_the_load_probe_and_the_plan_share_one_request_process(monkeypatch, versions):
     """Program.load_early: the load probe is a fresh request where the sandbox has a fresh runner, so

@@ -91,7 +91,10 @@ class Plan:
         # Its requests keep their own limits: a program that reads its run's limit (the harness's
         # request, through the stack) sees the one it would see in the variant's own sandbox.
         ref = (self._owner or self).timing
-        took = sum(t for r in part if (t := ref.cpu_time(r, planned=True)) is not None) if ref is not None else 0.0
+        took = 0.0
+        if ref is not None:
+            cpus = facts.cpus(ref) if facts is not None else [ref.cpu_time(r, planned=True) for r in part]
+            took = sum(t for t in cpus if t is not None)
         allowance = max(TRIAL_FLOOR_S, TRIAL_FACTOR * took)
         left = self._budget_left()
         budget = allowance if left is None else min(left, allowance)
@@ -135,7 +138,11 @@ class Plan:
         # Trials for fresh requests only: a shared call that ran out would need the worker's history
         # replayed, which the single run (_after_trial) does; the plan's shared calls run at their limit.
         todo = [r for r, _, _ in keyed]
-        limits = [self._trial_limit(r, planned=True) if f else None for r, _, f in keyed]
+        ref = (self._owner or self).timing
+        if facts is not None and len(keyed) == len(requests) and ref is not None and self._cache is None:
+            limits = [self._trial_limit_at(r, cpu) if f else None for r, f, cpu in zip(todo, fresh, facts.cpus(ref))]
+        else:
+            limits = [self._trial_limit(r, planned=True) if f else None for r, _, f in keyed]
         outcomes = self._sandbox.run_batch(todo, budget=self._budget_left(), limits=limits, planned=True)
         if outcomes and limits[len(outcomes) - 1] is not None:
             outcomes[-1], _ = self._after_trial(todo[len(outcomes) - 1], outcomes[-1], limits[len(outcomes) - 1])
@@ -213,7 +220,7 @@ class Plan:
             return None
         if self._shared_ahead[0][0] == key:
             _, planned, outcome = self._shared_ahead.popleft()
-            self._served([planned], [outcome])
+            self._served_one(planned, outcome)
             return outcome
         # The checks left the plan: the worker served calls they never made.  Replace it and
         # replay the calls they did make, then this one, in one round trip.
@@ -241,18 +248,21 @@ class Plan:
     def _served(self, requests: list[Request], outcomes: list[Outcome]) -> None:
         """Keep the history of the shared worker: the calls its current generation served."""
         for request, outcome in zip(requests, outcomes):
-            if request.runs_fresh:
-                continue
-            if outcome.worker is None:
-                self._history, self._history_at = [], None
-                continue
-            ran_in, after = outcome.worker
-            where = (self._sandbox.starts, ran_in)
-            if where != self._history_at:
-                self._history, self._history_at = [], where
-            self._history.append(request)
-            if after != ran_in:
-                self._history, self._history_at = [], (self._sandbox.starts, after)
+            if not request.runs_fresh:
+                self._served_one(request, outcome)
+
+    def _served_one(self, request: Request, outcome: Outcome) -> None:
+        """_served of one shared call (REQUEST, a fresh=False call, and its OUTCOME)."""
+        if outcome.worker is None:
+            self._history, self._history_at = [], None
+            return
+        ran_in, after = outcome.worker
+        where = (self._sandbox.starts, ran_in)
+        if where != self._history_at:
+            self._history, self._history_at = [], where
+        self._history.append(request)
+        if after != ran_in:
+            self._history, self._history_at = [], (self._sandbox.starts, after)
 
     def drop_plan(self) -> None:
         self._fresh_ahead.clear()
@@ -266,7 +276,7 @@ class _Part:
     sorted, as Program._variant_of names it), with what prefetch reads of each, made once per plan
     (_parts_of): the same Request objects, never changed, for every student."""
 
-    __slots__ = ("keep", "requests", "keys", "fresh", "tryable", "_stand_ins")
+    __slots__ = ("keep", "requests", "keys", "fresh", "tryable", "_stand_ins", "_cpus")
 
     def __init__(self, keep: tuple | None) -> None:
         self.keep = keep
@@ -275,6 +285,17 @@ class _Part:
         self.fresh: list[bool] = []        # runs_fresh of each
         self.tryable = True                # _tryable holds for every one
         self._stand_ins: list[Request] | None = None
+        self._cpus: tuple = (None, -1, [])      # (the reference, its cache's size, cpu_time of each)
+
+    def cpus(self, ref: Program) -> list[float | None]:
+        """REF's cpu_time of each request (the reference's: trials.py), again only when REF's cache
+        changed size (cpu_time's own index is made again only then)."""
+        known_ref, size, cpus = self._cpus
+        if known_ref is not ref or size != len(ref._cache or ()):
+            size = len(ref._cache or ())
+            cpus = [ref.cpu_time(r, planned=True) for r in self.requests]
+            self._cpus = (ref, size, cpus)
+        return cpus
 
     def stand_ins(self) -> list[Request]:
         """The requests as a try runs them (_stand_in), made on first use."""

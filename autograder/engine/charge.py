@@ -110,12 +110,15 @@ def _definitions(source: str) -> dict[str, ast.AST] | None:
     return {node.name: node for node in ast.walk(tree) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
 
 
-def excuse_repeats(results: list, aspects: dict[int, str], assignment, source: str | None) -> int:
+def excuse_repeats(results: list, aspects: dict[int, str], assignment, source: str | None,
+                   linked: dict[int, tuple[int, ...]] | None = None) -> int:
     """Pass, with a note, every failed check whose failure stems from an earlier stage's failed
     check of a linked problem with the same aspect (ASPECTS: id(result) -> aspect).  SOURCE: the
-    student's file (a stub is never excused).  Returns how many checks were excused."""
-    linked = links(assignment)
-    if not linked or source is None:
+    student's file (a stub is never excused).  LINKED: links(ASSIGNMENT), when the caller keeps
+    it.  Returns how many checks were excused."""
+    if linked is None:
+        linked = links(assignment)
+    if not linked or source is None or not aspects:     # (no aspect: no failure to excuse)
         return 0
     functions = {p.number: p.functions for p in assignment.problems}
     failures: dict[int, list[tuple[str, object]]] = {}     # problem -> (aspect, failed check), in order

@@ -14,6 +14,7 @@ first_line_difference is where two transcripts first part; the course tells it a
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass
 from typing import Any
 
@@ -234,6 +235,10 @@ def replay_game(student, reference, protocol: Protocol, func: str, *args: Any, s
     student's program -- once per submission (student.memo), skipped when FUNC ran out of time
     before (student.call_or_skip) -- both read with PROTOCOL and compared.  LABEL names the game
     in a grader fault.  Compared up to where the student's run stopped when it did not finish."""
+    key = ("replay", func, repr(args), tuple(stdin), seed, tuple(dice or ()), _shown(student.substitute))
+    memoized = getattr(student, "memoized", None)
+    if memoized is not None and memoized(key):     # (asked again by another check: as it was)
+        return student.memo(key, None)
     ref_outcome = reference.call(func, *args, stdin=list(stdin), seed=seed, dice=dice)
     if ref_outcome.status != "ok":
         raise GraderFault(f"the reference failed on {label or func}: {ref_outcome.status} {ref_outcome.message}")
@@ -245,5 +250,22 @@ def replay_game(student, reference, protocol: Protocol, func: str, *args: Any, s
         complete = outcome.status == "ok" and (outcome.inputs_asked or 0) >= len(stdin)
         return Replayed(ref, outcome, mine, first_divergence(ref, mine, complete=complete))
 
-    key = ("replay", func, repr(args), tuple(stdin), seed, tuple(dice or ()), repr(student.substitute))
     return student.memo(key, run)
+
+
+def _shown(substitute: Any) -> str:
+    """repr(SUBSTITUTE) (a check's substitution: the plugin's dict of its stage, one for all its
+    checks and every student), made again only when it is another dict or no longer equal."""
+    if type(substitute) is not dict:
+        return repr(substitute)
+    known = _SHOWN.get(id(substitute))
+    if known is not None and known[0] is substitute and known[1] == substitute:
+        return known[2]
+    text = repr(substitute)
+    if len(_SHOWN) >= 64:
+        _SHOWN.clear()
+    _SHOWN[id(substitute)] = (substitute, copy.deepcopy(substitute), text)     # (kept alive: no id reused)
+    return text
+
+
+_SHOWN: dict[int, tuple[dict, dict, str]] = {}

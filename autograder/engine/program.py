@@ -168,8 +168,11 @@ class Program(Plan, Trials):
         variant = self._variants.get(keep)
         if variant is None:
             variant = self._variants[keep] = Program(
-                self.source, self.filename, limits=self.limits, hidden_paths=list(self._sandbox.hidden_paths),
+                self.source, self.filename, limits=self.limits,
                 label=self.label, _sandbox_reference=reference_without(self._reference, keep), _owner=self)
+            # its sandbox hides what this one hides: these paths, resolved already (os.path.realpath
+            # again, ~30 us a path, would give them back unchanged)
+            variant._sandbox.hidden_paths = list(self._sandbox.hidden_paths)
         self._variant_by_given[given] = variant
         return variant
 
@@ -276,6 +279,10 @@ class Program(Plan, Trials):
             raise value
         return value
 
+    def memoized(self, key: Any) -> bool:
+        """Whether memo(KEY, ...) is known already (it will not call its COMPUTE)."""
+        return key in self._memo
+
     def slow(self, func: str) -> str | None:
         """FUNC, or a function FUNC calls ([calls] in assignment.toml), that ran out of time in
         an earlier call_or_skip; None when there is none.  A called function the current check
@@ -316,14 +323,17 @@ class Program(Plan, Trials):
         if fresh is None:
             fresh = stdin is not None or seed is not None or dice is not None
         self.called.add(func)
+        if self._cache is None or self.recorded is not None:      # (a student's: no closure to make)
+            return self.run(Request("call", func, list(args), kwargs, stdin, seed, dice, fresh, timeout,
+                                    self.substitute, instance, typed))
+
         def run() -> Outcome:
             return self.run(Request("call", func, list(args), kwargs, stdin, seed, dice, fresh, timeout,
                                     self.substitute, instance, typed))
 
-        if self._cache is not None and self.recorded is None:     # the reference: see _by_call
-            return by_marshal(self._by_call, (func, args, kwargs, stdin, seed, dice, fresh, timeout, self.substitute,
-                                              instance, typed), run, _BY_CALL_MAX)
-        return run()
+        # the reference: see _by_call
+        return by_marshal(self._by_call, (func, args, kwargs, stdin, seed, dice, fresh, timeout, self.substitute,
+                                          instance, typed), run, _BY_CALL_MAX)
 
     def script(self, stdin: list[str] | None = None, seed: int | None = None, dice: list[int] | None = None,
                timeout: float | None = None) -> Outcome:

@@ -42,7 +42,10 @@ class Trials:
         ref = owner.timing
         if ref is None or self._cache is not None:
             return None
-        cpu = ref.cpu_time(request, planned)
+        return self._trial_limit_at(request, ref.cpu_time(request, planned))
+
+    def _trial_limit_at(self, request: Request, cpu: float | None) -> float | None:
+        """_trial_limit's answer given the reference's CPU seconds on REQUEST (CPU: cpu_time's)."""
         if cpu is None:
             return None
         limit = max(TRIAL_FLOOR_S, TRIAL_FACTOR * cpu, SLOW_FACTOR * self.slow_seen[0])

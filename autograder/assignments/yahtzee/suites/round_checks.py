@@ -52,8 +52,12 @@ def check_round(student, reference, case: dict) -> None:
     stdin = list(case["stdin"])
     rolls = [list(r) for r in case["rolls"]]
     injected = PROTOCOL.with_spare_dice(flat(rolls))
-    ran = f"{describe('play_round', [card])}; the answers {stdin}; the dice rolled {rolls}"
-    ref_outcome = reference_ok(reference.call("play_round", card, stdin=stdin, dice=injected), ran)
+    def ran() -> str:           # (the round's text only where it is shown: a passing check never needs it)
+        return f"{describe('play_round', [card])}; the answers {stdin}; the dice rolled {rolls}"
+
+    ref_outcome = reference.call("play_round", card, stdin=stdin, dice=injected)
+    if ref_outcome.status != "ok":
+        reference_ok(ref_outcome, ran())
     outcome = student.call_or_skip("play_round", card, stdin=stdin, dice=injected, timeout=ROUND_TIMEOUT)
     why = case["why"]
     ref = read_reference(ref_outcome)
@@ -63,12 +67,12 @@ def check_round(student, reference, case: dict) -> None:
     joker = " in a Joker round" if ref.rounds and "joker" in ref.rounds[-1].marks else ""
 
     def fail(public: str, secret: str, hint: str | None = None, aspect: str | None = None, **values):
-        raise Fail(f"play_round ({why}): {public}.", hidden=f"play_round: {secret} ({why}).", ran=ran, hint=hint,
+        raise Fail(f"play_round ({why}): {public}.", hidden=f"play_round: {secret} ({why}).", ran=ran(), hint=hint,
                    output=outcome.stdout, show_values=bool(values), aspect=aspect, **values)
 
     if outcome.status not in ("ok", "input_exhausted"):
         try:
-            returned_value(outcome, ran, short="play_round(...)",
+            returned_value(outcome, ran(), short="play_round(...)",
                           hint=divergence.hint if divergence else None)
         except Fail as stopped:
             stopped.aspect = stopped_aspect(outcome)
@@ -142,6 +146,24 @@ def card_lines(text: str) -> list[tuple[str, str]]:
     return out
 
 
+def _read_card(text: str) -> tuple[tuple, tuple]:
+    """card_lines(TEXT), and (category, shown value) of those that name a category, once per text
+    in a process (most students' scorecards are another's, byte for byte)."""
+    known = _CARDS_READ.get(text)
+    if known is None:
+        lines = tuple(card_lines(text))
+        known = (lines, tuple((PROTOCOL.category_named(name), value) for name, value in lines
+                              if PROTOCOL.category_named(name)))
+        if len(text) <= 4096:           # (a scorecard's size: a longer text is read each time)
+            if len(_CARDS_READ) >= 256:
+                _CARDS_READ.clear()
+            _CARDS_READ[text] = known
+    return known
+
+
+_CARDS_READ: dict[str, tuple[tuple, tuple]] = {}
+
+
 def own_value(student, func: str, *args):
     """The student's own FUNC(*ARGS) value, or None when it does not return."""
     outcome = student.call_or_skip(func, *args)
@@ -175,8 +197,7 @@ def check_scorecard_text(student, reference, case: dict, *, bonus_lines: bool) -
              "format_scorecard must return the text (a str).",
              hint="Return the lines joined with newlines; don't print them." if got is None else None,
              aspect="format_scorecard returns no text")
-    lines = card_lines(got)
-    shown = [(PROTOCOL.category_named(name), value) for name, value in lines if PROTOCOL.category_named(name)]
+    lines, shown = _read_card(got)
     names = [name for name, _ in shown]
     if names != CATEGORIES:
         missing = [c for c in CATEGORIES if c not in names]
