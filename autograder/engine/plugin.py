@@ -37,6 +37,7 @@ from .charge import excuse_repeats, links
 from .checks import GraderFault, explain, take_trivial
 from .feedback import Fail
 from .guards import BACKSTOP_S
+from .points import closest_markers, marker_arg, share_points
 from .program import Program
 from .results import TestResult
 from .sandbox import Outcome
@@ -47,24 +48,6 @@ FIXTURES = frozenset({"student", "reference", "assignment"})
 CHECKS_CPU = [0.0]
 LIGHT_FIXTURES = FIXTURES | {"record_property"}       # the plugin's own record_property (below)
 MARKERS = frozenset({"problem", "points", "weight", "visibility", "depends", "parametrize", "own_functions"})
-
-
-def _marker_arg(item: pytest.Item, name: str, default=None, markers: dict | None = None):
-    """NAME's closest marker's first argument (MARKERS: _closest_markers(ITEM), when known)."""
-    marker = item.get_closest_marker(name) if markers is None else markers.get(name)
-    return marker.args[0] if marker and marker.args else default
-
-
-def _closest_markers(item: pytest.Item) -> dict | None:
-    """Each marker name of ITEM -> its closest marker (what get_closest_marker gives), in one walk
-    of ITEM's markers, not one per name asked (None for an item without iter_markers: ask it)."""
-    walk = getattr(item, "iter_markers", None)
-    if walk is None:
-        return None
-    closest: dict = {}
-    for marker in walk():
-        closest.setdefault(marker.name, marker)
-    return closest
 
 
 @dataclass(frozen=True)
@@ -198,7 +181,7 @@ class GradingPlugin:
         share_points(items, self.assignment)      # first: the public run gives each check the same points
         if not self.public_only:
             return
-        kept = [i for i in items if _marker_arg(i, "visibility", "visible") != "hidden"]
+        kept = [i for i in items if marker_arg(i, "visibility", "visible") != "hidden"]
         deselected = [i for i in items if i not in kept]
         self.hidden_not_run = len(deselected)
         if deselected:
@@ -441,15 +424,15 @@ class GradingPlugin:
         known = self._checks.get(id(item))
         if known is not None and known[0] is item:
             return known[1]
-        markers = _closest_markers(item)
-        problem = int(_marker_arg(item, "problem", 0, markers))
+        markers = closest_markers(item)
+        problem = int(marker_arg(item, "problem", 0, markers))
         marker = item.get_closest_marker("depends") if markers is None else markers.get("depends")
         stage = self._stage_of(problem)
         own = (item.get_closest_marker("own_functions") if markers is None else markers.get("own_functions")) \
             is not None
         sub = None if own or not stage else self._substitution(stage)
-        check = _Check(problem=problem, points=float(_marker_arg(item, "points", 0, markers)),
-                       hidden=_marker_arg(item, "visibility", "visible", markers) == "hidden",
+        check = _Check(problem=problem, points=float(marker_arg(item, "points", 0, markers)),
+                       hidden=marker_arg(item, "visibility", "visible", markers) == "hidden",
                        stage=stage, title=test_title(item, problem), own=own,
                        depends=tuple(marker.args) if marker else (),
                        family=getattr(item, "originalname", item.name), name=item.name,
@@ -530,40 +513,6 @@ class GradingPlugin:
             return self.assignment.problem(problem).stage
         except KeyError:
             return 0
-
-
-def share_points(items, assignment) -> None:
-    """Give every check of a problem without a points(P) marker its share of the problem's points
-    (the assignment table's, less the explicit points of its other checks), by weight(W) (default
-    1), as a points marker; the last one takes the rounding remainder, so the total is exact."""
-    shared: dict[int, list] = {}
-    explicit: dict[int, float] = {}
-    weight_of: dict[int, object] = {}          # id(item) -> its weight marker's argument
-    for item in items:
-        markers = _closest_markers(item)
-        problem = int(_marker_arg(item, "problem", 0, markers))
-        if not problem:
-            continue
-        weight_of[id(item)] = _marker_arg(item, "weight", 1, markers)
-        points = _marker_arg(item, "points", None, markers)
-        if points is not None:
-            explicit[problem] = explicit.get(problem, 0.0) + float(points)
-        else:
-            shared.setdefault(problem, []).append(item)
-    for problem, checks in shared.items():
-        try:
-            pool = assignment.problem(problem).points - explicit.get(problem, 0.0)
-        except KeyError:
-            raise ValueError(f"a check names problem {problem}, which {assignment.name}'s table lacks") from None
-        weights = [float(weight_of[id(item)]) for item in checks]
-        total, given = sum(weights), 0.0
-        for index, (item, weight) in enumerate(zip(checks, weights)):
-            if index == len(checks) - 1:
-                points = round(pool - given, 4)
-            else:
-                points = round(pool * weight / total, 4) if total else 0.0
-            given += points
-            item.add_marker(pytest.mark.points(points))
 
 
 @dataclass(frozen=True)
