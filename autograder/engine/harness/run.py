@@ -76,9 +76,9 @@ class Run:
         self.timeout = float(req.get("timeout") or self.limits["wall_s"])
         self.t0, self.cpu0 = time.monotonic(), time.process_time()
         # (CPU seconds, run-queue wait seconds) of this process's main thread now: as the zygote
-        # read them (sched0: after the process's last answer, or at its start) in its /proc look,
-        # else read here.  What it ran since is the harness loop's return to its read: microseconds,
-        # which the starved test of extension() cannot tell apart.
+        # read them (sched0) when it took this process's last answer, else read here.  What it
+        # ran since is the harness loop's return to its read (it serves again only once settled
+        # after that answer): microseconds, which extension()'s starved test cannot tell apart.
         sched0 = req.get("sched0")
         self.sched0 = (sched0[0], sched0[1]) if type(sched0) is list and len(sched0) == 2 \
             and type(sched0[0]) is float and type(sched0[1]) is float else _sched(fd=sched)

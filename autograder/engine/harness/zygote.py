@@ -317,7 +317,7 @@ class Zygote:
         own: no need to encode the request again)."""
         nonce = os.urandom(8).hex()
         line = line.rstrip() if line is not None else b""
-        base = dl["base"]       # (WK's schedstat now, as Worker.sched read it: its Run's sched0)
+        base = wk.after         # (its schedstat when its last answer was taken: its Run's sched0)
         if len(line) > 2 and line.endswith(b"}"):
             keys = b"".join([b',"%s":%s' % (k.encode("ascii"), _dumps(v).encode("ascii"))
                              for k, v in more.items()]) if more else b""
