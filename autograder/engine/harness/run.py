@@ -74,14 +74,7 @@ class Run:
         # is under its CPU limit and was starved by the machine's load (not sleeping) gets more
         # wall time (extension), up to WALL, the backstop.
         self.timeout = float(req.get("timeout") or self.limits["wall_s"])
-        self.t0, self.cpu0 = time.monotonic(), time.process_time()
-        # (CPU seconds, run-queue wait seconds) of this process's main thread now: as the zygote
-        # read them (sched0) when it took this process's last answer, else read here.  What it
-        # ran since is the harness loop's return to its read (it serves again only once settled
-        # after that answer): microseconds, which extension()'s starved test cannot tell apart.
-        sched0 = req.get("sched0")
-        self.sched0 = (sched0[0], sched0[1]) if type(sched0) is list and len(sched0) == 2 \
-            and type(sched0[0]) is float and type(sched0[1]) is float else _sched(fd=sched)
+        self.t0, self.cpu0, self.sched0 = time.monotonic(), time.process_time(), _sched(fd=sched)
         self.cpu_end = self.cpu0
         self.deadline = self.t0 + self.timeout
         self.backstop = self.t0 + max(float(req.get("wall") or self.timeout), self.timeout)

@@ -41,6 +41,7 @@ class Zygote:
     def __init__(self, cfg, ctl, ctl_fd, res_fd, applied, snapshot=None):
         self.cfg, self.ctl, self.ctl_fd, self.res_fd, self.applied = cfg, ctl, ctl_fd, res_fd, applied
         self.workdir = os.getcwd()
+        self.run_prefix = os.path.join(self.workdir, "run-")    # (a fresh request's folder: + its number)
         self.private_tmp = bool(cfg.get("root") and cfg.get("namespaces"))
         # Without a procfs of our own pid namespace, /proc pids do not match ours: use kill(-1).
         self.use_proc = not cfg.get("pidns") or applied.get("proc", False)
@@ -50,7 +51,7 @@ class Zygote:
         self.kids = None          # our own /proc children file, kept open (children())
         self.tmp_watch = None     # inotify on the private tmp folders (clean_files), False: none
         self.worker_gen = 0       # +1 each time the shared worker is stopped (the grader replays history)
-        self.nrun, self.run_prefix = 0, os.path.join(self.workdir, "run-")   # (+ nrun: a fresh request's folder)
+        self.nrun = 0
         self.aside = None         # in an aside batch: when its requests are killed (handle_batch)
         self.code, self.compile_error = cfg.pop("compiled", None) or compile_source(cfg["source"], cfg["filename"])
         reference = cfg.pop("reference_loaded", None)
@@ -317,14 +318,12 @@ class Zygote:
         own: no need to encode the request again)."""
         nonce = os.urandom(8).hex()
         line = line.rstrip() if line is not None else b""
-        base = wk.after         # (its schedstat when its last answer was taken: its Run's sched0)
         if len(line) > 2 and line.endswith(b"}"):
             keys = b"".join([b',"%s":%s' % (k.encode("ascii"), _dumps(v).encode("ascii"))
                              for k, v in more.items()]) if more else b""
-            sched0 = b',"sched0":[%r,%r]' % base if base is not None else b""    # (finite floats: repr is JSON)
-            data = b'%s%s%s,"nonce":"%s"}\n' % (line[:-1], keys, sched0, nonce.encode("ascii"))   # (hex: as _dumps)
+            data = b'%s%s,"nonce":"%s"}\n' % (line[:-1], keys, nonce.encode("ascii"))   # (hex: as _dumps)
         else:
-            data = _dumps(dict(msg, **dict(more or (), nonce=nonce, sched0=base))).encode("ascii") + b"\n"
+            data = _dumps(dict(msg, **dict(more or (), nonce=nonce))).encode("ascii") + b"\n"
         if len(data) > FLUSH_BYTES:
             self.flush()        # (the write may wait for the process to read: nothing held meanwhile)
         try:
