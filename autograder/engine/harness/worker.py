@@ -15,10 +15,10 @@ from .patches import install_patches
 from .run import Run
 
 
-def child_run(zyg, req, wfd, shared, sched=None, patch_tags=None):
+def child_run(zyg, req, wfd, shared, sched=None, patch_tags=None, pid=None):
     """Run one request in this (forked) process and write its result line (SCHED: see own_sched;
-    PATCH_TAGS: the process's _patch_tags)."""
-    pid = os.getpid()
+    PATCH_TAGS: the process's _patch_tags; PID: its pid, as the shared worker's loop read it once)."""
+    pid = pid or os.getpid()
     try:
         run = Run(req, zyg.cfg, wfd, sched, pid)
         run.patch_tags = patch_tags
@@ -126,16 +126,17 @@ def worker_loop(zyg, req_r, res_w, runner=None, first=None):
         gc.freeze()     # (FROZEN; a runner made the worker froze them already)
     lines, sched, patch_tags = runner if runner is not None else (Lines(req_r), own_sched(), _patch_tags(zyg))
     shared = {}
+    pid = os.getpid()
     if first is not None:
         os.makedirs(first["worker"], exist_ok=True)
         os.chdir(first["worker"])
-        child_run(zyg, first, res_w, shared, sched, patch_tags)
+        child_run(zyg, first, res_w, shared, sched, patch_tags, pid)
     while True:
         line = lines.readline()
         if line is None:
             _real_exit(0)
         req = _loads_line(line)
-        child_run(zyg, req, res_w, shared, sched, patch_tags)
+        child_run(zyg, req, res_w, shared, sched, patch_tags, pid)
 
 
 def _patch_tags(zyg):
