@@ -361,3 +361,34 @@ def test_every_life_has_exactly_the_environment_the_grader_sends(make):
     assert [box.applied["compiled"] for box in lives] == ["first_life", "student_root", "student_root"]
     assert [call(box, "text").value for box in lives] == ["é ✓ \udcff"] * 3
     assert call(lives[2], "text", substitute={"names": ["text"]}).value == "ref é"
+
+
+def _children(pid: int) -> list[int]:
+    found: list[int] = []
+    for task in os.listdir(f"/proc/{pid}/task"):
+        with open(f"/proc/{pid}/task/{task}/children") as f:
+            found += [int(c) for c in f.read().split()]
+    return found
+
+
+@needs_root
+def test_a_life_forks_nothing_before_its_first_request(make):
+    """A pid-1 life joins the sandbox's cgroup while it isolates itself (Sandbox._start: the move is
+    done before the grader reads its `ready`, which the life may write sooner), so a process it
+    forked before its first request could stay outside the cgroup (its memory and pids limits) and
+    become the shared worker.  Once started, and after a while, the life has no child; its first
+    request's processes are in its cgroup."""
+    box = make("""
+        def where():
+            return open("/proc/self/cgroup").read()
+        def nothing():
+            return None
+    """)
+    box.start()
+    life = box._state.proc.popen.pid
+    time.sleep(0.3)                         # (a fork made when ready would be there by now)
+    assert _children(life) == []
+    if box._state.group is None:
+        pytest.skip("this machine gives no writable cgroup (see Sandbox.applied['cgroup'])")
+    inside = call(box, "where")
+    assert inside.status == "ok" and "autograder-" in inside.value, inside

@@ -570,7 +570,8 @@ class Sandbox:
             proc.send(f"{len(harness):16d}".encode() + harness)
         line = _config_line(cfg)
         proc.send(b"%15d\n" % len(line) + line + b"".join(blobs.values()))   # (harness/entry.py read_config)
-        if late:                 # a pid-1 life forks nothing before it is ready: it joins its group
+        if late:                 # a pid-1 life forks nothing before its first request (sent after the
+            #                    move below): it joins its group
             self._join_group(proc)   # while it isolates itself (a move waits ~3 ms per hierarchy)
         deadline = time.monotonic() + START_TIMEOUT
         kind, line = proc.next_line(deadline)

@@ -71,24 +71,10 @@ def sandbox_main(ctl_fd, res_fd, built=None, compile_fd=None):
         if built is not None:
             applied.update(student_code(cfg, compile_fd))
         zygote = Zygote(cfg, ctl, ctl_fd, res_fd, applied, _SNAPSHOT[0])
-        early_runner(zygote)
     except BaseException:
         write_line(res_fd, {"t": "fatal", "error": traceback.format_exc()})
         _real_exit(1)
     zygote.serve()
-
-
-def early_runner(zygote):
-    """The zygote's fresh runner (if it has one) forked now, when it is ready, before it reads a
-    request, rather than at its first fresh request: what the zygote writes as it serves (the
-    plan's lines, its frames, the names its code touches) is then copied on write once, after
-    this fork, not once before it and again after it (~95 pages a life).  The runner is the same
-    clean fork of the zygote it would be then (the zygote never runs student code)."""
-    if zygote.clean is not None:
-        try:
-            zygote.start_runner()
-        except OSError:
-            zygote.runner = None      # (forked at the first fresh request instead, as before)
 
 
 # What a life forked by its student root shares with the root and its other lives.  As the pid 1 of
