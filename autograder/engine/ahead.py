@@ -39,14 +39,14 @@ class Plan:
                  for part in _parts_of(requests)]
         if len(parts) > 1 or parts[0][0] is not self:
             tried = {id(target) for target, part in parts
-                     if target is not self and self._may_try(target, part.requests, part.tryable)}
+                     if target is not self and self._may_try(target, part)}
             # The parts run one after another (each with the budget the ones before it left), but
             # the later sandboxes start meanwhile: a start (~10-30 ms of forks, mounts, the
             # zygote's snapshot) overlaps the batch before it instead of following it.  A part
             # tried in this sandbox first (_try_aside) starts its own only if the try fails.
             starter = _start_all([target._sandbox for target, _ in parts[1:] if id(target) not in tried])
             try:
-                return sum(len(part.requests) if id(target) in tried and self._try_aside(target, part.requests, part)
+                return sum(len(part.requests) if id(target) in tried and self._try_aside(target, part)
                            else target._prefetch(part.requests, part) for target, part in parts)
             finally:
                 starter.join()
@@ -65,25 +65,22 @@ class Plan:
     # exactly as it would have (the same requests, order and budget).  No check reads a tried
     # outcome before the whole run is known good: they are handed over only then.
 
-    def _may_try(self, variant: Program, part: list[Request], tryable: bool | None = None) -> bool:
-        """Whether VARIANT's PART (a plan's requests) may be tried in this sandbox first (TRYABLE:
-        whether _tryable holds for all of them, when known)."""
+    def _may_try(self, variant: Program, part: _Part) -> bool:
+        """Whether VARIANT's PART (of a plan: _parts_of) may be tried in this sandbox first."""
         if (not TRY_ASIDE or variant.runs or variant._shared_ahead or variant._fresh_ahead or variant._history
                 or variant._sandbox.starts or not self._sandbox.applied.get("fresh_runner")
                 or not self._sandbox.applied.get("private_tmp")     # (the zygote would refuse it)
                 or self._shared_ahead or self._history):
             return False
-        made, good = _TRY_RECORD.get(_keep_of(part[0]), (0, 0))
+        made, good = _TRY_RECORD.get(part.keep, (0, 0))
         if made >= TRY_LEARN and 2 * good < made:
             return False        # (this process's tries of it mostly failed: its reference calls across)
-        if tryable is not None:
-            return tryable
-        return all(by_identity(_TRYABLE, r, lambda r=r: _tryable(r), _PLAN_KEYS_MAX) for r in part)
+        return part.tryable
 
-    def _try_aside(self, variant: Program, part: list[Request], facts: _Part | None = None) -> bool:
-        """PART (VARIANT's planned shared calls) tried in this sandbox (see above): True when its
-        outcomes were good and are VARIANT's now, as if its own sandbox had run them.  (FACTS:
-        PART's _Part, when it is one.)"""
+    def _try_aside(self, variant: Program, part: _Part) -> bool:
+        """PART (VARIANT's planned shared calls, of a plan: _parts_of) tried in this sandbox (see
+        above): True when its outcomes were good and are VARIANT's now, as if its own sandbox had
+        run them."""
         from .trials import TRIAL_FACTOR, TRIAL_FLOOR_S  # (trials.py imports this module)
 
         # What the reference took on these calls (those it answered) measures a try's cost: the
@@ -91,10 +88,7 @@ class Plan:
         # Its requests keep their own limits: a program that reads its run's limit (the harness's
         # request, through the stack) sees the one it would see in the variant's own sandbox.
         ref = (self._owner or self).timing
-        took = 0.0
-        if ref is not None:
-            cpus = facts.cpus(ref) if facts is not None else [ref.cpu_time(r, planned=True) for r in part]
-            took = sum(t for t in cpus if t is not None)
+        took = sum(t for t in part.cpus(ref) if t is not None) if ref is not None else 0.0
         allowance = max(TRIAL_FLOOR_S, TRIAL_FACTOR * took)
         left = self._budget_left()
         budget = allowance if left is None else min(left, allowance)
@@ -102,15 +96,14 @@ class Plan:
         kept = (sandbox.strict, sandbox.retries, sandbox._wall_stopped)   # (a try leaves them as they were)
         self.round_trips += 1
         try:
-            stand_ins = facts.stand_ins() if facts is not None else [_stand_in(r) for r in part]
-            outcomes = sandbox.run_batch(stand_ins, budget=budget, planned=True, aside=True)
+            outcomes = sandbox.run_batch(part.stand_ins(), budget=budget, planned=True, aside=True)
         finally:
             sandbox.strict, sandbox.retries, sandbox._wall_stopped = kept
         self.tries[0] += 1
-        record = _TRY_RECORD.setdefault(_keep_of(part[0]), [0, 0])
+        record = _TRY_RECORD.setdefault(part.keep, [0, 0])
         record[0] += 1
         worker = outcomes[0].worker if outcomes else None
-        if (len(outcomes) != len(part) or sandbox.aside_end != "clean" or worker is None or worker[0] != worker[1]
+        if (len(outcomes) != len(part.requests) or sandbox.aside_end != "clean" or worker is None or worker[0] != worker[1]
                 or any(o.worker != worker or o.status not in TRIED_STATUSES or o.wall_stopped for o in outcomes)):
             return False
         self.tries[1] += 1
@@ -119,8 +112,7 @@ class Plan:
         variant.runs += len(outcomes)
         variant._charge(outcomes)
         variant._aside = True
-        keys = facts.keys if facts is not None else [plan_key(r) for r in part]
-        variant._shared_ahead.extend(zip(keys, part, outcomes))
+        variant._shared_ahead.extend(zip(part.keys, part.requests, outcomes))
         return True
 
     def _prefetch(self, requests: list[Request], facts: _Part | None = None) -> int:
@@ -314,7 +306,7 @@ def _parts_of(requests: list[Request]) -> list[_Part]:
     parts: dict[tuple | None, _Part] = {}
     for r in requests:
         # (as Program._variant_of picks the sandbox: none substituted, its own; else by the kept names)
-        keep = None if not r.substitute else tuple(sorted(str(n) for n in (r.substitute.get("keep") or ())))
+        keep = _keep_of(r) if r.substitute else None
         part = parts.get(keep)
         if part is None:
             part = parts[keep] = _Part(keep)
