@@ -54,10 +54,7 @@ def backstop_is_ours(seconds: float) -> bool:
 
 def timed(function, kwargs: dict, seconds: float):
     """with_backstop once backstop_is_ours said yes."""
-    _BACKSTOP[0] = seconds
-    if _signal.getsignal(signal.SIGALRM) is not _on_backstop:     # (signal.getsignal: + an enum lookup that raises)
-        _BACKSTOP_OLD.append(signal.signal(signal.SIGALRM, _on_backstop))
-    signal.setitimer(signal.ITIMER_REAL, seconds)
+    _arm(seconds)
     try:
         return function(**kwargs)
     finally:
@@ -65,6 +62,15 @@ def timed(function, kwargs: dict, seconds: float):
 
 
 _BACKSTOP_OLD: list = []        # the SIGALRM handlers with_backstop replaced, oldest first
+
+
+def _arm(seconds: float) -> None:
+    """The backstop's handler on SIGALRM (the one it replaces kept for backstop_handler) and its
+    timer set for SECONDS."""
+    _BACKSTOP[0] = seconds
+    if _signal.getsignal(signal.SIGALRM) is not _on_backstop:     # (signal.getsignal: + an enum lookup that raises)
+        _BACKSTOP_OLD.append(signal.signal(signal.SIGALRM, _on_backstop))
+    signal.setitimer(signal.ITIMER_REAL, seconds)
 
 
 @contextlib.contextmanager
@@ -76,12 +82,9 @@ def watch(seconds: float):
     again for what that check has left (SECONDS between checks).  A check that hangs is stopped at
     the same limit as under timed.  pause() disarms it around a check pytest's protocol runs
     (pytest-timeout's own timer guards that one, and leaves SIGALRM's handler at SIG_DFL)."""
-    _BACKSTOP[0] = seconds
-    if _signal.getsignal(signal.SIGALRM) is not _on_backstop:
-        _BACKSTOP_OLD.append(signal.signal(signal.SIGALRM, _on_backstop))
     _RUNNING[0] = None
     _WATCHING[0] = True
-    signal.setitimer(signal.ITIMER_REAL, seconds)
+    _arm(seconds)
     try:
         yield
     finally:
