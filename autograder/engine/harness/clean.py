@@ -233,16 +233,14 @@ class CleanState:
         student code ran in this process (base, at a runner's start)."""
         if not self.copies_checked:
             others, kept, copies, rest = self._held
-            if others is self.others and copies == kept:    # (none of those lists written since)
-                fresh = list(self._copies)
-                for i in rest:
-                    obj, copy = others[i], fresh[i]
-                    if not (type(copy) in _SAME_BY_IDENTITY and copy == obj):
-                        fresh[i] = type(obj)(obj)
-            else:
-                fresh = [copy if type(copy) in _SAME_BY_IDENTITY and copy == obj else type(obj)(obj)
-                         for obj, copy in zip(self.others, self._copies)]
-                fresh += [type(obj)(obj) for obj in self.others[len(fresh):]]
+            fresh = list(self._copies[:len(self.others)])
+            # (none of the lists written since: only the rest to look at one by one)
+            unwritten = others is self.others and copies == kept
+            for i in rest if unwritten else range(len(fresh)):
+                obj, copy = self.others[i], fresh[i]
+                if not (type(copy) in _SAME_BY_IDENTITY and copy == obj):
+                    fresh[i] = type(obj)(obj)
+            fresh += [type(obj)(obj) for obj in self.others[len(fresh):]]
             self._copies = tuple(fresh)
             self.copies_checked = True
 
