@@ -64,7 +64,19 @@ def stopped_aspect(outcome) -> str:
 
 def links(assignment) -> dict[int, tuple[int, ...]]:
     """problem -> the problems of earlier stages its failures may stem from: those that list one
-    of its functions (the table), and assignment.toml [[stems]] (problem = N, from = [M, ...])."""
+    of its functions (the table), and assignment.toml [[stems]] (problem = N, from = [M, ...]).
+    Made once for the assignment last asked about (a grading session asks for one, every grade)."""
+    if _LINKS[0] is assignment:
+        return _LINKS[1]
+    found = _links(assignment)
+    _LINKS[:] = [assignment, found]
+    return found
+
+
+_LINKS: list = [None, {}]       # [the assignment, its links]
+
+
+def _links(assignment) -> dict[int, tuple[int, ...]]:
     stage = {p.number: p.stage for p in assignment.problems}
     out: dict[int, set[int]] = {}
     for later in assignment.problems:
@@ -110,14 +122,11 @@ def _definitions(source: str) -> dict[str, ast.AST] | None:
     return {node.name: node for node in ast.walk(tree) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
 
 
-def excuse_repeats(results: list, aspects: dict[int, str], assignment, source: str | None,
-                   linked: dict[int, tuple[int, ...]] | None = None) -> int:
+def excuse_repeats(results: list, aspects: dict[int, str], assignment, source: str | None) -> int:
     """Pass, with a note, every failed check whose failure stems from an earlier stage's failed
     check of a linked problem with the same aspect (ASPECTS: id(result) -> aspect).  SOURCE: the
-    student's file (a stub is never excused).  LINKED: links(ASSIGNMENT), when the caller keeps
-    it.  Returns how many checks were excused."""
-    if linked is None:
-        linked = links(assignment)
+    student's file (a stub is never excused).  Returns how many checks were excused."""
+    linked = links(assignment)
     if not linked or source is None or not aspects:     # (no aspect: no failure to excuse)
         return 0
     functions = {p.number: p.functions for p in assignment.problems}

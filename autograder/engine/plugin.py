@@ -33,11 +33,11 @@ import pytest
 from _pytest.outcomes import Exit
 
 from . import guards
-from .charge import excuse_repeats, links
+from .charge import excuse_repeats
 from .checks import GraderFault, explain, take_trivial
 from .feedback import Fail
 from .guards import BACKSTOP_S
-from .points import closest_markers, marker_arg, share_points
+from .points import closest, closest_markers, marker_arg, share_points
 from .program import Program
 from .results import TestResult
 from .sandbox import Outcome
@@ -97,7 +97,6 @@ class GradingPlugin:
         self._read: tuple[list, list] | None = None         # read_checks: (the items, how each runs)
         self._substitutions: dict[int, dict] = {}
         self._functions: dict[int, frozenset[str]] = {}      # problem -> its functions' bare names
-        self._links: tuple | None = None                     # (assignment, charge.links of it)
         self.public_only = public_only
         self.next_submission = next_submission    # () -> (Program, load_failure, context) | None
         self.deliver = deliver                    # (plugin, context) -> None, after each submission
@@ -241,10 +240,7 @@ class GradingPlugin:
             if student is not None:
                 student.drop_plan()
             self.no_points_for_nothing()
-            if self._links is None or self._links[0] is not self.assignment:    # (once per assignment)
-                self._links = (self.assignment, links(self.assignment))
-            excuse_repeats(self.results, self._aspect, self.assignment, getattr(student, "source", None),
-                           self._links[1])
+            excuse_repeats(self.results, self._aspect, self.assignment, getattr(student, "source", None))
             self.deliver(self, context)
 
     def _check_each(self, items, light: list, student: Program | None, watched: bool) -> None:
@@ -426,10 +422,9 @@ class GradingPlugin:
             return known[1]
         markers = closest_markers(item)
         problem = int(marker_arg(item, "problem", 0, markers))
-        marker = item.get_closest_marker("depends") if markers is None else markers.get("depends")
+        marker = closest(item, "depends", markers)
         stage = self._stage_of(problem)
-        own = (item.get_closest_marker("own_functions") if markers is None else markers.get("own_functions")) \
-            is not None
+        own = closest(item, "own_functions", markers) is not None
         sub = None if own or not stage else self._substitution(stage)
         check = _Check(problem=problem, points=float(marker_arg(item, "points", 0, markers)),
                        hidden=marker_arg(item, "visibility", "visible", markers) == "hidden",

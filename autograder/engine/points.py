@@ -6,9 +6,14 @@ from __future__ import annotations
 import pytest
 
 
+def closest(item: pytest.Item, name: str, markers: dict | None = None):
+    """ITEM's closest NAME marker, or None (MARKERS: closest_markers(ITEM), when known)."""
+    return item.get_closest_marker(name) if markers is None else markers.get(name)
+
+
 def marker_arg(item: pytest.Item, name: str, default=None, markers: dict | None = None):
     """NAME's closest marker's first argument (MARKERS: closest_markers(ITEM), when known)."""
-    marker = item.get_closest_marker(name) if markers is None else markers.get(name)
+    marker = closest(item, name, markers)
     return marker.args[0] if marker and marker.args else default
 
 
