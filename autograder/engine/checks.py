@@ -95,9 +95,11 @@ def _because(why: str) -> str:
     return f" ({why})" if why else ""
 
 
-def reference_ok(outcome: Outcome, ran: str) -> Outcome:
-    """The reference's OUTCOME of RAN, or a GraderFault: every expected value must exist."""
+def reference_ok(outcome: Outcome, ran: str | Callable[[], str]) -> Outcome:
+    """The reference's OUTCOME of RAN, or a GraderFault: every expected value must exist.  (RAN: the
+    call's text, or a function making it: made only for the fault, a passing check never needs it.)"""
     if outcome.status != "ok":
+        ran = ran() if callable(ran) else ran
         raise GraderFault(f"the reference failed on {ran}: {outcome.status} {outcome.message} {outcome.error}")
     return outcome
 

@@ -149,11 +149,14 @@ def hint_for(case: dict, got) -> str | None:
     return case["hint"]
 
 
-def returned_value(outcome, ran: str, *, short: str | None = None, hint: str | None = None) -> Any:
+def returned_value(outcome, ran: str | Callable[[], str], *, short: str | None = None,
+                   hint: str | None = None) -> Any:
     """What the student's call returned, or a Fail saying why it did not return: the detailed
-    text, and a data-free one (SHORT names the call, e.g. "parse_keep(...)") for hidden checks."""
+    text, and a data-free one (SHORT names the call, e.g. "parse_keep(...)") for hidden checks.
+    (RAN: the call's text, or a function making it: made only for the Fail.)"""
     if outcome.status == "ok":
         return outcome.value
+    ran = ran() if callable(ran) else ran
     short = short or ran.split("(")[0] + "(...)"
     hidden = None
     if outcome.status == "input_exhausted":

@@ -55,9 +55,7 @@ def check_round(student, reference, case: dict) -> None:
     def ran() -> str:           # (the round's text only where it is shown: a passing check never needs it)
         return f"{describe('play_round', [card])}; the answers {stdin}; the dice rolled {rolls}"
 
-    ref_outcome = reference.call("play_round", card, stdin=stdin, dice=injected)
-    if ref_outcome.status != "ok":
-        reference_ok(ref_outcome, ran())
+    ref_outcome = reference_ok(reference.call("play_round", card, stdin=stdin, dice=injected), ran)
     outcome = student.call_or_skip("play_round", card, stdin=stdin, dice=injected, timeout=ROUND_TIMEOUT)
     why = case["why"]
     ref = read_reference(ref_outcome)
@@ -72,7 +70,7 @@ def check_round(student, reference, case: dict) -> None:
 
     if outcome.status not in ("ok", "input_exhausted"):
         try:
-            returned_value(outcome, ran(), short="play_round(...)",
+            returned_value(outcome, ran, short="play_round(...)",
                           hint=divergence.hint if divergence else None)
         except Fail as stopped:
             stopped.aspect = stopped_aspect(outcome)

@@ -7,6 +7,8 @@ program that rolls too many can finish and be told what it did).
 
 from __future__ import annotations
 
+import functools
+
 import pytest
 
 from autograder.assignments.yahtzee.suites import round_checks as r
@@ -36,17 +38,13 @@ ROUNDS = [case for case in DATA["play_round"] if case.get("problem", 12) == 12]
 
 def _same_value(student, reference, case, func, *args, **kwargs):
     """Fail unless the student's FUNC(*ARGS) returns what the reference returns; the outcome."""
-    # (the call's text only where it is shown: a check that passes never needs it)
-    ref_outcome = reference.call(func, *args, **kwargs)
-    if ref_outcome.status != "ok":
-        reference_ok(ref_outcome, describe(func, args))
-    expected = ref_outcome.value
+    ran = functools.partial(describe, func, args)   # (the call's text only where a failure shows it)
+    expected = reference_ok(reference.call(func, *args, **kwargs), ran).value
     could_pass_by_doing_nothing(expected)
     outcome = student.call_or_skip(func, *args, **kwargs)
-    got = outcome.value if outcome.status == "ok" else returned_value(outcome, describe(func, args),
-                                                                      short=f"{func}(...)")
+    got = returned_value(outcome, ran, short=f"{func}(...)")
     if got != expected:
-        ran = describe(func, args)
+        ran = ran()
         raise Fail(f"Called {ran}. Returned {got!r}, but expected {expected!r} ({case['why']}).",
                    hidden=f"{func} returned the wrong value: {case['why']}.",
                    ran=ran, expected=expected, got=got, hint=hint_for(case, got))

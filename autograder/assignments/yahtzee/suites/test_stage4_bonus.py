@@ -7,6 +7,7 @@ Yahtzee or an upper total right at the threshold.  Expected values come from the
 
 from __future__ import annotations
 
+import functools
 import json
 
 import pytest
@@ -58,23 +59,19 @@ def _compare(student, reference, case: dict, func: str, args: list, also=None, a
     """Fail unless FUNC(*ARGS) returns the reference's value (or ALSO(got), a value that a bug
     checked elsewhere explains: a bug costs points once).  ASPECT(got, expected): what differed,
     when an earlier stage's failure may explain it (engine/charge.py)."""
-    # (the call's text only where it is shown: a check that passes never needs it)
-    ref_outcome = reference.call(func, *args)
-    if ref_outcome.status != "ok":
-        reference_ok(ref_outcome, describe(func, args))
-    expected = ref_outcome.value
+    ran = functools.partial(describe, func, args)   # (the call's text only where a failure shows it)
+    expected = reference_ok(reference.call(func, *args), ran).value
     could_pass_by_doing_nothing(expected)
     outcome = student.call_or_skip(func, *args)
     try:
-        got = outcome.value if outcome.status == "ok" else \
-            returned_value(outcome, describe(func, args), short=f"{func}(...)")
+        got = returned_value(outcome, ran, short=f"{func}(...)")
     except Fail as stopped:
         stopped.aspect = stopped_aspect(outcome)
         raise
     if (got != expected or type(got) is not type(expected)) and also is not None and also(got):
         return
     if got != expected or type(got) is not type(expected):
-        ran = describe(func, args)
+        ran = ran()
         raise Fail(f"Called {ran}. Returned {show(got)}, but expected {show(expected)} ({case['why']}).",
                    hidden=f"{func} returned the wrong value: {case['why']}.",
                    ran=ran, expected=expected, got=got, hint=hint_for(case, got),
