@@ -1,5 +1,6 @@
-"""Grading tests/corpus/cost/ for test_hostile_cost.py: the pool worker that grades one case and
-times it (the pool's workers import this module by name, so it holds no fixture)."""
+"""Grading a submission and measuring what it cost, for test_hostile_cost.py (tests/corpus/cost/)
+and test_pytzee.py: the pool worker that grades one case and times it (the pool's workers import
+this module by name, so it holds no fixture)."""
 
 from __future__ import annotations
 
@@ -12,9 +13,9 @@ _STUDENTS: list = []
 _RAN = [0.0, 0.0]          # the student's runs in this grade: seconds on the wall clock, of them waiting for a CPU
 
 
-def warm_up(reference: str) -> None:
+def warm_up(reference: str, assignment: str = "yahtzee", limits: Limits | None = LIMITS) -> None:
     """Pool initializer: record the student Programs grade() makes and the CPU waits of their
-    runs; one grade first, so every timed grade is a warm worker's."""
+    runs; one grade of REFERENCE first, so every timed grade is a warm worker's."""
     import autograder.grading.grade as grade_module
     from autograder.engine.program import Program
 
@@ -36,19 +37,22 @@ def warm_up(reference: str) -> None:
 
     Program._charge = charging
     grade_module.Program = RecordingProgram
-    grade_module.grade(reference, "yahtzee", limits=LIMITS)
+    grade_module.grade(reference, assignment, limits=limits)
 
 
-def grade_timed(name: str, path: str) -> dict:
-    """Grade PATH: its score, wall time, the trial counts of its Program (Program.trials), and the
-    seconds its runs took ("ran", Outcome.elapsed) and of them waited for a CPU ("waited",
-    Outcome.wait: the machine's load, not the program)."""
+def grade_timed(name: str, path: str, assignment: str = "yahtzee", limits: Limits | None = LIMITS,
+                report: bool = False) -> dict:
+    """Grade PATH: its score, wall time, the grader's own CPU time ("cpu": this process's), the
+    trial counts of its Program (Program.trials), the seconds its runs took ("ran",
+    Outcome.elapsed) and of them waited for a CPU ("waited", Outcome.wait: the machine's load,
+    not the program); with REPORT, the whole report (GradeReport.to_dict)."""
     from autograder.grading.grade import grade
 
     _STUDENTS.clear()
     _RAN[:] = [0.0, 0.0]
-    t0 = time.monotonic()
-    report = grade(path, "yahtzee", limits=LIMITS)
-    wall = time.monotonic() - t0
+    t0, cpu = time.monotonic(), time.process_time()
+    got = grade(path, assignment, limits=limits)
+    wall, cpu = time.monotonic() - t0, time.process_time() - cpu
     trials = [list(p.trials) for p in _STUDENTS if p._owner is None]
-    return {"name": name, "score": report.score, "wall": wall, "trials": trials, "ran": _RAN[0], "waited": _RAN[1]}
+    return {"name": name, "score": got.score, "wall": wall, "cpu": cpu, "trials": trials, "ran": _RAN[0],
+            "waited": _RAN[1], **({"report": got.to_dict()} if report else {})}
