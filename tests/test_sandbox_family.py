@@ -286,8 +286,9 @@ os.write(1, json.dumps({                 # (print: the patched sys.stdout is a r
                  clean.LATE_HARNESS]) <= ids(adopted.others) | ids(adopted.dicts),
     "modules": adopted.modules == fresh.modules, "random": adopted.random == fresh.random,
     "harness": adopted.harness == fresh.harness == dict(vars(clean)),
-    "copies": adopted.other_copies == adopted.others and any("/late" in c for c in adopted.other_copies
-                                                             if type(c) is list),
+    "copies": (adopted.check_copies() or adopted.ids.same(adopted.ids_base))     # (lists, sets: by identity)
+              and any("/late" in items for group in getattr(adopted.ids, "extra", [adopted.ids_base])
+                      for items in group),
     "restored": [dict(c) for c, _ in adopted.restored] == [c for _, c in adopted.restored]
                 and len(adopted.restored) == len(fresh.restored),
     "new_module": (__import__("fractions") and root.adopt(name).modules == dict(sys.modules)),

@@ -525,10 +525,10 @@ def test_the_unordered_reader_reads_the_same_tags_in_one_struct_unpack_and_sees_
 
 
 def test_adopted_copies_are_checked_before_student_code_and_an_unchecked_check_says_unclean():
-    """CleanState.adopt leaves the lists' and sets' copies to be checked where they are used (a
-    runner's start: base, before any student code): checked there, they hold the process's own
-    values (a list changed after the walk included), and a later in-place change is seen; a
-    check that finds them unchecked says unclean, never compares with copies of another state."""
+    """CleanState.adopt leaves the reading of the lists' and sets' items to where it is used (a
+    runner's start: base, before any student code): read there, it is the process's own (a list
+    changed after the walk included, its items held alive), and a later in-place change is seen;
+    a check that finds it unread says unclean, never compares with a reading of another state."""
     import sys
     import types
 
@@ -548,10 +548,12 @@ def test_adopted_copies_are_checked_before_student_code_and_an_unchecked_check_s
         assert adopted.same(None, unchecked) is False          # (before any other look)
         adopted.base()
         assert adopted.copies_checked is True
-        path_copy = [c for o, c in zip(adopted.others, adopted._copies) if o is sys.path][0]
-        assert path_copy == sys.path and path_copy is not sys.path
+        base = adopted.ids_base                 # (the lists' and sets' items: by identity)
+        assert adopted.ids.same(base)
+        held = [items for group in getattr(adopted.ids, "extra", [base]) for items in group]
+        assert any(items == tuple(sys.path) and items[-1] is sys.path[-1] for items in held)
         sys.path.append("/changed-by-a-request")
-        assert adopted._copies != adopted.others
+        assert not adopted.ids.same(base)
     finally:
         sys.path[:] = saved_path
         sys.modules["__main__"] = saved_main

@@ -59,11 +59,12 @@ def main():
         "  _fds() (listdir /proc/self/fd)": clean._fds,
         "  gc.collect() (nothing new)": gc.collect,
         "  versions() (every watched dict's tag)": cs.versions,
-        "  copies == others (lists, sets)": lambda: cs._copies == cs.others,
+        "  ids.same (lists, sets by identity)": lambda: cs.ids.same(Run.base[6]),
+        "  _handlers() by identity": lambda: clean._same_items(clean._handlers(), Run.base[5]),
         "  _peak() (getrusage)": clean._peak,
         "  guard.holds()": guard.holds,
     }
-    print(f"watched dicts: {len(cs.dicts)}; copies: {len(cs.others)}; guard: {guard is not None and guard.tags is not None}")
+    print(f"watched dicts: {len(cs.dicts)}; lists and sets: {len(cs.ids.containers)}; guard: {guard is not None and guard.tags is not None}")
     for name, fn in parts.items():
         print(f"{name:45s} {min(per(fn) for _ in range(3)):8.1f} us")
     # floors: the syscalls alone

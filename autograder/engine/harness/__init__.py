@@ -36,7 +36,8 @@ base (imports, limits, captured builtins, control-flow exceptions), values (stud
 data), errors (exceptions -> dicts, compiling), lines (line I/O on fds), run (one request: output,
 scripted input, dice, timer, result), targets (what a call calls: functions, methods of the
 student's classes, the reference's substitutes), patches (stdio, input, exit, random), audit (what
-student code tried), clean (the fresh runner's clean-state check), proctree (children, kill,
+student code tried), identities (the items of the lists and sets the clean-state check watches,
+read by identity), clean (the fresh runner's clean-state check), proctree (children, kill,
 reap), worker (request processes), answers (the zygote's handle on a request process, reading its
 answer lines), zygote (forks, the request plan, its lines to the grader), isolation (namespaces, root,
 uid, seccomp), entry (main, sandbox_main, template_main).  A name is defined in exactly one part (tests check it).
@@ -46,7 +47,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-PARTS = ("../scripted", "base", "values", "errors", "lines", "endless", "run", "targets", "patches", "audit", "clean",
+PARTS = ("../scripted", "base", "values", "errors", "lines", "endless", "run", "targets", "patches", "audit", "identities", "clean",
          "proctree", "worker", "answers", "zygote", "isolation", "entry")
 HERE = Path(__file__).resolve().parent
 

@@ -23,6 +23,7 @@ import struct
 import sys
 import types
 
+from .identities import _VIEWED, _same_dict, _same_items, _same_rest, container_ids
 from .patches import install_patches
 
 _CONTAINERS = (dict, list, set, bytearray)
@@ -37,7 +38,6 @@ _RLIMITS = (resource.RLIMIT_CPU, resource.RLIMIT_AS, resource.RLIMIT_DATA, resou
 _SIGNALS = tuple(sorted(s for s in signal.valid_signals() if s not in (signal.SIGKILL, signal.SIGSTOP)))
 GROWTH = 16 << 10               # kB of peak memory a runner may gain before it is retired
 _PATCHED = (sys, builtins, os, posix, random)     # the modules install_patches writes to
-_SAME_BY_IDENTITY = (list, bytearray)     # their == compares items by identity first (touches none)
 
 
 class _patched:
@@ -78,7 +78,7 @@ class CleanState:
             self._capture()
         # (None: this Python offers no dict versions the check can trust: no fresh runner)
         self.versions, self.detector = version_reader(self.dicts, how, ordered=False)
-        self.reader_key = None
+        self.reader_key = self.ids = None
         self._small_readers()
 
     def _small_readers(self):
@@ -87,8 +87,15 @@ class CleanState:
         taken or adopted, not in every request process (each is ~30 us warm, ~0.3 ms in a fresh
         fork).  A reader reads fixed addresses: the dicts are the same objects in every fork, kept
         alive by this snapshot (kept, restored) or by their modules.  Made again only for another
-        detector or other caches."""
+        detector or other caches.  The reader of the lists' and sets' items (identities.py): made
+        again for other containers or another detector, or where one of their item arrays moved
+        since; else it holds the items they have here (a runner holds only what changes after)."""
         caches = [cache for cache, _ in self.restored]
+        viewed = tuple(obj for obj in self.others if type(obj) in _VIEWED)
+        ids = self.ids
+        if (ids is None or ids.how != self.detector or not _same_items(ids.containers, viewed)
+                or ids.hold() is None):
+            self.ids = container_ids(viewed, self.detector)
         key = (self.detector, tuple(map(id, caches)))
         if key == self.reader_key:
             return
@@ -119,7 +126,7 @@ class CleanState:
         with _patched(filename, installed=self.patched):
             now = self.tracked() if self.tracked is not None else None
             watched = len(self.dicts)
-            if now is None or (now[0] != self.copied[0] and sys.modules != self.modules):
+            if now is None or (now[0] != self.copied[0] and not _same_dict(sys.modules, self.modules)):
                 self._walk()
                 now = None
             else:
@@ -147,6 +154,7 @@ class CleanState:
                 self.kept.append(cache)
         self.seen = {id(obj) for obj in self.kept}   # the harness's names: compared whole (_capture)
         self.dicts, self.others, self.read, self.walked = [], [], [], set()
+        self.stgdict = _stgdict()
         for mod in self.modules.values():
             names = getattr(mod, "__dict__", None)
             if type(names) is dict:
@@ -161,7 +169,7 @@ class CleanState:
     def _watch(self, obj):
         if id(obj) not in self.seen:
             self.seen.add(id(obj))
-            if type(obj) is dict:
+            if type(obj) is dict or type(obj) is self.stgdict:
                 self.dicts.append(obj)
             else:
                 if type(self.others) is tuple:      # (adopt found more: a list again until _capture)
@@ -215,39 +223,25 @@ class CleanState:
             self.harness = dict(harness)      # its _RUN is the request's during the check
         # Any change to a dict (a name rebound, added or removed; a value set) gives it a new
         # version (PEP 509): one read per dict instead of comparing every entry (about 13k).
-        # The lists' and sets' copies: made here, or (adopt) checked where they are used, in a
-        # runner before its first request (check_copies, from base); the zygote never uses them.
-        # Both are tuples: a tuple's == compares its items without increfs (a list's increfs each
-        # pair), so comparing the copies with the ~200 lists (their items the same objects:
-        # compared by identity) writes to none of them: ~65 pages copied on write in every runner.
+        # The lists and sets: compared by identity (identities.py, made in _small_readers, read
+        # again at a runner's start: base).  The rest (a bytearray, a dict subclass no version
+        # reader knows): copies made in a runner before its first request (check_copies).
         if type(self.others) is list:
             self.others = tuple(self.others)
-        if not reuse:
-            self._copies = tuple(type(obj)(obj) for obj in self.others)
-            self._held = _held(self.others, self._copies)
-        self.copies_checked = not reuse
+        self.rest = tuple(obj for obj in self.others if type(obj) not in _VIEWED)
+        self.copies_checked = False
 
     def check_copies(self):
-        """The adopted copies of the lists and sets the check compares by value made this
-        process's own (a list's kept while it is equal, a set's taken anew): only before any
-        student code ran in this process (base, at a runner's start)."""
+        """This process's own reading of the watched lists' and sets' items (its reader holding
+        them alive) and copies of the rest: only before any student code ran in this process
+        (base, at a runner's start); a check before it says unclean."""
         if not self.copies_checked:
-            others, kept, copies, rest = self._held
-            fresh = list(self._copies[:len(self.others)])
-            # (none of the lists written since: only the rest to look at one by one)
-            unwritten = others is self.others and copies == kept
-            for i in rest if unwritten else range(len(fresh)):
-                obj, copy = self.others[i], fresh[i]
-                if not (type(copy) in _SAME_BY_IDENTITY and copy == obj):
-                    fresh[i] = type(obj)(obj)
-            fresh += [type(obj)(obj) for obj in self.others[len(fresh):]]
-            self._copies = tuple(fresh)
+            self.ids_base = self.ids.hold()
+            if self.ids_base is None:     # (an item array moved since the reader was made)
+                self.ids = container_ids(self.ids.containers, self.ids.how)
+                self.ids_base = self.ids.hold()
+            self._copies = tuple(type(obj)(obj) for obj in self.rest)
             self.copies_checked = True
-
-    @property
-    def other_copies(self):
-        self.check_copies()
-        return self._copies
 
     def rebind(self, name, value):
         """Our name NAME bound to VALUE after the snapshot was taken (Zygote.bind_reference: this
@@ -261,7 +255,7 @@ class CleanState:
         harness = globals()
         harness[name] = value
         self.harness[name] = value
-        self.copied[1] = read()[1] if read is not None and (same or self.harness == harness) else None
+        self.copied[1] = read()[1] if read is not None and (same or _same_dict(self.harness, harness)) else None
 
     def untouched(self):
         """A new runner's Untouched (None: no dict versions here), known to start as in the
@@ -275,17 +269,19 @@ class CleanState:
 
     def base(self):
         """A runner's own start (after its fork and its patches): its settings, open fds, peak
-        memory and the versions of the dicts watched (and the adopted copies checked); last, how
-        this process reads its open fds (_fd_reader, made here: a poll object is per process)."""
+        memory and the versions of the dicts watched (and the adopted copies checked); how this
+        process reads its open fds (_fd_reader, made here: a poll object is per process); its
+        handlers (_handlers) and the identities of the watched lists' and sets' items."""
         self.check_copies()
         fds = _fd_reader()
-        return _settings(), fds(), _peak(), self.versions(), fds
+        return _settings(), fds(), _peak(), self.versions(), fds, _handlers(), self.ids_base
 
     def restore(self, stem, guard=None):
         """After a request, before the check: what a fresh fork would not have (the student's
         module, __main__ as the script, the caches it filled, the random state) put back.
-        GUARD: the runner's Untouched (these writes to sys.modules are ours)."""
-        modules = sys.modules
+        GUARD: the runner's Untouched (these writes to sys.modules are ours).  (The snapshot's
+        sys.modules: a request that rebound the name is unclean, its object is not written.)"""
+        modules = self.kept[0]
         if guard is not None:
             guard.mine()
         for name in (stem, "__main__"):
@@ -315,30 +311,38 @@ class CleanState:
 
     def same(self, base, run):
         """True when everything the check sees is as in the snapshot (BASE: the runner's start).
-        Cheapest first.  Compares can meet objects the student put there (their __eq__ runs): the
-        caller runs this under the request's timer and takes any exception as unclean.
+        Cheapest first.  No code of the student's decides a compare: what may hold its objects
+        (the lists and sets, sys.modules, our names, the handlers) is compared by identity, and
+        the rest only once the versions say its holders are the snapshot's own (gc.garbage).
+        A finalizer of the request's garbage runs here (gc.collect): the caller runs this under
+        the request's timer and takes any exception as unclean.
         With the runner's guard unbroken (Untouched), sys.modules and our names are as in the
         snapshot without comparing them entry by entry, and it must still hold at the end."""
         if not self.copies_checked:     # (never so: base checked them before any student code)
             return False
         guard = run.guard
-        untouched = guard is not None and sys.modules is self.kept[0] and guard.holds()
+        modules = self.kept[0]
+        if sys.modules is not modules:  # (the sys namespace's version moved too)
+            return False
+        untouched = guard is not None and guard.holds()
         # A thread could change what is compared while it is: first.  (Children, alive or not, are
         # not looked for here: a runner is made only with our own procfs, where the zygote reads
         # its threads and children after every answer, before it sends another request, and
         # retires it for any (Zygote.settled); only the runner can reap a child of its own, and
         # after this check only the harness runs in it.)
-        if _thread._count() or (not untouched and sys.modules != self.modules):
+        if _thread._count() or (not untouched and not _same_dict(modules, self.modules)):
             return False
         gc.collect()               # a finalizer of the request's garbage runs now, not in the next one
-        if gc.garbage or run.dirty or _settings() != base[0] or base[4]() != base[1] or _peak() > base[2] + GROWTH:
+        if self.versions() != base[3] or gc.garbage or run.dirty is not False:
             return False
-        if self.versions() != base[3]:
+        if _settings() != base[0] or not _same_items(_handlers(), base[5]) or base[4]() != base[1]:
+            return False
+        if _peak() > base[2] + GROWTH or not self.ids.same(base[6]) or not _same_rest(self.rest, self._copies):
             return False
         if untouched:
-            return self._copies == self.others and guard.holds()
+            return guard.holds()
         self.harness["_RUN"] = run
-        return self._copies == self.others and self.harness == globals()
+        return _same_dict(self.harness, globals())
 
 
 class Untouched:
@@ -428,7 +432,8 @@ def _ctypes_reader(dicts, version=sys.version_info, ordered=True):
         return tuple
     # One view of the memory from the first dict to the last one, read at the words of each
     # dict's type, size and tag by one itemgetter (a C call for all of them; nothing else is read).
-    if any(type(d) is not dict for d in dicts):
+    kinds = (dict, _stgdict())
+    if any(type(d) not in kinds for d in dicts):
         return None
     starts = [id(d) for d in dicts]
     low = min(starts)       # (a dict not 8-aligned from it would be read at the wrong words: refused)
@@ -436,7 +441,7 @@ def _ctypes_reader(dicts, version=sys.version_info, ordered=True):
     # not a call of ctypes' getter making a ctypes object first, a fifth of the time)
     words = memoryview((ctypes.c_uint64 * ((max(starts) - low) // 8 + 4)).from_address(low)).cast("B").cast("Q")
     first = [(start - low) // 8 for start in starts]
-    if (set(_gather([i + 1 for i in first])(words)) != {id(dict)}
+    if (list(_gather([i + 1 for i in first])(words)) != [id(type(d)) for d in dicts]
             or list(_gather([i + 2 for i in first])(words)) != [len(d) for d in dicts]):
         return None
     get = _gather([i + _TAG_OFFSET // 8 for i in first])
@@ -525,27 +530,33 @@ def _testcapi_version():
 _TESTCAPI_VERSION = _testcapi_version()
 
 
-def _held(others, copies):
-    """(OTHERS, the lists and bytearrays among them, their copies, the indices of the rest), all
-    tuples, made with the copies: check_copies compares the two middle ones at once (a tuple
-    compare: none of the lists increfed) and the rest one by one: the sets and dict subclasses
-    (taken anew) and our own lists (set in place between the snapshot and a runner: _ENV...)."""
-    ours = {id(value) for value in globals().values()}
-    same = {i for i, obj in enumerate(others) if type(obj) in _SAME_BY_IDENTITY and id(obj) not in ours}
-    return (others, tuple(others[i] for i in sorted(same)), tuple(copies[i] for i in sorted(same)),
-            tuple(i for i in range(len(others)) if i not in same))
+def _stgdict():
+    """ctypes' StgDict where ctypes is loaded, else None: the dict of every ctypes type, a C
+    subclass of dict whose entries are the dict's own (a write moves its version tag as any
+    dict's; its C fields were never compared), watched by its version like a dict."""
+    ctypes = sys.modules.get("ctypes")
+    if ctypes is None:
+        return None
+    kind = type(gc.get_referents(vars(ctypes.c_int))[0])
+    return kind if kind is not dict and issubclass(kind, dict) and kind.__name__ == "StgDict" else None
 
 
 def _settings():
-    """Process and interpreter settings a request can change (the audit hook sees some more)."""
+    """Process and interpreter settings a request can change (the audit hook sees some more):
+    numbers and sets of numbers the interpreter and the kernel make (its handlers: _handlers)."""
     mask = os.umask(0o077)
     os.umask(mask)
-    return (sys.getrecursionlimit(), sys.getswitchinterval(), sys.get_int_max_str_digits(), sys.gettrace(),
-            sys.getprofile(), sys.getdlopenflags(), tuple(sys.get_asyncgen_hooks()),
-            sys.get_coroutine_origin_tracking_depth(), gc.isenabled(), gc.get_threshold(), gc.get_debug(),
-            mask, os.getpriority(os.PRIO_PROCESS, 0), os.getpgrp(), os.getsid(0), os.sched_getaffinity(0),
-            _signal.pthread_sigmask(signal.SIG_BLOCK, ()), tuple(map(_signal.getitimer, _ITIMERS)),
-            tuple(map(resource.getrlimit, _RLIMITS)), tuple(map(_signal.getsignal, _SIGNALS)))
+    return (sys.getrecursionlimit(), sys.getswitchinterval(), sys.get_int_max_str_digits(),
+            sys.getdlopenflags(), sys.get_coroutine_origin_tracking_depth(), gc.isenabled(), gc.get_threshold(),
+            gc.get_debug(), mask, os.getpriority(os.PRIO_PROCESS, 0), os.getpgrp(), os.getsid(0),
+            os.sched_getaffinity(0), _signal.pthread_sigmask(signal.SIG_BLOCK, ()),
+            tuple(map(_signal.getitimer, _ITIMERS)), tuple(map(resource.getrlimit, _RLIMITS)))
+
+
+def _handlers():
+    """The settings that are objects a request may supply (trace and profile functions, async
+    generator hooks, signal handlers): compared by identity (_same_items)."""
+    return (sys.gettrace(), sys.getprofile(), *sys.get_asyncgen_hooks(), *map(_signal.getsignal, _SIGNALS))
 
 
 def _fds():
