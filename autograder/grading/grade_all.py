@@ -152,15 +152,19 @@ def grade_all(source: str | Path, out: str | Path = DEFAULT_OUT, assignment: str
         #                     suites) while we find the submissions (a zip: extracted) and hash them
         if exports:         # and meanwhile a thread compiles the pages' templates (a core idle till then)
             threading.Thread(target=_compile_templates, name="grade-all-templates", daemon=True).start()
-    entries, notes = discover(source, work_dir, spec, nb_assignment)
-    if not entries:
-        raise InputError(f"no submissions found in {source} (expected .py files, notebooks or one folder "
-                         "per student)")
-    if only:
-        unknown = sorted(set(only) - {e.id for e in entries})
-        if unknown:
-            raise InputError(f"--only: no submission with id {', '.join(unknown)} in {source} "
-                             f"(ids: {', '.join(e.id for e in entries[:20])}{' ...' if len(entries) > 20 else ''})")
+    try:
+        entries, notes = discover(source, work_dir, spec, nb_assignment)
+        if not entries:
+            raise InputError(f"no submissions found in {source} (expected .py files, notebooks or one folder "
+                             "per student)")
+        if only:
+            unknown = sorted(set(only) - {e.id for e in entries})
+            if unknown:
+                raise InputError(f"--only: no submission with id {', '.join(unknown)} in {source} (ids: "
+                                 f"{', '.join(e.id for e in entries[:20])}{' ...' if len(entries) > 20 else ''})")
+    except BaseException:
+        pool.close(now=True)    # (the templates it may have booted: reaped)
+        raise
     if only:
         sure = [e for e in entries if e.id in set(only)]
     else:
