@@ -346,7 +346,7 @@ class WorkerPool:
         is no pid namespace the worker's session does not use it and lets it go).  Each is pinned
         to its worker's CPU (cores_for); this process never asks one for anything, and reaps them."""
         self.booted = []
-        if os.geteuid() != 0 or not hasattr(os, "pidfd_open") or os.environ.get(BOOT_ENV) == "0":
+        if not self._boots_templates():
             return
         from ..engine.launch import Booted
 
@@ -357,6 +357,10 @@ class WorkerPool:
             except OSError:
                 break
         trace("templates-booted", count=len(self.booted))
+
+    @staticmethod
+    def _boots_templates() -> bool:
+        return os.geteuid() == 0 and hasattr(os, "pidfd_open") and os.environ.get(BOOT_ENV) != "0"
 
     def _let_go_templates(self) -> None:
         """The templates booted for workers that were not started (fewer submissions than --jobs)."""
@@ -546,7 +550,7 @@ class WorkerPool:
         from .preloading import PRELOAD_ENV
 
         old = os.environ.get(PRELOAD_ENV)
-        os.environ[PRELOAD_ENV] = json.dumps([self.assignment, self.stage])
+        os.environ[PRELOAD_ENV] = json.dumps([self.assignment, self.stage, self._boots_templates()])
         try:
             forkserver.ensure_running()
         finally:
