@@ -57,28 +57,6 @@ def test_the_drawer_imports_at_idle_priority_and_draws_the_charts_drawn_here(tmp
     (imported,) = [e for e in events if e["event"] == "drawer-imported"]
     assert imported["pid"] == drawer.process.pid and imported["policy"] == os.SCHED_IDLE
     assert [e["by"] for e in events if e["event"] == "charts"] == ["drawer"]
-    # its helper (the last chart's process) was forked, and warmed, while the drawer waited
-    assert [(e["pid"], e["forked"]) for e in events if e["event"] == "drawer-helper"] == [(drawer.process.pid, True)]
-
-
-def _fails_in_a_child(parent: int, function, *args):
-    if os.getpid() != parent:
-        raise RuntimeError("the helper fails")
-    return function(*args)
-
-
-def test_a_helper_that_fails_or_is_sent_nothing_leaves_the_chart_drawn_here_and_is_reaped(serial):
-    """draw()'s second process (charts._Helper, the drawer's forked ahead): should it fail, the
-    chart it was sent is drawn here; one sent nothing exits; either way it is reaped."""
-    helper = charts._Helper.fork(warm=True)
-    wanted = [WANTED[0], (_fails_in_a_child, (os.getpid(), charts.histogram, [10.0, 90.0]), {})]
-    assert charts.draw(wanted, helper=helper) == [serial["wanted"][0], serial["one"][0]]
-    with pytest.raises(ChildProcessError):
-        os.waitpid(helper.pid, os.WNOHANG)
-    idle = charts._Helper.fork()
-    assert charts.draw(ONE, helper=idle) == serial["one"]       # one chart: drawn here, the helper let go
-    with pytest.raises(ChildProcessError):
-        os.waitpid(idle.pid, os.WNOHANG)
 
 
 def test_a_starved_drawer_is_given_up_at_once_and_the_charts_are_drawn_here(tmp_path, monkeypatch, serial):

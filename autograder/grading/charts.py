@@ -123,106 +123,48 @@ def rate_bars(items: list[tuple[str, float]], chart_id: str, title: str, flag_be
     return _svg(fig, chart_id, title, ",".join(f"{s:.0f}" for s in shares))
 
 
-def draw(charts: list[Chart], drawer: Drawer | None = None, helper: _Helper | None = None) -> list[str]:
+def draw(charts: list[Chart], drawer: Drawer | None = None) -> list[str]:
     """Each (function, args, kwargs) drawn: by DRAWER if it can (grade-all's, below), else here,
-    the last chart by a child of this process (HELPER, forked already: the drawer's; else forked
-    now) while this process draws the others (matplotlib holds the GIL: ~40-80 ms a chart, on the
-    otherwise idle second core at the end of a grade-all).  The child only draws and sends the SVG
-    text back through a pipe; should it fail in any way, the chart is drawn here.  One process
-    drawing serially when fork is unsafe (another thread is running, or no fork on this platform)."""
+    the last chart in a forked child while this process
+    draws the others (matplotlib holds the GIL: ~40-80 ms a chart, on the otherwise idle second
+    core at the end of a grade-all).  The child only draws and sends the SVG text back through a
+    pipe; should it fail in any way, the chart is drawn here.  One process drawing serially when
+    fork is unsafe (another thread is running, or no fork on this platform)."""
     if drawer is not None:
         drawn = drawer.draw(charts)
         trace("charts", by="drawer" if drawn is not None else "here")
         if drawn is not None:
             return drawn
-    if helper is None and len(charts) >= 2 and hasattr(os, "fork") and threading.active_count() == 1:
-        helper = _Helper.fork()
-    if helper is None or len(charts) < 2:
-        if helper is not None:
-            helper.close()
+    if len(charts) < 2 or not hasattr(os, "fork") or threading.active_count() > 1:
         return [function(*args, **kwargs) for function, args, kwargs in charts]
     function, args, kwargs = charts[-1]
-    helper.send(charts[-1])
+    read, write = os.pipe()
+    try:
+        pid = os.fork()
+    except OSError:
+        os.close(read)
+        os.close(write)
+        return [function(*args, **kwargs) for function, args, kwargs in charts]
+    if pid == 0:                                         # the child: draw, send, exit at once
+        code = 1
+        try:
+            os.close(read)
+            data = pickle.dumps(function(*args, **kwargs))
+            view = memoryview(data)
+            while view:
+                view = view[os.write(write, view):]
+            code = 0
+        finally:
+            os._exit(code)                              # no atexit, no flushing of our buffers
+    os.close(write)
     try:
         out = [function(*args, **kwargs) for function, args, kwargs in charts[:-1]]
     finally:
-        last = helper.result()
-    return out + [last if isinstance(last, str) else function(*args, **kwargs)]
-
-
-class _Helper:
-    """A child of this process that draws the one chart it is sent (a pickled (function, args,
-    kwargs) on a pipe) and sends its SVG text back on another, then exits: draw()'s second process.
-    The drawer forks it as soon as its import is done, while the workers still grade, and has it
-    draw a chart then (WARM): the fork, and the pages its drawing copies on write (~20 ms), are
-    then not on the way from the last grade to the report."""
-
-    def __init__(self, pid: int, to_child: int, from_child: int) -> None:
-        self.pid, self.to_child, self.from_child = pid, to_child, from_child
-
-    @classmethod
-    def fork(cls, warm: bool = False) -> _Helper | None:
-        """A new helper (None where it cannot be forked).  Only from a process with one thread."""
-        to_r, to_w = os.pipe()
-        back_r, back_w = os.pipe()
-        try:
-            pid = os.fork()
-        except OSError:
-            for fd in (to_r, to_w, back_r, back_w):
-                os.close(fd)
-            return None
-        if pid == 0:                                     # the child: draw, send, exit at once
-            code = 1
-            try:
-                os.close(to_w)
-                os.close(back_r)
-                null = os.open(os.devnull, os.O_RDWR)   # (not our parent's stdin and stdout: a reader of
-                os.dup2(null, 0)                        # theirs to its end never waits for us)
-                os.dup2(null, 1)
-                if warm:
-                    rate_bars([("a", 0.5)], "warm", "warm")
-                with os.fdopen(to_r, "rb") as pipe:
-                    function, args, kwargs = pickle.loads(pipe.read())
-                data = pickle.dumps(function(*args, **kwargs))
-                view = memoryview(data)
-                while view:
-                    view = view[os.write(back_w, view):]
-                code = 0
-            finally:
-                os._exit(code)                          # no atexit, no flushing of our buffers
-        os.close(to_r)
-        os.close(back_w)
-        return cls(pid, to_w, back_r)
-
-    def send(self, chart: Chart) -> None:
-        """The chart to draw (its end of file: a helper sent nothing exits, and says nothing)."""
-        try:
-            data = pickle.dumps(chart)
-            view = memoryview(data)
-            while view:
-                view = view[os.write(self.to_child, view):]
-        except (OSError, pickle.PicklingError, AttributeError, TypeError):
-            pass                                        # (it answers nothing: drawn here)
-        finally:
-            os.close(self.to_child)
-            self.to_child = -1
-
-    def result(self) -> Any:
-        """What it sent back (unpickled), None if it failed; it is reaped."""
-        with os.fdopen(self.from_child, "rb") as pipe:
+        with os.fdopen(read, "rb") as pipe:
             data = pipe.read()
-        _, status = os.waitpid(self.pid, 0)
-        try:
-            return pickle.loads(data) if status == 0 and data else None
-        except Exception:       # noqa: BLE001 -- a helper cut short: drawn here
-            return None
-
-    def close(self) -> None:
-        """Sent nothing: it exits at its end of file, and is reaped."""
-        if self.to_child >= 0:
-            os.close(self.to_child)
-            self.to_child = -1
-        self.result()
+        _, status = os.waitpid(pid, 0)
+    last = pickle.loads(data) if status == 0 and data else None
+    return out + [last if isinstance(last, str) else function(*args, **kwargs)]
 
 
 # --- the drawer: matplotlib imported by another process, on CPU nothing else wants ------------------
@@ -403,14 +345,11 @@ class Drawer:
 def _serve() -> None:
     """The drawer's side, its import done (_SERVE): say so, then draw what comes on stdin (a
     pickled list of charts) and send the SVG texts back on stdout."""
-    # Its helper forked now, while the workers grade (the import's thread has ended: one thread here).
-    helper = _Helper.fork(warm=True) if hasattr(os, "fork") and threading.active_count() == 1 else None
-    trace("drawer-helper", forked=helper is not None)
     out = sys.stdout.buffer
     out.write(_READY)
     out.flush()
     charts = pickle.loads(sys.stdin.buffer.read())
-    drawn = draw(charts, helper=helper)
+    drawn = draw(charts)
     trace("drawer-drew")
     out.write(pickle.dumps(drawn))
     out.flush()
