@@ -114,6 +114,24 @@ def test_each_worker_runs_on_a_cpu_of_its_own_when_there_is_one_for_each(first):
     assert sorted(cores) == expected if expected is not None else cores == [None, None]
 
 
+def test_each_worker_adopts_the_template_the_parent_booted_for_it(first):
+    """As root with a pid namespace, grade-all's parent boots one sandbox template per worker while
+    its fork server starts (WorkerPool._boot_templates) and hands each to one worker, whose session
+    forks its sandboxes from it; the parent reaps them all, with their sandboxes' CPU."""
+    from autograder.engine.isolation import isolation
+
+    iso = isolation()
+    events = [json.loads(line) for line in first["trace"].read_text(encoding="utf-8").splitlines()]
+    adopted = [e["template"] for e in events if e["event"] == "worker-start"]
+    reaped = [e for e in events if e["event"] == "templates-reaped"]
+    if not (iso["uid_drop"] and iso["pid_namespace"]):
+        pytest.skip("the template serves root graders with a pid namespace only")
+    assert adopted == [True, True]
+    assert len(reaped) == 1 and reaped[0]["count"] == 2 and reaped[0]["children"] > 0
+    order = [e["event"] for e in events]
+    assert order.index("templates-booted") < order.index("worker-start") < order.index("templates-reaped")
+
+
 def test_workers_are_pinned_only_with_a_worker_for_every_cpu(monkeypatch):
     monkeypatch.delenv(PIN_ENV, raising=False)
     assert cores_for(2, {0, 1}) == [0, 1]

@@ -61,6 +61,32 @@ def test_the_template_ends_with_its_scope_and_sandboxes_live_on(make):
 
 
 @needs_template
+def test_a_template_booted_by_another_process_is_adopted_and_reaped_by_its_booter(make):
+    """grade-all's parent boots each worker's template (launch.Booted) and the worker adopts it
+    (launch.adopt_template): its sandboxes fork from it as from one of its own, it ends with the
+    adopter's scope, and its booter reaps it, with the CPU of the processes it forked and reaped.
+    One for another interpreter is not adopted: let go, it ends at once (not killed)."""
+    assert launch._python() not in launch._templates
+    booted = launch.Booted()
+    assert launch.adopt_template(booted.handoff())
+    template = launch._templates[launch._python()]
+    assert template.popen.pid == booted.popen.pid and template.owner == os.getpid()
+    box = make("def f():\n    return 6 * 7\n")
+    assert call(box, "f").value == 42 and box.applied["started"] == "template"
+    template_scope().__exit__(None, None, None)          # as the outermost scope's end would
+    launch._template_depth[0] += 1               # (the fixture's scope is still open)
+    assert template.popen.poll() is not None, "the template outlived its scope"
+    cpu = booted.reap(10.0)
+    assert cpu is not None and cpu > 0 and booted.popen.returncode == 0
+
+    other = launch.Booted()
+    python, sock, pid = other.handoff()
+    assert not launch.adopt_template((python + "-another", sock, pid))
+    assert launch._python() not in launch._templates
+    assert other.reap(10.0) is not None and other.popen.returncode == 0
+
+
+@needs_template
 @needs_uid
 def test_sandboxes_forked_from_one_template_each_get_their_own_uid_pid_namespace_and_cgroup(make):
     src = """

@@ -74,9 +74,20 @@ def _key(text: str, filename: str) -> str:
     return digest.hexdigest()[:40]
 
 
-def _folder() -> Path | None:
-    from .refcache import cache_dir  # (here: refcache imports the sandbox, which imports this)
+CACHE_ENV = "AUTOGRADER_CACHE_DIR"
 
+
+def cache_dir() -> Path:
+    """The kit's cache folder (this module's entries and refcache's files; here, not in refcache,
+    which imports the sandbox: grade-all's parent boots templates without importing the engine)."""
+    override = os.environ.get(CACHE_ENV)
+    if override:
+        return Path(override)
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "autograder"
+
+
+def _folder() -> Path | None:
     try:
         return cache_dir()
     except (RuntimeError, KeyError, OSError):    # no home folder to find

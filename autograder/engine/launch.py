@@ -180,32 +180,21 @@ class _Forked:
 
 class _Template:
     """`python -c BOOT template 3`: the harness loaded once, forking one sandbox process per
-    spawn() (harness/entry.py template_main).  It never receives a config, a source or student data."""
+    spawn() (harness/entry.py template_main).  It never receives a config, a source or student data.
+    Booted by this process, or by another one for it (Booted: grade-all's parent for a worker;
+    adopt_template): then POPEN is a pidfd handle, as for a forked sandbox."""
 
-    def __init__(self) -> None:
-        import socket
-
-        self.python = _python()
+    def __init__(self, booted: tuple | None = None) -> None:
+        """BOOTED: (python, socket, pid) of a template booted for this process (adopt_template)."""
         self.owner = os.getpid()
         self.lock = threading.Lock()
-        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        boot_r, boot_w = os.pipe()
-        try:
-            self.popen = subprocess.Popen(
-                [self.python, *_flags(self.python), "-c", BOOT, "template", str(theirs.fileno())],
-                stdin=boot_r, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                pass_fds=(theirs.fileno(),), env=_env("/"), cwd="/",
-                start_new_session=True, close_fds=True)
-        finally:
-            os.close(boot_r)
-            theirs.close()
-        self.sock = ours
-        harness = _harness_source()
-        _fit_pipe(boot_w, len(harness) + 16)
-        try:
-            _write_all(boot_w, f"{len(harness):16d}".encode() + harness)
-        finally:
-            os.close(boot_w)
+        self.popen: subprocess.Popen | _Forked
+        if booted is None:
+            self.python = _python()
+            self.popen, self.sock = _boot(self.python)
+        else:
+            self.python, self.sock, pid = booted
+            self.popen = _Forked(pid, os.pidfd_open(pid))
 
     def spawn(self, env: dict[str, str], cwd: str) -> _Proc:
         return _spawn_from(self.sock, self.lock, env, cwd)
@@ -217,6 +206,107 @@ class _Template:
         except subprocess.TimeoutExpired:
             self.popen.kill()
             self.popen.wait()
+
+
+def _boot(python: str) -> tuple[subprocess.Popen, object]:
+    """Start a template running PYTHON: (its process, our end of its socket).  The harness is
+    written to it at once (_fit_pipe); it boots on its own meanwhile."""
+    import socket
+
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    boot_r, boot_w = os.pipe()
+    try:
+        popen = subprocess.Popen(
+            [python, *_flags(python), "-c", BOOT, "template", str(theirs.fileno())],
+            stdin=boot_r, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            pass_fds=(theirs.fileno(),), env=_env("/"), cwd="/",
+            start_new_session=True, close_fds=True)
+    except BaseException:
+        ours.close()
+        os.close(boot_w)
+        raise
+    finally:
+        os.close(boot_r)
+        theirs.close()
+    harness = _harness_source()
+    _fit_pipe(boot_w, len(harness) + 16)
+    try:
+        _write_all(boot_w, f"{len(harness):16d}".encode() + harness)
+    except OSError:
+        pass                    # (it died booting: its socket's end of file tells whoever asks it)
+    finally:
+        os.close(boot_w)
+    return popen, ours
+
+
+class Booted:
+    """A template booted by one process for another that starts later and adopts it (grade-all's
+    parent boots one for each worker while its fork server loads pytest, so a worker's first
+    sandbox need not wait for a template to boot: adopt_template).  The booting process never asks
+    it for anything: it hands its socket over (handoff), closes its own end (let_go) and, the
+    template being its child, reaps it once the adopter is done (reap)."""
+
+    def __init__(self, core: int | None = None) -> None:
+        """CORE: the CPU the template (so every process it forks) runs on, that of its worker."""
+        self.python = _python()
+        self.popen, self.sock = _boot(self.python)
+        if core is not None:
+            try:
+                os.sched_setaffinity(self.popen.pid, {core})
+            except OSError:
+                pass
+
+    def handoff(self) -> tuple:
+        """(python, socket, pid): what the adopter's adopt_template takes (the socket pickled as a
+        descriptor passed to it: multiprocessing's reduction)."""
+        return (self.python, self.sock, self.popen.pid)
+
+    def let_go(self) -> None:
+        """Our end of its socket closed: the adopter's copy is the only one (the template exits at
+        its end of file), or, never handed over, it exits now."""
+        self.sock.close()
+
+    def reap(self, timeout: float) -> float | None:
+        """Wait up to TIMEOUT s for it to exit (then kill it), and reap it: the CPU time of it and of
+        its children (the student roots and lives it reaped), None when it was reaped already."""
+        self.let_go()
+        deadline = time.monotonic() + timeout
+        flags = os.WNOHANG
+        while self.popen.returncode is None:
+            try:
+                pid, status, usage = os.wait4(self.popen.pid, flags)
+            except ChildProcessError:
+                return None
+            if pid:
+                self.popen.returncode = os.waitstatus_to_exitcode(status)
+                return usage.ru_utime + usage.ru_stime
+            if time.monotonic() >= deadline:
+                self.popen.kill()
+                flags = 0                       # (killed: a blocking wait)
+            else:
+                time.sleep(0.005)
+        return None
+
+
+def adopt_template(booted: tuple) -> bool:
+    """Make the template another process booted for this one (Booted.handoff) the template of
+    this process's next template_scope (instead of one started then); False (and it is let go)
+    when it is of no use here: another interpreter, one already kept, or it is gone."""
+    python, sock, pid = booted
+    try:
+        template = _Template((python, sock, pid))
+    except OSError:
+        sock.close()
+        return False
+    with _template_lock:
+        if python == _python() and python not in _templates and template.popen.poll() is None:
+            _templates[python] = template
+            return True
+    sock.close()            # (not waited for: its booter reaps it)
+    if template.popen.pidfd >= 0:
+        os.close(template.popen.pidfd)
+        template.popen.pidfd = -1
+    return False
 
 
 def _spawn_from(sock, lock: threading.Lock, env: dict[str, str], cwd: str) -> _Proc:

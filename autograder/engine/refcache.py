@@ -26,12 +26,12 @@ from pathlib import Path
 from typing import Any
 
 from . import typed
+from .codecache import CACHE_ENV, cache_dir  # noqa: F401 -- (there: codecache imports nothing of the engine)
 from .sandbox import Limits, Outcome, Request
 
 FORMAT = 1
 ENGINE = Path(__file__).resolve().parent
 
-CACHE_ENV = "AUTOGRADER_CACHE_DIR"
 BUNDLED = "refcache"
 
 
@@ -54,14 +54,6 @@ def fingerprint(reference: Path, data_dirs: list[Path], limits: Limits) -> str:
             add(path, f"engine/{path.relative_to(ENGINE).as_posix()}")
     digest.update(json.dumps(dataclasses.asdict(limits), sort_keys=True).encode())
     return digest.hexdigest()[:32]
-
-
-def cache_dir() -> Path:
-    override = os.environ.get(CACHE_ENV)
-    if override:
-        return Path(override)
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "autograder"
 
 
 def file_name(assignment: str, key: str) -> str:

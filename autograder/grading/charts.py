@@ -262,6 +262,7 @@ class Drawer:
         self.sent = charts
         self.process.stdin.write(pickle.dumps(charts))
         self.process.stdin.close()
+        trace("charts-sent")
 
     def draw(self, charts: list[Chart], timeout: float = 60.0) -> list[str] | None:
         """CHARTS drawn by the drawer, or None (the caller draws them): the drawer is then stopped."""
@@ -348,6 +349,8 @@ def _serve() -> None:
     out.write(_READY)
     out.flush()
     charts = pickle.loads(sys.stdin.buffer.read())
-    out.write(pickle.dumps(draw(charts)))
+    drawn = draw(charts)
+    trace("drawer-drew")
+    out.write(pickle.dumps(drawn))
     out.flush()
     os._exit(0)             # now: the caller reads to our end (no teardown of matplotlib's objects)

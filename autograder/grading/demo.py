@@ -19,7 +19,8 @@ from pathlib import Path
 from ..assignment import add_assignment_argument, load_for_cli
 from ..authoring.build import relative
 from ..authoring.samples import SampleError, write_class
-from .grade_all import InputError, default_jobs, grade_all, print_summary
+from .discover import InputError
+from .grade_all import default_jobs, grade_all, print_summary
 from .gradebook import Gradebook
 
 DEFAULT_OUT = "demo-output"

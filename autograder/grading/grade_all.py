@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import gc
-import hashlib
 import os
 import sys
 import threading
@@ -35,15 +34,16 @@ from ..assignment import (
     load_assignment,
     load_for_grading,
 )
-from ..engine import escape
-from ..engine.results import GradeReport
-from . import lms
-from .discover import Entry, InputError, discover
-from .gradebook import Gradebook, Stored
-from .workers import Progress, WorkerPool, children_cpu, trace
+from .tracing import trace
 
 if TYPE_CHECKING:
+    from . import lms
     from .charts import Drawer
+    from .discover import Entry
+
+# The rest of what a batch uses is imported by grade_all once its fork server is started (it
+# imports pytest and the engine meanwhile: ~0.2 s), not before (the submissions' discovery and
+# the gradebook, the workers' pool, the reports: ~25 ms idle, ~0.1 s on a loaded machine).
 
 DEFAULT_OUT = "grade-all-out"
 DEFAULT_TIMEOUT = 600.0          # seconds per submission, Gradescope's default too
@@ -56,6 +56,8 @@ def grader_version(spec: Assignment) -> str:
 
     A changed suite or reference changes the version, so the next batch regrades everyone.
     """
+    import hashlib
+
     base = kit_version()
     files = [PACKAGE_DIR / "grading" / "grade.py", PACKAGE_DIR / "assignment.py", spec.reference]
     files += sorted(p for p in (PACKAGE_DIR / "engine").rglob("*") if p.suffix in (".py", ".ini")
@@ -140,11 +142,15 @@ def grade_all(source: str | Path, out: str | Path = DEFAULT_OUT, assignment: str
     spec = load_assignment(assignment)
     stage = str(stage)
     if stage != "all" and not spec.suite_files(stage):
+        from .discover import InputError
+
         raise InputError(f"{spec.name} has no suite for stage {stage}")
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     work_dir = out / ".work"
     jobs = jobs or default_jobs()
+    from .workers import WorkerPool
+
     pool = WorkerPool(jobs, spec.name, stage, out / "logs", timeout,
                       hidden=hidden_from_students(source, out, work_dir))
     if not only and Path(source).exists() and (force or not (out / "gradebook.sqlite").exists()):
@@ -152,15 +158,24 @@ def grade_all(source: str | Path, out: str | Path = DEFAULT_OUT, assignment: str
         #                     suites) while we find the submissions (a zip: extracted) and hash them
         if exports:         # and meanwhile a thread compiles the pages' templates (a core idle till then)
             threading.Thread(target=_compile_templates, name="grade-all-templates", daemon=True).start()
-    entries, notes = discover(source, work_dir, spec, nb_assignment)
-    if not entries:
-        raise InputError(f"no submissions found in {source} (expected .py files, notebooks or one folder "
-                         "per student)")
-    if only:
-        unknown = sorted(set(only) - {e.id for e in entries})
-        if unknown:
-            raise InputError(f"--only: no submission with id {', '.join(unknown)} in {source} "
-                             f"(ids: {', '.join(e.id for e in entries[:20])}{' ...' if len(entries) > 20 else ''})")
+    from ..engine.results import GradeReport
+    from .discover import InputError, discover
+    from .gradebook import Gradebook, Stored
+    from .workers import Progress, children_cpu
+
+    try:
+        entries, notes = discover(source, work_dir, spec, nb_assignment)
+        if not entries:
+            raise InputError(f"no submissions found in {source} (expected .py files, notebooks or one folder "
+                             "per student)")
+        if only:
+            unknown = sorted(set(only) - {e.id for e in entries})
+            if unknown:
+                raise InputError(f"--only: no submission with id {', '.join(unknown)} in {source} (ids: "
+                                 f"{', '.join(e.id for e in entries[:20])}{' ...' if len(entries) > 20 else ''})")
+    except BaseException:
+        pool.close(now=True)    # (the templates it may have booted: reaped)
+        raise
     if only:
         sure = [e for e in entries if e.id in set(only)]
     else:
@@ -366,14 +381,13 @@ def run(args: argparse.Namespace) -> int:
         summary = grade_all(args.submissions, args.out, args.assignment, args.stage, args.jobs, args.force,
                             args.timeout, args.nbgrader_assignment, progress=not args.no_progress,
                             only=only, policy=policy)
-    except lms.PolicyError as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 2
-    except InputError as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 2
-    except KeyError as err:
-        print(f"error: {err.args[0]}", file=sys.stderr)
+    except Exception as err:            # (their modules: imported by the time one is raised)
+        from .discover import InputError
+        from .lms import PolicyError
+
+        if not isinstance(err, (PolicyError, InputError, KeyError)):
+            raise
+        print(f"error: {err.args[0] if isinstance(err, KeyError) else err}", file=sys.stderr)
         return 2
     try:
         print_summary(summary)
@@ -390,6 +404,9 @@ def policy_from_args(args: argparse.Namespace, out: Path, assignment: str | None
     """The late policy the options ask for, on top of the one stored in OUT's gradebook (None: no option given)."""
     if args.due is None and args.extensions is None and args.late_penalty is None and args.late_cap is None:
         return None
+    from . import lms
+    from .gradebook import Gradebook
+
     policy = lms.LatePolicy()
     book_path = out / "gradebook.sqlite"
     if book_path.is_file():
@@ -408,6 +425,8 @@ def policy_from_args(args: argparse.Namespace, out: Path, assignment: str | None
 
 
 def print_summary(summary: BatchSummary, stream=None) -> None:
+    from ..engine import escape
+
     stream = stream or sys.stdout
     for note in summary.notes:
         print(f"note: {escape.plain(note)}", file=stream)

@@ -112,23 +112,24 @@ def drop_stale_preload(spec: Assignment) -> None:
 
 def preload_from_environment() -> None:
     """preload_session, then prepare_session, preload_reference_cache and warm_sandbox_caches, for
-    the assignment and stage in $AUTOGRADER_PRELOAD_SESSION (a JSON pair, set by grade-all while its
-    fork server starts: grading.preload imports this), if any."""
+    the assignment and stage in $AUTOGRADER_PRELOAD_SESSION (a JSON list, set by grade-all while its
+    fork server starts: grading.preload imports this), if any; its third item, true: the workers'
+    templates are booted for them already (workers.WorkerPool._boot_templates), so not the harness."""
     wanted = os.environ.get(PRELOAD_ENV)
     if not wanted:
         return
     try:
-        assignment, stage = json.loads(wanted)
+        assignment, stage, *rest = json.loads(wanted)
         spec = load_assignment(assignment)
     except Exception:                                 # noqa: BLE001 -- a worker loads it itself and says why
         return
     if preload_session(spec, stage):
         prepare_session(spec, stage)
     preload_reference_cache(spec)
-    warm_sandbox_caches(spec, stage)
+    warm_sandbox_caches(spec, stage, harness=not (rest and rest[0] is True))
 
 
-def warm_sandbox_caches(spec: Assignment, stage: str | int = "all") -> None:
+def warm_sandbox_caches(spec: Assignment, stage: str | int = "all", harness: bool = True) -> None:
     """In grade-all's fork server: what each worker's first sandboxes compute once per process,
     computed once here (~10-15 ms a worker otherwise, on its first grade's path): the seccomp
     filter, the compiled harness its template boots with, and the compiled reference without each
@@ -136,13 +137,16 @@ def warm_sandbox_caches(spec: Assignment, stage: str | int = "all") -> None:
     what it was made from (a text, the interpreter): a worker whose course, reference or Python
     differs misses it and computes its own, as before.  (Not isolation()'s probe: a forked child
     creating namespaces, a few ms of wall that varies with the machine; each worker probes in
-    parallel, as before.)  Best effort: anything raised leaves the rest to the workers."""
+    parallel, as before.)  Not the harness unless HARNESS (only a template's boot reads it: not a
+    worker's whose template grade-all's parent booted).  Best effort: anything raised leaves the
+    rest to the workers."""
     from ..engine import launch, seccomp
     from ..engine.program import reference_without
 
     try:
         seccomp.filter_bpf()
-        launch._harness_source()
+        if harness:
+            launch._harness_source()
         text = spec.reference.read_text(encoding="utf-8")
         numbers = [s.number for s in spec.core_stages] if str(stage) == "all" else [int(stage)]
         for number in numbers:

@@ -28,6 +28,7 @@ from ..engine.results import GradeReport
 from .tracing import TRACE_ENV, trace  # noqa: F401 -- (the bench and the tests read them here too)
 
 if TYPE_CHECKING:         # (not imported: the fork server preloads this module, its workers never discover)
+    from ..engine.launch import Booted
     from .discover import Entry
 
 # Test hook (the kit's own tests only): the worker dies hard on the submission with this id.
@@ -140,7 +141,7 @@ class _Tasks:
 
 
 def _worker_main(conn, assignment: str, stage: str, log_path: str, hidden: list[str] | None = None,
-                 core: int | None = None) -> None:
+                 core: int | None = None, template: tuple | None = None) -> None:
     """A worker: grade submissions sent over CONN until told to stop (None) or the parent is gone.
 
     One pytest session (grade_stream) serves every submission this worker gets: the suites are
@@ -148,14 +149,19 @@ def _worker_main(conn, assignment: str, stage: str, log_path: str, hidden: list[
     CONN (_Tasks: blocking when none has come; the parent sends a second one early so the session
     can load it ahead) and each report goes back the moment it is ready.  Should the session
     itself end early (a grader bug), the submission it was on gets an error row and a new
-    session takes the next one (and any it had taken ahead).
+    session takes the next one (and any it had taken ahead).  TEMPLATE: a sandbox template the
+    parent booted for it (launch.Booted.handoff), its session's template (launch.adopt_template).
     """
     if core is not None:
         try:        # (its sandboxes, forked from here, inherit it: see cores_for)
             os.sched_setaffinity(0, {core})
         except OSError:
             core = None
-    trace("worker-start", core=core)
+    if template is not None:
+        from ..engine.launch import adopt_template
+
+        template = adopt_template(template)
+    trace("worker-start", core=core, template=template)
     signal.signal(signal.SIGINT, signal.SIG_IGN)               # Ctrl-C is the parent's business
     stopping = {"now": False}
 
@@ -243,6 +249,7 @@ def _worker_main(conn, assignment: str, stage: str, log_path: str, hidden: list[
 
 
 PIN_ENV = "AUTOGRADER_PIN"      # "0": never pin the workers to cores (cores_for)
+BOOT_ENV = "AUTOGRADER_BOOT_TEMPLATES"     # "0": each worker boots its own template (WorkerPool._boot_templates)
 
 
 def cores_for(jobs: int, allowed: set[int] | None = None) -> list[int] | None:
@@ -299,6 +306,9 @@ class WorkerPool:
         self._started = 0
         self.cores = cores_for(self.jobs)
         self.suspects: set[str] = set()     # ids in a worker that died with two: each is graded alone
+        self.booted: list[tuple[int | None, Booted]] | None = None   # (core, template) booted for the
+        #                                     first workers (start), not handed to one yet
+        self.handed: list[Booted] = []      # the others: handed to a worker, or let go; reaped by close()
 
     def _spawn(self, core: int | None = None) -> _Worker:
         self._started += 1
@@ -306,12 +316,68 @@ class WorkerPool:
             core = self.cores[(self._started - 1) % len(self.cores)]
         parent, child = self.ctx.Pipe()
         log = self.log_dir / f"worker-{self._started}.log"          # one log per worker process
+        booted = self._booted_for(core)
         process = self.ctx.Process(target=_worker_main,
-                                   args=(child, self.assignment, self.stage, str(log), self.hidden, core),
+                                   args=(child, self.assignment, self.stage, str(log), self.hidden, core,
+                                         booted.handoff() if booted is not None else None),
                                    name=f"grade-all-worker-{self._started}", daemon=True)
-        process.start()
+        try:
+            process.start()
+        finally:
+            if booted is not None:      # (the worker has its own copy of the socket now, or never will)
+                booted.let_go()
         child.close()
         return _Worker(process, parent, log=log, core=core)
+
+    def _booted_for(self, core: int | None) -> Booted | None:
+        """A template booted for a worker on CORE (start), taken: each goes to one worker only."""
+        for i, (on, booted) in enumerate(self.booted or []):
+            if on == core:
+                del self.booted[i]
+                self.handed.append(booted)
+                return booted
+        return None
+
+    def _boot_templates(self) -> None:
+        """Boot the sandbox template of each of the first workers now (launch.Booted: a new
+        interpreter loading the harness, ~25 ms of CPU, 40-90 ms of wall), while the fork server
+        loads pytest and the suites, so that a worker's first sandbox does not wait for one to boot.
+        Only where a session forks its sandboxes from a template (as root, on Linux; where there
+        is no pid namespace the worker's session does not use it and lets it go).  Each is pinned
+        to its worker's CPU (cores_for); this process never asks one for anything, and reaps them."""
+        self.booted = []
+        if not self._boots_templates():
+            return
+        from ..engine.launch import Booted
+
+        for i in range(self.jobs):
+            core = self.cores[i % len(self.cores)] if self.cores else None
+            try:
+                self.booted.append((core, Booted(core)))
+            except OSError:
+                break
+        trace("templates-booted", count=len(self.booted))
+
+    @staticmethod
+    def _boots_templates() -> bool:
+        return os.geteuid() == 0 and hasattr(os, "pidfd_open") and os.environ.get(BOOT_ENV) != "0"
+
+    def _let_go_templates(self) -> None:
+        """The templates booted for workers that were not started (fewer submissions than --jobs)."""
+        for _, booted in self.booted or []:
+            booted.let_go()
+            self.handed.append(booted)
+        self.booted = []
+
+    def _reap_templates(self, timeout: float) -> None:
+        """Reap every template booted here, its worker stopped (it ends with the worker's session,
+        or at its end of file once the worker is gone): its CPU and that of the sandboxes it reaped
+        is the workers' sandboxes' (traced for the bench: it is counted with this process's children)."""
+        self._let_go_templates()
+        cpu = [booted.reap(timeout) for booted in self.handed]
+        self.handed = []
+        if cpu:
+            trace("templates-reaped", count=len(cpu), children=sum(c for c in cpu if c is not None))
 
     def run(self, entries: Iterable[Entry],
             on_result: Callable[[Entry, dict[str, Any]], None]) -> None:
@@ -319,6 +385,7 @@ class WorkerPool:
         pending = collections.deque(entries)
         self.log_dir.mkdir(parents=True, exist_ok=True)
         self.workers = [self._spawn() for _ in range(min(self.jobs, len(pending)))]
+        self._let_go_templates()
         while pending or any(w.tasks for w in self.workers):
             for ahead in (False, True):         # every idle worker its first one, then the second ones
                 for i in range(len(self.workers)):
@@ -453,6 +520,8 @@ class WorkerPool:
                     os.close(fd)
         if log < 0:
             self._ensure_running()
+            if self.booted is None:
+                self._boot_templates()
             return
         for stream in (sys.stdout, sys.stderr):       # (what this process buffered stays ours)
             try:
@@ -468,6 +537,8 @@ class WorkerPool:
             os.dup2(saved[1], 2)
             for fd in (log, *saved):
                 os.close(fd)
+        if self.booted is None:
+            self._boot_templates()
 
     def _ensure_running(self) -> None:
         """Start the fork server (if not yet), telling it which session its workers will run
@@ -479,7 +550,7 @@ class WorkerPool:
         from .preloading import PRELOAD_ENV
 
         old = os.environ.get(PRELOAD_ENV)
-        os.environ[PRELOAD_ENV] = json.dumps([self.assignment, self.stage])
+        os.environ[PRELOAD_ENV] = json.dumps([self.assignment, self.stage, self._boots_templates()])
         try:
             forkserver.ensure_running()
         finally:
@@ -506,6 +577,7 @@ class WorkerPool:
         for worker in self.workers:
             self._stop(worker, kill=now or bool(worker.tasks), grace=5.0 if not now else 3.0)
         self.workers = []
+        self._reap_templates(timeout=5.0 if not now else 3.0)
 
 
 # --- progress -------------------------------------------------------------------------------------

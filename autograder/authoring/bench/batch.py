@@ -204,9 +204,12 @@ def accounting(trace: Path, began: float, wall: float, cpu: float, n: int, jobs:
     graded = sum(e.get("graded", 0) for e in exits)
     # of the workers' own CPU: the checks and the plans run ahead (the grade itself), and around them
     checks = sum(e["checks"] + e["plans"] for e in exits) if all("checks" in e for e in exits) else None
-    sandboxes = sum(e["children"] for e in exits)
+    # the templates the parent booted for its workers (workers.WorkerPool._boot_templates) are its
+    # children: reaped by it, with the sandboxes they reaped
+    templates = sum(e["children"] for e in events if e["event"] == "templates-reaped")
+    sandboxes = sum(e["children"] for e in exits) + templates
     parent_cpu = parent["end"]["cpu"]
-    drawing = parent["end"].get("children", 0.0)        # the parent's reaped children: the drawer, the charts' forks
+    drawing = parent["end"].get("children", 0.0) - templates     # the parent's other reaped children: the drawer, the charts' forks
     grading = (own + sandboxes) / n
     allowed = jobs / grading if grading > 0 else None
     starts = {e.get("pid"): e for e in events if e["event"] == "worker-start"}
