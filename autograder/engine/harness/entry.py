@@ -57,7 +57,8 @@ def sandbox_main(ctl_fd, res_fd, built=None, compile_fd=None):
         if cfg.get("root"):
             pid1 = built is not None and os.getpid() == 1     # forked by its root into its own pid namespace
             if cfg.get("namespaces") and built is not None:
-                applied.update(enter_life_namespaces(cfg, built, pid1), student_root=_SHARED_WITH_ROOT[pid1])
+                applied.update(enter_life_namespaces(cfg, built, pid1))
+                applied["student_root"] = _SHARED_WITH_ROOT[pid1] + applied.pop("shares", [])
             elif cfg.get("namespaces"):
                 applied.update(enter_namespaces(cfg))
             if cfg.get("pidns") and not pid1:
