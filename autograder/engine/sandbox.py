@@ -8,7 +8,7 @@ its stdin; results come back as JSON lines on a dedicated pipe.  The grader enfo
 wall-clock limit with poll(); on a timeout, crash or protocol garbage it kills the whole
 sandbox and starts a new one for the next request.
 
-Isolation as root: mount/net/pid/ipc/uts namespaces (no network at all), a minimal root
+Isolation as root: mount/net/pid/ipc/uts namespaces (no network; the filter makes no socket), a minimal root
 (pivot_root: the Python runtime and system libraries read-only, private tmpfs /tmp, /var/tmp,
 /dev/shm, nothing else; harness/isolation.py), a seccomp filter (seccomp.py), a cgroup per
 sandbox (cgroup.py), a dedicated unprivileged uid per live sandbox (40000 + slot; a lock file

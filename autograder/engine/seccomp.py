@@ -2,9 +2,10 @@
 
 The filter is a denylist of the system calls that could undo the sandbox or pass state between
 students; everything else a Python program needs stays allowed, save sockets: no socket of any
-family can be made (NETWORK), the sandbox's second network wall besides its empty net namespace.  It is compiled here to a
-classic BPF program (bytes) and sent to the harness, which installs it with prctl(PR_SET_SECCOMP)
-as the last step before any student code exists (after no_new_privs, so no privilege is needed).
+family can be made (NETWORK), the second network wall besides the empty net namespace (a student's
+lives share one on the strength of this rule).  It is compiled here to a classic BPF program
+(bytes) and sent to the harness, which installs it with prctl(PR_SET_SECCOMP) as the last step
+before any student code exists (after no_new_privs, so no privilege is needed).
 Denied calls fail with EPERM (clone3 with ENOSYS, so glibc falls back to clone, whose namespace
 flags are checked).  Without libseccomp the sandbox runs without the filter and says so
 (Sandbox.applied["seccomp"] is False).

@@ -183,8 +183,9 @@ def root_main(sock, setup):
     a source, the reference or student data, and never runs student code).  It builds what all of
     that student's sandbox lives can share once (its own mount and uts namespaces and the minimal
     read-only root: isolation.root_setup), says so on its socket, then forks one sandbox life per
-    request exactly as the template does; each life makes its own mount, net, ipc and pid
-    namespaces, private folders, uid, rlimits and seccomp (isolation.enter_life_namespaces).  Its
+    request exactly as the template does; each life makes its own mount, ipc and pid namespaces
+    (and net, unless it shares the root's), private folders, uid, rlimits and seccomp
+    (isolation.enter_life_namespaces).  Its
     first life compiles the student's source for the others (student_code)."""
     try:
         pidns = _child_pid_namespace()
