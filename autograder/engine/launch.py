@@ -340,7 +340,8 @@ class StudentRoot:
     never runs student code and never holds the reference.  It builds the minimal read-only root
     (its own mount and uts namespaces) once for all of that student's sandbox lives (the student's
     own and one per substitution variant), then forks each life, which makes everything else of
-    its own (mount, net, ipc and pid namespaces, private /tmp, uid, cgroup, seccomp).  Its first
+    its own (mount, ipc and pid namespaces, private /tmp, uid, cgroup, seccomp; the net namespace
+    is the root's where the filter refuses every socket, harness/isolation.py root_setup).  Its first
     life compiles the student's source (after its own uid drop) and sends the marshalled code to
     the root, which hands it, unread, to the later lives (harness/entry.py student_code).  Saves
     the root's build and the compile of the source per life."""

@@ -8,7 +8,7 @@ its stdin; results come back as JSON lines on a dedicated pipe.  The grader enfo
 wall-clock limit with poll(); on a timeout, crash or protocol garbage it kills the whole
 sandbox and starts a new one for the next request.
 
-Isolation as root: mount/net/pid/ipc/uts namespaces (no network at all), a minimal root
+Isolation as root: mount/net/pid/ipc/uts namespaces (no network; the filter makes no socket), a minimal root
 (pivot_root: the Python runtime and system libraries read-only, private tmpfs /tmp, /var/tmp,
 /dev/shm, nothing else; harness/isolation.py), a seccomp filter (seccomp.py), a cgroup per
 sandbox (cgroup.py), a dedicated unprivileged uid per live sandbox (40000 + slot; a lock file
@@ -522,7 +522,8 @@ class Sandbox:
             "root": root, "namespaces": root and iso["namespaces"], "pidns": root and iso["pid_namespace"],
             "hidden": self.hidden_paths, "uid": state.slot.uid if root else None, "workdir": workdir,
             "tmp_mb": max(16, 4 * self.limits.fsize_mb),
-            "seccomp": (seccomp.filter_bpf() or b"").hex(), "reference": self.reference,
+            "seccomp": (seccomp.filter_bpf() or b"").hex(), "sockets_refused": seccomp.refuses_sockets(),
+            "reference": self.reference,
             # how the fresh runner's clean-state check reads dict versions (harness/clean.py)
             "dict_versions": os.environ.get("AUTOGRADER_DICT_VERSIONS", "auto"),
         }
@@ -538,8 +539,10 @@ class Sandbox:
         template = _template() if root and iso["pid_namespace"] else None
         forker = None
         if template is not None and self.family is not None and self.family.hidden == self.hidden_paths:
-            forker = self.family.forker(template, {"seccomp": cfg["seccomp"]}, env)   # (its first life
-            #                                                  compiles for the others; it prepares the filter)
+            # (its first life compiles for the others; it prepares the filter, and makes the net
+            # namespace its lives share when the filter refuses sockets)
+            setup = {"seccomp": cfg["seccomp"], "sockets_refused": cfg["sockets_refused"]}
+            forker = self.family.forker(template, setup, env)
         try:
             proc = None
             if forker is not None:

@@ -57,7 +57,8 @@ def sandbox_main(ctl_fd, res_fd, built=None, compile_fd=None):
         if cfg.get("root"):
             pid1 = built is not None and os.getpid() == 1     # forked by its root into its own pid namespace
             if cfg.get("namespaces") and built is not None:
-                applied.update(enter_life_namespaces(cfg, built, pid1), student_root=_SHARED_WITH_ROOT[pid1])
+                applied.update(enter_life_namespaces(cfg, built, pid1))
+                applied["student_root"] = _SHARED_WITH_ROOT[pid1] + applied.pop("shares", [])
             elif cfg.get("namespaces"):
                 applied.update(enter_namespaces(cfg))
             if cfg.get("pidns") and not pid1:
@@ -182,8 +183,9 @@ def root_main(sock, setup):
     a source, the reference or student data, and never runs student code).  It builds what all of
     that student's sandbox lives can share once (its own mount and uts namespaces and the minimal
     read-only root: isolation.root_setup), says so on its socket, then forks one sandbox life per
-    request exactly as the template does; each life makes its own mount, net, ipc and pid
-    namespaces, private folders, uid, rlimits and seccomp (isolation.enter_life_namespaces).  Its
+    request exactly as the template does; each life makes its own mount, ipc and pid namespaces
+    (and net, unless it shares the root's), private folders, uid, rlimits and seccomp
+    (isolation.enter_life_namespaces).  Its
     first life compiles the student's source for the others (student_code)."""
     try:
         pidns = _child_pid_namespace()

@@ -76,16 +76,24 @@ def _within(path, top):
 
 def enter_life_namespaces(cfg, built, pid1=False):
     """A sandbox life forked by its student's root (root_setup built the minimal root once, in
-    the root's own mount and uts namespaces): its own mount (a copy of that minimal table), net,
-    ipc and pid namespaces, and its own private tmpfs /tmp, /var/tmp and /dev/shm mounted over
-    the root's empty read-only folders.  BUILT: what root_setup applied.  PID1: the root forked
-    it straight into a new pid namespace (ChildPidNamespace), so it has one already."""
+    the root's own mount and uts namespaces): its own mount (a copy of that minimal table), ipc
+    and pid namespaces, and its own private tmpfs /tmp, /var/tmp and /dev/shm mounted over the
+    root's empty read-only folders.  Its net namespace is the root's empty one when the root made
+    one and this life's filter refuses every socket (seccomp.NETWORK: so no loopback or abstract
+    unix socket can join two lives of the student), else its own.  BUILT: what root_setup
+    applied.  PID1: the root forked it straight into a new pid namespace (ChildPidNamespace), so
+    it has one already."""
     lib = _libc()
-    flags = CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC | (CLONE_NEWPID if cfg["pidns"] and not pid1 else 0)
+    shared = built.get("net_namespace") is True and bool(cfg.get("seccomp")) and cfg.get("sockets_refused") is True
+    flags = (CLONE_NEWNS | CLONE_NEWIPC | (0 if shared else CLONE_NEWNET)
+             | (CLONE_NEWPID if cfg["pidns"] and not pid1 else 0))
     lib.call("unshare", "unshare", flags)
     applied = {"namespaces": ["mount", "net", "ipc", "uts"] + (["pid"] if cfg["pidns"] or pid1 else []),
                "network": "none"}       # IPC limits: become_sandbox_user, once its /proc is mounted
     applied.update(built)
+    del applied["net_namespace"]
+    if shared:
+        applied["shares"] = ["net"]     # (entry.sandbox_main: what it shares with its student root)
     applied["private_tmp"] = mount_private(lib, cfg["tmp_mb"])
     return applied
 
@@ -114,12 +122,17 @@ def root_setup(setup):
     """The student root (entry.root_main; root, never runs student code): its own mount and uts
     namespaces and the minimal root, built once for all of one student's sandbox lives, without
     the private folders (each life mounts its own) and without /proc (each life has its own pid
-    namespace and mounts its own).  Returns what it applied, for each life's `applied`."""
+    namespace and mounts its own).  And, when its lives' filter refuses every socket (SETUP's
+    "sockets_refused"), its own empty net namespace (only lo, down), which they share instead of
+    making one each.  Returns what it applied, for each life's `applied`."""
     lib = _libc()
-    lib.call("unshare", "unshare", CLONE_NEWNS | CLONE_NEWUTS)
+    net = bool(setup.get("seccomp")) and setup.get("sockets_refused") is True
+    lib.call("unshare", "unshare", CLONE_NEWNS | CLONE_NEWUTS | (CLONE_NEWNET if net else 0))
     lib.mount(None, "/", None, MS_REC | MS_PRIVATE)
     hidden = [os.path.realpath(p) for p in setup.get("hidden", [])]
-    return build_root(lib, {"pidns": True, "tmp_mb": None}, hidden)
+    built = build_root(lib, {"pidns": True, "tmp_mb": None}, hidden)
+    built["net_namespace"] = net
+    return built
 
 
 def enter_namespaces(cfg):
@@ -396,6 +409,8 @@ def limit_self(cfg):
         applied["subreaper"] = lib.try_call("prctl", PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
         applied["no_new_privs"] = lib.try_call("prctl", PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
         applied["seccomp"] = install_seccomp(lib, cfg.get("seccomp")) if applied["no_new_privs"] else False
+        if applied["seccomp"] and cfg.get("sockets_refused") is True:
+            applied["network"] = "no sockets"       # the host's, but the filter makes no socket
     except OSError:
         applied["subreaper"] = False
     return applied

@@ -5,8 +5,8 @@
 # shared read-only root, the host name, an abstract unix socket held by its long-lived worker, a
 # POSIX message queue) and looks for the notes of the others and for processes of another uid
 # (signals, /proc/<pid>/mem).  Finding any, it breaks every function it is graded on.  Every life
-# has its own mount, net, ipc and pid namespaces, private folders and uid, and the root and host
-# name they share cannot be written (one student root forks them all): nothing is found, 100.
+# has its own mount, ipc and pid namespaces, private folders and uid, no socket (the filter), and
+# the root, host name and empty net namespace they share hold nothing: nothing is found, 100.
 import gc as _gc
 import os as _os
 import socket as _socket
