@@ -47,7 +47,7 @@ from __future__ import annotations
 from pathlib import Path
 
 PARTS = ("../scripted", "base", "values", "errors", "lines", "endless", "run", "targets", "patches", "audit", "clean",
-         "proctree", "worker", "answers", "zygote", "isolation", "entry")
+         "proctree", "worker", "answers", "zygote", "isolation", "warm", "entry")
 HERE = Path(__file__).resolve().parent
 
 
