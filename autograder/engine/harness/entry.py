@@ -31,7 +31,7 @@ from .lines import Lines, _pidfd, write_all, write_line
 from .patches import install_patches, prepare_random
 from .proctree import _kill
 from .run import _BALLAST, _reserve
-from .warm import warm_request_path
+from .warm import warm_template
 from .zygote import Zygote
 
 
@@ -180,9 +180,9 @@ def template_main(sock_fd):
 
 
 def _warm():
-    """warm.warm_request_path, whose failure costs only its speed."""
+    """warm.warm_template, whose failure costs only its speed."""
     try:
-        warm_request_path(TEMPLATE_FILE, {"wall_s": 60.0, "cpu_s": 60, "output_chars": 200_000})
+        warm_template(TEMPLATE_FILE, {"wall_s": 60.0, "cpu_s": 60, "output_chars": 200_000})
     except Exception:
         pass
 
