@@ -74,7 +74,7 @@ _WARM_REQUESTS = (
     b'"dice":[1,2,3],"fresh":true,"timeout":10.0,"wall":10.0}',
     b'{"seq":2,"kind":"call","func":"play","args":[1],"kwargs":{"names":null},"stdin":["x"],"seed":null,'
     b'"dice":[4],"fresh":false,"timeout":10.0,"wall":10.0,"substitute":{"names":["helper"],"keep":["play"]}}',
-    b'{"seq":3,"kind":"call","func":"Box.grow","args":[2],"kwargs":{},"stdin":null,"seed":null,"dice":null,'
+    b'{"seq":3,"kind":"call","func":"Box.grow","args":[2],"kwargs":{},"stdin":null,"seed":5,"dice":null,'
     b'"fresh":false,"timeout":10.0,"wall":10.0,"instance":{"init":[1],"kwargs":{"name":"b"},"state":{}}}',
     b'{"seq":4,"kind":"call","func":"fails","args":["b"],"kwargs":{},"stdin":null,"seed":null,"dice":null,'
     b'"fresh":false,"timeout":10.0,"wall":10.0}',
