@@ -1,0 +1,87 @@
+"""The request path warmed in the sandbox template (harness/warm.py): it runs the harness's own
+constant requests through a request process's path and a zygote's serving, and leaves nothing
+behind that the template's snapshot and forks would not have had without it."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sys
+import types
+
+from autograder.engine import harness
+
+
+def _harness() -> types.ModuleType:
+    ns = types.ModuleType("harness_under_test")
+    exec(compile(harness.source(), "<sandbox-harness>", "exec"), ns.__dict__)
+    return ns
+
+
+def _in_child(job) -> str:
+    """JOB() run in a fork (the patches, modules and signals it changes are the child's own)."""
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.close(r)
+            try:
+                out = str(job())
+            except BaseException as e:       # noqa: BLE001 (reported to the parent)
+                out = f"error: {type(e).__name__}: {e}"
+            os.write(w, out.encode())
+        finally:
+            os._exit(0)
+    os.close(w)
+    chunks = []
+    while chunk := os.read(r, 65536):
+        chunks.append(chunk)
+    os.close(r)
+    os.waitpid(pid, 0)
+    return b"".join(chunks).decode()
+
+
+def _state(h: types.ModuleType) -> dict:
+    """What the warm-up must leave as it found it (as text: compared in the parent)."""
+    import random
+
+    modules = {name: id(mod) for name, mod in sys.modules.items()}
+    children = open(f"/proc/{os.getpid()}/task/{os.getpid()}/children").read().split()
+    names = {k: id(v) for k, v in vars(h).items()}
+    return {"modules": modules, "random": repr(random.getstate()), "fds": sorted(os.listdir("/proc/self/fd")),
+            "alarm": repr(signal.getsignal(signal.SIGALRM)), "itimer": signal.getitimer(signal.ITIMER_REAL),
+            "children": children, "audit_on": h._AUDIT_ON[0], "reference": h._REFERENCE is None,
+            "run": h._RUN is None, "names": names, "stray": h._STRAY[0], "touched": h._TOUCHED[0],
+            "tmp": sorted(n for n in os.listdir("/tmp") if n.startswith(f"warm-{os.getpid()}-"))}
+
+
+def _warm_and_compare() -> str:
+    h = _harness()
+    h.prepare_random()
+    h.install_patches(h.TEMPLATE_FILE)
+    said = []
+    say = h.Zygote.say
+    h.Zygote.say = lambda self, line: (said.append(bytes(line)), say(self, line))[1]
+    before = _state(h)
+    h.warm_template(h.TEMPLATE_FILE, {"wall_s": 60.0, "cpu_s": 60, "output_chars": 200_000})
+    after = _state(h)
+    h.Zygote.say = say
+    lines = [json.loads(line) for chunk in said for line in chunk.splitlines()]
+    statuses = sorted({line["result"]["status"] for line in lines if "result" in line})
+    changed = sorted(key for key in before if before[key] != after[key])
+    return json.dumps({"changed": changed, "statuses": statuses, "answers": len(lines)})
+
+
+def test_the_warm_up_answers_its_requests_and_leaves_nothing_behind():
+    """The constant requests are answered (a zygote's batch through a request process of its own:
+    ok and an exception), and the warm-up leaves the modules, the random state, the open fds,
+    SIGALRM and the timer, the harness's names and flags, no child and no folder as they were
+    (it fails when any undo of warm_template is dropped)."""
+    out = _in_child(_warm_and_compare)
+    assert not out.startswith("error"), out
+    got = json.loads(out)
+    assert got["changed"] == []
+    assert got["statuses"] == ["exception", "ok"]
+    assert got["answers"] == 25          # 24 requests and the batch's end
+
