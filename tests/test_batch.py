@@ -123,13 +123,14 @@ def test_each_worker_adopts_the_template_the_parent_booted_for_it(first):
     iso = isolation()
     events = [json.loads(line) for line in first["trace"].read_text(encoding="utf-8").splitlines()]
     adopted = [e["template"] for e in events if e["event"] == "worker-start"]
-    reaped = [e for e in events if e["event"] == "templates-reaped"]
+    reaped = [e for e in events if e["event"] == "template-reaped"]
     if not (iso["uid_drop"] and iso["pid_namespace"]):
         pytest.skip("the template serves root graders with a pid namespace only")
     assert adopted == [True, True]
-    assert len(reaped) == 1 and reaped[0]["count"] == 2 and reaped[0]["children"] > 0
+    starts = {e["pid"] for e in events if e["event"] == "worker-start"}
+    assert len(reaped) == 2 and {e["worker"] for e in reaped} == starts and all(e["children"] > 0 for e in reaped)
     order = [e["event"] for e in events]
-    assert order.index("templates-booted") < order.index("worker-start") < order.index("templates-reaped")
+    assert order.index("templates-booted") < order.index("worker-start") < order.index("template-reaped")
 
 
 def test_workers_are_pinned_only_with_a_worker_for_every_cpu(monkeypatch):

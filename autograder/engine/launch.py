@@ -250,6 +250,7 @@ class Booted:
         """CORE: the CPU the template (so every process it forks) runs on, that of its worker."""
         self.python = _python()
         self.popen, self.sock = _boot(self.python)
+        self.worker: int | None = None      # the pid of the process it was handed to (the booter's note)
         if core is not None:
             try:
                 os.sched_setaffinity(self.popen.pid, {core})

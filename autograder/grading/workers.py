@@ -326,6 +326,7 @@ class WorkerPool:
         finally:
             if booted is not None:      # (the worker has its own copy of the socket now, or never will)
                 booted.let_go()
+                booted.worker = process.pid
         child.close()
         return _Worker(process, parent, log=log, core=core)
 
@@ -374,10 +375,10 @@ class WorkerPool:
         or at its end of file once the worker is gone): its CPU and that of the sandboxes it reaped
         is the workers' sandboxes' (traced for the bench: it is counted with this process's children)."""
         self._let_go_templates()
-        cpu = [booted.reap(timeout) for booted in self.handed]
+        for booted in self.handed:
+            cpu = booted.reap(timeout)
+            trace("template-reaped", worker=booted.worker, children=cpu or 0.0)
         self.handed = []
-        if cpu:
-            trace("templates-reaped", count=len(cpu), children=sum(c for c in cpu if c is not None))
 
     def run(self, entries: Iterable[Entry],
             on_result: Callable[[Entry, dict[str, Any]], None]) -> None:

@@ -206,14 +206,16 @@ def accounting(trace: Path, began: float, wall: float, cpu: float, n: int, jobs:
     checks = sum(e["checks"] + e["plans"] for e in exits) if all("checks" in e for e in exits) else None
     # the templates the parent booted for its workers (workers.WorkerPool._boot_templates) are its
     # children: reaped by it, with the sandboxes they reaped
-    templates = sum(e["children"] for e in events if e["event"] == "templates-reaped")
+    reaped = [e for e in events if e["event"] == "template-reaped"]
+    templates = sum(e["children"] for e in reaped)
     sandboxes = sum(e["children"] for e in exits) + templates
     parent_cpu = parent["end"]["cpu"]
     drawing = parent["end"].get("children", 0.0) - templates     # the parent's other reaped children: the drawer, the charts' forks
     grading = (own + sandboxes) / n
     allowed = jobs / grading if grading > 0 else None
     starts = {e.get("pid"): e for e in events if e["event"] == "worker-start"}
-    busy = [(e["cpu"] - starts[e["pid"]]["cpu"] + e["children"]) / (e["at"] - starts[e["pid"]]["at"])
+    busy = [(e["cpu"] - starts[e["pid"]]["cpu"] + e["children"]
+             + sum(t["children"] for t in reaped if t.get("worker") == e["pid"])) / (e["at"] - starts[e["pid"]]["at"])
             for e in exits if e.get("pid") in starts and e["at"] > starts[e["pid"]]["at"]]
     ahead = sum(1 for e in events if e["event"] == "task" and e.get("ahead"))
 
