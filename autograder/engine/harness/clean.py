@@ -23,7 +23,7 @@ import struct
 import sys
 import types
 
-from .identities import _VIEWED, _same_dict, _same_items, _same_rest, container_ids
+from .identities import _VIEWED, _handlers, _same_dict, _same_handlers, _same_items, _same_rest, container_ids
 from .patches import install_patches
 
 _CONTAINERS = (dict, list, set, bytearray)
@@ -35,7 +35,6 @@ _RESTORED = (("re", "_cache"), ("linecache", "cache"), ("encodings", "_cache"), 
 _ITIMERS = (signal.ITIMER_VIRTUAL, signal.ITIMER_PROF)    # (the real one: reset after every request)
 _RLIMITS = (resource.RLIMIT_CPU, resource.RLIMIT_AS, resource.RLIMIT_DATA, resource.RLIMIT_STACK,
             resource.RLIMIT_NOFILE, resource.RLIMIT_NPROC, resource.RLIMIT_FSIZE, resource.RLIMIT_MEMLOCK)
-_SIGNALS = tuple(sorted(s for s in signal.valid_signals() if s not in (signal.SIGKILL, signal.SIGSTOP)))
 GROWTH = 16 << 10               # kB of peak memory a runner may gain before it is retired
 _PATCHED = (sys, builtins, os, posix, random)     # the modules install_patches writes to
 
@@ -335,9 +334,9 @@ class CleanState:
         gc.collect()               # a finalizer of the request's garbage runs now, not in the next one
         if self.versions() != base[3] or gc.garbage or run.dirty is not False:
             return False
-        if _settings() != base[0] or not _same_items(_handlers(), base[5]) or base[4]() != base[1]:
+        if _settings() != base[0] or not _same_handlers(base[5]) or base[4]() != base[1]:
             return False
-        if _peak() > base[2] + GROWTH or not self.ids.same(base[6]) or not _same_rest(self.rest, self._copies):
+        if _peak() > base[2] + GROWTH or not self.ids.same(base[6]) or (self.rest and not _same_rest(self.rest, self._copies)):
             return False
         if untouched:
             return guard.holds()
@@ -551,12 +550,6 @@ def _settings():
             gc.get_debug(), mask, os.getpriority(os.PRIO_PROCESS, 0), os.getpgrp(), os.getsid(0),
             os.sched_getaffinity(0), _signal.pthread_sigmask(signal.SIG_BLOCK, ()),
             tuple(map(_signal.getitimer, _ITIMERS)), tuple(map(resource.getrlimit, _RLIMITS)))
-
-
-def _handlers():
-    """The settings that are objects a request may supply (trace and profile functions, async
-    generator hooks, signal handlers): compared by identity (_same_items)."""
-    return (sys.gettrace(), sys.getprofile(), *sys.get_asyncgen_hooks(), *map(_signal.getsignal, _SIGNALS))
 
 
 def _fds():
