@@ -23,7 +23,7 @@ import struct
 import sys
 import types
 
-from .identities import _VIEWED, _handlers, _same_dict, _same_handlers, _same_items, _same_rest, container_ids
+from .identities import _VIEWED, _handlers, _same_dict, _same_handlers, _same_rest, container_ids
 from .patches import install_patches
 
 _CONTAINERS = (dict, list, set, bytearray)
@@ -88,13 +88,12 @@ class CleanState:
         alive by this snapshot (kept, restored) or by their modules.  Made again only for another
         detector or other caches.  The reader of the lists' and sets' items (identities.py): made
         again for other containers or another detector, or where one of their item arrays moved
-        since; else it holds the items they have here (a runner holds only what changes after)."""
+        since (a runner's start holds what their items are then: check_copies)."""
         caches = [cache for cache, _ in self.restored]
-        viewed = tuple(obj for obj in self.others if type(obj) in _VIEWED)
-        ids = self.ids
-        if (ids is None or ids.how != self.detector or not _same_items(ids.containers, viewed)
-                or ids.hold() is None):
-            self.ids = container_ids(viewed, self.detector)
+        ids = self.ids      # (others the same tuple: the same containers, none of them touched)
+        if ids is None or ids.how != self.detector or ids.source is not self.others or ids.moved():
+            self.ids = container_ids(tuple(obj for obj in self.others if type(obj) in _VIEWED), self.detector)
+            self.ids.source = self.others
         key = (self.detector, tuple(map(id, caches)))
         if key == self.reader_key:
             return
@@ -225,9 +224,10 @@ class CleanState:
         # The lists and sets: compared by identity (identities.py, made in _small_readers, read
         # again at a runner's start: base).  The rest (a bytearray, a dict subclass no version
         # reader knows): copies made in a runner before its first request (check_copies).
+        # (a loop over the ~240 containers increfs each: ~80 pages copied on write in every life)
         if type(self.others) is list:
             self.others = tuple(self.others)
-        self.rest = tuple(obj for obj in self.others if type(obj) not in _VIEWED)
+            self.rest = tuple(obj for obj in self.others if type(obj) not in _VIEWED)
         self.copies_checked = False
 
     def check_copies(self):
@@ -238,6 +238,7 @@ class CleanState:
             self.ids_base = self.ids.hold()
             if self.ids_base is None:     # (an item array moved since the reader was made)
                 self.ids = container_ids(self.ids.containers, self.ids.how)
+                self.ids.source = self.others
                 self.ids_base = self.ids.hold()
             self._copies = tuple(type(obj)(obj) for obj in self.rest)
             self.copies_checked = True

@@ -54,6 +54,9 @@ class PlainIds:
 
     hold = read
 
+    def moved(self):
+        return False
+
     def same(self, base):
         now = self.read()
         return len(now) == len(base) and all(len(a) == len(b) and all(map(operator.is_, a, b))
@@ -113,6 +116,10 @@ class ContainerIds:
                 out.append(((word(id(c) + 40).value, _ENTRY * slots), i))
         return out
 
+    def moved(self):
+        """Whether a head moved since the reader was made (it can no longer read their items)."""
+        return self.heads_now(self.view) != self.heads
+
     def read(self):
         """The item pointers now (a tuple of bytes), or None where a head moved since the reader
         was made (an item array resized or replaced: then not read)."""
@@ -152,11 +159,6 @@ def _same_handlers(base):
     hooks = sys.get_asyncgen_hooks()
     return (sys.gettrace() is base[0] and sys.getprofile() is base[1] and hooks[0] is base[2] and hooks[1] is base[3]
             and all(map(operator.is_, map(_signal.getsignal, _SIGNALS), base[4])))
-
-
-def _same_items(a, b):
-    """Whether A and B hold the same objects in the same order (by identity: no __eq__ runs)."""
-    return len(a) == len(b) and all(map(operator.is_, a, b))
 
 
 def _same_dict(a, b):
