@@ -60,7 +60,7 @@ def main():
         "  gc.collect() (nothing new)": gc.collect,
         "  versions() (every watched dict's tag)": cs.versions,
         "  ids.same (lists, sets by identity)": lambda: cs.ids.same(Run.base[6]),
-        "  _handlers() by identity": lambda: clean._same_items(clean._handlers(), Run.base[5]),
+        "  _same_handlers() (by identity)": lambda: clean._same_handlers(Run.base[5]),
         "  _peak() (getrusage)": clean._peak,
         "  guard.holds()": guard.holds,
     }

@@ -23,7 +23,7 @@ import struct
 import sys
 import types
 
-from .identities import _VIEWED, _same_dict, _same_items, _same_rest, container_ids
+from .identities import _VIEWED, _handlers, _same_dict, _same_handlers, _same_rest, container_ids
 from .patches import install_patches
 
 _CONTAINERS = (dict, list, set, bytearray)
@@ -35,7 +35,6 @@ _RESTORED = (("re", "_cache"), ("linecache", "cache"), ("encodings", "_cache"), 
 _ITIMERS = (signal.ITIMER_VIRTUAL, signal.ITIMER_PROF)    # (the real one: reset after every request)
 _RLIMITS = (resource.RLIMIT_CPU, resource.RLIMIT_AS, resource.RLIMIT_DATA, resource.RLIMIT_STACK,
             resource.RLIMIT_NOFILE, resource.RLIMIT_NPROC, resource.RLIMIT_FSIZE, resource.RLIMIT_MEMLOCK)
-_SIGNALS = tuple(sorted(s for s in signal.valid_signals() if s not in (signal.SIGKILL, signal.SIGSTOP)))
 GROWTH = 16 << 10               # kB of peak memory a runner may gain before it is retired
 _PATCHED = (sys, builtins, os, posix, random)     # the modules install_patches writes to
 
@@ -89,13 +88,12 @@ class CleanState:
         alive by this snapshot (kept, restored) or by their modules.  Made again only for another
         detector or other caches.  The reader of the lists' and sets' items (identities.py): made
         again for other containers or another detector, or where one of their item arrays moved
-        since; else it holds the items they have here (a runner holds only what changes after)."""
+        since (a runner's start holds what their items are then: check_copies)."""
         caches = [cache for cache, _ in self.restored]
-        viewed = tuple(obj for obj in self.others if type(obj) in _VIEWED)
-        ids = self.ids
-        if (ids is None or ids.how != self.detector or not _same_items(ids.containers, viewed)
-                or ids.hold() is None):
-            self.ids = container_ids(viewed, self.detector)
+        ids = self.ids      # (others the same tuple: the same containers, none of them touched)
+        if ids is None or ids.how != self.detector or ids.source is not self.others or ids.moved():
+            self.ids = container_ids(tuple(obj for obj in self.others if type(obj) in _VIEWED), self.detector)
+            self.ids.source = self.others
         key = (self.detector, tuple(map(id, caches)))
         if key == self.reader_key:
             return
@@ -226,9 +224,10 @@ class CleanState:
         # The lists and sets: compared by identity (identities.py, made in _small_readers, read
         # again at a runner's start: base).  The rest (a bytearray, a dict subclass no version
         # reader knows): copies made in a runner before its first request (check_copies).
+        # (a loop over the ~240 containers increfs each: ~80 pages copied on write in every life)
         if type(self.others) is list:
             self.others = tuple(self.others)
-        self.rest = tuple(obj for obj in self.others if type(obj) not in _VIEWED)
+            self.rest = tuple(obj for obj in self.others if type(obj) not in _VIEWED)
         self.copies_checked = False
 
     def check_copies(self):
@@ -239,6 +238,7 @@ class CleanState:
             self.ids_base = self.ids.hold()
             if self.ids_base is None:     # (an item array moved since the reader was made)
                 self.ids = container_ids(self.ids.containers, self.ids.how)
+                self.ids.source = self.others
                 self.ids_base = self.ids.hold()
             self._copies = tuple(type(obj)(obj) for obj in self.rest)
             self.copies_checked = True
@@ -335,9 +335,9 @@ class CleanState:
         gc.collect()               # a finalizer of the request's garbage runs now, not in the next one
         if self.versions() != base[3] or gc.garbage or run.dirty is not False:
             return False
-        if _settings() != base[0] or not _same_items(_handlers(), base[5]) or base[4]() != base[1]:
+        if _settings() != base[0] or not _same_handlers(base[5]) or base[4]() != base[1]:
             return False
-        if _peak() > base[2] + GROWTH or not self.ids.same(base[6]) or not _same_rest(self.rest, self._copies):
+        if _peak() > base[2] + GROWTH or not self.ids.same(base[6]) or (self.rest and not _same_rest(self.rest, self._copies)):
             return False
         if untouched:
             return guard.holds()
@@ -551,12 +551,6 @@ def _settings():
             gc.get_debug(), mask, os.getpriority(os.PRIO_PROCESS, 0), os.getpgrp(), os.getsid(0),
             os.sched_getaffinity(0), _signal.pthread_sigmask(signal.SIG_BLOCK, ()),
             tuple(map(_signal.getitimer, _ITIMERS)), tuple(map(resource.getrlimit, _RLIMITS)))
-
-
-def _handlers():
-    """The settings that are objects a request may supply (trace and profile functions, async
-    generator hooks, signal handlers): compared by identity (_same_items)."""
-    return (sys.gettrace(), sys.getprofile(), *sys.get_asyncgen_hooks(), *map(_signal.getsignal, _SIGNALS))
 
 
 def _fds():

@@ -13,9 +13,13 @@ is as when the reader was made, the item arrays and tables at the addresses thos
 moved array may be freed memory: never read).  Equal bytes mean the same objects, as long as every
 object they point to stays alive: the reader holds each container's items as they were read when
 it took a reading as its own (hold), so no address in it can be reused by another object.  The
-slow one (PlainIds) holds tuples of the items and compares them with operator.is_."""
+slow one (PlainIds) holds tuples of the items and compares them with operator.is_.  Here too: the handler settings (_handlers, _same_handlers) and
+the dicts compared whole (_same_dict: sys.modules and our names where their guard broke), by
+operator.is_."""
 
+import _signal
 import operator
+import signal
 import sys
 
 _LIST_HEAD = (16, 16)       # PyListObject after ob_refcnt and ob_type: ob_size, ob_item
@@ -24,6 +28,7 @@ _SET_SMALL = 64             # ... then hash and finger, then smalltable: 8 entri
 _SET_SLOTS = 8
 _ENTRY = 16
 _VIEWED = (list, set)
+_SIGNALS = tuple(sorted(s for s in signal.valid_signals() if s not in (signal.SIGKILL, signal.SIGSTOP)))
 
 
 def container_ids(containers, how="ctypes"):
@@ -49,6 +54,9 @@ class PlainIds:
 
     hold = read
 
+    def moved(self):
+        return False
+
     def same(self, base):
         now = self.read()
         return len(now) == len(base) and all(len(a) == len(b) and all(map(operator.is_, a, b))
@@ -72,13 +80,14 @@ class ContainerIds:
             return None
         self = cls()
         self.containers, self.extra = containers, []
-        heads = [(id(c) + (_LIST_HEAD if type(c) is list else _SET_HEAD)[0],
-                  (_LIST_HEAD if type(c) is list else _SET_HEAD)[1]) for c in containers]
+        # (an empty list's head: its size alone, read as a number, a cached 0 while it stays empty)
+        heads = [(id(c) + 16, 16 if c else 8) if type(c) is list else (id(c) + _SET_HEAD[0], _SET_HEAD[1])
+                 for c in containers]
         self.items = cls._items(containers, word)
         spans = heads + [seg for seg, _ in self.items]
         if not spans:
-            self.heads_now = self.items_now = lambda view=None: ()
-            self.heads = self.items0 = ()
+            self.heads_now = self.items_now = _no_segments
+            self.view, self.heads, self.items0 = None, (), ()
             return self
         low = min(a for a, _ in spans)
         self.view = memoryview((ctypes.c_char * (max(a + n for a, n in spans) - low)).from_address(low)).cast("B")
@@ -88,7 +97,7 @@ class ContainerIds:
         self.items_now = _unpacker([self.items[i][0] for i in order], low, self.view, ctypes)
         if self.heads_now is None or self.items_now is None:
             return None
-        self.heads = self.heads_now()
+        self.heads = self.heads_now(self.view)
         self.items0 = None
         self.hold()
         return self if self.items0 is not None else None
@@ -107,12 +116,16 @@ class ContainerIds:
                 out.append(((word(id(c) + 40).value, _ENTRY * slots), i))
         return out
 
+    def moved(self):
+        """Whether a head moved since the reader was made (it can no longer read their items)."""
+        return self.heads_now(self.view) != self.heads
+
     def read(self):
         """The item pointers now (a tuple of bytes), or None where a head moved since the reader
         was made (an item array resized or replaced: then not read)."""
-        if self.heads_now() != self.heads:
+        if self.heads_now(self.view) != self.heads:
             return None
-        return self.items_now()
+        return self.items_now(self.view)
 
     def hold(self):
         """A reading this reader answers for (every object it points to held alive from here),
@@ -126,12 +139,26 @@ class ContainerIds:
         return now
 
     def same(self, base):
-        return self.read() == base
+        """Whether the items now are BASE (a reading of hold's), heads first (read() inlined)."""
+        view = self.view
+        return self.heads_now(view) == self.heads and self.items_now(view) == base
 
 
-def _same_items(a, b):
-    """Whether A and B hold the same objects in the same order (by identity: no __eq__ runs)."""
-    return len(a) == len(b) and all(map(operator.is_, a, b))
+def _no_segments(view):
+    return ()
+
+
+def _handlers():
+    """The settings that are objects a request may supply (trace and profile functions, async
+    generator hooks, signal handlers): compared by identity (_same_handlers)."""
+    return (sys.gettrace(), sys.getprofile(), *sys.get_asyncgen_hooks(), tuple(map(_signal.getsignal, _SIGNALS)))
+
+
+def _same_handlers(base):
+    """Whether the handlers are the objects in BASE (a _handlers() of before): no tuple made."""
+    hooks = sys.get_asyncgen_hooks()
+    return (sys.gettrace() is base[0] and sys.getprofile() is base[1] and hooks[0] is base[2] and hooks[1] is base[3]
+            and all(map(operator.is_, map(_signal.getsignal, _SIGNALS), base[4])))
 
 
 def _same_dict(a, b):
@@ -148,9 +175,9 @@ def _same_rest(rest, copies):
 
 
 def _unpacker(segments, low, view, ctypes):
-    """A function returning the bytes of SEGMENTS ((address, size), not overlapping) in address
-    order, by one struct unpack over VIEW (which starts at LOW), the bytes between skipped as pad
-    bytes; None where it does not read exactly what ctypes reads there."""
+    """A function of VIEW (which starts at LOW) returning the bytes of SEGMENTS ((address, size),
+    not overlapping) in address order, an 8-byte one as a number, by one struct unpack, the bytes
+    between skipped as pad bytes; None where it does not read exactly what ctypes reads there."""
     import struct
     segments = sorted(segments)
     fmt, at = ["="], low
@@ -159,19 +186,17 @@ def _unpacker(segments, low, view, ctypes):
             return None
         if address > at:
             fmt.append(f"{address - at}x")
-        fmt.append(f"{size}s")
+        fmt.append("Q" if size == 8 else f"{size}s")
         at = address + size
     try:
         unpack = struct.Struct("".join(fmt)).unpack_from
         got = unpack(view)
     except (struct.error, ValueError, TypeError, OverflowError):
         return None
-    if list(got) != [ctypes.string_at(address, size) for address, size in segments]:
+    expected = [ctypes.string_at(address, size) for address, size in segments]
+    if list(got) != [int.from_bytes(raw, sys.byteorder) if len(raw) == 8 else raw for raw in expected]:
         return None
-
-    def read():
-        return unpack(view)
-    return read
+    return unpack
 
 
 def _layout_known(ctypes):
