@@ -39,7 +39,8 @@ student's classes, the reference's substitutes), patches (stdio, input, exit, ra
 student code tried), clean (the fresh runner's clean-state check), proctree (children, kill,
 reap), worker (request processes), answers (the zygote's handle on a request process, reading its
 answer lines), zygote (forks, the request plan, its lines to the grader), isolation (namespaces, root,
-uid, seccomp), entry (main, sandbox_main, template_main).  A name is defined in exactly one part (tests check it).
+uid, seccomp), warm (the request path run in the template on constant requests before its snapshot),
+entry (main, sandbox_main, template_main).  A name is defined in exactly one part (tests check it).
 """
 
 from __future__ import annotations
