@@ -53,6 +53,7 @@ def _state(h: types.ModuleType) -> dict:
             "alarm": repr(signal.getsignal(signal.SIGALRM)), "itimer": signal.getitimer(signal.ITIMER_REAL),
             "children": children, "audit_on": h._AUDIT_ON[0], "reference": h._REFERENCE is None,
             "run": h._RUN is None, "names": names, "stray": h._STRAY[0], "touched": h._TOUCHED[0],
+            "stand_ins": sorted(h._STAND_INS),
             "tmp": sorted(n for n in os.listdir("/tmp") if n.startswith(f"warm-{os.getpid()}-"))}
 
 
@@ -75,13 +76,13 @@ def _warm_and_compare() -> str:
 
 def test_the_warm_up_answers_its_requests_and_leaves_nothing_behind():
     """The constant requests are answered (a zygote's batch through a request process of its own:
-    ok and an exception), and the warm-up leaves the modules, the random state, the open fds,
+    ok, an exception, the load probe's no function), and the warm-up leaves the modules, the random state, the open fds,
     SIGALRM and the timer, the harness's names and flags, no child and no folder as they were
     (it fails when any undo of warm_template is dropped)."""
     out = _in_child(_warm_and_compare)
     assert not out.startswith("error"), out
     got = json.loads(out)
     assert got["changed"] == []
-    assert got["statuses"] == ["exception", "ok"]
-    assert got["answers"] == 25          # 24 requests and the batch's end
+    assert got["statuses"] == ["exception", "no_function", "ok"]
+    assert got["answers"] == 27          # 26 requests and the batch's end
 

@@ -40,7 +40,8 @@ student code tried), identities (the items of the lists and sets the clean-state
 read by identity), clean (the fresh runner's clean-state check), proctree (children, kill,
 reap), worker (request processes), answers (the zygote's handle on a request process, reading its
 answer lines), zygote (forks, the request plan, its lines to the grader), isolation (namespaces, root,
-uid, seccomp), warm (the request path run in the template on constant requests), entry (main, sandbox_main, template_main).  A name is defined in exactly one part (tests check it).
+uid, seccomp), warm (the request path run in the template on constant requests before its snapshot),
+entry (main, sandbox_main, template_main).  A name is defined in exactly one part (tests check it).
 """
 
 from __future__ import annotations

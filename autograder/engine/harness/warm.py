@@ -22,9 +22,11 @@ from .base import _dumps, _loads_line
 from .clean import CleanState
 from .lines import write_all
 from .run import _NAMES, Run
+from .targets import _STAND_INS
 from .zygote import Zygote
 
 WARM_ROUNDS = 10      # CPython 3.11 quickens a code object after 8 calls or loop turns, then specializes
+CHECK_ROUNDS = 3      # the rounds whose fresh requests get the runner's restore and check
 
 _WARM_MODULE = '''\
 import random
@@ -40,17 +42,39 @@ class Box:
         return self.size
 
 
-def helper(values):
-    return sorted(values)
+def total(values):
+    return sum(values)
 
 
-def play(rounds, names=None):
-    total = 0
-    for _ in range(rounds):
-        total += random.randint(1, 6)
-    answer = input("Keep which dice? ")
-    print("rolled", total, answer)
-    return {"total": total, "kept": helper([3, 1, 2]), "answer": answer, "pair": (1, 2.5), "none": None}
+def count(values, face):
+    return values.count(face)
+
+
+def best(values):
+    return max(count(values, face) * face for face in range(1, 7))
+
+
+def label(values):
+    return " ".join(str(v) for v in values)
+
+
+def parse(text):
+    return [int(part) for part in text.split()]
+
+
+def roll(values, keep):
+    return [v if i in keep else random.randint(1, 6) for i, v in enumerate(values)]
+
+
+def play(rounds):
+    card = {}
+    for turn in range(rounds):
+        dice = [random.randint(1, 6) for _ in range(5)]
+        print("Dice:", label(dice))
+        dice = roll(dice, parse(input("Keep which dice? ")))
+        card[str(turn)] = total(dice)
+        print("Scored", card[str(turn)], "points")
+    return sum(card.values())
 
 
 def fails(x):
@@ -61,28 +85,62 @@ print("loaded")
 '''
 
 _WARM_REFERENCE = '''\
-def helper(values):
-    return sorted(values, reverse=True)
+import random
 
 
-def play(rounds, names=None):
+def total(values):
+    return sum(values)
+
+
+def count(values, face):
+    return values.count(face)
+
+
+def best(values):
+    return max(count(values, face) * face for face in range(1, 7))
+
+
+def label(values):
+    return " ".join(str(v) for v in values)
+
+
+def parse(text):
+    return [int(part) for part in text.split()]
+
+
+def roll(values, keep):
+    return [v if i in keep else random.randint(1, 6) for i, v in enumerate(values)]
+
+
+def play(rounds):
     return rounds
 '''
 
-_WARM_REQUESTS = (
-    b'{"seq":1,"kind":"call","func":"play","args":[2],"kwargs":{},"stdin":["1 2"],"seed":null,'
-    b'"dice":[1,2,3],"fresh":true,"timeout":10.0,"wall":10.0}',
-    b'{"seq":2,"kind":"call","func":"play","args":[1],"kwargs":{"names":null},"stdin":["x"],"seed":null,'
-    b'"dice":[4],"fresh":false,"timeout":10.0,"wall":10.0,"substitute":{"names":["helper"],"keep":["play"]}}',
-    b'{"seq":3,"kind":"call","func":"Box.grow","args":[2],"kwargs":{},"stdin":null,"seed":5,"dice":null,'
-    b'"fresh":false,"timeout":10.0,"wall":10.0,"instance":{"init":[1],"kwargs":{"name":"b"},"state":{}}}',
-    b'{"seq":4,"kind":"call","func":"fails","args":["b"],"kwargs":{},"stdin":null,"seed":null,"dice":null,'
-    b'"fresh":false,"timeout":10.0,"wall":10.0}',
-    b'{"seq":5,"kind":"call","func":"helper","args":[[2,1]],"kwargs":{},"stdin":null,"seed":null,"dice":null,'
-    b'"fresh":true,"timeout":10.0,"wall":10.0,"substitute":{"names":["play"],"keep":["helper"]}}',
-    b'{"seq":6,"kind":"script","func":null,"args":[],"kwargs":{},"stdin":["3"],"seed":null,"dice":null,'
-    b'"fresh":true,"timeout":10.0,"wall":10.0}',
-)
+# The shapes a plan's requests take (their specializations then hold in the forks): the load probe
+# (no such function), a scripted game (stdin, a seed or dice) with and without the other functions
+# substituted, a script, pure calls on lists with substitution, a try's stand-ins, a class's method
+# on an instance, a call that raises.
+_WARM_REQUESTS = tuple(b'{"seq":1,"kind":"%s","func":%s,"args":%s,"kwargs":{},"stdin":%s,"seed":%s,"dice":%s,'
+                       b'"fresh":%s,"timeout":5.0,"wall":5.0%s}' % fields for fields in (
+    (b"call", b'"__warm_probe__"', b"[]", b"null", b"null", b"null", b"true", b""),
+    (b"call", b'"play"', b"[2]", b'["0 1","2 3 4"]', b"5", b"null", b"true",
+     b',"substitute":{"names":["best","count","label","parse","roll","total"],"keep":["play"]}'),
+    (b"call", b'"play"', b"[1]", b'["0"]', b"null", b"[1,2,3,4,5,6,1,2,3]", b"true", b""),
+    (b"script", b"null", b"[]", b'["3"]', b"null", b"null", b"true", b""),
+    (b"call", b'"total"', b"[[1,2,3,4,5]]", b"null", b"null", b"null", b"false",
+     b',"substitute":{"names":["best","count","label","parse","play","roll"],"keep":["total"]}'),
+    (b"call", b'"best"', b"[[2,2,3,3,3]]", b"null", b"null", b"null", b"false",
+     b',"substitute":{"names":["count","label","parse","play","roll","total"],"keep":["best"]}'),
+    (b"call", b'"label"', b"[[6,5,4,3,2]]", b"null", b"null", b"null", b"false",
+     b',"substitute":{"names":["best","count","parse","play","roll","total"],"keep":["label"]}'),
+    (b"call", b'"count"', b"[[1,1,2,6,6],6]", b"null", b"null", b"null", b"false",
+     b',"substitute":{"names":["best","label","parse","play","roll","total"],"stand_in":true}'),
+    (b"call", b'"roll"', b"[[1,2,3,4,5],[0,2]]", b"null", b"null", b"[6,6,6]", b"false",
+     b',"substitute":{"names":["best","count","label","parse","play","total"],"keep":["roll"]}'),
+    (b"call", b'"Box.grow"', b"[2]", b"null", b"7", b"null", b"false",
+     b',"instance":{"init":[1],"kwargs":{"name":"b"},"state":{}}'),
+    (b"call", b'"fails"', b'["b"]', b"null", b"null", b"null", b"false", b""),
+))
 
 
 def warm_template(filename, limits):
@@ -105,6 +163,7 @@ def warm_template(filename, limits):
         warm_serving(cfg, code, out, clean)
     finally:
         _NAMES["_REFERENCE"] = None
+        _STAND_INS.clear()
         _AUDIT_ON[0] = audit
         signal.setitimer(signal.ITIMER_REAL, 0)
         _signal.signal(signal.SIGALRM, alarm)
@@ -132,7 +191,7 @@ def warm_serving(cfg, code, out, clean):
     try:
         fresh = [line for line in _WARM_REQUESTS if b'"fresh":true' in line]
         shared = [line for line in _WARM_REQUESTS if b'"fresh":false' in line]
-        lines = [_renumbered(line, i) for i, line in enumerate(fresh * 4 + shared * 4, 1)]
+        lines = [_renumbered(line, i) for i, line in enumerate(fresh * 3 + shared * 2, 1)]
         zyg.handle_batch({"op": "batch", "lines": len(lines)}, [(_loads_line(line), line) for line in lines])
     finally:
         zyg.stop_worker()
@@ -155,17 +214,18 @@ def warm_request_path(cfg, code, out, clean):
     base = guard = None
     if clean.versions is not None:
         base, guard = clean.base(), clean.untouched()
-    for _ in range(WARM_ROUNDS):
+    for round_ in range(WARM_ROUNDS):
         shared = {}
+        checks = round_ < CHECK_ROUNDS      # (4 fresh requests a round: enough calls in 3 rounds)
         for line in _WARM_REQUESTS:
             req = _loads_line(line)
             req["nonce"] = "0123456789abcdef"
             fresh = req.get("kind") == "script" or req.get("fresh", True)
             run = Run(req, cfg, out)
-            run.guard = guard if fresh else None
+            run.guard = guard if fresh and checks else None
             res = run.execute(code, None, None if fresh else shared)
             res["nonce"] = req["nonce"]
-            if fresh and base is not None:
+            if fresh and checks and base is not None:
                 clean.restore(stem, guard)
                 run.checked(lambda this: clean.same(base, this))
             res["retire" if fresh else "recycle"] = False
