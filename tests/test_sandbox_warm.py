@@ -86,3 +86,20 @@ def test_the_warm_up_answers_its_requests_and_leaves_nothing_behind():
     assert got["statuses"] == ["exception", "no_function", "ok"]
     assert got["answers"] == 27          # 26 requests and the batch's end
 
+
+
+def test_a_warm_up_killed_midway_leaves_no_folder_for_long(tmp_path):
+    """A template killed while it warms up (kill -9: its finally never runs) leaves its folder; the
+    next warm-up removes the folders of templates that are gone, and keeps a live one's."""
+    ns = _harness()
+    pid = os.fork()
+    if pid == 0:
+        os._exit(0)
+    os.waitpid(pid, 0)                          # (a pid no process has now)
+    prefix = str(tmp_path / "warm-")
+    stale, live = tmp_path / f"warm-{pid}-00ff", tmp_path / f"warm-{os.getpid()}-00ff"
+    other = tmp_path / "warmer-1-00ff"
+    for folder in (stale, live, other):
+        (folder / "shared").mkdir(parents=True)
+    ns._sweep(prefix)
+    assert not stale.exists() and live.exists() and other.exists()

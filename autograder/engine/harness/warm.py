@@ -179,7 +179,8 @@ def warm_template(filename, limits):
 def warm_serving(cfg, code, out, clean):
     """A zygote's serving of a batch of the constant requests, here, with a request process of its
     own forked from here (the constant module only; killed and reaped before this returns)."""
-    workdir = f"/tmp/warm-{os.getpid()}-{os.urandom(8).hex()}"
+    _sweep(_WARM_DIRS)
+    workdir = f"{_WARM_DIRS}{os.getpid()}-{os.urandom(8).hex()}"
     os.mkdir(workdir, 0o700)
     zyg = Zygote.__new__(Zygote)
     zyg.cfg, zyg.ctl, zyg.ctl_fd, zyg.res_fd, zyg.applied = cfg, None, None, out, {}
@@ -200,6 +201,19 @@ def warm_serving(cfg, code, out, clean):
         if zyg.kids is not None:
             os.close(zyg.kids)
         shutil.rmtree(workdir, ignore_errors=True)
+
+
+_WARM_DIRS = "/tmp/warm-"      # + pid-random: a warm-up's folder (removed by it, or by _sweep)
+
+
+def _sweep(prefix):
+    """The folders PREFIX<pid>-<random> of warm-ups whose template is gone (killed while warming:
+    its finally never ran) removed; a live template's are its own."""
+    top, stem = os.path.split(prefix)
+    for name in os.listdir(top):
+        pid = name[len(stem):].split("-", 1)[0]
+        if name.startswith(stem) and pid.isdigit() and not os.path.exists(f"/proc/{pid}"):
+            shutil.rmtree(os.path.join(top, name), ignore_errors=True)
 
 
 def _renumbered(line, seq):
