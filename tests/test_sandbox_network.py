@@ -50,6 +50,20 @@ PROBES = textwrap.dedent("""
     def net():
         return os.readlink("/proc/self/ns/net")
 
+    def interfaces():
+        with open("/proc/net/dev") as f:
+            rows = [line.split() for line in f.readlines()[2:]]
+        with open("/proc/net/unix") as f:
+            unix = f.readlines()[1:]
+        with open("/proc/net/tcp") as f:
+            tcp = f.readlines()[1:]
+        try:
+            with open("/proc/net/if_inet6") as f:      # (::1 only once lo is up)
+                inet6 = f.read()
+        except FileNotFoundError:
+            inet6 = ""
+        return [[row[0].rstrip(":"), int(row[1]), int(row[9])] for row in rows], len(unix), len(tcp), inet6
+
     def sockets_open():
         found = []
         for fd in os.listdir("/proc/self/fd"):
@@ -125,6 +139,8 @@ def test_the_lives_of_one_student_share_one_empty_net_namespace_and_no_socket():
                 assert box.applied["started"] == "student_root" and "net" in box.applied["student_root"]
             spaces = {call(box, "net", fresh=fresh).value for box in lives for fresh in (True, False)}
             assert len(spaces) == 1, spaces
+            # the root's namespace: only lo, down (no ::1), no packet in or out, no unix or TCP socket
+            assert call(lives[2], "interfaces").value == [[["lo", 0, 0]], 0, 0, ""]
             assert call(lives[1], "listen", "between", fresh=False).value == 1     # EPERM: nothing listens...
             assert call(lives[0], "reach", "between").value == 1                  # ...nor could reach it
             with Sandbox(PROBES, "yahtzee.py") as alone:                            # (the template's: its own)
