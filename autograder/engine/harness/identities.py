@@ -13,9 +13,9 @@ is as when the reader was made, the item arrays and tables at the addresses thos
 moved array may be freed memory: never read).  Equal bytes mean the same objects, as long as every
 object they point to stays alive: the reader holds each container's items as they were read when
 it took a reading as its own (hold), so no address in it can be reused by another object.  The
-slow one (PlainIds) holds tuples of the items and compares them with operator.is_.  Here too: the handler settings (_handlers, _same_handlers) and
-the dicts compared whole (_same_dict: sys.modules and our names where their guard broke), by
-operator.is_."""
+slow one (PlainIds) holds tuples of the items and compares them with operator.is_.  Here too,
+by operator.is_: the handler settings (_handlers, _same_handlers) and the dicts compared whole
+(_same_dict: sys.modules and our names where their guard broke)."""
 
 import _signal
 import operator
@@ -81,8 +81,8 @@ class ContainerIds:
         self = cls()
         self.containers, self.extra = containers, []
         # (an empty list's head: its size alone, read as a number, a cached 0 while it stays empty)
-        heads = [(id(c) + 16, 16 if c else 8) if type(c) is list else (id(c) + _SET_HEAD[0], _SET_HEAD[1])
-                 for c in containers]
+        heads = [(id(c) + _LIST_HEAD[0], _LIST_HEAD[1] if c else 8) if type(c) is list
+                 else (id(c) + _SET_HEAD[0], _SET_HEAD[1]) for c in containers]
         self.items = cls._items(containers, word)
         spans = heads + [seg for seg, _ in self.items]
         if not spans:
