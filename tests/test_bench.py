@@ -4,6 +4,7 @@ without stdin and prints its four sections.  No timing is asserted: figures belo
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -183,3 +184,16 @@ def test_a_rows_time_stamp_is_one_clock_reading(monkeypatch):
     monkeypatch.setattr(gradebook.time, "time", lambda: next(readings, 1001.0005))
     expected = time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(1000.9999)) + ".999"
     assert gradebook.now() == expected
+
+
+def test_a_descendant_reaped_while_proc_is_read_makes_the_pass_read_again(monkeypatch):
+    """descendants_cpu reads each process's times at a different moment: a pass during which a
+    process it counted was reaped (its time moved to its parent's, read before or after) may count
+    it twice or not at all, so it is read again; a pass whose processes are all still there counts."""
+    gone = os.fork()
+    if gone == 0:
+        os._exit(0)
+    os.waitpid(gone, 0)                 # (a pid no process has now: "reaped during the pass")
+    passes = iter([(9.0, [os.getpid(), gone]), (1.0, [os.getpid()])])
+    monkeypatch.setattr(measure, "_descendants_pass", lambda root: next(passes))
+    assert measure.descendants_cpu() == 1.0

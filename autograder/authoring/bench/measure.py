@@ -51,12 +51,28 @@ def _reap_orphans(grace: float = 3.0) -> None:
 
 
 def descendants_cpu(root: int | None = None) -> float:
-    """CPU seconds of the live descendants of ROOT (their own and their reaped children's), from /proc."""
+    """CPU seconds of the live descendants of ROOT (their own and their reaped children's), from /proc.
+    One pass reads each process's times at a different moment: a descendant reaped during it is
+    counted twice (read live, then in its parent's children's time) or not at all (its parent
+    read before, itself after).  So a pass counts only when every process it counted is still
+    there after it (none was reaped meanwhile); else it is read again (a few times at most)."""
     root = os.getpid() if root is None else root
+    for _ in range(_PASSES - 1):
+        total, counted = _descendants_pass(root)
+        if all(os.path.exists(f"/proc/{pid}") for pid in counted):
+            return total
+    return _descendants_pass(root)[0]
+
+
+_PASSES = 5
+
+
+def _descendants_pass(root: int) -> tuple[float, list[int]]:
+    """(CPU seconds of ROOT's live descendants, their pids), in one pass over /proc."""
     try:
         names = os.listdir("/proc")
     except OSError:
-        return 0.0
+        return 0.0, []
     tick = os.sysconf("SC_CLK_TCK")
     parent: dict[int, int] = {}
     cpu: dict[int, float] = {}
@@ -72,14 +88,15 @@ def descendants_cpu(root: int | None = None) -> float:
         pid = int(name)
         parent[pid] = int(fields[1])
         cpu[pid] = sum(int(f) for f in fields[11:15]) / tick     # utime stime cutime cstime
-    total = 0.0
+    total, counted = 0.0, []
     for pid in cpu:
         ancestor, hops = parent.get(pid), 0
         while ancestor and ancestor != root and hops < 64:
             ancestor, hops = parent.get(ancestor), hops + 1
         if ancestor == root:
             total += cpu[pid]
-    return total
+            counted.append(pid)
+    return total, counted
 
 
 def tree_cpu() -> float:
