@@ -17,41 +17,12 @@ from __future__ import annotations
 
 import os
 import resource
-import types
 
 import pytest
+from helpers.harness import in_child as _in_child
+from helpers.harness import loaded as _harness
 
-from autograder.engine import harness
 from autograder.engine.sandbox import Limits, Request, Sandbox
-
-
-def _harness() -> types.ModuleType:
-    ns = types.ModuleType("harness_under_test")
-    exec(compile(harness.source(), "<sandbox-harness>", "exec"), ns.__dict__)
-    return ns
-
-
-def _in_child(job) -> str:
-    """JOB() run in a fork (its rlimits and fds are the child's own): what it returned, or the error."""
-    r, w = os.pipe()
-    pid = os.fork()
-    if pid == 0:
-        try:
-            os.close(r)
-            try:
-                out = str(job())
-            except BaseException as e:       # noqa: BLE001 (reported to the parent)
-                out = f"error: {type(e).__name__}: {e}"
-            os.write(w, out.encode())
-        finally:
-            os._exit(0)
-    os.close(w)
-    chunks = []
-    while chunk := os.read(r, 65536):
-        chunks.append(chunk)
-    os.close(r)
-    os.waitpid(pid, 0)
-    return b"".join(chunks).decode()
 
 
 def _limit_fds(hard: int) -> None:

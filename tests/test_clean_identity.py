@@ -12,11 +12,10 @@ items cannot be read in memory (identities.PlainIds, the slow reader)."""
 from __future__ import annotations
 
 import sys
-import types
 
 import pytest
+from helpers.harness import loaded as _ns
 
-from autograder.engine import harness
 from autograder.engine.sandbox import Limits, Request, Sandbox
 
 DETECTORS = ("ctypes", "testcapi")
@@ -186,12 +185,6 @@ def test_an_object_equal_to_what_it_replaced_retires_the_runner(detector, monkey
             _call(box, f"plant_{kind}")
             seen[kind] = (_call(box, f"seen_{kind}"), _call(box, "pid") != runner)
     assert seen == dict.fromkeys(KINDS, (False, True))
-
-
-def _ns() -> types.ModuleType:
-    ns = types.ModuleType("harness_under_test")
-    exec(compile(harness.source(), "<sandbox-harness>", "exec"), ns.__dict__)
-    return ns
 
 
 def _readers(ns, containers):

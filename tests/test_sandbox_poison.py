@@ -532,9 +532,8 @@ def test_adopted_copies_are_checked_before_student_code_and_an_unchecked_check_s
     import sys
     import types
 
-    from autograder.engine import harness
-    ns = types.ModuleType("harness_under_test")
-    exec(compile(harness.source(), "<sandbox-harness>", "exec"), ns.__dict__)
+    from helpers.harness import loaded
+    ns = loaded()
     saved_main, saved_path = sys.modules.get("__main__"), list(sys.path)
     sys.modules["__main__"] = ns
     try:

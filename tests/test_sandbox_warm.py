@@ -10,36 +10,8 @@ import signal
 import sys
 import types
 
-from autograder.engine import harness
-
-
-def _harness() -> types.ModuleType:
-    ns = types.ModuleType("harness_under_test")
-    exec(compile(harness.source(), "<sandbox-harness>", "exec"), ns.__dict__)
-    return ns
-
-
-def _in_child(job) -> str:
-    """JOB() run in a fork (the patches, modules and signals it changes are the child's own)."""
-    r, w = os.pipe()
-    pid = os.fork()
-    if pid == 0:
-        try:
-            os.close(r)
-            try:
-                out = str(job())
-            except BaseException as e:       # noqa: BLE001 (reported to the parent)
-                out = f"error: {type(e).__name__}: {e}"
-            os.write(w, out.encode())
-        finally:
-            os._exit(0)
-    os.close(w)
-    chunks = []
-    while chunk := os.read(r, 65536):
-        chunks.append(chunk)
-    os.close(r)
-    os.waitpid(pid, 0)
-    return b"".join(chunks).decode()
+from helpers.harness import in_child as _in_child
+from helpers.harness import loaded as _harness
 
 
 def _state(h: types.ModuleType) -> dict:
