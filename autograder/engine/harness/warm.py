@@ -28,20 +28,8 @@ from .zygote import Zygote
 WARM_ROUNDS = 10      # CPython 3.11 quickens a code object after 8 calls or loop turns, then specializes
 CHECK_ROUNDS = 3      # the rounds whose fresh requests get the runner's restore and check
 
-_WARM_MODULE = '''\
-import random
-
-
-class Box:
-    def __init__(self, size, name="box"):
-        self.size = size
-        self.name = name
-
-    def grow(self, by):
-        self.size += by
-        return self.size
-
-
+# The functions the warm module and its reference share (the reference's play is its own).
+_WARM_FUNCTIONS = '''\
 def total(values):
     return sum(values)
 
@@ -66,6 +54,23 @@ def roll(values, keep):
     return [v if i in keep else random.randint(1, 6) for i, v in enumerate(values)]
 
 
+'''
+
+_WARM_MODULE = '''\
+import random
+
+
+class Box:
+    def __init__(self, size, name="box"):
+        self.size = size
+        self.name = name
+
+    def grow(self, by):
+        self.size += by
+        return self.size
+
+
+''' + _WARM_FUNCTIONS + '''\
 def play(rounds):
     card = {}
     for turn in range(rounds):
@@ -88,30 +93,7 @@ _WARM_REFERENCE = '''\
 import random
 
 
-def total(values):
-    return sum(values)
-
-
-def count(values, face):
-    return values.count(face)
-
-
-def best(values):
-    return max(count(values, face) * face for face in range(1, 7))
-
-
-def label(values):
-    return " ".join(str(v) for v in values)
-
-
-def parse(text):
-    return [int(part) for part in text.split()]
-
-
-def roll(values, keep):
-    return [v if i in keep else random.randint(1, 6) for i, v in enumerate(values)]
-
-
+''' + _WARM_FUNCTIONS + '''\
 def play(rounds):
     return rounds
 '''
