@@ -164,11 +164,8 @@ def warm_serving(cfg, code, out, clean):
     _sweep(_WARM_DIRS)
     workdir = f"{_WARM_DIRS}{os.getpid()}-{os.urandom(8).hex()}"
     os.mkdir(workdir, 0o700)
-    zyg = Zygote.__new__(Zygote)
-    zyg.cfg, zyg.ctl, zyg.ctl_fd, zyg.res_fd, zyg.applied = cfg, None, None, out, {}
-    zyg.workdir, zyg.run_prefix, zyg.private_tmp, zyg.use_proc = workdir, os.path.join(workdir, "run-"), False, True
-    zyg.worker = zyg.runner = zyg.kids = zyg.tmp_watch = zyg.aside = None
-    zyg.cpu, zyg.out, zyg.out_since, zyg.worker_gen, zyg.nrun = 0.0, bytearray(), 0.0, 0, 0
+    zyg = Zygote.__new__(Zygote)        # (not its __init__: that is a life's boot)
+    zyg._serving(cfg, None, None, out, {}, workdir, private_tmp=False, use_proc=True)
     zyg.code, zyg.compile_error = code, None
     zyg.clean = clean if clean.versions is not None else None
     try:

@@ -39,20 +39,9 @@ FLUSH_BYTES = 1 << 16
 
 class Zygote:
     def __init__(self, cfg, ctl, ctl_fd, res_fd, applied, snapshot=None):
-        self.cfg, self.ctl, self.ctl_fd, self.res_fd, self.applied = cfg, ctl, ctl_fd, res_fd, applied
-        self.workdir = os.getcwd()
-        self.run_prefix = os.path.join(self.workdir, "run-")    # (a fresh request's folder: + its number)
-        self.private_tmp = bool(cfg.get("root") and cfg.get("namespaces"))
         # Without a procfs of our own pid namespace, /proc pids do not match ours: use kill(-1).
-        self.use_proc = not cfg.get("pidns") or applied.get("proc", False)
-        self.worker = None
-        self.cpu = 0.0            # our CPU seconds after the last request (handle)
-        self.out, self.out_since = bytearray(), 0.0     # lines held for the grader (say)
-        self.kids = None          # our own /proc children file, kept open (children())
-        self.tmp_watch = None     # inotify on the private tmp folders (clean_files), False: none
-        self.worker_gen = 0       # +1 each time the shared worker is stopped (the grader replays history)
-        self.nrun = 0
-        self.aside = None         # in an aside batch: when its requests are killed (handle_batch)
+        self._serving(cfg, ctl, ctl_fd, res_fd, applied, os.getcwd(), bool(cfg.get("root") and cfg.get("namespaces")),
+                      use_proc=not cfg.get("pidns") or applied.get("proc", False))
         self.code, self.compile_error = cfg.pop("compiled", None) or compile_source(cfg["source"], cfg["filename"])
         reference = cfg.pop("reference_loaded", None)
         if reference is None and cfg.get("reference"):    # compiled once here, so every fork has it
@@ -66,7 +55,6 @@ class Zygote:
         _BALLAST[0] = _BALLAST[0] or _reserve()   # (and the ballast, kept across requests: a template's fork has it)
         # Fresh requests share a runner while it stays clean; that needs our own procfs (threads
         # and children of the runner are read there) and the snapshot of a clean process.
-        self.runner = None
         # SNAPSHOT: the template's, when it (or a student root) forked us: adopted, so what to
         # watch is walked once per grading session, not in every sandbox (clean.CleanState.adopt).
         how = cfg.get("dict_versions", "auto")
@@ -79,6 +67,19 @@ class Zygote:
         self.bind_reference(reference)
         gc.collect()
         gc.freeze()   # fewer copy-on-write faults in the forks
+
+    def _serving(self, cfg, ctl, ctl_fd, res_fd, applied, workdir, private_tmp, use_proc):
+        """A zygote's serving state before any request (warm.warm_serving's too: no life around it)."""
+        self.cfg, self.ctl, self.ctl_fd, self.res_fd, self.applied = cfg, ctl, ctl_fd, res_fd, applied
+        self.workdir = workdir
+        self.run_prefix = os.path.join(workdir, "run-")    # (a fresh request's folder: + its number)
+        self.private_tmp, self.use_proc = private_tmp, use_proc
+        # kids: our own /proc children file, kept open (children()); tmp_watch: inotify on the private
+        # tmp folders (clean_files), False: none; aside: in an aside batch, when its requests are killed
+        self.worker = self.runner = self.kids = self.tmp_watch = self.aside = None
+        self.cpu = 0.0            # our CPU seconds after the last request (handle)
+        self.out, self.out_since = bytearray(), 0.0     # lines held for the grader (say)
+        self.worker_gen = self.nrun = 0   # worker_gen: +1 each time the shared worker is stopped (the grader replays history)
 
     def bind_reference(self, code):
         """_REFERENCE bound after the adopt, and in the snapshot's copy of the harness's names: bound
