@@ -119,14 +119,13 @@ def student_code(cfg, compile_fd):
 def read_config(fd):
     """The config the grader sends first on FD (Sandbox._start): its JSON line's length (16 bytes),
     the line, then its "blobs" (raw bytes: the source, the reference's code), each read into its
-    name (the source as text again).  Read by exact sizes, nothing ahead of it: no 64 KB chunk
+    name (the source left as its UTF-8 bytes: compile_source decodes it).  Read by exact sizes, nothing ahead of it: no 64 KB chunk
     and buffer copies of what follows the line (~30 page copies a life); requests follow."""
     cfg = _loads_line(_read_exact(fd, int(_read_exact(fd, 16))).rstrip(b"\n"))
     for name, size in cfg.pop("blobs", None) or ():
         cfg[name] = _read_exact(fd, size)
-    if type(cfg.get("source")) is bytes:
-        cfg["source"] = cfg["source"].decode("utf-8", "surrogatepass")
     return cfg
+
 
 
 def _read_exact(fd, size):
