@@ -119,14 +119,13 @@ def student_code(cfg, compile_fd):
 def read_config(fd):
     """The config the grader sends first on FD (Sandbox._start): its JSON line's length (16 bytes),
     the line, then its "blobs" (raw bytes: the source, the reference's code), each read into its
-    name (the source as text again).  Read by exact sizes, nothing ahead of it: no 64 KB chunk
+    name (the source left as its UTF-8 bytes: compile_source decodes it).  Read by exact sizes, nothing ahead of it: no 64 KB chunk
     and buffer copies of what follows the line (~30 page copies a life); requests follow."""
     cfg = _loads_line(_read_exact(fd, int(_read_exact(fd, 16))).rstrip(b"\n"))
     for name, size in cfg.pop("blobs", None) or ():
         cfg[name] = _read_exact(fd, size)
-    if type(cfg.get("source")) is bytes:
-        cfg["source"] = cfg["source"].decode("utf-8", "surrogatepass")
     return cfg
+
 
 
 def _read_exact(fd, size):
@@ -225,6 +224,7 @@ def fork_server(sock, roots=False, built=None, pidns=None):
     space = _socket.CMSG_SPACE(3 * 4)
     gc.collect()
     gc.freeze()
+    last = None
     while True:
         try:
             data, anc, _, _ = sock.recvmsg(1 << 16, space)
@@ -240,11 +240,14 @@ def fork_server(sock, roots=False, built=None, pidns=None):
         if not data:
             break
         try:
-            msg = _loads_line(data)        # (the grader's ASCII JSON: the C scanner alone)
+            if last is None or data != last[0]:
+                msg = _loads_line(data)        # (the grader's ASCII JSON: the C scanner alone)
+                last = (data, msg, built is not None and _wanted_env(msg) == _ENV[0])
+            msg, env_set = last[1], last[2]
             root = roots and msg.get("op") == "root"
             if len(fds) != (1 if root else 3):
                 raise ValueError("wrong number of fds")
-        except (ValueError, TypeError, AttributeError):
+        except (ValueError, TypeError, AttributeError, KeyError):
             for fd in fds:
                 os.close(fd)
             continue
@@ -260,7 +263,7 @@ def fork_server(sock, roots=False, built=None, pidns=None):
                 if root:
                     _root_child(msg, fds[0])
                 else:
-                    _template_child(msg, *fds, built=built, compile_fd=compiles and compiles[1])
+                    _template_child(msg, *fds, built=built, compile_fd=compiles and compiles[1], env_set=env_set)
             finally:
                 _real_exit(HARNESS_SPAWN_FAILED)
         if compiles is not None:
@@ -300,16 +303,17 @@ COMPILE_WAIT = 10.0           # seconds a student root waits for its first life'
 def _read_compiled(fd):
     """The bytes the first life writes on FD until it closes it (never unmarshalled here), or
     b"" (too big, too late, or it died first: each later life then compiles the source itself)."""
-    data, deadline = bytearray(), time.monotonic() + COMPILE_WAIT
+    parts, size, deadline = [], 0, time.monotonic() + COMPILE_WAIT
     try:
-        while len(data) <= MAX_COMPILED:
+        while size <= MAX_COMPILED:
             left = deadline - time.monotonic()
             if left <= 0 or not select.select([fd], [], [], left)[0]:
                 return b""
-            chunk = os.read(fd, 1 << 20)
+            chunk = os.read(fd, 1 << 16)
             if not chunk:
-                return bytes(data)
-            data += chunk
+                return b"".join(parts)
+            parts.append(chunk)
+            size += len(chunk)
         return b""
     except OSError:
         return b""
@@ -335,11 +339,11 @@ def _reap_children(signum=None, frame=None):
             return
 
 
-def _template_child(msg, ctl_fd, res_fd, raw_fd, built=None, compile_fd=None):
+def _template_child(msg, ctl_fd, res_fd, raw_fd, built=None, compile_fd=None, env_set=False):
     """In the fork of the template (or of a student root): set up what a freshly spawned sandbox
-    process has, then run."""
+    process has, then run.  ENV_SET: its parent found the message's environment its own."""
     keep = (ctl_fd, res_fd) if compile_fd is None else (ctl_fd, res_fd, compile_fd)
-    _fresh_process(msg, keep, raw_fd, own_session=os.getpid() != 1)   # (_SHARED_WITH_ROOT)
+    _fresh_process(msg, keep, raw_fd, own_session=os.getpid() != 1, env_set=env_set)   # (_SHARED_WITH_ROOT)
     sandbox_main(ctl_fd, res_fd, built, compile_fd)
 
 
@@ -351,9 +355,14 @@ def _root_child(msg, sock_fd):
     root_main(_socket.socket(fileno=sock_fd), msg.get("setup") or {})
 
 
-def _fresh_process(msg, keep_fds, out_fd, own_session=True):
+def _wanted_env(msg):
+    return {str(k): str(v) for k, v in msg["env"].items()}
+
+
+def _fresh_process(msg, keep_fds, out_fd, own_session=True, env_set=False):
     """Its own session (OWN_SESSION), OUT_FD as fds 1 and 2, only KEEP_FDS open besides, the
-    message's environment and folder, fresh random state (as a new interpreter would have)."""
+    message's environment (ENV_SET: found to be this process's already, by its parent) and
+    folder, fresh random state (as a new interpreter would have)."""
     _signal.signal(signal.SIGCHLD, _signal.SIG_DFL)       # (not signal.signal: its enum wrapping
     if own_session:                                       # touches ~70 pages in a fresh fork)
         os.setsid()
@@ -363,8 +372,8 @@ def _fresh_process(msg, keep_fds, out_fd, own_session=True):
     for lo, hi in zip(keep, keep[1:] + [1 << 20]):
         if hi > lo + 1:
             os.closerange(lo + 1, hi)
-    wanted = {str(k): str(v) for k, v in msg["env"].items()}
-    if wanted != _ENV[0]:          # (a student root's lives: the root has theirs, StudentRoot)
+    wanted = None if env_set else _wanted_env(msg)
+    if wanted is not None and wanted != _ENV[0]:    # (a student root's lives: the root has theirs, StudentRoot)
         if list(os.environ) != list(wanted):
             os.environ.clear()
         for key, value in wanted.items():

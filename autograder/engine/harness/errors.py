@@ -36,7 +36,11 @@ def exception_info(e, filename):
 
 
 def compile_source(source, filename):
-    """(code, None) or (None, error dict) for the student's source."""
+    """(code, None) or (None, error dict) for the student's source (text, or the UTF-8 bytes the
+    grader sent: decoded only here, where it is compiled; a life that gets its code from its
+    student root compares the bytes alone, entry.student_code)."""
+    if type(source) is bytes:
+        source = source.decode("utf-8", "surrogatepass")
     try:
         return compile(source, filename, "exec", dont_inherit=True), None
     except SyntaxError as e:
