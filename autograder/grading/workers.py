@@ -10,7 +10,6 @@ the student's.
 from __future__ import annotations
 
 import collections
-import contextlib
 import multiprocessing
 import os
 import resource
@@ -18,7 +17,7 @@ import signal
 import sys
 import time
 import traceback
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from multiprocessing.connection import wait as wait_any
 from pathlib import Path
@@ -268,28 +267,6 @@ def cores_for(jobs: int, allowed: set[int] | None = None) -> list[int] | None:
     except OSError:
         return None
     return cpus if jobs >= 2 and jobs == len(cpus) else None
-
-
-@contextlib.contextmanager
-def _tracker_without_site() -> Iterator[None]:
-    """multiprocessing's resource tracker (a new interpreter it starts with the fork server, which
-    only imports the standard library) started with -S, as the charts' drawer and the sandbox
-    templates are: `site` would only run the .pth files (an editable install's import hook: ~11 ms
-    of its ~25 ms).  Not the fork server: on this Python it finds its imports (pytest, this
-    package) only on the path `site` makes.  No change where this Python runs without site
-    already, or multiprocessing has not the hook."""
-    from multiprocessing import resource_tracker, util
-
-    flags = getattr(util, "_args_from_interpreter_flags", None)
-    if sys.flags.no_site or flags is None:
-        yield
-        return
-    util._args_from_interpreter_flags = lambda: [*flags(), "-S"]
-    try:
-        resource_tracker.ensure_running()
-    finally:
-        util._args_from_interpreter_flags = flags
-    yield
 
 
 @dataclass
@@ -576,8 +553,7 @@ class WorkerPool:
         old = os.environ.get(PRELOAD_ENV)
         os.environ[PRELOAD_ENV] = json.dumps([self.assignment, self.stage, self._boots_templates()])
         try:
-            with _tracker_without_site():
-                forkserver.ensure_running()
+            forkserver.ensure_running()
         finally:
             if old is None:
                 os.environ.pop(PRELOAD_ENV, None)
