@@ -7,7 +7,7 @@ import select
 import time
 
 from .base import GRACE, MAX_RESULT, PROGRESS_PREFIX, RESULT_PREFIX, STARVED, _loads, _sched
-from .lines import _pidfd
+from .lines import _CHUNK, _pidfd, read_into, take_line
 from .proctree import _alive, _kill, _reap
 from .worker import CLEAN_STATUSES
 
@@ -117,19 +117,15 @@ def _drain(fd, buf):
     the size asked: a shorter chunk means it is empty now, so no second read to be told so.)"""
     while True:
         try:
-            chunk = os.read(fd, _CHUNK)
+            n = read_into(fd, buf)
         except BlockingIOError:
             return False
         except OSError:
             return True
-        if not chunk:
+        if not n:
             return True
-        buf += chunk
-        if len(chunk) < _CHUNK or len(buf) > MAX_RESULT:
+        if n < _CHUNK or len(buf) > MAX_RESULT:
             return False
-
-
-_CHUNK = 1 << 16
 
 
 _STRAY = [0]      # result-looking lines of another request or that do not parse: forged by student code
@@ -159,8 +155,7 @@ def _scan(buf, raw, progress, seq, whole=None):
         i = buf.find(b"\n")
         if i < 0:
             break
-        line = bytes(buf[:i])
-        del buf[:i + 1]
+        line = take_line(buf, i)
         if whole is not None and line.startswith(whole[0]) and line.endswith(whole[1]):
             raw = line
         elif line.startswith(RESULT_PREFIX):

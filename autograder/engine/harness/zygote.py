@@ -134,9 +134,9 @@ class Zygote(Waits):
                        "worker_gen": self.worker_gen}).encode("ascii")    # (info has none of those keys)
         if raw:         # one line: the trailer, then the answer as its last key (it parsed as an object,
             #             or it ends with the nonce sent with the request: see _scan)
-            self.say(b'%s,"result":%s}\n' % (said[:-1], raw.rstrip(b" \t\r")))
+            self.say(said[:-1], b',"result":', raw.rstrip(b" \t\r"), b"}\n")
         else:
-            self.say(said + b"\n")
+            self.say(said, b"\n")
         return (raw is not None and not info.get("killed") and not info.get("internal")
                 and not raw.endswith(b'"recycle":true}') and _clean_status(raw))
 
@@ -187,7 +187,7 @@ class Zygote(Waits):
         end = {"t": "batch_end", "ran": ran}
         if aside:
             end["aside"], self.aside = "refused" if refused else self.end_aside(), None
-        self.say(_dumps(end).encode("ascii") + b"\n")
+        self.say(_dumps(end).encode("ascii"), b"\n")
         self.flush()
 
     def end_aside(self):
@@ -201,14 +201,16 @@ class Zygote(Waits):
         return "clean" if clean else "left"
 
     # -- our lines to the grader -------------------------------------------------------------
-    def say(self, line):
-        """Send LINE to the grader: in a batch, with the lines of the requests that ran just before
-        it (one write and one wake-up of the grader for several requests).  Nothing waits there
-        long: flushed when FLUSH_AFTER passed since the first line held, as soon as a request
-        process takes longer than that to answer (wait_for), over FLUSH_BYTES, at the batch's end."""
+    def say(self, *parts):
+        """Send the line PARTS make to the grader: in a batch, with the lines of the requests that
+        ran just before it (one write and one wake-up of the grader for several requests).  Nothing
+        waits there long: flushed when FLUSH_AFTER passed since the first line held, as soon as a
+        request process takes longer than that to answer (wait_for), over FLUSH_BYTES, at the
+        batch's end.  (Its parts copied once, into the lines held: not joined first.)"""
         if not self.out:
             self.out_since = time.monotonic()
-        self.out += line
+        for part in parts:
+            self.out += part
         if len(self.out) > FLUSH_BYTES or time.monotonic() - self.out_since > FLUSH_AFTER:
             self.flush()
 
@@ -284,16 +286,16 @@ class Zygote(Waits):
         own: no need to encode the request again)."""
         nonce = os.urandom(8).hex()
         line = line.rstrip() if line is not None else b""
-        if len(line) > 2 and line.endswith(b"}"):
+        if len(line) > 2 and line.endswith(b"}"):       # (LINE up to its last brace, as it is)
             keys = b"".join([b',"%s":%s' % (k.encode("ascii"), _dumps(v).encode("ascii"))
                              for k, v in more.items()]) if more else b""
-            data = b'%s%s,"nonce":"%s"}\n' % (line[:-1], keys, nonce.encode("ascii"))   # (hex: as _dumps)
+            data, end = memoryview(line)[:-1], b'%s,"nonce":"%s"}\n' % (keys, nonce.encode("ascii"))   # (hex: as _dumps)
         else:
-            data = _dumps(dict(msg, **dict(more or (), nonce=nonce))).encode("ascii") + b"\n"
-        if len(data) > FLUSH_BYTES:
+            data, end = _dumps(dict(msg, **dict(more or (), nonce=nonce))).encode("ascii"), b"\n"
+        if len(data) + len(end) > FLUSH_BYTES:
             self.flush()        # (the write may wait for the process to read: nothing held meanwhile)
         try:
-            write_all(wk.req_w, data)
+            write_all(wk.req_w, data, end)
         except OSError:
             pass    # it died; wait_for reports how
         tail = _tail(nonce, "retire" if wk is self.runner else "recycle")
