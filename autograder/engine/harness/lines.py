@@ -58,6 +58,19 @@ def write_all(fd, data, end=b""):
         view = view[os.write(fd, view):]
 
 
+def write_parts(fd, parts):
+    """PARTS (a list of bytes-like objects) written to FD in order: a writev of up to _IOV of them
+    at a time, no copy made where it takes them whole."""
+    for i in range(0, len(parts), _IOV):
+        some = parts[i:i + _IOV]
+        n = os.writev(fd, some)
+        if n != sum(map(len, some)):
+            write_all(fd, b"".join(some)[n:])
+
+
+_IOV = 512      # (under IOV_MAX, 1024 on Linux)
+
+
 def write_line(fd, obj):
     write_all(fd, _dumps(obj).encode("ascii"), b"\n")
 

@@ -25,7 +25,7 @@ from .audit import install_audit
 from .base import GRACE, _dumps, _loads_line, _real_exit
 from .clean import CleanState
 from .errors import compile_source
-from .lines import _pidfd, write_all, write_line
+from .lines import _pidfd, write_all, write_line, write_parts
 from .patches import _on_alarm, _on_xcpu, prepare_random
 from .proctree import TMP_TOPS, TmpWatch, _children, _kill, _tree, empty_tmp, pristine
 from .run import _BALLAST, _WRAPPERS, _reserve
@@ -81,7 +81,7 @@ class Zygote(Waits):
         # tmp folders (clean_files), False: none; aside: in an aside batch, when its requests are killed
         self.worker = self.runner = self.kids = self.tmp_watch = self.aside = None
         self.cpu = 0.0            # our CPU seconds after the last request (handle)
-        self.out, self.out_since = bytearray(), 0.0     # lines held for the grader (say)
+        self.out, self.out_size, self.out_since = [], 0, 0.0    # lines held for the grader (say): their parts
         self.worker_gen = self.nrun = 0   # worker_gen: +1 each time the shared worker is stopped (the grader replays history)
 
     def bind_reference(self, code):
@@ -206,18 +206,20 @@ class Zygote(Waits):
         ran just before it (one write and one wake-up of the grader for several requests).  Nothing
         waits there long: flushed when FLUSH_AFTER passed since the first line held, as soon as a
         request process takes longer than that to answer (wait_for), over FLUSH_BYTES, at the
-        batch's end.  (Its parts copied once, into the lines held: not joined first.)"""
+        batch's end.  (Its parts are held as they are and written by one writev: no copy.)"""
         if not self.out:
             self.out_since = time.monotonic()
+        self.out += parts
         for part in parts:
-            self.out += part
-        if len(self.out) > FLUSH_BYTES or time.monotonic() - self.out_since > FLUSH_AFTER:
+            self.out_size += len(part)
+        if self.out_size > FLUSH_BYTES or time.monotonic() - self.out_since > FLUSH_AFTER:
             self.flush()
 
     def flush(self):
         if self.out:
-            write_all(self.res_fd, self.out)
+            write_parts(self.res_fd, self.out)
             self.out.clear()
+            self.out_size = 0
 
     # -- fresh requests: a fresh runner while it stays clean, else one fork each ------------
     def run_fresh(self, req, line=None):
