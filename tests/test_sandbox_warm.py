@@ -35,7 +35,7 @@ def _warm_and_compare() -> str:
     h.install_patches(h.TEMPLATE_FILE)
     said = []
     say = h.Zygote.say
-    h.Zygote.say = lambda self, line: (said.append(bytes(line)), say(self, line))[1]
+    h.Zygote.say = lambda self, *parts: (said.append(b"".join(parts)), say(self, *parts))[1]
     before = _state(h)
     h.warm_template(h.TEMPLATE_FILE, {"wall_s": 60.0, "cpu_s": 60, "output_chars": 200_000})
     after = _state(h)

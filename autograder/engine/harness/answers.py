@@ -4,10 +4,11 @@ student's process talking (untrusted: a forged or foreign line is counted, never
 
 import os
 import select
+import time
 
-from .base import MAX_RESULT, PROGRESS_PREFIX, RESULT_PREFIX, _loads, _sched
-from .lines import _pidfd
-from .proctree import _alive
+from .base import GRACE, MAX_RESULT, PROGRESS_PREFIX, RESULT_PREFIX, STARVED, _loads, _sched
+from .lines import _CHUNK, _pidfd, read_into, take_line
+from .proctree import _alive, _kill, _reap
 from .worker import CLEAN_STATUSES
 
 
@@ -116,19 +117,15 @@ def _drain(fd, buf):
     the size asked: a shorter chunk means it is empty now, so no second read to be told so.)"""
     while True:
         try:
-            chunk = os.read(fd, _CHUNK)
+            n = read_into(fd, buf)
         except BlockingIOError:
             return False
         except OSError:
             return True
-        if not chunk:
+        if not n:
             return True
-        buf += chunk
-        if len(chunk) < _CHUNK or len(buf) > MAX_RESULT:
+        if n < _CHUNK or len(buf) > MAX_RESULT:
             return False
-
-
-_CHUNK = 1 << 16
 
 
 _STRAY = [0]      # result-looking lines of another request or that do not parse: forged by student code
@@ -158,8 +155,7 @@ def _scan(buf, raw, progress, seq, whole=None):
         i = buf.find(b"\n")
         if i < 0:
             break
-        line = bytes(buf[:i])
-        del buf[:i + 1]
+        line = take_line(buf, i)
         if whole is not None and line.startswith(whole[0]) and line.endswith(whole[1]):
             raw = line
         elif line.startswith(RESULT_PREFIX):
@@ -183,3 +179,105 @@ def _scan(buf, raw, progress, seq, whole=None):
                 else:
                     progress.update(msg)
     return raw, progress
+
+
+FLUSH_AFTER = 0.002         # seconds a line may wait for the grader (Zygote.say)
+FLUSH_BYTES = 1 << 16
+
+
+class Waits:
+    """The zygote's wait for a request process's answer (a part of Zygote: its deadlines, what the
+    machine's load held it back, the lines read meanwhile)."""
+
+    def deadline(self, req, wk=None):
+        """When to kill the request process (WK, or a new fork: None): GRACE after its soft timer,
+        later while it is starved under its CPU limit (the same test as Run.extension, from the
+        zygote's side), never later than GRACE after its wall-clock backstop."""
+        timeout = float(req.get("timeout") or self.cfg["limits"]["wall_s"])
+        t0, end = time.monotonic(), self.aside or float("inf")    # (a try's end: end_aside)
+        return {"t0": t0, "timeout": timeout, "at": min(t0 + timeout + GRACE, end),
+                "backstop": min(t0 + max(float(req.get("wall") or timeout), timeout) + GRACE, end),
+                "base": (0.0, 0.0) if wk is None else wk.base(), "graced": True, "wk": wk}
+
+    def later(self, dl, pid):
+        """At DL's kill time: True (and DL moved on) when the request process may run on."""
+        now = time.monotonic()
+        if now >= dl["backstop"] or dl["base"] is None:
+            return False
+        cur = _sched_of(dl, pid)
+        if cur is None:
+            return False
+        used = cur[0] - dl["base"][0]
+        busy = used + cur[1] - dl["base"][1]
+        if used >= dl["timeout"] or busy < STARVED * (now - dl["t0"]):
+            if dl["graced"]:
+                return False
+            dl["graced"] = True                # its own timer stops it now: GRACE to report, as always
+            dl["at"] = min(now + GRACE, dl["backstop"])
+            return True
+        dl["graced"] = False
+        dl["at"] = min(now + max(dl["timeout"] - used, 0.05), dl["backstop"])
+        return True
+
+    def waited(self, pid, dl):
+        """Run-queue seconds PID's main thread waited since DL was made (the machine's load, not
+        the program): the grader charges a submission's budget without it.  Measured here, where no
+        student code runs."""
+        cur = _sched_of(dl, pid)
+        if dl["wk"] is not None:
+            dl["wk"].after = cur        # its next request's base (Worker.base)
+        if cur is None or dl["base"] is None:
+            return None
+        return round(max(cur[1] - dl["base"][1], 0.0), 4)
+
+    def wait_for(self, pid, fd, pidfd, buf, deadline, stay, seq, tail=None, poller=None):
+        """Collect PID's result line (and progress) until it exits, or (STAY) until it answers
+        (TAIL: how the harness ends that answer, see _scan; POLLER: one of FD and PIDFD already).
+
+        Returns (raw result bytes or None, trailer info)."""
+        whole = _whole(seq, tail)
+        if poller is None:
+            poller = select.poll()
+            poller.register(fd, select.POLLIN)
+            if pidfd is not None:
+                poller.register(pidfd, select.POLLIN)
+        raw, progress, exited, killed = None, None, False, False
+        _STRAY[0] = 0
+        while not exited and not (stay and raw is not None):
+            left = deadline["at"] - time.monotonic()
+            # (a progress line: its input ran out or its soft timer stopped it; believed only to stop it sooner)
+            if (left <= 0 and (progress is not None or not self.later(deadline, pid))) or len(buf) > MAX_RESULT:
+                killed = True
+                break
+            left = max(deadline["at"] - time.monotonic(), 0.001)
+            wait = left if pidfd is not None else min(left, 0.005)
+            if self.out:        # lines held for the grader (say): sent once this request takes a while
+                wait = min(wait, max(self.out_since + FLUSH_AFTER - time.monotonic(), 0.0))
+            events = poller.poll(1000 * wait)
+            if self.out and not events:
+                self.flush()
+            for ready, _ in events:
+                if ready == fd and _drain(fd, buf):
+                    poller.unregister(fd)
+                elif ready == pidfd:
+                    exited = True
+            if pidfd is None and not exited:
+                exited = not _alive(pid)
+            raw, progress = _scan(buf, raw, progress, seq, whole)
+        info = {"killed": killed, "exited": exited or killed}
+        waited = self.waited(pid, deadline)
+        if waited is not None:
+            info["wait"] = waited
+        if buf.startswith(RESULT_PREFIX):
+            _STRAY[0] += 1                # a second result line right behind the accepted one
+        if killed:
+            _kill(pid)
+        if exited or killed:
+            info.update(_reap(pid))
+            _drain(fd, buf)
+            raw, progress = _scan(buf, raw, progress, seq, whole)
+        if raw is None:
+            info["progress"] = progress
+        if _STRAY[0]:
+            info["forged"] = _STRAY[0]
+        return raw, info

@@ -172,7 +172,7 @@ def warm_serving(cfg, code, out, clean):
         fresh = [line for line in _WARM_REQUESTS if b'"fresh":true' in line]
         shared = [line for line in _WARM_REQUESTS if b'"fresh":false' in line]
         lines = [_renumbered(line, i) for i, line in enumerate(fresh * 3 + shared * 2, 1)]
-        zyg.handle_batch({"op": "batch", "lines": len(lines)}, [(_loads_line(line), line) for line in lines])
+        zyg.handle_batch({"op": "batch", "lines": len(lines)}, lines)
     finally:
         zyg.stop_worker()
         zyg.stop_runner()

@@ -37,7 +37,7 @@ def child_run(zyg, req, wfd, shared, sched=None, patch_tags=None, pid=None):
         data = _dumps(res)
     if os.getpid() != pid:      # a fork made by the student's code came back here: nothing to say
         _real_exit(0)
-    write_all(wfd, data.encode("ascii") + b"\n")
+    write_all(wfd, data.encode("ascii"), b"\n")
     if shared is None or res["recycle"]:
         _real_exit(0)
 
@@ -112,7 +112,7 @@ def runner_loop(zyg, req_r, res_w):
             data = _dumps(_failed(req, "internal", "retire"))
         if os.getpid() != pid:
             _real_exit(0)
-        write_all(res_w, data.encode("ascii") + b"\n")
+        write_all(res_w, data.encode("ascii"), b"\n")
         if retire:
             _real_exit(0)
 

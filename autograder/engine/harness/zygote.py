@@ -4,40 +4,43 @@ their result lines (untrusted: a forged or foreign line is counted, never believ
 import _signal
 import gc
 import os
-import select
 import shutil
 import signal
 import time
 import traceback
 
 from .answers import (
-    _STRAY,
+    FLUSH_AFTER,
+    FLUSH_BYTES,
+    Waits,
     Worker,
     _clean_status,
     _drain,
     _open_proc,
     _pread,
-    _scan,
-    _sched_of,
     _spoke_since,
     _tail,
-    _whole,
 )
 from .audit import install_audit
-from .base import GRACE, MAX_RESULT, RESULT_PREFIX, STARVED, _dumps, _loads_line, _real_exit
+from .base import GRACE, _dumps, _loads_line, _real_exit
 from .clean import CleanState
 from .errors import compile_source
-from .lines import _pidfd, write_all, write_line
+from .lines import _pidfd, write_all, write_line, write_parts
 from .patches import _on_alarm, _on_xcpu, prepare_random
-from .proctree import TMP_TOPS, TmpWatch, _alive, _children, _kill, _reap, _tree, empty_tmp, pristine
+from .proctree import TMP_TOPS, TmpWatch, _children, _kill, _tree, empty_tmp, pristine
 from .run import _BALLAST, _WRAPPERS, _reserve
 from .worker import child_run, runner_loop, worker_loop
 
-FLUSH_AFTER = 0.002         # seconds a line may wait for the grader (Zygote.say)
-FLUSH_BYTES = 1 << 16
+
+def _request(line):
+    """The grader's request line LINE parsed, or None where it does not parse."""
+    try:
+        return _loads_line(line)
+    except ValueError:
+        return None
 
 
-class Zygote:
+class Zygote(Waits):
     def __init__(self, cfg, ctl, ctl_fd, res_fd, applied, snapshot=None):
         # Without a procfs of our own pid namespace, /proc pids do not match ours: use kill(-1).
         self._serving(cfg, ctl, ctl_fd, res_fd, applied, os.getcwd(), bool(cfg.get("root") and cfg.get("namespaces")),
@@ -78,7 +81,7 @@ class Zygote:
         # tmp folders (clean_files), False: none; aside: in an aside batch, when its requests are killed
         self.worker = self.runner = self.kids = self.tmp_watch = self.aside = None
         self.cpu = 0.0            # our CPU seconds after the last request (handle)
-        self.out, self.out_since = bytearray(), 0.0     # lines held for the grader (say)
+        self.out, self.out_size, self.out_since = [], 0, 0.0    # lines held for the grader (say): their parts
         self.worker_gen = self.nrun = 0   # worker_gen: +1 each time the shared worker is stopped (the grader replays history)
 
     def bind_reference(self, code):
@@ -92,6 +95,8 @@ class Zygote:
 
     def serve(self):
         write_line(self.res_fd, {"t": "ready", "applied": self.applied})
+        if self.private_tmp and self.tmp_watch is None:     # (before any request process is forked:
+            self.tmp_watch = TmpWatch.of(TMP_TOPS)           # its pages written here are not copied again)
         while True:
             req, line = self.read_request()
             if line is None:
@@ -129,39 +134,36 @@ class Zygote:
                        "worker_gen": self.worker_gen}).encode("ascii")    # (info has none of those keys)
         if raw:         # one line: the trailer, then the answer as its last key (it parsed as an object,
             #             or it ends with the nonce sent with the request: see _scan)
-            self.say(b'%s,"result":%s}\n' % (said[:-1], raw.rstrip(b" \t\r")))
+            self.say(said[:-1], b',"result":', raw.rstrip(b" \t\r"), b"}\n")
         else:
-            self.say(said + b"\n")
+            self.say(said, b"\n")
         return (raw is not None and not info.get("killed") and not info.get("internal")
                 and not raw.endswith(b'"recycle":true}') and _clean_status(raw))
 
     def read_batch(self, msg):
-        """The request lines that follow a batch message (its "lines" of them): [(request, line)]."""
-        batch, count = [], msg.get("lines")
+        """The request lines that follow a batch message (its "lines" of them), each read when
+        handle_batch comes to it: one request's objects at a time, not the whole plan's (made
+        before the runner's fork and freed after it, every page of them was copied on write)."""
+        count = msg.get("lines")
         for _ in range(count if type(count) is int else 0):
-            req, line = self.read_request()
+            line = self.ctl.readline()
             if line is None:
-                break
-            batch.append((req, line))
-        return batch
+                return
+            yield line
 
     def read_request(self):
         """The grader's next line and its request: (None, None) at the end of input, (None, line)
         when the line does not parse."""
         line = self.ctl.readline()
-        if line is None:
-            return None, None
-        try:
-            return _loads_line(line), line
-        except ValueError:
-            return None, line
+        return (None, None) if line is None else (_request(line), line)
 
-    def handle_batch(self, msg, batch):
-        """A student's request plan in one message: run each request exactly as handle() would (a
-        fork per fresh request, the shared worker for the others), with no grader round trip in
-        between; stop after the first one that did not end cleanly (a timeout, memory, a replaced
-        shared worker, an internal error) and let the grader run the rest one by one.  An aside
-        batch (a try) runs only where nothing but fresh requests ran, and ends with end_aside."""
+    def handle_batch(self, msg, lines):
+        """A student's request plan in one message (LINES: its request lines): run each request
+        exactly as handle() would (a fork per fresh request, the shared worker for the others),
+        with no grader round trip in between; stop after the first one that did not end cleanly (a
+        timeout, memory, a replaced shared worker, an internal error) and let the grader run the
+        rest one by one (their lines read, never parsed).  An aside batch (a try) runs only where
+        nothing but fresh requests ran, and ends with end_aside."""
         aside = msg.get("aside") is True
         refused = aside and not (self.worker is None and self.private_tmp and pristine(self.workdir))
         if msg.get("reset_worker") and not refused:
@@ -170,7 +172,9 @@ class Zygote:
         ran, budget, started = 0, msg.get("budget"), time.monotonic()
         if aside:       # a try is bounded here, not by its requests' limits (their lines are as sent)
             self.aside = started + (budget if isinstance(budget, (int, float)) else 60.0)
-        for req, line in [] if refused else batch:
+        lines = iter(lines)
+        for line in () if refused else lines:
+            req = _request(line)
             if not isinstance(req, dict):
                 break
             if isinstance(budget, (int, float)) and time.monotonic() - started > budget:
@@ -178,10 +182,12 @@ class Zygote:
             ran += 1
             if not self.handle(req, line) or self.cpu > self.cfg["limits"]["cpu_s"] / 2:
                 break
+        for _ in lines:     # (the batch's lines not run: read to its end)
+            pass
         end = {"t": "batch_end", "ran": ran}
         if aside:
             end["aside"], self.aside = "refused" if refused else self.end_aside(), None
-        self.say(_dumps(end).encode("ascii") + b"\n")
+        self.say(_dumps(end).encode("ascii"), b"\n")
         self.flush()
 
     def end_aside(self):
@@ -195,62 +201,25 @@ class Zygote:
         return "clean" if clean else "left"
 
     # -- our lines to the grader -------------------------------------------------------------
-    def say(self, line):
-        """Send LINE to the grader: in a batch, with the lines of the requests that ran just before
-        it (one write and one wake-up of the grader for several requests).  Nothing waits there
-        long: flushed when FLUSH_AFTER passed since the first line held, as soon as a request
-        process takes longer than that to answer (wait_for), over FLUSH_BYTES, at the batch's end."""
+    def say(self, *parts):
+        """Send the line PARTS make to the grader: in a batch, with the lines of the requests that
+        ran just before it (one write and one wake-up of the grader for several requests).  Nothing
+        waits there long: flushed when FLUSH_AFTER passed since the first line held, as soon as a
+        request process takes longer than that to answer (wait_for), over FLUSH_BYTES, at the
+        batch's end.  (Its parts are held as they are and written by one writev: no copy.)"""
         if not self.out:
             self.out_since = time.monotonic()
-        self.out += line
-        if len(self.out) > FLUSH_BYTES or time.monotonic() - self.out_since > FLUSH_AFTER:
+        self.out += parts
+        for part in parts:
+            self.out_size += len(part)
+        if self.out_size > FLUSH_BYTES or time.monotonic() - self.out_since > FLUSH_AFTER:
             self.flush()
 
     def flush(self):
         if self.out:
-            write_all(self.res_fd, self.out)
+            write_parts(self.res_fd, self.out)
             self.out.clear()
-
-    def deadline(self, req, wk=None):
-        """When to kill the request process (WK, or a new fork: None): GRACE after its soft timer,
-        later while it is starved under its CPU limit (the same test as Run.extension, from the
-        zygote's side), never later than GRACE after its wall-clock backstop."""
-        timeout = float(req.get("timeout") or self.cfg["limits"]["wall_s"])
-        t0, end = time.monotonic(), self.aside or float("inf")    # (a try's end: end_aside)
-        return {"t0": t0, "timeout": timeout, "at": min(t0 + timeout + GRACE, end),
-                "backstop": min(t0 + max(float(req.get("wall") or timeout), timeout) + GRACE, end),
-                "base": (0.0, 0.0) if wk is None else wk.base(), "graced": True, "wk": wk}
-
-    def later(self, dl, pid):
-        """At DL's kill time: True (and DL moved on) when the request process may run on."""
-        now = time.monotonic()
-        if now >= dl["backstop"] or dl["base"] is None:
-            return False
-        cur = _sched_of(dl, pid)
-        if cur is None:
-            return False
-        used = cur[0] - dl["base"][0]
-        busy = used + cur[1] - dl["base"][1]
-        if used >= dl["timeout"] or busy < STARVED * (now - dl["t0"]):
-            if dl["graced"]:
-                return False
-            dl["graced"] = True                # its own timer stops it now: GRACE to report, as always
-            dl["at"] = min(now + GRACE, dl["backstop"])
-            return True
-        dl["graced"] = False
-        dl["at"] = min(now + max(dl["timeout"] - used, 0.05), dl["backstop"])
-        return True
-
-    def waited(self, pid, dl):
-        """Run-queue seconds PID's main thread waited since DL was made (the machine's load, not
-        the program): the grader charges a submission's budget without it.  Measured here, where no
-        student code runs."""
-        cur = _sched_of(dl, pid)
-        if dl["wk"] is not None:
-            dl["wk"].after = cur        # its next request's base (Worker.base)
-        if cur is None or dl["base"] is None:
-            return None
-        return round(max(cur[1] - dl["base"][1], 0.0), 4)
+            self.out_size = 0
 
     # -- fresh requests: a fresh runner while it stays clean, else one fork each ------------
     def run_fresh(self, req, line=None):
@@ -319,16 +288,16 @@ class Zygote:
         own: no need to encode the request again)."""
         nonce = os.urandom(8).hex()
         line = line.rstrip() if line is not None else b""
-        if len(line) > 2 and line.endswith(b"}"):
+        if len(line) > 2 and line.endswith(b"}"):       # (LINE up to its last brace, as it is)
             keys = b"".join([b',"%s":%s' % (k.encode("ascii"), _dumps(v).encode("ascii"))
                              for k, v in more.items()]) if more else b""
-            data = b'%s%s,"nonce":"%s"}\n' % (line[:-1], keys, nonce.encode("ascii"))   # (hex: as _dumps)
+            data, end = memoryview(line)[:-1], b'%s,"nonce":"%s"}\n' % (keys, nonce.encode("ascii"))   # (hex: as _dumps)
         else:
-            data = _dumps(dict(msg, **dict(more or (), nonce=nonce))).encode("ascii") + b"\n"
-        if len(data) > FLUSH_BYTES:
+            data, end = _dumps(dict(msg, **dict(more or (), nonce=nonce))).encode("ascii"), b"\n"
+        if len(data) + len(end) > FLUSH_BYTES:
             self.flush()        # (the write may wait for the process to read: nothing held meanwhile)
         try:
-            write_all(wk.req_w, data)
+            write_all(wk.req_w, data, end)
         except OSError:
             pass    # it died; wait_for reports how
         tail = _tail(nonce, "retire" if wk is self.runner else "recycle")
@@ -479,59 +448,6 @@ class Zygote:
                     os.close(fd)
                 except OSError:
                     pass
-
-    # -- waiting for a request process -----------------------------------------------------
-    def wait_for(self, pid, fd, pidfd, buf, deadline, stay, seq, tail=None, poller=None):
-        """Collect PID's result line (and progress) until it exits, or (STAY) until it answers
-        (TAIL: how the harness ends that answer, see _scan; POLLER: one of FD and PIDFD already).
-
-        Returns (raw result bytes or None, trailer info)."""
-        whole = _whole(seq, tail)
-        if poller is None:
-            poller = select.poll()
-            poller.register(fd, select.POLLIN)
-            if pidfd is not None:
-                poller.register(pidfd, select.POLLIN)
-        raw, progress, exited, killed = None, None, False, False
-        _STRAY[0] = 0
-        while not exited and not (stay and raw is not None):
-            left = deadline["at"] - time.monotonic()
-            # (a progress line: its input ran out or its soft timer stopped it; believed only to stop it sooner)
-            if (left <= 0 and (progress is not None or not self.later(deadline, pid))) or len(buf) > MAX_RESULT:
-                killed = True
-                break
-            left = max(deadline["at"] - time.monotonic(), 0.001)
-            wait = left if pidfd is not None else min(left, 0.005)
-            if self.out:        # lines held for the grader (say): sent once this request takes a while
-                wait = min(wait, max(self.out_since + FLUSH_AFTER - time.monotonic(), 0.0))
-            events = poller.poll(1000 * wait)
-            if self.out and not events:
-                self.flush()
-            for ready, _ in events:
-                if ready == fd and _drain(fd, buf):
-                    poller.unregister(fd)
-                elif ready == pidfd:
-                    exited = True
-            if pidfd is None and not exited:
-                exited = not _alive(pid)
-            raw, progress = _scan(buf, raw, progress, seq, whole)
-        info = {"killed": killed, "exited": exited or killed}
-        waited = self.waited(pid, deadline)
-        if waited is not None:
-            info["wait"] = waited
-        if buf.startswith(RESULT_PREFIX):
-            _STRAY[0] += 1                # a second result line right behind the accepted one
-        if killed:
-            _kill(pid)
-        if exited or killed:
-            info.update(_reap(pid))
-            _drain(fd, buf)
-            raw, progress = _scan(buf, raw, progress, seq, whole)
-        if raw is None:
-            info["progress"] = progress
-        if _STRAY[0]:
-            info["forged"] = _STRAY[0]
-        return raw, info
 
     # -- cleaning up after a request -------------------------------------------------------
     def kill_descendants(self, keep):
