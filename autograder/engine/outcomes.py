@@ -86,6 +86,7 @@ def _per_run(out: Outcome, request: Request, trailer: dict, cpu: Any, elapsed: f
     out.cpu = _number(trailer.get("cpu")) or _number(cpu)
     if isinstance(trailer.get("forged"), int) and trailer["forged"] > 0:
         out.attempts.append("wrote forged grader-protocol lines (result messages of its own)")
+        out.__dict__.pop("_same", None)     # (its attempts are no longer its content's)
 
 
 def _ok(data: dict, limits: Limits, raw: bytes | None = None) -> Outcome:
@@ -106,6 +107,7 @@ def _ok(data: dict, limits: Limits, raw: bytes | None = None) -> Outcome:
         _fill(out, data, limits)
         if key and len(key) <= _OK_KEY_MAX:
             fields = _remember(_OK_SEEN, _OK_SEEN_BYTES, key, dict(out.__dict__))
+            out._same = fields
     else:
         out = _from_fields(fields)
     if raw is not None and fields is not None and len(raw) <= _OK_KEY_MAX and _inside(raw):
@@ -129,7 +131,16 @@ def _from_fields(fields: dict) -> Outcome:
     out = object.__new__(Outcome)
     out.__dict__.update(fields)
     out.attempts = list(fields["attempts"])
+    out._same = fields
     return out
+
+
+def same_content(outcome: Outcome) -> dict | None:
+    """An ok OUTCOME's content token (engine/verdicts.py): the bounded fields it shares with every
+    outcome of the same content read in this process (_ok), or None (another status, or a result
+    read afresh).  Two outcomes with the same token have equal _OK_FIELDS of equal types: equal
+    answers.  Its run's own fields (elapsed, cpu, wait, worker) are not content."""
+    return outcome.__dict__.get("_same")
 
 
 # ---------------------------------------------------------------------------------------

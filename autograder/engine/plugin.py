@@ -32,9 +32,9 @@ from dataclasses import dataclass
 import pytest
 from _pytest.outcomes import Exit
 
-from . import guards
+from . import guards, verdicts
 from .charge import excuse_repeats
-from .checks import GraderFault, explain, take_trivial
+from .checks import _TRIVIAL, GraderFault, explain, take_trivial
 from .feedback import Fail
 from .guards import BACKSTOP_S
 from .points import closest, closest_markers, marker_arg, share_points
@@ -43,6 +43,7 @@ from .results import TestResult
 from .sandbox import Outcome
 
 FIXTURES = frozenset({"student", "reference", "assignment"})
+VERDICTS = True         # False: every check runs for every submission (the tests compare both)
 # This process's CPU in the checks themselves (its grading thread, every collected check of every
 # submission): grade-all's workers report it, so the bench tells the checks from what is around them.
 CHECKS_CPU = [0.0]
@@ -90,6 +91,7 @@ class GradingPlugin:
         self.record = record          # record the plan the checks ask of each student (refcache)
         self.recorded_plan: dict[str, list] | None = None
         self.light = light
+        self.light_verdicts = light and VERDICTS and not record
         self._items: list = []
         self._plan_from: dict[str, int] = {}
         self._plan_flat: list = []
@@ -102,6 +104,8 @@ class GradingPlugin:
         self.deliver = deliver                    # (plugin, context) -> None, after each submission
         self.hidden_not_run = 0
         self.collection_errors: list[str] = []
+        self.verdicts: dict[int, tuple[pytest.Item, verdicts.Verdict]] = {}   # a check's passing run, as data
+        self.replayed = 0                         # checks given their verdict without running (verdicts.py)
         self.begin(None, "no submission")
 
     def bind(self, reference: Program, next_submission, deliver, plan: dict | None = None) -> None:
@@ -111,6 +115,7 @@ class GradingPlugin:
         self.plan = plan
         self.next_submission = next_submission
         self.deliver = deliver
+        self.verdicts = {}
 
     def begin(self, student: Program | None, load_failure: str | None) -> None:
         """Reset the per-submission state and load STUDENT once."""
@@ -298,6 +303,16 @@ class GradingPlugin:
         except BaseException:       # noqa: BLE001 -- as pytest: a setup's exception is the check's verdict
             self._record(item, _Called(pytest.ExceptionInfo.from_current()), started=started)
             return
+        student = self._student
+        traced = self.light_verdicts and verdicts.traceable(student)
+        if traced:
+            known = self.verdicts.get(id(item))
+            if known is not None and known[0] is item and known[1].replays(student):
+                _TRIVIAL[0] = known[1].trivial
+                self.replayed += 1
+                self._record(item, _PASSED, check, started)
+                return
+            verdicts.start(student)
         kwargs = light.params.copy()
         for name in light.fixtures:
             kwargs[name] = (self._student if name == "student" else self._reference if name == "reference"
@@ -311,11 +326,20 @@ class GradingPlugin:
             running[0] = None
         except (Exit, KeyboardInterrupt):
             running[0] = None
+            if traced:
+                verdicts.stop(student)
             raise
         except BaseException:       # noqa: BLE001 -- as pytest: a check's exception is its verdict
             running[0] = None
+            if traced:
+                verdicts.stop(student)
             self._record(item, _Called(pytest.ExceptionInfo.from_current()), check, started)
             return
+        if traced:
+            verdict = None if item.user_properties else verdicts.verdict_of(student, _TRIVIAL[0])
+            verdicts.stop(student)
+            if verdict is not None:
+                self.verdicts[id(item)] = (item, verdict)
         self._record(item, _PASSED, check, started)
 
     def pytest_runtest_setup(self, item: pytest.Item) -> None:
