@@ -154,11 +154,14 @@ def test_a_verdict_replays_only_on_the_same_answers_and_takes_them_as_the_check_
             program.close()
 
 
-@pytest.mark.parametrize("read", ["source", "functions", "memo", "timed_out"])
+@pytest.mark.parametrize("read", ["source", "functions", "a list memo", "a memo in a memo", "an untraced memo",
+                                  "a memo that raised", "timed_out"])
 def test_a_check_reading_more_than_its_answers_leaves_no_verdict(read):
     program = Program(STATEFUL, "m.py", limits=Limits(wall_s=2))
     try:
         program.prefetch(PLAN)
+        if read == "an untraced memo":
+            program.memo("key", lambda: 1)
 
         def reads(p: Program) -> None:
             p.call("bump", 1)
@@ -166,8 +169,15 @@ def test_a_check_reading_more_than_its_answers_leaves_no_verdict(read):
                 assert "COUNT" in p.source
             elif read == "functions":
                 assert "bump" in p.functions
-            elif read == "memo":
-                p.memo("key", lambda: 1)
+            elif read == "a list memo":
+                p.memo("key", lambda: [1])
+            elif read == "a memo in a memo":
+                p.memo("key", lambda: p.memo("inner", lambda: 1))
+            elif read == "an untraced memo":
+                p.memo("key", None)
+            elif read == "a memo that raised":
+                with pytest.raises(ValueError):
+                    p.memo("key", lambda: int("x"))
             else:
                 p.timed_out.add("bump")
         assert _traced(program, reads) is None
@@ -175,6 +185,35 @@ def test_a_check_reading_more_than_its_answers_leaves_no_verdict(read):
             assert not verdicts.traceable(program)
     finally:
         program.close()
+
+
+def test_a_memo_is_data_when_its_compute_read_answers_only():
+    """A check reading a memo (a game read once, by several checks): replayed where the memo's
+    COMPUTE would read the same answers; the memo then holds the traced value, the functions its
+    COMPUTE called count as the check's, and a check reading it next replays on it too."""
+    first, second, third = (Program(STATEFUL, "m.py", limits=Limits(wall_s=2)) for _ in range(3))
+    try:
+        for program in (first, second, third):
+            program.prefetch(PLAN)
+
+        def game(p: Program) -> str:
+            return p.memo("game", lambda: p.call("game", stdin=["ann"]).value.upper())
+
+        computed = _traced(first, lambda p: (game(p), p.call("bump", 1)))
+        read = _traced(first, lambda p: (p.memoized("game"), game(p), p.call("bump", 2)))
+        assert computed is not None and read is not None
+        assert computed.called == {"bump"} and read.called == {"bump"}
+        second.called.clear()
+        assert computed.replays(second)
+        assert second.memo("game", None) == "ANN" and second.called == {"bump", "game"}
+        assert not second._fresh_ahead and len(second._shared_ahead) == 1
+        assert read.replays(second) and not second._shared_ahead
+        assert not read.replays(third)          # no memo yet, so memoized("game") is no longer True
+        third.memo("game", lambda: third.call("game", stdin=["ann"]).value.upper())   # (untraced)
+        assert not read.replays(third)          # a memo of this submission's, not traced: the check runs
+    finally:
+        for program in (first, second, third):
+            program.close()
 
 
 def test_an_answer_not_in_the_plan_runs_the_check():

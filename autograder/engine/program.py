@@ -40,6 +40,7 @@ from .trials import Trials
 
 LIMITS_ENV = "AUTOGRADER_LIMITS"
 _BY_CALL_MAX = 1 << 13          # Program._by_call entries before it starts again
+KNOWN = "memoized"              # a trace's event: a check asked whether a memo is known (verdicts.py)
 LOAD_PROBE = "__grader_load_probe__"     # a call of no function: loads the student's file, nothing else
 DEFAULT_WALL_S = 2.0    # per call; the reference needs milliseconds (suites give games longer)
 DEFAULT_BUDGET_S = 15.0  # all of a student's requests together (a slow-but-finite program: ~170 calls)
@@ -144,9 +145,11 @@ class Program(Plan, Trials):
         # While the grading plugin traces a check (engine/verdicts.py): the requests it ran and their
         # outcomes, in order; and whether it read anything else of this submission (its source, its
         # functions, its memo): then its verdict is not data of its answers alone.
-        self.trace: list[tuple[Request, Outcome]] | None = None
+        self.trace: list[tuple] | None = None    # (Request, Outcome), or a memo's read (verdicts.py)
         self.tainted = False
         self._functions: set[str] | None = None
+        self.memo_steps: dict[Any, tuple | None] = {}     # memo key -> what its COMPUTE read (traced), or None
+        self.memo_called: set[str] = set()                # functions memos' COMPUTEs called in the traced check
 
     @property
     def source(self) -> str:
@@ -288,7 +291,9 @@ class Program(Plan, Trials):
     def memo(self, key: Any, compute: Any) -> Any:
         """COMPUTE() once per submission for KEY (hashable), then its value for every check that
         asks (an Exception it raised is remembered and raised again)."""
-        self.tainted = True
+        if self.trace is not None:
+            from .verdicts import traced_memo
+            return traced_memo(self, key, compute)
         if key not in self._memo:
             try:
                 self._memo[key] = (True, compute())
@@ -301,8 +306,10 @@ class Program(Plan, Trials):
 
     def memoized(self, key: Any) -> bool:
         """Whether memo(KEY, ...) is known already (it will not call its COMPUTE)."""
-        self.tainted = True
-        return key in self._memo
+        known = key in self._memo
+        if self.trace is not None:
+            self.trace.append((KNOWN, key, known))
+        return known
 
     def slow(self, func: str) -> str | None:
         """FUNC, or a function FUNC calls ([calls] in assignment.toml), that ran out of time in

@@ -2,91 +2,213 @@
 answers to it are the very answers it passed with.
 
 A check is a function of what it reads of the submission.  While the light runner runs a check
-(plugin._run_light), the student's Program traces what it reads (Program.trace: each request it
-ran, in order, with its outcome) and whether it read anything else of the submission (its source,
-its functions, its memo, a derived program: Program.tainted).  A check that passed having read
-nothing but its requests' answers, each an ok answer with a content token (outcomes.same_content:
-the bounded fields every outcome of the same content shares in this process), leaves a Verdict: its
-trace, the student's functions it called and whether a do-nothing function could pass it.
+(plugin._run_light), the student's Program traces what it reads (Program.trace): each request it
+ran, in order, with its outcome, and each memo it read (Program.memo: the value, and what its
+COMPUTE read, traced when it ran: Program.memo_steps); and whether it read anything else of the
+submission (its source, its functions, a derived program, a memo whose COMPUTE was not traced,
+raised, read another memo or made a list, dict or set: Program.tainted).  A check that passed having
+read nothing but answers with a content token (outcomes.same_content: one object per distinct
+content of a finished answer in this process, its run's figures aside) leaves a Verdict: those reads, the student's
+functions it called itself and whether a do-nothing function could pass it.
 
 For a later submission the check's Verdict is tried first (Verdict.replays): each traced request's
 answer is looked up, without taking it, where the Program would serve it from (the plan run ahead:
-ahead.Plan's queues, its own or its variant's), and compared by token.  When every answer is there
-and is the same content, the check would make the same requests in the same order and see the same
-answers, so it would pass again with the same row: the requests are taken from the plan as the
-check would have taken them (Program._run_here: every bookkeeping of a served request, attempts
-included), and the plugin records the same passing row.  Anything else (an answer missing from the
-plan, another content, a shared call out of its order, a function that ran out of time before, the
-reference's plan being recorded) runs the check itself, as always.  So a failure's message is always
-the check's own, and a replayed row is byte for byte the row the check would have given.
+ahead.Plan's queues, its own or its variant's; a shared call at its place in order), and compared
+by token; a memo read is the memo this submission has (computed from answers of the same tokens,
+or given by an earlier replay) or, when it has none yet, its COMPUTE's reads looked up the same way.
+When every answer is there and is the same content, the check would make the same requests in the
+same order, compute the same memos and see the same answers, so it would pass again with the same
+row: the requests are taken from the plan as the check would have taken them (Program._run_here:
+every bookkeeping of a served request, attempts included), a memo it would have computed is given
+the value the traced check computed from the same answers, and the plugin records the same passing
+row.  Anything else (an answer missing from the plan, another content, a function that ran out of
+time before, the reference's plan being recorded) runs the check itself, as always: a failure's
+message is always the check's own, and a replayed row is byte for byte the row the check gives.
 
 The contract a check keeps for this (the suites' checks do): what it decides depends on the answers'
-content (outcome fields other than elapsed, cpu and wait), the check's own parameters and the
-reference; never on timing, module state it changes or other reads of the Program than those
-traced or tainted here.
+content (outcome fields other than elapsed, cpu and wait), its own parameters, the reference, and
+what the Program traces; a memo's COMPUTE likewise, and a memo key names one computation; a memo
+value other than a list, dict or set is never changed once made (those are not data here).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from .ahead import request_key
 from .outcomes import same_content
+from .program import KNOWN
 
-MAX_TRACE = 64          # requests a traced check may make (a longer one is not kept: rare, and costs)
+MAX_TRACE = 64          # reads a traced check may make (a longer one is not kept: rare, and costs)
+MUTABLE = (list, dict, set, bytearray)      # memo values a check may change: never data
+
+
+@dataclass(frozen=True)
+class Memo:
+    """A memo a traced check read: its KEY, its value (PAIR: Program._memo's (ok, value)), what
+    its COMPUTE read (STEPS, as Verdict.steps) and the student's functions it called."""
+    key: Any
+    pair: tuple
+    steps: tuple
+    called: frozenset
 
 
 @dataclass(frozen=True)
 class Verdict:
     """A check's passing run, as data: what it read and what it said besides passing."""
-    steps: tuple            # (request, its request_key, the answer's content token), in order
-    called: frozenset       # the student's functions it called (Program.called)
+    steps: tuple            # (request, its request_key, the answer's token), a Memo, or (KNOWN, key, known)
+    called: frozenset       # the student's functions it called itself (Program.called)
     trivial: bool           # checks.could_pass_by_doing_nothing was said
 
     def replays(self, student) -> bool:
-        """Whether STUDENT's plan holds this trace's answers, same content, where the check would
-        take them; if so they are taken (as the check would) and True."""
-        fresh_seen: dict[tuple[int, str], int] = {}
-        shared_seen: dict[int, int] = {}
-        targets = []
-        for request, key, token in self.steps:
-            target = student._variant_of(request) or student
-            if request.runs_fresh:
-                waiting = target._fresh_ahead.get(key)
-                n = fresh_seen.get((id(target), key), 0)
-                if waiting is None or len(waiting) <= n:
+        """Whether STUDENT's plan and memos hold this trace's answers, same content, where the
+        check would read them; if so they are taken (as the check would) and True."""
+        seen: dict = {}                 # (target, key) -> fresh answers looked at; target -> shared ones
+        memos = student._memo
+        given: dict = {}                # memos this replay gives (their COMPUTE would run here)
+        for step in self.steps:
+            if type(step) is Memo:
+                known = memos.get(step.key)
+                if known is None:
+                    if step.key in given:
+                        continue
+                    if not _there(student, step.steps, seen):
+                        return False
+                    given[step.key] = step
+                elif known is not step.pair and not _same_reads(student.memo_steps.get(step.key), step.steps):
                     return False
-                outcome = waiting[n]
-                fresh_seen[(id(target), key)] = n + 1
-            else:
-                ahead = target._shared_ahead
-                n = shared_seen.get(id(target), 0)
-                if len(ahead) <= n or ahead[n][0] != key:
+            elif step[0] is KNOWN:
+                if (step[1] in memos or step[1] in given) != step[2]:
                     return False
-                outcome = ahead[n][2]
-                shared_seen[id(target)] = n + 1
-            if same_content(outcome) is not token or len(outcome.attempts) != len(token["attempts"]):
+            elif not _there(student, (step,), seen):
                 return False
-            targets.append(target)
-        for (request, key, _), target in zip(self.steps, targets):
-            target._run_here(request, key)
+        for step in self.steps:
+            if type(step) is Memo:
+                if step.key in given and step.key not in memos:
+                    reads = [(request, _take(student, request, key)) for request, key, _ in step.steps]
+                    memos[step.key] = step.pair
+                    student.memo_steps[step.key] = (tuple(reads), step.called)
+                    student.called.update(step.called)
+            elif step[0] is not KNOWN:
+                _take(student, step[0], step[1])
         student.called.update(self.called)
         return True
 
 
+def _there(student, steps, seen: dict) -> bool:
+    """Whether STEPS' answers wait in STUDENT's plan with their tokens (SEEN: those looked at by
+    this replay already, so a request asked twice is looked for twice)."""
+    for request, key, token in steps:
+        target = student._variant_of(request) or student
+        if request.runs_fresh:
+            waiting = target._fresh_ahead.get(key)
+            n = seen.get((target, key), 0)
+            if waiting is None or len(waiting) <= n:
+                return False
+            outcome = waiting[n]
+            seen[(target, key)] = n + 1
+        else:
+            ahead = target._shared_ahead
+            n = seen.get(target, 0)
+            if len(ahead) <= n or ahead[n][0] != key:
+                return False
+            outcome = ahead[n][2]
+            seen[target] = n + 1
+        if same_content(outcome) is not token or len(outcome.attempts) != len(token["attempts"]):
+            return False
+    return True
+
+
+def _take(student, request, key: str):
+    """REQUEST's answer taken from STUDENT's plan as the check would take it."""
+    return (student._variant_of(request) or student)._run_here(request, key)
+
+
+def _same_reads(known: tuple | None, steps: tuple) -> bool:
+    """Whether KNOWN (Program.memo_steps' entry of a memo this submission has) read STEPS' answers."""
+    if known is None or len(known[0]) != len(steps):
+        return False
+    reads = known[0]
+    return all(same_content(outcome) is step[2] for (_, outcome), step in zip(reads, steps))
+
+
+def _steps(reads) -> tuple | None:
+    """READS ((request, outcome) pairs) as Verdict steps, or None when an answer has no token."""
+    steps = []
+    for event in reads:
+        if len(event) != 2:         # (a memo read by a COMPUTE: it is tainted already)
+            return None
+        request, outcome = event
+        token = same_content(outcome)
+        if token is None or len(outcome.attempts) != len(token["attempts"]):
+            return None
+        steps.append((request, request_key(request), token))
+    return tuple(steps)
+
+
 def verdict_of(student, trivial: bool) -> Verdict | None:
     """The Verdict of the check STUDENT's Program just traced (it passed), or None when it read more
-    than its answers or an answer has no content token."""
+    than its answers and memos, or an answer has no content token."""
     trace = student.trace
     if student.tainted or student.timed_out or trace is None or len(trace) > MAX_TRACE:
         return None
-    steps = []
-    for request, outcome in trace:
-        token = same_content(outcome)
-        if token is None or outcome.status != "ok" or len(outcome.attempts) != len(token["attempts"]):
+    steps: list = []
+    for event in trace:
+        if event[0] is KNOWN:
+            steps.append(event)
+            continue
+        if event[0] is _MEMO:
+            _, key, pair = event
+            known = student.memo_steps.get(key)
+            if known is None or not pair[0] or type(pair[1]) in MUTABLE:
+                return None
+            reads, called = known
+            memo_steps = _steps(reads)
+            if memo_steps is None:
+                return None
+            steps.append(Memo(key, pair, memo_steps, called))
+            continue
+        step = _steps((event,))
+        if step is None:
             return None
-        steps.append((request, request_key(request), token))
+        steps.extend(step)
     return Verdict(tuple(steps), frozenset(student.called), trivial)
+
+
+_MEMO = object()        # a trace's event: (_MEMO, key, the memo's (ok, value))
+
+
+def traced_memo(student, key: Any, compute: Any) -> Any:
+    """Program.memo while a check is traced: the memo's read traced; its COMPUTE, when it runs,
+    traced apart (Program.memo_steps: its reads and the functions it called)."""
+    trace = student.trace
+    pair = student._memo.get(key)
+    if pair is None:
+        if student.memo_called is None:         # (a memo read by a COMPUTE: not data)
+            student.tainted = True
+        outer_called, outer_tainted, outer_memo = student.called, student.tainted, student.memo_called
+        student.trace, student.called, student.tainted, student.memo_called = [], set(), False, None
+        try:
+            try:
+                pair = (True, compute())
+            except Exception as error:      # noqa: BLE001 -- remembered, raised again to every asker
+                pair = (False, error)
+        finally:
+            reads, called, tainted = student.trace, student.called, student.tainted
+            student.trace, student.called, student.memo_called = trace, outer_called, outer_memo
+            student.tainted = outer_tainted or outer_memo is None
+        if outer_memo is not None:
+            outer_memo.update(called)       # the check's calls, once it ends (stop)
+        else:
+            outer_called.update(called)
+        student._memo[key] = pair
+        student.memo_steps[key] = None if tainted else (tuple(reads), frozenset(called))
+    trace.append((_MEMO, key, pair))
+    ok, value = pair
+    if not ok:
+        raise value
+    return value
 
 
 def traceable(student) -> bool:
@@ -98,8 +220,12 @@ def traceable(student) -> bool:
 def start(student) -> None:
     student.trace = []
     student.tainted = False
+    student.memo_called = set()
 
 
 def stop(student) -> None:
+    """The traced check ended: the functions its memos' COMPUTEs called are its calls too."""
     student.trace = None
-
+    if student.memo_called:
+        student.called.update(student.memo_called)
+    student.memo_called = set()
