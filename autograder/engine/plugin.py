@@ -104,8 +104,7 @@ class GradingPlugin:
         self.deliver = deliver                    # (plugin, context) -> None, after each submission
         self.hidden_not_run = 0
         self.collection_errors: list[str] = []
-        self.verdicts: dict[int, tuple[pytest.Item, verdicts.Verdict]] = {}   # a check's passing run, as data
-        self.replayed = 0                         # checks given their verdict without running (verdicts.py)
+        self.verdicts = verdicts.Store()          # the checks' verdicts, as data (verdicts.py)
         self.begin(None, "no submission")
 
     def bind(self, reference: Program, next_submission, deliver, plan: dict | None = None) -> None:
@@ -115,7 +114,7 @@ class GradingPlugin:
         self.plan = plan
         self.next_submission = next_submission
         self.deliver = deliver
-        self.verdicts = {}
+        self.verdicts = verdicts.Store()
 
     def begin(self, student: Program | None, load_failure: str | None) -> None:
         """Reset the per-submission state and load STUDENT once."""
@@ -306,11 +305,11 @@ class GradingPlugin:
         student = self._student
         traced = self.light_verdicts and verdicts.traceable(student)
         if traced:
-            known = self.verdicts.get(id(item))
-            if known is not None and known[0] is item and known[1].replays(student):
-                _TRIVIAL[0] = known[1].trivial
-                self.replayed += 1
-                self._record(item, _PASSED, check, started)
+            verdict = self.verdicts.replay(item, student)
+            if verdict is not None:         # (the check's own verdict on these answers: verdicts.py)
+                _TRIVIAL[0] = verdict.trivial
+                failure = verdict.failure
+                self._record(item, _PASSED if failure is None else _Called(_Raised(failure)), check, started)
                 return
             verdicts.start(student)
         kwargs = light.params.copy()
@@ -331,15 +330,13 @@ class GradingPlugin:
             raise
         except BaseException:       # noqa: BLE001 -- as pytest: a check's exception is its verdict
             running[0] = None
+            info = pytest.ExceptionInfo.from_current()
             if traced:
-                verdicts.stop(student)
-            self._record(item, _Called(pytest.ExceptionInfo.from_current()), check, started)
+                self.verdicts.end(item, student, _TRIVIAL[0], info.value)
+            self._record(item, _Called(info), check, started)
             return
         if traced:
-            verdict = None if item.user_properties else verdicts.verdict_of(student, _TRIVIAL[0])
-            verdicts.stop(student)
-            if verdict is not None:
-                self.verdicts[id(item)] = (item, verdict)
+            self.verdicts.end(item, student, _TRIVIAL[0])
         self._record(item, _PASSED, check, started)
 
     def pytest_runtest_setup(self, item: pytest.Item) -> None:
@@ -558,6 +555,17 @@ class _Called:
 
 
 _PASSED = _Called(None)
+
+
+class _Raised:
+    """What _record reads of an exception a check raised, given again (verdicts.Verdict.failure)."""
+    __slots__ = ("value",)
+
+    def __init__(self, value: BaseException) -> None:
+        self.value = value
+
+    def errisinstance(self, kind) -> bool:
+        return isinstance(self.value, kind)
 
 
 def _has_ini(session, name: str) -> bool:

@@ -36,12 +36,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import pytest
+
 from .ahead import request_key
+from .feedback import Fail
 from .outcomes import same_content
 from .program import KNOWN
 
+KEPT = 4                # a check's Verdicts kept (the latest first): passing answers differ between students
 MAX_TRACE = 64          # reads a traced check may make (a longer one is not kept: rare, and costs)
 MUTABLE = (list, dict, set, bytearray)      # memo values a check may change: never data
+_GIVEN = (Fail, pytest.skip.Exception)      # what a check raises that is a verdict of its own
 
 
 @dataclass(frozen=True)
@@ -60,6 +65,7 @@ class Verdict:
     steps: tuple            # (request, its request_key, the answer's token), a Memo, or (KNOWN, key, known)
     called: frozenset       # the student's functions it called itself (Program.called)
     trivial: bool           # checks.could_pass_by_doing_nothing was said
+    failure: BaseException | None = None    # what it raised (a Fail or a skip, its traceback dropped)
 
     def replays(self, student) -> bool:
         """Whether STUDENT's plan and memos hold this trace's answers, same content, where the
@@ -147,9 +153,9 @@ def _steps(reads) -> tuple | None:
     return tuple(steps)
 
 
-def verdict_of(student, trivial: bool) -> Verdict | None:
-    """The Verdict of the check STUDENT's Program just traced (it passed), or None when it read more
-    than its answers and memos, or an answer has no content token."""
+def verdict_of(student, trivial: bool, failure: BaseException | None = None) -> Verdict | None:
+    """The Verdict of the check STUDENT's Program just traced (it passed, or raised FAILURE), or None
+    when it read more than its answers and memos, or an answer has no content token."""
     trace = student.trace
     if student.tainted or student.timed_out or trace is None or len(trace) > MAX_TRACE:
         return None
@@ -173,7 +179,7 @@ def verdict_of(student, trivial: bool) -> Verdict | None:
         if step is None:
             return None
         steps.extend(step)
-    return Verdict(tuple(steps), frozenset(student.called), trivial)
+    return Verdict(tuple(steps), frozenset(student.called), trivial, failure)
 
 
 _MEMO = object()        # a trace's event: (_MEMO, key, the memo's (ok, value))
@@ -209,6 +215,43 @@ def traced_memo(student, key: Any, compute: Any) -> Any:
     if not ok:
         raise value
     return value
+
+
+class Store:
+    """A session's Verdicts, by check (its collected item): a few a check, the latest first."""
+
+    def __init__(self) -> None:
+        self._kept: dict[int, tuple[Any, list[Verdict]]] = {}
+        self.replayed = 0               # checks given their verdict without running
+
+    def replay(self, item, student) -> Verdict | None:
+        """A Verdict of ITEM that STUDENT's answers replay (taken, verdicts.Verdict.replays), or None."""
+        known = self._kept.get(id(item))
+        if known is None or known[0] is not item:
+            return None
+        for verdict in known[1]:
+            if verdict.replays(student):
+                self.replayed += 1
+                return verdict
+        return None
+
+    def end(self, item, student, trivial: bool, failure: BaseException | None = None) -> None:
+        """ITEM, traced on STUDENT's Program, passed (or raised FAILURE): its Verdict kept when it is
+        data.  A failure is data when it is the suites' own (a Fail, a skip): not a grader error or
+        a timeout, whose rows say more than the exception (traceback, internal errors)."""
+        verdict = None
+        if not item.user_properties and (failure is None or isinstance(failure, _GIVEN)):
+            verdict = verdict_of(student, trivial, failure)
+        stop(student)
+        if verdict is None:
+            return
+        if failure is not None:         # (its row reads the exception's fields, never its frames)
+            failure.__traceback__ = failure.__context__ = failure.__cause__ = None
+        known = self._kept.get(id(item))
+        if known is None or known[0] is not item:
+            known = self._kept[id(item)] = (item, [])
+        known[1].insert(0, verdict)
+        del known[1][KEPT:]
 
 
 def traceable(student) -> bool:
