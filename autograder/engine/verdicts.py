@@ -62,7 +62,8 @@ class Memo:
 @dataclass(frozen=True)
 class Verdict:
     """A check's passing run, as data: what it read and what it said besides passing."""
-    steps: tuple            # (request, its request_key, the answer's token), a Memo, or (KNOWN, key, known)
+    steps: tuple            # (request, its request_key, the answer's token, runs_fresh, its variant's keep list
+    #                         as Program._variant_by_given has it, or None), a Memo, or (KNOWN, key, known)
     called: frozenset       # the student's functions it called itself (Program.called)
     trivial: bool           # checks.could_pass_by_doing_nothing was said
     failure: BaseException | None = None    # what it raised (a Fail or a skip, its traceback dropped)
@@ -71,43 +72,51 @@ class Verdict:
         """Whether STUDENT's plan and memos hold this trace's answers, same content, where the
         check would read them; if so they are taken (as the check would) and True."""
         seen: dict = {}                 # (target, key) -> fresh answers looked at; target -> shared ones
+        takes: list = []                # (target, request, key), or a Memo to give, in the check's order
         memos = student._memo
-        given: dict = {}                # memos this replay gives (their COMPUTE would run here)
+        given: set = set()              # memos this replay gives (their COMPUTE would run here)
         for step in self.steps:
             if type(step) is Memo:
                 known = memos.get(step.key)
                 if known is None:
                     if step.key in given:
                         continue
-                    if not _there(student, step.steps, seen):
+                    if not _there(student, step.steps, seen, takes):
                         return False
-                    given[step.key] = step
+                    given.add(step.key)
+                    takes.append(step)
                 elif known is not step.pair and not _same_reads(student.memo_steps.get(step.key), step.steps):
                     return False
             elif step[0] is KNOWN:
                 if (step[1] in memos or step[1] in given) != step[2]:
                     return False
-            elif not _there(student, (step,), seen):
+            elif not _there(student, (step,), seen, takes):
                 return False
-        for step in self.steps:
-            if type(step) is Memo:
-                if step.key in given and step.key not in memos:
-                    reads = [(request, _take(student, request, key)) for request, key, _ in step.steps]
-                    memos[step.key] = step.pair
-                    student.memo_steps[step.key] = (tuple(reads), step.called)
-                    student.called.update(step.called)
-            elif step[0] is not KNOWN:
-                _take(student, step[0], step[1])
+        reads: list = []
+        for take in takes:
+            if type(take) is Memo:          # (after its COMPUTE's reads, taken just before)
+                memos[take.key] = take.pair
+                student.memo_steps[take.key] = (tuple(reads[-len(take.steps):]) if take.steps else (), take.called)
+                student.called.update(take.called)
+            else:
+                target, request, key = take
+                reads.append((request, target._run_here(request, key)))
         student.called.update(self.called)
         return True
 
 
-def _there(student, steps, seen: dict) -> bool:
+def _there(student, steps, seen: dict, takes: list) -> bool:
     """Whether STEPS' answers wait in STUDENT's plan with their tokens (SEEN: those looked at by
-    this replay already, so a request asked twice is looked for twice)."""
-    for request, key, token in steps:
-        target = student._variant_of(request) or student
-        if request.runs_fresh:
+    this replay already, so a request asked twice is looked for twice); each one found is added
+    to TAKES."""
+    for request, key, token, fresh, keep in steps:
+        if keep is None or student._reference is None:
+            target = student
+        else:
+            target = student._variant_by_given.get(keep)
+            if target is None:          # (no variant yet: nothing of it run ahead)
+                return False
+        if fresh:
             waiting = target._fresh_ahead.get(key)
             n = seen.get((target, key), 0)
             if waiting is None or len(waiting) <= n:
@@ -121,14 +130,10 @@ def _there(student, steps, seen: dict) -> bool:
                 return False
             outcome = ahead[n][2]
             seen[target] = n + 1
-        if same_content(outcome) is not token or len(outcome.attempts) != len(token["attempts"]):
+        if outcome.__dict__.get("_same") is not token or len(outcome.attempts) != len(token["attempts"]):
             return False
+        takes.append((target, request, key))
     return True
-
-
-def _take(student, request, key: str):
-    """REQUEST's answer taken from STUDENT's plan as the check would take it."""
-    return (student._variant_of(request) or student)._run_here(request, key)
 
 
 def _same_reads(known: tuple | None, steps: tuple) -> bool:
@@ -149,7 +154,8 @@ def _steps(reads) -> tuple | None:
         token = same_content(outcome)
         if token is None or len(outcome.attempts) != len(token["attempts"]):
             return None
-        steps.append((request, request_key(request), token))
+        keep = None if not request.substitute else tuple(request.substitute.get("keep") or ())
+        steps.append((request, request_key(request), token, request.runs_fresh, keep))
     return tuple(steps)
 
 
