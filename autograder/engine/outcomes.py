@@ -46,7 +46,32 @@ def _build(request: Request, timeout: float, limits: Limits, res: dict | None, t
     out.endless = out.status == "timeout" and data.get("endless") is True
     out.message = _message(out, request, data, facts, limits, timeout)
     out.hidden_message = _hidden_message(out, request, facts, limits, timeout)
+    if out.status in _TOKEN_STATUSES:
+        _token(out)
     return out
+
+
+# A finished non-ok answer's content token (same_content): every field but its run's own figures.
+_TOKEN_STATUSES = frozenset({"exception", "no_function", "input_exhausted", "dice_exhausted", "exit"})
+_RUN_FIELDS = frozenset({"elapsed", "cpu", "wait", "worker"})
+_CONTENT_FIELDS = tuple(f for f in Outcome.__dataclass_fields__ if f not in _RUN_FIELDS)
+_TOKENS: dict[bytes, dict] = {}
+_TOKENS_BYTES = [0]
+
+
+def _token(out: Outcome) -> None:
+    """OUT's content token: one dict per distinct content (marshal's bytes of its _CONTENT_FIELDS,
+    types included) in the process, holding its attempts as same_content's readers expect."""
+    try:
+        key = marshal.dumps(tuple(map(out.__dict__.get, _CONTENT_FIELDS)), 2)
+    except ValueError:
+        return
+    if len(key) > _OK_KEY_MAX:
+        return
+    token = _TOKENS.get(key)
+    if token is None:
+        token = _remember(_TOKENS, _TOKENS_BYTES, key, {"attempts": list(out.attempts)})
+    out._same = token
 
 
 def _status_without_result(out: Outcome, data: dict, trailer: dict, limits: Limits, garbled: bool) -> dict:
@@ -86,6 +111,7 @@ def _per_run(out: Outcome, request: Request, trailer: dict, cpu: Any, elapsed: f
     out.cpu = _number(trailer.get("cpu")) or _number(cpu)
     if isinstance(trailer.get("forged"), int) and trailer["forged"] > 0:
         out.attempts.append("wrote forged grader-protocol lines (result messages of its own)")
+        out.__dict__.pop("_same", None)     # (its attempts are no longer its content's)
 
 
 def _ok(data: dict, limits: Limits, raw: bytes | None = None) -> Outcome:
@@ -106,6 +132,7 @@ def _ok(data: dict, limits: Limits, raw: bytes | None = None) -> Outcome:
         _fill(out, data, limits)
         if key and len(key) <= _OK_KEY_MAX:
             fields = _remember(_OK_SEEN, _OK_SEEN_BYTES, key, dict(out.__dict__))
+            out._same = fields
     else:
         out = _from_fields(fields)
     if raw is not None and fields is not None and len(raw) <= _OK_KEY_MAX and _inside(raw):
@@ -129,7 +156,17 @@ def _from_fields(fields: dict) -> Outcome:
     out = object.__new__(Outcome)
     out.__dict__.update(fields)
     out.attempts = list(fields["attempts"])
+    out._same = fields
     return out
+
+
+def same_content(outcome: Outcome) -> dict | None:
+    """OUTCOME's content token (engine/verdicts.py), or None: an ok outcome's is the bounded fields
+    it shares with every outcome of the same content read in this process (_ok); a finished non-ok
+    one's (_TOKEN_STATUSES) is one dict per distinct content (_token).  Two outcomes with the same
+    token have equal fields of equal types (marshal's bytes), their run's own figures (elapsed,
+    cpu, wait, worker) aside.  A timeout, a crash or a result too big to remember has none."""
+    return outcome.__dict__.get("_same")
 
 
 # ---------------------------------------------------------------------------------------

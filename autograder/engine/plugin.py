@@ -32,9 +32,9 @@ from dataclasses import dataclass
 import pytest
 from _pytest.outcomes import Exit
 
-from . import guards
+from . import guards, verdicts
 from .charge import excuse_repeats
-from .checks import GraderFault, explain, take_trivial
+from .checks import _TRIVIAL, GraderFault, explain, take_trivial
 from .feedback import Fail
 from .guards import BACKSTOP_S
 from .points import closest, closest_markers, marker_arg, share_points
@@ -43,6 +43,7 @@ from .results import TestResult
 from .sandbox import Outcome
 
 FIXTURES = frozenset({"student", "reference", "assignment"})
+VERDICTS = True         # False: every check runs for every submission (the tests compare both)
 # This process's CPU in the checks themselves (its grading thread, every collected check of every
 # submission): grade-all's workers report it, so the bench tells the checks from what is around them.
 CHECKS_CPU = [0.0]
@@ -90,6 +91,7 @@ class GradingPlugin:
         self.record = record          # record the plan the checks ask of each student (refcache)
         self.recorded_plan: dict[str, list] | None = None
         self.light = light
+        self.light_verdicts = light and VERDICTS and not record
         self._items: list = []
         self._plan_from: dict[str, int] = {}
         self._plan_flat: list = []
@@ -102,6 +104,7 @@ class GradingPlugin:
         self.deliver = deliver                    # (plugin, context) -> None, after each submission
         self.hidden_not_run = 0
         self.collection_errors: list[str] = []
+        self.verdicts = verdicts.Store()          # the checks' verdicts, as data (verdicts.py)
         self.begin(None, "no submission")
 
     def bind(self, reference: Program, next_submission, deliver, plan: dict | None = None) -> None:
@@ -111,6 +114,7 @@ class GradingPlugin:
         self.plan = plan
         self.next_submission = next_submission
         self.deliver = deliver
+        self.verdicts = verdicts.Store()
 
     def begin(self, student: Program | None, load_failure: str | None) -> None:
         """Reset the per-submission state and load STUDENT once."""
@@ -298,6 +302,16 @@ class GradingPlugin:
         except BaseException:       # noqa: BLE001 -- as pytest: a setup's exception is the check's verdict
             self._record(item, _Called(pytest.ExceptionInfo.from_current()), started=started)
             return
+        student = self._student
+        traced = self.light_verdicts and verdicts.traceable(student)
+        if traced:
+            verdict = self.verdicts.replay(item, student)
+            if verdict is not None:         # (the check's own verdict on these answers: verdicts.py)
+                _TRIVIAL[0] = verdict.trivial
+                failure = verdict.failure
+                self._record(item, _PASSED if failure is None else _Called(_Raised(failure)), check, started)
+                return
+            verdicts.start(student)
         kwargs = light.params.copy()
         for name in light.fixtures:
             kwargs[name] = (self._student if name == "student" else self._reference if name == "reference"
@@ -311,11 +325,18 @@ class GradingPlugin:
             running[0] = None
         except (Exit, KeyboardInterrupt):
             running[0] = None
+            if traced:
+                verdicts.stop(student)
             raise
         except BaseException:       # noqa: BLE001 -- as pytest: a check's exception is its verdict
             running[0] = None
-            self._record(item, _Called(pytest.ExceptionInfo.from_current()), check, started)
+            info = pytest.ExceptionInfo.from_current()
+            if traced:
+                self.verdicts.end(item, student, _TRIVIAL[0], info.value)
+            self._record(item, _Called(info), check, started)
             return
+        if traced:
+            self.verdicts.end(item, student, _TRIVIAL[0])
         self._record(item, _PASSED, check, started)
 
     def pytest_runtest_setup(self, item: pytest.Item) -> None:
@@ -534,6 +555,17 @@ class _Called:
 
 
 _PASSED = _Called(None)
+
+
+class _Raised:
+    """What _record reads of an exception a check raised, given again (verdicts.Verdict.failure)."""
+    __slots__ = ("value",)
+
+    def __init__(self, value: BaseException) -> None:
+        self.value = value
+
+    def errisinstance(self, kind) -> bool:
+        return isinstance(self.value, kind)
 
 
 def _has_ini(session, name: str) -> bool:

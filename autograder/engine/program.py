@@ -40,6 +40,7 @@ from .trials import Trials
 
 LIMITS_ENV = "AUTOGRADER_LIMITS"
 _BY_CALL_MAX = 1 << 13          # Program._by_call entries before it starts again
+KNOWN = "memoized"              # a trace's event: a check asked whether a memo is known (verdicts.py)
 LOAD_PROBE = "__grader_load_probe__"     # a call of no function: loads the student's file, nothing else
 DEFAULT_WALL_S = 2.0    # per call; the reference needs milliseconds (suites give games longer)
 DEFAULT_BUDGET_S = 15.0  # all of a student's requests together (a slow-but-finite program: ~170 calls)
@@ -77,7 +78,7 @@ class Program(Plan, Trials):
                  hidden_paths: list[str] | None = None, cache: bool = False, label: str = "your program",
                  reference: str | None = None, _sandbox_reference: str | None = None,
                  _owner: Program | None = None):
-        self.source = source
+        self._source = source
         self.filename = filename
         self.label = label
         self.limits = limits or default_limits()
@@ -141,6 +142,20 @@ class Program(Plan, Trials):
         self._times: tuple[int, dict[str, float | None]] | None = None     # (cache size, cpu_time's index)
         self.timed_out: set[str] = set()         # functions that ran out of time in call_or_skip
         self.loaded_early: tuple[Outcome, int] | None = None   # load_early's (probe, requests run ahead)
+        # While the grading plugin traces a check (engine/verdicts.py): the requests it ran and their
+        # outcomes, in order; and whether it read anything else of this submission (its source, its
+        # functions, its memo): then its verdict is not data of its answers alone.
+        self.trace: list[tuple] | None = None    # (Request, Outcome), or a memo's read (verdicts.py)
+        self.tainted = False
+        self._functions: set[str] | None = None
+        self.memo_steps: dict[Any, tuple | None] = {}     # memo key -> what its COMPUTE read (traced), or None
+        self.memo_called: set[str] = set()                # functions memos' COMPUTEs called in the traced check
+
+    @property
+    def source(self) -> str:
+        """The submission's source (a check that reads it is not traced: engine/verdicts.py)."""
+        self.tainted = True
+        return self._source
 
     @property
     def can_substitute(self) -> bool:
@@ -168,7 +183,7 @@ class Program(Plan, Trials):
         variant = self._variants.get(keep)
         if variant is None:
             variant = self._variants[keep] = Program(
-                self.source, self.filename, limits=self.limits,
+                self._source, self.filename, limits=self.limits,
                 label=self.label, _sandbox_reference=reference_without(self._reference, keep), _owner=self)
             # its sandbox hides what this one hides: these paths, resolved already (os.path.realpath
             # again, ~30 us a path, would give them back unchanged)
@@ -181,12 +196,16 @@ class Program(Plan, Trials):
         if variant is not None:
             if self.recorded is not None:
                 self.recorded.append((self.item, request))
-            return variant._run_here(request)
-        return self._run_here(request)
+            outcome = variant._run_here(request)
+        else:
+            outcome = self._run_here(request)
+        if self.trace is not None:
+            self.trace.append((request, outcome))
+        return outcome
 
-    def _run_here(self, request: Request) -> Outcome:
-        key = None
-        if self._cache is not None or self._fresh_ahead or self._shared_ahead or self._aside:
+    def _run_here(self, request: Request, key: str | None = None) -> Outcome:
+        """(KEY: request_key(REQUEST), when the caller has it.)"""
+        if key is None and (self._cache is not None or self._fresh_ahead or self._shared_ahead or self._aside):
             key = request_key(request)      # (_aside: a shared call past a try's plan replays it first)
         if self._cache is not None and key in self._cache:
             return self._cache[key]
@@ -223,10 +242,13 @@ class Program(Plan, Trials):
             self._cache[key] = outcome
         return outcome
 
-    @functools.cached_property
+    @property
     def functions(self) -> set[str]:
         """The functions the source defines (parsed on first use: ~10 ms a student otherwise)."""
-        return top_level_functions(self.source)
+        self.tainted = True
+        if self._functions is None:
+            self._functions = top_level_functions(self._source)
+        return self._functions
 
     def load_early(self, plan: Callable[[], list[Request]]) -> None:
         """What the grading plugin does first with a submission (plugin.begin): the load probe
@@ -269,6 +291,9 @@ class Program(Plan, Trials):
     def memo(self, key: Any, compute: Any) -> Any:
         """COMPUTE() once per submission for KEY (hashable), then its value for every check that
         asks (an Exception it raised is remembered and raised again)."""
+        if self.trace is not None:
+            from .verdicts import traced_memo
+            return traced_memo(self, key, compute)
         if key not in self._memo:
             try:
                 self._memo[key] = (True, compute())
@@ -281,7 +306,10 @@ class Program(Plan, Trials):
 
     def memoized(self, key: Any) -> bool:
         """Whether memo(KEY, ...) is known already (it will not call its COMPUTE)."""
-        return key in self._memo
+        known = key in self._memo
+        if self.trace is not None:
+            self.trace.append((KNOWN, key, known))
+        return known
 
     def slow(self, func: str) -> str | None:
         """FUNC, or a function FUNC calls ([calls] in assignment.toml), that ran out of time in
@@ -353,7 +381,8 @@ class Program(Plan, Trials):
     def derived(self, extra_source: str, limits: Limits) -> Program:
         """A new Program: this source with EXTRA_SOURCE appended (grader-written code that runs in
         the same sandbox, e.g. a driver batching many calls), behind the same hidden paths."""
-        return Program(self.source + extra_source, self.filename, limits=limits,
+        self.tainted = True
+        return Program(self._source + extra_source, self.filename, limits=limits,
                        hidden_paths=list(self._sandbox.hidden_paths), label=self.label)
 
 

@@ -1,0 +1,280 @@
+"""Checks as data: a check's passing verdict given again, without running it, to a submission whose
+answers to it are the very answers it passed with.
+
+A check is a function of what it reads of the submission.  While the light runner runs a check
+(plugin._run_light), the student's Program traces what it reads (Program.trace): each request it
+ran, in order, with its outcome, and each memo it read (Program.memo: the value, and what its
+COMPUTE read, traced when it ran: Program.memo_steps); and whether it read anything else of the
+submission (its source, its functions, a derived program, a memo whose COMPUTE was not traced,
+raised, read another memo or made a list, dict or set: Program.tainted).  A check that passed having
+read nothing but answers with a content token (outcomes.same_content: one object per distinct
+content of a finished answer in this process, its run's figures aside) leaves a Verdict: those reads, the student's
+functions it called itself and whether a do-nothing function could pass it.
+
+For a later submission the check's Verdict is tried first (Verdict.replays): each traced request's
+answer is looked up, without taking it, where the Program would serve it from (the plan run ahead:
+ahead.Plan's queues, its own or its variant's; a shared call at its place in order), and compared
+by token; a memo read is the memo this submission has (computed from answers of the same tokens,
+or given by an earlier replay) or, when it has none yet, its COMPUTE's reads looked up the same way.
+When every answer is there and is the same content, the check would make the same requests in the
+same order, compute the same memos and see the same answers, so it would pass again with the same
+row: the requests are taken from the plan as the check would have taken them (Program._run_here:
+every bookkeeping of a served request, attempts included), a memo it would have computed is given
+the value the traced check computed from the same answers, and the plugin records the same passing
+row.  Anything else (an answer missing from the plan, another content, a function that ran out of
+time before, the reference's plan being recorded) runs the check itself, as always: a failure's
+message is always the check's own, and a replayed row is byte for byte the row the check gives.
+
+The contract a check keeps for this (the suites' checks do): what it decides depends on the answers'
+content (outcome fields other than elapsed, cpu and wait), its own parameters, the reference, and
+what the Program traces; a memo's COMPUTE likewise, and a memo key names one computation; a memo
+value other than a list, dict or set is never changed once made (those are not data here).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+
+from .ahead import request_key
+from .feedback import Fail
+from .outcomes import same_content
+from .program import KNOWN
+
+KEPT = 4                # a check's Verdicts kept (the latest first): passing answers differ between students
+MAX_TRACE = 64          # reads a traced check may make (a longer one is not kept: rare, and costs)
+MUTABLE = (list, dict, set, bytearray)      # memo values a check may change: never data
+_GIVEN = (Fail, pytest.skip.Exception)      # what a check raises that is a verdict of its own
+
+
+@dataclass(frozen=True)
+class Memo:
+    """A memo a traced check read: its KEY, its value (PAIR: Program._memo's (ok, value)), what
+    its COMPUTE read (STEPS, as Verdict.steps) and the student's functions it called."""
+    key: Any
+    pair: tuple
+    steps: tuple
+    called: frozenset
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """A check's passing run, as data: what it read and what it said besides passing."""
+    steps: tuple            # (request, its request_key, the answer's token, runs_fresh, its variant's keep list
+    #                         as Program._variant_by_given has it, or None), a Memo, or (KNOWN, key, known)
+    called: frozenset       # the student's functions it called itself (Program.called)
+    trivial: bool           # checks.could_pass_by_doing_nothing was said
+    failure: BaseException | None = None    # what it raised (a Fail or a skip, its traceback dropped)
+
+    def replays(self, student) -> bool:
+        """Whether STUDENT's plan and memos hold this trace's answers, same content, where the
+        check would read them; if so they are taken (as the check would) and True."""
+        seen: dict = {}                 # (target, key) -> fresh answers looked at; target -> shared ones
+        takes: list = []                # (target, request, key), or a Memo to give, in the check's order
+        memos = student._memo
+        given: set = set()              # memos this replay gives (their COMPUTE would run here)
+        for step in self.steps:
+            if type(step) is Memo:
+                known = memos.get(step.key)
+                if known is None:
+                    if step.key in given:
+                        continue
+                    if not _there(student, step.steps, seen, takes):
+                        return False
+                    given.add(step.key)
+                    takes.append(step)
+                elif known is not step.pair and not _same_reads(student.memo_steps.get(step.key), step.steps):
+                    return False
+            elif step[0] is KNOWN:
+                if (step[1] in memos or step[1] in given) != step[2]:
+                    return False
+            elif not _there(student, (step,), seen, takes):
+                return False
+        reads: list = []
+        for take in takes:
+            if type(take) is Memo:          # (after its COMPUTE's reads, taken just before)
+                memos[take.key] = take.pair
+                student.memo_steps[take.key] = (tuple(reads[-len(take.steps):]) if take.steps else (), take.called)
+                student.called.update(take.called)
+            else:
+                target, request, key = take
+                reads.append((request, target._run_here(request, key)))
+        student.called.update(self.called)
+        return True
+
+
+def _there(student, steps, seen: dict, takes: list) -> bool:
+    """Whether STEPS' answers wait in STUDENT's plan with their tokens (SEEN: those looked at by
+    this replay already, so a request asked twice is looked for twice); each one found is added
+    to TAKES."""
+    for request, key, token, fresh, keep in steps:
+        if keep is None or student._reference is None:
+            target = student
+        else:
+            target = student._variant_by_given.get(keep)
+            if target is None:          # (no variant yet: nothing of it run ahead)
+                return False
+        if fresh:
+            waiting = target._fresh_ahead.get(key)
+            n = seen.get((target, key), 0)
+            if waiting is None or len(waiting) <= n:
+                return False
+            outcome = waiting[n]
+            seen[(target, key)] = n + 1
+        else:
+            ahead = target._shared_ahead
+            n = seen.get(target, 0)
+            if len(ahead) <= n or ahead[n][0] != key:
+                return False
+            outcome = ahead[n][2]
+            seen[target] = n + 1
+        if outcome.__dict__.get("_same") is not token or len(outcome.attempts) != len(token["attempts"]):
+            return False
+        takes.append((target, request, key))
+    return True
+
+
+def _same_reads(known: tuple | None, steps: tuple) -> bool:
+    """Whether KNOWN (Program.memo_steps' entry of a memo this submission has) read STEPS' answers."""
+    if known is None or len(known[0]) != len(steps):
+        return False
+    reads = known[0]
+    return all(same_content(outcome) is step[2] for (_, outcome), step in zip(reads, steps))
+
+
+def _steps(reads) -> tuple | None:
+    """READS ((request, outcome) pairs) as Verdict steps, or None when an answer has no token."""
+    steps = []
+    for event in reads:
+        if len(event) != 2:         # (a memo read by a COMPUTE: it is tainted already)
+            return None
+        request, outcome = event
+        token = same_content(outcome)
+        if token is None or len(outcome.attempts) != len(token["attempts"]):
+            return None
+        keep = None if not request.substitute else tuple(request.substitute.get("keep") or ())
+        steps.append((request, request_key(request), token, request.runs_fresh, keep))
+    return tuple(steps)
+
+
+def verdict_of(student, trivial: bool, failure: BaseException | None = None) -> Verdict | None:
+    """The Verdict of the check STUDENT's Program just traced (it passed, or raised FAILURE), or None
+    when it read more than its answers and memos, or an answer has no content token."""
+    trace = student.trace
+    if student.tainted or student.timed_out or trace is None or len(trace) > MAX_TRACE:
+        return None
+    steps: list = []
+    for event in trace:
+        if event[0] is KNOWN:
+            steps.append(event)
+            continue
+        if event[0] is _MEMO:
+            _, key, pair = event
+            known = student.memo_steps.get(key)
+            if known is None or not pair[0] or type(pair[1]) in MUTABLE:
+                return None
+            reads, called = known
+            memo_steps = _steps(reads)
+            if memo_steps is None:
+                return None
+            steps.append(Memo(key, pair, memo_steps, called))
+            continue
+        step = _steps((event,))
+        if step is None:
+            return None
+        steps.extend(step)
+    return Verdict(tuple(steps), frozenset(student.called), trivial, failure)
+
+
+_MEMO = object()        # a trace's event: (_MEMO, key, the memo's (ok, value))
+
+
+def traced_memo(student, key: Any, compute: Any) -> Any:
+    """Program.memo while a check is traced: the memo's read traced; its COMPUTE, when it runs,
+    traced apart (Program.memo_steps: its reads and the functions it called)."""
+    trace = student.trace
+    pair = student._memo.get(key)
+    if pair is None:
+        if student.memo_called is None:         # (a memo read by a COMPUTE: not data)
+            student.tainted = True
+        outer_called, outer_tainted, outer_memo = student.called, student.tainted, student.memo_called
+        student.trace, student.called, student.tainted, student.memo_called = [], set(), False, None
+        try:
+            try:
+                pair = (True, compute())
+            except Exception as error:      # noqa: BLE001 -- remembered, raised again to every asker
+                pair = (False, error)
+        finally:
+            reads, called, tainted = student.trace, student.called, student.tainted
+            student.trace, student.called, student.memo_called = trace, outer_called, outer_memo
+            student.tainted = outer_tainted or outer_memo is None
+        if outer_memo is not None:
+            outer_memo.update(called)       # the check's calls, once it ends (stop)
+        else:
+            outer_called.update(called)
+        student._memo[key] = pair
+        student.memo_steps[key] = None if tainted else (tuple(reads), frozenset(called))
+    trace.append((_MEMO, key, pair))
+    ok, value = pair
+    if not ok:
+        raise value
+    return value
+
+
+class Store:
+    """A session's Verdicts, by check (its collected item): a few a check, the latest first."""
+
+    def __init__(self) -> None:
+        self._kept: dict[int, tuple[Any, list[Verdict]]] = {}
+        self.replayed = 0               # checks given their verdict without running
+
+    def replay(self, item, student) -> Verdict | None:
+        """A Verdict of ITEM that STUDENT's answers replay (taken, verdicts.Verdict.replays), or None."""
+        known = self._kept.get(id(item))
+        if known is None or known[0] is not item:
+            return None
+        for verdict in known[1]:
+            if verdict.replays(student):
+                self.replayed += 1
+                return verdict
+        return None
+
+    def end(self, item, student, trivial: bool, failure: BaseException | None = None) -> None:
+        """ITEM, traced on STUDENT's Program, passed (or raised FAILURE): its Verdict kept when it is
+        data.  A failure is data when it is the suites' own (a Fail, a skip): not a grader error or
+        a timeout, whose rows say more than the exception (traceback, internal errors)."""
+        verdict = None
+        if not item.user_properties and (failure is None or isinstance(failure, _GIVEN)):
+            verdict = verdict_of(student, trivial, failure)
+        stop(student)
+        if verdict is None:
+            return
+        if failure is not None:         # (its row reads the exception's fields, never its frames)
+            failure.__traceback__ = failure.__context__ = failure.__cause__ = None
+        known = self._kept.get(id(item))
+        if known is None or known[0] is not item:
+            known = self._kept[id(item)] = (item, [])
+        known[1].insert(0, verdict)
+        del known[1][KEPT:]
+
+
+def traceable(student) -> bool:
+    """Whether a check of STUDENT may be traced or replayed now: a student's Program that records no
+    plan (refcache) and has had no function run out of time (call_or_skip would skip)."""
+    return student is not None and student.recorded is None and not student.timed_out
+
+
+def start(student) -> None:
+    student.trace = []
+    student.tainted = False
+    student.memo_called = set()
+
+
+def stop(student) -> None:
+    """The traced check ended: the functions its memos' COMPUTEs called are its calls too."""
+    student.trace = None
+    if student.memo_called:
+        student.called.update(student.memo_called)
+    student.memo_called = set()
