@@ -354,7 +354,7 @@ def _collect(tree: ast.Module, source: str, cell: int, pieces: list[_Piece], not
         elif isinstance(node, DEFINITIONS):
             code = _with_decorators(source, node, code)
             stub, calls = _stub_and_calls(node)
-            # (decorated: its code is whole lines, which may hold more than the node: read from the code)
+            # (a decorated one: read from its code, its decorators' lines and all, as before)
             pieces.append(_Piece("definition", node.name, code, cell, len(pieces), stub=stub,
                                  calls=None if getattr(node, "decorator_list", None) else calls))
         elif _is_constant_assignment(node):
