@@ -487,6 +487,19 @@ def test_a_call_of_a_function_that_asks_for_input_is_named_so():
     assert "cell 4" in notes[1] and "only keeps definitions" in notes[1]
 
 
+def test_what_a_function_calls_is_found_decorated_or_not():
+    """A function's calls come from its node (one walk with the stub check), a decorated one's from
+    its code; either way the statements after `;` on its one line are its own."""
+    _, notes = notebook_source(nb_json("def ask():\n    return input('? ')",
+                                       "@staticmethod\ndef turn(): return 1; ask()",
+                                       "def plain(): return 1; ask()",
+                                       "def fine():\n    return 1",
+                                       "turn()", "plain()", "fine()"))
+    assert "cell 5" in notes[-3] and "would ask for input" in notes[-3]
+    assert "cell 6" in notes[-2] and "would ask for input" in notes[-2]
+    assert "cell 7" in notes[-1] and "only keeps definitions" in notes[-1]
+
+
 def test_last_written_definition_wins_over_a_later_stub():
     source, notes = notebook_source(nb_json(
         "def f():\n    return 1",

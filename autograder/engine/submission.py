@@ -130,6 +130,7 @@ class _Piece:
     order: int
     stub: bool = False
     uses: set = field(default_factory=set)
+    calls: set | None = None          # a definition's called names, when its code is its node's alone
 
 
 def notebook_source(text: str, entry: str | None = None) -> tuple[str, list[str]]:
@@ -295,6 +296,9 @@ def _prompting(pieces: list[_Piece], base: set[str]) -> set[str]:
     calls: dict[str, set[str]] = {}
     for piece in pieces:
         if piece.kind == "definition":
+            if piece.calls is not None:             # (read from its node already: _collect)
+                calls.setdefault(piece.name, set()).update(piece.calls)
+                continue
             try:
                 tree = ast.parse(piece.code)
             except (SyntaxError, RecursionError, MemoryError, ValueError):
@@ -349,7 +353,10 @@ def _collect(tree: ast.Module, source: str, cell: int, pieces: list[_Piece], not
             pieces.append(_Piece("import", code, code, cell, len(pieces)))
         elif isinstance(node, DEFINITIONS):
             code = _with_decorators(source, node, code)
-            pieces.append(_Piece("definition", node.name, code, cell, len(pieces), stub=_is_stub(node)))
+            stub, calls = _stub_and_calls(node)
+            # (a decorated one: read from its code, its decorators' lines and all, as before)
+            pieces.append(_Piece("definition", node.name, code, cell, len(pieces), stub=stub,
+                                 calls=None if getattr(node, "decorator_list", None) else calls))
         elif _is_constant_assignment(node):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             names = {n.id for n in ast.walk(node.value) if isinstance(n, ast.Name)} if node.value else set()
@@ -405,14 +412,18 @@ def _with_decorators(source: str, node: ast.AST, code: str) -> str:
     return "\n".join(lines[first:node.end_lineno])
 
 
-def _is_stub(node: ast.AST) -> bool:
-    """A function that still raises NotImplementedError somewhere (not yet written)."""
+def _stub_and_calls(node: ast.AST) -> tuple[bool, set[str]]:
+    """Whether the function NODE still raises NotImplementedError somewhere (a stub: not yet
+    written), and the names it calls (as _prompting reads them), in one walk of it (they were
+    two walks, and a parse of its code again: ~2 of a notebook's ~4.3 ms)."""
+    stub, calls = False, set()
     for child in ast.walk(node):
-        if isinstance(child, ast.Raise) and child.exc is not None:
+        if isinstance(child, ast.Call):
+            calls.add(_call_name(child))
+        elif not stub and isinstance(child, ast.Raise) and child.exc is not None:
             exc = child.exc.func if isinstance(child.exc, ast.Call) else child.exc
-            if isinstance(exc, ast.Name) and exc.id == "NotImplementedError":
-                return True
-    return False
+            stub = isinstance(exc, ast.Name) and exc.id == "NotImplementedError"
+    return stub, calls
 
 
 def _call_name(node: ast.Call) -> str:

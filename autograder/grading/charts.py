@@ -62,15 +62,17 @@ def warm() -> None:
         # function whatever its signature says), so they are left out while the figure's modules
         # load (each class's set() marked as made, as before), and both are themselves again after.
         artist = matplotlib.artist.Artist
-        kwdoc, signed = matplotlib.artist.kwdoc, artist.__dict__["_update_set_signature_and_docstring"]
+        kwdoc, signed = matplotlib.artist.kwdoc, artist.__dict__.get("_update_set_signature_and_docstring")
         matplotlib.artist.kwdoc = _no_kwdoc
-        artist._update_set_signature_and_docstring = classmethod(_unsigned)
+        if signed is not None:          # (a matplotlib without it: its import as it is)
+            artist._update_set_signature_and_docstring = classmethod(_unsigned)
         try:
             import matplotlib.backends.backend_svg  # noqa: F401
             import matplotlib.figure  # noqa: F401
         finally:
             matplotlib.artist.kwdoc = kwdoc
-            artist._update_set_signature_and_docstring = signed
+            if signed is not None:
+                artist._update_set_signature_and_docstring = signed
     finally:
         gc.freeze()
         if enabled:
