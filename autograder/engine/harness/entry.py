@@ -235,8 +235,7 @@ def fork_server(sock, roots=False, built=None, pidns=None):
         fds = []
         for level, kind, payload in anc:
             if level == _socket.SOL_SOCKET and kind == _socket.SCM_RIGHTS:
-                n = len(payload) - len(payload) % 4
-                fds += [int.from_bytes(payload[i:i + 4], sys.byteorder) for i in range(0, n, 4)]
+                fds += memoryview(payload)[:len(payload) - len(payload) % 4].cast("i").tolist()
         if not data:
             break
         try:
