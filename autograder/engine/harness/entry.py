@@ -190,6 +190,7 @@ def _fill_pools():
     which costs only its speed."""
     try:
         r, w = os.pipe()
+        os.set_blocking(w, False)       # (a full pipe drops the rest: never a template stuck here)
         saved = os.dup(2)
         os.dup2(w, 2)
         try:
