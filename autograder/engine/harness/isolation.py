@@ -108,14 +108,18 @@ class ChildPidNamespace:
     def __init__(self):
         self.lib = _libc()
         self.own = os.open("/proc/self/ns/pid", os.O_RDONLY)     # (before root_setup hides /proc)
+        # (the two calls made once per life, bound here: no lookups between a root's forks)
+        self.unshare, self.setns = self.lib.libc.unshare, self.lib.libc.setns
 
     def enter(self):
         """True when the next fork starts a new pid namespace."""
-        return self.lib.try_call("unshare", CLONE_NEWPID)
+        return self.unshare(CLONE_NEWPID) == 0
 
     def leave(self):
         """The root's later forks in its own pid namespace again (raises OSError if not)."""
-        self.lib.call("setns", "setns", self.own, CLONE_NEWPID)
+        if self.setns(self.own, CLONE_NEWPID) != 0:
+            err = self.lib.ctypes.get_errno()
+            raise OSError(err, f"setns: {os.strerror(err)}")
 
 
 def root_setup(setup):
