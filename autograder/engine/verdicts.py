@@ -6,7 +6,7 @@ A check is a function of what it reads of the submission.  While the light runne
 ran, in order, with its outcome, and each memo it read (Program.memo: the value, and what its
 COMPUTE read, traced when it ran: Program.memo_steps); and whether it read anything else of the
 submission (its source, its functions, a derived program, a memo whose COMPUTE was not traced,
-raised, read another memo or made a list, dict or set: Program.tainted).  A check that passed having
+raised or made a list, dict or set: Program.tainted; a memo a COMPUTE reads is traced the same way).  A check that passed having
 read nothing but answers with a content token (outcomes.same_content: one object per distinct
 content of a finished answer in this process, its run's figures aside) leaves a Verdict: those reads, the student's
 functions it called itself and whether a do-nothing function could pass it.
