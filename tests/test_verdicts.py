@@ -154,7 +154,7 @@ def test_a_verdict_replays_only_on_the_same_answers_and_takes_them_as_the_check_
             program.close()
 
 
-@pytest.mark.parametrize("read", ["source", "functions", "a list memo", "a memo in a memo", "an untraced memo",
+@pytest.mark.parametrize("read", ["source", "functions", "a list memo", "a list memo in a memo", "an untraced memo",
                                   "a memo that raised", "timed_out"])
 def test_a_check_reading_more_than_its_answers_leaves_no_verdict(read):
     program = Program(STATEFUL, "m.py", limits=Limits(wall_s=2))
@@ -171,8 +171,8 @@ def test_a_check_reading_more_than_its_answers_leaves_no_verdict(read):
                 assert "bump" in p.functions
             elif read == "a list memo":
                 p.memo("key", lambda: [1])
-            elif read == "a memo in a memo":
-                p.memo("key", lambda: p.memo("inner", lambda: 1))
+            elif read == "a list memo in a memo":
+                p.memo("key", lambda: p.memo("inner", lambda: [1])[0])
             elif read == "an untraced memo":
                 p.memo("key", None)
             elif read == "a memo that raised":
@@ -196,8 +196,8 @@ def test_a_memo_is_data_when_its_compute_read_answers_only():
         for program in (first, second, third):
             program.prefetch(PLAN)
 
-        def game(p: Program) -> str:
-            return p.memo("game", lambda: p.call("game", stdin=["ann"]).value.upper())
+        def game(p: Program) -> str:        # (a memo read by another's COMPUTE: data too)
+            return p.memo("game", lambda: p.memo("answer", lambda: p.call("game", stdin=["ann"]).value).upper())
 
         computed = _traced(first, lambda p: (game(p), p.call("bump", 1)))
         read = _traced(first, lambda p: (p.memoized("game"), game(p), p.call("bump", 2)))
@@ -210,6 +210,7 @@ def test_a_memo_is_data_when_its_compute_read_answers_only():
         assert read.replays(second) and not second._shared_ahead
         assert not read.replays(third)          # no memo yet, so memoized("game") is no longer True
         third.memo("game", lambda: third.call("game", stdin=["ann"]).value.upper())   # (untraced)
+        assert "answer" not in third._memo
         assert not read.replays(third)          # a memo of this submission's, not traced: the check runs
     finally:
         for program in (first, second, third):

@@ -308,7 +308,7 @@ class Program(Plan, Trials):
         """Whether memo(KEY, ...) is known already (it will not call its COMPUTE)."""
         known = key in self._memo
         if self.trace is not None:
-            self.trace.append((KNOWN, key, known))
+            self.trace.append((KNOWN, key, known, None, None))
         return known
 
     def slow(self, func: str) -> str | None:

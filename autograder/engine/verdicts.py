@@ -6,7 +6,7 @@ A check is a function of what it reads of the submission.  While the light runne
 ran, in order, with its outcome, and each memo it read (Program.memo: the value, and what its
 COMPUTE read, traced when it ran: Program.memo_steps); and whether it read anything else of the
 submission (its source, its functions, a derived program, a memo whose COMPUTE was not traced,
-raised, read another memo or made a list, dict or set: Program.tainted).  A check that passed having
+raised or made a list, dict or set: Program.tainted; a memo a COMPUTE reads is traced the same way).  A check that passed having
 read nothing but answers with a content token (outcomes.same_content: one object per distinct
 content of a finished answer in this process, its run's figures aside) leaves a Verdict: those reads, the student's
 functions it called itself and whether a do-nothing function could pass it.
@@ -71,45 +71,45 @@ class Verdict:
     def replays(self, student) -> bool:
         """Whether STUDENT's plan and memos hold this trace's answers, same content, where the
         check would read them; if so they are taken (as the check would) and True."""
-        seen: dict = {}                 # (target, key) -> fresh answers looked at; target -> shared ones
         takes: list = []                # (target, request, key), or a Memo to give, in the check's order
-        memos = student._memo
-        given: set = set()              # memos this replay gives (their COMPUTE would run here)
-        for step in self.steps:
-            if type(step) is Memo:
-                known = memos.get(step.key)
-                if known is None:
-                    if step.key in given:
-                        continue
-                    if not _there(student, step.steps, seen, takes):
-                        return False
-                    given.add(step.key)
-                    takes.append(step)
-                elif known is not step.pair and not _same_reads(student.memo_steps.get(step.key), step.steps):
-                    return False
-            elif step[0] is KNOWN:
-                if (step[1] in memos or step[1] in given) != step[2]:
-                    return False
-            elif not _there(student, (step,), seen, takes):
-                return False
-        reads: list = []
+        if not _there(student, self.steps, {}, takes, set()):
+            return False
+        memos, memo_steps, called = student._memo, student.memo_steps, student.called
         for take in takes:
             if type(take) is Memo:          # (after its COMPUTE's reads, taken just before)
                 memos[take.key] = take.pair
-                student.memo_steps[take.key] = (tuple(reads[-len(take.steps):]) if take.steps else (), take.called)
-                student.called.update(take.called)
+                memo_steps[take.key] = take
+                called.update(take.called)
             else:
                 target, request, key = take
-                reads.append((request, target._run_here(request, key)))
-        student.called.update(self.called)
+                target._run_here(request, key)
+        called.update(self.called)
         return True
 
 
-def _there(student, steps, seen: dict, takes: list) -> bool:
-    """Whether STEPS' answers wait in STUDENT's plan with their tokens (SEEN: those looked at by
-    this replay already, so a request asked twice is looked for twice); each one found is added
-    to TAKES."""
-    for request, key, token, fresh, keep in steps:
+def _there(student, steps, seen: dict, takes: list, given: set) -> bool:
+    """Whether STUDENT's plan and memos hold STEPS' answers with their tokens; each answer found, and
+    each memo its COMPUTE would make (GIVEN: their keys), is added to TAKES in the check's order.
+    SEEN: the answers of the plan looked at already, so a request asked twice is looked for twice."""
+    memos = student._memo
+    for step in steps:
+        if type(step) is Memo:
+            known = memos.get(step.key)
+            if known is None:
+                if step.key in given:
+                    continue
+                if not _there(student, step.steps, seen, takes, given):
+                    return False
+                given.add(step.key)
+                takes.append(step)
+            elif known is not step.pair and not _same_reads(student, student.memo_steps.get(step.key), step.steps):
+                return False
+            continue
+        request, key, token, fresh, keep = step
+        if request is KNOWN:
+            if (key in memos or key in given) != token:
+                return False
+            continue
         if keep is None or student._reference is None:
             target = student
         else:
@@ -136,27 +136,75 @@ def _there(student, steps, seen: dict, takes: list) -> bool:
     return True
 
 
-def _same_reads(known: tuple | None, steps: tuple) -> bool:
-    """Whether KNOWN (Program.memo_steps' entry of a memo this submission has) read STEPS' answers."""
+def _same_reads(student, known, steps: tuple) -> bool:
+    """Whether KNOWN (Program.memo_steps' entry of a memo this submission has: its COMPUTE's traced
+    reads and calls, or the Memo a replay gave) read STEPS' answers."""
+    if type(known) is Memo:
+        return known.steps is steps or _same_steps(known.steps, steps)
     if known is None or len(known[0]) != len(steps):
         return False
-    reads = known[0]
-    return all(same_content(outcome) is step[2] for (_, outcome), step in zip(reads, steps))
+    for event, step in zip(known[0], steps):
+        if type(step) is Memo:
+            if event[0] is not _MEMO or event[1] != step.key or (
+                    event[2] is not step.pair and not _same_reads(student, student.memo_steps.get(step.key), step.steps)):
+                return False
+        elif step[0] is KNOWN:
+            if event[0] is not KNOWN or event[1] != step[1] or event[2] != step[2]:
+                return False
+        elif len(event) != 2 or same_content(event[1]) is not step[2]:
+            return False
+    return True
 
 
-def _steps(reads) -> tuple | None:
-    """READS ((request, outcome) pairs) as Verdict steps, or None when an answer has no token."""
-    steps = []
+def _same_steps(mine: tuple, steps: tuple) -> bool:
+    """Whether two Verdict steps' tuples read the same answers (tokens by identity)."""
+    if len(mine) != len(steps):
+        return False
+    for a, b in zip(mine, steps):
+        if type(a) is Memo or type(b) is Memo:
+            if type(a) is not type(b) or a.key != b.key or not (a.pair is b.pair or _same_steps(a.steps, b.steps)):
+                return False
+        elif a[0] is KNOWN or b[0] is KNOWN:
+            if a[0] is not b[0] or a[1] != b[1] or a[2] != b[2]:
+                return False
+        elif a[2] is not b[2] or a[1] != b[1]:
+            return False
+    return True
+
+
+def _steps(student, reads) -> tuple | None:
+    """READS (a trace: (request, outcome) pairs, memos read, memoized asked) as Verdict steps, or
+    None when an answer has no token or a memo is not data."""
+    steps: list = []
     for event in reads:
-        if len(event) != 2:         # (a memo read by a COMPUTE: it is tainted already)
-            return None
-        request, outcome = event
-        token = same_content(outcome)
-        if token is None or len(outcome.attempts) != len(token["attempts"]):
-            return None
-        keep = None if not request.substitute else tuple(request.substitute.get("keep") or ())
-        steps.append((request, request_key(request), token, request.runs_fresh, keep))
+        if event[0] is KNOWN:
+            steps.append(event)
+        elif event[0] is _MEMO:
+            memo = _memo_of(student, event[1], event[2])
+            if memo is None:
+                return None
+            steps.append(memo)
+        else:
+            request, outcome = event
+            token = same_content(outcome)
+            if token is None or len(outcome.attempts) != len(token["attempts"]):
+                return None
+            keep = None if not request.substitute else tuple(request.substitute.get("keep") or ())
+            steps.append((request, request_key(request), token, request.runs_fresh, keep))
     return tuple(steps)
+
+
+def _memo_of(student, key: Any, pair: tuple) -> Memo | None:
+    """The memo KEY (its value PAIR) as a Memo step, or None when it is not data: its COMPUTE was not
+    traced, was tainted or raised, or its value is a list, dict or set."""
+    known = student.memo_steps.get(key)
+    if type(known) is Memo:
+        return known if known.pair is pair else None
+    if known is None or not pair[0] or type(pair[1]) in MUTABLE:
+        return None
+    reads, called = known
+    steps = _steps(student, reads)
+    return None if steps is None else Memo(key, pair, steps, called)
 
 
 def verdict_of(student, trivial: bool, failure: BaseException | None = None) -> Verdict | None:
@@ -165,27 +213,8 @@ def verdict_of(student, trivial: bool, failure: BaseException | None = None) -> 
     trace = student.trace
     if student.tainted or student.timed_out or trace is None or len(trace) > MAX_TRACE:
         return None
-    steps: list = []
-    for event in trace:
-        if event[0] is KNOWN:
-            steps.append(event)
-            continue
-        if event[0] is _MEMO:
-            _, key, pair = event
-            known = student.memo_steps.get(key)
-            if known is None or not pair[0] or type(pair[1]) in MUTABLE:
-                return None
-            reads, called = known
-            memo_steps = _steps(reads)
-            if memo_steps is None:
-                return None
-            steps.append(Memo(key, pair, memo_steps, called))
-            continue
-        step = _steps((event,))
-        if step is None:
-            return None
-        steps.extend(step)
-    return Verdict(tuple(steps), frozenset(student.called), trivial, failure)
+    steps = _steps(student, trace)
+    return None if steps is None else Verdict(steps, frozenset(student.called), trivial, failure)
 
 
 _MEMO = object()        # a trace's event: (_MEMO, key, the memo's (ok, value))
@@ -193,14 +222,13 @@ _MEMO = object()        # a trace's event: (_MEMO, key, the memo's (ok, value))
 
 def traced_memo(student, key: Any, compute: Any) -> Any:
     """Program.memo while a check is traced: the memo's read traced; its COMPUTE, when it runs,
-    traced apart (Program.memo_steps: its reads and the functions it called)."""
+    traced apart (Program.memo_steps: its reads and the functions it called itself; every
+    COMPUTE's calls are the check's too, Program.memo_called, at stop)."""
     trace = student.trace
     pair = student._memo.get(key)
     if pair is None:
-        if student.memo_called is None:         # (a memo read by a COMPUTE: not data)
-            student.tainted = True
-        outer_called, outer_tainted, outer_memo = student.called, student.tainted, student.memo_called
-        student.trace, student.called, student.tainted, student.memo_called = [], set(), False, None
+        outer_called, outer_tainted = student.called, student.tainted
+        student.trace, student.called, student.tainted = [], set(), False
         try:
             try:
                 pair = (True, compute())
@@ -208,12 +236,8 @@ def traced_memo(student, key: Any, compute: Any) -> Any:
                 pair = (False, error)
         finally:
             reads, called, tainted = student.trace, student.called, student.tainted
-            student.trace, student.called, student.memo_called = trace, outer_called, outer_memo
-            student.tainted = outer_tainted or outer_memo is None
-        if outer_memo is not None:
-            outer_memo.update(called)       # the check's calls, once it ends (stop)
-        else:
-            outer_called.update(called)
+            student.trace, student.called, student.tainted = trace, outer_called, outer_tainted
+            student.memo_called.update(called)
         student._memo[key] = pair
         student.memo_steps[key] = None if tainted else (tuple(reads), frozenset(called))
     trace.append((_MEMO, key, pair))
@@ -235,9 +259,12 @@ class Store:
         known = self._kept.get(id(item))
         if known is None or known[0] is not item:
             return None
-        for verdict in known[1]:
+        kept = known[1]
+        for index, verdict in enumerate(kept):
             if verdict.replays(student):
                 self.replayed += 1
+                if index:               # (the answers seen last are likely the next ones' too)
+                    kept.insert(0, kept.pop(index))
                 return verdict
         return None
 
