@@ -37,7 +37,8 @@ GAMES = tomllib.loads((PYTZEE.scenarios_dir / "games.toml").read_text(encoding="
 TOTAL = PYTZEE.total_points
 # What a grade may cost against the reference's in the same run (never an absolute time: the
 # machine is shared).  Both measures leave the machine's load out: the grader's own CPU time, and
-# its runs' time in the sandbox less their waits for a CPU (helpers/cost.py).
+# its runs' time in the sandbox less their waits for a CPU and, of a timeout, less the time after its
+# process's CPU ran out until it was collected (helpers/cost.py).
 CPU_RATIO = 3          # grader CPU: a failing check renders more (a diff, a trace) than a passing one
 RUNS_RATIO = 3         # the runs: the same scenarios, so about the reference's
 RUNS_FLOOR_S = 0.25    # plus this for a program's own slowness that is not a bug (a wasteful loop)
@@ -138,10 +139,10 @@ def _over_budget(report: dict, reference: dict) -> list[str]:
         over.append(f"the grader's CPU {got['cpu']:.2f} s > {CPU_RATIO} x the reference's {ref['cpu']:.2f} s")
     _, again, short = map(sum, zip(*got["trials"]))
     timeouts = again * (TRIAL_FLOOR_S + DEFAULT_WALL_S) + short * TRIAL_FLOOR_S
-    runs = got["ran"] - got["waited"]
+    runs = got["ran"] - got["waited"] - got["held"]
     allowed = RUNS_RATIO * (ref["ran"] - ref["waited"]) + RUNS_FLOOR_S + FIXED_SLACK * timeouts
     if runs > allowed:
-        over.append(f"its runs {runs:.2f} s (CPU waits out) > {allowed:.2f} s ({again} run again at the full "
+        over.append(f"its runs {runs:.2f} s (CPU waits and timeouts' collection out) > {allowed:.2f} s ({again} run again at the full "
                     f"limit, {short} trials charged short)")
     return over
 

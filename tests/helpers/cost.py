@@ -10,7 +10,11 @@ from autograder.engine.sandbox import Limits
 
 LIMITS = Limits(wall_s=1.0, cpu_s=4, memory_mb=256)      # the hostile corpus's limits (helpers/hostile.py)
 _STUDENTS: list = []
-_RAN = [0.0, 0.0]          # the student's runs in this grade: seconds on the wall clock, of them waiting for a CPU
+# The student's runs in this grade: seconds on the wall clock; of them waiting for a CPU; and of a
+# timeout its CPU timer stopped (not its wall-clock backstop: a sleeping program's), the time beyond
+# its CPU and waits, i.e. until the zygote and the grader (starved on a loaded machine) collected it:
+# the machine's load, not the program (its process spun no longer).
+_RAN = [0.0, 0.0, 0.0]
 
 
 def warm_up(reference: str, assignment: str = "yahtzee", limits: Limits | None = LIMITS) -> None:
@@ -33,6 +37,8 @@ def warm_up(reference: str, assignment: str = "yahtzee", limits: Limits | None =
         if self._cache is None:                     # (not the reference's)
             _RAN[0] += sum(o.elapsed for o in outcomes)
             _RAN[1] += sum(o.wait for o in outcomes)
+            _RAN[2] += sum(max(o.elapsed - o.wait - o.cpu, 0.0) for o in outcomes
+                           if o.status == "timeout" and not o.wall_stopped)
         return charge(self, outcomes, capped)
 
     Program._charge = charging
@@ -45,14 +51,15 @@ def grade_timed(name: str, path: str, assignment: str = "yahtzee", limits: Limit
     """Grade PATH: its score, wall time, the grader's own CPU time ("cpu": this process's), the
     trial counts of its Program (Program.trials), the seconds its runs took ("ran",
     Outcome.elapsed) and of them waited for a CPU ("waited", Outcome.wait: the machine's load,
-    not the program); with REPORT, the whole report (GradeReport.to_dict)."""
+    not the program) or, a timeout, to be collected after its CPU ran out ("held"); with REPORT,
+    the whole report (GradeReport.to_dict)."""
     from autograder.grading.grade import grade
 
     _STUDENTS.clear()
-    _RAN[:] = [0.0, 0.0]
+    _RAN[:] = [0.0, 0.0, 0.0]
     t0, cpu = time.monotonic(), time.process_time()
     got = grade(path, assignment, limits=limits)
     wall, cpu = time.monotonic() - t0, time.process_time() - cpu
     trials = [list(p.trials) for p in _STUDENTS if p._owner is None]
     return {"name": name, "score": got.score, "wall": wall, "cpu": cpu, "trials": trials, "ran": _RAN[0],
-            "waited": _RAN[1], **({"report": got.to_dict()} if report else {})}
+            "waited": _RAN[1], "held": _RAN[2], **({"report": got.to_dict()} if report else {})}
