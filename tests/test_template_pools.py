@@ -11,29 +11,12 @@ from helpers.harness import in_child as _in_child
 from helpers.harness import loaded as _harness
 
 
-def _free_blocks() -> dict[int, int]:
-    """{block size: free blocks} of this process's pymalloc, as _fill_pools reads them."""
-    r, w = os.pipe()
-    saved = os.dup(2)
-    os.dup2(w, 2)
-    try:
-        sys._debugmallocstats()
-    finally:
-        os.dup2(saved, 2)
-        os.close(saved)
-        os.close(w)
-    text = os.read(r, 1 << 16).decode()
-    os.close(r)
-    return {int(c[1]): int(c[4]) for c in (line.split() for line in text.splitlines())
-            if len(c) == 5 and all(x.isdigit() for x in c)}
-
-
 def test_the_fill_takes_the_free_blocks_with_inert_bytes_and_leaves_fd_2_alone():
     h = _harness()
 
     def job():
         before_fd2 = os.fstat(2)
-        before = _free_blocks()
+        before = h._free_blocks()
         held = h._fill_pools()
         after_fd2 = os.fstat(2)
         sizes = {sys.getsizeof(b) for b in held}

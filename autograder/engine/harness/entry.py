@@ -183,31 +183,13 @@ def template_main(sock_fd):
 
 def _fill_pools():
     """The free blocks of the template's partly used pymalloc pools taken by inert objects (zero
-    bytes and ints of each size class, kept alive here), so that what each fork allocates lands in
+    bytes of each size class, kept alive here), so that what each fork allocates lands in
     fresh pools, block after block, instead of in the template's free blocks scattered over pages
     it would copy on write, one page each (~235 fewer page faults a grade, docs/floor.md).  The
-    counts are pymalloc's own (sys._debugmallocstats, read from fd 2); anything unexpected: no fill,
-    which costs only its speed."""
+    counts are pymalloc's own (_free_blocks); anything unexpected: no fill, which costs only its
+    speed."""
     try:
-        r, w = os.pipe()
-        os.set_blocking(w, False)       # (a full pipe drops the rest: never a template stuck here)
-        saved = os.dup(2)
-        os.dup2(w, 2)
-        try:
-            sys._debugmallocstats()
-        finally:
-            os.dup2(saved, 2)
-            os.close(saved)
-            os.close(w)
-        try:
-            text = os.read(r, 1 << 16)       # (~3 KB, written whole before this read)
-        finally:
-            os.close(r)
-        free = []
-        for line in text.decode("ascii", "replace").splitlines():
-            cols = line.split()                 # class, size, pools, blocks in use, free blocks
-            if len(cols) == 5 and all(c.isdigit() for c in cols) and int(cols[1]) > 32:
-                free.append((int(cols[1]), int(cols[4])))
+        free = [(size, n) for size, n in _free_blocks().items() if size > 32]
         held = [None] * sum(n for _, n in free)
         i = 0
         for size, n in free:
@@ -217,6 +199,31 @@ def _fill_pools():
         return held
     except (AttributeError, OSError, ValueError):
         return None
+
+
+def _free_blocks():
+    """{block size: free blocks} of this process's pymalloc, in size order (sys._debugmallocstats,
+    read from fd 2, which is put back as it was).  AttributeError without those statistics."""
+    r, w = os.pipe()
+    os.set_blocking(w, False)       # (a full pipe drops the rest: never a template stuck here)
+    saved = os.dup(2)
+    os.dup2(w, 2)
+    try:
+        sys._debugmallocstats()
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+        os.close(w)
+    try:
+        text = os.read(r, 1 << 16)       # (~3 KB, written whole before this read)
+    finally:
+        os.close(r)
+    free = {}
+    for line in text.decode("ascii", "replace").splitlines():
+        cols = line.split()                 # class, size, pools, blocks in use, free blocks
+        if len(cols) == 5 and all(c.isdigit() for c in cols):
+            free[int(cols[1])] = int(cols[4])
+    return free
 
 
 _BYTES_HEAD = 33     # sys.getsizeof(b""): a bytes object's header and its terminating NUL
