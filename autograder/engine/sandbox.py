@@ -463,7 +463,7 @@ class Sandbox:
                 detail = f"sandbox {kind} (exit {proc.popen.poll()}); output: {proc.raw_text()[-2000:]}"
                 self._state.stop()
                 return _internal(detail, time.monotonic() - t0), None
-            outcome, msg, middle = answer_by_bytes(line, request, seq, self.limits, time.monotonic() - t0)
+            outcome, msg, middle = answer_by_bytes(line, request, seq, self.limits, time.monotonic() - t0, timeout)
             if outcome is not None:     # an ok answer seen before, read by its bytes (outcomes.py)
                 return self._collected(proc, outcome, msg, None, trial)
             msg = _parse(line)
