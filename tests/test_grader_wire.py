@@ -303,3 +303,37 @@ def test_any_finished_line_reads_as_the_whole_line_or_is_read_whole(status, erro
             _same(fast, whole[0])
             assert outcomes_module.same_content(fast) is outcomes_module.same_content(whole[0])
             assert msg == whole[1]
+
+
+@given(value=st.recursive(st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=8),
+                          lambda inner: st.lists(inner, max_size=3)
+                          | st.dictionaries(st.text(max_size=8), inner, max_size=3), max_leaves=10),
+       zygote=st.dictionaries(st.sampled_from(["result", "cpu", "seq", "t", "forged", "internal", "x"]),
+                              st.none() | st.integers() | st.text(max_size=4), max_size=2),
+       cut=st.integers(0, 400), junk=st.sampled_from([b"", b"}", b"{", b'"', b",", b'},"result":{"a":1', b"\\",
+                                                      b',"result":', b"]", b" ", b"\xff", b'"}']),
+       seq=st.integers(1, 50))
+@FAST
+def test_an_answer_read_in_two_parts_is_the_whole_line(value, zygote, cut, junk, seq):
+    """parse_answer reads the zygote's part and the answer apart only when that gives what parsing
+    the whole line gives (and then the answer's MIDDLE lies inside its object, as _inside says)."""
+    from autograder.engine.outcomes import _inside, parse_answer, split_answer
+
+    line = _answer({"status": "ok", "value": value}, seq=seq, zygote=zygote)
+    for each in (line, line[:cut] + junk + line[cut:]):
+        msg, split = parse_answer(each)
+        assert json.dumps(msg) == json.dumps(_parse(each))            # (the keys in the same order; NaN too)
+        parts = split_answer(each)
+        if split and parts is not None:
+            assert _inside(parts[1])
+
+
+def test_an_answer_that_closes_its_object_is_read_whole():
+    sneaky = (b'{"t":"done","seq":1,"zygote_cpu":0.01,"killed":false,"exited":false,"wait":0.0,"ran_in":0,'
+              b'"worker_gen":0,"result":{"t":"result","seq":1,"status":"ok","value":1},"forged":0,"cpu":7,'
+              b'"result":{"t":"result","seq":1,"status":"ok","value":2,"timeout":2.0,"cpu":0.0,'
+              b'"nonce":"ab","recycle":false}}')
+    from autograder.engine.outcomes import parse_answer
+
+    msg, split = parse_answer(sneaky)
+    assert not split and msg == _parse(sneaky) and msg["cpu"] == 7 and msg["result"]["value"] == 2

@@ -17,9 +17,10 @@ from .protocol import HARNESS_EXIT, INTERNAL, STATUSES, Limits, Outcome, Request
 # Results -> Outcome (the child's data is untrusted: every field is type-checked).
 # ---------------------------------------------------------------------------------------
 def _build(request: Request, timeout: float, limits: Limits, res: dict | None, trailer: dict,
-           elapsed: float, garbled: bool, raw: bytes | None = None) -> Outcome:
+           elapsed: float, garbled: bool, raw: bytes | None = None, inside: bool = False) -> Outcome:
     """RAW: the middle of the answer's bytes (split_answer) when the line parsed whole: an ok
-    outcome is remembered under it (answer_by_bytes)."""
+    outcome is remembered under it (answer_by_bytes); INSIDE: RAW is known to lie inside its
+    answer's object (parse_answer read the answer alone), else _inside checks it."""
     if isinstance(trailer.get("internal"), str):
         return _internal(trailer["internal"], elapsed)
     if res is not None and res.get("status") == "internal":
@@ -27,7 +28,7 @@ def _build(request: Request, timeout: float, limits: Limits, res: dict | None, t
     final = res is not None and isinstance(res.get("status"), str) and res["status"] in STATUSES
     data = res if final else (trailer.get("progress") if isinstance(trailer.get("progress"), dict) else {})
     if final and data["status"] == "ok":
-        out = _ok(data, limits, raw)
+        out = _ok(data, limits, raw, inside)
     else:
         out = Outcome(status="crash")
         _fill(out, data, limits)
@@ -49,7 +50,7 @@ def _build(request: Request, timeout: float, limits: Limits, res: dict | None, t
     if out.status in _TOKEN_STATUSES:
         _token(out)
         if (raw is not None and final and "_same" in out.__dict__ and not _forged(trailer)
-                and len(raw) <= _OK_KEY_MAX and _inside(raw)):
+                and len(raw) <= _OK_KEY_MAX and (inside or _inside(raw))):
             fields = dict(out.__dict__)     # (its token with them: _from_fields keeps it)
             _remember(_RAW_OK, _RAW_OK_BYTES, _done_key(raw, request, limits, timeout), fields)
     return out
@@ -123,7 +124,7 @@ def _forged(trailer: dict) -> bool:
     return isinstance(forged, int) and forged > 0
 
 
-def _ok(data: dict, limits: Limits, raw: bytes | None = None) -> Outcome:
+def _ok(data: dict, limits: Limits, raw: bytes | None = None, inside: bool = False) -> Outcome:
     """An ok result's Outcome, its fields bounded once per distinct content in a process: most
     students' results are byte for byte another's (the checks ask every student the same
     requests), and comparing marshal's bytes is ~10x cheaper than bounding them again.  marshal
@@ -144,7 +145,7 @@ def _ok(data: dict, limits: Limits, raw: bytes | None = None) -> Outcome:
             out._same = fields
     else:
         out = _from_fields(fields)
-    if raw is not None and fields is not None and len(raw) <= _OK_KEY_MAX and _inside(raw):
+    if raw is not None and fields is not None and len(raw) <= _OK_KEY_MAX and (inside or _inside(raw)):
         _remember(_RAW_OK, _RAW_OK_BYTES, (limits.output_chars, raw), fields)
     return out
 
@@ -223,6 +224,26 @@ def split_answer(line: bytes) -> tuple[bytes, bytes, bytes] | None:
     if tail is None:
         return None
     return line[:i] + b"}", line[head.end():j], tail.group(1)
+
+
+def parse_answer(line: bytes) -> tuple[dict | None, bool]:
+    """(_parse(LINE), and whether it was read in two parts) for an answer LINE that split_answer
+    splits: its zygote's part and its answer (the bytes between ',"result":' and the last '}')
+    parsed apart, when both are objects.  The line is then the zygote's members, ',"result":' and
+    that one object, closed: it parses to the zygote's part with "result" set to the answer (in
+    its place if the part had that key: JSON's last one wins), the same dict _parse(LINE) gives,
+    and the answer's MIDDLE lies inside the answer's object (an answer that closed its object
+    early would not parse alone as one object).  Else (False): LINE parsed whole, as always."""
+    i = line.find(_RESULT_AT)
+    answer = line[i + len(_RESULT_AT):-1] if i > 0 and line.endswith(b"}") else b""
+    if answer.startswith(b'{"'):
+        zygote = _parse(line[:i] + b"}")
+        if zygote is not None:
+            result = _parse(answer)
+            if result is not None:
+                zygote["result"] = result
+                return zygote, True
+    return _parse(line), False
 
 
 def _inside(middle: bytes) -> bool:

@@ -78,7 +78,7 @@ from .launch import (
     compiled_reference,
     template_scope,
 )
-from .outcomes import _build, _internal, _number, _secs, answer_by_bytes
+from .outcomes import _build, _internal, _number, _secs, answer_by_bytes, parse_answer
 from .protocol import (
     INTERNAL,
     STATUSES,
@@ -467,7 +467,7 @@ class Sandbox:
             outcome, msg, middle = answer_by_bytes(line, request, seq, self.limits, time.monotonic() - t0, timeout)
             if outcome is not None:     # an ok answer seen before, read by its bytes (outcomes.py)
                 return self._collected(proc, outcome, msg, None, trial)
-            msg = _parse(line)
+            msg, inside = parse_answer(line) if middle is not None else (_parse(line), False)
             if msg is None and line.startswith(b'{"t":"done"'):   # the answer in it could not be read:
                 msg = _parse_trailer(line)                      # the zygote's own part can
                 garbled = msg is not None
@@ -483,7 +483,7 @@ class Sandbox:
                     result, garbled = None, True
                 break
         outcome = _build(request, timeout, self.limits, result, msg, time.monotonic() - t0, garbled,
-                         None if garbled else middle)
+                         None if garbled else middle, inside and not garbled)
         return self._collected(proc, outcome, msg, result, trial)
 
     def _collected(self, proc: _Proc, outcome: Outcome, msg: dict, result: dict | None,
