@@ -211,3 +211,129 @@ def test_a_sandbox_reads_a_repeated_ok_answer_by_its_bytes(monkeypatch):
     assert table.found - found == 5
     for a, b in zip(first, second):
         assert (a.value, a.stdout, a.events, a.args_after) == (b.value, b.stdout, b.events, b.args_after)
+
+
+# -- finished non-ok answers read by their bytes (given the request's timeout) ----------------------
+DONE_RESULTS = [
+    {"status": "exception", "error": {"type": "ValueError", "message": "bad die", "line": 12,
+                                      "trace": ["yahtzee.py, line 12, in score"]}, "args_after": [[1, 2]]},
+    {"status": "exception", "error": {"type": "NotImplementedError", "message": "Problem 3", "line": 40,
+                                      "trace": []}, "stdout": "hi\n", "attempts": ["net"]},
+    {"status": "no_function", "error": {"type": "NameError", "message": "name 'f' is not defined",
+                                        "suggestion": "g"}},
+    {"status": "input_exhausted", "exhausted_at": 2, "inputs_asked": 2, "timed_out": True,
+     "events": [["in", "? ", "a"], ["in", "? ", None]]},
+    {"status": "dice_exhausted", "dice_failed_at": 3, "dice_used": 2, "events": [["roll", 1], ["roll", 2]]},
+    {"status": "exit", "exit_code": 3, "exit_via": "sys.exit", "exit_arg": "bye now"},
+]
+
+
+def _whole_of(line: bytes, request: Request, seq: int, timeout: float, limits: Limits = LIMITS):
+    """What Sandbox._collect makes of LINE reading it whole, for REQUEST at TIMEOUT."""
+    msg = _parse(line)
+    result, garbled = msg.pop("result", None), False
+    if result is not None and not isinstance(result, dict):
+        result, garbled = None, True
+    middle = answer_by_bytes(line, request, seq, limits, 0.1, timeout)[2]
+    return _build(request, timeout, limits, result, msg, 0.1, garbled, None if garbled else middle), msg
+
+
+@pytest.mark.parametrize("result", DONE_RESULTS, ids=[r["status"] + str(i) for i, r in enumerate(DONE_RESULTS)])
+def test_a_finished_answer_seen_before_reads_as_the_whole_line(result):
+    """Its message reads the request (the function, its input lines, its dice) and the timeout: the
+    shortcut serves only the same of those, and gives what reading the line whole gives, content
+    token (verdicts' same_content) included; a line claiming forged lines is read whole."""
+    request = Request("call", "f", stdin=["a"], dice=[1, 2])
+    first = _whole_of(_answer(result, seq=1), request, 1, 2.0)[0]
+    assert first.status == result["status"] and outcomes_module.same_content(first) is not None
+    for line, seq in [(_answer(result, seq=2, cpu=0.25, nonce="ff"), 2),
+                      (_answer(result, seq=3, cpu=0, key="retire", fresh=True), 3),
+                      (_answer(result, seq=4, zygote={"cpu": 0.5, "wait": 0.2}), 4)]:
+        fast, msg, _ = answer_by_bytes(line, request, seq, LIMITS, 0.1, 2.0)
+        assert fast is not None
+        whole, whole_msg = _whole_of(line, request, seq, 2.0)
+        _same(fast, whole)
+        assert msg == whole_msg
+        assert outcomes_module.same_content(fast) is outcomes_module.same_content(first)
+    seen = _answer(result, seq=5)
+    assert answer_by_bytes(seen, request, 5, LIMITS, 0.1)[0] is None              # no timeout given
+    for other, timeout, limits in [(request, 3.0, LIMITS), (request, 2.0, Limits(output_chars=5)),
+                                   (Request("call", "g", stdin=["a"], dice=[1, 2]), 2.0, LIMITS),
+                                   (Request("call", "f", stdin=None, dice=[1, 2]), 2.0, LIMITS),
+                                   (Request("call", "f", stdin=["a", "b"], dice=[1, 2]), 2.0, LIMITS),
+                                   (Request("call", "f", stdin=["a"], dice=[1, 2, 3]), 2.0, LIMITS)]:
+        assert answer_by_bytes(seen, other, 5, limits, 0.1, timeout)[0] is None
+        _same(_whole_of(seen, other, 5, timeout, limits)[0], _whole_of(seen, other, 5, timeout, limits)[0])
+    forged = _answer(result, seq=6, zygote={"forged": 2})
+    assert answer_by_bytes(forged, request, 6, LIMITS, 0.1, 2.0)[0] is None
+    whole = _whole_of(forged, request, 6, 2.0)[0]
+    assert whole.attempts[-1].startswith("wrote forged") and outcomes_module.same_content(whole) is not None
+
+
+def test_an_unfinished_answer_is_never_read_by_its_bytes():
+    """Timeouts, crashes, memory, output limits and internal errors read their run's figures and
+    the zygote's part (killed, signals): always read whole."""
+    request = Request("call", "f")
+    for result in [{"status": "timeout", "timed_out": True}, {"status": "crash"}, {"status": "memory"},
+                   {"status": "output_limit"}, {"status": "syntax_error", "error": {"type": "SyntaxError"}},
+                   {"status": "import_error", "error": {"type": "ValueError"}}, {"status": "internal"}]:
+        _whole_of(_answer(result, seq=1), request, 1, 2.0)
+        assert answer_by_bytes(_answer(result, seq=2), request, 2, LIMITS, 0.1, 2.0)[0] is None, result
+
+
+@given(status=st.sampled_from(["exception", "no_function", "input_exhausted", "dice_exhausted", "exit", "timeout",
+                               "crash"]),
+       error=st.none() | st.dictionaries(st.sampled_from(["type", "message", "line", "suggestion"]),
+                                         st.none() | st.integers() | st.text(max_size=6), max_size=3),
+       extra=st.dictionaries(st.sampled_from(["exhausted_at", "dice_failed_at", "exit_arg", "exit_via", "timed_out",
+                                              "cpu", "seq", "t", "timeout", "status"]),
+                             st.none() | st.booleans() | st.integers() | st.text(max_size=4), max_size=2),
+       cut=st.integers(0, 400), junk=st.binary(max_size=6), seq=st.integers(1, 50))
+@FAST
+def test_any_finished_line_reads_as_the_whole_line_or_is_read_whole(status, error, extra, cut, junk, seq):
+    request = Request("call", "f", stdin=["a"])
+    line = _answer({"status": status, "error": error, **extra}, seq=seq)
+    spliced = line[:cut] + junk + line[cut:]
+    for each in (line, spliced, line):
+        if _parse(each) is None:
+            continue
+        whole = _whole_of(each, request, seq, 2.0)
+        fast, msg, _ = answer_by_bytes(each, request, seq, LIMITS, 0.1, 2.0)
+        if fast is not None and whole[1].get("seq") == seq:
+            _same(fast, whole[0])
+            assert outcomes_module.same_content(fast) is outcomes_module.same_content(whole[0])
+            assert msg == whole[1]
+
+
+@given(value=st.recursive(st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=8),
+                          lambda inner: st.lists(inner, max_size=3)
+                          | st.dictionaries(st.text(max_size=8), inner, max_size=3), max_leaves=10),
+       zygote=st.dictionaries(st.sampled_from(["result", "cpu", "seq", "t", "forged", "internal", "x"]),
+                              st.none() | st.integers() | st.text(max_size=4), max_size=2),
+       cut=st.integers(0, 400), junk=st.sampled_from([b"", b"}", b"{", b'"', b",", b'},"result":{"a":1', b"\\",
+                                                      b',"result":', b"]", b" ", b"\xff", b'"}']),
+       seq=st.integers(1, 50))
+@FAST
+def test_an_answer_read_in_two_parts_is_the_whole_line(value, zygote, cut, junk, seq):
+    """parse_answer reads the zygote's part and the answer apart only when that gives what parsing
+    the whole line gives (and then the answer's MIDDLE lies inside its object, as _inside says)."""
+    from autograder.engine.outcomes import _inside, parse_answer, split_answer
+
+    line = _answer({"status": "ok", "value": value}, seq=seq, zygote=zygote)
+    for each in (line, line[:cut] + junk + line[cut:]):
+        msg, split = parse_answer(each)
+        assert json.dumps(msg) == json.dumps(_parse(each))            # (the keys in the same order; NaN too)
+        parts = split_answer(each)
+        if split and parts is not None:
+            assert _inside(parts[1])
+
+
+def test_an_answer_that_closes_its_object_is_read_whole():
+    sneaky = (b'{"t":"done","seq":1,"zygote_cpu":0.01,"killed":false,"exited":false,"wait":0.0,"ran_in":0,'
+              b'"worker_gen":0,"result":{"t":"result","seq":1,"status":"ok","value":1},"forged":0,"cpu":7,'
+              b'"result":{"t":"result","seq":1,"status":"ok","value":2,"timeout":2.0,"cpu":0.0,'
+              b'"nonce":"ab","recycle":false}}')
+    from autograder.engine.outcomes import parse_answer
+
+    msg, split = parse_answer(sneaky)
+    assert not split and msg == _parse(sneaky) and msg["cpu"] == 7 and msg["result"]["value"] == 2

@@ -17,9 +17,10 @@ from .protocol import HARNESS_EXIT, INTERNAL, STATUSES, Limits, Outcome, Request
 # Results -> Outcome (the child's data is untrusted: every field is type-checked).
 # ---------------------------------------------------------------------------------------
 def _build(request: Request, timeout: float, limits: Limits, res: dict | None, trailer: dict,
-           elapsed: float, garbled: bool, raw: bytes | None = None) -> Outcome:
+           elapsed: float, garbled: bool, raw: bytes | None = None, inside: bool = False) -> Outcome:
     """RAW: the middle of the answer's bytes (split_answer) when the line parsed whole: an ok
-    outcome is remembered under it (answer_by_bytes)."""
+    outcome is remembered under it (answer_by_bytes); INSIDE: RAW is known to lie inside its
+    answer's object (parse_answer read the answer alone), else _inside checks it."""
     if isinstance(trailer.get("internal"), str):
         return _internal(trailer["internal"], elapsed)
     if res is not None and res.get("status") == "internal":
@@ -27,7 +28,7 @@ def _build(request: Request, timeout: float, limits: Limits, res: dict | None, t
     final = res is not None and isinstance(res.get("status"), str) and res["status"] in STATUSES
     data = res if final else (trailer.get("progress") if isinstance(trailer.get("progress"), dict) else {})
     if final and data["status"] == "ok":
-        out = _ok(data, limits, raw)
+        out = _ok(data, limits, raw, inside)
     else:
         out = Outcome(status="crash")
         _fill(out, data, limits)
@@ -48,6 +49,10 @@ def _build(request: Request, timeout: float, limits: Limits, res: dict | None, t
     out.hidden_message = _hidden_message(out, request, facts, limits, timeout)
     if out.status in _TOKEN_STATUSES:
         _token(out)
+        if (raw is not None and final and "_same" in out.__dict__ and not _forged(trailer)
+                and len(raw) <= _OK_KEY_MAX and (inside or _inside(raw))):
+            fields = dict(out.__dict__)     # (its token with them: _from_fields keeps it)
+            _remember(_RAW_OK, _RAW_OK_BYTES, _done_key(raw, request, limits, timeout), fields)
     return out
 
 
@@ -109,12 +114,17 @@ def _per_run(out: Outcome, request: Request, trailer: dict, cpu: Any, elapsed: f
     out.stdin_lines = len(request.stdin or [])
     out.elapsed = round(elapsed, 4)
     out.cpu = _number(trailer.get("cpu")) or _number(cpu)
-    if isinstance(trailer.get("forged"), int) and trailer["forged"] > 0:
+    if _forged(trailer):
         out.attempts.append("wrote forged grader-protocol lines (result messages of its own)")
         out.__dict__.pop("_same", None)     # (its attempts are no longer its content's)
 
 
-def _ok(data: dict, limits: Limits, raw: bytes | None = None) -> Outcome:
+def _forged(trailer: dict) -> bool:
+    forged = trailer.get("forged")
+    return isinstance(forged, int) and forged > 0
+
+
+def _ok(data: dict, limits: Limits, raw: bytes | None = None, inside: bool = False) -> Outcome:
     """An ok result's Outcome, its fields bounded once per distinct content in a process: most
     students' results are byte for byte another's (the checks ask every student the same
     requests), and comparing marshal's bytes is ~10x cheaper than bounding them again.  marshal
@@ -135,7 +145,7 @@ def _ok(data: dict, limits: Limits, raw: bytes | None = None) -> Outcome:
             out._same = fields
     else:
         out = _from_fields(fields)
-    if raw is not None and fields is not None and len(raw) <= _OK_KEY_MAX and _inside(raw):
+    if raw is not None and fields is not None and len(raw) <= _OK_KEY_MAX and (inside or _inside(raw)):
         _remember(_RAW_OK, _RAW_OK_BYTES, (limits.output_chars, raw), fields)
     return out
 
@@ -152,11 +162,13 @@ def _remember(table: dict, size: list[int], key: Any, fields: dict) -> dict:
 
 
 def _from_fields(fields: dict) -> Outcome:
-    """A new ok Outcome sharing FIELDS' bounded values (attempts: a list of its own)."""
+    """A new Outcome sharing FIELDS' bounded values (attempts: a list of its own); its content
+    token is FIELDS (an ok outcome's) or the one FIELDS hold (a finished non-ok one's, _token)."""
     out = object.__new__(Outcome)
     out.__dict__.update(fields)
     out.attempts = list(fields["attempts"])
-    out._same = fields
+    if "_same" not in fields:
+        out._same = fields
     return out
 
 
@@ -214,6 +226,26 @@ def split_answer(line: bytes) -> tuple[bytes, bytes, bytes] | None:
     return line[:i] + b"}", line[head.end():j], tail.group(1)
 
 
+def parse_answer(line: bytes) -> tuple[dict | None, bool]:
+    """(_parse(LINE), and whether it was read in two parts) for an answer LINE that split_answer
+    splits: its zygote's part and its answer (the bytes between ',"result":' and the last '}')
+    parsed apart, when both are objects.  The line is then the zygote's members, ',"result":' and
+    that one object, closed: it parses to the zygote's part with "result" set to the answer (in
+    its place if the part had that key: JSON's last one wins), the same dict _parse(LINE) gives,
+    and the answer's MIDDLE lies inside the answer's object (an answer that closed its object
+    early would not parse alone as one object).  Else (False): LINE parsed whole, as always."""
+    i = line.find(_RESULT_AT)
+    answer = line[i + len(_RESULT_AT):-1] if i > 0 and line.endswith(b"}") else b""
+    if answer.startswith(b'{"'):
+        zygote = _parse(line[:i] + b"}")
+        if zygote is not None:
+            result = _parse(answer)
+            if result is not None:
+                zygote["result"] = result
+                return zygote, True
+    return _parse(line), False
+
+
 def _inside(middle: bytes) -> bool:
     """MIDDLE lies inside the answer's object (it closes nothing it did not open: no key of the
     zygote's part can hide in it), so the zygote part of a line is the JSON before ',"result":'."""
@@ -223,21 +255,36 @@ def _inside(middle: bytes) -> bool:
 _HEAD_0 = b'{"t":"result","seq":0,'
 
 
-def answer_by_bytes(line: bytes, request: Request, seq: int, limits: Limits,
-                    elapsed: float) -> tuple[Outcome, dict, bytes | None] | tuple[None, None, bytes | None]:
+def _done_key(middle: bytes, request: Request, limits: Limits, timeout: float) -> tuple:
+    """What a finished non-ok answer's Outcome is a function of (_build): its MIDDLE, the bounds,
+    and what its message reads of its request (the function named, how many lines of input and
+    dice it had) and of its run (the timeout it kept going to)."""
+    stdin = request.stdin
+    return (limits.output_chars, middle, timeout, request.func, None if stdin is None else len(stdin),
+            len(request.dice or ()))
+
+
+def answer_by_bytes(line: bytes, request: Request, seq: int, limits: Limits, elapsed: float,
+                    timeout: float | None = None) -> tuple[Outcome, dict, bytes | None] | tuple[None, None, bytes | None]:
     """(the Outcome, the zygote's part) that reading answer LINE of request SEQ whole would give,
-    when it is an ok answer of a MIDDLE seen before (see above); else (None, None).  Last: its
-    MIDDLE, to remember it by (_build's RAW) once the line is read whole, or None: not that shape."""
+    when it is an ok answer of a MIDDLE seen before (see above), or (given the request's TIMEOUT)
+    a finished non-ok one (_TOKEN_STATUSES: its message also reads the request and the timeout,
+    _done_key) whose zygote part claims no forged lines; else (None, None).  Last: its MIDDLE, to
+    remember it by (_build's RAW) once the line is read whole, or None: not that shape."""
     parts = split_answer(line)
     if parts is None:
         return None, None, None
     zygote, middle, cpu = parts
     fields = _RAW_OK.get((limits.output_chars, middle))
     if fields is None:
-        return None, None, middle
+        if timeout is None:
+            return None, None, middle
+        fields = _RAW_OK.get(_done_key(middle, request, limits, timeout))
+        if fields is None:
+            return None, None, middle
     trailer = _parse(zygote)
     if (trailer is None or trailer.get("seq") != seq or trailer.get("t") != "done" or "result" in trailer
-            or isinstance(trailer.get("internal"), str)):
+            or isinstance(trailer.get("internal"), str) or ("_same" in fields and _forged(trailer))):
         return None, None, middle
     out = _from_fields(fields)
     _per_run(out, request, trailer, int(cpu) if cpu.lstrip(b"-").isdigit() else float(cpu), elapsed)  # as JSON

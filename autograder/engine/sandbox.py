@@ -78,7 +78,7 @@ from .launch import (
     compiled_reference,
     template_scope,
 )
-from .outcomes import _build, _internal, _number, _secs, answer_by_bytes
+from .outcomes import _build, _internal, _number, _secs, answer_by_bytes, parse_answer
 from .protocol import (
     INTERNAL,
     STATUSES,
@@ -90,6 +90,7 @@ from .protocol import (
     _parse_trailer,
     _payload,
     _payload_data,
+    json_encoder,
     planned_line,
 )
 
@@ -463,10 +464,10 @@ class Sandbox:
                 detail = f"sandbox {kind} (exit {proc.popen.poll()}); output: {proc.raw_text()[-2000:]}"
                 self._state.stop()
                 return _internal(detail, time.monotonic() - t0), None
-            outcome, msg, middle = answer_by_bytes(line, request, seq, self.limits, time.monotonic() - t0)
+            outcome, msg, middle = answer_by_bytes(line, request, seq, self.limits, time.monotonic() - t0, timeout)
             if outcome is not None:     # an ok answer seen before, read by its bytes (outcomes.py)
                 return self._collected(proc, outcome, msg, None, trial)
-            msg = _parse(line)
+            msg, inside = parse_answer(line) if middle is not None else (_parse(line), False)
             if msg is None and line.startswith(b'{"t":"done"'):   # the answer in it could not be read:
                 msg = _parse_trailer(line)                      # the zygote's own part can
                 garbled = msg is not None
@@ -482,7 +483,7 @@ class Sandbox:
                     result, garbled = None, True
                 break
         outcome = _build(request, timeout, self.limits, result, msg, time.monotonic() - t0, garbled,
-                         None if garbled else middle)
+                         None if garbled else middle, inside and not garbled)
         return self._collected(proc, outcome, msg, result, trial)
 
     def _collected(self, proc: _Proc, outcome: Outcome, msg: dict, result: dict | None,
@@ -610,9 +611,14 @@ def _line(request: Request, seq: int, timeout: float, wall: float | None) -> byt
 def _config_line(cfg: dict[str, Any]) -> bytes:
     """json.dumps(CFG) and a newline, byte for byte, with its long texts (the seccomp filter, a
     reference's text where the life compiles it: the same for each of a student's lives) encoded
-    once per text (_json_text) instead of once per life."""
-    return ("{" + ", ".join(f"{json.dumps(key)}: {_json_text(value) if type(value) is str and len(value) > 256 else json.dumps(value)}"
+    once per text (_json_text) instead of once per life, the rest with json.dumps's encoder made
+    once (_DUMPS: half of json.dumps's time on these small values; the config is the grader's own
+    data, never circular)."""
+    return ("{" + ", ".join(f"{_DUMPS(key)}: {_json_text(value) if type(value) is str and len(value) > 256 else _DUMPS(value)}"
                             for key, value in cfg.items()) + "}\n").encode()
+
+
+_DUMPS = json_encoder()         # json.dumps's defaults: ", " and ": " between items and keys
 
 
 _json_text = functools.lru_cache(maxsize=16)(json.dumps)
