@@ -210,8 +210,15 @@ class CleanState:
         self.copied = list(now[:self.kept_count])
         if old[0] != self.copied[0] or self.copied[0] is None:
             self.modules = dict(sys.modules)
-        self.random = random.getstate()
-        self.random_seen = _random_reader(self.random)
+        # The random state: its generator's own bytes (and gauss_next) where _random_reader reads
+        # them, its reader checked once where the snapshot is taken (its view is at the same
+        # address in every fork), else getstate()'s 625 ints (made and freed in each life: ~50
+        # page copies of adopt's).
+        if not reuse:
+            seen = _random_reader(random.getstate())
+            self.random_read = seen[0] if seen is not None else None
+        read = self.random_read
+        self.random = random.getstate() if read is None else (read(), random._inst.gauss_next)
         self.cache_tags = self.cache_seen = None      # (restore's, made in each runner)
         restored = {id(cache): copy for cache, copy in self.restored} if reuse else {}
         self.restored = []
@@ -321,9 +328,11 @@ class CleanState:
                 cache.update(copy)
         if tags:
             self.cache_seen = list(tags())
-        seen = self.random_seen     # (the generator's own bytes as in the snapshot: nothing to put back)
-        if seen is None or seen[0]() != seen[1]:
+        read = self.random_read     # (the generator's own bytes as in the snapshot: nothing to put back)
+        if read is None:
             random.setstate(self.random)
+        elif read() != self.random[0]:
+            random.setstate(_random_state(*self.random))
 
     def same(self, base, run):
         """True when everything the check sees is as in the snapshot (BASE: the runner's start).
@@ -403,6 +412,13 @@ class Untouched:
         if tags is not None and self.read() == tags:
             self.tags = tags
         return self
+
+
+def _random_state(raw, gauss_next):
+    """random.getstate()'s value for its generator's bytes RAW (as _random_reader reads them) and
+    GAUSS_NEXT."""
+    words = struct.unpack(f"=i{(len(raw) - 4) // 4}I", raw)
+    return (random.Random.VERSION, words[1:] + words[:1], gauss_next)
 
 
 def _random_reader(state):
