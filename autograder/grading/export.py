@@ -111,9 +111,10 @@ def write_feedback_files(row: Row, summary: dict[str, Any], feedback: Path,
 
     report = report or row.grade_report()
     report.submission = row.submission_id
-    _write(feedback / f"{row.submission_id}.md", reporters.to_markdown(report))
+    groups = reporters.check_groups(report)        # (the page's and the Markdown's problems: kept, made once each)
+    _write(feedback / f"{row.submission_id}.md", reporters.to_markdown(report, groups))
     _write(feedback / f"{row.submission_id}.txt", plain(row.feedback) + "\n")
-    write_feedback_page(row, report, feedback / f"{row.submission_id}.html", late=_late_text(summary))
+    write_feedback_page(row, report, feedback / f"{row.submission_id}.html", late=_late_text(summary), groups=groups)
     return feedback_names(row.submission_id)
 
 
