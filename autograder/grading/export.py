@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import csv
 import json
-import os
 import queue
 import threading
 from pathlib import Path
@@ -20,6 +19,7 @@ from ..engine import reporters
 from ..engine.escape import csv_cell, plain
 from ..engine.results import GradeReport
 from . import lms
+from .files import write_atomic as _write
 from .gradebook import Gradebook, Row
 
 if TYPE_CHECKING:
@@ -94,13 +94,6 @@ def _late_text(summary: dict[str, Any]) -> str:
     if summary["penalty"]:
         text += f" (-{summary['penalty']} points: {summary['final']} counted)"
     return text
-
-
-def _write(path: Path, text: str) -> None:
-    """Write atomically: a reader never sees half a file."""
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
 
 
 def write_feedback_files(row: Row, summary: dict[str, Any], feedback: Path,

@@ -122,6 +122,15 @@ def _dumps_with(data: dict[str, Any], key: str, dumped: str) -> str:
                            for k, v in data.items()) + "}"
 
 
+_COLUMNS = ("assignment", "submission_id", "content_hash", "stage", "status", "score", "max_score", "tests",
+            "report", "feedback", "error", "wall_time", "cpu_time", "grader_version", "graded_at", "source")
+# Store one grade: insert it, or replace the earlier one of the same submission (times_graded + 1).
+_UPSERT = (f"INSERT INTO grades ({', '.join(_COLUMNS)}) VALUES ({', '.join(f':{c}' for c in _COLUMNS)}) "
+           f"ON CONFLICT(assignment, submission_id) DO UPDATE SET "
+           f"{', '.join(f'{c} = excluded.{c}' for c in _COLUMNS if c not in ('assignment', 'submission_id'))}, "
+           "times_graded = grades.times_graded + 1 RETURNING times_graded")
+
+
 class Gradebook:
     """A SQLite gradebook in WAL mode; use as a context manager or call close()."""
 
@@ -168,24 +177,14 @@ class Gradebook:
             "wall_time": round(wall_time, 4), "cpu_time": round(cpu_time, 4),
             "grader_version": grader_version, "graded_at": now(), "source": source,
         }
-        columns = ", ".join(values)
-        marks = ", ".join(f":{k}" for k in values)
-        updates = ", ".join(f"{k} = excluded.{k}" for k in values if k not in ("assignment", "submission_id"))
-        self.db.execute("BEGIN IMMEDIATE")
+        # One statement, so one transaction of its own (autocommit): the row is all there or not at
+        # all, whenever the batch is interrupted.  Its changes are made by its first step; its
+        # RETURNING row read, the statement is reset and the transaction commits (close()).
+        cursor = self.db.execute(_UPSERT, values)
         try:
-            self.db.execute(
-                f"INSERT INTO grades ({columns}) VALUES ({marks}) "
-                f"ON CONFLICT(assignment, submission_id) DO UPDATE SET {updates}, "
-                "times_graded = grades.times_graded + 1", values)
-            (times,) = self.db.execute("SELECT times_graded FROM grades WHERE assignment = ? AND submission_id = ?",
-                                       (assignment, submission_id)).fetchone()
-            self.db.execute("COMMIT")
-        except BaseException:
-            # Ctrl-C can land after COMMIT finished: then there is nothing to roll back, and the
-            # KeyboardInterrupt itself must reach the caller (a clean exit 130), not a ROLLBACK error.
-            if self.db.in_transaction:
-                self.db.execute("ROLLBACK")
-            raise
+            ((times,),) = cursor.fetchall()
+        finally:
+            cursor.close()
         if not keep:
             return None
         report = json.loads(stored.report_json)

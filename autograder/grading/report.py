@@ -12,7 +12,6 @@ import collections
 import dataclasses
 import functools
 import marshal
-import os
 import re
 import statistics
 import time
@@ -24,6 +23,7 @@ from ..assignment import Assignment
 from ..engine.reporters import Check, check_groups, closing_line, problem_titles
 from ..engine.reporters import fmt as _fmt
 from ..engine.results import GradeReport
+from .files import write_atomic as _write
 from .gradebook import Row
 
 if TYPE_CHECKING:
@@ -111,12 +111,6 @@ def compile_templates() -> None:
     """Compile the report's and the feedback page's templates now (grade-all: while its workers grade)."""
     for name in ("feedback.html.j2", "problem.html.j2", "report.html.j2"):
         _env().get_template(name)
-
-
-def _write(path: Path, text: str) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
 
 
 _SUFFIX = re.compile(r"(?<=[A-Za-z])\d+$")
