@@ -197,3 +197,23 @@ def test_a_new_gradebook_has_larger_pages_and_an_old_one_keeps_its_own(tmp_path)
             assert other.execute("SELECT times_graded FROM grades").fetchall() == [(times,)]
             other.close()
         assert book.rows(SPEC.name) == [row]
+
+
+def test_the_bench_reads_the_parents_cpu_a_row_in_the_middle_half(tmp_path):
+    import json
+
+    from autograder.authoring.bench import batch
+
+    lines = [{"event": "start", "at": 1000.1, "cpu": 0.05}, {"event": "first-row", "at": 1000.9, "cpu": 0.2},
+             {"event": "middle", "at": 1001.5, "cpu": 0.25, "stored": 10},
+             {"event": "middle", "at": 1003.0, "cpu": 0.31, "stored": 30},
+             {"event": "graded", "at": 1004.0, "cpu": 0.5},
+             {"event": "worker-exit", "at": 1004.1, "cpu": 0.4, "children": 1.6},
+             {"event": "end", "at": 1004.25, "cpu": 0.72, "children": 0.08}]
+    trace = tmp_path / "trace.jsonl"
+    trace.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    got = batch.accounting(trace, 1000.0, wall=4.3, cpu=5.0, n=40, jobs=2)
+    assert abs(got["per_row"] - 0.003) < 1e-12 and "forks drawing), 3.00 ms a row in the middle half, workers" in got["text"]
+    trace.write_text("".join(json.dumps(line) + "\n" for line in lines if line["event"] != "middle"))
+    got = batch.accounting(trace, 1000.0, wall=4.3, cpu=5.0, n=40, jobs=2)
+    assert got["per_row"] is None and "middle half" not in got["text"] and "forks drawing), workers" in got["text"]
