@@ -112,8 +112,8 @@ def test_the_parent_says_when_the_middle_half_of_the_rows_begins_and_ends(first)
     events = [json.loads(line) for line in first["trace"].read_text(encoding="utf-8").splitlines()]
     middle = [e for e in events if e["event"] == "middle"]
     assert [e["stored"] for e in middle] == [1, 3] and middle[0]["cpu"] <= middle[1]["cpu"]
-    order = [e["event"] for e in events]
-    assert order.index("first-row") <= order.index("middle") < order.index("graded")
+    order = [e["event"] for e in events]         # (the first with the first row from a worker: just before "first-row")
+    assert order.index("found") < order.index("middle") < order.index("first-row") < order.index("graded")
 
 def test_each_worker_runs_on_a_cpu_of_its_own_when_there_is_one_for_each(first):
     """--jobs 2 on a machine with 2 usable CPUs: each worker (and so every sandbox it forks) is
