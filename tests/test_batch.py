@@ -104,6 +104,17 @@ def test_matplotlib_is_imported_once_the_workers_grade_not_while_they_start(firs
     assert order.index("worker-ready") < order.index("first-row") < warm < order.index("graded") < order.index("exported")
 
 
+
+def test_the_parent_says_when_the_middle_half_of_the_rows_begins_and_ends(first):
+    """The bench's parent CPU a row in the steady state (bench.batch.accounting): grade_all traces
+    its CPU when the row a quarter of the way in and the one three quarters in are stored (of the 4
+    rows from the workers: the 1st and the 3rd; late.zip's error row, stored before, is not one)."""
+    events = [json.loads(line) for line in first["trace"].read_text(encoding="utf-8").splitlines()]
+    middle = [e for e in events if e["event"] == "middle"]
+    assert [e["stored"] for e in middle] == [1, 3] and middle[0]["cpu"] <= middle[1]["cpu"]
+    order = [e["event"] for e in events]         # (the first with the first row from a worker: just before "first-row")
+    assert order.index("found") < order.index("middle") < order.index("first-row") < order.index("graded")
+
 def test_each_worker_runs_on_a_cpu_of_its_own_when_there_is_one_for_each(first):
     """--jobs 2 on a machine with 2 usable CPUs: each worker (and so every sandbox it forks) is
     pinned to its own CPU; with another count of CPUs nothing is pinned (workers.cores_for)."""

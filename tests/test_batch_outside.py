@@ -80,7 +80,7 @@ print(json.dumps(html))
 """
     first = _run(page, {"AUTOGRADER_CACHE_DIR": str(cache)})
     entries = sorted(cache.glob("jinja-*.bin"))
-    assert len(entries) == 3                                 # the feedback page, the report, their base
+    assert len(entries) == 4                                 # the feedback page, its problems' block, the report, their base
     assert all(stat.S_IMODE(e.stat().st_mode) == 0o600 for e in entries)
     stamps = [e.stat().st_mtime_ns for e in entries]
     again = _run(page, {"AUTOGRADER_CACHE_DIR": str(cache)})

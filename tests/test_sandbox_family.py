@@ -398,3 +398,75 @@ def test_a_life_forks_nothing_before_its_first_request(make):
         pytest.skip("this machine gives no writable cgroup (see Sandbox.applied['cgroup'])")
     inside = call(box, "where")
     assert inside.status == "ok" and "autograder-" in inside.value, inside
+
+
+BOOT = '''
+import os
+import random
+import sys
+
+
+def _runner():
+    """The fresh runner's own loop frame (worker.runner_loop), above this request."""
+    frame = sys._getframe()
+    while frame is not None and frame.f_code.co_name != "runner_loop":
+        frame = frame.f_back
+    return frame.f_locals
+
+
+def first_reading():
+    """[whether this runner's first reading of the watched lists and sets is the snapshot's own
+    (no item of one written since the template took it: its hold kept the template's reading),
+    whether its guard on the patches' modules started as its zygote left them (nothing written)]"""
+    runner = _runner()
+    clean, tags = runner["clean"], runner["patch_tags"]
+    return [clean.ids.items0 is not clean.ids_base and clean.ids.items0 == clean.ids_base,
+            tags is not None and tags.tags is runner["zyg"].patches_as]
+
+
+def digest(change=None):
+    """[this process, random's state as this request found it]; CHANGE: then the generator's
+    state changed without a write to any watched dict (the check's restore must undo it)."""
+    found = [os.getpid(), hash(random.getstate())]
+    if change == "draw":
+        random.random()
+    elif change == "bits":
+        random.getrandbits(4000)
+    elif change == "internal":
+        import _random
+        _random.Random.setstate(random._inst, random.Random(5).getstate()[1])
+    return found
+'''
+
+
+@needs_root
+def test_a_fresh_runner_starts_with_the_templates_reading_and_the_patches_as_its_zygote_left_them(make):
+    """A life's boot writes no watched list's item after the template's snapshot (what its fork
+    server hands it is not kept in our names: entry._Given; the audit flag is in the snapshot as
+    every zygote sets it), so a fresh runner's first reading of the watched lists and sets is the
+    snapshot's (one written since made each runner read and hold it all again); and it writes no
+    patch again (CleanState.installed_as: its guard on them starts known)."""
+    box = make(BOOT)
+    out = box.run(Request("call", "first_reading", fresh=True))
+    if not box.applied.get("fresh_runner"):
+        pytest.skip("no fresh runner here (no dict versions)")
+    assert out.status == "ok", out
+    assert out.value == [True, True]
+
+
+@needs_root
+@pytest.mark.parametrize("change", ["draw", "bits", "internal"])
+def test_a_request_that_moves_randoms_generator_leaves_the_next_the_state_its_zygote_had(make, change):
+    """The snapshot keeps random's state as its generator's bytes (CleanState: no 625 ints in each
+    life); a request that changes it (a draw, or a C-level setstate that writes no watched dict)
+    leaves the runner clean, and the next request finds random's state exactly as the one before
+    found it (the zygote's)."""
+    box = make(BOOT)
+    first = box.run(Request("call", "digest", fresh=True))
+    if not box.applied.get("fresh_runner"):
+        pytest.skip("no fresh runner here (no dict versions)")
+    second = box.run(Request("call", "digest", [change], fresh=True))
+    third = box.run(Request("call", "digest", fresh=True))
+    assert [o.status for o in (first, second, third)] == ["ok"] * 3
+    assert first.value[0] == second.value[0] == third.value[0]          # one runner served all three
+    assert third.value[1] == second.value[1]                            # the zygote's state again

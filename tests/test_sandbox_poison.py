@@ -324,6 +324,13 @@ CANARIES = {
 """, """\
     return random.getstate() == random.Random(4242).getstate()
 """),
+    "canary_random_generator": ("""\
+    import _random
+    random.random()
+    _random.Random.setstate(random._inst, random.Random(4243).getstate()[1])
+""", """\
+    return random.getstate()[1] == random.Random(4243).getstate()[1]
+"""),
     "canary_new_module_state": ("""\
     import decimal
     decimal.getcontext().prec = 3

@@ -146,23 +146,52 @@ def to_gradescope(report: GradeReport) -> dict[str, Any]:
     }
 
 
-def to_markdown(report: GradeReport) -> str:
+Check = tuple[str, str, str, float, float]       # what a page shows of a check: name, status, output, score, max_score
+
+
+def check_groups(report: GradeReport) -> dict[int, dict[int, tuple[Check, ...]]]:
+    """REPORT's checks by stage, then by problem, in the report's order, each as what a feedback
+    page or the Markdown shows of it.  Hashable: a problem's block is made once per distinct one
+    and kept (problem_markdown; grading.report.problem_block): in a class most problems are
+    passed, or failed the same way, by many students."""
+    stages: dict[int, dict[int, list[Check]]] = {}
+    for t in report.tests:
+        stages.setdefault(t.stage, {}).setdefault(t.problem, []).append((t.name, t.status, t.output, t.score,
+                                                                          t.max_score))
+    return {stage: {problem: tuple(checks) for problem, checks in problems.items()}
+            for stage, problems in stages.items()}
+
+
+@functools.lru_cache(maxsize=1024)
+def problem_markdown(problem: int, title: str, checks: tuple[Check, ...], error: str) -> tuple[tuple[str, ...],
+                                                                                                tuple[str, ...]]:
+    """A problem's lines of the Markdown report: its rows of its stage's table, and what its checks
+    said (failures, passed checks' notes; not ERROR, the report's own, said once at the top)."""
+    table = tuple(f"| {problem} {title} | {name} | {status} | {fmt(score)} / {fmt(top)} |"
+                  for name, status, _, score, top in checks)
+    said: list[str] = []
+    for name, _, output, _, _ in checks:
+        if output and output != error:
+            said += ["", f"### {markdown_inline(name)}", "", fence(plain(output))]
+    return table, tuple(said)
+
+
+def to_markdown(report: GradeReport, groups: dict[int, dict[int, tuple[Check, ...]]] | None = None) -> str:
+    """REPORT as Markdown.  GROUPS: check_groups(REPORT), when the caller has it already."""
     titles = problem_titles(report.assignment)
     lines = [f"# Feedback: {markdown_inline(report.submission)}", "",
              f"**Score: {fmt(report.score)} / {fmt(report.max_score)}**", ""]
     if report.error:
         lines += [f"> **{markdown_inline(report.error)}**", ""]
     lines += [f"- {markdown_inline(note)}" for note in report.notes]
-    for stage, problems in _groups(report).items():
+    for stage, problems in (check_groups(report) if groups is None else groups).items():
         lines += ["", f"## Stage {stage}", "", "| Problem | Check | Result | Points |", "|---|---|---|---|"]
-        for problem, tests in problems.items():
-            for test in tests:
-                lines.append(f"| {problem} {titles.get(problem, '')} | {test.name} | {test.status} | "
-                             f"{fmt(test.score)} / {fmt(test.max_score)} |")
-        said = [t for p in problems.values() for t in p       # failures, and passed checks' notes
-                if t.output and t.output != report.error]
-        for test in said:
-            lines += ["", f"### {markdown_inline(test.name)}", "", fence(plain(test.output))]
+        said: list[str] = []
+        for problem, checks in problems.items():
+            table, notes = problem_markdown(problem, titles.get(problem, ""), checks, report.error)
+            lines += table
+            said += notes
+        lines += said
     lines += ["", closing_line(report), ""]
     return "\n".join(lines)
 

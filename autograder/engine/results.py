@@ -73,7 +73,7 @@ class GradeReport:
         data = dict(data)
         data.pop("score", None)
         data.pop("max_score", None)
-        tests = [TestResult(**t) for t in data.pop("tests", [])]
+        tests = [_result(t) for t in data.pop("tests", [])]
         known = set(cls.__dataclass_fields__)
         return cls(tests=tests, **{k: v for k, v in data.items() if k in known})
 
@@ -96,4 +96,18 @@ def _plain(value: Any) -> Any:
 
 
 _RESULT_FIELDS = tuple(TestResult.__dataclass_fields__)
+
+
+def _result(fields: dict[str, Any]) -> TestResult:
+    """TestResult(**FIELDS).  FIELDS as to_dict() made them (every field, in order): the same object
+    made without __init__'s call (its attributes are FIELDS, in the same order: ~2.5x faster; a
+    gradebook's reader makes ~200 a row)."""
+    if tuple(fields) != _RESULT_FIELDS:
+        return TestResult(**fields)
+    result = _new(TestResult)
+    result.__dict__.update(fields)
+    return result
+
+
+_new = object.__new__
 _SCALARS = frozenset({str, int, float, bool, type(None)})

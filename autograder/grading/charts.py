@@ -261,14 +261,24 @@ class Drawer:
         or it is gone: the caller then gives it up while the workers still grade and imports
         matplotlib itself, as before, not after the last grade."""
         try:
-            if self.ready or self._wait_ready(patience=0.0):
+            if self.ready or self._answered():
                 return False
         except (OSError, ValueError):
             return True
-        cpu, elapsed = self._cpu(), time.monotonic() - self.started
+        elapsed = time.monotonic() - self.started
+        if not last and elapsed < LAGGING_AFTER:     # too early to tell: only whether it is gone (asked
+            return self.process.poll() is not None    # for every row stored: no read of /proc then)
+        cpu = self._cpu()
         if cpu is None:
             return True
-        return last or (elapsed >= LAGGING_AFTER and cpu < LAGGING_SHARE * elapsed)
+        return last or cpu < LAGGING_SHARE * elapsed
+
+    def _answered(self) -> bool:
+        """Whether the drawer has said its import is done (never waits)."""
+        out = self.process.stdout.fileno()
+        if select.select([out], [], [], 0)[0]:
+            self.ready = os.read(out, 1) == _READY
+        return self.ready
 
     def _send(self, charts: list[Chart]) -> None:
         self.sent = charts

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import csv
 import json
-import os
 import queue
 import threading
 from pathlib import Path
@@ -20,6 +19,7 @@ from ..engine import reporters
 from ..engine.escape import csv_cell, plain
 from ..engine.results import GradeReport
 from . import lms
+from .files import write_atomic as _write
 from .gradebook import Gradebook, Row
 
 if TYPE_CHECKING:
@@ -96,13 +96,6 @@ def _late_text(summary: dict[str, Any]) -> str:
     return text
 
 
-def _write(path: Path, text: str) -> None:
-    """Write atomically: a reader never sees half a file."""
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
-
-
 def write_feedback_files(row: Row, summary: dict[str, Any], feedback: Path,
                          report: GradeReport | None = None) -> set[str]:
     """ROW's feedback/<id>.{md,txt,html} (SUMMARY: summarize(row, ...); REPORT: row.grade_report(),
@@ -111,9 +104,10 @@ def write_feedback_files(row: Row, summary: dict[str, Any], feedback: Path,
 
     report = report or row.grade_report()
     report.submission = row.submission_id
-    _write(feedback / f"{row.submission_id}.md", reporters.to_markdown(report))
+    groups = reporters.check_groups(report)        # (the page's and the Markdown's problems: kept, made once each)
+    _write(feedback / f"{row.submission_id}.md", reporters.to_markdown(report, groups))
     _write(feedback / f"{row.submission_id}.txt", plain(row.feedback) + "\n")
-    write_feedback_page(row, report, feedback / f"{row.submission_id}.html", late=_late_text(summary))
+    write_feedback_page(row, report, feedback / f"{row.submission_id}.html", late=_late_text(summary), groups=groups)
     return feedback_names(row.submission_id)
 
 

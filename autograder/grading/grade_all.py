@@ -227,6 +227,7 @@ def _grade_all(source: str | Path, out: str | Path, assignment: str, stage: str,
         grading = False                         # set while the workers grade (their first row starts the warming)
         first_row = False                       # a row from the workers was stored
         left = 0                                # rows still to come from the workers
+        middle: dict[int, int] = {}             # rows left -> rows stored, a quarter and three quarters in
 
         def on_result(entry: Entry, result: dict[str, Any]) -> None:
             nonlocal first_row, warming, drawer, left
@@ -250,6 +251,8 @@ def _grade_all(source: str | Path, out: str | Path, assignment: str, stage: str,
                 writer.write(row)               # now (a thread), while the workers grade, not all at the end
             if grading:
                 left -= 1
+                if left in middle:              # the middle half's ends: the bench's parent CPU a row there
+                    trace("middle", stored=middle[left])
             if drawer is not None and drawer.lagging(last=left <= 2 * jobs):
                 # Not ready when the last two grades of each worker are left (a short batch, a slow
                 # import), or a busy machine (the drawer gets no idle CPU).  Given up now, while
@@ -282,6 +285,7 @@ def _grade_all(source: str | Path, out: str | Path, assignment: str, stage: str,
                 todo = [e for e in todo if not e.error]
                 if todo:
                     grading, left = True, len(todo)
+                    middle = {left - k: k for k in (left // 4, 3 * left // 4) if k}
                     pool.run(todo, on_result)
                 status = "done"
                 trace("graded", graded=summary.graded)

@@ -12,7 +12,6 @@ import collections
 import dataclasses
 import functools
 import marshal
-import os
 import re
 import statistics
 import time
@@ -21,9 +20,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..assignment import Assignment
-from ..engine.reporters import closing_line, problem_titles
+from ..engine.reporters import Check, check_groups, closing_line, problem_titles
 from ..engine.reporters import fmt as _fmt
 from ..engine.results import GradeReport
+from .files import write_atomic as _write
 from .gradebook import Row
 
 if TYPE_CHECKING:
@@ -109,14 +109,8 @@ def _is_code(data: bytes) -> bool:
 
 def compile_templates() -> None:
     """Compile the report's and the feedback page's templates now (grade-all: while its workers grade)."""
-    for name in ("feedback.html.j2", "report.html.j2"):
+    for name in ("feedback.html.j2", "problem.html.j2", "report.html.j2"):
         _env().get_template(name)
-
-
-def _write(path: Path, text: str) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
 
 
 _SUFFIX = re.compile(r"(?<=[A-Za-z])\d+$")
@@ -381,9 +375,11 @@ def write_report(rows: list[Row], spec: Assignment, out: Path, extra_sections: l
 
 # --- a student's feedback page --------------------------------------------------------------------
 
-def render_feedback(row: Row, report: GradeReport, late: str = "", strategy_plot: str = "") -> str:
+def render_feedback(row: Row, report: GradeReport, late: str = "", strategy_plot: str = "",
+                    groups: dict[int, dict[int, tuple[Check, ...]]] | None = None) -> str:
     """One student's page: per stage, per problem (failing checks in full, passing ones folded away).
-    It links nowhere, so it still works when handed to the student on its own."""
+    It links nowhere, so it still works when handed to the student on its own.  GROUPS:
+    reporters.check_groups(REPORT), when the caller has it already."""
     from ..assignment import load_assignment
 
     try:
@@ -392,24 +388,13 @@ def render_feedback(row: Row, report: GradeReport, late: str = "", strategy_plot
     except KeyError:
         stage_titles = {}
     titles = problem_titles(report.assignment)
+    groups = check_groups(report) if groups is None else groups
     stages = []
-    grouped: dict[tuple[int, int], list] = collections.defaultdict(list)      # one pass over the checks
-    for t in report.tests:
-        grouped[(t.stage, t.problem)].append(t)
     for stage, (got, top) in report.stage_scores().items():
-        problems = []
-        for problem in sorted(p for s, p in grouped if s == stage):
-            tests = grouped[(stage, problem)]
-            names = _unique([clean_name(t.name, problem) for t in tests])
-            checks = [{"name": name, "status": t.status, "output": t.output,    # a passed check's: its note
-                       "points": f"{fmt(t.score)} / {fmt(t.max_score)}"} for name, t in zip(names, tests)]
-            failing = [c for c in checks if c["status"] != "passed"]
-            problems.append({"number": problem, "title": titles.get(problem, ""), "checks": checks,
-                             "failing": failing, "passing": [c for c in checks if c["status"] == "passed"],
-                             "passed": len(checks) - len(failing), "all_passed": not failing,
-                             "points": f"{fmt(sum(t.score for t in tests))} / {fmt(sum(t.max_score for t in tests))}"})
+        problems = groups[stage]
         stages.append({"number": stage, "title": stage_titles.get(stage, ""), "points": f"{fmt(got)} / {fmt(top)}",
-                       "problems": problems})
+                       "problems": [problem_block(problem, titles.get(problem, ""), problems[problem])
+                                    for problem in sorted(problems)]})
     headline = closing_line(report) if report.public_only else f"Score: {fmt(report.score)} / {fmt(report.max_score)}"
     context = {"title": f"Feedback: {row.submission_id}", "student": row.submission_id, "headline": headline,
                "error": report.error, "notes": report.notes, "flags": sandbox_flags(row), "late": late,
@@ -417,13 +402,30 @@ def render_feedback(row: Row, report: GradeReport, late: str = "", strategy_plot
     return _env().get_template("feedback.html.j2").render(**context)
 
 
-def write_feedback_page(row: Row, report: GradeReport, path: Path, late: str = "") -> None:
+@functools.lru_cache(maxsize=1024)
+def problem_block(number: int, title: str, checks: tuple[Check, ...]) -> Markup:
+    """A problem's block of a feedback page (problem.html.j2: failing checks in full, passing ones
+    folded away), made from nothing but its arguments: made once per distinct problem and kept
+    (a class's pages repeat most of theirs: 92 distinct of 780 in the honest 39)."""
+    names = _unique([clean_name(check[0], number) for check in checks])
+    shown = [{"name": name, "status": status, "output": output,    # a passed check's output: its note
+              "points": f"{fmt(score)} / {fmt(top)}"} for name, (_, status, output, score, top) in zip(names, checks)]
+    failing = [c for c in shown if c["status"] != "passed"]
+    problem = {"number": number, "title": title, "checks": shown, "failing": failing,
+               "passing": [c for c in shown if c["status"] == "passed"], "passed": len(shown) - len(failing),
+               "all_passed": not failing,
+               "points": f"{fmt(sum(c[3] for c in checks))} / {fmt(sum(c[4] for c in checks))}"}
+    return _env().get_template("problem.html.j2").module.problem(problem)
+
+
+def write_feedback_page(row: Row, report: GradeReport, path: Path, late: str = "",
+                        groups: dict[int, dict[int, tuple[Check, ...]]] | None = None) -> None:
     """The page, and stage 5's plot next to it; the page carries the plot inline (a data: URI), so
-    it still shows when the page alone is handed to the student."""
+    it still shows when the page alone is handed to the student.  GROUPS: as render_feedback's."""
     import base64
 
     from ..coach.leaderboard import feedback_plot
 
     plot = feedback_plot(row.tests, Path(path).with_name(f"{row.submission_id}-strategy.png"))
     inline = "data:image/png;base64," + base64.b64encode(plot.read_bytes()).decode("ascii") if plot else ""
-    _write(path, render_feedback(row, report, late, inline))
+    _write(path, render_feedback(row, report, late, inline, groups))

@@ -401,22 +401,23 @@ class WorkerPool:
             for i, worker in enumerate(self.workers):
                 if not worker.tasks:
                     continue
-                message = None
-                try:
-                    if worker.conn.poll():
-                        message = worker.conn.recv()
-                except (EOFError, OSError):
-                    message = None
-                if message is not None and message[1].get("begin"):
-                    worker.started = time.monotonic()       # start-up and suite loading are not its time
-                elif message is not None:
+                # Every message that has come, not one a wake-up: a row is followed at once by the
+                # next one's "begin" (read here, not by another pass round the loop).
+                received = False
+                while worker.tasks and self.workers[i] is worker and (message := self._receive(worker)) is not None:
+                    received = True
+                    if message[1].get("begin"):
+                        worker.started = time.monotonic()       # start-up and suite loading are not its time
+                        continue
                     # (a worker answers in the order it was sent; by id all the same)
                     entry = next((e for e in worker.tasks if e.id == message[0]), worker.tasks[0])
                     worker.tasks.remove(entry)
                     worker.started, worker.alone = time.monotonic(), False   # (the next one's: reset at its begin)
                     self._feed(i, pending)          # its next submission first, then our bookkeeping
                     finished.append((entry, message[1]))
-                elif not worker.process.is_alive():
+                if received or not worker.tasks:
+                    continue
+                if not worker.process.is_alive():
                     code = worker.process.exitcode
                     self.workers[i] = self._replace(worker)
                     if len(worker.tasks) > 1:
@@ -462,6 +463,14 @@ class WorkerPool:
         if (ahead and len(worker.tasks) == 1 and not worker.alone and len(pending) >= self.jobs
                 and pending[0].id not in self.suspects):
             self._send(worker, pending)      # (a worker gone meanwhile: found dead with two, above)
+
+    @staticmethod
+    def _receive(worker: _Worker) -> Any:
+        """WORKER's next message if one has come (never blocks), else None (also when it is gone)."""
+        try:
+            return worker.conn.recv() if worker.conn.poll() else None
+        except (EOFError, OSError):
+            return None
 
     @staticmethod
     def _send(worker: _Worker, pending: collections.deque) -> bool:

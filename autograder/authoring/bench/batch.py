@@ -188,6 +188,11 @@ def accounting(trace: Path, began: float, wall: float, cpu: float, n: int, jobs:
         return None
     parent = {e["event"]: e for e in events if e["event"] in ("start", "found", "first-row", "graded", "exported",
                                                                "end")}
+    # the parent's CPU a row stored while the workers grade: from the row a quarter of the way in to
+    # the one three quarters in (grade_all's "middle" events; its threads', the feedback files' too)
+    middle = [e for e in events if e["event"] == "middle"]
+    per_row = ((middle[1]["cpu"] - middle[0]["cpu"]) / (middle[1]["stored"] - middle[0]["stored"])
+               if len(middle) == 2 and middle[1]["stored"] > middle[0]["stored"] else None)
     exits = [e for e in events if e["event"] == "worker-exit"]
     ready = sorted(e["at"] - began for e in events if e["event"] == "worker-ready")
     # each worker session's first grade (grading.tracing.trace, from grading.grade): what its first stored row waits on
@@ -224,7 +229,8 @@ def accounting(trace: Path, began: float, wall: float, cpu: float, n: int, jobs:
 
     exports = parent["exported"]["at"] - parent["graded"]["at"] if "exported" in parent and "graded" in parent else None
     text = (f"          CPU: parent {parent_cpu:.2f} s ({parent['start']['cpu']:.2f} s of it to start"
-            + (f"; +{drawing:.2f} s of its children: the charts' drawer (its matplotlib import at idle priority) and forks drawing" if drawing else "") + "), workers "
+            + (f"; +{drawing:.2f} s of its children: the charts' drawer (its matplotlib import at idle priority) and forks drawing" if drawing else "") + ")"
+            + (f", {1000 * per_row:.2f} ms a row in the middle half" if per_row is not None else "") + ", workers "
             f"{own:.2f} s"
             + (f" (the checks and their plans {checks:.2f} s; around them {1000 * (own - checks) / graded:.1f} ms "
                "a submission)" if checks is not None and graded else "")
@@ -246,7 +252,7 @@ def accounting(trace: Path, began: float, wall: float, cpu: float, n: int, jobs:
             + f", first stored {at('first-row')}, "
             f"last stored {at('graded')}, exports "
             f"{f'{exports:.2f} s' if exports is not None else '-'}, done {at('end')}, exit {wall:.2f}")
-    return {"parent": parent_cpu, "drawing": drawing, "workers": own, "sandboxes": sandboxes, "allowed": allowed, "waited": waited,
+    return {"parent": parent_cpu, "per_row": per_row, "drawing": drawing, "workers": own, "sandboxes": sandboxes, "allowed": allowed, "waited": waited,
             "busy": busy, "ahead": ahead, "text": text}
 
 

@@ -37,8 +37,8 @@ data), errors (exceptions -> dicts, compiling), lines (line I/O on fds), run (on
 scripted input, dice, timer, result), targets (what a call calls: functions, methods of the
 student's classes, the reference's substitutes), patches (stdio, input, exit, random), audit (what
 student code tried), identities (the items of the lists and sets the clean-state check watches,
-read by identity), clean (the fresh runner's clean-state check), proctree (children, kill,
-reap), worker (request processes), answers (the zygote's handle on a request process, reading its
+read by identity), versions (dicts' version tags, read for it), clean (the fresh runner's
+clean-state check), proctree (children, kill, reap), worker (request processes), answers (the zygote's handle on a request process, reading its
 answer lines), zygote (forks, the request plan, its lines to the grader), isolation (namespaces, root,
 uid, seccomp), warm (the request path run in the template on constant requests before its snapshot),
 entry (main, sandbox_main, template_main).  A name is defined in exactly one part (tests check it).
@@ -49,7 +49,7 @@ from __future__ import annotations
 from pathlib import Path
 
 PARTS = ("../scripted", "base", "values", "errors", "lines", "endless", "run", "targets", "patches", "audit", "identities",
-         "clean", "proctree", "worker", "answers", "zygote", "isolation", "warm", "entry")
+         "versions", "clean", "proctree", "worker", "answers", "zygote", "isolation", "warm", "entry")
 HERE = Path(__file__).resolve().parent
 
 

@@ -12,7 +12,6 @@ import _signal
 import _thread
 import builtins
 import gc
-import operator
 import os
 import posix
 import random
@@ -24,7 +23,8 @@ import sys
 import types
 
 from .identities import _VIEWED, _handlers, _same_dict, _same_handlers, _same_rest, container_ids
-from .patches import install_patches
+from .patches import install_patches, patches_in_place
+from .versions import _stgdict, version_reader
 
 _CONTAINERS = (dict, list, set, bytearray)
 _IMMUTABLE_TYPE = 1 << 8        # Py_TPFLAGS_IMMUTABLETYPE: a builtin type nobody can patch
@@ -79,6 +79,9 @@ class CleanState:
         self.versions, self.detector = version_reader(self.dicts, how, ordered=False)
         self.reader_key = self.ids = None
         self._small_readers()
+        # (the patches' modules as installed for good, checked once: installed_as)
+        read = self.patch_read
+        self.patches_seen = read() if patched and read is not None and patches_in_place(filename) else None
 
     def _small_readers(self):
         """The version readers every request process uses (of the modules the patches are in, of
@@ -207,8 +210,15 @@ class CleanState:
         self.copied = list(now[:self.kept_count])
         if old[0] != self.copied[0] or self.copied[0] is None:
             self.modules = dict(sys.modules)
-        self.random = random.getstate()
-        self.random_seen = _random_reader(self.random)
+        # The random state: its generator's own bytes (and gauss_next) where _random_reader reads
+        # them, its reader checked once where the snapshot is taken (its view is at the same
+        # address in every fork), else getstate()'s 625 ints (made and freed in each life: ~50
+        # page copies of adopt's).
+        if not reuse:
+            seen = _random_reader(random.getstate())
+            self.random_read = seen[0] if seen is not None else None
+        read = self.random_read
+        self.random = random.getstate() if read is None else (read(), random._inst.gauss_next)
         self.cache_tags = self.cache_seen = None      # (restore's, made in each runner)
         restored = {id(cache): copy for cache, copy in self.restored} if reuse else {}
         self.restored = []
@@ -256,6 +266,19 @@ class CleanState:
         harness[name] = value
         self.harness[name] = value
         self.copied[1] = read()[1] if read is not None and (same or _same_dict(self.harness, harness)) else None
+
+    def installed_as(self, filename):
+        """A zygote that adopted the template's snapshot (PATCHED: the patches installed for
+        good, found in place as it took it): when nothing wrote to the patches' modules since
+        (their version tags the snapshot's), sys.argv made FILENAME's as install_patches would,
+        and those modules' tags then, from which a request process's guard on them starts known
+        (worker._patch_tags: its first install_patches writes nothing, ~50 page copies); else None."""
+        read = self.patch_read
+        if self.patches_seen is None or read is None or read() != self.patches_seen:
+            return None
+        guard = Untouched(read, True)
+        install_patches(filename, guard)        # (sys.argv alone, under the guard)
+        return guard.tags
 
     def untouched(self):
         """A new runner's Untouched (None: no dict versions here), known to start as in the
@@ -305,9 +328,11 @@ class CleanState:
                 cache.update(copy)
         if tags:
             self.cache_seen = list(tags())
-        seen = self.random_seen     # (the generator's own bytes as in the snapshot: nothing to put back)
-        if seen is None or seen[0]() != seen[1]:
+        read = self.random_read     # (the generator's own bytes as in the snapshot: nothing to put back)
+        if read is None:
             random.setstate(self.random)
+        elif read() != self.random[0]:
+            random.setstate(_random_state(*self.random))
 
     def same(self, base, run):
         """True when everything the check sees is as in the snapshot (BASE: the runner's start).
@@ -381,107 +406,19 @@ class Untouched:
         """Everything it guards was just written as ours (install_patches): known from here."""
         self.tags = self.read()
 
-
-def version_reader(dicts, how="auto", ordered=True):
-    """(a function returning the version tags (PEP 509) of DICTS as a list, its name), or (None,
-    None) when this Python offers none the check can trust: then there is no fresh runner, and
-    every fresh request is a fork of its own.  Any write to a dict gives it a new version.
-
-    HOW: "ctypes" reads the tag in each dict's own struct (_ctypes_reader: CPython 3.6-3.13, its
-    layout checked here), "testcapi" through CPython's C test module, "auto" the first of the two
-    that this Python allows, "none" neither (the grader's AUTOGRADER_DICT_VERSIONS).
-    ORDERED=False: the tags may come in another order (always the same one), for a reader whose
-    readings are only compared with each other (CleanState.versions: one struct read, ~40 %
-    cheaper than picking them in the dicts' order)."""
-    if how in ("auto", "ctypes"):
-        read = _ctypes_reader(dicts, ordered=ordered)
-        if read is not None:
-            return read, "ctypes"
-    if how in ("auto", "testcapi") and _TESTCAPI_VERSION is not None:
-        return (lambda: list(map(_TESTCAPI_VERSION, dicts))), "testcapi"
-    return None, None
+    def known_as(self, tags):
+        """Known from here when the tags now are TAGS (a reading where it was known: nothing
+        wrote since)."""
+        if tags is not None and self.read() == tags:
+            self.tags = tags
+        return self
 
 
-_TAG_OFFSET = 24        # PyDictObject: ob_refcnt, ob_type, ma_used, then ma_version_tag (64-bit)
-
-
-def _ctypes_reader(dicts, version=sys.version_info, ordered=True):
-    """DICTS' version tags read at their offset in the dict struct, through a ctypes view made once
-    (reading them costs no call into C code of ours, and no audit event); None where the layout is
-    not the known one: another implementation or version, a 32-bit, free-threaded or trace-refs
-    build (checked: every dict's type pointer and size where this layout puts them), a tag that
-    does not change on a write or changes on a read, or values other than _testcapi's where this
-    Python has it.  The dicts must stay alive (the caller holds them)."""
-    if sys.implementation.name != "cpython" or not (3, 6) <= tuple(version[:2]) <= (3, 13) or sys.maxsize != (1 << 63) - 1:
-        return None
-    try:
-        import ctypes
-    except ImportError:
-        return None
-    probe = {}
-    word = ctypes.c_uint64.from_address
-    if word(id(probe) + 8).value != id(dict) or word(id(probe) + 16).value != 0:
-        return None
-    tag = word(id(probe) + _TAG_OFFSET)
-    before = tag.value
-    probe["written"] = True
-    after = tag.value
-    if before == after or tag.value != after:
-        return None
-    if not dicts:
-        return tuple
-    # One view of the memory from the first dict to the last one, read at the words of each
-    # dict's type, size and tag by one itemgetter (a C call for all of them; nothing else is read).
-    kinds = (dict, _stgdict())
-    if any(type(d) not in kinds for d in dicts):
-        return None
-    starts = [id(d) for d in dicts]
-    low = min(starts)       # (a dict not 8-aligned from it would be read at the wrong words: refused)
-    # (read through a memoryview of the ctypes array: an item is then a plain unsigned 64-bit read,
-    # not a call of ctypes' getter making a ctypes object first, a fifth of the time)
-    words = memoryview((ctypes.c_uint64 * ((max(starts) - low) // 8 + 4)).from_address(low)).cast("B").cast("Q")
-    first = [(start - low) // 8 for start in starts]
-    if (list(_gather([i + 1 for i in first])(words)) != [id(type(d)) for d in dicts]
-            or list(_gather([i + 2 for i in first])(words)) != [len(d) for d in dicts]):
-        return None
-    get = _gather([i + _TAG_OFFSET // 8 for i in first])
-
-    def read():
-        return get(words)
-    if _TESTCAPI_VERSION is not None and (list(read()) != list(map(_TESTCAPI_VERSION, dicts))
-                                          or tag.value != _TESTCAPI_VERSION(probe)):
-        return None
-    if not ordered:
-        return _struct_reader(words, [start - low + _TAG_OFFSET for start in starts], read) or read
-    return read
-
-
-def _struct_reader(words, offsets, ordered):
-    """The tags at byte OFFSETS of the view WORDS in address order, by one struct unpack (the
-    words between them skipped as pad bytes: no object made for them), or None where that does
-    not read exactly what ORDERED (the itemgetter reader of the same tags) reads."""
-    if len(set(offsets)) != len(offsets) or any(offset % 8 for offset in offsets):
-        return None
-    order = sorted(range(len(offsets)), key=offsets.__getitem__)
-    fmt, at = ["="], 0
-    for i in order:
-        if offsets[i] > at:
-            fmt.append(f"{offsets[i] - at}x")
-        fmt.append("Q")
-        at = offsets[i] + 8
-    view = words.cast("B")
-    try:
-        unpack = struct.Struct("".join(fmt)).unpack_from
-        got = unpack(view)
-    except (struct.error, ValueError, TypeError):
-        return None
-    now = ordered()
-    if list(got) != [now[i] for i in order]:
-        return None
-
-    def read():
-        return unpack(view)
-    return read
+def _random_state(raw, gauss_next):
+    """random.getstate()'s value for its generator's bytes RAW (as _random_reader reads them) and
+    GAUSS_NEXT."""
+    words = struct.unpack(f"=i{(len(raw) - 4) // 4}I", raw)
+    return (random.Random.VERSION, words[1:] + words[:1], gauss_next)
 
 
 def _random_reader(state):
@@ -509,36 +446,6 @@ def _random_reader(state):
     def read():
         return view.raw
     return read, saved
-
-
-def _gather(indices):
-    """A function of a sequence returning the tuple of its items at INDICES (one C call)."""
-    if len(indices) == 1:
-        return lambda seq, i=indices[0]: (seq[i],)
-    return operator.itemgetter(*indices)
-
-
-def _testcapi_version():
-    """CPython's own reader of a dict's version, in its C test module (not every Python has it)."""
-    try:
-        import _testcapi
-        return _testcapi.dict_get_version
-    except (ImportError, AttributeError):
-        return None
-
-
-_TESTCAPI_VERSION = _testcapi_version()
-
-
-def _stgdict():
-    """ctypes' StgDict where ctypes is loaded, else None: the dict of every ctypes type, a C
-    subclass of dict whose entries are the dict's own (a write moves its version tag as any
-    dict's; its C fields were never compared), watched by its version like a dict."""
-    ctypes = sys.modules.get("ctypes")
-    if ctypes is None:
-        return None
-    kind = type(gc.get_referents(vars(ctypes.c_int))[0])
-    return kind if kind is not dict and issubclass(kind, dict) and kind.__name__ == "StgDict" else None
 
 
 def _settings():

@@ -12,8 +12,9 @@ import sys
 import time
 import traceback
 
+from .audit import _AUDIT_ON
 from .base import _dumps, _loads_line, _real_exit
-from .clean import CleanState, version_reader
+from .clean import CleanState
 from .errors import compile_source
 from .isolation import (
     ChildPidNamespace,
@@ -31,6 +32,7 @@ from .lines import Lines, _pidfd, write_all, write_line
 from .patches import install_patches, prepare_random
 from .proctree import _kill
 from .run import _BALLAST, _reserve
+from .versions import version_reader
 from .warm import warm_template
 from .zygote import Zygote
 
@@ -46,11 +48,13 @@ def main():
     sandbox_main(ctl_fd, res_fd)
 
 
-def sandbox_main(ctl_fd, res_fd, built=None, compile_fd=None):
+def sandbox_main(ctl_fd, res_fd, built=None, compile_fd=None, given=None):
     """One sandbox: read its config, isolate (as root: namespaces, minimal root, uid, seccomp),
     then serve requests as the zygote.  Never returns.  BUILT: forked by a student root, what it
     built for all its lives (the minimal root).  COMPILE_FD: the root's first life, which
-    compiles the student's source for the lives after it (student_code)."""
+    compiles the student's source for the lives after it (student_code).  GIVEN: what its fork
+    server handed it (_Given), else nothing."""
+    given = given or _Given()
     ctl = Lines(ctl_fd)
     try:
         cfg = read_config(ctl_fd)
@@ -66,13 +70,14 @@ def sandbox_main(ctl_fd, res_fd, built=None, compile_fd=None):
                 pid = os.fork()
                 if pid:
                     outer_wait(pid, (ctl_fd, res_fd) if compile_fd is None else (ctl_fd, res_fd, compile_fd))
-            applied.update(become_sandbox_user(cfg, late_ipc=built is not None, parent_death=not pid1))
+            applied.update(become_sandbox_user(cfg, late_ipc=built is not None, parent_death=not pid1,
+                                               ready=given.seccomp))
         else:
             applied.update(limit_self(cfg))
         load_reference(cfg)
         if built is not None:
-            applied.update(student_code(cfg, compile_fd))
-        zygote = Zygote(cfg, ctl, ctl_fd, res_fd, applied, _SNAPSHOT[0])
+            applied.update(student_code(cfg, compile_fd, given.compiled))
+        zygote = Zygote(cfg, ctl, ctl_fd, res_fd, applied, given.snapshot)
     except BaseException:
         write_line(res_fd, {"t": "fatal", "error": traceback.format_exc()})
         _real_exit(1)
@@ -87,13 +92,13 @@ def sandbox_main(ctl_fd, res_fd, built=None, compile_fd=None):
 _SHARED_WITH_ROOT = {False: ["uts", "readonly_root"], True: ["uts", "readonly_root", "session"]}
 
 
-def student_code(cfg, compile_fd):
+def student_code(cfg, compile_fd, data):
     """A life forked by its student root (after its uid drop, rlimits, no_new_privs and seccomp):
     the root's first life (COMPILE_FD) compiles the student's source, as a zygote always did, and
     sends it marshalled, with the source and file name, to the root on a pipe of its own, closed
     before any request process exists (no student code has run in this life yet); the root keeps
-    those bytes unread and hands them to each later life, which uses the code only for the very
-    source and file name it was sent.  Returns what to add to `applied`."""
+    those bytes unread and hands them (DATA) to each later life, which uses the code only for the
+    very source and file name it was sent.  Returns what to add to `applied`."""
     if compile_fd is not None:
         cfg["compiled"] = compile_source(cfg["source"], cfg["filename"])
         try:
@@ -103,7 +108,6 @@ def student_code(cfg, compile_fd):
         finally:
             os.close(compile_fd)
         return {"compiled": "first_life"}
-    data = _ROOT_COMPILED[0]
     if not data:
         return {}
     try:
@@ -168,17 +172,41 @@ def template_main(sock_fd):
     _libc()                       # (every fork has it: see isolation._libc)
     runtime_layout()              # (and what the minimal root binds and hides: isolation.build_root)
     _BALLAST[0] = _reserve()      # (and the zygote's ballast: a private mapping, untouched, each fork's own)
+    given = _Given()
     if version_reader([])[0] is not None:    # a fresh runner is possible: its clean-state snapshot
         #                                      walked once per session, not per sandbox (see Zygote)
         prepare_random()          # the patches every request installs, installed here for good
         install_patches(TEMPLATE_FILE)  # (each process forked from here has them: nothing to redo)
         _warm()                   # (the request path quickened here, before the snapshot: warm.py)
-        _SNAPSHOT[0] = CleanState(TEMPLATE_FILE, patched=True)
+        given.snapshot = _zygotes_snapshot()
     sock = _socket.socket(fileno=sock_fd)
     os.dup2(os.open(os.devnull, os.O_RDWR), 0)
     gc.collect()
     held = _fill_pools()          # noqa: F841  (alive in this frame, so in every fork, never freed)
-    fork_server(sock, roots=True)
+    fork_server(sock, given, roots=True)
+
+
+class _Given:
+    """What a fork server hands each sandbox it forks, kept in its own frame, never in our names:
+    the template's clean-state snapshot, and in a student root its lives' prepared seccomp filter
+    and the first life's compiled code.  Our names (and the lists they hold) are the snapshot's
+    own: one set after the template took it (a one-slot list then) made each fresh runner's
+    first reading of the watched lists differ from the snapshot's (~30 page copies a runner)."""
+    __slots__ = ("snapshot", "seccomp", "compiled")
+
+    def __init__(self, snapshot=None, seccomp=None, compiled=None):
+        self.snapshot, self.seccomp, self.compiled = snapshot, seccomp, compiled
+
+
+def _zygotes_snapshot():
+    """The template's clean-state snapshot, taken with the one harness state every zygote sets
+    before it adopts it (its audit hook's flag: Zygote installs the hook first), so that a
+    fresh runner reads the watched lists as the snapshot read them; no hook is installed here."""
+    _AUDIT_ON[0] = True
+    try:
+        return CleanState(TEMPLATE_FILE, patched=True)
+    finally:
+        _AUDIT_ON[0] = False
 
 
 def _fill_pools():
@@ -237,7 +265,7 @@ def _warm():
         pass
 
 
-def root_main(sock, setup):
+def root_main(sock, setup, given, env):
     """A student root: forked by the template for one student (root; it never receives a config,
     a source, the reference or student data, and never runs student code).  It builds what all of
     that student's sandbox lives can share once (its own mount and uts namespaces and the minimal
@@ -245,16 +273,17 @@ def root_main(sock, setup):
     request exactly as the template does; each life makes its own mount, ipc and pid namespaces
     (and net, unless it shares the root's), private folders, uid, rlimits and seccomp
     (isolation.enter_life_namespaces).  Its
-    first life compiles the student's source for the others (student_code)."""
+    first life compiles the student's source for the others (student_code).  GIVEN: the
+    template's (its snapshot); ENV: the environment this root was given, its lives' too."""
     try:
         pidns = _child_pid_namespace()
         built = root_setup(setup)
-        prepare_seccomp(_libc(), setup.get("seccomp"))      # (each life installs it: install_seccomp)
+        given = _Given(given.snapshot, prepare_seccomp(_libc(), setup.get("seccomp")))  # (each life installs it)
     except BaseException:
         sock.send(_dumps({"t": "fatal", "error": traceback.format_exc()[-2000:]}).encode())
         _real_exit(1)
     sock.send(_dumps({"t": "ready", "pid1": pidns is not None}).encode())   # (its lives: pid 1 of their own)
-    fork_server(sock, built=built, pidns=pidns)
+    fork_server(sock, given, built=built, pidns=pidns, env=env)
 
 
 def _child_pid_namespace():
@@ -264,11 +293,12 @@ def _child_pid_namespace():
         return None                 # each life forks once more into its own pid namespace
 
 
-def fork_server(sock, roots=False, built=None, pidns=None):
+def fork_server(sock, given, roots=False, built=None, pidns=None, env=None):
     """Fork one sandbox process per message on SOCK (its three pipe ends come with it), or a
     student root (ROOTS: the template only; one socket end comes with it); answer each with the
-    child's pid and a pidfd; exit at end of input.  BUILT: in a student root, what it set up.
-    PIDNS (a student root's ChildPidNamespace): each sandbox is forked as the pid 1 of a new one."""
+    child's pid and a pidfd; exit at end of input.  GIVEN (_Given): what each child is handed.
+    BUILT: in a student root, what it set up.  PIDNS (a student root's ChildPidNamespace): each
+    sandbox is forked as the pid 1 of a new one.  ENV: a student root's own environment."""
     import _socket
     signal.signal(signal.SIGCHLD, _reap_children)
     space = _socket.CMSG_SPACE(3 * 4)
@@ -291,7 +321,7 @@ def fork_server(sock, roots=False, built=None, pidns=None):
         try:
             if last is None or data != last[0]:
                 msg = _loads_line(data)        # (the grader's ASCII JSON: the C scanner alone)
-                last = (data, msg, built is not None and _wanted_env(msg) == _ENV[0])
+                last = (data, msg, built is not None and _wanted_env(msg) == env)
             msg, env_set = last[1], last[2]
             root = roots and msg.get("op") == "root"
             if len(fds) != (1 if root else 3):
@@ -301,18 +331,19 @@ def fork_server(sock, roots=False, built=None, pidns=None):
                 os.close(fd)
             continue
         compiles = None         # a student root's first life compiles for the others (student_code)
-        if built is not None and not root and _ROOT_COMPILED[0] is None:
+        if built is not None and not root and given.compiled is None:
             compiles = os.pipe()
-            _ROOT_COMPILED[0] = b""
+            given.compiled = b""
         entered = pidns is not None and not root and pidns.enter()
         pid = os.fork()
         if pid == 0:
             try:
                 sock.close()
                 if root:
-                    _root_child(msg, fds[0])
+                    _root_child(msg, fds[0], given)
                 else:
-                    _template_child(msg, *fds, built=built, compile_fd=compiles and compiles[1], env_set=env_set)
+                    _template_child(msg, *fds, built=built, compile_fd=compiles and compiles[1], env_set=env_set,
+                                    given=given)
             finally:
                 _real_exit(HARNESS_SPAWN_FAILED)
         if compiles is not None:
@@ -340,7 +371,7 @@ def fork_server(sock, roots=False, built=None, pidns=None):
             if pidfd is not None:
                 os.close(pidfd)
         if compiles is not None:    # (the next life is forked once this one's code is here)
-            _ROOT_COMPILED[0] = _read_compiled(compiles[0])
+            given.compiled = _read_compiled(compiles[0])
     _reap_children()                 # the lives that ended: their CPU time counts as the grader's
     _real_exit(0)
 
@@ -371,10 +402,6 @@ def _read_compiled(fd):
 
 
 HARNESS_SPAWN_FAILED = 118
-# (Lists set in place: the harness's names stay as the template's snapshot saw them, see Zygote.)
-_ROOT_COMPILED = [None]   # in a student root: [marshalled (source, filename, (code, error))] from its first life
-_SNAPSHOT = [None]        # in the template: [the clean-state snapshot every sandbox it forks adopts]
-_ENV = [None]             # [the environment _fresh_process gave this process] (a life's root: its lives')
 TEMPLATE_FILE = "<template>"
 
 
@@ -388,20 +415,20 @@ def _reap_children(signum=None, frame=None):
             return
 
 
-def _template_child(msg, ctl_fd, res_fd, raw_fd, built=None, compile_fd=None, env_set=False):
+def _template_child(msg, ctl_fd, res_fd, raw_fd, built=None, compile_fd=None, env_set=False, given=None):
     """In the fork of the template (or of a student root): set up what a freshly spawned sandbox
     process has, then run.  ENV_SET: its parent found the message's environment its own."""
     keep = (ctl_fd, res_fd) if compile_fd is None else (ctl_fd, res_fd, compile_fd)
     _fresh_process(msg, keep, raw_fd, own_session=os.getpid() != 1, env_set=env_set)   # (_SHARED_WITH_ROOT)
-    sandbox_main(ctl_fd, res_fd, built, compile_fd)
+    sandbox_main(ctl_fd, res_fd, built, compile_fd, given)
 
 
-def _root_child(msg, sock_fd):
+def _root_child(msg, sock_fd, given):
     """In the template's fork that becomes a student root."""
     import _socket
     devnull = os.open(os.devnull, os.O_RDWR)
-    _fresh_process(msg, (sock_fd,), devnull)       # (fd 0 is the template's /dev/null)
-    root_main(_socket.socket(fileno=sock_fd), msg.get("setup") or {})
+    env = _fresh_process(msg, (sock_fd,), devnull)       # (fd 0 is the template's /dev/null)
+    root_main(_socket.socket(fileno=sock_fd), msg.get("setup") or {}, given, env)
 
 
 def _wanted_env(msg):
@@ -411,7 +438,8 @@ def _wanted_env(msg):
 def _fresh_process(msg, keep_fds, out_fd, own_session=True, env_set=False):
     """Its own session (OWN_SESSION), OUT_FD as fds 1 and 2, only KEEP_FDS open besides, the
     message's environment (ENV_SET: found to be this process's already, by its parent) and
-    folder, fresh random state (as a new interpreter would have)."""
+    folder, fresh random state (as a new interpreter would have).  Returns the environment (None
+    with ENV_SET)."""
     _signal.signal(signal.SIGCHLD, _signal.SIG_DFL)       # (not signal.signal: its enum wrapping
     if own_session:                                       # touches ~70 pages in a fresh fork)
         os.setsid()
@@ -422,16 +450,16 @@ def _fresh_process(msg, keep_fds, out_fd, own_session=True, env_set=False):
         if hi > lo + 1:
             os.closerange(lo + 1, hi)
     wanted = None if env_set else _wanted_env(msg)
-    if wanted is not None and wanted != _ENV[0]:    # (a student root's lives: the root has theirs, StudentRoot)
+    if wanted is not None:          # (a student root's lives: the root has theirs, StudentRoot)
         if list(os.environ) != list(wanted):
             os.environ.clear()
         for key, value in wanted.items():
             if os.environ.get(key) != value:
                 os.environ[key] = value
-        _ENV[0] = wanted
     os.chdir(msg["cwd"])
     # (Not the template's random state: random's own at-fork hook reseeded it from os.urandom in
     # this fork already; a second random.seed() here cost ~30 us and a few page copies a life.)
+    return wanted
 
 
 if __name__ == "__main__":

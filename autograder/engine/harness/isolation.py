@@ -320,10 +320,11 @@ def set_rlimits(limits, nproc):
     return applied
 
 
-def become_sandbox_user(cfg, late_ipc=False, parent_death=True):
+def become_sandbox_user(cfg, late_ipc=False, parent_death=True, ready=None):
     """Still root: /proc for the new pid namespace, the work dir, limits; then drop to the sandbox uid.
     PARENT_DEATH: die with the parent (the outer process; a life its student root forked as the
-    pid 1 of its namespace does not die with the root)."""
+    pid 1 of its namespace does not die with the root).  READY: the filter its student root
+    prepared (prepare_seccomp)."""
     lib = _libc()
     applied = {}
     if cfg["pidns"]:
@@ -359,7 +360,7 @@ def become_sandbox_user(cfg, late_ipc=False, parent_death=True):
         pass
     else:
         raise RuntimeError("privilege drop failed: could become root again")
-    applied["seccomp"] = install_seccomp(lib, cfg.get("seccomp"))
+    applied["seccomp"] = install_seccomp(lib, cfg.get("seccomp"), ready)
     os.chdir(work)
     os.environ["HOME"] = work
     stdlib = os.path.dirname(os.__file__)
@@ -369,11 +370,11 @@ def become_sandbox_user(cfg, late_ipc=False, parent_death=True):
     return applied
 
 
-def install_seccomp(lib, program_hex):
-    """Install the grader's seccomp filter (classic BPF, built by engine/seccomp.py); False without one."""
+def install_seccomp(lib, program_hex, ready=None):
+    """Install the grader's seccomp filter (classic BPF, built by engine/seccomp.py); False without one.
+    READY: a filter prepared before (prepare_seccomp), used if it is that very program."""
     if not program_hex:
         return False
-    ready = _FILTER[0]
     if ready is None or ready[0] != program_hex:     # (not the one its student root prepared)
         ready = _prepared(lib, program_hex)
     if lib.libc.prctl(*ready[1]) != 0:
@@ -381,15 +382,11 @@ def install_seccomp(lib, program_hex):
     return True
 
 
-_FILTER = [None]     # in a student root: [its lives' filter, prepared (prepare_seccomp)]
-
-
 def prepare_seccomp(lib, program_hex):
     """A student root: its lives' filter (the grader's, the same for each) made ready once to be
     installed, so that a life only compares its text and calls prctl (no hex decode, buffer or
-    ctypes arguments made in every life: ~20 page copies a life)."""
-    if program_hex:
-        _FILTER[0] = _prepared(lib, program_hex)
+    ctypes arguments made in every life: ~20 page copies a life), or None."""
+    return _prepared(lib, program_hex) if program_hex else None
 
 
 def _prepared(lib, program_hex):

@@ -181,6 +181,18 @@ def install_patches(filename, tags=None):
         tags.restored()
 
 
+def patches_in_place(filename):
+    """Whether every object install_patches(FILENAME) writes is the one it writes (by identity;
+    nothing written)."""
+    argv = sys.argv
+    return (sys.stdout is _STDOUT and sys.__stdout__ is _STDOUT and sys.stderr is _STDERR
+            and sys.__stderr__ is _STDERR and sys.stdin is _STDIN and sys.__stdin__ is _STDIN
+            and builtins.input is _input and builtins.exit is _quit and builtins.quit is _quit
+            and os._exit is _os_exit and posix._exit is _os_exit
+            and all(getattr(random, name, None) is wrapper for name, wrapper in _WRAPPERS.items())
+            and type(argv) is list and len(argv) == 1 and argv[0] is filename)
+
+
 def _on_alarm(signum, frame):
     run = _RUN
     if run is None or not run.in_student:

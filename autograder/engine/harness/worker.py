@@ -140,13 +140,14 @@ def worker_loop(zyg, req_r, res_w, runner=None, first=None):
 
 
 def _patch_tags(zyg):
-    """This request process's guard on the modules the patches are in (clean.Untouched, not known
-    until they are installed; None: no dict versions here, the patches are written before every
+    """This request process's guard on the modules the patches are in (clean.Untouched, known
+    where they are still as its zygote found and left them, Zygote.patches_as, else not until
+    they are installed; None: no dict versions here, the patches are written before every
     request, as before)."""
     if zyg.clean is None:
         return None
     read = zyg.clean.patch_read     # (made once where the snapshot was taken: clean._small_readers)
-    return Untouched(read, False) if read is not None else None
+    return Untouched(read, False).known_as(zyg.patches_as) if read is not None else None
 
 
 def _worker_dirty(res, cfg, cpu, proc=False):

@@ -67,6 +67,8 @@ class Zygote(Waits):
         if self.clean is not None and self.clean.versions is None:
             self.clean = None
         applied["fresh_runner"] = self.clean.detector if self.clean is not None else False
+        # (the template's patches, found untouched: every request process's guard on them starts known)
+        self.patches_as = self.clean.installed_as(cfg["filename"]) if self.clean is not None else None
         self.bind_reference(reference)
         gc.collect()
         gc.freeze()   # fewer copy-on-write faults in the forks
@@ -83,6 +85,7 @@ class Zygote(Waits):
         self.cpu = 0.0            # our CPU seconds after the last request (handle)
         self.out, self.out_size, self.out_since = [], 0, 0.0    # lines held for the grader (say): their parts
         self.worker_gen = self.nrun = 0   # worker_gen: +1 each time the shared worker is stopped (the grader replays history)
+        self.patches_as = None            # (CleanState.installed_as: set by a life's boot)
 
     def bind_reference(self, code):
         """_REFERENCE bound after the adopt, and in the snapshot's copy of the harness's names: bound
