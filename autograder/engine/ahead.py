@@ -40,6 +40,8 @@ class Plan:
         if len(parts) > 1 or parts[0][0] is not self:
             tried = {id(target) for target, part in parts
                      if target is not self and self._may_try(target, part)}
+            if tried:
+                parts = self._own_fresh_first(parts, tried)
             # The parts run one after another (each with the budget the ones before it left), but
             # the later sandboxes start meanwhile: a start (~10-30 ms of forks, mounts, the
             # zygote's snapshot) overlaps the batch before it instead of following it.  A part
@@ -57,13 +59,34 @@ class Plan:
     # without the reference.  So a variant whose planned requests are all shared calls of plain
     # functions (a first stage's scoring functions, say) runs them first in this sandbox, which
     # holds no reference, with stand-ins bound to the substituted names (harness targets._stand_ins):
-    # in a worker of their own, begun where this sandbox ran nothing but fresh requests (its
-    # files as a new life's), and ended leaving it as before (Zygote.end_aside).  Their outcomes
+    # in a worker of their own (the clean fresh runner there is, else a fork: the plan's fresh
+    # requests of this sandbox run before the try, _own_fresh_first), begun where this sandbox ran
+    # nothing but fresh requests (its files as a new life's), and ended leaving it as before but
+    # for that runner (Zygote.end_aside; the next fresh request forks one).  Their outcomes
     # count only when the whole tried run was clean: every call ran, in one worker never replaced
     # (a stand-in touched, a timeout, threads, memory: the zygote replaces it), no file left.
     # Otherwise they are dropped unseen and uncharged, and the variant runs in its own sandbox
     # exactly as it would have (the same requests, order and budget).  No check reads a tried
     # outcome before the whole run is known good: they are handed over only then.
+
+    def _own_fresh_first(self, parts: list[tuple[Program, _Part]], tried: set[int]) -> list[tuple[Program, _Part]]:
+        """PARTS (of a plan: (sandbox's Program, _Part)) with this sandbox's part moved before the
+        first tried one (TRIED: their variants' ids) when it is all fresh requests: the fresh
+        runner that served them (clean, checked) then serves the try as its worker (harness
+        Zygote.runner_as_worker), one fork less than a worker of the try's own.  A fresh outcome
+        depends on nothing but its request; what the order could change is only what the parts
+        between spend of the submission's time budget and learn of its slowness, so the plan's
+        order is kept for a program that has used half its budget, or met a timeout or a slow
+        request (its trials' limits moved): the fallback of a try then runs where it always ran."""
+        own = next((i for i, (target, _) in enumerate(parts) if target is self), None)
+        first = next(i for i, (target, _) in enumerate(parts) if id(target) in tried)
+        if own is None or own < first or not all(parts[own][1].fresh):
+            return parts
+        left = self._budget_left()
+        if (left is not None and left < self.limits.budget_s / 2) or self.timeouts or self.loops or self.slow_seen[0] \
+                or any(v.timeouts for v in self._variants.values()):
+            return parts
+        return [*parts[:first], parts[own], *parts[first:own], *parts[own + 1:]]
 
     def _may_try(self, variant: Program, part: _Part) -> bool:
         """Whether VARIANT's PART (of a plan: _parts_of) may be tried in this sandbox first."""
