@@ -327,6 +327,11 @@ AFTER_GAMES = {
     "game_leaves_a_thread": _game("    import builtins, threading, time\n"
                                   "    threading.Thread(target=lambda: (time.sleep(0.05), setattr(builtins, 'NOTE', 1)),"
                                   " daemon=True).start()\n", _READS_NOTE),
+    # slow games (beyond a trial's bound, well within a game's limit): the first one run before
+    # the try runs out its trial and is dropped with those after it; they run where the plan has
+    # them (after stage 2's sandbox), with what the parts before them learnt, as without tries
+    "slow_games": _game("    import time\n    spin = time.process_time() + 0.4\n"
+                        "    while time.process_time() < spin:\n        pass\n"),
     # a game leaves a file in the work folder (it outlives a request): the try, after the games,
     # is refused (a new life of the variant would hold no file); the variant runs in its own
     "game_leaves_a_file": _game("    open('/tmp/work/game-was-here', 'a').close()\n"),
@@ -345,7 +350,7 @@ def test_the_own_life_games_then_the_try_the_same_reports(graded_after_games):
     assert after_figures == {
         "untouched": (1, 1, 3), "touches_second": (1, 0, 4), "thread_in_try": (1, 0, 4),
         "game_notes_builtins": (1, 1, 3), "game_notes_environ": (1, 1, 3), "game_leaves_a_thread": (1, 1, 3),
-        "game_leaves_a_file": (1, 0, 4)}
+        "slow_games": (1, 1, 3), "game_leaves_a_file": (1, 0, 4)}
 
 
 def test_the_own_life_games_then_the_try_exact_scores(graded_after_games):
@@ -353,4 +358,4 @@ def test_the_own_life_games_then_the_try_exact_scores(graded_after_games):
     assert {n: _score(r) for n, r in after.items()} == {
         "untouched": 100.0, "touches_second": 100.0, "thread_in_try": 100.0,
         "game_notes_builtins": 99.0, "game_notes_environ": 99.0, "game_leaves_a_thread": 100.0,
-        "game_leaves_a_file": 100.0}
+        "slow_games": 100.0, "game_leaves_a_file": 100.0}

@@ -40,16 +40,15 @@ class Plan:
         if len(parts) > 1 or parts[0][0] is not self:
             tried = {id(target) for target, part in parts
                      if target is not self and self._may_try(target, part)}
-            if tried:
-                parts = self._own_fresh_first(parts, tried)
             # The parts run one after another (each with the budget the ones before it left), but
             # the later sandboxes start meanwhile: a start (~10-30 ms of forks, mounts, the
             # zygote's snapshot) overlaps the batch before it instead of following it.  A part
             # tried in this sandbox first (_try_aside) starts its own only if the try fails.
             starter = _start_all([target._sandbox for target, _ in parts[1:] if id(target) not in tried])
             try:
-                return sum(len(part.requests) if id(target) in tried and self._try_aside(target, part)
-                           else target._prefetch(part.requests, part) for target, part in parts)
+                early = self._fresh_before_try(parts, tried) if tried else 0
+                return early + sum(len(part.requests) if id(target) in tried and self._try_aside(target, part)
+                                   else target._prefetch(part.requests, part) for target, part in parts)
             finally:
                 starter.join()
         return self._prefetch(requests, parts[0][1])
@@ -69,24 +68,51 @@ class Plan:
     # exactly as it would have (the same requests, order and budget).  No check reads a tried
     # outcome before the whole run is known good: they are handed over only then.
 
-    def _own_fresh_first(self, parts: list[tuple[Program, _Part]], tried: set[int]) -> list[tuple[Program, _Part]]:
-        """PARTS (of a plan: (sandbox's Program, _Part)) with this sandbox's part moved before the
-        first tried one (TRIED: their variants' ids) when it is all fresh requests: the fresh
-        runner that served them (clean, checked) then serves the try as its worker (harness
-        Zygote.runner_as_worker), one fork less than a worker of the try's own.  A fresh outcome
-        depends on nothing but its request; what the order could change is only what the parts
-        between spend of the submission's time budget and learn of its slowness, so the plan's
-        order is kept for a program that has used half its budget, or met a timeout or a slow
-        request (its trials' limits moved): the fallback of a try then runs where it always ran."""
+    def _fresh_before_try(self, parts: list[tuple[Program, _Part]], tried: set[int]) -> int:
+        """This sandbox's part of a plan (in PARTS: (sandbox's Program, _Part)), when it is all
+        fresh requests planned after a part tried here (TRIED: their variants' ids), run before
+        the try: the fresh runner that served them (clean, checked) then serves the try as its
+        worker (harness Zygote.runner_as_worker), one fork less than a worker of the try's own.
+        Returns how many ran and count (they are then skipped where the plan has them: _prefetch).
+
+        Their outcomes count like a try's: only the first ones that ended cleanly (no timeout,
+        no trial run out, no backstop), whose outcome is the one the plan's order gives (a fresh
+        outcome depends on its request alone; a trial that ended under this limit ends under the
+        plan's, which the parts between can only raise).  From the first other one on they are
+        dropped unseen and uncharged, and run where the plan has them, with what the parts
+        between learnt (their trials' limits, the loops they saw, the budget they left).  Not
+        done for a program that has used half its time budget (the parts between get what the
+        counted ones spent: the same budget, spent in another order) or met a timeout or a slow
+        request (a counted one's limit could differ from the plan's)."""
         own = next((i for i, (target, _) in enumerate(parts) if target is self), None)
         first = next(i for i, (target, _) in enumerate(parts) if id(target) in tried)
-        if own is None or own < first or not all(parts[own][1].fresh):
-            return parts
+        if own is None or own < first or not all(parts[own][1].fresh) or self._fresh_ahead:
+            return 0
         left = self._budget_left()
-        if (left is not None and left < self.limits.budget_s / 2) or self.timeouts or self.loops or self.slow_seen[0] \
-                or any(v.timeouts for v in self._variants.values()):
-            return parts
-        return [*parts[:first], parts[own], *parts[first:own], *parts[own + 1:]]
+        if (left is not None and left < self.limits.budget_s / 2) or self.timeouts or self.loops or self.slow_seen[0]:
+            return 0
+        part = parts[own][1]
+        ref = (self._owner or self).timing
+        cpus = part.cpus(ref) if ref is not None else [None] * len(part.requests)
+        limits = [self._trial_limit_at(r, cpu) for r, cpu in zip(part.requests, cpus)]
+        sandbox = self._sandbox
+        kept = (sandbox.strict, sandbox.retries, sandbox._wall_stopped)
+        self.round_trips += 1
+        outcomes = sandbox.run_batch(part.requests, budget=left, limits=limits, planned=True)
+        good = 0
+        while good < len(outcomes) and outcomes[good].status in TRIED_STATUSES and not outcomes[good].wall_stopped:
+            good += 1
+        if good < len(outcomes):
+            sandbox.strict, sandbox.retries, sandbox._wall_stopped = kept    # (the dropped ones' aside)
+        counted = outcomes[:good]
+        self.runs += good
+        self._charge(counted)
+        for key, outcome in zip(part.keys, counted):
+            waiting = self._fresh_ahead.get(key)
+            if waiting is None:
+                waiting = self._fresh_ahead[key] = deque()
+            waiting.append(outcome)
+        return good
 
     def _may_try(self, variant: Program, part: _Part) -> bool:
         """Whether VARIANT's PART (of a plan: _parts_of) may be tried in this sandbox first."""
