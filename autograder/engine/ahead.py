@@ -59,7 +59,7 @@ class Plan:
     # functions (a first stage's scoring functions, say) runs them first in this sandbox, which
     # holds no reference, with stand-ins bound to the substituted names (harness targets._stand_ins):
     # in a worker of their own (the clean fresh runner there is, else a fork: the plan's fresh
-    # requests of this sandbox run before the try, _own_fresh_first), begun where this sandbox ran
+    # requests of this sandbox run before the try, _fresh_before_try), begun where this sandbox ran
     # nothing but fresh requests (its files as a new life's), and ended leaving it as before but
     # for that runner (Zygote.end_aside; the next fresh request forks one).  Their outcomes
     # count only when the whole tried run was clean: every call ran, in one worker never replaced
