@@ -74,6 +74,7 @@ class Plan:
         the try: the fresh runner that served them (clean, checked) then serves the try as its
         worker (harness Zygote.runner_as_worker), one fork less than a worker of the try's own.
         Returns how many ran and count (they are then skipped where the plan has them: _prefetch).
+        Only the first ones that have a trial (the reference answered them) are moved.
 
         Their outcomes count like a try's: only the first ones that ended cleanly (no timeout,
         no trial run out, no backstop), whose outcome is the one the plan's order gives (a fresh
@@ -95,10 +96,13 @@ class Plan:
         ref = (self._owner or self).timing
         cpus = part.cpus(ref) if ref is not None else [None] * len(part.requests)
         limits = [self._trial_limit_at(r, cpu) for r, cpu in zip(part.requests, cpus)]
+        trials = limits.index(None) if None in limits else len(limits)    # (a dropped one costs a trial's
+        if not trials:                                                      # bound at most, never a limit)
+            return 0
         sandbox = self._sandbox
         kept = (sandbox.strict, sandbox.retries, sandbox._wall_stopped)
         self.round_trips += 1
-        outcomes = sandbox.run_batch(part.requests, budget=left, limits=limits, planned=True)
+        outcomes = sandbox.run_batch(part.requests[:trials], budget=left, limits=limits[:trials], planned=True)
         good = 0
         while good < len(outcomes) and outcomes[good].status in TRIED_STATUSES and not outcomes[good].wall_stopped:
             good += 1
