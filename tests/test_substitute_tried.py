@@ -64,9 +64,9 @@ PROGRAMS = {
 }
 
 
-def _reports(paths: list[Path], tries: bool) -> tuple[dict, dict]:
+def _reports(paths: list[Path], tries: bool, learn: int = 8) -> tuple[dict, dict]:
     """Each program's report (JSON text without times), and its Program's figures: (tries made,
-    tries good, variant sandboxes started)."""
+    tries good, variant sandboxes started).  LEARN: ahead.TRY_LEARN for the session."""
     figures: list[tuple[int, int, int]] = []
     close = Program.close
 
@@ -88,7 +88,7 @@ def _reports(paths: list[Path], tries: bool) -> tuple[dict, dict]:
         reports[name] = json.dumps(data, sort_keys=True)
 
     saved = ahead.TRY_ASIDE, ahead.TRY_LEARN, ahead._TRY_RECORD
-    ahead.TRY_ASIDE, ahead.TRY_LEARN, ahead._TRY_RECORD = tries, 8, {}     # (this session's record alone)
+    ahead.TRY_ASIDE, ahead.TRY_LEARN, ahead._TRY_RECORD = tries, learn, {}     # (this session's record alone)
     Program.close = closing
     try:
         with template_scope():
@@ -101,19 +101,22 @@ def _reports(paths: list[Path], tries: bool) -> tuple[dict, dict]:
     return reports, dict(zip(order, figures))
 
 
-@pytest.fixture(scope="module")
-def graded(tmp_path_factory) -> tuple[dict, dict, dict, dict]:
+def _graded(folder: Path, programs: dict[str, str], learn: int = 8) -> tuple[dict, dict, dict, dict]:
     if not (isolation()["uid_drop"] and isolation()["pid_namespace"]):
         pytest.skip("tries need the root sandbox (private tmp folders, a fresh runner)")
-    folder = tmp_path_factory.mktemp("tried")
     paths = []
-    for name, source in PROGRAMS.items():
+    for name, source in programs.items():
         path = folder / f"{name}.py"
         path.write_text(source, encoding="utf-8")
         paths.append(path)
-    before, before_figures = _reports(paths, tries=False)
-    after, after_figures = _reports(paths, tries=True)
+    before, before_figures = _reports(paths, tries=False, learn=learn)
+    after, after_figures = _reports(paths, tries=True, learn=learn)
     return before, after, before_figures, after_figures
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory) -> tuple[dict, dict, dict, dict]:
+    return _graded(tmp_path_factory.mktemp("tried"), PROGRAMS)
 
 
 def _score(report: str) -> float:
@@ -176,11 +179,55 @@ def litter():
 def files():
     here = os.path.basename(os.getcwd())         # (a fresh request's own run folder)
     return sorted(os.listdir('/tmp')), sorted(n for n in os.listdir('/tmp/work') if n != here)
+
+def pid():
+    return os.getpid()
+
+def note(how):
+    import builtins, threading, time
+    if how == "builtins":
+        builtins.NOTE = 1
+    elif how == "environ":
+        os.environ["NOTE"] = "1"
+    elif how == "module":
+        import json
+        json.NOTE = 1
+    else:
+        threading.Thread(target=lambda: (time.sleep(0.05), setattr(builtins, "NOTE", 1)), daemon=True).start()
+    return os.getpid()
+
+def noted():
+    import builtins, json
+    return hasattr(builtins, "NOTE") or "NOTE" in os.environ or hasattr(json, "NOTE")
 """
 
 
-def _call(func: str, fresh: bool = False) -> Request:
-    return Request("call", func, [], {}, None, None, None, fresh, None)
+def _call(func: str, fresh: bool = False, args: list | None = None) -> Request:
+    return Request("call", func, args or [], {}, None, None, None, fresh, None)
+
+
+def test_the_clean_runner_serves_the_try_and_ends_with_it():
+    """The fresh runner there is when a try begins (clean: it passed the clean-state check after
+    each request it served) serves the try as its worker, one fork less; the try's end stops it,
+    and the next fresh request gets a new runner.  A runner a fresh request left unclean (a note
+    the check sees) is retired before: the try's worker is a fork of its own, which holds no note."""
+    if not (isolation()["uid_drop"] and isolation()["pid_namespace"]):
+        pytest.skip("the aside batch needs the root sandbox (private tmp folders, a fresh runner)")
+    with template_scope(), Sandbox(SOURCE, "prog.py") as box:
+        runner = box.run(_call("pid", fresh=True)).value
+        assert box.run(_call("pid", fresh=True)).value == runner        # (the runner serves on)
+        tried = box.run_batch([_call("pid"), _call("count"), _call("pid")], aside=True)
+        assert [o.value for o in tried] == [runner, 1, runner] and box.aside_end == "clean"
+        after = box.run(_call("pid", fresh=True)).value
+        assert after != runner                                            # it ended with the try
+        assert box.run(_call("count")).value == 1        # the life's own worker: none of the try's calls
+    for how in ("builtins", "environ", "module", "thread"):
+        with template_scope(), Sandbox(SOURCE, "prog.py") as box:
+            dirty = box.run(_call("note", fresh=True, args=[how])).value
+            tried = box.run_batch([_call("noted"), _call("pid")], aside=True)
+            assert box.aside_end == "clean" and tried[0].value is False, how
+            assert tried[1].value != dirty, how
+            assert box.run(_call("noted", fresh=True)).value is False, how    # (nor does a fresh request)
 
 
 def test_an_aside_batch_leaves_the_life_as_it_was_and_is_refused_after_a_worker():
@@ -246,3 +293,69 @@ def test_a_program_that_defeats_the_stand_in_scores_what_it_does_in_the_try(grad
     assert after_figures["resets_the_mark"] == (1, 1, 3)
     assert _score(after["resets_the_mark"]) == 100.0
     assert _score(before["resets_the_mark"]) == 97.9714        # chance answers 0 there
+
+
+# -- the own life's fresh requests first: the runner that served them serves the try -------------
+GAME = "    # BEGIN PROBLEM 16\n"
+
+
+def _game(body: str, source: str = SOLUTION) -> str:
+    """SOURCE with play_game (stage 4: the own life's fresh requests, which run before the try,
+    in the fresh runner that then serves it as its worker) doing BODY first."""
+    assert source.count(GAME) == 1
+    return source.replace(GAME, GAME + body)
+
+
+# score_chance (stage 1, the try) answers 0 where it finds the note a game left
+_READS_NOTE = _chance("    import builtins, os\n"
+                      "    if hasattr(builtins, 'NOTE') or 'NOTE' in os.environ:\n        return 0\n")
+
+AFTER_GAMES = {
+    "untouched": SOLUTION,
+    # touches the stand-in at its second call only (the first was good): the try fails
+    "touches_second": _chance("    global CALLS\n    CALLS = globals().get('CALLS', 0) + 1\n"
+                              "    if CALLS == 2:\n        format_dice(dice)\n"),
+    # leaves a thread running after a stage-1 call: the try's worker is replaced, the try fails
+    "thread_in_try": _chance("    import threading, time\n"
+                             "    threading.Thread(target=time.sleep, args=(0.3,), daemon=True).start()\n"),
+    # hostile: a game leaves a note in the runner and stage 1 reads it there.  The clean-state
+    # check retires that runner: the try gets a worker of its own, which holds no note (nor does
+    # the variant's own sandbox)
+    "game_notes_builtins": _game("    import builtins\n    builtins.NOTE = 1\n", _READS_NOTE),
+    "game_notes_environ": _game("    import os\n    os.environ['NOTE'] = '1'\n", _READS_NOTE),
+    # ...a thread that leaves the note a little later (the runner is not settled: retired)
+    "game_leaves_a_thread": _game("    import builtins, threading, time\n"
+                                  "    threading.Thread(target=lambda: (time.sleep(0.05), setattr(builtins, 'NOTE', 1)),"
+                                  " daemon=True).start()\n", _READS_NOTE),
+    # slow games (beyond a trial's bound, well within a game's limit): the first one run before
+    # the try runs out its trial and is dropped with those after it; they run where the plan has
+    # them (after stage 2's sandbox), with what the parts before them learnt, as without tries
+    "slow_games": _game("    import time\n    spin = time.process_time() + 0.4\n"
+                        "    while time.process_time() < spin:\n        pass\n"),
+    # a game leaves a file in the work folder (it outlives a request): the try, after the games,
+    # is refused (a new life of the variant would hold no file); the variant runs in its own
+    "game_leaves_a_file": _game("    open('/tmp/work/game-was-here', 'a').close()\n"),
+}
+
+
+@pytest.fixture(scope="module")
+def graded_after_games(tmp_path_factory) -> tuple[dict, dict, dict, dict]:
+    return _graded(tmp_path_factory.mktemp("after_games"), AFTER_GAMES, learn=100)
+
+
+def test_the_own_life_games_then_the_try_the_same_reports(graded_after_games):
+    before, after, before_figures, after_figures = graded_after_games
+    assert before == after
+    assert {n: f for n, f in before_figures.items()} == dict.fromkeys(AFTER_GAMES, (0, 0, 4))
+    assert after_figures == {
+        "untouched": (1, 1, 3), "touches_second": (1, 0, 4), "thread_in_try": (1, 0, 4),
+        "game_notes_builtins": (1, 1, 3), "game_notes_environ": (1, 1, 3), "game_leaves_a_thread": (1, 1, 3),
+        "slow_games": (1, 1, 3), "game_leaves_a_file": (1, 0, 4)}
+
+
+def test_the_own_life_games_then_the_try_exact_scores(graded_after_games):
+    _, after, _, _ = graded_after_games
+    assert {n: _score(r) for n, r in after.items()} == {
+        "untouched": 100.0, "touches_second": 100.0, "thread_in_try": 100.0,
+        "game_notes_builtins": 99.0, "game_notes_environ": 99.0, "game_leaves_a_thread": 100.0,
+        "slow_games": 100.0, "game_leaves_a_file": 100.0}

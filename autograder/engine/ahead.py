@@ -46,8 +46,9 @@ class Plan:
             # tried in this sandbox first (_try_aside) starts its own only if the try fails.
             starter = _start_all([target._sandbox for target, _ in parts[1:] if id(target) not in tried])
             try:
-                return sum(len(part.requests) if id(target) in tried and self._try_aside(target, part)
-                           else target._prefetch(part.requests, part) for target, part in parts)
+                early = self._fresh_before_try(parts, tried) if tried else 0
+                return early + sum(len(part.requests) if id(target) in tried and self._try_aside(target, part)
+                                   else target._prefetch(part.requests, part) for target, part in parts)
             finally:
                 starter.join()
         return self._prefetch(requests, parts[0][1])
@@ -57,13 +58,65 @@ class Plan:
     # without the reference.  So a variant whose planned requests are all shared calls of plain
     # functions (a first stage's scoring functions, say) runs them first in this sandbox, which
     # holds no reference, with stand-ins bound to the substituted names (harness targets._stand_ins):
-    # in a worker of their own, begun where this sandbox ran nothing but fresh requests (its
-    # files as a new life's), and ended leaving it as before (Zygote.end_aside).  Their outcomes
+    # in a worker of their own (the clean fresh runner there is, else a fork: the plan's fresh
+    # requests of this sandbox run before the try, _fresh_before_try), begun where this sandbox ran
+    # nothing but fresh requests (its files as a new life's), and ended leaving it as before but
+    # for that runner (Zygote.end_aside; the next fresh request forks one).  Their outcomes
     # count only when the whole tried run was clean: every call ran, in one worker never replaced
     # (a stand-in touched, a timeout, threads, memory: the zygote replaces it), no file left.
     # Otherwise they are dropped unseen and uncharged, and the variant runs in its own sandbox
     # exactly as it would have (the same requests, order and budget).  No check reads a tried
     # outcome before the whole run is known good: they are handed over only then.
+
+    def _fresh_before_try(self, parts: list[tuple[Program, _Part]], tried: set[int]) -> int:
+        """This sandbox's part of a plan (in PARTS: (sandbox's Program, _Part)), when it is all
+        fresh requests planned after a part tried here (TRIED: their variants' ids), run before
+        the try: the fresh runner that served them (clean, checked) then serves the try as its
+        worker (harness Zygote.runner_as_worker), one fork less than a worker of the try's own.
+        Returns how many ran and count (they are then skipped where the plan has them: _prefetch).
+        Only the first ones that have a trial (the reference answered them) are moved.
+
+        Their outcomes count like a try's: only the first ones that ended cleanly (no timeout,
+        no trial run out, no backstop), whose outcome is the one the plan's order gives (a fresh
+        outcome depends on its request alone; a trial that ended under this limit ends under the
+        plan's, which the parts between can only raise).  From the first other one on they are
+        dropped unseen and uncharged, and run where the plan has them, with what the parts
+        between learnt (their trials' limits, the loops they saw, the budget they left).  Not
+        done for a program that has used half its time budget (the parts between get what the
+        counted ones spent: the same budget, spent in another order) or met a timeout or a slow
+        request (a counted one's limit could differ from the plan's)."""
+        own = next((i for i, (target, _) in enumerate(parts) if target is self), None)
+        first = next(i for i, (target, _) in enumerate(parts) if id(target) in tried)
+        if own is None or own < first or not all(parts[own][1].fresh) or self._fresh_ahead:
+            return 0
+        left = self._budget_left()
+        if (left is not None and left < self.limits.budget_s / 2) or self.timeouts or self.loops or self.slow_seen[0]:
+            return 0
+        part = parts[own][1]
+        ref = (self._owner or self).timing
+        cpus = part.cpus(ref) if ref is not None else [None] * len(part.requests)
+        limits = [self._trial_limit_at(r, cpu) for r, cpu in zip(part.requests, cpus)]
+        trials = limits.index(None) if None in limits else len(limits)    # (a dropped one costs a trial's
+        if not trials:                                                      # bound at most, never a limit)
+            return 0
+        sandbox = self._sandbox
+        kept = (sandbox.strict, sandbox.retries, sandbox._wall_stopped)
+        self.round_trips += 1
+        outcomes = sandbox.run_batch(part.requests[:trials], budget=left, limits=limits[:trials], planned=True)
+        good = 0
+        while good < len(outcomes) and outcomes[good].status in TRIED_STATUSES and not outcomes[good].wall_stopped:
+            good += 1
+        if good < len(outcomes):
+            sandbox.strict, sandbox.retries, sandbox._wall_stopped = kept    # (the dropped ones' aside)
+        counted = outcomes[:good]
+        self.runs += good
+        self._charge(counted)
+        for key, outcome in zip(part.keys, counted):
+            waiting = self._fresh_ahead.get(key)
+            if waiting is None:
+                waiting = self._fresh_ahead[key] = deque()
+            waiting.append(outcome)
+        return good
 
     def _may_try(self, variant: Program, part: _Part) -> bool:
         """Whether VARIANT's PART (of a plan: _parts_of) may be tried in this sandbox first."""

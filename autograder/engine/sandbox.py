@@ -320,8 +320,9 @@ class Sandbox:
         in the plan's order is dropped (the caller runs the rest one by one, as before).
         PLANNED: REQUESTS are a plan's, never changed (their lines: protocol.planned_line).
         ASIDE: a tried run of shared calls (Program.prefetch): the sandbox runs them only where
-        nothing ran yet but fresh requests (else none runs), in a worker of their own, and then
-        leaves the sandbox as it was before them; the batch's end says how (aside_end)."""
+        nothing ran yet but fresh requests (else none runs), in a worker of their own (the clean
+        fresh runner there is, which ends with them), and then leaves the sandbox as it was
+        before them; the batch's end says how (aside_end)."""
         self.aside_end = None
         if aside:
             return self._run_batch(requests, True, budget, limits, planned, aside=True)

@@ -194,9 +194,11 @@ class Zygote(Waits):
         self.flush()
 
     def end_aside(self):
-        """An aside batch's end (it began with no worker, pristine files; its worker a fork, the
-        runner kept): the worker stopped, every file removed, this life as before.  "clean" when
-        its calls left no file behind (a new life of the variant would have held none either)."""
+        """An aside batch's end (it began with no worker, pristine files; its worker the clean
+        fresh runner there was, else a fork): the worker stopped, every file removed, this life as
+        before (a runner it took is forked again at the next fresh request, as after a retired
+        one).  "clean" when its calls left no file behind (a new life of the variant would have
+        held none either)."""
         clean = self.worker is not None and pristine(self.workdir)
         self.stop_worker()
         self.kill_descendants(keep=self.request_pids())
@@ -384,7 +386,7 @@ class Zygote(Waits):
             self.stop_worker()      # (settled when its last request ended: see below)
         more = None
         if self.worker is None:
-            more = None if self.aside else self.runner_as_worker(req)   # (a try keeps the runner)
+            more = self.runner_as_worker(req)   # (a try's too: the runner then ends with it, end_aside)
             if more is None:
                 self.start_worker()
         wk = self.worker
