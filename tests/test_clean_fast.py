@@ -173,3 +173,45 @@ def test_the_random_reader_reads_the_generators_state_and_sees_every_change():
         assert ns._random_reader(other) is None     # bytes not the generator's: no reader
     finally:
         random.setstate(saved_state)
+
+
+def _installed_as(change: str) -> str:
+    """In a fork: the harness's patches installed for good and a snapshot taken (as the template
+    does), then CHANGE, then a zygote's installed_as and a request process's guard from it."""
+    import builtins
+    import ctypes  # noqa: F401  (the snapshot's readers use it)
+    import sys
+
+    ns = _harness()
+    ns.prepare_random()
+    ns.install_patches("<template>")
+    snapshot = ns.CleanState("<template>", patched=True)
+    if snapshot.patch_read is None:
+        return "no dict versions"
+    name = "yahtzee.py"
+    if change == "stdout":
+        sys.stdout = sys.__stdout__ = open(os.devnull, "w")     # a patch undone before the zygote
+    elif change == "builtins":
+        builtins.input = lambda prompt="": ""
+    elif change == "argv_items":
+        sys.argv.append("more")                                  # (argv is always looked at)
+    tags = snapshot.installed_as(name)
+    guard = ns.Untouched(snapshot.patch_read, False).known_as(tags)
+    written = guard.tags is None
+    ns.install_patches(name, guard)                              # a request process's first
+    return repr([tags is not None, written, ns.patches_in_place(name), sys.argv == [name]])
+
+
+@pytest.mark.parametrize("change", ["none", "stdout", "builtins", "argv_items"])
+def test_a_request_process_writes_no_patch_only_where_its_zygote_found_them_untouched(change):
+    """CleanState.installed_as: the template's patches found as it left them (their modules' tags
+    unchanged since its snapshot): sys.argv made the file's, and a request process's guard on them
+    starts known (its first install_patches writes nothing); any write to those modules since
+    (a patch replaced, another name bound, even one written back) or argv's items changed: no
+    tags, the guard starts unknown and install_patches writes them all, as before.  Either way
+    the patches are in place afterwards."""
+    got = _in_child(lambda: _installed_as(change))
+    if got == "no dict versions":
+        pytest.skip(got)
+    known = change in ("none", "argv_items")
+    assert got == repr([known, not known, True, True]), got
