@@ -318,6 +318,9 @@ AFTER_GAMES = {
     # leaves a thread running after a stage-1 call: the try's worker is replaced, the try fails
     "thread_in_try": _chance("    import threading, time\n"
                              "    threading.Thread(target=time.sleep, args=(0.3,), daemon=True).start()\n"),
+    # leaves a child process running after a stage-1 call: the try's worker is replaced, it fails
+    "child_in_try": _chance("    import os, time\n    if os.fork() == 0:\n        time.sleep(0.3)\n"
+                            "        os._exit(0)\n"),
     # hostile: a game leaves a note in the runner and stage 1 reads it there.  The clean-state
     # check retires that runner: the try gets a worker of its own, which holds no note (nor does
     # the variant's own sandbox)
@@ -332,6 +335,10 @@ AFTER_GAMES = {
     # them (after stage 2's sandbox), with what the parts before them learnt, as without tries
     "slow_games": _game("    import time\n    spin = time.process_time() + 0.4\n"
                         "    while time.process_time() < spin:\n        pass\n"),
+    # a game leaves a child process running (the runner is not settled: retired, the try's worker
+    # is a fork of its own, the child killed before it)
+    "game_leaves_a_child": _game("    import os, time\n    if os.fork() == 0:\n        time.sleep(1)\n"
+                                 "        os._exit(0)\n", _READS_NOTE),
     # a game leaves a file in the work folder (it outlives a request): the try, after the games,
     # is refused (a new life of the variant would hold no file); the variant runs in its own
     "game_leaves_a_file": _game("    open('/tmp/work/game-was-here', 'a').close()\n"),
@@ -348,7 +355,8 @@ def test_the_own_life_games_then_the_try_the_same_reports(graded_after_games):
     assert before == after
     assert {n: f for n, f in before_figures.items()} == dict.fromkeys(AFTER_GAMES, (0, 0, 4))
     assert after_figures == {
-        "untouched": (1, 1, 3), "touches_second": (1, 0, 4), "thread_in_try": (1, 0, 4),
+        "untouched": (1, 1, 3), "touches_second": (1, 0, 4), "thread_in_try": (1, 0, 4), "child_in_try": (1, 0, 4),
+        "game_leaves_a_child": (1, 1, 3),
         "game_notes_builtins": (1, 1, 3), "game_notes_environ": (1, 1, 3), "game_leaves_a_thread": (1, 1, 3),
         "slow_games": (1, 1, 3), "game_leaves_a_file": (1, 0, 4)}
 
@@ -356,6 +364,7 @@ def test_the_own_life_games_then_the_try_the_same_reports(graded_after_games):
 def test_the_own_life_games_then_the_try_exact_scores(graded_after_games):
     _, after, _, _ = graded_after_games
     assert {n: _score(r) for n, r in after.items()} == {
-        "untouched": 100.0, "touches_second": 100.0, "thread_in_try": 100.0,
+        "untouched": 100.0, "touches_second": 100.0, "thread_in_try": 100.0, "child_in_try": 100.0,
+        "game_leaves_a_child": 100.0,
         "game_notes_builtins": 99.0, "game_notes_environ": 99.0, "game_leaves_a_thread": 100.0,
         "slow_games": 100.0, "game_leaves_a_file": 100.0}
