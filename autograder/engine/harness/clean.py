@@ -10,10 +10,8 @@ instead (CleanState.adopt): what to watch is walked once per session, not once p
 
 import _signal
 import _thread
-import builtins
 import gc
 import os
-import posix
 import random
 import resource
 import select
@@ -23,7 +21,7 @@ import sys
 import types
 
 from .identities import _VIEWED, _handlers, _same_dict, _same_handlers, _same_rest, container_ids
-from .patches import install_patches, patches_in_place
+from .patches import _PATCHED, install_patches, patches_in_place
 from .versions import _stgdict, version_reader
 
 _CONTAINERS = (dict, list, set, bytearray)
@@ -36,7 +34,6 @@ _ITIMERS = (signal.ITIMER_VIRTUAL, signal.ITIMER_PROF)    # (the real one: reset
 _RLIMITS = (resource.RLIMIT_CPU, resource.RLIMIT_AS, resource.RLIMIT_DATA, resource.RLIMIT_STACK,
             resource.RLIMIT_NOFILE, resource.RLIMIT_NPROC, resource.RLIMIT_FSIZE, resource.RLIMIT_MEMLOCK)
 GROWTH = 16 << 10               # kB of peak memory a runner may gain before it is retired
-_PATCHED = (sys, builtins, os, posix, random)     # the modules install_patches writes to
 
 
 class _patched:

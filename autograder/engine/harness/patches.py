@@ -158,6 +158,15 @@ def prepare_random():
 
 
 _STDOUT, _STDERR, _STDIN = _Out("<stdout>"), _Out("<stderr>"), _In()
+# (module, name, the object install_patches binds there; random's wrappers: _WRAPPERS)
+_PATCHES = ((sys, "stdout", _STDOUT), (sys, "__stdout__", _STDOUT), (sys, "stderr", _STDERR),
+            (sys, "__stderr__", _STDERR), (sys, "stdin", _STDIN), (sys, "__stdin__", _STDIN),
+            (builtins, "input", _input),
+            (builtins, "exit", _quit), (builtins, "quit", _quit),      # `site` (skipped by -S) normally defines these
+            (os, "_exit", _os_exit), (posix, "_exit", _os_exit))
+_PATCHED = tuple(dict.fromkeys(owner for owner, _, _ in _PATCHES)) + (random,)   # the modules it writes to
+
+
 def install_patches(filename, tags=None):
     """(Re)install the patches: a student in the shared worker may have replaced them.  The same
     objects every time (sys.argv too, unless changed), so a fresh runner's clean-state check
@@ -165,16 +174,11 @@ def install_patches(filename, tags=None):
     on those modules): not written again while nothing wrote to them since they were."""
     wrote = tags is None or not tags.holds()
     if wrote:
-        sys.stdout = sys.__stdout__ = _STDOUT
-        sys.stderr = sys.__stderr__ = _STDERR
-        sys.stdin = sys.__stdin__ = _STDIN
-        builtins.input = _input
-        builtins.exit = builtins.quit = _quit      # `site` (skipped by -S) normally defines these
-        os._exit = posix._exit = _os_exit
+        for owner, name, patch in _PATCHES:
+            setattr(owner, name, patch)
         for name, wrapper in _WRAPPERS.items():
             setattr(random, name, wrapper)
-    argv = sys.argv         # (its items can change without a write to the sys module: always looked at)
-    if type(argv) is not list or len(argv) != 1 or argv[0] is not filename:
+    if not _argv_is(filename):      # (its items can change without a write to the sys module: always looked at)
         sys.argv = [filename]
         wrote = True
     if wrote and tags is not None:
@@ -184,13 +188,15 @@ def install_patches(filename, tags=None):
 def patches_in_place(filename):
     """Whether every object install_patches(FILENAME) writes is the one it writes (by identity;
     nothing written)."""
-    argv = sys.argv
-    return (sys.stdout is _STDOUT and sys.__stdout__ is _STDOUT and sys.stderr is _STDERR
-            and sys.__stderr__ is _STDERR and sys.stdin is _STDIN and sys.__stdin__ is _STDIN
-            and builtins.input is _input and builtins.exit is _quit and builtins.quit is _quit
-            and os._exit is _os_exit and posix._exit is _os_exit
+    return (all(getattr(owner, name, None) is patch for owner, name, patch in _PATCHES)
             and all(getattr(random, name, None) is wrapper for name, wrapper in _WRAPPERS.items())
-            and type(argv) is list and len(argv) == 1 and argv[0] is filename)
+            and _argv_is(filename))
+
+
+def _argv_is(filename):
+    """Whether sys.argv is what install_patches(FILENAME) makes it: a list of FILENAME alone."""
+    argv = sys.argv
+    return type(argv) is list and len(argv) == 1 and argv[0] is filename
 
 
 def _on_alarm(signum, frame):
