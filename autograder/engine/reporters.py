@@ -154,12 +154,9 @@ def check_groups(report: GradeReport) -> dict[int, dict[int, tuple[Check, ...]]]
     page or the Markdown shows of it.  Hashable: a problem's block is made once per distinct one
     and kept (problem_markdown; grading.report.problem_block): in a class most problems are
     passed, or failed the same way, by many students."""
-    stages: dict[int, dict[int, list[Check]]] = {}
-    for t in report.tests:
-        stages.setdefault(t.stage, {}).setdefault(t.problem, []).append((t.name, t.status, t.output, t.score,
-                                                                          t.max_score))
-    return {stage: {problem: tuple(checks) for problem, checks in problems.items()}
-            for stage, problems in stages.items()}
+    return {stage: {problem: tuple((t.name, t.status, t.output, t.score, t.max_score) for t in tests)
+                    for problem, tests in problems.items()}
+            for stage, problems in _groups(report).items()}
 
 
 @functools.lru_cache(maxsize=1024)
