@@ -1,14 +1,16 @@
 """`make bench`: how fast the grader is, next to the targets and next to nbgrader, in one run.
 
-    python -m autograder bench [--copies 3] [--repeat 5] [--jobs 1,2] [--submission PATH]
+    python -m autograder bench [--copies 3] [--repeat 10] [--jobs 1,2] [--submission PATH]
                                [--class DIR] [--nb-students 3] [--nb-stages N,N..]
                                [--honest 30] [--load 200] [--skip-nbgrader] [--skip-worst] [--keep]
 
 (a) one submission (default: the reference), graded with each core --stage and all: the first
     grade() in a fresh process (cold: the reference sandbox starts, the suites are collected),
-    then the median of REPEAT more (warm, as a batch worker grades); wall and CPU time.  CPU
-    counts the whole process tree (the grader, its sandboxes, the reference's), read from
-    getrusage and /proc.  Plus one whole `python -m autograder grade` process, as Gradescope's
+    then REPEAT more (warm, as a batch worker grades): the median of their wall times and the
+    mean of their CPU times.  CPU counts the whole process tree (the grader, its sandboxes, the
+    reference's), read from getrusage and /proc; /proc gives a live process's CPU (and that of the
+    children it reaped) in 10 ms ticks, so one warm grade's CPU is quantized (it reads as, say,
+    69 or 79 ms where the grades cost ~73) and the mean of several is the unbiased figure.  Plus one whole `python -m autograder grade` process, as Gradescope's
     run_autograder starts it.
 (b) `python -m autograder grade-all` (a subprocess; fresh --out, --force), once per --jobs value,
     on an honest class (copies of the sample class without its hostile sample, at least HONEST
@@ -92,7 +94,7 @@ def _int_list(text: str) -> list[int]:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Arguments of the `bench` verb."""
     parser.add_argument("--copies", type=int, default=3, help="copies of the class graded in (b) (default 3)")
-    parser.add_argument("--repeat", type=int, default=5, help="warm grades per stage in (a) (default 5)")
+    parser.add_argument("--repeat", type=int, default=10, help="warm grades per stage in (a) (default 10)")
     parser.add_argument("--jobs", type=_int_list, default=[1, 2], help="grade-all --jobs values (default 1,2)")
     parser.add_argument("--submission", type=Path, default=load_assignment(ASSIGNMENT).reference,
                         help="the submission of (a) (default: the reference)")
