@@ -117,18 +117,3 @@ def test_a_batch_that_stops_early_reads_its_other_lines_and_runs_none_of_them():
         assert (after.status, after.value) == ("ok", "1 4 ")
         again = box.run_batch([call("note", 5), call("note", 6)])
         assert [o.value for o in again] == ["1 4 5 ", "1 4 5 6 "]
-
-
-def test_a_fork_never_sees_what_its_parent_read(h):
-    r, w = os.pipe()
-    try:
-        os.write(w, b"parent\n")
-        assert h.read_into(r, bytearray()) == 7
-
-        def child():        # (its scratch is its own from its start: zero pages, MADV_WIPEONFORK)
-            return bytes(h._SCRATCH[1][:7]).hex()
-        assert in_child(child) == "00" * 7
-        assert bytes(h._SCRATCH[1][:7]) == b"parent\n"
-    finally:
-        os.close(r)
-        os.close(w)

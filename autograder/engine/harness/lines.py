@@ -6,23 +6,17 @@ import os
 from .base import _dumps
 
 _CHUNK = 1 << 16
-_MADV_WIPEONFORK = getattr(mmap, "MADV_WIPEONFORK", 18)     # (Linux's value: 3.11's mmap lacks the name)
 
 
 def _scratch():
     """Where every read of this process lands (read_into), before its bytes are taken: memory
     that is only touched where a read writes, instead of a new 64 kB bytes object a read (each
     one a heap chunk split, shrunk and freed: the heap's headers written, pages copied on write
-    after a fork).  Private: a fork's reads never reach its parent's (MAP_PRIVATE), nor its
-    parent's reads the fork (MADV_WIPEONFORK)."""
+    after a fork).  Private: a fork's reads never reach its parent's (MAP_PRIVATE)."""
     try:
         area = mmap.mmap(-1, _CHUNK, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
     except (OSError, ValueError, AttributeError):
         return None
-    try:        # and a fork's own from its start: zero pages, none of ours shared with it (so
-        area.madvise(_MADV_WIPEONFORK)      # none copied when we read again after a fork)
-    except (OSError, ValueError):
-        pass        # (a kernel before 4.14: shared until either writes, as any private page)
     return (area,), memoryview(area)
 
 
