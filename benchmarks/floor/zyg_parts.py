@@ -30,9 +30,9 @@ PATCHES = {
          "        _t0 = _PC()\n        for line in () if refused else lines:\n            _t1 = _PC()\n            req = _request(line)\n"
          f"            _K[0] = 0 if isinstance(req, dict) and not (req.get('kind') == 'script' or req.get('fresh', True)) else {N}\n"
          "            _P[_K[0] + 0] += _t1 - _t0\n            _P[_K[0] + 1] += _PC() - _t1\n"),
-        ("            if not self.handle(req, line) or self.cpu > self.cfg[\"limits\"][\"cpu_s\"] / 2:\n",
+        ("            if not self.handle(req, line) or self.cpu > ",
          f"            _ok = self.handle(req, line)\n            _P[_K[0] + {N - 1}] += 1\n            _t0 = _PC()\n"
-         "            if not _ok or self.cpu > self.cfg[\"limits\"][\"cpu_s\"] / 2:\n"),
+         "            if not _ok or self.cpu > "),
         ("        end = {\"t\": \"batch_end\", \"ran\": ran}\n", "        end = {\"t\": \"batch_end\", \"ran\": ran, \"parts\": list(_P)}\n"),
         ("            raw, info = None, {\"internal\": traceback.format_exc()}\n        self.cpu = time.process_time()\n",
          "            raw, info = None, {\"internal\": traceback.format_exc()}\n        _t9 = _PC()\n        self.cpu = time.process_time()\n"),
