@@ -4,7 +4,6 @@ their result lines (untrusted: a forged or foreign line is counted, never believ
 import _signal
 import gc
 import os
-import re
 import shutil
 import signal
 import time
@@ -34,59 +33,11 @@ from .worker import child_run, runner_loop, worker_loop
 
 
 def _request(line):
-    """The grader's request line LINE parsed, or None where it does not parse.  A request's line
-    (the grader's own JSON, protocol._payload_data: "seq" and "kind" first, then its own fields,
-    then "fresh", "timeout" and "wall") gives only what the zygote reads of it (_head): its own
-    fields, which the zygote sends on as they are and which its request process decodes, are
-    not decoded here too."""
-    head = _head(line)
-    if head is not None:
-        return head
+    """The grader's request line LINE parsed, or None where it does not parse."""
     try:
         return _loads_line(line)
     except ValueError:
         return None
-
-
-_JSON_INT = rb"-?(?:0|[1-9][0-9]*)"
-_JSON_NUMBER = rb"(%s(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?)" % _JSON_INT        # (JSON's grammar of a number)
-_SEQ_KIND = re.compile(rb'\{"seq": (%s), "kind": "(call|script)", ' % _JSON_INT)
-_FRESH_KEY = b', "fresh": '
-_RUN_FIELDS = re.compile(rb', "fresh": (true|false), "timeout": %s, "wall": %s[,}]' % (_JSON_NUMBER, _JSON_NUMBER))
-
-
-def _head(line):
-    """{"seq", "kind", "fresh", "timeout", "wall"} of request line LINE, read where they stand in
-    the grader's encoding (json.dumps: ", " and ": " between items; strings escape their quotes,
-    so '"fresh": ' is a key wherever it stands): None when the line is not in that shape or holds
-    that key more than once (a nested one: the whole line is parsed then, _request)."""
-    seq_kind = _SEQ_KIND.match(line)
-    if seq_kind is None or not line.endswith(b"}"):
-        return None
-    at = line.find(_FRESH_KEY, seq_kind.end())
-    run = _RUN_FIELDS.match(line, at) if at > 0 and at == line.rfind(_FRESH_KEY) else None
-    if run is None:
-        return None
-    fresh, timeout, wall = run.groups()
-    try:
-        return {"seq": int(seq_kind[1]), "kind": "call" if seq_kind[2] == b"call" else "script",
-                "fresh": fresh == b"true", "timeout": _json_number(timeout), "wall": _json_number(wall)}
-    except ValueError:
-        return None
-
-
-def _json_number(text):
-    """The value json.loads reads from TEXT, a JSON number: an int without a fraction or exponent."""
-    return float(text) if b"." in text or b"e" in text or b"E" in text else int(text)
-
-
-def _trailer(seq, cpu, info, gen):
-    """_dumps({"t": "done", "seq": SEQ, "zygote_cpu": CPU, **INFO, "worker_gen": GEN}) in ASCII
-    bytes (INFO has none of those keys): INFO encoded alone, its braces dropped, between them."""
-    keys = _dumps(info)
-    if type(seq) is not int or type(cpu) is not float or type(gen) is not int or len(keys) < 3:
-        return _dumps({"t": "done", "seq": seq, "zygote_cpu": cpu, **info, "worker_gen": gen}).encode("ascii")
-    return f'{{"t":"done","seq":{seq},"zygote_cpu":{cpu!r},{keys[1:-1]},"worker_gen":{gen}}}'.encode("ascii")
 
 
 class Zygote(Waits):
@@ -182,7 +133,8 @@ class Zygote(Waits):
         except BaseException:
             raw, info = None, {"internal": traceback.format_exc()}
         self.cpu = time.process_time()
-        said = _trailer(req.get("seq"), round(self.cpu, 3), info, self.worker_gen)
+        said = _dumps({"t": "done", "seq": req.get("seq"), "zygote_cpu": round(self.cpu, 3), **info,
+                       "worker_gen": self.worker_gen}).encode("ascii")    # (info has none of those keys)
         if raw:         # one line: the trailer, then the answer as its last key (it parsed as an object,
             #             or it ends with the nonce sent with the request: see _scan)
             self.say(said[:-1], b',"result":', raw.rstrip(b" \t\r"), b"}\n")
@@ -221,19 +173,17 @@ class Zygote(Waits):
             self.stop_worker()
             shutil.rmtree(os.path.join(self.workdir, "shared"), ignore_errors=True)
         ran, budget, started = 0, msg.get("budget"), time.monotonic()
-        if not isinstance(budget, (int, float)):
-            budget = None
         if aside:       # a try is bounded here, not by its requests' limits (their lines are as sent)
-            self.aside = started + (60.0 if budget is None else budget)
-        lines, cpu_s = iter(lines), self.cfg["limits"]["cpu_s"] / 2
+            self.aside = started + (budget if isinstance(budget, (int, float)) else 60.0)
+        lines = iter(lines)
         for line in () if refused else lines:
             req = _request(line)
             if not isinstance(req, dict):
                 break
-            if budget is not None and time.monotonic() - started > budget:
+            if isinstance(budget, (int, float)) and time.monotonic() - started > budget:
                 break
             ran += 1
-            if not self.handle(req, line) or self.cpu > cpu_s:
+            if not self.handle(req, line) or self.cpu > self.cfg["limits"]["cpu_s"] / 2:
                 break
         for _ in lines:     # (the batch's lines not run: read to its end)
             pass
@@ -291,7 +241,7 @@ class Zygote(Waits):
                 self.close_for_child()
                 os.mkdir(rundir, 0o700)
                 os.chdir(rundir)
-                child_run(self, req if line is None else _loads_line(line), w, None)   # (all of it: _request)
+                child_run(self, req, w, None)
             finally:
                 _real_exit(117)
         os.close(w)
@@ -514,7 +464,8 @@ class Zygote(Waits):
             self.reap_all(block=True)
             return
         for attempt in range(500):
-            if all(map(keep.__contains__, self.children())):     # (no list made where all are kept)
+            kids = [p for p in self.children() if p not in keep]
+            if not kids:
                 return
             self.reap_all()
             kids = [p for p in self.children() if p not in keep]
@@ -532,7 +483,7 @@ class Zygote(Waits):
                 return _children(os.getpid(), single=True)
         data = _pread(self.kids)
         try:
-            return list(map(int, data.split()))
+            return [int(x) for x in data.split()]
         except (AttributeError, ValueError):
             return _children(os.getpid(), single=True)
 
