@@ -8,9 +8,9 @@ to another number with the count unchanged).
 
 Children: not looked for by the runner's own check; the zygote reads them after every answer.
 
-The random generator's state (_random_reader): put back with setstate only when its bytes differ
-from the snapshot's, read in its C struct; it must read exactly what getstate says, and see any
-draw, seed or setstate.
+The random generator's state (_random_reader): put back only when its bytes differ from the
+snapshot's, read in its C struct and written back there; it must read exactly what getstate
+says, see any draw, seed or setstate, and its bytes written back must be setstate's state.
 """
 
 from __future__ import annotations
@@ -156,11 +156,17 @@ def test_the_random_reader_reads_the_generators_state_and_sees_every_change():
         if sys.implementation.name != "cpython" or not (3, 6) <= sys.version_info[:2] <= (3, 13):
             assert seen is None
             return
-        read, expected = seen
+        read, expected, write = seen
         internal = state[1]
         assert read() == expected == struct.pack(f"=i{len(internal) - 1}I", internal[-1], *internal[:-1])
         random.random()
         assert read() != expected                   # a draw
+        write(expected)                             # its bytes written back: setstate(state) for
+        assert random.getstate() == state           # the generator (restore's put back)
+        write(expected)
+        drawn = [random.random() for _ in range(700)]    # (past a twist of the 624 words)
+        random.setstate(state)
+        assert drawn == [random.random() for _ in range(700)]
         random.setstate(state)
         assert read() == expected                   # put back
         random.seed(4242)

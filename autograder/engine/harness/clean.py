@@ -213,7 +213,7 @@ class CleanState:
         # page copies of adopt's).
         if not reuse:
             seen = _random_reader(random.getstate())
-            self.random_read = seen[0] if seen is not None else None
+            self.random_read, self.random_write = seen[0::2] if seen is not None else (None, None)
         read = self.random_read
         self.random = random.getstate() if read is None else (read(), random._inst.gauss_next)
         self.cache_tags = self.cache_seen = None      # (restore's, made in each runner)
@@ -329,7 +329,10 @@ class CleanState:
         if read is None:
             random.setstate(self.random)
         elif read() != self.random[0]:
-            random.setstate(_random_state(*self.random))
+            # Its bytes written back where they were read (what setstate(_random_state(...)) does
+            # to them, without 625 ints made and converted); gauss_next is not written: one the
+            # request changed moved random._inst's dict version, so the check says unclean anyway.
+            self.random_write(self.random[0])
 
     def same(self, base, run):
         """True when everything the check sees is as in the snapshot (BASE: the runner's start).
@@ -411,20 +414,15 @@ class Untouched:
         return self
 
 
-def _random_state(raw, gauss_next):
-    """random.getstate()'s value for its generator's bytes RAW (as _random_reader reads them) and
-    GAUSS_NEXT."""
-    words = struct.unpack(f"=i{(len(raw) - 4) // 4}I", raw)
-    return (random.Random.VERSION, words[1:] + words[:1], gauss_next)
-
-
 def _random_reader(state):
-    """(a function returning the state of random's own generator as bytes, read in its C struct, and
-    those bytes for STATE: its getstate()), or None where ctypes is not loaded or the struct is not
-    as CPython 3.6-3.13 lays it out: after the object's head, the index, then the 624 words
-    (checked: the bytes there are STATE's, which the generator has when this is made).  Equal
-    bytes mean setstate(STATE) would change nothing (its gauss_next is in random._inst's
-    attributes, whose dict the check watches): one copy and compare of 2.5 kB instead of 625 ints."""
+    """(a function returning the state of random's own generator as bytes, read in its C struct,
+    those bytes for STATE: its getstate(), and a function writing such bytes back there), or None
+    where ctypes is not loaded or the struct is not as CPython 3.6-3.13 lays it out: after the
+    object's head, the index, then the 624 words (checked: the bytes there are STATE's, which the
+    generator has when this is made).  Equal bytes mean setstate(STATE) would change nothing (its
+    gauss_next is in random._inst's attributes, whose dict the check watches): one copy and
+    compare of 2.5 kB instead of 625 ints; and writing STATE's bytes there is setstate(STATE)
+    for the generator (the same index and words; read back equal: the test)."""
     if sys.implementation.name != "cpython" or not (3, 6) <= sys.version_info[:2] <= (3, 13):
         return None
     ctypes = sys.modules.get("ctypes")     # (never imported here: the snapshot compares sys.modules)
@@ -442,7 +440,10 @@ def _random_reader(state):
 
     def read():
         return view.raw
-    return read, saved
+
+    def write(raw):
+        view.raw = raw
+    return read, saved, write
 
 
 def _settings():
