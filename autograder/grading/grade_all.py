@@ -335,7 +335,7 @@ def _grade_all(source: str | Path, out: str | Path, assignment: str, stage: str,
                     # would compete with the fork server's boot and the workers' sessions, the
                     # path to the first grade (first row ~0.9 -> ~0.5 s; a drawer started with the
                     # fork server: ~0.5 -> ~0.7 s under load).
-                    drawer = _start_drawer() if left > 2 * jobs else None    # (the last grades run already)
+                    drawer = _start_drawer(pool.ctx) if left > 2 * jobs else None    # (the last grades run already)
                     warming = _warming(matplotlib=drawer is None)
             bar.advance(entry.id)
 
@@ -392,11 +392,12 @@ def _compile_templates() -> None:
         pass
 
 
-def _start_drawer() -> Drawer | None:
-    """The report's charts' drawer (charts.Drawer: matplotlib imported by another process on idle CPU), or None."""
+def _start_drawer(context: Any) -> Drawer | None:
+    """The report's charts' drawer (charts.Drawer: matplotlib imported by another process on idle
+    CPU, forked by CONTEXT's fork server: the workers'), or None."""
     from . import charts
 
-    drawer = charts.Drawer.start()
+    drawer = charts.Drawer.start(context)
     trace("drawer-start", started=drawer is not None)
     return drawer
 
