@@ -19,7 +19,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from .tracing import trace
+from .tracing import TRACE_ENV, trace
 
 BLUE, ORANGE, GREY = "#3d7bd9", "#d97706", "#5b6b7f"
 
@@ -227,7 +227,8 @@ class Drawer:
             return None
         charts_in, charts_out = context.Pipe(duplex=False)
         svg_in, svg_out = context.Pipe(duplex=False)
-        process = context.Process(target=_forked, args=(charts_in, svg_out), name="grade-all-drawer", daemon=True)
+        process = context.Process(target=_forked, args=(charts_in, svg_out, os.environ.get(TRACE_ENV)),
+                                  name="grade-all-drawer", daemon=True)
         try:
             process.start()
         except OSError:
@@ -388,10 +389,15 @@ def _file(end: Any, mode: str) -> Any:
     return os.fdopen(fd, mode)
 
 
-def _forked(charts_in: Any, svg_out: Any) -> None:
+def _forked(charts_in: Any, svg_out: Any, tracing: str | None) -> None:
     """The drawer's process (Drawer.start): its main thread only starts the thread that imports
     matplotlib at SCHED_IDLE (on Linux a thread's own policy) and waits for it; should that fail,
-    the drawer exits and is never ready.  Then it serves (_serve) at the normal priority."""
+    the drawer exits and is never ready.  Then it serves (_serve) at the normal priority.
+    TRACING: $AUTOGRADER_BATCH_TRACE as its starter has it (the fork server's is as it started)."""
+    if tracing is None:
+        os.environ.pop(TRACE_ENV, None)
+    else:
+        os.environ[TRACE_ENV] = tracing
     done: list[bool] = []
     thread = threading.Thread(target=_import_idle, args=(done,), daemon=True)    # (Ctrl-C: no wait for it)
     thread.start()
