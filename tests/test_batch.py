@@ -178,6 +178,32 @@ def test_the_fork_server_writes_to_its_log_so_our_output_ends_when_we_do(tmp_pat
     assert ours.startswith("pipe:") and our_err.startswith("pipe:") and ours != our_err
 
 
+NO_TRACKER = """
+import multiprocessing, os, sys
+from multiprocessing import resource_tracker
+from autograder.grading.workers import _without_resource_tracker
+_without_resource_tracker()
+process = multiprocessing.get_context("forkserver").Process(target=os.getpid)
+process.start()
+process.join(30)
+kids = [int(pid) for pid in os.listdir("/proc") if pid.isdigit() and os.path.exists(f"/proc/{pid}/stat")
+        and open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[1] == str(os.getpid())]
+commands = [open(f"/proc/{pid}/cmdline", "rb").read() for pid in kids]
+print(process.exitcode, resource_tracker._resource_tracker._pid, sum(b"resource_tracker" in c for c in commands),
+      sum(b"forkserver" in c for c in commands))
+"""
+
+
+def test_a_batch_starts_no_resource_tracker():
+    """multiprocessing's resource tracker (a process of its own: an interpreter's start) is not
+    started: grade-all makes no named semaphore nor shared memory for it to clean up; the fork
+    server and its children work as before (workers._without_resource_tracker)."""
+    done = subprocess.run([sys.executable, "-c", NO_TRACKER], capture_output=True, text=True, cwd=REPO, env=env(),
+                          stdin=subprocess.DEVNULL, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["0", "None", "0", "1"]
+
+
 def test_a_stored_report_is_json_dumps_byte_for_byte(first):
     """Stored.of dumps a report's tests once and splices them into the report's JSON: the result
     is json.dumps's own, for every real grade of the batch and for hostile text around them."""

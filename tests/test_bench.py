@@ -98,6 +98,12 @@ def test_accounting_reads_the_phases_every_process_wrote(tmp_path):
     got = batch.accounting(trace, began, wall=4.3, cpu=5.0, n=20, jobs=2)
     assert "workers 0.80 s (the checks and their plans 0.60 s; around them 10.0 ms a submission), their " \
            "sandboxes 3.20 s" in got["text"]
+    # the charts' drawer, forked by the fork server (not the parent's child): its CPU as it traced it
+    lines.insert(-1, {"event": "drawer-drew", "at": 1004.22, "cpu": 0.05, "forked": True, "children": 0.02})
+    trace.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    got = batch.accounting(trace, began, wall=4.3, cpu=5.0, n=20, jobs=2)
+    assert abs(got["drawing"] - 0.15) < 1e-9 and "+0.15 s of its children" in got["text"]
+    assert "the rest 0.13 s" in got["text"]                       # 5.0 - 0.72 - 0.15 - 0.8 - 3.2
 
 
 def test_accounting_lists_the_phases_of_each_workers_first_grade(tmp_path):

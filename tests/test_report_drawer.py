@@ -44,6 +44,13 @@ def _ready(drawer: charts.Drawer, within: float = 120.0) -> None:
 
 
 def test_the_drawer_imports_at_idle_priority_and_draws_the_charts_drawn_here(tmp_path, monkeypatch, serial):
+    """(The fork server that forks it runs already, started without the trace: the drawer traces
+    as its starter says, not as the fork server's environment was.)"""
+    import multiprocessing
+
+    first = multiprocessing.get_context("forkserver").Process(target=os.getpid)
+    first.start()
+    first.join(60)
     trace = tmp_path / "trace.jsonl"
     monkeypatch.setenv(TRACE_ENV, str(trace))
     drawer = charts.Drawer.start()

@@ -14,14 +14,12 @@ import pickle
 import re
 import select
 import subprocess
-import sys
 import threading
 import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
-from .tracing import trace
+from .tracing import TRACE_ENV, trace
 
 BLUE, ORANGE, GREY = "#3d7bd9", "#d97706", "#5b6b7f"
 
@@ -182,30 +180,6 @@ def draw(charts: list[Chart], drawer: Drawer | None = None) -> list[str]:
 
 # --- the drawer: matplotlib imported by another process, on CPU nothing else wants ------------------
 
-# The drawer's program (`python -S -c`; its path, given whole: the package this process runs, then
-# this one's path).  Its main thread only starts the thread that imports everything else (this
-# module too) at SCHED_IDLE; should that fail, the drawer exits and is never ready.
-_SERVE = """
-import os, sys, threading
-sys.path[:] = sys.argv[1:]
-done = []
-def importing():
-    try:
-        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))     # this thread only
-    except OSError:
-        pass                # (refused: imported at the normal priority, as the parent would)
-    from autograder.grading import charts
-    charts.warm()
-    charts.trace("drawer-imported", policy=os.sched_getscheduler(0))
-    done.append(charts)
-thread = threading.Thread(target=importing, daemon=True)          # (Ctrl-C: no wait for it)
-thread.start()
-thread.join()
-if not done:
-    os._exit(1)
-done[0]._serve()
-"""
-_ROOT = str(Path(__file__).resolve().parents[2])
 _READY = b"R"
 _TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 LAGGING_AFTER = 1.0         # s: while the workers grade, a drawer not ready this long after its start
@@ -226,26 +200,45 @@ class Drawer:
     cannot leave SCHED_IDLE again without privileges).  It is sent chart data only (numbers
     and the course's titles: nothing a student's program produced) and sends SVG text back;
     anything else (it is not ready, it starves, dies, hangs or answers nonsense) and the caller
-    draws the charts itself, as before."""
+    draws the charts itself, as before.  It is forked by grade-all's fork server (start), which
+    never runs student code either.  PROCESS: a subprocess.Popen or what reads like one (_Forked)."""
 
-    def __init__(self, process: subprocess.Popen):
+    def __init__(self, process: subprocess.Popen | _Forked):
         self.process = process
         self.ready = False
         self.sent: list[Chart] | None = None
         self.started = time.monotonic()
 
     @classmethod
-    def start(cls) -> Drawer | None:
-        """A new drawer (importing at once), or None where a thread cannot run at SCHED_IDLE."""
+    def start(cls, context: Any = None) -> Drawer | None:
+        """A new drawer (importing at once), forked by CONTEXT's fork server (multiprocessing's
+        "forkserver" context; grade-all's: WorkerPool.ctx), or None where there is none or a thread
+        cannot run at SCHED_IDLE.  Forked, not a new interpreter: Python's start and what the fork
+        server imported already (the standard library matplotlib imports too) are not paid again."""
         if not hasattr(os, "SCHED_IDLE") or not os.path.exists("/proc/self/stat"):
             return None
+        import multiprocessing
+
         try:
-            process = subprocess.Popen([sys.executable, "-S", "-c", _SERVE, _ROOT, *sys.path],
-                                       stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                       stderr=subprocess.DEVNULL)
-        except OSError:
+            context = context or multiprocessing.get_context("forkserver")
+        except ValueError:
             return None
-        return cls(process)
+        if context.get_start_method() != "forkserver":
+            return None
+        charts_in, charts_out = context.Pipe(duplex=False)
+        svg_in, svg_out = context.Pipe(duplex=False)
+        process = context.Process(target=_forked, args=(charts_in, svg_out, os.environ.get(TRACE_ENV)),
+                                  name="grade-all-drawer", daemon=True)
+        try:
+            process.start()
+        except OSError:
+            for end in (charts_in, charts_out, svg_in, svg_out):
+                end.close()
+            return None
+        finally:
+            charts_in.close()               # (the drawer has its own copies now, or never will)
+            svg_out.close()
+        return cls(_Forked(process, _file(charts_out, "wb"), _file(svg_in, "rb")))
 
     def send(self, charts: list[Chart]) -> None:
         """Have CHARTS drawn now if the drawer is ready, without waiting (draw(CHARTS) collects them)."""
@@ -364,15 +357,78 @@ class Drawer:
                 pass
 
 
-def _serve() -> None:
-    """The drawer's side, its import done (_SERVE): say so, then draw what comes on stdin (a
-    pickled list of charts) and send the SVG texts back on stdout."""
-    out = sys.stdout.buffer
-    out.write(_READY)
-    out.flush()
-    charts = pickle.loads(sys.stdin.buffer.read())
+class _Forked:
+    """A drawer forked by the fork server (a multiprocessing.Process), as Drawer reads a
+    subprocess.Popen: its pid, the pipe to it (stdin) and from it (stdout), poll, kill, wait."""
+
+    def __init__(self, process: Any, stdin: Any, stdout: Any):
+        self.process, self.stdin, self.stdout = process, stdin, stdout
+        self.pid = process.pid
+
+    @property
+    def returncode(self) -> int | None:
+        return self.process.exitcode
+
+    def poll(self) -> int | None:
+        return self.process.exitcode
+
+    def kill(self) -> None:
+        self.process.kill()
+
+    def wait(self, timeout: float | None = None) -> int:
+        self.process.join(timeout)
+        if self.process.exitcode is None:
+            raise subprocess.TimeoutExpired("grade-all-drawer", timeout or 0.0)
+        return self.process.exitcode
+
+
+def _file(end: Any, mode: str) -> Any:
+    """A binary file of a multiprocessing Connection's pipe END (its descriptor, the Connection closed)."""
+    fd = os.dup(end.fileno())
+    end.close()
+    return os.fdopen(fd, mode)
+
+
+def _forked(charts_in: Any, svg_out: Any, tracing: str | None) -> None:
+    """The drawer's process (Drawer.start): its main thread only starts the thread that imports
+    matplotlib at SCHED_IDLE (on Linux a thread's own policy) and waits for it; should that fail,
+    the drawer exits and is never ready.  Then it serves (_serve) at the normal priority.
+    TRACING: $AUTOGRADER_BATCH_TRACE as its starter has it (the fork server's is as it started)."""
+    if tracing is None:
+        os.environ.pop(TRACE_ENV, None)
+    else:
+        os.environ[TRACE_ENV] = tracing
+    done: list[bool] = []
+    thread = threading.Thread(target=_import_idle, args=(done,), daemon=True)    # (Ctrl-C: no wait for it)
+    thread.start()
+    thread.join()
+    if not done:
+        os._exit(1)
+    _serve(_file(charts_in, "rb"), _file(svg_out, "wb"))
+
+
+def _import_idle(done: list[bool]) -> None:
+    try:
+        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))     # this thread only
+    except OSError:
+        pass                # (refused: imported at the normal priority, as the parent would)
+    warm()
+    trace("drawer-imported", policy=os.sched_getscheduler(0))
+    done.append(True)
+
+
+def _serve(charts_in: Any, svg_out: Any) -> None:
+    """The drawer's side, its import done: say so, then draw what comes on CHARTS_IN (a pickled
+    list of charts, to its end) and send the SVG texts back on SVG_OUT; its CPU (and its forked
+    helper's) traced for the bench (it is the fork server's child, not grade-all's)."""
+    import resource
+
+    svg_out.write(_READY)
+    svg_out.flush()
+    charts = pickle.loads(charts_in.read())
     drawn = draw(charts)
-    trace("drawer-drew")
-    out.write(pickle.dumps(drawn))
-    out.flush()
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    trace("drawer-drew", forked=True, children=usage.ru_utime + usage.ru_stime)
+    svg_out.write(pickle.dumps(drawn))
+    svg_out.flush()
     os._exit(0)             # now: the caller reads to our end (no teardown of matplotlib's objects)

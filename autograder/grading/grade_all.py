@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 from ..assignment import (
     AUTHORING_ONLY,
     DEFAULT_ASSIGNMENT,
+    DISTRIBUTION,
     PACKAGE_DIR,
     Assignment,
     add_assignment_argument,
@@ -58,7 +59,7 @@ def grader_version(spec: Assignment) -> str:
     """
     import hashlib
 
-    base = kit_version()
+    base = installed_version()
     files = [PACKAGE_DIR / "grading" / "grade.py", PACKAGE_DIR / "assignment.py", spec.reference]
     files += sorted(p for p in (PACKAGE_DIR / "engine").rglob("*") if p.suffix in (".py", ".ini")
                     and "__pycache__" not in p.parts)
@@ -69,6 +70,68 @@ def grader_version(spec: Assignment) -> str:
         if path.is_file():
             digest.update(_named(path, spec).encode() + b"\0" + path.read_bytes())
     return f"{base}+{digest.hexdigest()[:12]}"
+
+
+def installed_version() -> str:
+    """assignment.kit_version(), kept per machine (engine.codecache) under the metadata files it is
+    read from: its lookup imports importlib.metadata and the email package (~14 ms of CPU in every
+    grade-all's parent) for a value that changes only when the kit is installed again.  The key
+    names sys.path and, in each of its folders, every entry importlib.metadata could take for the
+    kit's distribution (a `*.dist-info` or `*.egg-info` of its name) with its metadata file's size
+    and modification time: another install, in place or elsewhere on the path, is another key.
+    Where no such entry is found (the version then comes from a scan of every distribution), it is
+    looked up as before and not kept."""
+    from ..engine import codecache
+
+    key = _metadata_key()
+    if key is None:
+        return kit_version()
+    data = codecache.stored("kit-version", key, lambda: (kit_version().encode("utf-8"), True), _is_version)
+    return data.decode("utf-8") if data is not None else kit_version()
+
+
+def _is_version(data: bytes) -> bool:
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return 0 < len(text) <= 200 and text.isprintable() and not text.isspace()
+
+
+def _metadata_key() -> str | None:
+    """sys.path and the kit's distribution metadata on it (installed_version), as text; None when
+    there is none (as importlib.metadata finds a distribution: a folder's entries named
+    `<name>[-<version>].dist-info` or `.egg-info`, NAME compared with runs of -_. as one _)."""
+    import re
+
+    wanted = re.sub(r"[-_.]+", "_", DISTRIBUTION).lower()
+    parts, found = [repr(sys.path)], False
+    for folder in sys.path:
+        try:
+            names = sorted(os.listdir(folder or "."))
+        except OSError:
+            try:
+                info = os.stat(folder)          # (a zip on the path, or nothing)
+            except OSError:
+                continue
+            parts.append(f"{folder!r} {info.st_mtime_ns} {info.st_size}")
+            continue
+        for name in names:
+            low = name.lower()
+            if not low.endswith((".dist-info", ".egg-info")):
+                continue
+            if re.sub(r"[-_.]+", "_", low.rpartition(".")[0].partition("-")[0]) != wanted:
+                continue
+            entry = os.path.join(folder or ".", name)
+            for meta in ("METADATA", "PKG-INFO", ""):
+                try:
+                    info = os.stat(os.path.join(entry, meta) if meta else entry)
+                except OSError:
+                    continue
+                parts.append(f"{entry!r} {meta} {info.st_mtime_ns} {info.st_size} {info.st_ino}")
+                found = True
+                break
+    return "\n".join(parts) if found else None
 
 
 def _named(path: Path, spec: Assignment) -> str:
@@ -272,7 +335,7 @@ def _grade_all(source: str | Path, out: str | Path, assignment: str, stage: str,
                     # would compete with the fork server's boot and the workers' sessions, the
                     # path to the first grade (first row ~0.9 -> ~0.5 s; a drawer started with the
                     # fork server: ~0.5 -> ~0.7 s under load).
-                    drawer = _start_drawer() if left > 2 * jobs else None    # (the last grades run already)
+                    drawer = _start_drawer(pool.ctx) if left > 2 * jobs else None    # (the last grades run already)
                     warming = _warming(matplotlib=drawer is None)
             bar.advance(entry.id)
 
@@ -329,11 +392,12 @@ def _compile_templates() -> None:
         pass
 
 
-def _start_drawer() -> Drawer | None:
-    """The report's charts' drawer (charts.Drawer: matplotlib imported by another process on idle CPU), or None."""
+def _start_drawer(context: Any) -> Drawer | None:
+    """The report's charts' drawer (charts.Drawer: matplotlib imported by another process on idle
+    CPU, forked by CONTEXT's fork server: the workers'), or None."""
     from . import charts
 
-    drawer = charts.Drawer.start()
+    drawer = charts.Drawer.start(context)
     trace("drawer-start", started=drawer is not None)
     return drawer
 

@@ -248,6 +248,26 @@ def _worker_main(conn, assignment: str, stage: str, log_path: str, hidden: list[
               checks=CHECKS_CPU[0], plans=PLANS_CPU[0])
 
 
+def _without_resource_tracker() -> None:
+    """multiprocessing's resource tracker not started: its pipe (which the fork server and every
+    worker are handed) is /dev/null.  The tracker is a process of its own (an interpreter started
+    with `site`: ~25-30 ms of CPU a batch) that unlinks the named semaphores and shared memory a
+    process leaves behind when it dies; grade-all makes none (its processes talk over pipes and
+    sockets), so it would only read the fork server's probes.  Only where this Python's tracker is
+    as expected (a private attribute: `_fd`, None while none was started) and none runs yet; any
+    other, and the tracker starts as before.  (Should one of our processes make a semaphore some
+    day, a crash would leave it in /dev/shm: test_batch checks that a batch starts no tracker.)"""
+    from multiprocessing import resource_tracker
+
+    tracker = getattr(resource_tracker, "_resource_tracker", None)
+    if tracker is None or not hasattr(tracker, "_check_alive") or getattr(tracker, "_fd", False) is not None:
+        return
+    try:
+        tracker._fd = os.open(os.devnull, os.O_WRONLY | os.O_CLOEXEC)
+    except OSError:
+        pass
+
+
 PIN_ENV = "AUTOGRADER_PIN"      # "0": never pin the workers to cores (cores_for)
 BOOT_ENV = "AUTOGRADER_BOOT_TEMPLATES"     # "0": each worker boots its own template (WorkerPool._boot_templates)
 
@@ -562,6 +582,7 @@ class WorkerPool:
         old = os.environ.get(PRELOAD_ENV)
         os.environ[PRELOAD_ENV] = json.dumps([self.assignment, self.stage, self._boots_templates()])
         try:
+            _without_resource_tracker()
             forkserver.ensure_running()
         finally:
             if old is None:

@@ -215,7 +215,10 @@ def accounting(trace: Path, began: float, wall: float, cpu: float, n: int, jobs:
     templates = sum(e["children"] for e in reaped)
     sandboxes = sum(e["children"] for e in exits) + templates
     parent_cpu = parent["end"]["cpu"]
-    drawing = parent["end"].get("children", 0.0) - templates     # the parent's other reaped children: the drawer, the charts' forks
+    # the parent's other reaped children (forks drawing charts), and the charts' drawer: forked by the fork
+    # server (charts.Drawer.start), so not the parent's child: its CPU (and its helper's) as it traced it
+    drawer = sum(e["cpu"] + e.get("children", 0.0) for e in events if e["event"] == "drawer-drew" and e.get("forked"))
+    drawing = parent["end"].get("children", 0.0) - templates + drawer
     grading = (own + sandboxes) / n
     allowed = jobs / grading if grading > 0 else None
     starts = {e.get("pid"): e for e in events if e["event"] == "worker-start"}
