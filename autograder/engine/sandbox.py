@@ -381,10 +381,24 @@ class Sandbox:
             if self._closed:
                 raise RuntimeError("this Sandbox is closed")
             first = self._seq + 1
-            timeouts = [self._timeout(r) for r in requests]
-            trials = [lim if lim is not None and lim < t else None
-                      for lim, t in zip(limits or [None] * len(requests), timeouts)]
-            walls = [self._wall(t) if lim is None else self._trial_wall(lim) for lim, t in zip(trials, timeouts)]
+            # Each request's limit (_timeout), its trial's (a LIMITS item under it) and their wall-clock
+            # backstops (_wall, _trial_wall), in one pass: ~190 requests a grade.
+            default = float(self.limits.wall_s)
+            factor = max(self.limits.wall_factor, 1.0)
+            strict = self.strict
+            timeouts: list[float] = []
+            trials: list[float | None] = []
+            walls: list[float] = []
+            for r, lim in zip(requests, limits or [None] * len(requests)):
+                t = r.timeout
+                t = max(float(t if t is not None else default), 0.01)
+                timeouts.append(t)
+                if lim is not None and lim < t:
+                    trials.append(lim)
+                    walls.append(lim * factor * 1.0)
+                else:
+                    trials.append(None)
+                    walls.append(t if strict else t * factor * 1.0)
             # the batch message, then one line per request (the sandbox sends each on as it is)
             line = planned_line if planned else _line
             lines = [line(r, first + i, t if lim is None else lim, w)
@@ -490,16 +504,20 @@ class Sandbox:
     def _collected(self, proc: _Proc, outcome: Outcome, msg: dict, result: dict | None,
                    trial: bool) -> tuple[Outcome, dict]:
         """_collect's end: what the zygote's part (MSG) adds to OUTCOME, and what it tells this Sandbox."""
-        if outcome.status == "crash" and proc.raw_tail:
+        status = outcome.status
+        if status == "crash" and proc.raw_tail:
             outcome.error = dict(outcome.error or {}, raw_output=proc.raw_text())
         outcome.worker = (msg.get("ran_in"), msg.get("worker_gen"))
-        outcome.wait = min(max(_number(msg.get("wait")), 0.0), outcome.elapsed)   # the zygote's figure
+        wait = msg.get("wait")
+        outcome.wait = min(max(wait if type(wait) is float else _number(wait), 0.0), outcome.elapsed)   # the zygote's figure
         # Retry only what the harness says its backstop stopped (the student's process could claim
         # it: the cost is one more run at the long backstop, once per request).
-        self._wall_stopped = outcome.wall_stopped = (outcome.status == "timeout" and isinstance(result, dict)
-                                                     and result.get("wall_stopped") is True)
-        if outcome.status == "timeout" and not self._wall_stopped and not trial:
-            self.strict = True
+        if status != "timeout":
+            self._wall_stopped = outcome.wall_stopped = False
+        else:
+            self._wall_stopped = outcome.wall_stopped = isinstance(result, dict) and result.get("wall_stopped") is True
+            if not self._wall_stopped and not trial:
+                self.strict = True
         if _number(msg.get("zygote_cpu")) > self.limits.cpu_s / 2:
             self._state.stop(graceful=True)     # its CPU limit would soon kill it: start a new one
         return outcome, msg
