@@ -323,9 +323,12 @@ class GradingPlugin:
         if traced:
             verdict = self.verdicts.replay(item, student)
             if verdict is not None:         # (the check's own verdict on these answers: verdicts.py)
-                _TRIVIAL[0] = verdict.trivial
                 failure = verdict.failure
-                self._record(item, _PASSED if failure is None else _Called(_Raised(failure)), check, started)
+                if failure is None:
+                    self._record_pass(item, check, started, verdict.trivial)
+                else:
+                    _TRIVIAL[0] = verdict.trivial
+                    self._record(item, _Called(_Raised(failure)), check, started)
                 return
             verdicts.start(student)
         kwargs = light.params.copy()
@@ -353,7 +356,8 @@ class GradingPlugin:
             return
         if traced:
             self.verdicts.end(item, student, _TRIVIAL[0])
-        self._record(item, _PASSED, check, started)
+        trivial, _TRIVIAL[0] = _TRIVIAL[0], False
+        self._record_pass(item, check, started, trivial)
 
     def pytest_runtest_setup(self, item: pytest.Item) -> None:
         self._setup(item, time.perf_counter(), keep=True)
@@ -453,6 +457,34 @@ class GradingPlugin:
         self.by_name.setdefault(check.family, []).append(result)
         if check.name != check.family:   # "test_x[param]": one parameter
             self.by_name.setdefault(check.name, []).append(result)
+
+    def _record_pass(self, item: pytest.Item, check: _Check, started: float, trivial: bool) -> None:
+        """_record(ITEM, _PASSED, CHECK, STARTED) of a light check (TRIVIAL: its take_trivial), the
+        same row and bookkeeping without the branches of a failure (most checks pass)."""
+        props = item.user_properties
+        output = "\n".join(str(v) for k, v in props if k == "feedback") if props else ""
+        points = check.points
+        result = TestResult(check.title, check.problem, check.stage, points, points, "passed", output,
+                            "hidden" if check.hidden else "visible", "",
+                            round(time.perf_counter() - started, 4), check.nodeid)
+        rid = id(result)
+        if trivial:
+            self._trivial.add(rid)
+        self._family[rid] = check.kin
+        self._called[rid] = self._own_calls(check.problem)
+        self.results.append(result)
+        by_name = self.by_name
+        rows = by_name.get(check.family)
+        if rows is None:
+            by_name[check.family] = [result]
+        else:
+            rows.append(result)
+        if check.name != check.family:   # "test_x[param]": one parameter
+            rows = by_name.get(check.name)
+            if rows is None:
+                by_name[check.name] = [result]
+            else:
+                rows.append(result)
 
     def _check(self, item: pytest.Item) -> _Check:
         """ITEM's markers, read once (after collection: share_points has given it its points)."""
