@@ -445,18 +445,8 @@ class GradingPlugin:
         # (its fields in their order, positionally: ~1 us a check less than by keyword)
         result = TestResult(name, problem, stage, score, points, status, output, "hidden" if hidden else "visible",
                             hint, round(elapsed, 4), check.nodeid)
-        rid = id(result)
-        if _TRIVIAL[0]:             # (take_trivial, inline)
-            _TRIVIAL[0] = False
-            self._trivial.add(rid)
-        self._family[rid] = check.kin
-        self._called[rid] = self._own_calls(problem)
-        if aspect:
-            self._aspect[rid] = aspect
-        self.results.append(result)
-        self.by_name.setdefault(check.family, []).append(result)
-        if check.name != check.family:   # "test_x[param]": one parameter
-            self.by_name.setdefault(check.name, []).append(result)
+        trivial, _TRIVIAL[0] = _TRIVIAL[0], False       # (take_trivial, inline)
+        self._keep(result, check, trivial, aspect)
 
     def _record_pass(self, item: pytest.Item, check: _Check, started: float, trivial: bool) -> None:
         """_record(ITEM, _PASSED, CHECK, STARTED) of a light check (TRIVIAL: its take_trivial), the
@@ -467,11 +457,18 @@ class GradingPlugin:
         result = TestResult(check.title, check.problem, check.stage, points, points, "passed", output,
                             "hidden" if check.hidden else "visible", "",
                             round(time.perf_counter() - started, 4), check.nodeid)
+        self._keep(result, check, trivial)
+
+    def _keep(self, result: TestResult, check: _Check, trivial: bool, aspect: str | None = None) -> None:
+        """RESULT, CHECK's row, added to this submission's, with what is read of it after the checks
+        (no_points_for_nothing, excuse_repeats) and by a later check's depends (by_name)."""
         rid = id(result)
         if trivial:
             self._trivial.add(rid)
         self._family[rid] = check.kin
         self._called[rid] = self._own_calls(check.problem)
+        if aspect:
+            self._aspect[rid] = aspect
         self.results.append(result)
         by_name = self.by_name
         rows = by_name.get(check.family)

@@ -381,24 +381,10 @@ class Sandbox:
             if self._closed:
                 raise RuntimeError("this Sandbox is closed")
             first = self._seq + 1
-            # Each request's limit (_timeout), its trial's (a LIMITS item under it) and their wall-clock
-            # backstops (_wall, _trial_wall), in one pass: ~190 requests a grade.
-            default = float(self.limits.wall_s)
-            factor = max(self.limits.wall_factor, 1.0)
-            strict = self.strict
-            timeouts: list[float] = []
-            trials: list[float | None] = []
-            walls: list[float] = []
-            for r, lim in zip(requests, limits or [None] * len(requests)):
-                t = r.timeout
-                t = max(float(t if t is not None else default), 0.01)
-                timeouts.append(t)
-                if lim is not None and lim < t:
-                    trials.append(lim)
-                    walls.append(lim * factor * 1.0)
-                else:
-                    trials.append(None)
-                    walls.append(t if strict else t * factor * 1.0)
+            timeouts = [self._timeout(r) for r in requests]
+            trials = [lim if lim is not None and lim < t else None
+                      for lim, t in zip(limits or [None] * len(requests), timeouts)]
+            walls = [self._wall(t) if lim is None else self._trial_wall(lim) for lim, t in zip(trials, timeouts)]
             # the batch message, then one line per request (the sandbox sends each on as it is)
             line = planned_line if planned else _line
             lines = [line(r, first + i, t if lim is None else lim, w)
