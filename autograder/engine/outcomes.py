@@ -211,6 +211,16 @@ _RAW_OK_BYTES = [0]
 def split_answer(line: bytes) -> tuple[bytes, bytes, bytes] | None:
     """(the zygote's part as a JSON object, MIDDLE, the answer's CPU figure's text) of an answer
     LINE of the harness's shape, or None."""
+    at = _split_at(line)
+    if at is None:
+        return None
+    i, start, j, tail = at
+    return line[:i] + b"}", line[start:j], tail.group(1)
+
+
+def _split_at(line: bytes) -> tuple[int, int, int, re.Match] | None:
+    """Where an answer LINE of the harness's shape parts (split_answer): the index of ',"result":',
+    MIDDLE's start and end, and the TAIL's match; or None."""
     if not line.startswith(_DONE) or not line.endswith(b"}}"):
         return None
     i = line.find(_RESULT_AT)
@@ -219,11 +229,10 @@ def split_answer(line: bytes) -> tuple[bytes, bytes, bytes] | None:
     head = _HEAD.match(line, i + len(_RESULT_AT))
     if head is None:
         return None
-    j = line.rfind(_TAIL_AT, head.end())
-    tail = _TAIL.fullmatch(line, j, len(line) - 1) if j > head.end() else None
-    if tail is None:
-        return None
-    return line[:i] + b"}", line[head.end():j], tail.group(1)
+    start = head.end()
+    j = line.rfind(_TAIL_AT, start)
+    tail = _TAIL.fullmatch(line, j, len(line) - 1) if j > start else None
+    return None if tail is None else (i, start, j, tail)
 
 
 def parse_answer(line: bytes) -> tuple[dict | None, bool]:
@@ -271,10 +280,11 @@ def answer_by_bytes(line: bytes, request: Request, seq: int, limits: Limits, ela
     a finished non-ok one (_TOKEN_STATUSES: its message also reads the request and the timeout,
     _done_key) whose zygote part claims no forged lines; else (None, None).  Last: its MIDDLE, to
     remember it by (_build's RAW) once the line is read whole, or None: not that shape."""
-    parts = split_answer(line)
-    if parts is None:
+    at = _split_at(line)
+    if at is None:
         return None, None, None
-    zygote, middle, cpu = parts
+    i, start, j, tail = at
+    middle = line[start:j]
     fields = _RAW_OK.get((limits.output_chars, middle))
     if fields is None:
         if timeout is None:
@@ -282,11 +292,12 @@ def answer_by_bytes(line: bytes, request: Request, seq: int, limits: Limits, ela
         fields = _RAW_OK.get(_done_key(middle, request, limits, timeout))
         if fields is None:
             return None, None, middle
-    trailer = _parse(zygote)
+    trailer = _parse(line[:i] + b"}")         # (the zygote's part: made only for a MIDDLE seen before)
     if (trailer is None or trailer.get("seq") != seq or trailer.get("t") != "done" or "result" in trailer
             or isinstance(trailer.get("internal"), str) or ("_same" in fields and _forged(trailer))):
         return None, None, middle
     out = _from_fields(fields)
+    cpu = tail.group(1)
     _per_run(out, request, trailer, int(cpu) if cpu.lstrip(b"-").isdigit() else float(cpu), elapsed)  # as JSON
     return out, trailer, middle
 

@@ -23,6 +23,7 @@ pytest-timeout (the ini's `timeout`) and recorded the same way.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import re
 import sys
 import time
@@ -219,12 +220,16 @@ class GradingPlugin:
             return known[1]
         light = [self.light and self._light_ok(item) for item in items]
         for index, item in enumerate(items):
+            check = None
             try:
-                self._check(item)
+                check = self._check(item)
             except Exception:       # noqa: BLE001 -- a bad marker: raised again in that check's setup, as before
                 pass
             if light[index]:
-                light[index] = _light_call(item)
+                call = _light_call(item)
+                if check is not None and call.check is None:    # (its setup's part read once: _run_light)
+                    call = dataclasses.replace(call, check=check)
+                light[index] = call
         self._read = (items, light)
         return light
 
@@ -254,7 +259,7 @@ class GradingPlugin:
             call = light[index]
             if student is not None:
                 student.item = nodeid = call.nodeid if call else item.nodeid
-                if plan and student.wants_resync():
+                if plan and student._diverging[0] and student.wants_resync():     # (its first test, inline)
                     student.resync(self._plan_flat[self._plan_from.get(nodeid, len(self._plan_flat)):])
             if call:
                 self._run_light(item, call, watched)
@@ -295,21 +300,35 @@ class GradingPlugin:
         """WATCHED: under guards.watch (the backstop of a grader-side hang), which this check tells
         when it runs (guards._RUNNING); otherwise no backstop of ours (guards.backstop_is_ours)."""
         started = time.perf_counter()
-        try:
-            check = self._setup(item, started)
-        except (Exit, KeyboardInterrupt):
-            raise
-        except BaseException:       # noqa: BLE001 -- as pytest: a setup's exception is the check's verdict
-            self._record(item, _Called(pytest.ExceptionInfo.from_current()), started=started)
-            return
         student = self._student
-        traced = self.light_verdicts and verdicts.traceable(student)
+        check = light.check
+        if check is not None and not check.depends and not item.user_properties and not self.load_failure:
+            # _setup's work where none of it can skip, fail or filter (the usual check): its _check
+            # read once (read_checks), the rest done here
+            _TRIVIAL[0] = False
+            if student is not None:
+                student.called.clear()
+                student.substitute = check.substitute
+        else:
+            try:
+                check = self._setup(item, started)
+            except (Exit, KeyboardInterrupt):
+                raise
+            except BaseException:       # noqa: BLE001 -- as pytest: a setup's exception is the check's verdict
+                self._record(item, _Called(pytest.ExceptionInfo.from_current()), started=started)
+                return
+        # (verdicts.traceable, inline)
+        traced = (self.light_verdicts and student is not None and student.recorded is None
+                  and not student.timed_out)
         if traced:
             verdict = self.verdicts.replay(item, student)
             if verdict is not None:         # (the check's own verdict on these answers: verdicts.py)
-                _TRIVIAL[0] = verdict.trivial
                 failure = verdict.failure
-                self._record(item, _PASSED if failure is None else _Called(_Raised(failure)), check, started)
+                if failure is None:
+                    self._record_pass(item, check, started, verdict.trivial)
+                else:
+                    _TRIVIAL[0] = verdict.trivial
+                    self._record(item, _Called(_Raised(failure)), check, started)
                 return
             verdicts.start(student)
         kwargs = light.params.copy()
@@ -337,7 +356,8 @@ class GradingPlugin:
             return
         if traced:
             self.verdicts.end(item, student, _TRIVIAL[0])
-        self._record(item, _PASSED, check, started)
+        trivial, _TRIVIAL[0] = _TRIVIAL[0], False
+        self._record_pass(item, check, started, trivial)
 
     def pytest_runtest_setup(self, item: pytest.Item) -> None:
         self._setup(item, time.perf_counter(), keep=True)
@@ -425,16 +445,43 @@ class GradingPlugin:
         # (its fields in their order, positionally: ~1 us a check less than by keyword)
         result = TestResult(name, problem, stage, score, points, status, output, "hidden" if hidden else "visible",
                             hint, round(elapsed, 4), check.nodeid)
-        if take_trivial():
-            self._trivial.add(id(result))
-        self._family[id(result)] = check.kin
-        self._called[id(result)] = self._own_calls(problem)
+        trivial, _TRIVIAL[0] = _TRIVIAL[0], False       # (take_trivial, inline)
+        self._keep(result, check, trivial, aspect)
+
+    def _record_pass(self, item: pytest.Item, check: _Check, started: float, trivial: bool) -> None:
+        """_record(ITEM, _PASSED, CHECK, STARTED) of a light check (TRIVIAL: its take_trivial), the
+        same row and bookkeeping without the branches of a failure (most checks pass)."""
+        props = item.user_properties
+        output = "\n".join(str(v) for k, v in props if k == "feedback") if props else ""
+        points = check.points
+        result = TestResult(check.title, check.problem, check.stage, points, points, "passed", output,
+                            "hidden" if check.hidden else "visible", "",
+                            round(time.perf_counter() - started, 4), check.nodeid)
+        self._keep(result, check, trivial)
+
+    def _keep(self, result: TestResult, check: _Check, trivial: bool, aspect: str | None = None) -> None:
+        """RESULT, CHECK's row, added to this submission's, with what is read of it after the checks
+        (no_points_for_nothing, excuse_repeats) and by a later check's depends (by_name)."""
+        rid = id(result)
+        if trivial:
+            self._trivial.add(rid)
+        self._family[rid] = check.kin
+        self._called[rid] = self._own_calls(check.problem)
         if aspect:
-            self._aspect[id(result)] = aspect
+            self._aspect[rid] = aspect
         self.results.append(result)
-        self.by_name.setdefault(check.family, []).append(result)
+        by_name = self.by_name
+        rows = by_name.get(check.family)
+        if rows is None:
+            by_name[check.family] = [result]
+        else:
+            rows.append(result)
         if check.name != check.family:   # "test_x[param]": one parameter
-            self.by_name.setdefault(check.name, []).append(result)
+            rows = by_name.get(check.name)
+            if rows is None:
+                by_name[check.name] = [result]
+            else:
+                rows.append(result)
 
     def _check(self, item: pytest.Item) -> _Check:
         """ITEM's markers, read once (after collection: share_points has given it its points)."""
@@ -539,6 +586,7 @@ class _LightCall:
     params: dict                # its parameters' values by name (copied for each call)
     fixtures: tuple             # the plugin's fixtures it asks for
     nodeid: str
+    check: _Check | None = None     # its _check (read_checks), or None: _setup reads it at each run
 
 
 def _light_call(item) -> _LightCall:

@@ -490,16 +490,20 @@ class Sandbox:
     def _collected(self, proc: _Proc, outcome: Outcome, msg: dict, result: dict | None,
                    trial: bool) -> tuple[Outcome, dict]:
         """_collect's end: what the zygote's part (MSG) adds to OUTCOME, and what it tells this Sandbox."""
-        if outcome.status == "crash" and proc.raw_tail:
+        status = outcome.status
+        if status == "crash" and proc.raw_tail:
             outcome.error = dict(outcome.error or {}, raw_output=proc.raw_text())
         outcome.worker = (msg.get("ran_in"), msg.get("worker_gen"))
-        outcome.wait = min(max(_number(msg.get("wait")), 0.0), outcome.elapsed)   # the zygote's figure
+        wait = msg.get("wait")
+        outcome.wait = min(max(wait if type(wait) is float else _number(wait), 0.0), outcome.elapsed)   # the zygote's figure
         # Retry only what the harness says its backstop stopped (the student's process could claim
         # it: the cost is one more run at the long backstop, once per request).
-        self._wall_stopped = outcome.wall_stopped = (outcome.status == "timeout" and isinstance(result, dict)
-                                                     and result.get("wall_stopped") is True)
-        if outcome.status == "timeout" and not self._wall_stopped and not trial:
-            self.strict = True
+        if status != "timeout":
+            self._wall_stopped = outcome.wall_stopped = False
+        else:
+            self._wall_stopped = outcome.wall_stopped = isinstance(result, dict) and result.get("wall_stopped") is True
+            if not self._wall_stopped and not trial:
+                self.strict = True
         if _number(msg.get("zygote_cpu")) > self.limits.cpu_s / 2:
             self._state.stop(graceful=True)     # its CPU limit would soon kill it: start a new one
         return outcome, msg

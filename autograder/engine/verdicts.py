@@ -71,6 +71,9 @@ class Verdict:
     def replays(self, student) -> bool:
         """Whether STUDENT's plan and memos hold this trace's answers, same content, where the
         check would read them; if so they are taken (as the check would) and True."""
+        steps = self.steps
+        if len(steps) == 1 and type(steps[0]) is tuple and steps[0][0] is not KNOWN:
+            return self._replays_one(student, *steps[0])
         takes: list = []                # (target, request, key), or a Memo to give, in the check's order
         if not _there(student, self.steps, {}, takes, set()):
             return False
@@ -84,6 +87,30 @@ class Verdict:
                 target, request, key = take
                 target._run_here(request, key)
         called.update(self.called)
+        return True
+
+    def _replays_one(self, student, request, key, token, fresh, keep) -> bool:
+        """replays of a trace of one request (most checks): _there and the take of that one step."""
+        if keep is None or student._reference is None:
+            target = student
+        else:
+            target = student._variant_by_given.get(keep)
+            if target is None:
+                return False
+        if fresh:
+            waiting = target._fresh_ahead.get(key)
+            if not waiting:
+                return False
+            outcome = waiting[0]
+        else:
+            ahead = target._shared_ahead
+            if not ahead or ahead[0][0] != key:
+                return False
+            outcome = ahead[0][2]
+        if outcome.__dict__.get("_same") is not token or len(outcome.attempts) != len(token["attempts"]):
+            return False
+        target._run_here(request, key)
+        student.called.update(self.called)
         return True
 
 

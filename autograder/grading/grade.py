@@ -62,11 +62,13 @@ def submission_home(path: str | Path) -> list[str]:
     """The folder a submission sits in (a class folder, an LMS download), hidden from its own
     sandbox too: the student's code arrives through a pipe, so the sandbox never needs it, and
     classmates' files next to it must not be readable.  Not "/" and not a folder holding Python."""
-    folder = Path(path).resolve().parent
-    prefix = Path(os.path.realpath(sys.base_prefix))
-    if folder == Path(folder.anchor) or folder == prefix or folder in prefix.parents:
+    # (as Path(path).resolve().parent, and the folder an ancestor of the prefix or the prefix itself,
+    # by strings: ~0.1 ms of Path objects a submission otherwise)
+    folder = os.path.dirname(os.path.realpath(path))
+    prefix = os.path.realpath(sys.base_prefix)
+    if folder == "/" or folder == prefix or prefix.startswith(folder + "/"):
         return []
-    return [str(folder)]
+    return [folder]
 
 
 class SuiteLoadError(GraderFault):
