@@ -259,7 +259,7 @@ class GradingPlugin:
             call = light[index]
             if student is not None:
                 student.item = nodeid = call.nodeid if call else item.nodeid
-                if plan and student._diverging[0] and student.wants_resync():     # (its first test, inline)
+                if plan and student.wants_resync():
                     student.resync(self._plan_flat[self._plan_from.get(nodeid, len(self._plan_flat)):])
             if call:
                 self._run_light(item, call, watched)
@@ -317,9 +317,7 @@ class GradingPlugin:
             except BaseException:       # noqa: BLE001 -- as pytest: a setup's exception is the check's verdict
                 self._record(item, _Called(pytest.ExceptionInfo.from_current()), started=started)
                 return
-        # (verdicts.traceable, inline)
-        traced = (self.light_verdicts and student is not None and student.recorded is None
-                  and not student.timed_out)
+        traced = self.light_verdicts and verdicts.traceable(student)
         if traced:
             verdict = self.verdicts.replay(item, student)
             if verdict is not None:         # (the check's own verdict on these answers: verdicts.py)
