@@ -287,6 +287,17 @@ def test_missing_function_suggests_the_closest_name(make):
     assert out.message == "has no function named play_round; did you mean playround?"
 
 
+def test_a_dunder_name_gets_no_suggestion(make):
+    # the grader's load probe calls one (program.LOAD_PROBE): no handout function is a dunder
+    box = make("""
+        def grader_load_probe():
+            return 1
+    """)
+    out = call(box, "__grader_load_probe__")
+    assert (out.status, out.error["type"], out.error["suggestion"]) == ("no_function", "NameError", None)
+    assert call(box, "grader_load_probe_").error["suggestion"] == "grader_load_probe"
+
+
 # -- methods of a class the student wrote ---------------------------------------------------
 GAME_CLASS = """
     import random

@@ -141,7 +141,9 @@ def _nothing():
 def _no_function(func, mod):
     names = sorted(k for k, v in list(mod.__dict__.items())
                    if type(k) is str and not k.startswith("__") and callable(v))
-    close = difflib.get_close_matches(func, names, n=1) if type(func) is str else []
+    # (a dunder name is the grader's own, as its load probe: no handout function is one, and the
+    # search is ~0.2 ms of a grade in a sandbox)
+    close = difflib.get_close_matches(func, names, n=1) if type(func) is str and func[:2] != "__" else []
     return {"type": "NameError", "message": f"name {_safe_str(func)!r} is not defined",
             "suggestion": close[0] if close else None}
 
