@@ -100,22 +100,19 @@ class Plan:
         if not trials:                                                      # bound at most, never a limit)
             return 0
         sandbox = self._sandbox
-        kept = (sandbox.strict, sandbox.retries, sandbox._wall_stopped)
+        kept = sandbox.retry_state
         self.round_trips += 1
         outcomes = sandbox.run_batch(part.requests[:trials], budget=left, limits=limits[:trials], planned=True)
         good = 0
         while good < len(outcomes) and outcomes[good].status in TRIED_STATUSES and not outcomes[good].wall_stopped:
             good += 1
         if good < len(outcomes):
-            sandbox.strict, sandbox.retries, sandbox._wall_stopped = kept    # (the dropped ones' aside)
+            sandbox.retry_state = kept    # (the dropped ones' aside)
         counted = outcomes[:good]
         self.runs += good
         self._charge(counted)
         for key, outcome in zip(part.keys, counted):
-            waiting = self._fresh_ahead.get(key)
-            if waiting is None:
-                waiting = self._fresh_ahead[key] = deque()
-            waiting.append(outcome)
+            self._hold_fresh(key, outcome)
         return good
 
     def _may_try(self, variant: Program, part: _Part) -> bool:
@@ -146,12 +143,12 @@ class Plan:
         left = self._budget_left()
         budget = allowance if left is None else min(left, allowance)
         sandbox = self._sandbox
-        kept = (sandbox.strict, sandbox.retries, sandbox._wall_stopped)   # (a try leaves them as they were)
+        kept = sandbox.retry_state      # (a try leaves them as they were)
         self.round_trips += 1
         try:
             outcomes = sandbox.run_batch(part.stand_ins(), budget=budget, planned=True, aside=True)
         finally:
-            sandbox.strict, sandbox.retries, sandbox._wall_stopped = kept
+            sandbox.retry_state = kept
         self.tries[0] += 1
         record = _TRY_RECORD.setdefault(part.keep, [0, 0])
         record[0] += 1
@@ -193,19 +190,23 @@ class Plan:
             outcomes[-1], _ = self._after_trial(todo[len(outcomes) - 1], outcomes[-1], limits[len(outcomes) - 1])
         self.runs += len(outcomes)
         self._charge(outcomes)
-        fresh_ahead, shared_ahead = self._fresh_ahead, self._shared_ahead
+        shared_ahead = self._shared_ahead
         for (request, key, runs_fresh), outcome in zip(keyed, outcomes):
             if outcome.status == "timeout":
                 self.timeouts += 1
                 self._note_loop(outcome)
             if runs_fresh:
-                waiting = fresh_ahead.get(key)
-                if waiting is None:
-                    waiting = fresh_ahead[key] = deque()
-                waiting.append(outcome)
+                self._hold_fresh(key, outcome)
             else:
                 shared_ahead.append((key, request, outcome))
         return len(outcomes)
+
+    def _hold_fresh(self, key: str, outcome: Outcome) -> None:
+        """OUTCOME of a fresh request run ahead, held for the check that asks KEY (in run order)."""
+        waiting = self._fresh_ahead.get(key)
+        if waiting is None:
+            waiting = self._fresh_ahead[key] = deque()
+        waiting.append(outcome)
 
     def resync(self, requests: list[Request], limit: int = 8) -> None:
         """After the checks left the plan: run the shared calls of the rest of it ahead again.

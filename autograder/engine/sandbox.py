@@ -205,6 +205,16 @@ class Sandbox:
         return self._wall_stopped
 
     @property
+    def retry_state(self) -> tuple[bool, int, bool]:
+        """What its requests so far set for the next ones (strict, retries, wall_stopped): kept and
+        put back around runs whose outcomes may be dropped unseen (Plan's tries)."""
+        return self.strict, self.retries, self._wall_stopped
+
+    @retry_state.setter
+    def retry_state(self, kept: tuple[bool, int, bool]) -> None:
+        self.strict, self.retries, self._wall_stopped = kept
+
+    @property
     def uid(self) -> int | None:
         """The dedicated uid of this sandbox (root only; None before the first request)."""
         return self._state.slot.uid if self._state.slot is not None else None
@@ -494,8 +504,7 @@ class Sandbox:
         if status == "crash" and proc.raw_tail:
             outcome.error = dict(outcome.error or {}, raw_output=proc.raw_text())
         outcome.worker = (msg.get("ran_in"), msg.get("worker_gen"))
-        wait = msg.get("wait")
-        outcome.wait = min(max(wait if type(wait) is float else _number(wait), 0.0), outcome.elapsed)   # the zygote's figure
+        outcome.wait = min(max(_number(msg.get("wait")), 0.0), outcome.elapsed)   # the zygote's figure
         # Retry only what the harness says its backstop stopped (the student's process could claim
         # it: the cost is one more run at the long backstop, once per request).
         if status != "timeout":
