@@ -90,24 +90,10 @@ class Verdict:
         return True
 
     def _replays_one(self, student, request, key, token, fresh, keep) -> bool:
-        """replays of a trace of one request (most checks): _there and the take of that one step."""
-        if keep is None or student._reference is None:
-            target = student
-        else:
-            target = student._variant_by_given.get(keep)
-            if target is None:
-                return False
-        if fresh:
-            waiting = target._fresh_ahead.get(key)
-            if not waiting:
-                return False
-            outcome = waiting[0]
-        else:
-            ahead = target._shared_ahead
-            if not ahead or ahead[0][0] != key:
-                return False
-            outcome = ahead[0][2]
-        if outcome.__dict__.get("_same") is not token or len(outcome.attempts) != len(token["attempts"]):
+        """replays of a trace of one request (most checks): _there and the take of that one step,
+        without their lists and sets."""
+        target = _target(student, keep)
+        if target is None or not _holds(_answer_of(target, key, fresh, 0), token):
             return False
         target._run_here(request, key)
         student.called.update(self.called)
@@ -137,30 +123,40 @@ def _there(student, steps, seen: dict, takes: list, given: set) -> bool:
             if (key in memos or key in given) != token:
                 return False
             continue
-        if keep is None or student._reference is None:
-            target = student
-        else:
-            target = student._variant_by_given.get(keep)
-            if target is None:          # (no variant yet: nothing of it run ahead)
-                return False
-        if fresh:
-            waiting = target._fresh_ahead.get(key)
-            n = seen.get((target, key), 0)
-            if waiting is None or len(waiting) <= n:
-                return False
-            outcome = waiting[n]
-            seen[(target, key)] = n + 1
-        else:
-            ahead = target._shared_ahead
-            n = seen.get(target, 0)
-            if len(ahead) <= n or ahead[n][0] != key:
-                return False
-            outcome = ahead[n][2]
-            seen[target] = n + 1
-        if outcome.__dict__.get("_same") is not token or len(outcome.attempts) != len(token["attempts"]):
+        target = _target(student, keep)
+        if target is None:
             return False
+        where = (target, key) if fresh else target      # (a fresh answer is looked for by its key)
+        n = seen.get(where, 0)
+        if not _holds(_answer_of(target, key, fresh, n), token):
+            return False
+        seen[where] = n + 1
         takes.append((target, request, key))
     return True
+
+
+def _target(student, keep):
+    """The Program whose answers a step reads: STUDENT, or its variant that keeps KEEP (None: no
+    such variant yet, so nothing of it was run ahead)."""
+    if keep is None or student._reference is None:
+        return student
+    return student._variant_by_given.get(keep)
+
+
+def _answer_of(target, key, fresh: bool, n: int):
+    """TARGET's answer run ahead that a step of KEY reads after N such steps: the N-th fresh one
+    waiting under KEY, or the N-th shared one in line when it is KEY's; else None."""
+    if fresh:
+        waiting = target._fresh_ahead.get(key)
+        return waiting[n] if waiting is not None and len(waiting) > n else None
+    ahead = target._shared_ahead
+    return ahead[n][2] if len(ahead) > n and ahead[n][0] == key else None
+
+
+def _holds(outcome, token) -> bool:
+    """Whether OUTCOME (or None: no answer) has the content TOKEN stands for."""
+    return (outcome is not None and outcome.__dict__.get("_same") is token
+            and len(outcome.attempts) == len(token["attempts"]))
 
 
 def _same_reads(student, known, steps: tuple) -> bool:
