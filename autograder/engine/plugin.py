@@ -23,7 +23,6 @@ pytest-timeout (the ini's `timeout`) and recorded the same way.
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import re
 import sys
 import time
@@ -220,16 +219,12 @@ class GradingPlugin:
             return known[1]
         light = [self.light and self._light_ok(item) for item in items]
         for index, item in enumerate(items):
-            check = None
             try:
-                check = self._check(item)
+                self._check(item)
             except Exception:       # noqa: BLE001 -- a bad marker: raised again in that check's setup, as before
                 pass
             if light[index]:
-                call = _light_call(item)
-                if check is not None and call.check is None:    # (its setup's part read once: _run_light)
-                    call = dataclasses.replace(call, check=check)
-                light[index] = call
+                light[index] = _light_call(item)
         self._read = (items, light)
         return light
 
@@ -301,22 +296,13 @@ class GradingPlugin:
         when it runs (guards._RUNNING); otherwise no backstop of ours (guards.backstop_is_ours)."""
         started = time.perf_counter()
         student = self._student
-        check = light.check
-        if check is not None and not check.depends and not item.user_properties and not self.load_failure:
-            # _setup's work where none of it can skip, fail or filter (the usual check): its _check
-            # read once (read_checks), the rest done here
-            _TRIVIAL[0] = False
-            if student is not None:
-                student.called.clear()
-                student.substitute = check.substitute
-        else:
-            try:
-                check = self._setup(item, started)
-            except (Exit, KeyboardInterrupt):
-                raise
-            except BaseException:       # noqa: BLE001 -- as pytest: a setup's exception is the check's verdict
-                self._record(item, _Called(pytest.ExceptionInfo.from_current()), started=started)
-                return
+        try:
+            check = self._setup(item, started)
+        except (Exit, KeyboardInterrupt):
+            raise
+        except BaseException:       # noqa: BLE001 -- as pytest: a setup's exception is the check's verdict
+            self._record(item, _Called(pytest.ExceptionInfo.from_current()), started=started)
+            return
         traced = self.light_verdicts and verdicts.traceable(student)
         if traced:
             verdict = self.verdicts.replay(item, student)
@@ -405,15 +391,16 @@ class GradingPlugin:
         """ITEM's result (CHECK: its _check; STARTED: when its setup began, else _started's)."""
         if check is None:
             check = self._check(item)
-        problem, points, hidden, stage, name = check.problem, check.points, check.hidden, check.stage, check.title
-        status, hint, score = "passed", "", points
-        # a passed check may still say something: record_property("feedback", text)
-        output = "\n".join(str(v) for k, v in item.user_properties if k == "feedback") if item.user_properties else ""
         exc = call.excinfo.value if call.excinfo else None
-        aspect = None
-        if exc is None:
-            pass                    # (passed: the usual case, none of the tests below)
-        elif isinstance(exc, Fail):
+        if started is None:
+            started = self._started.get(check.nodeid)
+        if exc is None:             # (passed: the usual case, none of the tests below)
+            trivial, _TRIVIAL[0] = _TRIVIAL[0], False       # (take_trivial, inline)
+            self._record_pass(item, check, started, trivial)
+            return
+        problem, points, hidden, stage, name = check.problem, check.points, check.hidden, check.stage, check.title
+        hint, aspect = "", None
+        if isinstance(exc, Fail):
             status, output, hint, score = "failed", exc.render(hidden=hidden), exc.hint or "", 0.0
             aspect = exc.aspect
             if hidden and self._repeats_chosen_text(output):
@@ -423,7 +410,7 @@ class GradingPlugin:
             aspect = getattr(exc, "aspect", None)           # engine/charge.py skip(..., aspect)
         elif isinstance(exc, pytest.fail.Exception) and str(exc).startswith("Timeout"):
             status, output, score = "failed", "This check took too long and was stopped.", 0.0
-        elif exc is not None:
+        else:
             status, score = "error", 0.0
             output = "The grader hit an internal error on this check (not your fault); tell your instructor."
             detail = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
@@ -438,23 +425,21 @@ class GradingPlugin:
                 status, score, hint = "passed", points, ""
                 output = (f"Not charged: this check runs your own functions of earlier stages, and "
                           f"\"{earlier.name}\" already cost points in stage {earlier.stage}.")
-        now = time.perf_counter()
-        elapsed = now - (started if started is not None else self._started.get(check.nodeid, now))
         # (its fields in their order, positionally: ~1 us a check less than by keyword)
         result = TestResult(name, problem, stage, score, points, status, output, "hidden" if hidden else "visible",
-                            hint, round(elapsed, 4), check.nodeid)
+                            hint, _elapsed(started), check.nodeid)
         trivial, _TRIVIAL[0] = _TRIVIAL[0], False       # (take_trivial, inline)
         self._keep(result, check, trivial, aspect)
 
-    def _record_pass(self, item: pytest.Item, check: _Check, started: float, trivial: bool) -> None:
-        """_record(ITEM, _PASSED, CHECK, STARTED) of a light check (TRIVIAL: its take_trivial), the
-        same row and bookkeeping without the branches of a failure (most checks pass)."""
+    def _record_pass(self, item: pytest.Item, check: _Check, started: float | None, trivial: bool) -> None:
+        """A passed check's row (TRIVIAL: its take_trivial; STARTED: when its setup began, None:
+        unknown), the row _record makes of a pass without the branches of a failure (most checks
+        pass).  A passed check may still say something: record_property("feedback", text)."""
         props = item.user_properties
         output = "\n".join(str(v) for k, v in props if k == "feedback") if props else ""
         points = check.points
         result = TestResult(check.title, check.problem, check.stage, points, points, "passed", output,
-                            "hidden" if check.hidden else "visible", "",
-                            round(time.perf_counter() - started, 4), check.nodeid)
+                            "hidden" if check.hidden else "visible", "", _elapsed(started), check.nodeid)
         self._keep(result, check, trivial)
 
     def _keep(self, result: TestResult, check: _Check, trivial: bool, aspect: str | None = None) -> None:
@@ -576,6 +561,11 @@ class GradingPlugin:
             return 0
 
 
+def _elapsed(started: float | None) -> float:
+    """Seconds since STARTED (a check's setup), as a row records them; 0 when it is unknown."""
+    return 0.0 if started is None else round(time.perf_counter() - started, 4)
+
+
 @dataclass(frozen=True)
 class _LightCall:
     """How the light runner calls a check, read once per session: its test function, its
@@ -584,7 +574,6 @@ class _LightCall:
     params: dict                # its parameters' values by name (copied for each call)
     fixtures: tuple             # the plugin's fixtures it asks for
     nodeid: str
-    check: _Check | None = None     # its _check (read_checks), or None: _setup reads it at each run
 
 
 def _light_call(item) -> _LightCall:
