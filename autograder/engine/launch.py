@@ -58,16 +58,6 @@ class _Proc:
             os.set_blocking(fd, False)
 
     def send(self, data: bytes) -> None:
-        if not self.pending:        # (the usual case: written from DATA itself, not copied twice first)
-            try:
-                sent = os.write(self.ctl, data if len(data) <= 1 << 16 else memoryview(data)[:1 << 16])
-            except BlockingIOError:
-                sent = 0
-            except OSError:         # the child is gone; its end of file tells the rest
-                return
-            if sent == len(data):
-                return
-            data = data[sent:]
         self.pending += data
         self._write()
 
