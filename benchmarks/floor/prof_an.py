@@ -13,16 +13,36 @@ FORK = re.compile(r"PERF_RECORD_FORK\((\d+):(\d+)\):\((\d+):(\d+)\)")
 SAMPLE = re.compile(r"\s*(\S+)\s+(\d+)/\d+\s+cpu-clock:\s+([0-9a-f]+)\s+(.*?)\s+\((.*)\)\s*$")
 
 
+class ForkTree:
+    """Which process forked which, from `perf script --show-task-events` lines (rp_parts.py too)."""
+
+    def __init__(self) -> None:
+        self.parent: dict[int, int] = {}
+
+    def saw(self, line: str) -> bool:
+        """Whether LINE is a fork event (a process's, not a thread's: recorded)."""
+        if "PERF_RECORD_FORK" not in line:
+            return False
+        pid, _, ppid, _ = map(int, FORK.search(line).groups())
+        if pid != ppid:
+            self.parent[pid] = ppid
+        return True
+
+    def depth(self, pid: int) -> int:
+        """PID's depth below the recorded command (0: the command itself)."""
+        d = 0
+        while pid in self.parent:
+            pid, d = self.parent[pid], d + 1
+        return d
+
+
 def main() -> None:
-    parent: dict[int, int] = {}
+    tree = ForkTree()
     samples: collections.Counter = collections.Counter()
     dso = collections.defaultdict(collections.Counter)
     sym = collections.defaultdict(collections.Counter)
     for line in sys.stdin:
-        if "PERF_RECORD_FORK" in line:
-            pid, _, ppid, _ = map(int, FORK.search(line).groups())
-            if pid != ppid:
-                parent[pid] = ppid
+        if tree.saw(line):
             continue
         m = SAMPLE.match(line)
         if m:
@@ -32,15 +52,9 @@ def main() -> None:
             dso[pid][lib] += 1
             sym[pid][(lib, m.group(4).split("+")[0])] += 1
 
-    def depth(pid: int) -> int:
-        d = 0
-        while pid in parent:
-            pid, d = parent[pid], d + 1
-        return d
-
     by = collections.defaultdict(list)
     for pid in samples:
-        by[depth(pid)].append(pid)
+        by[tree.depth(pid)].append(pid)
     total = sum(samples.values())
     for d in sorted(by):
         pids = by[d]

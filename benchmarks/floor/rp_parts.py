@@ -9,32 +9,24 @@ import collections
 import re
 import sys
 
-FORK = re.compile(r"PERF_RECORD_FORK\((\d+):(\d+)\):\((\d+):(\d+)\)")
+from prof_an import ForkTree  # (this folder: run as a script from it)
+
 MARK = re.compile(r"^\s*\S+\s+(\d+)\s.*sys_enter_lseek.*fd: 0x(?:f{8}|f{16}), offset: 0x([0-9a-f]+)")
 
 
 def main() -> None:
     grades = int(sys.argv[1]) if len(sys.argv) > 1 else 21
-    parent: dict[int, int] = {}
+    tree = ForkTree()
     marks: dict[int, list[tuple[int, int]]] = collections.defaultdict(list)
     for line in sys.stdin:
-        if "PERF_RECORD_FORK" in line:
-            pid, _, ppid, _ = map(int, FORK.search(line).groups())
-            if pid != ppid:
-                parent[pid] = ppid
+        if tree.saw(line):
             continue
         m = MARK.search(line)
         if m:
             off = int(m.group(2), 16)
             marks[int(m.group(1))].append((off // 10**13, off % 10**13))
 
-    def depth(pid: int) -> int:
-        d = 0
-        while pid in parent:
-            pid, d = parent[pid], d + 1
-        return d
-
-    marks = {p: v for p, v in marks.items() if depth(p) == 4}
+    marks = {p: v for p, v in marks.items() if tree.depth(p) == 4}
     total: collections.Counter = collections.Counter()
     count: collections.Counter = collections.Counter()
     first: collections.Counter = collections.Counter()
