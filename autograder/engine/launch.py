@@ -18,6 +18,7 @@ from . import codecache, harness
 from .isolation import _python, _realpath
 
 START_TIMEOUT = 20.0
+MAX_ROOT_TEMPLATES = 4           # a template's root templates (one per distinct setup; a session has one)
 RAW_TAIL = 4096                  # bytes of raw fd 1/2 output kept for diagnostics
 MAX_LINE = 96 << 20
 
@@ -188,6 +189,8 @@ class _Template:
         """BOOTED: (python, socket, pid) of a template booted for this process (adopt_template)."""
         self.owner = os.getpid()
         self.lock = threading.Lock()
+        self.roots: dict[str, RootTemplate | None] = {}   # its root templates, by setup (None: failed)
+        self.roots_lock = threading.Lock()
         self.popen: subprocess.Popen | _Forked
         if booted is None:
             self.python = _python()
@@ -199,7 +202,39 @@ class _Template:
     def spawn(self, env: dict[str, str], cwd: str) -> _Proc:
         return _spawn_from(self.sock, self.lock, env, cwd)
 
+    def root_template(self, setup: dict, env: dict[str, str]) -> RootTemplate | None:
+        """The root template for SETUP and ENV (its student roots' lives' environment, its own
+        too: started now if need be), or None: the template forks student roots itself."""
+        key = json.dumps([setup, env], sort_keys=True)
+        with self.roots_lock:
+            found = self.roots.get(key)
+            if found is not None and not found.alive():
+                self.roots.pop(key)
+                found.close()
+                found = None
+            if found is None and key not in self.roots:
+                while len(self.roots) >= MAX_ROOT_TEMPLATES:
+                    old = self.roots.pop(next(iter(self.roots)))
+                    if old is not None:
+                        old.close()
+                try:
+                    found = self.roots[key] = RootTemplate(self, setup, env)
+                except OSError:
+                    self.roots[key] = None      # (this setup's roots fork from the template)
+            return found
+
+    def drop_root_template(self, root: RootTemplate) -> None:
+        with self.roots_lock:
+            for key, found in list(self.roots.items()):
+                if found is root:
+                    self.roots[key] = None
+        root.close()
+
     def close(self) -> None:
+        with self.roots_lock:
+            roots, self.roots = [r for r in self.roots.values() if r is not None], {}
+        for root in roots:
+            root.close()
         self.sock.close()                 # end of input: the template exits (its children live on)
         try:
             self.popen.wait(timeout=5)
@@ -349,31 +384,20 @@ class StudentRoot:
 
     def __init__(self, template: _Template, setup: dict, env: dict[str, str] | None = None) -> None:
         """ENV: the environment of its lives, given to the root itself so that each life has it
-        already (harness/entry.py _fresh_process sets nothing then; the root reads no variable)."""
-        import socket
-
+        already (harness/entry.py _fresh_process sets nothing then; the root reads no variable).
+        Forked by the template's root template for SETUP (RootTemplate) when it has one, else by
+        the template itself."""
         self.owner = os.getpid()
         self.lock = threading.Lock()
-        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        try:
-            pid, pidfd = _ask_fork(template.sock, template.lock,
-                                   {"op": "root", "env": env or _env("/"), "cwd": "/", "setup": setup},
-                                   (theirs.fileno(),))
-        except BaseException:
-            ours.close()
-            raise
-        finally:
-            theirs.close()
-        self.sock, self.handle = ours, _Forked(pid, pidfd)
-        if not select.select([ours], [], [], START_TIMEOUT)[0]:
-            self.close()
-            raise OSError("the student root did not answer")
-        reply = ours.recv(1 << 16)
-        msg = json.loads(reply) if reply else {}
-        if msg.get("t") != "ready":
-            self.close()
-            raise OSError(f"the student root did not start: {msg.get('error') or 'no answer'}")
-        self.pid1 = msg.get("pid1") is True     # it forks each life as the pid 1 of a new pid namespace
+        msg = {"op": "root", "env": env or _env("/"), "cwd": "/"}
+        source = template.root_template(setup, msg["env"])
+        if source is not None:
+            try:
+                self.sock, self.handle, self.pid1 = _start_root(source.sock, source.lock, msg)
+                return
+            except OSError:
+                template.drop_root_template(source)
+        self.sock, self.handle, self.pid1 = _start_root(template.sock, template.lock, dict(msg, setup=setup))
 
     def spawn(self, env: dict[str, str], cwd: str) -> _Proc:
         return _spawn_from(self.sock, self.lock, env, cwd)
@@ -383,13 +407,65 @@ class StudentRoot:
 
     def close(self) -> None:
         """End of input: the root exits (the lives it forked live on until their sandboxes stop)."""
-        if self.owner != os.getpid():
-            return
-        self.sock.close()
-        try:
-            self.handle.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            self.handle.kill()
+        if self.owner == os.getpid():
+            _close_root(self.sock, self.handle)
+
+
+def _start_root(sock, lock: threading.Lock, msg: dict) -> tuple:
+    """A root (a student root, or a root template) forked on SOCK with MSG: (our end of its
+    socket, its handle, whether it forks each life as the pid 1 of a new pid namespace)."""
+    import socket
+
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    try:
+        pid, pidfd = _ask_fork(sock, lock, msg, (theirs.fileno(),))
+    except BaseException:
+        ours.close()
+        raise
+    finally:
+        theirs.close()
+    handle = _Forked(pid, pidfd)
+    try:
+        if not select.select([ours], [], [], START_TIMEOUT)[0]:
+            raise OSError("the root did not answer")
+        reply = ours.recv(1 << 16)
+        got = json.loads(reply) if reply else {}
+        if got.get("t") != "ready":
+            raise OSError(f"the root did not start: {got.get('error') or 'no answer'}")
+    except BaseException:
+        _close_root(ours, handle)
+        raise
+    return ours, handle, got.get("pid1") is True
+
+
+def _close_root(sock, handle: _Forked) -> None:
+    sock.close()
+    try:
+        handle.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        handle.kill()
+
+
+class RootTemplate:
+    """A root template (harness/entry.py root_template_main): forked by the session's template once
+    per distinct student-root setup, root, never receives a config, a source, the reference or
+    student data and never runs student code.  It builds the minimal read-only root and prepares
+    the filter once; each student root it forks makes only its own mount, uts (and net)
+    namespaces."""
+
+    def __init__(self, template: _Template, setup: dict, env: dict[str, str]) -> None:
+        """ENV: the environment of its student roots' lives, its own (so theirs already)."""
+        self.owner = os.getpid()
+        self.lock = threading.Lock()
+        self.sock, self.handle, _ = _start_root(template.sock, template.lock,
+                                                {"op": "roots", "env": env, "cwd": "/", "setup": setup})
+
+    def alive(self) -> bool:
+        return self.owner == os.getpid() and self.handle.poll() is None
+
+    def close(self) -> None:
+        if self.owner == os.getpid():
+            _close_root(self.sock, self.handle)
 
 
 class Family:

@@ -25,6 +25,7 @@ from .isolation import (
     limit_self,
     outer_wait,
     prepare_seccomp,
+    root_own,
     root_setup,
     runtime_layout,
 )
@@ -192,10 +193,11 @@ class _Given:
     and the first life's compiled code.  Our names (and the lists they hold) are the snapshot's
     own: one set after the template took it (a one-slot list then) made each fresh runner's
     first reading of the watched lists differ from the snapshot's (~30 page copies a runner)."""
-    __slots__ = ("snapshot", "seccomp", "compiled")
+    __slots__ = ("snapshot", "seccomp", "compiled", "shared")
 
-    def __init__(self, snapshot=None, seccomp=None, compiled=None):
+    def __init__(self, snapshot=None, seccomp=None, compiled=None, shared=None):
         self.snapshot, self.seccomp, self.compiled = snapshot, seccomp, compiled
+        self.shared = shared      # a root template's (setup, built, ChildPidNamespace or None)
 
 
 def _zygotes_snapshot():
@@ -276,14 +278,37 @@ def root_main(sock, setup, given, env):
     first life compiles the student's source for the others (student_code).  GIVEN: the
     template's (its snapshot); ENV: the environment this root was given, its lives' too."""
     try:
-        pidns = _child_pid_namespace()
-        built = root_setup(setup)
-        given = _Given(given.snapshot, prepare_seccomp(_libc(), setup.get("seccomp")))  # (each life installs it)
+        if given.shared is not None:        # forked by a root template: only what is its own
+            setup, built, pidns = given.shared
+            built = root_own(setup, built)
+            given = _Given(given.snapshot, given.seccomp)
+        else:
+            pidns = _child_pid_namespace()
+            built = root_setup(setup)
+            given = _Given(given.snapshot, prepare_seccomp(_libc(), setup.get("seccomp")))  # (each life installs it)
     except BaseException:
         sock.send(_dumps({"t": "fatal", "error": traceback.format_exc()[-2000:]}).encode())
         _real_exit(1)
     sock.send(_dumps({"t": "ready", "pid1": pidns is not None}).encode())   # (its lives: pid 1 of their own)
     fork_server(sock, given, built=built, pidns=pidns, env=env)
+
+
+def root_template_main(sock, setup, given):
+    """A root template: forked by the template once per distinct setup of a session (root; it
+    never receives a config, a source, the reference or student data, and never runs student
+    code).  It builds the minimal read-only root (isolation.root_setup, without a net namespace)
+    and prepares the filter once, then forks one student root per request (root_main), which
+    makes only its own mount, uts (and net) namespaces (isolation.root_own)."""
+    try:
+        pidns = _child_pid_namespace()
+        built = root_setup(setup, own=False)
+        given = _Given(given.snapshot, prepare_seccomp(_libc(), setup.get("seccomp")),
+                       shared=(setup, built, pidns))
+    except BaseException:
+        sock.send(_dumps({"t": "fatal", "error": traceback.format_exc()[-2000:]}).encode())
+        _real_exit(1)
+    sock.send(_dumps({"t": "ready", "pid1": pidns is not None}).encode())
+    fork_server(sock, given, roots="only")
 
 
 def _child_pid_namespace():
@@ -323,8 +348,9 @@ def fork_server(sock, given, roots=False, built=None, pidns=None, env=None):
                 msg = _loads_line(data)        # (the grader's ASCII JSON: the C scanner alone)
                 last = (data, msg, built is not None and _wanted_env(msg) == env)
             msg, env_set = last[1], last[2]
-            root = roots and msg.get("op") == "root"
-            if len(fds) != (1 if root else 3):
+            op = msg.get("op") if roots else None
+            root = op in ("root", "roots") and (op == "root" or roots is True)
+            if len(fds) != (1 if root else 3) or (roots == "only" and op != "root"):
                 raise ValueError("wrong number of fds")
         except (ValueError, TypeError, AttributeError, KeyError):
             for fd in fds:
@@ -339,7 +365,9 @@ def fork_server(sock, given, roots=False, built=None, pidns=None, env=None):
         if pid == 0:
             try:
                 sock.close()
-                if root:
+                if op == "roots":
+                    _root_template_child(msg, fds[0], given)
+                elif root:
                     _root_child(msg, fds[0], given)
                 else:
                     _template_child(msg, *fds, built=built, compile_fd=compiles and compiles[1], env_set=env_set,
@@ -427,8 +455,18 @@ def _root_child(msg, sock_fd, given):
     """In the template's fork that becomes a student root."""
     import _socket
     devnull = os.open(os.devnull, os.O_RDWR)
-    env = _fresh_process(msg, (sock_fd,), devnull)       # (fd 0 is the template's /dev/null)
+    pidns = given.shared[2] if given.shared is not None else None
+    keep = (sock_fd,) if pidns is None else (sock_fd, pidns.own)
+    env = _fresh_process(msg, keep, devnull)       # (fd 0 is the template's /dev/null)
     root_main(_socket.socket(fileno=sock_fd), msg.get("setup") or {}, given, env)
+
+
+def _root_template_child(msg, sock_fd, given):
+    """In the template's fork that becomes a root template."""
+    import _socket
+    devnull = os.open(os.devnull, os.O_RDWR)
+    _fresh_process(msg, (sock_fd,), devnull)
+    root_template_main(_socket.socket(fileno=sock_fd), msg.get("setup") or {}, given)
 
 
 def _wanted_env(msg):
