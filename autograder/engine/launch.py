@@ -372,7 +372,8 @@ def _ask_fork(sock, lock: threading.Lock, msg: dict, fds: tuple[int, ...]) -> tu
 
 
 class StudentRoot:
-    """One student's root (harness/entry.py root_main): forked by the session's template, root,
+    """One student's root (harness/entry.py root_main): forked by the session's root template for
+    its setup (RootTemplate), else by the template, root,
     never runs student code and never holds the reference.  It builds the minimal read-only root
     (its own mount and uts namespaces) once for all of that student's sandbox lives (the student's
     own and one per substitution variant), then forks each life, which makes everything else of

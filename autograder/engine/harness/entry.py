@@ -1,6 +1,8 @@
 """Entry points: main (python -c BOOT <fd>), sandbox_main (one sandbox: config, isolate, serve),
-template_main (the grader's pre-booted template that forks one sandbox per request) and root_main
-(a student root: forked by the template, forks that student's sandbox lives)."""
+template_main (the grader's pre-booted template that forks one sandbox per request),
+root_template_main (a root template: forked by the template, builds what every student root of
+a session shares once, forks the student roots) and root_main (a student root: forks that
+student's sandbox lives)."""
 
 import _signal
 import gc
@@ -268,10 +270,12 @@ def _warm():
 
 
 def root_main(sock, setup, given, env):
-    """A student root: forked by the template for one student (root; it never receives a config,
-    a source, the reference or student data, and never runs student code).  It builds what all of
-    that student's sandbox lives can share once (its own mount and uts namespaces and the minimal
-    read-only root: isolation.root_setup), says so on its socket, then forks one sandbox life per
+    """A student root: forked for one student by a root template (GIVEN.shared: what it built;
+    the root then makes only its own mount, uts and net namespaces, isolation.root_own), else by
+    the template (root; it never receives a config, a source, the reference or student data, and
+    never runs student code).  It builds what all of that student's sandbox lives can share once
+    (its own mount and uts namespaces and the minimal read-only root: isolation.root_setup),
+    says so on its socket, then forks one sandbox life per
     request exactly as the template does; each life makes its own mount, ipc and pid namespaces
     (and net, unless it shares the root's), private folders, uid, rlimits and seccomp
     (isolation.enter_life_namespaces).  Its
@@ -320,10 +324,12 @@ def _child_pid_namespace():
 
 def fork_server(sock, given, roots=False, built=None, pidns=None, env=None):
     """Fork one sandbox process per message on SOCK (its three pipe ends come with it), or a
-    student root (ROOTS: the template only; one socket end comes with it); answer each with the
+    student root or root template (ROOTS; one socket end comes with it); answer each with the
     child's pid and a pidfd; exit at end of input.  GIVEN (_Given): what each child is handed.
     BUILT: in a student root, what it set up.  PIDNS (a student root's ChildPidNamespace): each
-    sandbox is forked as the pid 1 of a new one.  ENV: a student root's own environment."""
+    sandbox is forked as the pid 1 of a new one.  ENV: a student root's own environment.  ROOTS
+    "only": a root template, which forks student roots and nothing else; True: the template, which
+    also forks root templates (op "roots")."""
     import _socket
     signal.signal(signal.SIGCHLD, _reap_children)
     space = _socket.CMSG_SPACE(3 * 4)
