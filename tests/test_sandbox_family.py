@@ -1,6 +1,6 @@
 """Every sandbox test of test_sandbox.py (and the fresh runner's reuse test of
 test_sandbox_poison.py: its zygote adopts the template's clean-state snapshot here) again, with
-each sandbox forked by a student root (launch.Family / StudentRoot, what grading uses for a
+each sandbox forked by a student root (roots.Family / StudentRoot, what grading uses for a
 student's own sandbox and its substitution variants) instead of the template: the root builds
 the read-only minimal root and compiles the source once per student and forks each life as the
 pid 1 of a new pid namespace; each life still makes its own mount and ipc namespaces, private
@@ -21,7 +21,7 @@ from test_sandbox import *  # noqa: F403  (the same tests, collected again with 
 from test_sandbox import ISO, call
 from test_sandbox_poison import test_fresh_requests_share_a_process_only_while_it_stays_clean  # noqa: F401
 
-from autograder.engine import launch, seccomp
+from autograder.engine import launch, roots, seccomp
 from autograder.engine.isolation import uid_processes
 from autograder.engine.sandbox import Request, Sandbox, template_scope
 
@@ -34,13 +34,13 @@ SPAWN_TOO = {"test_unprivileged_grader_degrades_to_limits_and_a_temp_folder"}   
 @pytest.fixture(autouse=True)
 def _in_a_family(request):
     started: list[Sandbox] = []
-    families: dict[tuple[str, ...], launch.Family] = {}
+    families: dict[tuple[str, ...], roots.Family] = {}
     original = Sandbox._start
 
     def joining(self):
         started.append(self)
         key = tuple(self.hidden_paths)
-        self.family = families.setdefault(key, launch.Family(self.hidden_paths))
+        self.family = families.setdefault(key, roots.Family(self.hidden_paths))
         return original(self)
 
     Sandbox._start = joining

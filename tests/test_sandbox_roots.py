@@ -13,7 +13,7 @@ import pytest
 from test_sandbox import ISO, call
 from test_sandbox_family import _memory_holds, _ppid
 
-from autograder.engine import launch, seccomp
+from autograder.engine import launch, roots, seccomp
 from autograder.engine.sandbox import Sandbox, template_scope
 
 needs_root = pytest.mark.skipif(not (ISO["uid_drop"] and ISO["pid_namespace"]),
@@ -44,9 +44,9 @@ def _ns(pid: int, kind: str) -> str:
     return os.readlink(f"/proc/{pid}/ns/{kind}")
 
 
-def _student(name: str, hidden: list[str], reference: str | None = None) -> tuple[Sandbox, launch.Family]:
+def _student(name: str, hidden: list[str], reference: str | None = None) -> tuple[Sandbox, roots.Family]:
     box = Sandbox(STUDENT.format(name=name), "yahtzee.py", hidden_paths=hidden, reference=reference)
-    box.family = launch.Family(box.hidden_paths)
+    box.family = roots.Family(box.hidden_paths)
     return box, box.family
 
 
