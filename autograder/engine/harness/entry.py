@@ -458,7 +458,8 @@ def _template_child(msg, ctl_fd, res_fd, raw_fd, built=None, compile_fd=None, en
 
 
 def _root_child(msg, sock_fd, given):
-    """In the template's fork that becomes a student root."""
+    """In the fork (of a root template, or of the template) that becomes a student root: it keeps
+    its root template's handle on their pid namespace (ChildPidNamespace), if any."""
     import _socket
     devnull = os.open(os.devnull, os.O_RDWR)
     pidns = given.shared[2] if given.shared is not None else None
