@@ -1,6 +1,6 @@
 """Every sandbox test of test_sandbox.py (and the fresh runner's reuse test of
 test_sandbox_poison.py: its zygote adopts the template's clean-state snapshot here) again, with
-each sandbox forked by a student root (launch.Family / StudentRoot, what grading uses for a
+each sandbox forked by a student root (roots.Family / StudentRoot, what grading uses for a
 student's own sandbox and its substitution variants) instead of the template: the root builds
 the read-only minimal root and compiles the source once per student and forks each life as the
 pid 1 of a new pid namespace; each life still makes its own mount and ipc namespaces, private
@@ -21,7 +21,7 @@ from test_sandbox import *  # noqa: F403  (the same tests, collected again with 
 from test_sandbox import ISO, call
 from test_sandbox_poison import test_fresh_requests_share_a_process_only_while_it_stays_clean  # noqa: F401
 
-from autograder.engine import launch, seccomp
+from autograder.engine import launch, roots, seccomp
 from autograder.engine.isolation import uid_processes
 from autograder.engine.sandbox import Request, Sandbox, template_scope
 
@@ -34,13 +34,13 @@ SPAWN_TOO = {"test_unprivileged_grader_degrades_to_limits_and_a_temp_folder"}   
 @pytest.fixture(autouse=True)
 def _in_a_family(request):
     started: list[Sandbox] = []
-    families: dict[tuple[str, ...], launch.Family] = {}
+    families: dict[tuple[str, ...], roots.Family] = {}
     original = Sandbox._start
 
     def joining(self):
         started.append(self)
         key = tuple(self.hidden_paths)
-        self.family = families.setdefault(key, launch.Family(self.hidden_paths))
+        self.family = families.setdefault(key, roots.Family(self.hidden_paths))
         return original(self)
 
     Sandbox._start = joining
@@ -202,6 +202,10 @@ def test_the_student_root_never_holds_the_reference_and_its_lives_outlive_it(mak
 BURN = "import time\n\ndef burn(seconds):\n    end = time.process_time() + seconds\n    while time.process_time() < end:\n        pass\n    return True\n"
 
 
+def _ppid(pid: int) -> int:
+    return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+
+
 def _reaped_cpu(pid: int) -> float:
     """CPU seconds of the children PID reaped (cutime + cstime in /proc/PID/stat)."""
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
@@ -211,20 +215,23 @@ def _reaped_cpu(pid: int) -> float:
 @needs_root
 def test_a_stopped_lifes_request_processes_keep_their_cpu_in_the_accounts(make):
     """A life's clean stop (Zygote.serve) reaps its request processes itself: the CPU time
-    of a shared worker still alive at the stop reaches its root, then the template that reaps the
-    root, as the bench and a row's CPU count it.  (Left to the kernel, which empties the pid
+    of a shared worker still alive at the stop reaches its root, then the process that reaps the
+    root (the root template that forked it, launch.RootTemplate, whose own reaper is the
+    template), as the bench and a row's CPU count it.  (Left to the kernel, which empties the pid
     namespace as its init exits, they would be autoreaped and their CPU time lost.)"""
     box = make(BURN)
     assert call(box, "burn", 0.4, fresh=False).value is True      # the shared worker lives on
     template = launch._templates[launch._python()]
-    before = _reaped_cpu(template.popen.pid)
     family = box.family
+    reaper = _ppid(family.root.handle.pid)
+    assert reaper in {template.popen.pid} | {r.handle.pid for r in template.roots.values() if r is not None}
+    before = _reaped_cpu(reaper)
     box.close()                  # its zygote, pid 1 of its namespace, stops and exits
-    family.close()               # then its root, which the template reaps
+    family.close()               # then its root, which its reaper reaps
     deadline = time.monotonic() + 10
-    while _reaped_cpu(template.popen.pid) - before < 0.35 and time.monotonic() < deadline:
+    while _reaped_cpu(reaper) - before < 0.35 and time.monotonic() < deadline:
         time.sleep(0.02)
-    assert _reaped_cpu(template.popen.pid) - before >= 0.35
+    assert _reaped_cpu(reaper) - before >= 0.35
 
 
 @needs_root

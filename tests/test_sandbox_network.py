@@ -14,7 +14,7 @@ import textwrap
 import pytest
 from test_sandbox import ISO, call
 
-from autograder.engine import launch, seccomp
+from autograder.engine import roots, seccomp
 from autograder.engine.sandbox import Sandbox, template_scope
 
 needs_root = pytest.mark.skipif(not (ISO["uid_drop"] and ISO["pid_namespace"]),
@@ -127,7 +127,7 @@ def test_the_lives_of_one_student_share_one_empty_net_namespace_and_no_socket():
     or loopback from joining them: none can be made to listen, none to reach it), while a life
     forked by the template has a namespace of its own."""
     with template_scope():
-        family = launch.Family([])
+        family = roots.Family([])
         lives = []
         try:
             for reference in (None, "def a():\n    return 1\n", "def b():\n    return 2\n"):
@@ -161,7 +161,7 @@ def test_without_the_socket_rules_each_life_keeps_its_own_net_namespace(monkeypa
     else:
         monkeypatch.setattr(seccomp, "refuses_sockets", lambda: False)
     with template_scope():
-        family = launch.Family([])
+        family = roots.Family([])
         lives = []
         try:
             for reference in (None, "def a():\n    return 1\n"):

@@ -188,6 +188,8 @@ class _Template:
         """BOOTED: (python, socket, pid) of a template booted for this process (adopt_template)."""
         self.owner = os.getpid()
         self.lock = threading.Lock()
+        self.roots: dict = {}        # its root templates by setup (roots.root_template; None: failed)
+        self.roots_lock = threading.Lock()
         self.popen: subprocess.Popen | _Forked
         if booted is None:
             self.python = _python()
@@ -200,6 +202,10 @@ class _Template:
         return _spawn_from(self.sock, self.lock, env, cwd)
 
     def close(self) -> None:
+        with self.roots_lock:
+            roots, self.roots = [r for r in self.roots.values() if r is not None], {}
+        for root in roots:
+            root.close()
         self.sock.close()                 # end of input: the template exits (its children live on)
         try:
             self.popen.wait(timeout=5)
@@ -334,98 +340,6 @@ def _ask_fork(sock, lock: threading.Lock, msg: dict, fds: tuple[int, ...]) -> tu
     if not got:
         raise OSError("the sandbox template sent no pidfd")
     return pid, got[0]
-
-
-class StudentRoot:
-    """One student's root (harness/entry.py root_main): forked by the session's template, root,
-    never runs student code and never holds the reference.  It builds the minimal read-only root
-    (its own mount and uts namespaces) once for all of that student's sandbox lives (the student's
-    own and one per substitution variant), then forks each life, which makes everything else of
-    its own (mount, ipc and pid namespaces, private /tmp, uid, cgroup, seccomp; the net namespace
-    is the root's where the filter refuses every socket, harness/isolation.py root_setup).  Its first
-    life compiles the student's source (after its own uid drop) and sends the marshalled code to
-    the root, which hands it, unread, to the later lives (harness/entry.py student_code).  Saves
-    the root's build and the compile of the source per life."""
-
-    def __init__(self, template: _Template, setup: dict, env: dict[str, str] | None = None) -> None:
-        """ENV: the environment of its lives, given to the root itself so that each life has it
-        already (harness/entry.py _fresh_process sets nothing then; the root reads no variable)."""
-        import socket
-
-        self.owner = os.getpid()
-        self.lock = threading.Lock()
-        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        try:
-            pid, pidfd = _ask_fork(template.sock, template.lock,
-                                   {"op": "root", "env": env or _env("/"), "cwd": "/", "setup": setup},
-                                   (theirs.fileno(),))
-        except BaseException:
-            ours.close()
-            raise
-        finally:
-            theirs.close()
-        self.sock, self.handle = ours, _Forked(pid, pidfd)
-        if not select.select([ours], [], [], START_TIMEOUT)[0]:
-            self.close()
-            raise OSError("the student root did not answer")
-        reply = ours.recv(1 << 16)
-        msg = json.loads(reply) if reply else {}
-        if msg.get("t") != "ready":
-            self.close()
-            raise OSError(f"the student root did not start: {msg.get('error') or 'no answer'}")
-        self.pid1 = msg.get("pid1") is True     # it forks each life as the pid 1 of a new pid namespace
-
-    def spawn(self, env: dict[str, str], cwd: str) -> _Proc:
-        return _spawn_from(self.sock, self.lock, env, cwd)
-
-    def alive(self) -> bool:
-        return self.owner == os.getpid() and self.handle.poll() is None
-
-    def close(self) -> None:
-        """End of input: the root exits (the lives it forked live on until their sandboxes stop)."""
-        if self.owner != os.getpid():
-            return
-        self.sock.close()
-        try:
-            self.handle.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            self.handle.kill()
-
-
-class Family:
-    """The sandboxes of one student (a Program and its substitution variants): they share one
-    StudentRoot, started with the first of them, where sandboxes fork from a template."""
-
-    def __init__(self, hidden: list[str]) -> None:
-        self.hidden = list(hidden)
-        self.root: StudentRoot | None = None
-        self.failed = False
-        self.lock = threading.Lock()
-
-    def forker(self, template: _Template, setup: dict, env: dict[str, str] | None = None) -> StudentRoot | None:
-        """The family's root (started now if need be, with SETUP and the hidden paths, and ENV: its
-        lives' environment), or None: fork from TEMPLATE instead."""
-        with self.lock:
-            if self.root is not None and not self.root.alive():
-                self.drop_locked()
-            if self.root is None and not self.failed:
-                try:
-                    self.root = StudentRoot(template, dict(setup, hidden=self.hidden), env)
-                except OSError:
-                    self.failed = True          # this student's lives fork from the template
-            return self.root
-
-    def drop(self) -> None:
-        with self.lock:
-            self.drop_locked()
-
-    def drop_locked(self) -> None:
-        root, self.root = self.root, None
-        if root is not None:
-            root.close()
-
-    def close(self) -> None:
-        self.drop()
 
 
 def _fit_pipe(fd: int, size: int) -> None:

@@ -33,8 +33,8 @@ from typing import Any
 
 from . import bounds, cgroup
 from .ahead import Plan, request_key
-from .launch import Family
 from .protocol import by_marshal
+from .roots import Family
 from .sandbox import Limits, Outcome, Request, Sandbox
 from .trials import Trials
 

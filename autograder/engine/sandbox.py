@@ -22,7 +22,7 @@ Inside a template_scope (a grading session), as root with a pid namespace, the c
 new interpreter but a fork of one pre-booted template process (harness/entry.py) that then
 isolates itself the same way; saves starting Python and loading the harness per sandbox.  A
 student's sandboxes (a Family: its own and its substitution variants) are forked by one student
-root instead (launch.StudentRoot): the minimal root built and the source compiled once per student.
+root instead (roots.StudentRoot): the minimal root built and the source compiled once per student.
 
 Deliberate details: fresh=False calls run in one long-lived "shared worker" forked from the
 zygote, so the zygote itself never imports the student module and every fresh fork starts
@@ -68,7 +68,6 @@ from .isolation import (
 )
 from .launch import (
     START_TIMEOUT,
-    Family,
     _drop_template,
     _env,
     _harness_source,
@@ -93,6 +92,7 @@ from .protocol import (
     json_encoder,
     planned_line,
 )
+from .roots import Family
 
 # The sandbox's API, wherever each piece lives (protocol, outcomes, isolation, launch):
 __all__ = ["INTERNAL", "STATUSES", "UID_BASE", "Limits", "Outcome", "Request", "Sandbox", "descendants", "isolation",

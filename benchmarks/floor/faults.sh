@@ -1,6 +1,8 @@
 #!/bin/bash
 # Page faults per process depth over 5 warm grades (run from the repository root).
-# depth 1 = template, 2 = student roots, 3 = lives + compile helpers, 4 = fresh runners / shared workers / fresh forks.
+# depth 1 = template, 2 = student roots, 3 = lives + compile helpers, 4 = fresh runners / shared workers / fresh forks;
+# with the root template (pass 14) a student's processes are one deeper: 2 = the root template (and the
+# reference's lives), 3 = student roots, 4 = lives, 5 = their request processes.
 # Usage: bash benchmarks/floor/faults.sh (from the repository root)
 set -e
 cat > /tmp/faults_$$.py <<'PY'

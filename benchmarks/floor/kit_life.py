@@ -11,7 +11,7 @@ import time
 
 sys.path.insert(0, os.getcwd())
 from autograder.authoring.bench.measure import tree_cpu  # noqa: E402
-from autograder.engine.launch import Family  # noqa: E402
+from autograder.engine.roots import Family  # noqa: E402
 from autograder.engine.sandbox import Request, Sandbox, template_scope  # noqa: E402
 
 K = int(sys.argv[1]) if len(sys.argv) > 1 else 20

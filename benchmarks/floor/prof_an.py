@@ -1,5 +1,6 @@
 """perf samples per process depth (0 the grader, 1 the template, 2 student roots, 3 lives, 4 request
-processes) and each depth's top symbols:
+processes; with the root template, pass 14: 2 the root template and the reference's lives, 3
+student roots, 4 their lives, 5 request processes) and each depth's top symbols:
 
     perf record -q -F 4000 -e cpu-clock -o /tmp/p.data -- .venv/bin/python benchmarks/floor/prof_run.py
     perf script -i /tmp/p.data --show-task-events -F comm,pid,tid,event,ip,sym,dso | python3 benchmarks/floor/prof_an.py

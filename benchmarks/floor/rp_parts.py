@@ -1,5 +1,6 @@
 """A request process's CPU by part, in situ: the thread CPU between consecutive markers of
-rp_markers.py, summed over the request processes (process depth 4) of a perf record of
+rp_markers.py, summed over the student request processes (process depth 4 before the root template, 5 with
+it: the deepest markers) of a perf record of
 prof_run.py (21 grades: divided by GRADES), with the first request of each process apart.
 
     bash benchmarks/floor/rp_parts.sh            (from the repository root: copy, markers, perf, this)
@@ -26,7 +27,7 @@ def main() -> None:
             off = int(m.group(2), 16)
             marks[int(m.group(1))].append((off // 10**13, off % 10**13))
 
-    marks = {p: v for p, v in marks.items() if tree.depth(p) == 4}
+    marks = {p: v for p, v in marks.items() if tree.depth(p) >= 4}   # (only request processes mark)
     total: collections.Counter = collections.Counter()
     count: collections.Counter = collections.Counter()
     first: collections.Counter = collections.Counter()

@@ -1,6 +1,8 @@
 """Entry points: main (python -c BOOT <fd>), sandbox_main (one sandbox: config, isolate, serve),
-template_main (the grader's pre-booted template that forks one sandbox per request) and root_main
-(a student root: forked by the template, forks that student's sandbox lives)."""
+template_main (the grader's pre-booted template that forks one sandbox per request),
+root_template_main (a root template: forked by the template, builds what every student root of
+a session shares once, forks the student roots) and root_main (a student root: forks that
+student's sandbox lives)."""
 
 import _signal
 import gc
@@ -25,6 +27,7 @@ from .isolation import (
     limit_self,
     outer_wait,
     prepare_seccomp,
+    root_own,
     root_setup,
     runtime_layout,
 )
@@ -192,10 +195,11 @@ class _Given:
     and the first life's compiled code.  Our names (and the lists they hold) are the snapshot's
     own: one set after the template took it (a one-slot list then) made each fresh runner's
     first reading of the watched lists differ from the snapshot's (~30 page copies a runner)."""
-    __slots__ = ("snapshot", "seccomp", "compiled")
+    __slots__ = ("snapshot", "seccomp", "compiled", "shared")
 
-    def __init__(self, snapshot=None, seccomp=None, compiled=None):
+    def __init__(self, snapshot=None, seccomp=None, compiled=None, shared=None):
         self.snapshot, self.seccomp, self.compiled = snapshot, seccomp, compiled
+        self.shared = shared      # a root template's (setup, built, ChildPidNamespace or None)
 
 
 def _zygotes_snapshot():
@@ -266,24 +270,49 @@ def _warm():
 
 
 def root_main(sock, setup, given, env):
-    """A student root: forked by the template for one student (root; it never receives a config,
-    a source, the reference or student data, and never runs student code).  It builds what all of
-    that student's sandbox lives can share once (its own mount and uts namespaces and the minimal
-    read-only root: isolation.root_setup), says so on its socket, then forks one sandbox life per
+    """A student root: forked for one student by a root template (GIVEN.shared: what it built;
+    the root then makes only its own mount, uts and net namespaces, isolation.root_own), else by
+    the template (root; it never receives a config, a source, the reference or student data, and
+    never runs student code).  It builds what all of that student's sandbox lives can share once
+    (its own mount and uts namespaces and the minimal read-only root: isolation.root_setup),
+    says so on its socket, then forks one sandbox life per
     request exactly as the template does; each life makes its own mount, ipc and pid namespaces
     (and net, unless it shares the root's), private folders, uid, rlimits and seccomp
     (isolation.enter_life_namespaces).  Its
     first life compiles the student's source for the others (student_code).  GIVEN: the
     template's (its snapshot); ENV: the environment this root was given, its lives' too."""
     try:
-        pidns = _child_pid_namespace()
-        built = root_setup(setup)
-        given = _Given(given.snapshot, prepare_seccomp(_libc(), setup.get("seccomp")))  # (each life installs it)
+        if given.shared is not None:        # forked by a root template: only what is its own
+            setup, built, pidns = given.shared
+            built = root_own(setup, built)
+            given = _Given(given.snapshot, given.seccomp)
+        else:
+            pidns = _child_pid_namespace()
+            built = root_setup(setup)
+            given = _Given(given.snapshot, prepare_seccomp(_libc(), setup.get("seccomp")))  # (each life installs it)
     except BaseException:
         sock.send(_dumps({"t": "fatal", "error": traceback.format_exc()[-2000:]}).encode())
         _real_exit(1)
     sock.send(_dumps({"t": "ready", "pid1": pidns is not None}).encode())   # (its lives: pid 1 of their own)
     fork_server(sock, given, built=built, pidns=pidns, env=env)
+
+
+def root_template_main(sock, setup, given):
+    """A root template: forked by the template once per distinct setup of a session (root; it
+    never receives a config, a source, the reference or student data, and never runs student
+    code).  It builds the minimal read-only root (isolation.root_setup, without a net namespace)
+    and prepares the filter once, then forks one student root per request (root_main), which
+    makes only its own mount, uts (and net) namespaces (isolation.root_own)."""
+    try:
+        pidns = _child_pid_namespace()
+        built = root_setup(setup, own=False)
+        given = _Given(given.snapshot, prepare_seccomp(_libc(), setup.get("seccomp")),
+                       shared=(setup, built, pidns))
+    except BaseException:
+        sock.send(_dumps({"t": "fatal", "error": traceback.format_exc()[-2000:]}).encode())
+        _real_exit(1)
+    sock.send(_dumps({"t": "ready", "pid1": pidns is not None}).encode())
+    fork_server(sock, given, roots="only")
 
 
 def _child_pid_namespace():
@@ -295,10 +324,12 @@ def _child_pid_namespace():
 
 def fork_server(sock, given, roots=False, built=None, pidns=None, env=None):
     """Fork one sandbox process per message on SOCK (its three pipe ends come with it), or a
-    student root (ROOTS: the template only; one socket end comes with it); answer each with the
+    student root or root template (ROOTS; one socket end comes with it); answer each with the
     child's pid and a pidfd; exit at end of input.  GIVEN (_Given): what each child is handed.
     BUILT: in a student root, what it set up.  PIDNS (a student root's ChildPidNamespace): each
-    sandbox is forked as the pid 1 of a new one.  ENV: a student root's own environment."""
+    sandbox is forked as the pid 1 of a new one.  ENV: a student root's own environment.  ROOTS
+    "only": a root template, which forks student roots and nothing else; True: the template, which
+    also forks root templates (op "roots")."""
     import _socket
     signal.signal(signal.SIGCHLD, _reap_children)
     space = _socket.CMSG_SPACE(3 * 4)
@@ -323,8 +354,9 @@ def fork_server(sock, given, roots=False, built=None, pidns=None, env=None):
                 msg = _loads_line(data)        # (the grader's ASCII JSON: the C scanner alone)
                 last = (data, msg, built is not None and _wanted_env(msg) == env)
             msg, env_set = last[1], last[2]
-            root = roots and msg.get("op") == "root"
-            if len(fds) != (1 if root else 3):
+            op = msg.get("op") if roots else None
+            root = op in ("root", "roots") and (op == "root" or roots is True)
+            if len(fds) != (1 if root else 3) or (roots == "only" and op != "root"):
                 raise ValueError("wrong number of fds")
         except (ValueError, TypeError, AttributeError, KeyError):
             for fd in fds:
@@ -339,7 +371,9 @@ def fork_server(sock, given, roots=False, built=None, pidns=None, env=None):
         if pid == 0:
             try:
                 sock.close()
-                if root:
+                if op == "roots":
+                    _root_template_child(msg, fds[0], given)
+                elif root:
                     _root_child(msg, fds[0], given)
                 else:
                     _template_child(msg, *fds, built=built, compile_fd=compiles and compiles[1], env_set=env_set,
@@ -424,11 +458,22 @@ def _template_child(msg, ctl_fd, res_fd, raw_fd, built=None, compile_fd=None, en
 
 
 def _root_child(msg, sock_fd, given):
-    """In the template's fork that becomes a student root."""
+    """In the fork (of a root template, or of the template) that becomes a student root: it keeps
+    its root template's handle on their pid namespace (ChildPidNamespace), if any."""
     import _socket
     devnull = os.open(os.devnull, os.O_RDWR)
-    env = _fresh_process(msg, (sock_fd,), devnull)       # (fd 0 is the template's /dev/null)
+    pidns = given.shared[2] if given.shared is not None else None
+    keep = (sock_fd,) if pidns is None else (sock_fd, pidns.own)
+    env = _fresh_process(msg, keep, devnull)       # (fd 0 is the template's /dev/null)
     root_main(_socket.socket(fileno=sock_fd), msg.get("setup") or {}, given, env)
+
+
+def _root_template_child(msg, sock_fd, given):
+    """In the template's fork that becomes a root template."""
+    import _socket
+    devnull = os.open(os.devnull, os.O_RDWR)
+    _fresh_process(msg, (sock_fd,), devnull)
+    root_template_main(_socket.socket(fileno=sock_fd), msg.get("setup") or {}, given)
 
 
 def _wanted_env(msg):

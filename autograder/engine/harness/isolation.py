@@ -122,21 +122,36 @@ class ChildPidNamespace:
             raise OSError(err, f"setns: {os.strerror(err)}")
 
 
-def root_setup(setup):
+def root_setup(setup, own=True):
     """The student root (entry.root_main; root, never runs student code): its own mount and uts
     namespaces and the minimal root, built once for all of one student's sandbox lives, without
     the private folders (each life mounts its own) and without /proc (each life has its own pid
     namespace and mounts its own).  And, when its lives' filter refuses every socket (SETUP's
     "sockets_refused"), its own empty net namespace (only lo, down), which they share instead of
-    making one each.  Returns what it applied, for each life's `applied`."""
+    making one each.  Returns what it applied, for each life's `applied`.  OWN false: a root
+    template (entry.root_template_main), which builds the same once for every student root it
+    forks, and no net namespace (each of its student roots makes its own: root_own)."""
     lib = _libc()
-    net = bool(setup.get("seccomp")) and setup.get("sockets_refused") is True
-    lib.call("unshare", "unshare", CLONE_NEWNS | CLONE_NEWUTS | (CLONE_NEWNET if net else 0))
+    net = _own_net(setup)
+    lib.call("unshare", "unshare", CLONE_NEWNS | CLONE_NEWUTS | (CLONE_NEWNET if net and own else 0))
     lib.mount(None, "/", None, MS_REC | MS_PRIVATE)
     hidden = [os.path.realpath(p) for p in setup.get("hidden", [])]
     built = build_root(lib, {"pidns": True, "tmp_mb": None}, hidden)
-    built["net_namespace"] = net
+    built["net_namespace"] = net and own
     return built
+
+
+def _own_net(setup):
+    return bool(setup.get("seccomp")) and setup.get("sockets_refused") is True
+
+
+def root_own(setup, built):
+    """A student root forked by a root template (which built the minimal root once: root_setup):
+    its own mount namespace (a copy of that minimal table), uts and, when its lives' filter
+    refuses every socket, net namespace.  Returns what it applied, for each life's `applied`."""
+    net = _own_net(setup)
+    _libc().call("unshare", "unshare", CLONE_NEWNS | CLONE_NEWUTS | (CLONE_NEWNET if net else 0))
+    return dict(built, net_namespace=net)
 
 
 def enter_namespaces(cfg):
