@@ -216,7 +216,7 @@ def _reaped_cpu(pid: int) -> float:
 def test_a_stopped_lifes_request_processes_keep_their_cpu_in_the_accounts(make):
     """A life's clean stop (Zygote.serve) reaps its request processes itself: the CPU time
     of a shared worker still alive at the stop reaches its root, then the process that reaps the
-    root (the root template that forked it, launch.RootTemplate, whose own reaper is the
+    root (the root template that forked it, roots.RootTemplate, whose own reaper is the
     template), as the bench and a row's CPU count it.  (Left to the kernel, which empties the pid
     namespace as its init exits, they would be autoreaped and their CPU time lost.)"""
     box = make(BURN)

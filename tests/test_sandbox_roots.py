@@ -1,4 +1,4 @@
-"""The root template (launch.RootTemplate, harness/entry.py root_template_main): the session's
+"""The root template (roots.RootTemplate, harness/entry.py root_template_main): the session's
 template forks one per distinct student-root setup, which builds the minimal read-only root and
 prepares the filter once and forks each student root; a student root makes only its own mount,
 uts (and net) namespaces.  Two students' roots and lives share nothing writable, and the root
