@@ -340,8 +340,7 @@ class GradingPlugin:
             return
         if traced:
             self.verdicts.end(item, student, _TRIVIAL[0])
-        trivial, _TRIVIAL[0] = _TRIVIAL[0], False
-        self._record_pass(item, check, started, trivial)
+        self._record_pass(item, check, started, take_trivial())
 
     def pytest_runtest_setup(self, item: pytest.Item) -> None:
         self._setup(item, time.perf_counter(), keep=True)
@@ -395,8 +394,7 @@ class GradingPlugin:
         if started is None:
             started = self._started.get(check.nodeid)
         if exc is None:             # (passed: the usual case, none of the tests below)
-            trivial, _TRIVIAL[0] = _TRIVIAL[0], False       # (take_trivial, inline)
-            self._record_pass(item, check, started, trivial)
+            self._record_pass(item, check, started, take_trivial())
             return
         problem, points, hidden, stage, name = check.problem, check.points, check.hidden, check.stage, check.title
         hint, aspect = "", None
@@ -428,8 +426,7 @@ class GradingPlugin:
         # (its fields in their order, positionally: ~1 us a check less than by keyword)
         result = TestResult(name, problem, stage, score, points, status, output, "hidden" if hidden else "visible",
                             hint, _elapsed(started), check.nodeid)
-        trivial, _TRIVIAL[0] = _TRIVIAL[0], False       # (take_trivial, inline)
-        self._keep(result, check, trivial, aspect)
+        self._keep(result, check, take_trivial(), aspect)
 
     def _record_pass(self, item: pytest.Item, check: _Check, started: float | None, trivial: bool) -> None:
         """A passed check's row (TRIVIAL: its take_trivial; STARTED: when its setup began, None:
@@ -453,18 +450,9 @@ class GradingPlugin:
         if aspect:
             self._aspect[rid] = aspect
         self.results.append(result)
-        by_name = self.by_name
-        rows = by_name.get(check.family)
-        if rows is None:
-            by_name[check.family] = [result]
-        else:
-            rows.append(result)
+        self.by_name.setdefault(check.family, []).append(result)
         if check.name != check.family:   # "test_x[param]": one parameter
-            rows = by_name.get(check.name)
-            if rows is None:
-                by_name[check.name] = [result]
-            else:
-                rows.append(result)
+            self.by_name.setdefault(check.name, []).append(result)
 
     def _check(self, item: pytest.Item) -> _Check:
         """ITEM's markers, read once (after collection: share_points has given it its points)."""
