@@ -281,19 +281,14 @@ def root_main(sock, setup, given, env):
     (isolation.enter_life_namespaces).  Its
     first life compiles the student's source for the others (student_code).  GIVEN: the
     template's (its snapshot); ENV: the environment this root was given, its lives' too."""
-    try:
+    def build():
         if given.shared is not None:        # forked by a root template: only what is its own
-            setup, built, pidns = given.shared
-            built = root_own(setup, built)
-            given = _Given(given.snapshot, given.seccomp)
-        else:
-            pidns = _child_pid_namespace()
-            built = root_setup(setup)
-            given = _Given(given.snapshot, prepare_seccomp(_libc(), setup.get("seccomp")))  # (each life installs it)
-    except BaseException:
-        sock.send(_dumps({"t": "fatal", "error": traceback.format_exc()[-2000:]}).encode())
-        _real_exit(1)
-    sock.send(_dumps({"t": "ready", "pid1": pidns is not None}).encode())   # (its lives: pid 1 of their own)
+            shared_setup, built, pidns = given.shared
+            return pidns, root_own(shared_setup, built), _Given(given.snapshot, given.seccomp)
+        pidns = _child_pid_namespace()      # (each life installs the filter prepared here)
+        return pidns, root_setup(setup), _Given(given.snapshot, prepare_seccomp(_libc(), setup.get("seccomp")))
+
+    pidns, built, given = _root_ready(sock, build)
     fork_server(sock, given, built=built, pidns=pidns, env=env)
 
 
@@ -303,16 +298,27 @@ def root_template_main(sock, setup, given):
     code).  It builds the minimal read-only root (isolation.root_setup, without a net namespace)
     and prepares the filter once, then forks one student root per request (root_main), which
     makes only its own mount, uts (and net) namespaces (isolation.root_own)."""
-    try:
+    def build():
         pidns = _child_pid_namespace()
         built = root_setup(setup, own=False)
-        given = _Given(given.snapshot, prepare_seccomp(_libc(), setup.get("seccomp")),
-                       shared=(setup, built, pidns))
+        return pidns, built, _Given(given.snapshot, prepare_seccomp(_libc(), setup.get("seccomp")),
+                                    shared=(setup, built, pidns))
+
+    _, _, given = _root_ready(sock, build)
+    fork_server(sock, given, roots="only")
+
+
+def _root_ready(sock, build):
+    """A root's (a student root's or a root template's) start: BUILD() -> (its ChildPidNamespace
+    or None, what it built, its _Given), said on SOCK: "ready" (with whether it forks each child
+    as the pid 1 of a new pid namespace), or "fatal" with the error, and the root exits."""
+    try:
+        pidns, built, given = build()
     except BaseException:
         sock.send(_dumps({"t": "fatal", "error": traceback.format_exc()[-2000:]}).encode())
         _real_exit(1)
     sock.send(_dumps({"t": "ready", "pid1": pidns is not None}).encode())
-    fork_server(sock, given, roots="only")
+    return pidns, built, given
 
 
 def _child_pid_namespace():
