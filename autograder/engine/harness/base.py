@@ -143,3 +143,18 @@ def own_sched():
         return _os_open("/proc/self/schedstat", os.O_RDONLY | os.O_CLOEXEC)
     except OSError:
         return None
+
+
+def enter_own_folder(path, fresh):
+    """Make PATH the harness's own folder and enter it: a run folder (FRESH: new and empty, as a
+    fork's always was) or the shared worker's folder (kept when it is a real folder).  Whatever
+    the student's code left at that name (it can guess it: `run-N` is the next number, `shared`
+    is fixed) is renamed aside first, never entered: a folder of the next request's name, a file,
+    a symbolic link.  (Such a leftover made every later request of its life an internal error.)"""
+    try:
+        os.mkdir(path, 0o700)
+    except FileExistsError:
+        if fresh or not os.path.isdir(path) or os.path.islink(path):
+            os.rename(path, f"{path}.left-{os.urandom(6).hex()}")
+            os.mkdir(path, 0o700)
+    os.chdir(path)
