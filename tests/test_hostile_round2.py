@@ -13,46 +13,12 @@ from __future__ import annotations
 import os
 import re
 
-import pytest
-from helpers.rounds import (
-    CSV_STEM,
-    RAW_CONTROL,
-    REPO,
-    Round,
-    check_batch_finished,
-    check_case,
-    check_complete,
-    check_hidden_feedback,
-    got_for,
-    graded,
-)
+from helpers.rounds import CSV_STEM, RAW_CONTROL, REPO, Round, got_for, module_tests
 
 from autograder.grading.discover import safe_id
 
 ROUND = Round(REPO / "tests" / "corpus" / "round2")
-
-
-@pytest.fixture(scope="module")
-def results():
-    yield from graded(ROUND, "hostile-round2-")
-
-
-def test_round2_corpus_is_complete():
-    check_complete(ROUND, attacks=25)
-
-
-@pytest.mark.parametrize("case,way", ROUND.params, ids=ROUND.ids)
-def test_round2_case(case, way, results):
-    check_case(ROUND, case, way, results)
-
-
-def test_round2_batch_finished_cleanly(results):
-    check_batch_finished(ROUND, results)
-
-
-def test_round2_hidden_feedback_is_grader_text(results):
-    """The leak cases' hidden checks did run and fail (so the absence of LEAK means something)."""
-    check_hidden_feedback(ROUND, results)
+globals().update(module_tests(ROUND, "round2", attacks=25))     # results, test_round2_case, ...
 
 
 def test_round2_markdown_fence_holds(results):

@@ -12,28 +12,10 @@ from __future__ import annotations
 
 import json
 
-import pytest
-from helpers.rounds import REPO, Round, check_batch_finished, check_case, check_complete, got_for, graded
+from helpers.rounds import REPO, Round, got_for, module_tests
 
 ROUND = Round(REPO / "tests" / "corpus" / "round3", jobs=1)
-
-
-@pytest.fixture(scope="module")
-def results():
-    yield from graded(ROUND, "hostile-round3-")
-
-
-def test_round3_corpus_is_complete():
-    check_complete(ROUND, attacks=10)
-
-
-@pytest.mark.parametrize("case,way", ROUND.params, ids=ROUND.ids)
-def test_round3_case(case, way, results):
-    check_case(ROUND, case, way, results)
-
-
-def test_round3_batch_finished_cleanly(results):
-    check_batch_finished(ROUND, results)
+globals().update(module_tests(ROUND, "round3", attacks=10))     # results, test_round3_case, ...
 
 
 def test_round3_the_last_classmate_is_graded_after_every_attack(results):

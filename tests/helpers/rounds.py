@@ -63,6 +63,7 @@ class Case:
     honest: bool = False
     same_as: str = ""
     hidden_forbidden: list[str] = field(default_factory=list)
+    joins: list[str] = field(default_factory=list)      # cases whose files come first, in order
 
     @property
     def runnable(self) -> bool:
@@ -82,7 +83,8 @@ class Round:
         self.ids = [f"{c.name}-{w}" for c, w in self.params]
 
     def text(self, case: Case) -> str:
-        text = (self.folder / f"{case.name}.py").read_text(encoding="utf-8").replace("@REPO@", str(REPO))
+        text = "\n\n".join((self.folder / f"{name}.py").read_text(encoding="utf-8")
+                           for name in (*case.joins, case.name)).replace("@REPO@", str(REPO))
         if case.base == "none":
             return text
         base = (REPO / case.base / "yahtzee.py").read_text(encoding="utf-8")
@@ -302,6 +304,7 @@ def check_complete(rnd: Round, attacks: int) -> None:
     for case in rnd.cases:
         assert case.phrases and case.why and case.score >= 0, case.name
         assert not case.same_as or case.same_as in rnd.by_name, case.name
+        assert all(name in rnd.by_name for name in case.joins), case.name
         assert set(case.ways) <= set(WAYS) and case.base in ("solution", "starter", "none"), case.name
 
 
@@ -339,3 +342,31 @@ def check_hidden_feedback(rnd: Round, results: dict) -> None:
         for way in ("alone", "gradescope"):
             hidden = got_for(results, case, way)["hidden"]
             assert hidden and any(h for h in hidden), f"{case.name} ({way}) had no failing hidden check"
+
+
+def module_tests(rnd: Round, name: str, attacks: int) -> dict:
+    """The tests every round's file has, named test_NAME_*, with its module fixture `results`:
+    `globals().update(module_tests(ROUND, "round3", attacks=10))` in the round's test file."""
+
+    @pytest.fixture(scope="module", name="results")
+    def results() -> Iterator[dict]:
+        yield from graded(rnd, f"hostile-{name}-")
+
+    def corpus_is_complete() -> None:
+        check_complete(rnd, attacks)
+
+    @pytest.mark.parametrize("case,way", rnd.params, ids=rnd.ids)
+    def case(case: Case, way: str, results: dict) -> None:
+        check_case(rnd, case, way, results)
+
+    def batch_finished_cleanly(results: dict) -> None:
+        check_batch_finished(rnd, results)
+
+    def hidden_feedback_is_grader_text(results: dict) -> None:
+        """The leak cases' hidden checks did run and fail (so the absence of LEAK means something)."""
+        check_hidden_feedback(rnd, results)
+
+    tests = {"corpus_is_complete": corpus_is_complete, "case": case,
+             "batch_finished_cleanly": batch_finished_cleanly,
+             "hidden_feedback_is_grader_text": hidden_feedback_is_grader_text}
+    return {"results": results, **{f"test_{name}_{key}": test for key, test in tests.items()}}

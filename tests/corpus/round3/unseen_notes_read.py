@@ -30,7 +30,7 @@ def _notes():
 _FOUND = _notes()
 if _FOUND:
     def _broken(*args, **kwargs):
-        raise RuntimeError("a note from another student: " + ", ".join(_FOUND))
+        raise RuntimeError("a note left before this request: " + ", ".join(_FOUND))
     for _name, _value in list(globals().items()):
         if isinstance(_value, _types.FunctionType) and not _name.startswith("_"):
             globals()[_name] = _broken
