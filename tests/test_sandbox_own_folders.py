@@ -3,8 +3,9 @@
 A fresh request runs in a new folder `/tmp/work/run-N` (N: the life's request count) and the
 shared worker in `/tmp/work/shared`.  The work folder outlives a request, and the names are
 predictable: a request that left a folder of the next run folder's name, or a file (or a link)
-named `shared`, made every later request of its life "the grader could not run your program
-(internal error)" (the request process's mkdir failed).  The harness now renames whatever it
+named `shared`, or that replaced the work folder itself (a link, a file) or took its rights
+away, made every later request of its life "the grader could not run your program (internal
+error)" (the request process's mkdir failed).  The harness now renames whatever it
 finds at its folder's name aside (`harness/base.enter_own_folder`): each request runs in its own
 new, empty folder, as a fork of its own always did (corpus round3 `plant_run_folders`).
 """
@@ -34,6 +35,19 @@ def plant_run_folders(count):
     return leaf
 
 
+def replace_work(kind):
+    os.chdir("/")
+    if kind == "link":                  # the work folder moved, a link left in its place (dangling
+        os.rename("/tmp/work", "/tmp/elsewhere")    # once the zygote empties /tmp)
+        os.symlink("/tmp/elsewhere", "/tmp/work")
+    elif kind == "file":
+        os.rename("/tmp/work", "/tmp/elsewhere")
+        open("/tmp/work", "w").close()
+    else:
+        os.chmod("/tmp/work", 0)
+    return kind
+
+
 def plant_shared(kind):
     path = "/tmp/work/shared"
     if kind == "file":
@@ -60,6 +74,19 @@ def test_a_planted_run_folder_is_moved_aside_and_the_request_runs_in_an_empty_on
             assert outcome.status == "ok", outcome.message
             cwd, listed = outcome.value
             assert cwd.startswith("/tmp/work/run-") and listed == []
+
+
+@pytest.mark.parametrize("kind", ["link", "file", "chmod"])
+def test_a_work_folder_a_request_replaced_or_closed_is_made_a_folder_again(kind):
+    """The work folder replaced by a link or a file, or its owner's rights taken away: the next
+    request process (its owner) renames it aside or gives the rights back, then makes its folder."""
+    with Sandbox(SOURCE, "m.py", Limits(wall_s=4.0)) as box:
+        assert box.run(Request("call", "replace_work", [kind], fresh=True)).value == kind
+        for fresh in (True, True, False):
+            outcome = box.run(Request("call", "look", fresh=fresh))
+            assert outcome.status == "ok", outcome.message
+            cwd, listed = outcome.value
+            assert listed == [] and (cwd.startswith("/tmp/work/run-") if fresh else cwd == "/tmp/work/shared")
 
 
 @pytest.mark.parametrize("kind, listed", [("file", []), ("link", []), ("folder", ["kept.txt"])])
