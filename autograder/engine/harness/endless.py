@@ -23,7 +23,7 @@ import opcode
 import signal
 import sys
 
-from .base import HARNESS_FILE, _os_close, _os_open, _os_read, _Timeout
+from .base import _MISSING, HARNESS_FILE, _os_close, _os_open, _os_read, _Timeout
 
 LOOK_AFTER = 0.01         # seconds after a request starts: its first look (most honest requests are done by
 #                           then; a look at one that is not costs microseconds).  Each charged endless loop spins
@@ -195,9 +195,6 @@ def look(run, frame):
         run.looking = None
     finally:
         run.in_student = in_student
-
-
-_MISSING = object()
 
 
 def _loaded(frame, code, at):
