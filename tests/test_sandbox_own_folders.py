@@ -59,6 +59,8 @@ def plant_shared(kind):
         os.makedirs(path)
         with open(os.path.join(path, "kept.txt"), "w") as f:
             f.write("the shared folder's own file")
+        if kind == "closed":
+            os.chmod(path, 0)
     return kind
 '''
 
@@ -89,7 +91,8 @@ def test_a_work_folder_a_request_replaced_or_closed_is_made_a_folder_again(kind)
             assert listed == [] and (cwd.startswith("/tmp/work/run-") if fresh else cwd == "/tmp/work/shared")
 
 
-@pytest.mark.parametrize("kind, listed", [("file", []), ("link", []), ("folder", ["kept.txt"])])
+@pytest.mark.parametrize("kind, listed", [("file", []), ("link", []), ("folder", ["kept.txt"]),
+                                          ("closed", ["kept.txt"])])
 def test_the_shared_worker_starts_in_its_own_folder_whatever_was_left_at_its_name(kind, listed):
     """A file or a link at the shared folder's name is moved aside (a new worker is never sent
     into a folder of the student's choosing); a real folder is kept, as before (its files are

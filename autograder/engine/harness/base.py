@@ -150,9 +150,10 @@ def enter_own_folder(path, fresh):
     fork's always was) or the shared worker's folder (kept when it is a real folder).  Whatever
     the student's code left at that name (it can guess it: `run-N` is the next number, `shared`
     is fixed) is renamed aside first, never entered: a folder of the next request's name, a file,
-    a symbolic link; so is the work folder itself when a request replaced it (a link, a file) or
-    took its owner's rights away.  (Any of these made every later request of its life an internal
-    error.)  The request process is the work folder's owner: it may rename and chmod there."""
+    a symbolic link; so is the work folder itself when a request replaced it (a link, a file);
+    a folder whose owner's rights a request took away gets them back.  (Any of these made every
+    later request of its life an internal error.)  The request process is the work folder's
+    owner: it may rename and chmod there."""
     for repaired in (False, True):
         try:
             os.mkdir(path, 0o700)
@@ -171,7 +172,11 @@ def enter_own_folder(path, fresh):
                 os.chmod(work, 0o700)
             continue
         break
-    os.chdir(path)
+    try:
+        os.chdir(path)
+    except PermissionError:     # (a kept shared folder whose rights a request took away)
+        os.chmod(path, 0o700)
+        os.chdir(path)
 
 
 def _aside(path):
