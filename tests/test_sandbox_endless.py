@@ -18,7 +18,9 @@ from autograder.engine.sandbox import Limits, Request, Sandbox
 LIMITS = Limits(wall_s=4.0)
 
 SOURCE = '''
-import functools, mmap, os, signal, threading, time
+import collections, functools, mmap, os, signal, threading, time, types
+
+SEEN = [1, 2, 2]
 
 def spin():
     while True:
@@ -45,6 +47,10 @@ def cycles(counts):              # the state comes back every three passes
     i = 0
     while 3 not in counts:
         i = (i + 1) % len(counts)
+
+def a_global_never_changes():  # a global list read by `in` and a subscript: still
+    while 3 not in SEEN and SEEN[0] < 5:
+        pass
 
 def calls_in_the_loop():         # the clock is state from outside the loop
     while time.time() > 0:
@@ -83,6 +89,27 @@ def grows_in_place():            # the same list object on every pass, longer ea
     while acc != stop:
         acc += one
     return len(acc)
+
+# The finite loops below keep every local the same object: their progress is inside a container
+# whose C code changes it (redteam, round three: each was proved endless, a false timeout).
+def consumes_an_iterator_with_in():   # `x in iterator` consumes it (list_iterator: C code)
+    it = iter([0] * 3_000_000 + [1])
+    while 0 in it:
+        pass
+    return "in"
+
+def grows_a_defaultdict():       # a missing key inserted by the C factory: no Python frame
+    d = collections.defaultdict(int)
+    while len(d) < 2_000_000:
+        d[-len(d)]
+    return len(d)
+
+def grows_through_a_mappingproxy():
+    d = collections.defaultdict(int)
+    view = types.MappingProxyType(d)
+    while len(d) < 2_000_000:
+        view[len(d)]
+    return len(d)
 
 def waits_for_a_thread():
     done = []
@@ -134,7 +161,8 @@ def sandbox():
 ARGS = {"flag_never_set": [1], "forgot_to_step": [[1, 2, 3, 4, 5]], "cycles": [[1, 2, 2]]}
 
 
-@pytest.mark.parametrize("func", ["spin", "flag_never_set", "Game.play", "forgot_to_step", "cycles"])
+@pytest.mark.parametrize("func", ["spin", "flag_never_set", "Game.play", "forgot_to_step", "cycles",
+                                  "a_global_never_changes"])
 def test_a_loop_that_cannot_change_is_stopped_at_once(sandbox, func):
     request = Request("call", func, ARGS.get(func, []), instance={} if "." in func else None)
     outcome = sandbox.run(request)
@@ -151,7 +179,8 @@ def test_a_loop_that_calls_is_left_to_its_limit(sandbox):
 
 @pytest.mark.parametrize("func, value", [
     ("counts_up", 3_000_000), ("ids_could_repeat", 10 ** 6 + 6_000_000), ("grows_in_place", 3_000_000),
-    ("steps_through_next", "next"), ("steps_through_a_partial", "partial"), ("waits_for_a_thread", "thread"), ("waits_for_a_signal", "signal"), ("waits_for_shared_memory", "memory"),
+    ("consumes_an_iterator_with_in", "in"), ("grows_a_defaultdict", 2_000_000),
+    ("grows_through_a_mappingproxy", 2_000_000), ("steps_through_next", "next"), ("steps_through_a_partial", "partial"), ("waits_for_a_thread", "thread"), ("waits_for_a_signal", "signal"), ("waits_for_shared_memory", "memory"),
 ])
 def test_a_finite_loop_is_never_proved_endless(sandbox, func, value):
     outcome = sandbox.run(Request("call", func))

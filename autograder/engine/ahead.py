@@ -122,10 +122,7 @@ class Plan:
                 or not self._sandbox.applied.get("private_tmp")     # (the zygote would refuse it)
                 or self._shared_ahead or self._history):
             return False
-        made, good = _TRY_RECORD.get(part.keep, (0, 0))
-        if made >= TRY_LEARN and 2 * good < made:
-            return False        # (this process's tries of it mostly failed: its reference calls across)
-        return part.tryable
+        return part.tryable     # (never what the tries of other students did: "Tries per student" below)
 
     def _try_aside(self, variant: Program, part: _Part) -> bool:
         """PART (VARIANT's planned shared calls, of a plan: _parts_of) tried in this sandbox (see
@@ -150,14 +147,11 @@ class Plan:
         finally:
             sandbox.retry_state = kept
         self.tries[0] += 1
-        record = _TRY_RECORD.setdefault(part.keep, [0, 0])
-        record[0] += 1
         worker = outcomes[0].worker if outcomes else None
         if (len(outcomes) != len(part.requests) or sandbox.aside_end != "clean" or worker is None or worker[0] != worker[1]
                 or any(o.worker != worker or o.status not in TRIED_STATUSES or o.wall_stopped for o in outcomes)):
             return False
         self.tries[1] += 1
-        record[1] += 1
         variant.round_trips += 1
         variant.runs += len(outcomes)
         variant._charge(outcomes)
@@ -402,12 +396,12 @@ TRIED_STATUSES = frozenset({"ok", "exception", "no_function", "input_exhausted",
                             "syntax_error", "import_error", "output_limit"})
 TRY_ASIDE = True      # False: every variant in its own sandbox from the start (the tests compare both)
 _STAND_INS: dict[int, tuple[Request, Request]] = {}
-# Per variant (its kept names), this process's tries: [made, good].  Once TRY_LEARN were made and
-# fewer than half were good, that variant is no longer tried (where the reference's own functions
-# of a stage call another stage's, every student's try fails: it would only cost).  It changes no
-# outcome: a variant tried or not gives the same ones.
-_TRY_RECORD: dict[tuple, list[int]] = {}
-TRY_LEARN = 4
+# Tries per student: whether a variant is tried depends on the student's own plan and sandbox
+# only, never on the tries of the students graded before it in this process.  (A record of them,
+# TRY_LEARN, stopped trying a variant whose tries mostly failed: a classmate who left a file in
+# its work folder, which refuses its try, then changed the grade of a later student whose tried
+# outcome is not its variant's, a program that evades the clean-state check or detects the
+# stand-ins: corpus round3 `unseen_notes_own`, 16.875 alone, 46.875 after five such classmates.)
 
 
 _TRYABLE: dict[int, tuple[Request, bool]] = {}

@@ -143,3 +143,43 @@ def own_sched():
         return _os_open("/proc/self/schedstat", os.O_RDONLY | os.O_CLOEXEC)
     except OSError:
         return None
+
+
+def enter_own_folder(path, fresh):
+    """Make PATH the harness's own folder and enter it: a run folder (FRESH: new and empty, as a
+    fork's always was) or the shared worker's folder (kept when it is a real folder).  Whatever
+    the student's code left at that name (it can guess it: `run-N` is the next number, `shared`
+    is fixed) is renamed aside first, never entered: a folder of the next request's name, a file,
+    a symbolic link; so is the work folder itself when a request replaced it (a link, a file);
+    a folder whose owner's rights a request took away gets them back.  (Any of these made every
+    later request of its life an internal error.)  The request process is the work folder's
+    owner: it may rename and chmod there."""
+    for repaired in (False, True):
+        try:
+            os.mkdir(path, 0o700)
+        except FileExistsError:
+            if fresh or not os.path.isdir(path) or os.path.islink(path):
+                _aside(path)
+                os.mkdir(path, 0o700)
+        except OSError:     # (ENOENT: a dangling link; ENOTDIR: a file; EACCES: a chmod)
+            if repaired:
+                raise       # (an internal error, as before)
+            work = os.path.dirname(path)
+            if os.path.islink(work) or not os.path.isdir(work):
+                _aside(work)
+                os.mkdir(work, 0o700)
+            else:
+                os.chmod(work, 0o700)
+            continue
+        break
+    try:
+        os.chdir(path)
+    except PermissionError:     # (a kept shared folder whose rights a request took away)
+        os.chmod(path, 0o700)
+        os.chdir(path)
+
+
+def _aside(path):
+    """PATH renamed out of the harness's way, in its own folder (the zygote empties the tmp
+    folders of everything but the work folder after every fresh request)."""
+    os.rename(path, f"{path}.left-{os.urandom(6).hex()}")

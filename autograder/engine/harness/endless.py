@@ -7,8 +7,10 @@ frame comes back to the same loop head with every local bound to the very same o
 earlier pass, and everything it ran in between is an opcode that cannot change any state and
 cannot run other code: no call but of a built-in that only reads its arguments (_PURE: len, abs,
 str.lower...; a 'call' event of any Python frame ends the watch, so does a CALL of anything else),
-no store but into a local, no in-place operator, no iteration, no exception.  The same state then
-gives the same passes forever.  The locals seen are kept alive, so an object's
+no store but into a local, no in-place operator, no iteration, no exception, and a subscript or an
+`in` only of a list, tuple, str, bytes, dict, set, frozenset or range that a load put there (the C
+code of another type can change state: a defaultdict's missing key inserts it, `x in iterator`
+consumes the iterator).  The same state then gives the same passes forever.  The locals seen are kept alive, so an object's
 id cannot be reused by a new one.  What could still change a state from outside is refused
 before watching: another thread, a child process, a Python signal handler of the student's, a
 trace or profile function, memory shared with any other process (a shared mapping that is not a
@@ -21,7 +23,7 @@ import opcode
 import signal
 import sys
 
-from .base import HARNESS_FILE, _os_close, _os_open, _os_read, _Timeout
+from .base import _MISSING, HARNESS_FILE, _os_close, _os_open, _os_read, _Timeout
 
 LOOK_AFTER = 0.01         # seconds after a request starts: its first look (most honest requests are done by
 #                           then; a look at one that is not costs microseconds).  Each charged endless loop spins
@@ -53,6 +55,19 @@ _PURE_METHODS = {
                     "islower")),
     list: frozenset(("count", "index")), tuple: frozenset(("count", "index")), dict: frozenset(("get",)),
 }
+# A subscript or an `in` runs its container's C code, which may change state that no local shows
+# (collections.defaultdict inserts a missing key through a C factory, directly or through a
+# mappingproxy; `x in iterator` consumes a C iterator or a file): only these exact types only
+# read, and only when the instruction just before loaded the container (or the key, with the
+# container loaded just before it) can the watch name it.
+_READ_ONLY_SUBSCR = frozenset((list, tuple, str, bytes, dict, range))
+_READ_ONLY_IN = frozenset((list, tuple, str, bytes, dict, set, frozenset, range))
+_SUBSCR = opcode.opmap.get("BINARY_SUBSCR", -1)
+_CONTAINS = opcode.opmap.get("CONTAINS_OP", -1)
+_LOADS = {opcode.opmap[name]: name for name in ("LOAD_CONST", "LOAD_FAST", "LOAD_DEREF", "LOAD_GLOBAL",
+                                                 "LOAD_NAME") if name in opcode.opmap}
+_EXTENDED_ARG = opcode.opmap.get("EXTENDED_ARG", -1)
+_NULL_BIT = sys.version_info >= (3, 11)     # LOAD_GLOBAL's low bit: it pushes a NULL too
 _OURS = set()             # the harness's own signal handlers (patches adds them)
 
 
@@ -67,6 +82,7 @@ class _Look:
         self.head = None                            # the loop head: where a backward jump landed
         self.seen = {}                              # ids of the locals at each pass -> the locals
         self.calling = False                        # a CALL ran: its function must be in _PURE
+        self.before = (-1, -1)                      # the offsets of the two instructions run last
 
     def stop(self):
         run = self.run
@@ -114,6 +130,10 @@ class _Look:
                 or self.ops > MAX_OPS):
             self.stop()
             return None
+        if (op == _SUBSCR or op == _CONTAINS) and self.head is not None and not self._reads_only(frame, op):
+            self.stop()
+            return None
+        self.before = (self.before[1], at)
         back, self.last = at <= self.last, at
         if back and self.head is None:
             self.head = at
@@ -128,6 +148,19 @@ class _Look:
                 self.stop()
                 return None
         return self.on_frame
+
+    def _reads_only(self, frame, op):
+        """The container of the subscript or `in` about to run is of a type whose C code only
+        reads (_READ_ONLY_*), as a load just before it shows; anything else: not shown still."""
+        key, last = self.before
+        try:
+            if op == _SUBSCR:                       # container, key, BINARY_SUBSCR
+                _loaded(frame, self.code, last)     # (the key: one value pushed by a load)
+                last = key
+            container = _loaded(frame, self.code, last)
+        except Exception:                       # noqa: BLE001 -- not a load: not shown still
+            return False
+        return type(container) in (_READ_ONLY_SUBSCR if op == _SUBSCR else _READ_ONLY_IN)
 
     def proved(self, values):
         run = self.run
@@ -162,6 +195,40 @@ def look(run, frame):
         run.looking = None
     finally:
         run.in_student = in_student
+
+
+def _loaded(frame, code, at):
+    """The one value the load instruction at offset AT of CODE (FRAME's) pushed; LookupError when
+    it is not such a load.  Its binding cannot have changed since: only loads ran after it."""
+    kind = _LOADS.get(code[at]) if at >= 0 else None
+    if kind is None:
+        raise LookupError(at)
+    arg, back, shift = code[at + 1], at - 2, 8
+    while back >= 0 and code[back] == _EXTENDED_ARG:
+        arg, back, shift = arg | code[back + 1] << shift, back - 2, shift + 8
+    f_code = frame.f_code
+    if kind == "LOAD_CONST":
+        return f_code.co_consts[arg]
+    if kind == "LOAD_GLOBAL":
+        if _NULL_BIT:
+            if arg & 1:
+                raise LookupError(at)               # two values pushed
+            arg >>= 1
+        name, spaces = f_code.co_names[arg], (frame.f_globals, frame.f_builtins)
+    elif kind == "LOAD_NAME":
+        name, spaces = f_code.co_names[arg], (frame.f_locals, frame.f_globals, frame.f_builtins)
+    else:
+        local_name = getattr(f_code, "_varname_from_oparg", None)
+        if local_name is not None:
+            name = local_name(arg)
+        else:
+            name = (f_code.co_varnames if kind == "LOAD_FAST" else f_code.co_cellvars + f_code.co_freevars)[arg]
+        spaces = (frame.f_locals,)
+    for space in spaces:
+        value = space.get(name, _MISSING) if type(space) is dict else _MISSING
+        if value is not _MISSING:
+            return value
+    raise LookupError(name)
 
 
 def _pure(func):

@@ -8,7 +8,7 @@ import os
 import traceback
 
 from .audit import install_audit
-from .base import _dumps, _loads_line, _real_exit, own_sched
+from .base import _dumps, _loads_line, _real_exit, enter_own_folder, own_sched
 from .clean import Untouched
 from .lines import Lines, write_all
 from .patches import install_patches
@@ -93,8 +93,7 @@ def runner_loop(zyg, req_r, res_w):
             worker_loop(zyg, req_r, res_w, (lines, sched, patch_tags), req)
         retire = True
         try:
-            os.mkdir(req["rundir"], 0o700)
-            os.chdir(req["rundir"])
+            enter_own_folder(req["rundir"], fresh=True)
             run = Run(req, zyg.cfg, res_w, sched, pid)
             run.guard, run.patch_tags = guard, patch_tags
             res = run.execute(zyg.code, zyg.compile_error, None)
@@ -128,8 +127,7 @@ def worker_loop(zyg, req_r, res_w, runner=None, first=None):
     shared = {}
     pid = os.getpid()
     if first is not None:
-        os.makedirs(first["worker"], exist_ok=True)
-        os.chdir(first["worker"])
+        enter_own_folder(first["worker"], fresh=False)
         child_run(zyg, first, res_w, shared, sched, patch_tags, pid)
     while True:
         line = lines.readline()

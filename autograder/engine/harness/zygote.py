@@ -22,7 +22,7 @@ from .answers import (
     _tail,
 )
 from .audit import install_audit
-from .base import GRACE, _dumps, _loads_line, _real_exit
+from .base import GRACE, _dumps, _loads_line, _real_exit, enter_own_folder
 from .clean import CleanState
 from .errors import compile_source
 from .lines import _pidfd, write_all, write_line, write_parts
@@ -239,8 +239,7 @@ class Zygote(Waits):
             try:
                 os.close(r)
                 self.close_for_child()
-                os.mkdir(rundir, 0o700)
-                os.chdir(rundir)
+                enter_own_folder(rundir, fresh=True)
                 child_run(self, req, w, None)
             finally:
                 _real_exit(117)
@@ -350,8 +349,7 @@ class Zygote(Waits):
                 os.close(res_r)
                 self.close_for_child()
                 if folder is not None:
-                    os.makedirs(folder, exist_ok=True)
-                    os.chdir(folder)
+                    enter_own_folder(folder, fresh=False)
                 loop(self, req_r, res_w)
             finally:
                 _real_exit(117)
