@@ -242,8 +242,9 @@ def readme(assignments: list[Assignment], stage: int) -> str:
         lines.append(f"* `check.py`: the public checks. Run `python check.py {assignment.student_file}` "
                      "(add `--stage N` for one stage). The grader runs more checks of its own.")
         if has_notebooks(assignment):
-            lines.append(f"* `notebooks/`: the Jupyter notebooks of stages 1 to {stage}. Work in the notebook "
-                         "of the current stage: it gives the code of the earlier stages.")
+            held = "notebook of stage 1" if stage == 1 else f"notebooks of stages 1 to {stage}"
+            lines.append(f"* `notebooks/`: the Jupyter {held}. Work in the notebook of the current stage: "
+                         "it gives the code of the earlier stages.")
         lines.append("")
     return "\n".join(lines)
 
