@@ -319,3 +319,29 @@ def test_an_untouched_starter_says_where_to_start(home):
     first = spec.problems[0]
     assert f"Next to write: Problem {first.number} {first.title}\n" in out, out
     assert "First problem to fix" not in out
+
+
+def test_a_file_that_prompts_when_loaded_is_told_so_by_every_path(bundle, home):
+    """A file that calls input() at its top level: `grade --public` says so as check.py does (the load
+    stopped at the prompt, before the checks' own function: it said "has no function named
+    __autograder_public_checks__"), every problem failed on both paths."""
+    spec = load_assignment("yahtzee")
+    source = spec.solution.read_text(encoding="utf-8") + '\nname = input("Your name? ")\n'
+    path = write(home, "yahtzee", "prompts-when-loaded", source)
+    line = len(source.splitlines())
+    grade_text = subprocess.run([sys.executable, "-m", "autograder", "grade", str(path), "--public"],
+                                capture_output=True, text=True, timeout=600, cwd=str(ROOT)).stdout
+    assert f"Your file asks for input while being loaded (line {line}); start the game under" in grade_text
+    assert "__autograder" not in grade_text
+    statuses = check_py(bundle, "yahtzee", path)
+    assert set(statuses.values()) == {"failed"}
+
+
+def test_an_endless_loop_in_the_public_checks_is_named(home):
+    spec = load_assignment("yahtzee")
+    source = spec.starter.read_text(encoding="utf-8").replace(
+        'raise NotImplementedError("Problem 1: Upper boxes: Ones to Sixes (score_upper)")', "while True:\n        pass")
+    path = write(home, "yahtzee", "endless-problem-1", source)
+    out = subprocess.run([sys.executable, "-m", "autograder", "grade", str(path), "--public"],
+                         capture_output=True, text=True, timeout=600, cwd=str(ROOT)).stdout
+    assert "It took more than 2 seconds and was stopped (an endless loop?)." in out, out
