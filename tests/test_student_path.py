@@ -30,3 +30,17 @@ def test_the_bundle_readme_names_the_notebooks_of_the_stages_it_holds(tmp_path):
     three, _ = build_release(tmp_path / "three", stage=3, names=["yahtzee"])
     assert "the Jupyter notebook of stage 1." in (one / "README.md").read_text(encoding="utf-8")
     assert "the Jupyter notebooks of stages 1 to 3." in (three / "README.md").read_text(encoding="utf-8")
+
+
+def test_check_py_given_a_notebook_says_what_it_checks(tmp_path):
+    """A student who runs the bundle's check.py on their notebook reads what check.py checks and where
+    a notebook's checks are (it said "raised AttributeError while being loaded: 'NoneType' object
+    has no attribute 'loader'")."""
+    out, _ = build_release(tmp_path / "bundle", stage=1, names=["yahtzee"])
+    notebook = tmp_path / "yahtzee_stage1.ipynb"
+    notebook.write_text('{"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}', encoding="utf-8")
+    result = subprocess.run([sys.executable, str(out / "yahtzee" / "check.py"), str(notebook)],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 2
+    assert result.stdout == ("yahtzee_stage1.ipynb is not a .py file: check.py checks your yahtzee.py.  A notebook "
+                             "runs the same checks in its own check cells (Run All).\n")

@@ -143,6 +143,10 @@ def main(argv=None):
     if not path.is_file():
         print(f"There is no file {{path}}.")
         return 2
+    if path.suffix != ".py":
+        print(f"{{path.name}} is not a .py file: check.py checks your {{STUDENT_FILE}}.  A notebook runs the "
+              "same checks in its own check cells (Run All).")
+        return 2
     chosen = [p for p in PROBLEMS if (args.stage is None or p[1] == args.stage)
               and (args.problem is None or p[0] == args.problem)]
     if not chosen:
