@@ -80,6 +80,20 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    try:
+        return _main(argv)
+    except ModuleNotFoundError as err:
+        if not err.name or err.name.partition(".")[0] == "autograder":
+            raise                 # one of our own modules: a fault of the grader, with its traceback
+        # A package the kit needs is not in this Python (a student's `python` outside .venv): one
+        # line that says which Python to use instead of a traceback.
+        print(f"error: this Python ({sys.executable}) has no `{err.name}`, which the grader needs: "
+              "run `make install` in the kit, then use its Python (`.venv/bin/python -m autograder ...`, "
+              "or `. .venv/bin/activate` first)", file=sys.stderr)
+        return 2
+
+
+def _main(argv: list[str] | None) -> int:
     words = sys.argv[1:] if argv is None else list(argv)
     verb = words[0] if words and words[0] in VERBS else None
     with _template_early(verb, words):

@@ -1,6 +1,6 @@
 """Pytzee: one-roll Yahtzee for one player (after UMBC CMSC 201 Project 1).
 
-The reference solution of the kit's Pytzee assignment (docs/handout-pytzee.md).
+The reference solution of the kit's Pytzee assignment (autograder/assignments/pytzee/handout.md).
 Students receive this file with every ``# BEGIN PROBLEM N`` ... ``# END PROBLEM N``
 region replaced by a stub (see ``starter/pytzee.py``).
 

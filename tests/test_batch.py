@@ -155,6 +155,14 @@ def test_workers_are_pinned_only_with_a_worker_for_every_cpu(monkeypatch):
     assert cores_for(2, {0, 1}) is None
 
 
+def test_each_worker_runs_the_session_its_fork_server_collected(first):
+    """The fork server configured pytest and collected the suites once before it forked the workers
+    (preloading.prepare_session): each worker's session is that one, not one of its own.  (The
+    threat model's proof of "the session collected once" names this test.)"""
+    events = [json.loads(line) for line in first["trace"].read_text(encoding="utf-8").splitlines()]
+    assert [e.get("prepared") for e in events if e["event"] == "session-collected"] == [True, True]
+
+
 FORK_SERVER = """
 import os, sys
 from pathlib import Path

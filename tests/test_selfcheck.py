@@ -285,3 +285,63 @@ def test_the_time_limit_drops_after_a_few_checks_ran_out_of_time():
     note = engine["time_note"](engine["TIMED_OUT"]["count"], 0.4, 0.05)
     assert note.startswith(f"{len(took)} checks ran out of time; after {allowed} of them the limit dropped")
     assert "\n" not in note and engine["time_note"](allowed, 0.4, 0.05) == ""
+
+
+def test_a_misspelt_function_is_named_by_every_path(bundle, home):
+    """A student who renamed a handout function (score_upper -> upper_score) reads, in check.py and
+    `grade --public` alike, that the file does not define it (with its closest name, as the hidden
+    grader's "no function" line), not a bare NameError; a NameError inside the student's own code
+    stays what it is."""
+    spec = load_assignment("yahtzee")
+    starter = spec.starter.read_text(encoding="utf-8")
+    stub = 'raise NotImplementedError("Problem 1: Upper boxes: Ones to Sixes (score_upper)")'
+    renamed = starter.replace(stub, "return sum(d for d in dice if d == face)").replace(
+        "def score_upper(", "def upper_score(")
+    inside = starter.replace(stub, "return sum(d for d in dice if d == facee)")
+    for label, source, said in (("renamed", renamed, "Your file does not define `score_upper`; did you mean `"),
+                                ("inside", inside, "It raised NameError: name 'facee' is not defined")):
+        path = write(home, "yahtzee", f"misspelt-{label}", source)
+        text = subprocess.run([sys.executable, str(bundle / "yahtzee" / "check.py"), str(path)],
+                              capture_output=True, text=True, timeout=600).stdout
+        grade_text = subprocess.run([sys.executable, "-m", "autograder", "grade", str(path), "--public"],
+                                    capture_output=True, text=True, timeout=600, cwd=str(ROOT)).stdout
+        for out in (text, grade_text):
+            assert "Problem 1 Upper boxes: Ones to Sixes: failed" in out, out
+            assert said in out, out
+
+
+def test_an_untouched_starter_says_where_to_start(home):
+    """Nothing failing yet and not everything passing: the summary names the next problem to write."""
+    spec = load_assignment("yahtzee")
+    path = write(home, "yahtzee", "untouched", spec.starter.read_text(encoding="utf-8"))
+    out = subprocess.run([sys.executable, "-m", "autograder", "grade", str(path), "--public"],
+                         capture_output=True, text=True, timeout=600, cwd=str(ROOT)).stdout
+    first = spec.problems[0]
+    assert f"Next to write: Problem {first.number} {first.title}\n" in out, out
+    assert "First problem to fix" not in out
+
+
+def test_a_file_that_prompts_when_loaded_is_told_so_by_every_path(bundle, home):
+    """A file that calls input() at its top level: `grade --public` says so as check.py does (the load
+    stopped at the prompt, before the checks' own function: it said "has no function named
+    __autograder_public_checks__"), every problem failed on both paths."""
+    spec = load_assignment("yahtzee")
+    source = spec.solution.read_text(encoding="utf-8") + '\nname = input("Your name? ")\n'
+    path = write(home, "yahtzee", "prompts-when-loaded", source)
+    line = len(source.splitlines())
+    grade_text = subprocess.run([sys.executable, "-m", "autograder", "grade", str(path), "--public"],
+                                capture_output=True, text=True, timeout=600, cwd=str(ROOT)).stdout
+    assert f"Your file asks for input while being loaded (line {line}); start the game under" in grade_text
+    assert "__autograder" not in grade_text
+    statuses = check_py(bundle, "yahtzee", path)
+    assert set(statuses.values()) == {"failed"}
+
+
+def test_an_endless_loop_in_the_public_checks_is_named(home):
+    spec = load_assignment("yahtzee")
+    source = spec.starter.read_text(encoding="utf-8").replace(
+        'raise NotImplementedError("Problem 1: Upper boxes: Ones to Sixes (score_upper)")', "while True:\n        pass")
+    path = write(home, "yahtzee", "endless-problem-1", source)
+    out = subprocess.run([sys.executable, "-m", "autograder", "grade", str(path), "--public"],
+                         capture_output=True, text=True, timeout=600, cwd=str(ROOT)).stdout
+    assert "It took more than 2 seconds and was stopped (an endless loop?)." in out, out

@@ -143,6 +143,10 @@ def main(argv=None):
     if not path.is_file():
         print(f"There is no file {{path}}.")
         return 2
+    if path.suffix != ".py":
+        print(f"{{path.name}} is not a .py file: check.py checks your {{STUDENT_FILE}}.  A notebook runs the "
+              "same checks in its own check cells (Run All).")
+        return 2
     chosen = [p for p in PROBLEMS if (args.stage is None or p[1] == args.stage)
               and (args.problem is None or p[0] == args.problem)]
     if not chosen:
@@ -242,8 +246,9 @@ def readme(assignments: list[Assignment], stage: int) -> str:
         lines.append(f"* `check.py`: the public checks. Run `python check.py {assignment.student_file}` "
                      "(add `--stage N` for one stage). The grader runs more checks of its own.")
         if has_notebooks(assignment):
-            lines.append(f"* `notebooks/`: the Jupyter notebooks of stages 1 to {stage}. Work in the notebook "
-                         "of the current stage: it gives the code of the earlier stages.")
+            held = "notebook of stage 1" if stage == 1 else f"notebooks of stages 1 to {stage}"
+            lines.append(f"* `notebooks/`: the Jupyter {held}. Work in the notebook of the current stage: "
+                         "it gives the code of the earlier stages.")
         lines.append("")
     return "\n".join(lines)
 

@@ -19,10 +19,13 @@ passed, ``not started`` when every block was not started, else ``failed``.
 """
 
 import contextlib
+import difflib
 import io
 import os
+import re
 import signal
 import traceback
+import types
 
 STATUSES = ("passed", "failed", "not started")
 # timeout: seconds per check (check.py; None: no alarm).  After SLOW_ALLOWED checks ran out of
@@ -83,7 +86,30 @@ def outcome_of(err):
         return "not started", f"Not written yet: it still raises NotImplementedError({str(err)!r})."
     if isinstance(err, AssertionError):
         return "failed", str(err)
+    missing = _not_defined(err)
+    if missing:
+        return "failed", missing
     return "failed", f"It raised {type(err).__name__}: {err}{_where(err)}"
+
+
+def _not_defined(err):
+    """For a NameError of the check's own code (a name the handout gives that the student's file
+    does not define, e.g. a misspelt function): say so, with the file's closest name.  A NameError
+    raised inside the student's own code is reported as it is."""
+    tb = err.__traceback__
+    if not isinstance(err, NameError) or tb is None or tb.tb_next is not None:
+        return ""
+    name = getattr(err, "name", None)                 # Python 3.10+; the message on older ones
+    if not isinstance(name, str):
+        found = re.match(r"name '(\w+)' is not defined", str(err))
+        name = found.group(1) if found else ""
+    if not name:
+        return ""
+    names = [n for n, v in tb.tb_frame.f_globals.items()
+             if not n.startswith("_") and isinstance(v, (types.FunctionType, type))]
+    close = difflib.get_close_matches(name, names, n=1)
+    return (f"Your file does not define `{name}`"
+            + (f"; did you mean `{close[0]}`?" if close else ": check its name against the handout."))
 
 
 class PublicChecks:
@@ -209,6 +235,9 @@ def summary(problems, results, verbose=False, hidden_note=""):
         failing = sum(problem_status(results[n]) == "failed" for n in checked)
         rows.append(f"({failing} problem{'s' if failing != 1 else ''} failing; --verbose shows every "
                      "failing check)")
+    elif not verbose and passed < len(checked):
+        number = next(n for n in checked if problem_status(results[n]) == "not started")
+        rows += ["", f"Next to write: Problem {number} {dict((n, t) for n, _, t in problems)[number]}"]
     rows += ["", f"Public checks: {passed} of {len(checked)} problems pass." + (f" {hidden_note}" if hidden_note else "")]
     return "\n".join(rows)
 

@@ -125,6 +125,16 @@ def grade_public(path: str | Path, assignment: str | Assignment = DEFAULT_ASSIGN
 
                 report.error = report.error or explain(outcome, "loading your file")
                 results = [["loading your file", "failed", report.error]]
+            elif outcome.status == "no_function" and outcome.import_prompted:
+                # the load stopped at a prompt, before the checks' function appended to the file
+                where = outcome.import_prompted.get("line")
+                report.error = report.error or (
+                    f"Your file asks for input while being loaded (line {where}); start the game under "
+                    "`if __name__ == \"__main__\":`")
+                results = [["loading your file", "failed", report.error]]
+            elif outcome.status == "timeout":
+                results = [["the public checks", "failed",
+                            f"It took more than {limit:g} seconds and was stopped (an endless loop?)."]]
             else:
                 results = [["the public checks", "failed",
                             outcome.message or f"The checks stopped ({outcome.status})."]]

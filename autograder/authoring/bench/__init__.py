@@ -2,7 +2,7 @@
 
     python -m autograder bench [--copies 3] [--repeat 10] [--jobs 1,2] [--submission PATH]
                                [--class DIR] [--nb-students 3] [--nb-stages N,N..]
-                               [--honest 30] [--load 200] [--skip-nbgrader] [--skip-worst] [--keep]
+                               [--honest 30] [--load 200] [--skip-nbgrader] [--skip-worst] [--skip-coach] [--keep]
 
 (a) one submission (default: the reference), graded with each core --stage and all: the first
     grade() in a fresh process (cold: the reference sandbox starts, the suites are collected),

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-# --- (d) targets ----------------------------------------------------------------------------------
+# --- (f) targets ----------------------------------------------------------------------------------
 
 def _verdict(ok: bool | None) -> str:
     return "n/a" if ok is None else ("MET" if ok else "NOT MET")

@@ -1,0 +1,46 @@
+"""The README's student path as a struggling student meets it: the one-line messages of the kit's
+own entry points (a Python without the kit's packages; the student bundle's README)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from autograder.authoring.release import build_release
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_a_python_without_the_kits_packages_says_which_python_to_use():
+    """`python -m autograder grade ... --public` run by a Python that lacks pytest (here the kit's own
+    with -S: no site-packages) is one line naming the missing package and the kit's Python, exit 2,
+    not a traceback."""
+    result = subprocess.run([sys.executable, "-S", "-m", "autograder", "grade", "starter/yahtzee.py", "--public"],
+                            capture_output=True, text=True, timeout=120, cwd=str(ROOT))
+    assert result.returncode == 2, (result.stdout, result.stderr)
+    assert "Traceback" not in result.stderr and result.stdout == ""
+    (line,) = result.stderr.strip().splitlines()
+    assert line.startswith("error: this Python (") and "has no `" in line
+    assert "make install" in line and ".venv/bin/python -m autograder" in line
+
+
+def test_the_bundle_readme_names_the_notebooks_of_the_stages_it_holds(tmp_path):
+    one, _ = build_release(tmp_path / "one", stage=1, names=["yahtzee"])
+    three, _ = build_release(tmp_path / "three", stage=3, names=["yahtzee"])
+    assert "the Jupyter notebook of stage 1." in (one / "README.md").read_text(encoding="utf-8")
+    assert "the Jupyter notebooks of stages 1 to 3." in (three / "README.md").read_text(encoding="utf-8")
+
+
+def test_check_py_given_a_notebook_says_what_it_checks(tmp_path):
+    """A student who runs the bundle's check.py on their notebook reads what check.py checks and where
+    a notebook's checks are (it said "raised AttributeError while being loaded: 'NoneType' object
+    has no attribute 'loader'")."""
+    out, _ = build_release(tmp_path / "bundle", stage=1, names=["yahtzee"])
+    notebook = tmp_path / "yahtzee_stage1.ipynb"
+    notebook.write_text('{"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}', encoding="utf-8")
+    result = subprocess.run([sys.executable, str(out / "yahtzee" / "check.py"), str(notebook)],
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 2
+    assert result.stdout == ("yahtzee_stage1.ipynb is not a .py file: check.py checks your yahtzee.py.  A notebook "
+                             "runs the same checks in its own check cells (Run All).\n")
