@@ -243,7 +243,8 @@ def _grade_all(source: str | Path, out: str | Path, assignment: str, stage: str,
     from ..engine.results import GradeReport
     from .discover import InputError, discover
     from .gradebook import Gradebook, Stored
-    from .workers import Progress, children_cpu
+    from .progress import Progress
+    from .worker import children_cpu
 
     try:
         entries, notes = discover(source, work_dir, spec, nb_assignment)
