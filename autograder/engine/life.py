@@ -107,7 +107,6 @@ class _State:
             self.slot = None
 
 
-
 class Starting:
     """Sandbox's start of its zygote (a mixin: the state is Sandbox's, set in its __init__)."""
 
