@@ -140,7 +140,8 @@ def _template_early(verb: str | None, words: list[str]) -> contextlib.AbstractCo
     skip = ("--public", "--python", "-h", "--help")
     if verb != "grade" or any(w in skip or w.startswith("--python=") for w in words):
         return contextlib.nullcontext()
-    from .engine.sandbox import prestart_template, template_scope
+    from .engine.life import prestart_template
+    from .engine.sandbox import template_scope
 
     scope = template_scope()
     scope.__enter__()

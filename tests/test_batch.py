@@ -43,7 +43,8 @@ from helpers.cli import class_beside_a_readable_folder, peek_source
 
 from autograder.grading.export import csv_header
 from autograder.grading.gradebook import Gradebook
-from autograder.grading.workers import PIN_ENV, TRACE_ENV, cores_for
+from autograder.grading.tracing import TRACE_ENV
+from autograder.grading.workers import PIN_ENV, cores_for
 
 
 # ---------------------------------------------------------------------------------------------

@@ -42,7 +42,7 @@ from autograder.engine import reporters
 from autograder.engine.isolation import isolation
 from autograder.grading.grade import grade_stream
 from autograder.grading.gradebook import Gradebook
-from autograder.grading.workers import TRACE_ENV
+from autograder.grading.tracing import TRACE_ENV
 
 MALLORY = (REPO / "samples" / "class" / "mallory.py").read_text(encoding="utf-8")
 KILLER = SOLUTION.rstrip("\n") + "\n\n\n" + (CORPUS / "kill_everything.py").read_text(encoding="utf-8")
@@ -215,12 +215,12 @@ def test_suites_that_do_not_load_cost_one_session_not_one_per_submission(tmp_pat
 
 
 def test_a_workers_queue_hands_out_in_order_and_starts_each_clock_once_it_is_graded():
-    """workers._Tasks over a real pipe: the current submission's clock starts when it becomes the
+    """worker._Tasks over a real pipe: the current submission's clock starts when it becomes the
     one graded (not when it is received or loaded ahead), again when the session that took it
     early asks for its first one, and what a failed session had taken ahead is handed out again."""
     import multiprocessing
 
-    from autograder.grading.workers import _Tasks
+    from autograder.grading.worker import _Tasks
 
     parent, child = multiprocessing.Pipe()
     clocks: list[str] = []

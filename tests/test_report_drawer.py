@@ -17,7 +17,7 @@ import time
 import pytest
 
 from autograder.grading import charts
-from autograder.grading.workers import TRACE_ENV
+from autograder.grading.tracing import TRACE_ENV
 
 WANTED = [(charts.histogram, ([5.0, 50.0, 100.0, 100.0],), {}),
           (charts.rate_bars, ([("Stage 1", 0.5), ("Stage 2", 0.1)], "stage-rates", "Checks", 0.2), {}),

@@ -16,7 +16,7 @@ from test_sandbox import *  # noqa: F403  (the same tests, collected again under
 from test_sandbox import ISO, call, needs_uid
 from test_sandbox_poison import test_fresh_requests_share_a_process_only_while_it_stays_clean  # noqa: F401
 
-from autograder.engine import launch
+from autograder.engine import launch, life
 from autograder.engine import sandbox as sandbox_module
 from autograder.engine.sandbox import Sandbox, template_scope
 
@@ -123,7 +123,7 @@ def test_sandboxes_forked_from_one_template_each_get_their_own_uid_pid_namespace
 
 
 def test_a_lifes_config_line_is_its_json_with_long_texts_encoded_once():
-    """Sandbox._start sends each life json.dumps of its config, byte for byte (sandbox._config_line),
+    """Sandbox._start sends each life json.dumps of its config, byte for byte (life._config_line),
     while the long texts every life of a student gets (source, reference code, filter) are encoded
     once per text, not once per life."""
     import json
@@ -131,10 +131,10 @@ def test_a_lifes_config_line_is_its_json_with_long_texts_encoded_once():
     source = 'def f():\n    return "é \\\\ \\u2028 \\x00 ✓"\n' * 40
     cfg = {"filename": "s.py", "source": source, "limits": {"cpu_s": 1.5, "nproc": 4}, "root": True,
            "hidden": ["/x"], "uid": None, "seccomp": "0a" * 700, "reference": None, "tmp_mb": 16}
-    sandbox_module._json_text.cache_clear()
-    lines = [sandbox_module._config_line(dict(cfg, uid=uid)) for uid in (40001, 40002)]
+    life._json_text.cache_clear()
+    lines = [life._config_line(dict(cfg, uid=uid)) for uid in (40001, 40002)]
     assert lines == [json.dumps(dict(cfg, uid=uid)).encode() + b"\n" for uid in (40001, 40002)]
-    assert sandbox_module._json_text.cache_info().misses == 2      # the source and the filter, once each
+    assert life._json_text.cache_info().misses == 2      # the source and the filter, once each
 
 
 @pytest.mark.skipif(not ISO["uid_drop"], reason="uid slots are taken as root only")

@@ -1,7 +1,7 @@
 """What guards a grading session's checks in the grader's process: the backstop timer of a
 check that hangs grader-side (as pytest-timeout's signal method), and the collector's settings
 while submissions are graded (the session's setup frozen, a larger young generation).  Used by
-the light runner (engine/plugin.py)."""
+the light runner (engine/light.py)."""
 
 from __future__ import annotations
 

@@ -13,42 +13,41 @@ as an earlier stage's failed check of that function is not charged again (engine
 Fixtures:              student, reference (Programs), assignment, record_property (a check says something when it passes).
 
 pytest collects the suites once per session; then each check runs through a light runner
-(setup checks, the test function with its parameters and fixtures, the verdict) rather than
+(light.py: setup checks, the test function with its parameters and fixtures, the verdict) rather than
 pytest's per-item protocol (hooks, reports, capture, logging: about 0.5 ms per check, 185 checks
 per student).  A check that asks for a fixture other than the plugin's (student, reference,
 assignment, record_property) or carries any other marker goes through pytest's protocol as before.  A grader-side hang is stopped by the same SIGALRM backstop as
 pytest-timeout (the ini's `timeout`) and recorded the same way.
+
+This file holds the plugin's session (fixtures, collection, the loop over submissions and checks,
+a check's setup and markers); with its two parts, mixed in: light.py (the light runner) and
+rows.py (a check's row from how it ended, and the rows' bookkeeping after the checks).
 """
 
 from __future__ import annotations
 
 import contextlib
-import re
-import sys
 import time
-import traceback
 from dataclasses import dataclass
 
 import pytest
-from _pytest.outcomes import Exit
 
 from . import guards, verdicts
 from .charge import excuse_repeats
-from .checks import _TRIVIAL, GraderFault, explain, take_trivial
+from .checks import explain, take_trivial
 from .feedback import Fail
 from .guards import BACKSTOP_S
+from .light import LightRunner, _light_call
 from .points import closest, closest_markers, marker_arg, share_points
 from .program import Program
 from .results import TestResult
+from .rows import Rows
 from .sandbox import Outcome
 
-FIXTURES = frozenset({"student", "reference", "assignment"})
 VERDICTS = True         # False: every check runs for every submission (the tests compare both)
 # This process's CPU in the checks themselves (its grading thread, every collected check of every
 # submission): grade-all's workers report it, so the bench tells the checks from what is around them.
 CHECKS_CPU = [0.0]
-LIGHT_FIXTURES = FIXTURES | {"record_property"}       # the plugin's own record_property (below)
-MARKERS = frozenset({"problem", "points", "weight", "visibility", "depends", "parametrize", "own_functions"})
 
 
 @dataclass(frozen=True)
@@ -69,16 +68,7 @@ class _Check:
     kin: tuple                # (family, problem): the checks no_points_for_nothing compares it with
 
 
-# TestResult's fields in the order _record passes them (positionally)
-_ROW = ("name", "problem", "stage", "score", "max_score", "status", "output", "visibility", "hint", "elapsed", "test_id")
-if tuple(TestResult.__dataclass_fields__) != _ROW:      # pragma: no cover -- a reordered TestResult
-    raise ImportError(f"engine/plugin.py passes a TestResult's fields in the order {_ROW}")
-
-HIDDEN_WITHHELD = ("This hidden check failed.  Its usual feedback would repeat text your program chose "
-                   "(an exception's name or message), so it is not shown.")
-
-
-class GradingPlugin:
+class GradingPlugin(Rows, LightRunner):
     """One pytest session, many submissions: the suites are collected once, then every
     collected check runs against each submission in turn (see pytest_runtestloop)."""
 
@@ -276,72 +266,6 @@ class GradingPlugin:
             self._plan_flat.extend(self.plan.get(item.nodeid, []))
 
     # -- the light runner -------------------------------------------------------------------------
-    def _light_ok(self, item) -> bool:
-        """True when the check needs nothing of pytest's per-item machinery: its fixtures are the
-        plugin's (record_property included: a check may say something when it passes)."""
-        if not isinstance(item, pytest.Function) or getattr(item, "cls", None) is not None:
-            return False
-        names = set(item._fixtureinfo.argnames)
-        params = set(getattr(getattr(item, "callspec", None), "params", {}) or {})
-        defs = item._fixtureinfo.name2fixturedefs
-        if names - params - LIGHT_FIXTURES or defs.keys() - LIGHT_FIXTURES - params:
-            return False
-        recorder = defs.get("record_property")
-        if recorder and getattr(recorder[-1].func, "__self__", None) is not self:
-            return False                  # a record_property of the suite's own: pytest runs it
-        return all(m.name in MARKERS for m in item.iter_markers())
-
-    def _run_light(self, item, light: _LightCall, watched: bool) -> None:
-        """WATCHED: under guards.watch (the backstop of a grader-side hang), which this check tells
-        when it runs (guards._RUNNING); otherwise no backstop of ours (guards.backstop_is_ours)."""
-        started = time.perf_counter()
-        student = self._student
-        try:
-            check = self._setup(item, started)
-        except (Exit, KeyboardInterrupt):
-            raise
-        except BaseException:       # noqa: BLE001 -- as pytest: a setup's exception is the check's verdict
-            self._record(item, _Called(pytest.ExceptionInfo.from_current()), started=started)
-            return
-        traced = self.light_verdicts and verdicts.traceable(student)
-        if traced:
-            verdict = self.verdicts.replay(item, student)
-            if verdict is not None:         # (the check's own verdict on these answers: verdicts.py)
-                failure = verdict.failure
-                if failure is None:
-                    self._record_pass(item, check, started, verdict.trivial)
-                else:
-                    _TRIVIAL[0] = verdict.trivial
-                    self._record(item, _Called(_Raised(failure)), check, started)
-                return
-            verdicts.start(student)
-        kwargs = light.params.copy()
-        for name in light.fixtures:
-            kwargs[name] = (self._student if name == "student" else self._reference if name == "reference"
-                            else self.assignment if name == "assignment"
-                            else lambda key, value: item.user_properties.append((key, value)))
-        running = guards._RUNNING
-        try:
-            if watched:
-                running[0] = started
-            light.function(**kwargs)
-            running[0] = None
-        except (Exit, KeyboardInterrupt):
-            running[0] = None
-            if traced:
-                verdicts.stop(student)
-            raise
-        except BaseException:       # noqa: BLE001 -- as pytest: a check's exception is its verdict
-            running[0] = None
-            info = pytest.ExceptionInfo.from_current()
-            if traced:
-                self.verdicts.end(item, student, _TRIVIAL[0], info.value)
-            self._record(item, _Called(info), check, started)
-            return
-        if traced:
-            self.verdicts.end(item, student, _TRIVIAL[0])
-        self._record_pass(item, check, started, take_trivial())
-
     def pytest_runtest_setup(self, item: pytest.Item) -> None:
         self._setup(item, time.perf_counter(), keep=True)
 
@@ -386,74 +310,6 @@ class GradingPlugin:
         return pytest.TestReport(item.nodeid, item.location, {}, outcome, longrepr, call.when,
                                  duration=call.duration, start=call.start, stop=call.stop)
 
-    def _record(self, item: pytest.Item, call, check: _Check | None = None, started: float | None = None) -> None:
-        """ITEM's result (CHECK: its _check; STARTED: when its setup began, else _started's)."""
-        if check is None:
-            check = self._check(item)
-        exc = call.excinfo.value if call.excinfo else None
-        if started is None:
-            started = self._started.get(check.nodeid)
-        if exc is None:             # (passed: the usual case, none of the tests below)
-            self._record_pass(item, check, started, take_trivial())
-            return
-        problem, points, hidden, stage, name = check.problem, check.points, check.hidden, check.stage, check.title
-        hint, aspect = "", None
-        if isinstance(exc, Fail):
-            status, output, hint, score = "failed", exc.render(hidden=hidden), exc.hint or "", 0.0
-            aspect = exc.aspect
-            if hidden and self._repeats_chosen_text(output):
-                output, hint = HIDDEN_WITHHELD, ""
-        elif call.excinfo and call.excinfo.errisinstance(pytest.skip.Exception):
-            status, output, score = "skipped", f"Skipped: {exc.msg}", 0.0
-            aspect = getattr(exc, "aspect", None)           # engine/charge.py skip(..., aspect)
-        elif isinstance(exc, pytest.fail.Exception) and str(exc).startswith("Timeout"):
-            status, output, score = "failed", "This check took too long and was stopped.", 0.0
-        else:
-            status, score = "error", 0.0
-            output = "The grader hit an internal error on this check (not your fault); tell your instructor."
-            detail = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
-            kind = "grader fault" if isinstance(exc, GraderFault) else "grader error"
-            self.internal_errors.append(f"{check.nodeid}: {kind}\n{detail}")
-            print(f"[autograder] {kind} in {check.nodeid}:\n{detail}", file=sys.stderr)
-        if status in ("failed", "skipped") and check.own:
-            earlier = next((r for r in self.results if 0 < r.stage < stage and r.score < r.max_score), None)
-            works = any(r.problem == problem and r.status == "passed" and id(r) not in self._trivial
-                        for r in self.results)   # a do-nothing function passing proves nothing
-            if earlier is not None and works:   # the bug already cost points in its own stage: not again
-                status, score, hint = "passed", points, ""
-                output = (f"Not charged: this check runs your own functions of earlier stages, and "
-                          f"\"{earlier.name}\" already cost points in stage {earlier.stage}.")
-        # (its fields in their order, positionally: ~1 us a check less than by keyword)
-        result = TestResult(name, problem, stage, score, points, status, output, "hidden" if hidden else "visible",
-                            hint, _elapsed(started), check.nodeid)
-        self._keep(result, check, take_trivial(), aspect)
-
-    def _record_pass(self, item: pytest.Item, check: _Check, started: float | None, trivial: bool) -> None:
-        """A passed check's row (TRIVIAL: its take_trivial; STARTED: when its setup began, None:
-        unknown), the row _record makes of a pass without the branches of a failure (most checks
-        pass).  A passed check may still say something: record_property("feedback", text)."""
-        props = item.user_properties
-        output = "\n".join(str(v) for k, v in props if k == "feedback") if props else ""
-        points = check.points
-        result = TestResult(check.title, check.problem, check.stage, points, points, "passed", output,
-                            "hidden" if check.hidden else "visible", "", _elapsed(started), check.nodeid)
-        self._keep(result, check, trivial)
-
-    def _keep(self, result: TestResult, check: _Check, trivial: bool, aspect: str | None = None) -> None:
-        """RESULT, CHECK's row, added to this submission's, with what is read of it after the checks
-        (no_points_for_nothing, excuse_repeats) and by a later check's depends (by_name)."""
-        rid = id(result)
-        if trivial:
-            self._trivial.add(rid)
-        self._family[rid] = check.kin
-        self._called[rid] = self._own_calls(check.problem)
-        if aspect:
-            self._aspect[rid] = aspect
-        self.results.append(result)
-        self.by_name.setdefault(check.family, []).append(result)
-        if check.name != check.family:   # "test_x[param]": one parameter
-            self.by_name.setdefault(check.name, []).append(result)
-
     def _check(self, item: pytest.Item) -> _Check:
         """ITEM's markers, read once (after collection: share_points has given it its points)."""
         known = self._checks.get(id(item))
@@ -483,112 +339,11 @@ class GradingPlugin:
             known = self._substitutions[stage] = self.assignment.substitution(stage)
         return known
 
-    def _repeats_chosen_text(self, output: str) -> bool:
-        """True when hidden feedback would repeat a name or text the student's program chose
-        (a backstop: the suites compose hidden feedback from grader text already)."""
-        chosen = getattr(self._student, "chosen_texts", None) or ()
-        return any(text in output and re.search(rf"(?<!\w){re.escape(text)}(?!\w)", output) for text in chosen)
-
-    def _own_calls(self, problem: int) -> frozenset[str]:
-        """The functions of PROBLEM (its row of the table) the check that just ran called in the
-        student's program ("Class.method" counts as "method"); empty when it called none of them."""
-        mine = self._functions.get(problem)
-        if mine is None:            # the problem's row, as bare names (once per session)
-            try:
-                listed = self.assignment.problem(problem).functions
-            except KeyError:
-                listed = ()
-            mine = self._functions[problem] = frozenset(name.rsplit(".", 1)[-1] for name in listed)
-        if not mine:
-            return frozenset()
-        called = getattr(self._student, "called", None) or ()
-        for name in called:         # (a loop: a generator here was ~1 us a check)
-            if "." in name:
-                called = {name.rsplit(".", 1)[-1] for name in called}
-                break
-        return mine.intersection(called)
-
-    def no_points_for_nothing(self) -> None:
-        """A passed check that a function doing nothing would pass (it expects None, 0, an empty
-        value or an exception) counts only when a check of the same function and problem with a
-        real answer passed too.  "The same function": a check of the same test and problem that
-        called one of the same functions of the problem's row (a test parametrized over the two
-        functions of one problem, threeOfAKind and fourOfAKind, does not let one vouch for the
-        other).  A function no real-answer check calls at all (check_dice: None or an exception)
-        is vouched for by any real pass of its test and problem, and a real pass that called none
-        of the problem's functions itself (is_straight through calculate_score) vouches for all."""
-        trivial = self._trivial
-        doubted = [r for r in self.results if r.status == "passed" and id(r) in trivial] if trivial else []
-        if not doubted:
-            return
-        families = {self._family[id(r)] for r in doubted}      # (only theirs are asked below)
-        tried: dict[tuple[str, int], set[str]] = {}                  # functions real answers ask of
-        passed: dict[tuple[str, int], list[frozenset[str]]] = {}
-        for r in self.results:
-            if id(r) not in trivial and (family := self._family[id(r)]) in families:
-                called = self._called.get(id(r), frozenset())
-                tried.setdefault(family, set()).update(called)
-                if r.status == "passed":
-                    passed.setdefault(family, []).append(called)
-
-        def vouched(r) -> bool:
-            family = self._family[id(r)]
-            mine = self._called.get(id(r), frozenset()) & tried.get(family, set())
-            return any(not mine or not theirs or mine & theirs for theirs in passed.get(family, ()))
-
-        for r in doubted:
-            if not vouched(r):
-                r.status, r.score = "failed", 0.0
-                r.output = ("Not counted yet: a function that does nothing would pass this check too; it "
-                            "counts once a check of the same function with a real answer passes.")
-
     def _stage_of(self, problem: int) -> int:
         try:
             return self.assignment.problem(problem).stage
         except KeyError:
             return 0
-
-
-def _elapsed(started: float | None) -> float:
-    """Seconds since STARTED (a check's setup), as a row records them; 0 when it is unknown."""
-    return 0.0 if started is None else round(time.perf_counter() - started, 4)
-
-
-@dataclass(frozen=True)
-class _LightCall:
-    """How the light runner calls a check, read once per session: its test function, its
-    parameters and the plugin's fixtures it asks for (in its arguments' order)."""
-    function: object
-    params: dict                # its parameters' values by name (copied for each call)
-    fixtures: tuple             # the plugin's fixtures it asks for
-    nodeid: str
-
-
-def _light_call(item) -> _LightCall:
-    params = getattr(getattr(item, "callspec", None), "params", {}) or {}
-    names = item._fixtureinfo.argnames
-    return _LightCall(function=item.obj, params={n: params[n] for n in names if n in params},
-                      fixtures=tuple(n for n in names if n not in params), nodeid=item.nodeid)
-
-
-@dataclass(frozen=True)
-class _Called:
-    """What _record reads of a light check's phase (pytest's CallInfo without its clocks)."""
-    excinfo: pytest.ExceptionInfo | None
-
-
-_PASSED = _Called(None)
-
-
-class _Raised:
-    """What _record reads of an exception a check raised, given again (verdicts.Verdict.failure)."""
-    __slots__ = ("value",)
-
-    def __init__(self, value: BaseException) -> None:
-        self.value = value
-
-    def errisinstance(self, kind) -> bool:
-        return isinstance(self.value, kind)
 
 
 def _has_ini(session, name: str) -> bool:

@@ -2,7 +2,7 @@
 answers to it are the very answers it passed with.
 
 A check is a function of what it reads of the submission.  While the light runner runs a check
-(plugin._run_light), the student's Program traces what it reads (Program.trace): each request it
+(light.LightRunner._run_light), the student's Program traces what it reads (Program.trace): each request it
 ran, in order, with its outcome, and each memo it read (Program.memo: the value, and what its
 COMPUTE read, traced when it ran: Program.memo_steps); and whether it read anything else of the
 submission (its source, its functions, a derived program, a memo whose COMPUTE was not traced,

@@ -28,9 +28,10 @@ from ..assignment import (
 )
 from ..engine import refcache
 from ..engine.checks import GraderFault
+from ..engine.life import prestart_template
 from ..engine.program import Program, default_limits, reference_program
 from ..engine.results import GradeReport
-from ..engine.sandbox import Limits, prestart_template, template_scope
+from ..engine.sandbox import Limits, template_scope
 from ..engine.submission import SubmissionError, load_submission
 from .preloading import drop_stale_preload, take_prepared, take_reference_cache
 from .tracing import trace

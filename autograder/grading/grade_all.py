@@ -5,7 +5,7 @@
 
 SUBMISSIONS is a folder of per-student files or folders, an nbgrader `submitted/<student>/<assignment>/`
 tree, or a zip as Gradescope or an LMS exports it.  Workers are separate processes (forkserver), each
-running one grading session over the submissions it is sent (workers.py: it loads the next one
+running one grading session over the submissions it is sent (workers.py, worker.py: it loads the next one
 ahead while it checks the current one), so the suites, the reference program and its cache are
 reused.  The parent is the only writer of the gradebook and stores every grade the moment it
 arrives, so an interrupted run loses nothing that was finished; running again skips every
@@ -243,7 +243,8 @@ def _grade_all(source: str | Path, out: str | Path, assignment: str, stage: str,
     from ..engine.results import GradeReport
     from .discover import InputError, discover
     from .gradebook import Gradebook, Stored
-    from .workers import Progress, children_cpu
+    from .progress import Progress
+    from .worker import children_cpu
 
     try:
         entries, notes = discover(source, work_dir, spec, nb_assignment)

@@ -4,7 +4,7 @@ imported once there, and the session configured and collected, before any worker
 (preloading.exit_quickly)."""
 
 from .preloading import exit_quickly, preload_from_environment
-from .workers import trace
+from .tracing import trace
 
 trace("forkserver-imported")        # (its phases: $AUTOGRADER_BATCH_TRACE, as the workers')
 preload_from_environment()

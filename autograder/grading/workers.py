@@ -1,4 +1,4 @@
-"""grade-all's worker processes and progress line.
+"""grade-all's worker pool (the parent's side; each worker's own side: worker.py).
 
 Workers are separate processes (forkserver), each running one grading session (grade_stream)
 over the submissions it is sent, so the suites, the reference program and its cache are reused;
@@ -12,240 +12,20 @@ from __future__ import annotations
 import collections
 import multiprocessing
 import os
-import resource
-import signal
 import sys
 import time
-import traceback
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from multiprocessing.connection import wait as wait_any
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..assignment import load_assignment
-from ..engine.results import GradeReport
-from .tracing import TRACE_ENV, trace  # noqa: F401 -- (the bench and the tests read them here too)
+from .tracing import trace
+from .worker import _worker_main
 
-if TYPE_CHECKING:         # (not imported: the fork server preloads this module, its workers never discover)
+if TYPE_CHECKING:         # (types only: launch is imported where templates are booted, discover by the caller)
     from ..engine.launch import Booted
     from .discover import Entry
-
-# Test hook (the kit's own tests only): the worker dies hard on the submission with this id.
-CRASH_ENV = "AUTOGRADER_TEST_CRASH_ON"
-
-
-# --- workers --------------------------------------------------------------------------------------
-
-def children_cpu() -> float:
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
-
-
-class _Tasks:
-    """A worker's submissions, in the order the parent sent them over CONN: an iterator of paths
-    for grade_stream (it blocks while none has come) that can say whether the next one is
-    already here (ready(): the stream then loads it ahead while the current one's checks run).
-
-    The first path handed out and not yet delivered is the current submission: its clock (the
-    parent's --timeout, the row's wall and CPU) starts when it becomes current, not when it is
-    received or loaded ahead, so a submission's time is the worker's time from the previous
-    one's delivery (or its arrival) to its own, and the times of a worker's rows do not overlap;
-    nor does a row's time include its session's start (session_started: the clock of one taken
-    early, while the session started, starts again then)."""
-
-    def __init__(self, conn, on_current: Callable[[tuple], None], crash_on: str | None, tracing: bool):
-        self.conn = conn
-        self.on_current = on_current
-        self.crash_on = crash_on
-        self.tracing = tracing
-        self.received: collections.deque[tuple] = collections.deque()   # (sid, path, info), not delivered
-        self.handed = 0          # of those, handed to the session (the first is the current one)
-        self.pulled = 0          # received so far in all
-        self.taken = 0           # handed out so far in all
-        self.answered = 0        # delivered so far in all
-        self.done = False        # the parent said stop (None), or it is gone
-        self.started = False     # the current session has asked for its first submission
-
-    def __iter__(self) -> _Tasks:
-        return self
-
-    def ready(self) -> bool:
-        """Would __next__ return at once?  (Never blocks; False once told to stop.)"""
-        if len(self.received) > self.handed:
-            return True
-        if self.done:
-            return False
-        try:
-            return self.conn.poll()
-        except (EOFError, OSError):
-            return False
-
-    def __next__(self) -> str:
-        if not self.taken and not self.received:
-            trace("worker-ready")            # its session takes its first submission (early: as it starts)
-        if len(self.received) <= self.handed:
-            if self.done or not self._receive():
-                raise StopIteration
-        task = self.received[self.handed]
-        self.handed += 1
-        self.taken += 1
-        if self.handed == 1:
-            self.on_current(task)
-        return task[1]
-
-    def _receive(self) -> bool:
-        asked = time.perf_counter()
-        try:
-            task = self.conn.recv()
-        except (EOFError, OSError):
-            task = None
-        if self.tracing and task is not None:                    # how long it waited for the parent
-            trace("task", waited=time.perf_counter() - asked, first=self.pulled == 0,
-                  ahead=len(self.received) > 0)
-        if task is None:
-            self.done = True
-            return False
-        sid, path, _ = task
-        print(f"--- {time.strftime('%H:%M:%S')} received {sid} ({path})", flush=True)
-        if self.crash_on and sid == self.crash_on:
-            os._exit(3)
-        self.pulled += 1
-        self.received.append(task)
-        return True
-
-    @property
-    def current(self) -> tuple | None:
-        return self.received[0] if self.handed else None
-
-    def delivered(self) -> None:
-        """The current submission's row went back: the next one handed out (loaded ahead) is current."""
-        self.received.popleft()
-        self.handed -= 1
-        self.answered += 1
-        if self.handed:
-            self.on_current(self.received[0])
-
-    def session_started(self) -> None:
-        """The session has collected its suites and asks for its first submission (grade_stream)."""
-        if not self.started:
-            self.started = True
-            if self.handed:                        # taken early: its clock starts now
-                self.on_current(self.received[0])
-
-    def rewind(self) -> None:
-        """The session ended: what it had taken ahead (received, never delivered) is handed out
-        again, in order, to the next session; nothing taken is lost or graded twice."""
-        self.handed = min(self.handed, 1)          # (the current one, if any, is answered next)
-        self.started = False
-
-
-def _worker_main(conn, assignment: str, stage: str, log_path: str, hidden: list[str] | None = None,
-                 core: int | None = None, template: tuple | None = None) -> None:
-    """A worker: grade submissions sent over CONN until told to stop (None) or the parent is gone.
-
-    One pytest session (grade_stream) serves every submission this worker gets: the suites are
-    collected once and the reference's cache is shared.  The session pulls the next path from
-    CONN (_Tasks: blocking when none has come; the parent sends a second one early so the session
-    can load it ahead) and each report goes back the moment it is ready.  Should the session
-    itself end early (a grader bug), the submission it was on gets an error row and a new
-    session takes the next one (and any it had taken ahead).  TEMPLATE: a sandbox template the
-    parent booted for it (launch.Booted.handoff), its session's template (launch.adopt_template).
-    """
-    if core is not None:
-        try:        # (its sandboxes, forked from here, inherit it: see cores_for)
-            os.sched_setaffinity(0, {core})
-        except OSError:
-            core = None
-    if template is not None:
-        from ..engine.launch import adopt_template
-
-        template = adopt_template(template)
-    trace("worker-start", core=core, template=template)
-    signal.signal(signal.SIGINT, signal.SIG_IGN)               # Ctrl-C is the parent's business
-    stopping = {"now": False}
-
-    def _stop(signum, frame):
-        stopping["now"] = True
-        raise KeyboardInterrupt                                 # ends the pytest session; sandboxes get closed
-
-    signal.signal(signal.SIGTERM, _stop)
-    log = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
-    os.dup2(log, 1)
-    os.dup2(log, 2)
-    from ..engine import reporters
-    from ..engine.program import close_references
-    from .grade import grade_stream
-    from .gradebook import Stored
-
-    spec = load_assignment(assignment)
-    state: dict[str, Any] = {}
-
-    def current(task: tuple) -> None:
-        """TASK is the submission being graded now: its clock starts (the parent's too)."""
-        sid, path, _ = task
-        if state.get("sid") != sid:                             # (once: a clock started again is the same one)
-            print(f"--- {time.strftime('%H:%M:%S')} grading {sid} ({path})", flush=True)
-        state.update(sid=sid, wall0=time.perf_counter(), cpu0=time.process_time(), kids0=children_cpu())
-        conn.send((sid, {"begin": True}))     # the --timeout clock starts now, not at process start-up
-
-    stream = _Tasks(conn, current, os.environ.get(CRASH_ENV), bool(os.environ.get(TRACE_ENV)))
-
-    def send(result: dict[str, Any]) -> None:
-        sid = stream.current[0]
-        result["wall"] = time.perf_counter() - state["wall0"]
-        result["cpu"] = time.process_time() - state["cpu0"] + children_cpu() - state["kids0"]
-        sys.stdout.flush()
-        sys.stderr.flush()
-        conn.send((sid, result))
-        stream.delivered()
-
-    def deliver(report: GradeReport) -> None:
-        """The grade as the gradebook stores it (JSON made here once: the parent stores it as is)."""
-        sid, _, info = stream.current
-        report.submission = sid
-        feedback = reporters.to_text(report)
-        report.submission_info = dict(info)                # what the LMS export said (the exports read it)
-        send({"ok": True, "stored": Stored.of(report.to_dict()), "feedback": feedback})
-
-    def failed(why: str) -> dict[str, Any]:
-        return {"ok": False, "error": f"the grader failed on this submission ({why}); it is not the student's fault"}
-
-    try:
-        while not stream.done and not stopping["now"]:
-            taken, answered, fault = stream.taken, stream.answered, None
-            try:
-                grade_stream(stream, deliver, spec, stage, extra_hidden=hidden)
-            except KeyboardInterrupt:
-                break
-            except Exception as err:                            # e.g. GraderFault: the suites do not load
-                traceback.print_exc()
-                fault = f"{type(err).__name__}: {str(err).splitlines()[0] if str(err) else ''}"
-            if stopping["now"]:                                 # SIGTERM: the parent gave up on this worker
-                break
-            stream.rewind()
-            if stream.current is not None:                      # the session ended in the middle of one
-                send(failed(fault or "the grading session stopped; see the worker log"))
-            if not stream.done and (stream.taken == taken or (fault is not None and stream.answered == answered + 1)):
-                # The session could not grade a single submission (it failed before its first check:
-                # the one it had taken early, if any, was answered above): the rest get the reason.
-                # (Never a new session: a suite module that failed to import stays half-imported in
-                # this process, and a new session would collect nothing from it: "0 / 0".)
-                why = fault or "the grading session does not start; see the worker log"
-                for _ in stream:
-                    send(failed(why))
-    finally:
-        close_references()
-        # Its template and every sandbox life have been reaped by now: CHILDREN is the sandbox side.
-        # (and its own CPU split, page faults and context switches, and of its CPU the checks' and the
-        # plans' run ahead: the grade; the rest is around it: the bench's reader's)
-        from ..engine.plugin import CHECKS_CPU
-        from .grade import PLANS_CPU
-
-        usage = resource.getrusage(resource.RUSAGE_SELF)
-        trace("worker-exit", graded=stream.pulled, children=children_cpu(), user=usage.ru_utime,
-              system=usage.ru_stime, faults=usage.ru_minflt, switches=usage.ru_nvcsw + usage.ru_nivcsw,
-              checks=CHECKS_CPU[0], plans=PLANS_CPU[0])
 
 
 def _without_resource_tracker() -> None:
@@ -318,9 +98,9 @@ class WorkerPool:
         self.ctx = multiprocessing.get_context(method)
         if method == "forkserver":
             # (grading.preload: the suites and pytest's plugins a session imports, for ASSIGNMENT's STAGE;
-            # this module and the reporters: what _worker_main imports, ~14 ms of every worker's start)
+            # the worker's module and the reporters: what _worker_main imports, ~14 ms of every worker's start)
             self.ctx.set_forkserver_preload(["autograder.grading.grade", "autograder.engine.plugin",
-                                             "autograder.grading.workers", "autograder.engine.reporters",
+                                             "autograder.grading.worker", "autograder.engine.reporters",
                                              "autograder.grading.gradebook", "autograder.grading.preload"])
         self.workers: list[_Worker] = []
         self._started = 0
@@ -609,65 +389,3 @@ class WorkerPool:
             self._stop(worker, kill=now or bool(worker.tasks), grace=5.0 if not now else 3.0)
         self.workers = []
         self._reap_templates(timeout=5.0 if not now else 3.0)
-
-
-# --- progress -------------------------------------------------------------------------------------
-
-def _clock(seconds: float) -> str:
-    seconds = int(round(seconds))
-    return f"{seconds // 3600}:{seconds % 3600 // 60:02d}:{seconds % 60:02d}" if seconds >= 3600 \
-        else f"{seconds // 60}:{seconds % 60:02d}"
-
-
-class Progress:
-    """A progress bar with rate and ETA on a terminal; a plain line every 10% (or 10 s) otherwise."""
-
-    def __init__(self, total: int, stream=None, width: int = 28, enabled: bool = True):
-        self.total = total
-        self.stream = stream or sys.stderr
-        self.tty = hasattr(self.stream, "isatty") and self.stream.isatty()
-        self.width = width
-        self.enabled = enabled and total > 0
-        self.started = time.monotonic()
-        self.done = 0
-        self._last_draw = 0.0
-        self._last_tenth = -1
-
-    def line(self, current: str = "") -> str:
-        elapsed = time.monotonic() - self.started
-        rate = self.done / elapsed if elapsed > 0 else 0.0
-        eta = (self.total - self.done) / rate if rate > 0 else None
-        pct = 100 * self.done / self.total if self.total else 100.0
-        eta_text = _clock(eta) if eta is not None else "--:--"
-        text = f"{self.done}/{self.total} {pct:3.0f}%  {rate:.1f}/s  ETA {eta_text}"
-        if self.tty:
-            filled = int(self.width * self.done / self.total) if self.total else self.width
-            text = f"[{'#' * filled}{'.' * (self.width - filled)}] {text}  {current[:24]}"
-        return text
-
-    def advance(self, current: str = "") -> None:
-        self.done += 1
-        self.draw(current)
-
-    def draw(self, current: str = "", force: bool = False) -> None:
-        if not self.enabled:
-            return
-        now = time.monotonic()
-        if self.tty:
-            if force or now - self._last_draw > 0.1 or self.done == self.total:
-                self.stream.write("\r\x1b[K" + self.line(current))
-                self.stream.flush()
-                self._last_draw = now
-            return
-        tenth = int(10 * self.done / self.total)
-        if force or tenth != self._last_tenth or now - self._last_draw > 10:
-            self.stream.write("grade-all: " + self.line() + "\n")
-            self.stream.flush()
-            self._last_tenth, self._last_draw = tenth, now
-
-    def close(self) -> None:
-        if self.enabled and self.tty:
-            self.stream.write("\n")
-            self.stream.flush()
-
-

@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 from ...assignment import REPO_ROOT, load_assignment
-from ...grading.workers import TRACE_ENV
+from ...grading.tracing import TRACE_ENV
 from ..build import relative
 from .measure import ASSIGNMENT, HOSTILE, SUBPROCESS_TIMEOUT, _tail, run_measured, student_names
 
