@@ -116,9 +116,6 @@ class _Called:
     excinfo: pytest.ExceptionInfo | None
 
 
-_PASSED = _Called(None)
-
-
 class _Raised:
     """What _record reads of an exception a check raised, given again (verdicts.Verdict.failure)."""
     __slots__ = ("value",)
