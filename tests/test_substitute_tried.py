@@ -314,6 +314,13 @@ def _game(body: str, source: str = SOLUTION) -> str:
 _READS_NOTE = _chance("    import builtins, os\n"
                       "    if hasattr(builtins, 'NOTE') or 'NOTE' in os.environ:\n        return 0\n")
 
+# ...and only outside a game: a thread's note lands when the thread wakes, which under load can
+# be inside the very game that started it, and a game that read it would score by the clock
+_READS_NOTE_OUTSIDE_GAMES = _chance("    import builtins, sys\n    frame = sys._getframe()\n"
+                                    "    while frame is not None and frame.f_code.co_name != 'play_game':\n"
+                                    "        frame = frame.f_back\n"
+                                    "    if frame is None and hasattr(builtins, 'NOTE'):\n        return 0\n")
+
 AFTER_GAMES = {
     "untouched": SOLUTION,
     # touches the stand-in at its second call only (the first was good): the try fails
@@ -333,7 +340,7 @@ AFTER_GAMES = {
     # ...a thread that leaves the note a little later (the runner is not settled: retired)
     "game_leaves_a_thread": _game("    import builtins, threading, time\n"
                                   "    threading.Thread(target=lambda: (time.sleep(0.05), setattr(builtins, 'NOTE', 1)),"
-                                  " daemon=True).start()\n", _READS_NOTE),
+                                  " daemon=True).start()\n", _READS_NOTE_OUTSIDE_GAMES),
     # slow games (beyond a trial's bound, well within a game's limit): the first one run before
     # the try runs out its trial and is dropped with those after it; they run where the plan has
     # them (after stage 2's sandbox), with what the parts before them learnt, as without tries
