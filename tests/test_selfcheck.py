@@ -84,6 +84,18 @@ def check_py(bundle: Path, name: str, path: Path) -> dict[str, str]:
     return json.loads(result.stdout)["problems"]
 
 
+def public_text(path: Path, *extra: str) -> str:
+    """What `grade PATH --public` prints (EXTRA: more options)."""
+    return subprocess.run([sys.executable, "-m", "autograder", "grade", str(path), "--public", *extra],
+                          capture_output=True, text=True, timeout=600, cwd=str(ROOT)).stdout
+
+
+def check_py_text(bundle: Path, name: str, path: Path) -> str:
+    """What the bundle's check.py prints for PATH."""
+    return subprocess.run([sys.executable, str(bundle / name / "check.py"), str(path)],
+                          capture_output=True, text=True, timeout=600).stdout
+
+
 @pytest.mark.parametrize("name,label,source", PROGRAMS, ids=[f"{n}-{label}" for n, label, _ in PROGRAMS])
 def test_grade_public_and_check_py_agree(bundle, home, name, label, source):
     if source is None:
@@ -113,10 +125,8 @@ def test_the_exactly_three_bug_is_caught_by_both_paths(bundle, home):
     assert {(t["problem"], t["status"]) for t in report["tests"]} >= {(2, "failed"), (1, "passed")}
     failed = {t["problem"] for t in report["tests"] if t["status"] != "passed"}
     assert failed == {2}
-    text = subprocess.run([sys.executable, str(bundle / "yahtzee" / "check.py"), str(path)],
-                          capture_output=True, text=True, timeout=600).stdout
-    grade_text = subprocess.run([sys.executable, "-m", "autograder", "grade", str(path), "--public"],
-                                capture_output=True, text=True, timeout=600, cwd=str(ROOT)).stdout
+    text = check_py_text(bundle, "yahtzee", path)
+    grade_text = public_text(path)
     for out in (text, grade_text):
         assert "Problem 2 Three and Four of a Kind: failed" in out
         assert "Ran: score_of_a_kind([4, 4, 4, 4, 1], 3)\n      Expected: 17\n      Got: 0" in out
@@ -130,10 +140,8 @@ def test_student_output_is_short_first_and_complete_on_request(home):
     source = spec.solution.read_text(encoding="utf-8").replace(
         "if sorted(face_counts(dice).values()) == [2, 3]:", "if sorted(face_counts(dice).values()) == [3, 2]:")
     path = write(home, "yahtzee", "full-house-never", source)
-    short = subprocess.run([sys.executable, "-m", "autograder", "grade", str(path), "--public"],
-                           capture_output=True, text=True, timeout=600, cwd=str(ROOT)).stdout
-    full = subprocess.run([sys.executable, "-m", "autograder", "grade", str(path), "--public", "--verbose"],
-                          capture_output=True, text=True, timeout=600, cwd=str(ROOT)).stdout
+    short = public_text(path)
+    full = public_text(path, "--verbose")
     assert len(short.splitlines()) < 45, short
     assert sum(line.startswith("  Problem ") for line in short.splitlines()) == len(spec.problems)
     assert short.count("Ran: ") == 1                          # the first failure only
@@ -301,10 +309,8 @@ def test_a_misspelt_function_is_named_by_every_path(bundle, home):
     for label, source, said in (("renamed", renamed, "Your file does not define `score_upper`; did you mean `"),
                                 ("inside", inside, "It raised NameError: name 'facee' is not defined")):
         path = write(home, "yahtzee", f"misspelt-{label}", source)
-        text = subprocess.run([sys.executable, str(bundle / "yahtzee" / "check.py"), str(path)],
-                              capture_output=True, text=True, timeout=600).stdout
-        grade_text = subprocess.run([sys.executable, "-m", "autograder", "grade", str(path), "--public"],
-                                    capture_output=True, text=True, timeout=600, cwd=str(ROOT)).stdout
+        text = check_py_text(bundle, "yahtzee", path)
+        grade_text = public_text(path)
         for out in (text, grade_text):
             assert "Problem 1 Upper boxes: Ones to Sixes: failed" in out, out
             assert said in out, out
@@ -314,8 +320,7 @@ def test_an_untouched_starter_says_where_to_start(home):
     """Nothing failing yet and not everything passing: the summary names the next problem to write."""
     spec = load_assignment("yahtzee")
     path = write(home, "yahtzee", "untouched", spec.starter.read_text(encoding="utf-8"))
-    out = subprocess.run([sys.executable, "-m", "autograder", "grade", str(path), "--public"],
-                         capture_output=True, text=True, timeout=600, cwd=str(ROOT)).stdout
+    out = public_text(path)
     first = spec.problems[0]
     assert f"Next to write: Problem {first.number} {first.title}\n" in out, out
     assert "First problem to fix" not in out
@@ -329,8 +334,7 @@ def test_a_file_that_prompts_when_loaded_is_told_so_by_every_path(bundle, home):
     source = spec.solution.read_text(encoding="utf-8") + '\nname = input("Your name? ")\n'
     path = write(home, "yahtzee", "prompts-when-loaded", source)
     line = len(source.splitlines())
-    grade_text = subprocess.run([sys.executable, "-m", "autograder", "grade", str(path), "--public"],
-                                capture_output=True, text=True, timeout=600, cwd=str(ROOT)).stdout
+    grade_text = public_text(path)
     assert f"Your file asks for input while being loaded (line {line}); start the game under" in grade_text
     assert "__autograder" not in grade_text
     statuses = check_py(bundle, "yahtzee", path)
@@ -342,6 +346,5 @@ def test_an_endless_loop_in_the_public_checks_is_named(home):
     source = spec.starter.read_text(encoding="utf-8").replace(
         'raise NotImplementedError("Problem 1: Upper boxes: Ones to Sixes (score_upper)")', "while True:\n        pass")
     path = write(home, "yahtzee", "endless-problem-1", source)
-    out = subprocess.run([sys.executable, "-m", "autograder", "grade", str(path), "--public"],
-                         capture_output=True, text=True, timeout=600, cwd=str(ROOT)).stdout
+    out = public_text(path)
     assert "It took more than 2 seconds and was stopped (an endless loop?)." in out, out
