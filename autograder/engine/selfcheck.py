@@ -58,6 +58,11 @@ def _seconds(value):
     return f"{value:g} second{'' if value == 1 else 's'}"
 
 
+def timed_out_text(limit):
+    """What a check (or a problem's checks) stopped at LIMIT seconds says: check.py's and `grade --public`'s."""
+    return f"It took more than {_seconds(limit)} and was stopped (an endless loop?)."
+
+
 def time_note(count, limit, short, unit="check"):
     """One line for the student when COUNT checks (or problems) ran out of time and the limit dropped."""
     if not count or not short or count <= SLOW_ALLOWED or short >= limit:
@@ -81,7 +86,7 @@ def outcome_of(err):
     if err is None:
         return "passed", ""
     if isinstance(err, TookTooLong):
-        return "failed", f"It took more than {_seconds(TIMED_OUT['limit'] or 0)} and was stopped (an endless loop?)."
+        return "failed", timed_out_text(TIMED_OUT["limit"] or 0)
     if isinstance(err, NotImplementedError):
         return "not started", f"Not written yet: it still raises NotImplementedError({str(err)!r})."
     if isinstance(err, AssertionError):
@@ -236,8 +241,9 @@ def summary(problems, results, verbose=False, hidden_note=""):
         rows.append(f"({failing} problem{'s' if failing != 1 else ''} failing; --verbose shows every "
                      "failing check)")
     elif not verbose and passed < len(checked):
-        number = next(n for n in checked if problem_status(results[n]) == "not started")
-        rows += ["", f"Next to write: Problem {number} {dict((n, t) for n, _, t in problems)[number]}"]
+        number, title = next((n, t) for n, _, t in problems
+                             if n in results and problem_status(results[n]) == "not started")
+        rows += ["", f"Next to write: Problem {number} {title}"]
     rows += ["", f"Public checks: {passed} of {len(checked)} problems pass." + (f" {hidden_note}" if hidden_note else "")]
     return "\n".join(rows)
 

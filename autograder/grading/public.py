@@ -133,8 +133,7 @@ def grade_public(path: str | Path, assignment: str | Assignment = DEFAULT_ASSIGN
                     "`if __name__ == \"__main__\":`")
                 results = [["loading your file", "failed", report.error]]
             elif outcome.status == "timeout":
-                results = [["the public checks", "failed",
-                            f"It took more than {limit:g} seconds and was stopped (an endless loop?)."]]
+                results = [["the public checks", "failed", selfcheck.timed_out_text(limit)]]
             else:
                 results = [["the public checks", "failed",
                             outcome.message or f"The checks stopped ({outcome.status})."]]
