@@ -47,10 +47,7 @@ print(json.dumps(sorted(m for m in seen[False] - seen[True] if len(m) >= 5)))
 
 @pytest.fixture(scope="module")
 def hidden_only() -> list[str]:
-    done = subprocess.run([sys.executable, "-c", FINGERPRINTS, "yahtzee"], cwd=REPO, capture_output=True, text=True,
-                          env={**os.environ, "AUTOGRADER_LIMITS": LIMITS_ENV}, timeout=600)
-    assert done.returncode == 0, done.stderr
-    marks = json.loads(done.stdout)
+    marks = _hidden_only("yahtzee")
     assert len(marks) > 100        # (the yahtzee plan's hidden checks ask many requests no public one does)
     return marks
 
@@ -81,3 +78,39 @@ def test_round4_the_store_shows_public_inputs(results):
     kept = _visible(results, "leak_work_file", "alone")
     assert "score_upper([1, 3, 3, 5, 3], 3)" not in control       # (a public call: only its own request shows)
     assert "score_upper([1, 3, 3, 5, 3], 3)" in kept               # ...the store kept it for later public checks
+
+
+def _hidden_only(course: str) -> list[str]:
+    done = subprocess.run([sys.executable, "-c", FINGERPRINTS, course], cwd=REPO, capture_output=True, text=True,
+                          env={**os.environ, "AUTOGRADER_LIMITS": LIMITS_ENV}, timeout=600)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+# Other courses: the course's reference with tests/corpus/round4_leaks/courses/recorder_any.py
+# joined after it (every function and method the grader calls writes its arguments to a file of
+# the work folder, then raises with the file's tail).  (score, hidden-only inputs shown on 58138c7)
+COURSES = {"swe3006": (33.0, 24), "cs21": (0.0, 48)}
+
+
+@pytest.mark.parametrize("course", sorted(COURSES))
+def test_round4_other_courses_show_no_hidden_input(tmp_path, course):
+    """PROOF (docs/threat-model.md, "Public first") for swe3006's class-based methods and cs21's
+    functions: the same score as on 58138c7, and no hidden-only input in visible feedback."""
+    from autograder.assignment import load_assignment
+
+    spec = load_assignment(course)
+    recorder = (ROUND.folder / "courses" / "recorder_any.py").read_text(encoding="utf-8")
+    path = tmp_path / spec.student_file
+    path.write_text(spec.reference.read_text(encoding="utf-8").rstrip("\n") + "\n\n\n" + recorder, encoding="utf-8")
+    done = subprocess.run([sys.executable, "-m", "autograder", "grade", str(path), "--assignment", course,
+                           "--format", "json"], cwd=REPO, capture_output=True, text=True, timeout=600,
+                          env={**os.environ, "AUTOGRADER_LIMITS": LIMITS_ENV})
+    report = json.loads(done.stdout)
+    visible = " ".join(t.get("output") or "" for t in report["tests"] if t["visibility"] == "visible")
+    hidden = " ".join(t.get("output") or "" for t in report["tests"] if t["visibility"] != "visible")
+    marks = _hidden_only(course)
+    assert marks and report["score"] == COURSES[course][0]
+    assert visible.count("SEEN") >= 20 and "SEEN" not in hidden
+    shown = [mark for mark in marks if mark in visible]
+    assert not shown, shown[:5]
