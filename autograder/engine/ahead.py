@@ -346,9 +346,16 @@ class Plan:
             # life's worker, and the hidden calls it holds ahead, are left as they are.
             self._shared_ahead.clear()
             return None
+        if not public and not queue:
+            # A hidden call where the plan's hidden ones did not run (the batch stopped in its
+            # public ones): it runs here on its own; the public outcomes held ran before it and
+            # stay for the public calls, in their order.
+            return None
         # The checks left the plan: the worker served calls they never made.  Replace it and
-        # replay the calls they did make, then this one, in one round trip.
-        self._shared_ahead.clear()
+        # replay the calls they did make, then this one, in one round trip (the public outcomes
+        # held stay for a hidden call: they ran before any hidden request).
+        if public:
+            self._shared_ahead.clear()
         self._shared_hidden.clear()
         return self._replay(request, public)
 
