@@ -451,8 +451,11 @@ def compute_reference_cache(spec: Assignment, reference: Program, hidden: list[s
     from ..engine.plugin import GradingPlugin
 
     files = [str(f) for f in spec.suite_files("all")]
-    recorder = Program(spec.reference.read_text(encoding="utf-8"), spec.student_file, limits=limits,
-                       hidden_paths=hidden, label="the reference (recording the plan)")
+    # (given the reference's source, as a student's Program is: a suite that substitutes only
+    # where the program can plans the substituting requests a student is asked)
+    source = spec.reference.read_text(encoding="utf-8")
+    recorder = Program(source, spec.student_file, limits=limits, hidden_paths=hidden,
+                       label="the reference (recording the plan)", reference=source)
     jobs = iter([(recorder, None, None)])
     plugin = GradingPlugin(spec, reference, next_submission=lambda: next(jobs, None),
                            deliver=lambda plugin, context: None, record=True)
