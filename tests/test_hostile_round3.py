@@ -28,13 +28,17 @@ def test_round3_the_last_classmate_is_graded_after_every_attack(results):
 HIDDEN_CALLS = ("score_upper([6, 6, 6, 6, 6], 6)", "score_upper([2, 2, 2, 2, 2], 1)")   # scoring.toml, not public
 
 
-def test_round3_known_hidden_inputs_reach_public_feedback(results):
-    """KNOWN (docs/threat-model.md, "Known: hidden inputs carried to public feedback"): the
-    arguments of hidden checks, written to the work folder by the calls that received them, are
-    shown by a later PUBLIC check's exception message.  This asserts the current outcome, so that
-    a fix (hidden requests in a life of their own) shows here and moves it."""
+def test_round3_hidden_inputs_never_reach_public_feedback(results):
+    """PROOF (docs/threat-model.md, "Public first"): the arguments of hidden checks, written to
+    the work folder by the calls that received them, are no longer shown by a later PUBLIC
+    check's exception message: every public request runs in a life where no hidden request ran
+    (was KNOWN: the hidden calls showed there).  Hidden checks still show grader text only."""
     report = json.loads(results["alone"]["hidden_inputs_to_public"]["raw"])
     visible = " ".join(t.get("output") or "" for t in report["tests"] if t["visibility"] == "visible")
     hidden = " ".join(t.get("output") or "" for t in report["tests"] if t["visibility"] != "visible")
-    assert all(call in visible for call in HIDDEN_CALLS), visible[:3000]
+    assert "SEEN" in visible                        # the program still shows what it saw: public inputs
+    assert not any(call in visible for call in HIDDEN_CALLS), visible[:3000]
     assert "SEEN" not in hidden                     # hidden checks still show grader text only
+    for way in ("batch", "gradescope"):
+        text = got_for(results, ROUND.by_name["hidden_inputs_to_public"], way)["text"]
+        assert "SEEN" in text and not any(call in text for call in HIDDEN_CALLS), (way, text[:3000])

@@ -350,8 +350,10 @@ AFTER_GAMES = {
     # is a fork of its own, the child killed before it)
     "game_leaves_a_child": _game("    import os, time\n    if os.fork() == 0:\n        time.sleep(1)\n"
                                  "        os._exit(0)\n", _READS_NOTE),
-    # a game leaves a file in the work folder (it outlives a request): the try, after the games,
-    # is refused (a new life of the variant would hold no file); the variant runs in its own
+    # a game leaves a file in the work folder (it outlives a request).  The own life's games are
+    # hidden checks' requests (stage 4's own_functions game): public first (ahead.py) runs them
+    # after the try (which holds public calls), so the try finds no file and is good; was
+    # (1, 0, 4): the games ran before it and the try was refused
     "game_leaves_a_file": _game("    open('/tmp/work/game-was-here', 'a').close()\n"),
 }
 
@@ -369,7 +371,7 @@ def test_the_own_life_games_then_the_try_the_same_reports(graded_after_games):
         "untouched": (1, 1, 3), "touches_second": (1, 0, 4), "thread_in_try": (1, 0, 4), "child_in_try": (1, 0, 4),
         "game_leaves_a_child": (1, 1, 3),
         "game_notes_builtins": (1, 1, 3), "game_notes_environ": (1, 1, 3), "game_leaves_a_thread": (1, 1, 3),
-        "slow_games": (1, 1, 3), "game_leaves_a_file": (1, 0, 4)}
+        "slow_games": (1, 1, 3), "game_leaves_a_file": (1, 1, 3)}
 
 
 def test_the_own_life_games_then_the_try_exact_scores(graded_after_games):

@@ -31,15 +31,18 @@ class Plan:
 
     def prefetch(self, requests: list[Request]) -> int:
         """Run REQUESTS (the plan of the checks still to come) in one round trip; the outcomes wait
-        for the checks.  Returns how many ran (the sandbox stops a plan at an unclean request)."""
+        for the checks.  Returns how many ran (the sandbox stops a plan at an unclean request).
+        In every life the plan's public requests run before its hidden ones (_prefetch; "Public
+        first" below)."""
         if self._reference is None or not requests:       # (no variants: every request is its own)
             return self._prefetch(requests)
         # One part per sandbox (its own, a variant's), in the order of their first requests
         parts = [(self if part.keep is None else self._variant_of(part.requests[0]), part)
                  for part in _parts_of(requests)]
         if len(parts) > 1 or parts[0][0] is not self:
-            tried = {id(target) for target, part in parts
-                     if target is not self and self._may_try(target, part)}
+            tried = self._tries(parts)
+            if tried:
+                parts = _own_after_tries(parts, self, tried, self.public_keys)
             # The parts run one after another (each with the budget the ones before it left), but
             # the later sandboxes start meanwhile: a start (~10-30 ms of forks, mounts, the
             # zygote's snapshot) overlaps the batch before it instead of following it.  A part
@@ -52,6 +55,49 @@ class Plan:
             finally:
                 starter.join()
         return self._prefetch(requests, parts[0][1])
+
+    # -- public first ------------------------------------------------------------------------------
+    # No request whose outcome a public check shows runs in a life after a request of a hidden
+    # check (docs/threat-model.md, "Public first"): whatever a hidden request saw (its arguments,
+    # scripted answers, dice) the program can keep in its life (files of its work folder, the
+    # shared worker's or the fresh runner's memory, notes the clean-state check does not see) and
+    # print later.  A planned request is public when a public check reads its outcome (its key in
+    # the plan's PUBLIC entry: public_keys), or when the check asking it is public (public_check);
+    # hidden otherwise.  Each life runs its plan's public requests first (_prefetch, _try_aside,
+    # the own part after the tries: _own_after_tries); an outcome is served to a public request
+    # only when it ran before any hidden request of its life (_fresh_ahead, _shared_ahead; the
+    # hidden ones wait in _fresh_hidden, _shared_hidden); a public request that is not so served
+    # runs where no hidden request ran: this life while none did, else its public twin
+    # (_public_life: the same variant, a life of its own that only ever runs public requests).
+
+    def _public(self, key: str | None, request: Request | None) -> bool:
+        """Whether a request (KEY: its request_key, or None: made from REQUEST) is public now."""
+        owner = self._owner or self
+        if owner.public_check[0] or self._public_only or owner._public_keys is None:
+            return True
+        return (key if key is not None else request_key(request)) in owner._public_keys
+
+    def _tries(self, parts: list[tuple[Program, _Part]]) -> set[int]:
+        """The ids of the variants (of PARTS) tried in this sandbox first (_may_try), so that this
+        life still runs no public request after a hidden one: a part with public requests is not
+        tried once a hidden request may have run here (an earlier try's), nor at all when this
+        sandbox's own part has public requests that could not run before the tries (not all
+        fresh: _fresh_before_try moves only fresh ones)."""
+        keys = self.public_keys
+        own = next((part for target, part in parts if target is self), None)
+        if own is not None and own.classes(keys)[0] and not all(own.fresh):
+            return set()
+        ran_hidden = self.hidden_ran
+        tried: set[int] = set()
+        for target, part in parts:
+            if target is self or not self._may_try(target, part):
+                continue
+            public, hidden = part.classes(keys)
+            if public and ran_hidden:
+                continue
+            tried.add(id(target))
+            ran_hidden = ran_hidden or hidden
+        return tried
 
     # -- a variant's calls tried in the student's own sandbox ------------------------------------
     # A substituting call that never touches a substituted name has the outcome it would have had
@@ -87,22 +133,26 @@ class Plan:
         request (a counted one's limit could differ from the plan's)."""
         own = next((i for i, (target, _) in enumerate(parts) if target is self), None)
         first = next(i for i, (target, _) in enumerate(parts) if id(target) in tried)
-        if own is None or own < first or not all(parts[own][1].fresh) or self._fresh_ahead:
+        if (own is None or own < first or not all(parts[own][1].fresh) or self._fresh_ahead or self._fresh_hidden
+                or self.hidden_ran):
             return 0
         left = self._budget_left()
         if (left is not None and left < self.limits.budget_s / 2) or self.timeouts or self.loops or self.slow_seen[0]:
             return 0
         part = parts[own][1]
+        keys = self.public_keys     # (only its public requests: the hidden ones run after the tries)
+        public = [i for i, key in enumerate(part.keys) if key in keys]
+        requests = [part.requests[i] for i in public]
         ref = (self._owner or self).timing
         cpus = part.cpus(ref) if ref is not None else [None] * len(part.requests)
-        limits = [self._trial_limit_at(r, cpu) for r, cpu in zip(part.requests, cpus)]
+        limits = [self._trial_limit_at(r, cpus[i]) for r, i in zip(requests, public)]
         trials = limits.index(None) if None in limits else len(limits)    # (a dropped one costs a trial's
         if not trials:                                                      # bound at most, never a limit)
             return 0
         sandbox = self._sandbox
         kept = sandbox.retry_state
         self.round_trips += 1
-        outcomes = sandbox.run_batch(part.requests[:trials], budget=left, limits=limits[:trials], planned=True)
+        outcomes = sandbox.run_batch(requests[:trials], budget=left, limits=limits[:trials], planned=True)
         good = 0
         while good < len(outcomes) and outcomes[good].status in TRIED_STATUSES and not outcomes[good].wall_stopped:
             good += 1
@@ -111,13 +161,14 @@ class Plan:
         counted = outcomes[:good]
         self.runs += good
         self._charge(counted)
-        for key, outcome in zip(part.keys, counted):
-            self._hold_fresh(key, outcome)
+        for i, outcome in zip(public, counted):
+            self._hold_fresh(part.keys[i], outcome)
         return good
 
     def _may_try(self, variant: Program, part: _Part) -> bool:
         """Whether VARIANT's PART (of a plan: _parts_of) may be tried in this sandbox first."""
         if (not TRY_ASIDE or variant.runs or variant._shared_ahead or variant._fresh_ahead or variant._history
+                or variant._shared_hidden or variant._fresh_hidden
                 or variant._sandbox.starts or not self._sandbox.applied.get("fresh_runner")
                 or not self._sandbox.applied.get("private_tmp")     # (the zygote would refuse it)
                 or self._shared_ahead or self._history):
@@ -142,8 +193,13 @@ class Plan:
         sandbox = self._sandbox
         kept = sandbox.retry_state      # (a try leaves them as they were)
         self.round_trips += 1
+        keys = self.public_keys       # its public calls first: they run in this life (public first)
+        order = sorted(range(len(part.requests)), key=lambda i: part.keys[i] not in keys)
+        stand_ins = part.stand_ins()
+        if any(part.keys[i] not in keys for i in order):
+            self.hidden_ran = True    # (whatever its end: a hidden call ran in this life)
         try:
-            outcomes = sandbox.run_batch(part.stand_ins(), budget=budget, planned=True, aside=True)
+            outcomes = sandbox.run_batch([stand_ins[i] for i in order], budget=budget, planned=True, aside=True)
         finally:
             sandbox.retry_state = kept
         self.tries[0] += 1
@@ -156,50 +212,68 @@ class Plan:
         variant.runs += len(outcomes)
         variant._charge(outcomes)
         variant._aside = True
-        variant._shared_ahead.extend(zip(part.keys, part.requests, outcomes))
+        for i, outcome in zip(order, outcomes):
+            key = part.keys[i]
+            (variant._shared_ahead if key in keys else variant._shared_hidden).append((key, part.requests[i], outcome))
         return True
 
     def _prefetch(self, requests: list[Request], facts: _Part | None = None) -> int:
-        """(FACTS: REQUESTS' _Part, when they are one.)"""
-        if self._shared_ahead:
+        """(FACTS: REQUESTS' _Part, when they are one.)  The public ones first, then the hidden ones;
+        no public one once a hidden request ran in this life (they run on demand: _run_here)."""
+        if self._shared_ahead or self._shared_hidden:
             return 0
         keys = facts.keys if facts is not None else [plan_key(r) for r in requests]
         fresh = facts.fresh if facts is not None else [r.runs_fresh for r in requests]
-        keyed = list(zip(requests, keys, fresh))
-        if self._fresh_ahead:
-            keyed = [(r, k, f) for r, k, f in keyed if not f or k not in self._fresh_ahead]
+        held = self._fresh_ahead or self._fresh_hidden
+        public_keys = ALL if self._public_only else self.public_keys
+        first: list[tuple[Request, str, bool, int]] = []
+        last: list[tuple[Request, str, bool, int]] = []
+        for i, (r, k, f) in enumerate(zip(requests, keys, fresh)):
+            if held and f and (k in self._fresh_ahead or k in self._fresh_hidden):
+                continue
+            (first if k in public_keys else last).append((r, k, f, i))
+        if self.hidden_ran:
+            first = []
+        keyed = first + last
         if not keyed:
             return 0
         self.round_trips += 1
         # Trials for fresh requests only: a shared call that ran out would need the worker's history
         # replayed, which the single run (_after_trial) does; the plan's shared calls run at their limit.
-        todo = [r for r, _, _ in keyed]
+        todo = [r for r, _, _, _ in keyed]
         ref = (self._owner or self).timing
-        if facts is not None and len(keyed) == len(requests) and ref is not None and self._cache is None:
-            limits = [self._trial_limit_at(r, cpu) if f else None for r, f, cpu in zip(todo, fresh, facts.cpus(ref))]
+        if facts is not None and ref is not None and self._cache is None:
+            cpus = facts.cpus(ref)
+            limits = [self._trial_limit_at(r, cpus[i]) if f else None for r, _, f, i in keyed]
         else:
-            limits = [self._trial_limit(r, planned=True) if f else None for r, _, f in keyed]
-        outcomes = self._sandbox.run_batch(todo, budget=self._budget_left(), limits=limits, planned=True)
+            limits = [self._trial_limit(r, planned=True) if f else None for r, _, f, _ in keyed]
+        outcomes = self._sandbox.run_batch(todo, budget=self._budget_left(), limits=limits, planned=True,
+                                           public=len(first))
+        if last and len(outcomes) >= len(first):
+            self.hidden_ran = True        # (the sandbox began the hidden ones only after every public one)
         if outcomes and limits[len(outcomes) - 1] is not None:
-            outcomes[-1], _ = self._after_trial(todo[len(outcomes) - 1], outcomes[-1], limits[len(outcomes) - 1])
+            n = len(outcomes) - 1
+            outcomes[-1], _ = self._after_trial(todo[n], outcomes[-1], limits[n], public=n < len(first))
         self.runs += len(outcomes)
         self._charge(outcomes)
-        shared_ahead = self._shared_ahead
-        for (request, key, runs_fresh), outcome in zip(keyed, outcomes):
+        for index, ((request, key, runs_fresh, _), outcome) in enumerate(zip(keyed, outcomes)):
             if outcome.status == "timeout":
                 self.timeouts += 1
                 self._note_loop(outcome)
+            public = index < len(first)
             if runs_fresh:
-                self._hold_fresh(key, outcome)
+                self._hold_fresh(key, outcome, public)
             else:
-                shared_ahead.append((key, request, outcome))
+                (self._shared_ahead if public else self._shared_hidden).append((key, request, outcome))
         return len(outcomes)
 
-    def _hold_fresh(self, key: str, outcome: Outcome) -> None:
-        """OUTCOME of a fresh request run ahead, held for the check that asks KEY (in run order)."""
-        waiting = self._fresh_ahead.get(key)
+    def _hold_fresh(self, key: str, outcome: Outcome, public: bool = True) -> None:
+        """OUTCOME of a fresh request run ahead, held for the check that asks KEY (in run order);
+        PUBLIC: it ran before any hidden request of this life."""
+        table = self._fresh_ahead if public else self._fresh_hidden
+        waiting = table.get(key)
         if waiting is None:
-            waiting = self._fresh_ahead[key] = deque()
+            waiting = table[key] = deque()
         waiting.append(outcome)
 
     def resync(self, requests: list[Request], limit: int = 8) -> None:
@@ -241,72 +315,103 @@ class Plan:
         return False
 
     def _wants_resync(self, limit: int) -> bool:
-        return self.diverged and not self._shared_ahead and self.resyncs < limit and not self.timeouts
+        return (self.diverged and not self._shared_ahead and not self._shared_hidden and self.resyncs < limit
+                and not self.timeouts)
 
-    def _ahead(self, request: Request, key: str) -> Outcome | None:
+    def _ahead(self, request: Request, key: str, public: bool) -> Outcome | None:
+        """REQUEST's outcome run ahead, if the plan holds it for a PUBLIC (or hidden) request."""
         if request.runs_fresh:
-            waiting = self._fresh_ahead.get(key)
+            table = self._fresh_ahead if public else self._fresh_hidden
+            waiting = table.get(key)
             if waiting:
                 outcome = waiting.popleft()
                 if not waiting:
-                    del self._fresh_ahead[key]
+                    del table[key]
                 return outcome
             return None
-        if not self._shared_ahead:
+        queue = self._shared_ahead if public else self._shared_hidden
+        if queue and queue[0][0] == key:
+            _, planned, outcome = queue.popleft()
+            self._served_one(planned, outcome, not public)
+            return outcome
+        if not self._shared_ahead and not self._shared_hidden:
             if self._aside and self._history:
                 # The plan's calls were served by a try (_try_aside): this sandbox's worker has not
                 # served them.  They run in it first, then this one, as after leaving the plan.
-                return self._replay(request)
+                return self._replay(request, public)
             return None
-        if self._shared_ahead[0][0] == key:
-            _, planned, outcome = self._shared_ahead.popleft()
-            self._served_one(planned, outcome)
-            return outcome
-        # The checks left the plan: the worker served calls they never made.  Replace it and
-        # replay the calls they did make, then this one, in one round trip.
-        self._shared_ahead.clear()
         self.diverged = self._diverging[0] = True
-        return self._replay(request)
+        if public and self.hidden_ran:
+            # A public call the plan did not hold: it runs in the public twin (_run_here); this
+            # life's worker, and the hidden calls it holds ahead, are left as they are.
+            self._shared_ahead.clear()
+            return None
+        if not public and not queue:
+            # A hidden call where the plan's hidden ones did not run (the batch stopped in its
+            # public ones): it runs here on its own; the public outcomes held ran before it and
+            # stay for the public calls, in their order.
+            return None
+        # The checks left the plan: the worker served calls they never made.  Replace it and
+        # replay the calls they did make, then this one, in one round trip (the public outcomes
+        # held stay for a hidden call: they ran before any hidden request).
+        if public:
+            self._shared_ahead.clear()
+        self._shared_hidden.clear()
+        return self._replay(request, public)
 
-    def _replay(self, request: Request) -> Outcome | None:
+    def _replay(self, request: Request, public: bool = True) -> Outcome | None:
         """The calls the shared worker served (its history) in a new worker, then REQUEST: its
-        outcome, or None when the replay stopped early (the caller runs it on its own)."""
+        outcome, or None when the replay stopped early (the caller runs it on its own).  Not for
+        a PUBLIC request after hidden ones (in this life, or in the history): None, it runs on
+        its own (_run_here: here while no hidden request ran in this life, else its public twin)."""
         self._aside = False
+        if public and (self.hidden_ran or self._history_hidden):
+            return None
+        if not public:
+            self.hidden_ran = True
+        hidden = self._history_hidden or not public
         replay = list(self._history) + [request]
         self.round_trips += 1
         outcomes = self._sandbox.run_batch(replay, reset_worker=True, budget=self._budget_left())
         self.runs += len(outcomes)
         self._charge(outcomes)
-        self._history, self._history_at = [], None
-        self._served(replay[:len(outcomes)], outcomes)
+        self._forget_history()
+        self._served(replay[:len(outcomes)], outcomes, hidden)
         if len(outcomes) == len(replay):
             return outcomes[-1]
         if len(outcomes) < len(replay) - 1:        # the replay itself stopped early: start afresh
-            self._history, self._history_at = [], None
+            self._forget_history()
         return None                                # the caller runs it on its own
 
-    def _served(self, requests: list[Request], outcomes: list[Outcome]) -> None:
-        """Keep the history of the shared worker: the calls its current generation served."""
+    def _forget_history(self) -> None:
+        self._history, self._history_at, self._history_hidden = [], None, False
+
+    def _served(self, requests: list[Request], outcomes: list[Outcome], hidden: bool = False) -> None:
+        """Keep the history of the shared worker: the calls its current generation served (HIDDEN:
+        some of them may be hidden requests)."""
         for request, outcome in zip(requests, outcomes):
             if not request.runs_fresh:
-                self._served_one(request, outcome)
+                self._served_one(request, outcome, hidden)
 
-    def _served_one(self, request: Request, outcome: Outcome) -> None:
+    def _served_one(self, request: Request, outcome: Outcome, hidden: bool = False) -> None:
         """_served of one shared call (REQUEST, a fresh=False call, and its OUTCOME)."""
         if outcome.worker is None:
-            self._history, self._history_at = [], None
+            self._forget_history()
             return
         ran_in, after = outcome.worker
         where = (self._sandbox.starts, ran_in)
         if where != self._history_at:
-            self._history, self._history_at = [], where
+            self._history, self._history_at, self._history_hidden = [], where, False
         self._history.append(request)
+        self._history_hidden = self._history_hidden or hidden
         if after != ran_in:
-            self._history, self._history_at = [], (self._sandbox.starts, after)
+            self._history, self._history_at, self._history_hidden = [], (self._sandbox.starts, after), False
 
     def drop_plan(self) -> None:
         self._fresh_ahead.clear()
         self._shared_ahead.clear()
+        self._fresh_hidden.clear()
+        self._shared_hidden.clear()
         for variant in self._variants.values():
             variant.drop_plan()
 
@@ -336,6 +441,11 @@ class _Part:
             cpus = [ref.cpu_time(r, planned=True) for r in self.requests]
             self._cpus = (ref, size, cpus)
         return cpus
+
+    def classes(self, public_keys: frozenset[str]) -> tuple[bool, bool]:
+        """(Whether it has a public request, whether it has a hidden one), by PUBLIC_KEYS."""
+        public = sum(1 for key in self.keys if key in public_keys)
+        return public > 0, public < len(self.keys)
 
     def stand_ins(self) -> list[Request]:
         """The requests as a try runs them (_stand_in), made on first use."""
@@ -370,6 +480,47 @@ def _parts_of(requests: list[Request]) -> list[_Part]:
 
 _PARTS: dict[tuple[int, ...], tuple[tuple[Request, ...], list[_Part]]] = {}
 _PARTS_MAX = 16
+
+
+def _own_after_tries(parts: list[tuple[Program, _Part]], own: Program, tried: set[int],
+                     public_keys: frozenset[str]) -> list[tuple[Program, _Part]]:
+    """PARTS with OWN's part (it has hidden requests) moved after the last part tried in its
+    sandbox: a hidden request of its own runs there after the tries' public calls, not before
+    (its public ones move before the tries: Plan._fresh_before_try)."""
+    at = next((i for i, (target, _) in enumerate(parts) if target is own), None)
+    last = max(i for i, (target, _) in enumerate(parts) if id(target) in tried)
+    if at is None or at > last or not parts[at][1].classes(public_keys)[1]:
+        return parts
+    return parts[:at] + parts[at + 1:last + 1] + [parts[at]] + parts[last + 1:]
+
+
+PUBLIC = "#public"      # a plan's entry: the requests whose outcome a public check reads (public_keys)
+
+
+class _All(frozenset):
+    """The public keys of a Program no grading session classifies (Program.public_keys unset):
+    every request is public, as before the rule (nothing there is hidden)."""
+
+    def __contains__(self, key: object) -> bool:
+        return True
+
+
+ALL: frozenset[str] = _All()
+_PUBLIC_KEYS: dict[int, tuple[dict, frozenset[str]]] = {}
+
+
+def public_keys(plan: dict | None) -> frozenset[str]:
+    """The request keys of PLAN's public requests (its PUBLIC entry), once per plan object."""
+    if not plan:
+        return frozenset()
+    known = _PUBLIC_KEYS.get(id(plan))
+    if known is not None and known[0] is plan:
+        return known[1]
+    keys = frozenset(request_key(r) for r in plan.get(PUBLIC, ()))
+    if len(_PUBLIC_KEYS) >= 8:
+        _PUBLIC_KEYS.clear()
+    _PUBLIC_KEYS[id(plan)] = (plan, keys)
+    return keys
 
 
 def _start_all(sandboxes: list) -> threading.Thread:

@@ -33,6 +33,7 @@ from dataclasses import dataclass
 import pytest
 
 from . import guards, verdicts
+from .ahead import PUBLIC, public_keys
 from .charge import excuse_repeats
 from .checks import explain, take_trivial
 from .feedback import Fail
@@ -85,6 +86,8 @@ class GradingPlugin(Rows, LightRunner):
         self._items: list = []
         self._plan_from: dict[str, int] = {}
         self._plan_flat: list = []
+        self._public_keys: frozenset[str] = frozenset()     # the plan's public requests (ahead.public_keys)
+        self._hidden: dict[str, bool] = {}                   # check id -> whether it is hidden
         self._checks: dict[int, tuple[pytest.Item, _Check]] = {}
         self._read: tuple[list, list] | None = None         # read_checks: (the items, how each runs)
         self._substitutions: dict[int, dict] = {}
@@ -112,6 +115,8 @@ class GradingPlugin(Rows, LightRunner):
         if student is not None:
             student.calls = self.assignment.extra.get("calls", {})     # timeout memory ([calls])
             student.timing = self._reference            # trial limits from the reference's CPU times
+            student.public_keys = self._public_keys     # public first (ahead.py): never None here
+            student.public_check[0] = True              # (the load probe: its outcome is shown)
         self.results: list[TestResult] = []
         self.by_name: dict[str, list[TestResult]] = {}
         self.notes: list[str] = []
@@ -229,7 +234,7 @@ class GradingPlugin(Rows, LightRunner):
                 self._check_each(items, light, student, watched)
             CHECKS_CPU[0] += time.thread_time() - started
             if student is not None and student.recorded is not None:
-                self.recorded_plan = _plan_of(student.recorded)
+                self.recorded_plan = _plan_of(student.recorded, student.memo_reads, self._hidden)
                 student.recorded = None
             if student is not None:
                 student.drop_plan()
@@ -244,6 +249,7 @@ class GradingPlugin(Rows, LightRunner):
             call = light[index]
             if student is not None:
                 student.item = nodeid = call.nodeid if call else item.nodeid
+                student.public_check[0] = not self._hidden.get(nodeid, True)
                 if plan and student.wants_resync():
                     student.resync(self._plan_flat[self._plan_from.get(nodeid, len(self._plan_flat)):])
             if call:
@@ -258,6 +264,13 @@ class GradingPlugin(Rows, LightRunner):
     def _prepare_plan(self, items) -> None:
         """The plan of the collected checks, flat and in order; where each check's part starts."""
         self._plan_flat, self._plan_from = [], {}
+        self._hidden = {}
+        for item in items:
+            try:
+                self._hidden[item.nodeid] = self._check(item).hidden
+            except Exception:    # noqa: BLE001 -- a bad marker: raised again in its setup; hidden meanwhile
+                self._hidden[item.nodeid] = True
+        self._public_keys = public_keys(self.plan)
         if not self.plan:
             return
         self._plan_flat.extend(self.plan.get("", []))
@@ -354,10 +367,18 @@ def _has_ini(session, name: str) -> bool:
     return True
 
 
-def _plan_of(recorded) -> dict[str, list]:
+def _plan_of(recorded: list, memo_reads: list, hidden: dict[str, bool]) -> dict[str, list]:
+    """The recorded requests by check id, and under PUBLIC those whose outcome a public check
+    reads: its own requests, and those of the memos it read again (MEMO_READS: (check, a, b),
+    RECORDED[a:b] the memo's COMPUTE's); the load probe's ("") is public."""
     plan: dict[str, list] = {}
     for item, request in recorded:
         plan.setdefault(item, []).append(request)
+    public = [request for item, request in recorded if not hidden.get(item, False)]
+    for item, start, end in memo_reads:
+        if not hidden.get(item, False):
+            public.extend(request for _, request in recorded[start:end])
+    plan[PUBLIC] = public
     return plan
 
 

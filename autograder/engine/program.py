@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from . import bounds, cgroup
-from .ahead import Plan, request_key
+from .ahead import ALL, Plan, request_key
 from .protocol import by_marshal
 from .roots import Family
 from .sandbox import Limits, Outcome, Request, Sandbox
@@ -115,10 +115,28 @@ class Program(Plan, Trials):
         self.recorded: list[tuple[str, Request]] | None = None   # (item, request) while recording a plan
         self.item = ""                                            # the check asking (set by the plugin)
         self.called: set[str] = set()     # functions call() was asked for since the plugin last cleared it
+        # Run ahead (ahead.py): the outcomes of public requests that ran before any hidden request
+        # of this life, and those of hidden requests (served to hidden requests only: public first)
         self._fresh_ahead: dict[str, deque[Outcome]] = {}
         self._shared_ahead: deque[tuple[str, Request, Outcome]] = deque()
+        self._fresh_hidden: dict[str, deque[Outcome]] = {}
+        self._shared_hidden: deque[tuple[str, Request, Outcome]] = deque()
         self._history: list[Request] = []        # shared calls the current shared worker served
         self._history_at: tuple | None = None    # (sandbox start, worker generation) of that worker
+        self._history_hidden = False             # ...some of them hidden requests
+        # Public first (ahead.py): the keys of the plan's public requests (set by the plugin; None:
+        # no request is hidden), whether the check asking now is public (the plugin's, shared with
+        # the variants), whether a hidden request ran in this life, and the life a public request
+        # runs in once one did (the same variant's public twin: it never runs a hidden request).
+        self._public_keys: frozenset[str] | None = None
+        self.public_check = [True] if _owner is None else _owner.public_check
+        self.hidden_ran = False
+        self._public_only = False
+        self._public_twin: Program | None = None
+        self.public_lives: list[Program] = [] if _owner is None else _owner.public_lives   # twins started
+        self._sandbox_reference = _sandbox_reference
+        self.memo_spans: dict[Any, tuple[int, int]] = {}   # recording: a memo's COMPUTE's requests (recorded[a:b])
+        self.memo_reads: list[tuple[str, int, int]] = []   # recording: (check, a, b) of each memo read again
         self.resyncs = 0
         self.diverged = False
         self._diverging = [False] if _owner is None else _owner._diverging    # it or a variant ever diverged
@@ -164,6 +182,30 @@ class Program(Plan, Trials):
         return self._reference is not None
 
     @property
+    def public_keys(self) -> frozenset[str]:
+        """The request keys of the plan's public requests (ahead.py, "public first"); ahead.ALL when
+        no grading session set them (every request public)."""
+        keys = (self._owner or self)._public_keys
+        return ALL if keys is None else keys
+
+    @public_keys.setter
+    def public_keys(self, keys: frozenset[str] | None) -> None:
+        (self._owner or self)._public_keys = keys
+
+    def _public_life(self) -> Program:
+        """This life's public twin: the same variant (source, sandbox reference, hidden paths) in a
+        life of its own, started on demand, that only ever runs public requests (ahead.py)."""
+        twin = self._public_twin
+        if twin is None:
+            owner = self._owner or self
+            twin = self._public_twin = Program(self._source, self.filename, limits=self.limits, label=self.label,
+                                               _sandbox_reference=self._sandbox_reference, _owner=owner)
+            twin._sandbox.hidden_paths = list(self._sandbox.hidden_paths)
+            twin._public_only = True
+            owner.public_lives.append(twin)
+        return twin
+
+    @property
     def spent(self) -> float:
         return self._spent[0]
 
@@ -205,31 +247,23 @@ class Program(Plan, Trials):
 
     def _run_here(self, request: Request, key: str | None = None) -> Outcome:
         """(KEY: request_key(REQUEST), when the caller has it.)"""
-        if key is None and (self._cache is not None or self._fresh_ahead or self._shared_ahead or self._aside):
+        if key is None and (self._cache is not None or self._fresh_ahead or self._shared_ahead or self._aside
+                            or self._fresh_hidden or self._shared_hidden):
             key = request_key(request)      # (_aside: a shared call past a try's plan replays it first)
         if self._cache is not None and key in self._cache:
             return self._cache[key]
         if self.recorded is not None:
             self.recorded.append((self.item, request))
-        outcome = self._ahead(request, key) if key is not None else None
+        public = self._public(key, request)
+        outcome = self._ahead(request, key, public) if key is not None else None
         if outcome is None:
             outcome = self._over_budget(request)
         if outcome is None:
-            self.runs += 1
-            self.round_trips += 1
-            left = self._budget_left()
-            timeout = request.timeout if request.timeout is not None else self.limits.wall_s
-            capped = left is not None and left < timeout
-            limit = self._trial_limit(request)
-            if capped:
-                request = dataclasses.replace(request, timeout=max(left, 0.05))
-            outcome = self._sandbox.run(request, limit)
-            served = False
-            if limit is not None:
-                outcome, served = self._after_trial(request, outcome, limit)
-            self._charge([outcome], capped)      # capped: the budget stopped it, charged in full
-            if not served:
-                self._served([request], [outcome])
+            if public and self.hidden_ran:         # public first: never after a hidden request here
+                outcome = self._public_life()._run_now(request, True)
+            else:
+                self.hidden_ran = self.hidden_ran or not public
+                outcome = self._run_now(request, public)
         if outcome.status == "timeout":
             self.timeouts += 1
             self._note_loop(outcome)
@@ -240,6 +274,25 @@ class Program(Plan, Trials):
                 self.attempts.setdefault(attempt, None)
         if self._cache is not None:
             self._cache[key] = outcome
+        return outcome
+
+    def _run_now(self, request: Request, public: bool) -> Outcome:
+        """REQUEST run in this Program's sandbox now (not run ahead): its outcome, after its trial."""
+        self.runs += 1
+        self.round_trips += 1
+        left = self._budget_left()
+        timeout = request.timeout if request.timeout is not None else self.limits.wall_s
+        capped = left is not None and left < timeout
+        limit = self._trial_limit(request)
+        if capped:
+            request = dataclasses.replace(request, timeout=max(left, 0.05))
+        outcome = self._sandbox.run(request, limit)
+        served = False
+        if limit is not None:
+            outcome, served = self._after_trial(request, outcome, limit, public)
+        self._charge([outcome], capped)      # capped: the budget stopped it, charged in full
+        if not served:
+            self._served([request], [outcome], not public)
         return outcome
 
     @property
@@ -295,10 +348,15 @@ class Program(Plan, Trials):
             from .verdicts import traced_memo
             return traced_memo(self, key, compute)
         if key not in self._memo:
+            start = len(self.recorded) if self.recorded is not None else 0
             try:
                 self._memo[key] = (True, compute())
             except Exception as error:      # noqa: BLE001 -- remembered, raised again to every asker
                 self._memo[key] = (False, error)
+            if self.recorded is not None:   # recording the plan: what a check reading it again reads
+                self.memo_spans[key] = (start, len(self.recorded))
+        elif self.recorded is not None and key in self.memo_spans:
+            self.memo_reads.append((self.item, *self.memo_spans[key]))
         ok, value = self._memo[key]
         if not ok:
             raise value
@@ -369,10 +427,11 @@ class Program(Plan, Trials):
         return self.run(Request("script", None, [], {}, stdin, seed, dice, True, timeout))
 
     def close(self) -> None:
-        for variant in self._variants.values():    # all their zygotes stop and exit at once, not
-            variant._sandbox.end_input()            # one after another (~20 ms of wall time each)
+        twins = self.public_lives if self._owner is None else []
+        for variant in (*self._variants.values(), *twins):     # all their zygotes stop and exit at
+            variant._sandbox.end_input()                        # once, not one after another (~20 ms each)
         self._sandbox.end_input()
-        for variant in self._variants.values():
+        for variant in (*self._variants.values(), *twins):
             variant.close()
         self._sandbox.close()
         if self._owner is None and self._family is not None:

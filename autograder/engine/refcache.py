@@ -29,7 +29,7 @@ from . import typed
 from .codecache import CACHE_ENV, cache_dir  # noqa: F401 -- (there: codecache imports nothing of the engine)
 from .sandbox import Limits, Outcome, Request
 
-FORMAT = 1
+FORMAT = 2      # 2: the plan has its PUBLIC entry (ahead.py), recorded by a Program that can substitute
 ENGINE = Path(__file__).resolve().parent
 
 BUNDLED = "refcache"

@@ -224,7 +224,7 @@ class Sandbox(Starting):
 
     def run_batch(self, requests: list[Request], reset_worker: bool = False,
                   budget: float | None = None, limits: list[float | None] | None = None,
-                  planned: bool = False, aside: bool = False) -> list[Outcome]:
+                  planned: bool = False, aside: bool = False, public: int | None = None) -> list[Outcome]:
         """Run REQUESTS in one round trip (see _run_batch): the outcomes of the first of them, in
         their order, up to the first that did not run.  Where the sandbox has a fresh runner, the
         fresh requests are sent first, each kind in its own order (_fresh_first): the runner that
@@ -237,11 +237,13 @@ class Sandbox(Starting):
         ASIDE: a tried run of shared calls (Program.prefetch): the sandbox runs them only where
         nothing ran yet but fresh requests (else none runs), in a worker of their own (the clean
         fresh runner there is, which ends with them), and then leaves the sandbox as it was
-        before them; the batch's end says how (aside_end)."""
+        before them; the batch's end says how (aside_end).  PUBLIC: the first PUBLIC requests are
+        public ones, the rest hidden (Program's "public first", ahead.py): the fresh-first order
+        is kept within each group, every public one sent before every hidden one."""
         self.aside_end = None
         if aside:
             return self._run_batch(requests, True, budget, limits, planned, aside=True)
-        order = self._fresh_first(requests, budget)
+        order = self._fresh_first(requests, budget, public)
         if order is None:
             return self._run_batch(requests, reset_worker, budget, limits, planned)
         t0 = time.monotonic()
@@ -262,22 +264,28 @@ class Sandbox(Starting):
             ran.append(got[len(ran)])
         return ran
 
-    def _fresh_first(self, requests: list[Request], budget: float | None = None) -> list[int] | None:
-        """The positions of REQUESTS with the fresh ones first (each kind in its order), or None:
-        send them as they are (no shared call before a fresh request; no fresh runner that could
-        become the worker: every fresh request a fork of its own; or a program that has used half
-        its time budget (BUDGET: what is left), whose batch could reach the budget: it stops at
-        the same request as in the plan's order)."""
-        fresh = [i for i, r in enumerate(requests) if r.runs_fresh]
-        if not fresh or fresh[-1] == len(fresh) - 1:
+    def _fresh_first(self, requests: list[Request], budget: float | None = None,
+                     public: int | None = None) -> list[int] | None:
+        """The positions of REQUESTS with the fresh ones first (each kind in its order), within
+        each group (the first PUBLIC ones, the rest: never one of the rest before one of those),
+        or None: send them as they are (no shared call before a fresh request; no fresh runner
+        that could become the worker: every fresh request a fork of its own; or a program that
+        has used half its time budget (BUDGET: what is left), whose batch could reach the budget:
+        it stops at the same request as in the plan's order)."""
+        n = len(requests)
+        groups = (range(public), range(public, n)) if public and public < n else (range(n),)
+        order = []
+        for group in groups:
+            order += [i for i in group if requests[i].runs_fresh]
+            order += [i for i in group if not requests[i].runs_fresh]
+        if order == list(range(n)):
             return None
         if budget is not None and budget < self.limits.budget_s / 2:
             return None
         self.start()
         if not self.applied.get("fresh_runner"):
             return None
-        shared = [i for i, r in enumerate(requests) if not r.runs_fresh]
-        return fresh + shared
+        return order
 
     def _run_batch(self, requests: list[Request], reset_worker: bool = False,
                    budget: float | None = None, limits: list[float | None] | None = None,

@@ -76,13 +76,15 @@ class Trials:
                                                   _PLANNED_MAX))
         return self._times[1].get(_timing_key_of(request))
 
-    def _after_trial(self, request: Request, trial: Outcome, limit: float) -> tuple[Outcome, bool]:
+    def _after_trial(self, request: Request, trial: Outcome, limit: float,
+                     public: bool = True) -> tuple[Outcome, bool]:
         """REQUEST's outcome after its TRIAL: the trial's, unless it ran out of time; then the
         trial's timeout counts only when its timer stopped it in a function where a full-limit run
         of this student already ran out (the same endless loop: it would only run out again); any
         other runs again at the request's own limit, as without trials.  A shared call runs again
         in a new shared worker after the calls the old one served (the trial's timeout ended it),
-        so it sees the history it would have seen.  Returns (outcome, whether _served was done)."""
+        so it sees the history it would have seen; not a PUBLIC one whose history holds hidden
+        requests (ahead.py, public first): it runs alone.  Returns (outcome, whether _served was done)."""
         self.trials[0] += 1
         if trial.status == "timeout" and trial.wall_stopped and (request.runs_fresh or not self._history):
             # Starved under its short limit (a busy machine, not a slow program): the trial once
@@ -96,14 +98,15 @@ class Trials:
             return trial, False
         self.trials[1] += 1
         served = False
-        if request.runs_fresh or not self._history:
+        if request.runs_fresh or not self._history or (public and self._history_hidden):
             again = self._sandbox.run(request)
         else:
+            hidden = self._history_hidden or not public
             replay = list(self._history) + [request]
             outcomes = self._sandbox.run_batch(replay, reset_worker=True)
             self._charge(outcomes[:-1])
-            self._history, self._history_at = [], None
-            self._served(replay[:len(outcomes)], outcomes)
+            self._forget_history()
+            self._served(replay[:len(outcomes)], outcomes, hidden)
             served = len(outcomes) == len(replay)
             again = outcomes[-1] if served else self._sandbox.run(request)
         if again.status == "timeout":

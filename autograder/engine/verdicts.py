@@ -93,7 +93,7 @@ class Verdict:
         """replays of a trace of one request (most checks): _there and the take of that one step,
         without their lists and sets."""
         target = _target(student, keep)
-        if target is None or not _holds(_answer_of(target, key, fresh, 0), token):
+        if target is None or not _holds(_answer_of(target, key, fresh, 0, target._public(key, request)), token):
             return False
         target._run_here(request, key)
         student.called.update(self.called)
@@ -126,9 +126,10 @@ def _there(student, steps, seen: dict, takes: list, given: set) -> bool:
         target = _target(student, keep)
         if target is None:
             return False
-        where = (target, key) if fresh else target      # (a fresh answer is looked for by its key)
+        public = target._public(key, request)
+        where = (target, key) if fresh else (target, public)    # (a fresh answer is looked for by its key)
         n = seen.get(where, 0)
-        if not _holds(_answer_of(target, key, fresh, n), token):
+        if not _holds(_answer_of(target, key, fresh, n, public), token):
             return False
         seen[where] = n + 1
         takes.append((target, request, key))
@@ -143,13 +144,14 @@ def _target(student, keep):
     return student._variant_by_given.get(keep)
 
 
-def _answer_of(target, key, fresh: bool, n: int):
+def _answer_of(target, key, fresh: bool, n: int, public: bool):
     """TARGET's answer run ahead that a step of KEY reads after N such steps: the N-th fresh one
-    waiting under KEY, or the N-th shared one in line when it is KEY's; else None."""
+    waiting under KEY, or the N-th shared one in line when it is KEY's; else None.  PUBLIC: a
+    public request's (only answers that ran before any hidden request of its life: ahead.py)."""
     if fresh:
-        waiting = target._fresh_ahead.get(key)
+        waiting = (target._fresh_ahead if public else target._fresh_hidden).get(key)
         return waiting[n] if waiting is not None and len(waiting) > n else None
-    ahead = target._shared_ahead
+    ahead = target._shared_ahead if public else target._shared_hidden
     return ahead[n][2] if len(ahead) > n and ahead[n][0] == key else None
 
 

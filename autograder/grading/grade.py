@@ -27,6 +27,7 @@ from ..assignment import (
     load_for_grading,
 )
 from ..engine import refcache
+from ..engine.ahead import public_keys
 from ..engine.checks import GraderFault
 from ..engine.life import prestart_template
 from ..engine.program import Program, default_limits, reference_program
@@ -210,8 +211,9 @@ def _grade_stream(paths: Iterator[str | Path], deliver: Callable[[GradeReport], 
         plan = reference_outcomes(spec, reference, hidden, limits)
         trace("session-refcache")      # (the first grade's phases: $AUTOGRADER_BATCH_TRACE, the bench)
         ordered = _plan_in_order(plan, files, spec) if plan else []
+        public = public_keys(plan)
         for job in ahead:
-            job.give(ordered)
+            job.give(ordered, public)
 
         def next_submission():
             if session_started is not None and not asked:
@@ -232,7 +234,7 @@ def _grade_stream(paths: Iterator[str | Path], deliver: Callable[[GradeReport], 
                 path = next(paths, None)
                 if path is not None:
                     upcoming = _Ahead(submission_job(path))
-                    upcoming.give(ordered)
+                    upcoming.give(ordered, public)
                     ahead.append(upcoming)
             return job
 
@@ -304,6 +306,7 @@ class _Ahead:
         self.traced = traced          # the session's first: its end is a phase of $AUTOGRADER_BATCH_TRACE
         self.error: BaseException | None = None
         self.plan: list = []
+        self.public: frozenset[str] = frozenset()
         self.given = threading.Event()
         student, load_failure, _ = job
         # Trial limits come from the reference's cached outcomes, read meanwhile: the probe runs
@@ -320,14 +323,16 @@ class _Ahead:
         else:
             student.timing = self.timing
 
-    def give(self, plan: list) -> None:
-        """The plan to run once the probe has loaded the file (empty: none)."""
-        self.plan = plan
+    def give(self, plan: list, public: frozenset[str]) -> None:
+        """The plan to run once the probe has loaded the file (empty: none); PUBLIC: the keys of its
+        public requests (ahead.public_keys: they run first)."""
+        self.plan, self.public = plan, public
         self.given.set()
 
     def _plan(self) -> list:
         self.given.wait()
         self.job[0].timing = self.timing
+        self.job[0].public_keys = self.public
         return self.plan
 
     def _run(self, student: Program) -> None:
@@ -446,8 +451,11 @@ def compute_reference_cache(spec: Assignment, reference: Program, hidden: list[s
     from ..engine.plugin import GradingPlugin
 
     files = [str(f) for f in spec.suite_files("all")]
-    recorder = Program(spec.reference.read_text(encoding="utf-8"), spec.student_file, limits=limits,
-                       hidden_paths=hidden, label="the reference (recording the plan)")
+    # (given the reference's source, as a student's Program is: a suite that substitutes only
+    # where the program can plans the substituting requests a student is asked)
+    source = spec.reference.read_text(encoding="utf-8")
+    recorder = Program(source, spec.student_file, limits=limits, hidden_paths=hidden,
+                       label="the reference (recording the plan)", reference=source)
     jobs = iter([(recorder, None, None)])
     plugin = GradingPlugin(spec, reference, next_submission=lambda: next(jobs, None),
                            deliver=lambda plugin, context: None, record=True)
