@@ -32,6 +32,7 @@ from autograder.engine.feedback import Fail
 from autograder.engine.replay import RefGame, Transcript
 
 NUM_DICE = PROTOCOL.num_dice
+YAHTZEE_BONUS = 100          # a further Yahtzee's bonus (the handout's rule; only the hint's arithmetic reads it)
 FINAL_LINE = PROTOCOL.final
 
 
@@ -296,14 +297,41 @@ def check_bonus(played: Played) -> None:
     got = played.mine.card_value("Yahtzee Bonus")
     if not isinstance(got, int) or got == want:
         return
+    first, scratched = _yahtzee_rounds(played.ref)
+    where = ""
     if 0 < got < want:
         hint = "The Yahtzee bonus is earned for every further Yahtzee, not only the first."
+    elif got > want and first and (not scratched or got - want == YAHTZEE_BONUS * len(first)):
+        hint = ("The Yahtzee that goes into the open Yahtzee box scores 50 and earns no bonus; "
+                "only a further Yahtzee, with 50 already in the box, earns +100.")
+        where = f" (round {first[0]} put a Yahtzee into the open Yahtzee box: no bonus for that one)"
     elif got > want:
         hint = "No Yahtzee bonus when the Yahtzee box holds 0 (it was scratched)."
+        if scratched:
+            where = f" (round {scratched[0]} rolled a Yahtzee with the Yahtzee box at 0: no bonus)"
     else:
         hint = "A further Yahtzee, with 50 in the Yahtzee box, earns +100 (Joker rule)."
-    _fail(played, f"The final scorecard shows Yahtzee Bonus: {got}; expected {want}.",
+    _fail(played, f"The final scorecard shows Yahtzee Bonus: {got}; expected {want}{where}.",
           "The Yahtzee bonus at the end of the game is wrong.", hint=hint, aspect="the Yahtzee bonus after the round")
+
+
+def _yahtzee_rounds(ref: RefGame) -> tuple[list[int], list[int]]:
+    """The reference game's rounds that earn no Yahtzee bonus though they roll five alike: the one
+    that fills the open Yahtzee box, and the Jokers while the box holds 0."""
+    first, scratched, box = [], [], None
+    for rnd in ref.rounds:
+        dice = rnd.final_dice
+        if rnd.scored is None:
+            continue
+        points, category = rnd.scored
+        if dice and len(dice) == NUM_DICE and len(set(dice)) == 1:
+            if box is None and category == "Yahtzee":
+                first.append(rnd.number)
+            elif box == 0:
+                scratched.append(rnd.number)
+        if category == "Yahtzee":
+            box = points
+    return first, scratched
 
 
 def shows_stage4(played: Played, student, reference) -> bool:

@@ -38,14 +38,16 @@ def own_points(student, func: str, category: str, dice: list[int]):
     return outcome.value, None
 
 
-def check_round(student, reference, case: dict) -> None:
+def check_round(student, reference, case: dict, bonus_rule: bool = True) -> None:
     """Play one round with injected dice and a script; compare rolls, result, scorecard, output.
 
     A bug costs points once: points that differ from the reference's but equal what the
     student's own score (joker_score for a Joker) gives on the round's dice are accepted.  Each
     failure names its aspect (engine/charge.py), the same words in stage 2 and in stage 4, so a
     stage-2 bug of play_round is not charged again by the Joker rounds; what only a Joker or a
-    Yahtzee bonus can show has aspects of its own."""
+    Yahtzee bonus can show has aspects of its own.  BONUS_RULE False (stage 2): the Yahtzee
+    bonus the round leaves on the scorecard is not compared: it is stage 4's rule (a bonus given
+    for the Yahtzee that goes into the open Yahtzee box is charged by problem 19's games)."""
     import pytest
 
     card = scorecard(case.get("filled"), case.get("bonus", 0))
@@ -110,10 +112,12 @@ def check_round(student, reference, case: dict) -> None:
         fail(f"read {outcome.inputs_asked} answers; expected {ref_outcome.inputs_asked}",
              "it did not read every answer", hint=case.get("hint"), aspect=f"did not read every answer{joker}")
     after = (outcome.args_after or [None])[0]
+    if not bonus_rule and isinstance(after, dict) and BONUS_KEY in want_after:
+        after = {**after, BONUS_KEY: want_after[BONUS_KEY]}     # (a key it lacks still differs: one more)
     if after != want_after:
         hint = "Write the points into the scorecard passed in (scorecard[category] = points)."
         aspect = f"the scorecard after the round{joker}"
-        if isinstance(after, dict) and after.get("Yahtzee Bonus") != want_after.get("Yahtzee Bonus"):
+        if isinstance(after, dict) and after.get(BONUS_KEY) != want_after.get(BONUS_KEY):
             aspect = "the Yahtzee bonus after the round"
             hint = case.get("hint") or "A further Yahtzee with 50 in the Yahtzee box adds 100 to " \
                                         "scorecard[\"Yahtzee Bonus\"]."
