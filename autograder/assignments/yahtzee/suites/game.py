@@ -4,7 +4,7 @@ The reading of a run (the timeline, the rolls, the rounds, the first roll that d
 reference's) is the engine's (engine/replay.py), with Yahtzee's line grammar from assignment.toml
 [protocol]; what is checked of a game, and how it is explained, is here:
     Dice: 4 6 4 6 2                     after every roll
-    Round 3                             at the start of a round (used for the reference only)
+    Round 3                             at the start of a round (counted from 1: check_round_lines)
     Scored 25 points in Full House.     at the end of a round
     Ones: 5 ... Total: 516              the final scorecard
     Final score: 516                    the last line
@@ -208,6 +208,33 @@ def check_rounds(played: Played) -> None:
                       f"{outcome.stdin_lines} script lines): one round too few.",
               "The game played one round too few (it left script lines unread).",
               hint="play_game(n) plays exactly n rounds: check the loop's range.", aspect="one round too few")
+    check_round_lines(played)
+
+
+def check_round_lines(played: Played) -> None:
+    """`Round N` starts each round, counting from 1 (the handout's protocol): the first such line
+    after the previous round's Scored line (before the first, from the start) names N.  The
+    reference's own Round lines are what the grader's reading of it relies on."""
+    mine = played.mine
+    for index, at in enumerate(mine.scored_at):
+        start = mine.scored_at[index - 1] + 1 if index else 0
+        lines = [item.text for item in mine.items[start:at] if item.kind == "line"]
+        shown = next(((text, _round_number(text)) for text in lines if _round_number(text) is not None), None)
+        if shown is not None and shown[1] == index + 1:
+            continue
+        got = f"its first round line is {shown[0].strip()!r}" if shown else "no `Round N` line came before it"
+        _fail(played, f"Round {index + 1} should start with the line `Round {index + 1}`; {got}.",
+              "A round did not start with its `Round N` line (rounds count from 1).",
+              hint="Print `Round N` at the start of each round, counting from 1: `Round 1` to `Round 13`.",
+              aspect="the Round line")
+
+
+def _round_number(text: str) -> int | None:
+    """N of a `Round N` line (not a Scored line that happens to start so), else None."""
+    match = PROTOCOL.round.match(text)
+    if match is None or PROTOCOL.scored.search(text):
+        return None
+    return replay.number(replay.group(match, "round", "number"))
 
 
 @dataclass
@@ -400,8 +427,12 @@ def check_final(played: Played, student, reference, points: Points, *, returned:
         if own.status != "ok":
             pytest.skip("can't check the game's final score until final_score works")
         if own.value != shown:
+            boxes = sum(card[category] or 0 for category in CATEGORIES)
+            hint = ("The printed total leaves out the bonuses: print (and return) what final_score(scorecard) "
+                    "gives, which adds the upper bonus and the Yahtzee bonus." if shown == boxes < expected
+                    else "Print (and return) what final_score(scorecard) gives for the game's scorecard.")
             _fail(played, f"The game printed `Final score: {shown}`; expected {expected}.",
-                  "The final score printed at the end of the game is wrong.", expected=expected, got=shown)
+                  "The final score printed at the end of the game is wrong.", hint=hint, expected=expected, got=shown)
     bonuses = expected - sum(card[category] or 0 for category in CATEGORIES) if shown == expected else 0
     if not FINAL_LINE.match(mine.last_line):
         _fail(played, f"The last line of the game is {mine.last_line!r}; it should be `Final score: {shown}`.",
