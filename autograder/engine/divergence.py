@@ -147,6 +147,9 @@ def _first_divergence(ref: RefGame, student: Transcript, complete: bool) -> Dive
             return diverged("dice_line_missing", where, f"no `{protocol.dice_label} ...` line after this roll")
         got = stu_lines[index][1]
         if got != want:
+            if got == sorted(want):         # (want is not sorted: got != want) the line sorts them
+                return diverged("dice_line_sorted", where, f"the {protocol.dice_label} line shows {got} where "
+                                f"{want} were expected (the same dice, sorted)")
             if sorted(got) == sorted(want):
                 return diverged("dice_line_order", where, f"the {protocol.dice_label} line shows {got} where {want} "
                                 "were expected (same values, different order)")

@@ -38,6 +38,30 @@ def own_points(student, func: str, category: str, dice: list[int]):
     return outcome.value, None
 
 
+# Divergences in what the Dice: lines show, the dice rolled being the reference's.
+SHOWN_KINDS = ("dice_line_sorted", "dice_line_order", "dice_line_wrong")
+
+
+def shown_as_own_format(student, ref, mine) -> bool:
+    """Whether every Dice: line of the round shows what the student's OWN format_dice makes of the
+    reference's dice there (a format_dice bug, charged once, by problem 7: as points that the
+    student's own score gives are accepted below)."""
+    if len(mine.dice_lines) != len(ref.game.dice_lines):
+        return False
+    made: dict[tuple, list[int] | None] = {}
+    for (_, want), (_, got) in zip(ref.game.dice_lines, mine.dice_lines):
+        if got == want:
+            continue
+        key = tuple(want)
+        if key not in made:
+            outcome = student.call_or_skip("format_dice", list(want))
+            made[key] = PROTOCOL.dice_in(outcome.value) if outcome.status == "ok" and isinstance(
+                outcome.value, str) else None
+        if made[key] != got:
+            return False
+    return True
+
+
 def check_round(student, reference, case: dict, bonus_rule: bool = True) -> None:
     """Play one round with injected dice and a script; compare rolls, result, scorecard, output.
 
@@ -64,6 +88,8 @@ def check_round(student, reference, case: dict, bonus_rule: bool = True) -> None
     mine = read_game(outcome)
     complete = outcome.status == "ok"
     divergence = first_divergence(ref, mine, complete=complete)
+    if divergence is not None and divergence.kind in SHOWN_KINDS and shown_as_own_format(student, ref, mine):
+        divergence = None                    # format_dice's bug: charged in its own checks (problem 7)
     joker = " in a Joker round" if ref.rounds and "joker" in ref.rounds[-1].marks else ""
 
     def fail(public: str, secret: str, hint: str | None = None, aspect: str | None = None, **values):
