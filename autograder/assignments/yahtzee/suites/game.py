@@ -318,11 +318,15 @@ def check_points(played: Played, student, reference) -> Points:
     return Points(card, notes)
 
 
-def check_bonus(played: Played) -> None:
-    """The Yahtzee bonus the final scorecard shows is the reference's (when the card shows one)."""
+def check_bonus(played: Played, student=None) -> None:
+    """The Yahtzee bonus the final scorecard shows is the reference's (when the card shows one), or
+    what the student's OWN yahtzee_bonus gives on the game's Jokers (its bug is charged once, in
+    its own checks)."""
     want = ref_bonus(played.ref)
     got = played.mine.card_value("Yahtzee Bonus")
     if not isinstance(got, int) or got == want:
+        return
+    if student is not None and got == _own_bonus(played.ref, student):
         return
     first, scratched = _yahtzee_rounds(played.ref)
     where = ""
@@ -340,6 +344,26 @@ def check_bonus(played: Played) -> None:
         hint = "A further Yahtzee, with 50 in the Yahtzee box, earns +100 (Joker rule)."
     _fail(played, f"The final scorecard shows Yahtzee Bonus: {got}; expected {want}{where}.",
           "The Yahtzee bonus at the end of the game is wrong.", hint=hint, aspect="the Yahtzee bonus after the round")
+
+
+def _own_bonus(ref: RefGame, student) -> int | None:
+    """The Yahtzee bonus of the reference's game, each Joker's share from the student's own
+    yahtzee_bonus on the scorecard before it (None when it does not answer)."""
+    card: dict = {category: None for category in CATEGORIES}
+    card["Yahtzee Bonus"] = 0
+    for rnd in ref.rounds:
+        if rnd.scored is None:
+            return None
+        points, category = rnd.scored
+        dice = rnd.final_dice
+        if dice and len(dice) == NUM_DICE and len(set(dice)) == 1 and card.get("Yahtzee") is not None:
+            own = student.call_or_skip("yahtzee_bonus", dict(card))
+            if own.status != "ok" or not isinstance(own.value, int) or isinstance(own.value, bool):
+                return None
+            card["Yahtzee Bonus"] += own.value
+        if category in card:
+            card[category] = points
+    return card["Yahtzee Bonus"]
 
 
 def _yahtzee_rounds(ref: RefGame) -> tuple[list[int], list[int]]:

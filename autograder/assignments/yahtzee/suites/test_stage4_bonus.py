@@ -130,7 +130,7 @@ def test_bonus_game_rounds(student, reference, case):
     g.check_dice(played)
     g.check_rounds(played)
     g.check_points(played, student, reference)
-    g.check_bonus(played)
+    g.check_bonus(played, student)
     if not g.shows_stage4(played, student, reference) and not _joker_rounds_work(student, reference):
         could_pass_by_doing_nothing()   # played as a program without stage 4 would: no points for nothing
 
