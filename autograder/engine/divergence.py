@@ -203,6 +203,9 @@ def first_question_difference(ref: RefGame, student: Transcript) -> tuple[int, s
         if known == want:
             continue
         third_roll = known == "keep" and shown_since_scored >= 3
+        if known == "keep" and index > 0 and ref.keep_all[index - 1]:     # (its keep prompt, asked again)
+            return index, ("it asked which dice to keep again after the player kept them all "
+                           "(keeping all the dice ends the rolling)")
         if set(kind_of.values()) != {"keep", "category"} and not third_roll:
             return None             # one prompt for both questions: nothing to tell them apart by
         if known == "keep":

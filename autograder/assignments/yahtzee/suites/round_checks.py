@@ -207,6 +207,15 @@ def own_value(student, func: str, *args):
     return outcome.value if outcome.status == "ok" else None
 
 
+def _unread_value(text: str, category: str) -> str | None:
+    """What a `CATEGORY: something` line of TEXT shows when the grader cannot read it as points."""
+    for line in text.split("\n"):
+        name, colon, value = line.partition(":")
+        if colon and normalize(name) == normalize(category):
+            return value.strip()[:40]
+    return None
+
+
 def check_scorecard_text(student, reference, case: dict, *, bonus_lines: bool) -> None:
     """format_scorecard: a `Category: points` line per box in order ("-" when open), `Total: N` last.
     BONUS_LINES (stage 4): the `Upper Bonus` line right after Sixes, `Yahtzee Bonus` after Chance;
@@ -238,6 +247,13 @@ def check_scorecard_text(student, reference, case: dict, *, bonus_lines: bool) -
     names = [name for name, _ in shown]
     if names != CATEGORIES:
         missing = [c for c in CATEGORIES if c not in names]
+        unread = _unread_value(got, missing[0]) if missing else None
+        if unread is not None:            # `Ones: None`: a line, but not one of `Category: points`
+            want = "-" if card[missing[0]] is None else str(card[missing[0]])
+            fail(f"format_scorecard: the line for {missing[0]} shows {unread!r}; expected {want!r}.",
+                 "format_scorecard: a box shows the wrong value" + (" (an open box)." if want == "-" else "."),
+                 hint='An open box shows "-" (not 0 or None).' if want == "-" else "A box shows its points.",
+                 aspect="format_scorecard: the box lines")
         fail("format_scorecard: expected one `Category: points` line per box, in scorecard order"
              + (f"; no line for {missing[0]}." if missing else f"; got the order {names}."),
              "format_scorecard: one `Category: points` line per box, in scorecard order, is expected.",
