@@ -81,7 +81,7 @@ def test_honest_program(program, rows):
     if not program["problems"]:
         return
     assert {STAGE_OF[p] for p in lost} == {program["stage"]}, f"{summary}: charged outside its stage"
-    said = "\n".join(f"{t['output']}\n{t.get('hint') or ''}" for t in row.tests
+    said = "\n".join(f"{t['name']}\n{t['output']}\n{t.get('hint') or ''}" for t in row.tests
                      if t["problem"] == program["problems"][0] and t["score"] < t["max_score"])
     assert program["phrase"].lower() in said.lower(), f"{summary}: the feedback never says {program['phrase']!r}"
 
