@@ -1,5 +1,5 @@
-"""Honest students' programs that are not the grader authors' (tests/corpus/honest4/), graded in one
-grade-all batch: each gets the exact score tests/corpus/honest4/expected.toml gives it, a correct one
+"""Honest students' programs that are not the grader authors' (tests/corpus/honest4/; Yahtzee, and pytzee/), graded in one
+grade-all batch per course: each gets the exact score tests/corpus/honest4/expected.toml gives it, a correct one
 loses nothing, and a one-bug one loses points only in the problems listed there (its own problem;
 `kit_problems` where the kit charges the bug again in another problem of the SAME stage, by design:
 substitution is per stage), and the feedback of its failed checks says what went wrong (`phrase`).
@@ -21,31 +21,39 @@ from autograder.engine.submission import notebook_source
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "tests" / "corpus" / "honest4"
 PROGRAMS = tomllib.loads((CORPUS / "expected.toml").read_text(encoding="utf-8"))["program"]
-SPEC = load_assignment("yahtzee")
-STAGE_OF = {p.number: p.stage for p in SPEC.problems}
+COURSES = sorted({p.get("assignment", "yahtzee") for p in PROGRAMS})
+STAGE_OF = {course: {p.number: p.stage for p in load_assignment(course).problems} for course in COURSES}
 
 
 def _id(program: dict) -> str:
-    return program["file"].rsplit(".", 1)[0]
+    return program["file"].rsplit(".", 1)[0].replace("/", "-")
+
+
+def _course(program: dict) -> str:
+    return program.get("assignment", "yahtzee")
 
 
 @pytest.fixture(scope="module")
 def rows(tmp_path_factory) -> dict[str, object]:
-    """submission id -> gradebook Row, every program of the corpus graded in one grade-all."""
+    """submission id -> gradebook Row, the corpus of each course graded in one grade-all."""
     from autograder.grading.grade_all import grade_all
     from autograder.grading.gradebook import Gradebook
 
-    tmp = tmp_path_factory.mktemp("honest4")
-    source = tmp / "class"
-    for program in PROGRAMS:
-        folder = source / _id(program)
-        folder.mkdir(parents=True)
-        suffix = Path(program["file"]).suffix
-        shutil.copyfile(CORPUS / program["file"], folder / ("yahtzee" + suffix))
-    summary = grade_all(source, tmp / "out", assignment="yahtzee", jobs=2, progress=False, exports=False)
-    assert summary.graded == len(PROGRAMS) and not summary.crashed, summary
-    with Gradebook(tmp / "out" / "gradebook.sqlite") as book:
-        return {row.submission_id: row for row in book.rows("yahtzee")}
+    found = {}
+    for course in COURSES:
+        programs = [p for p in PROGRAMS if _course(p) == course]
+        tmp = tmp_path_factory.mktemp(f"honest4-{course}")
+        student_file = Path(load_assignment(course).student_file)
+        for program in programs:
+            folder = tmp / "class" / _id(program)
+            folder.mkdir(parents=True)
+            suffix = Path(program["file"]).suffix
+            shutil.copyfile(CORPUS / program["file"], folder / (student_file.stem + suffix))
+        summary = grade_all(tmp / "class", tmp / "out", assignment=course, jobs=2, progress=False, exports=False)
+        assert summary.graded == len(programs) and not summary.crashed, summary
+        with Gradebook(tmp / "out" / "gradebook.sqlite") as book:
+            found.update({row.submission_id: row for row in book.rows(course)})
+    return found
 
 
 def _lost(row) -> dict[int, float]:
@@ -57,7 +65,7 @@ def _lost(row) -> dict[int, float]:
 
 
 def test_the_corpus_is_listed_whole():
-    files = {p.name for p in CORPUS.iterdir() if p.suffix in (".py", ".ipynb")}
+    files = {str(p.relative_to(CORPUS)) for p in CORPUS.rglob("*") if p.suffix in (".py", ".ipynb")}
     assert files == {p["file"] for p in PROGRAMS}
     assert len(PROGRAMS) >= 20
     assert sum(not p["problems"] for p in PROGRAMS) >= 5
@@ -65,7 +73,7 @@ def test_the_corpus_is_listed_whole():
         assert {"file", "why", "problems", "score"} <= set(program), program["file"]
         if program["problems"]:            # one bug: one problem of one stage, and a phrase to say
             assert len(program["problems"]) == 1 and "phrase" in program, program["file"]
-            assert STAGE_OF[program["problems"][0]] == program["stage"], program["file"]
+            assert STAGE_OF[_course(program)][program["problems"][0]] == program["stage"], program["file"]
 
 
 @pytest.mark.parametrize("program", PROGRAMS, ids=_id)
@@ -80,7 +88,7 @@ def test_honest_program(program, rows):
     assert sorted(lost) == sorted(charged), summary
     if not program["problems"]:
         return
-    assert {STAGE_OF[p] for p in lost} == {program["stage"]}, f"{summary}: charged outside its stage"
+    assert {STAGE_OF[_course(program)][p] for p in lost} == {program["stage"]}, f"{summary}: charged outside its stage"
     said = "\n".join(f"{t['name']}\n{t['output']}\n{t.get('hint') or ''}" for t in row.tests
                      if t["problem"] == program["problems"][0] and t["score"] < t["max_score"])
     assert program["phrase"].lower() in said.lower(), f"{summary}: the feedback never says {program['phrase']!r}"
