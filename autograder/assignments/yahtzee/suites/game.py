@@ -12,6 +12,7 @@ reference's) is the engine's (engine/replay.py), with Yahtzee's line grammar fro
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from autograder.assignments.yahtzee.suites.common import (
@@ -213,7 +214,8 @@ def check_rounds(played: Played) -> None:
 
 def check_round_lines(played: Played) -> None:
     """`Round N` starts each round, counting from 1 (the handout's protocol): the first such line
-    after the previous round's Scored line (before the first, from the start) names N.  The
+    after the previous round's Scored line (before the first, from the start) names N.  Without
+    one, a decorated line or prompt that names round N (`=== Round 3 ===`) will do.  The
     reference's own Round lines are what the grader's reading of it relies on."""
     mine = played.mine
     for index, at in enumerate(mine.scored_at):
@@ -222,11 +224,22 @@ def check_round_lines(played: Played) -> None:
         shown = next(((text, _round_number(text)) for text in lines if _round_number(text) is not None), None)
         if shown is not None and shown[1] == index + 1:
             continue
+        texts = [item.text for item in mine.items[start:at] if item.kind in ("line", "in")]
+        if shown is None and any(_names_round(text, index + 1) for text in texts):
+            continue
         got = f"its first round line is {shown[0].strip()!r}" if shown else "no `Round N` line came before it"
         _fail(played, f"Round {index + 1} should start with the line `Round {index + 1}`; {got}.",
               "A round did not start with its `Round N` line (rounds count from 1).",
               hint="Print `Round N` at the start of each round, counting from 1: `Round 1` to `Round 13`.",
               aspect="the Round line")
+
+
+def _names_round(text: str, number: int) -> bool:
+    """Whether TEXT names round NUMBER anywhere (`**** Round 3 ****`, `Round 3 of 13`)."""
+    return any(int(found) == number for found in _ROUND_ANYWHERE.findall(text)) and not PROTOCOL.scored.search(text)
+
+
+_ROUND_ANYWHERE = re.compile(r"\bround\s*#?\s*(\d+)\b", re.IGNORECASE)
 
 
 def _round_number(text: str) -> int | None:
