@@ -22,6 +22,7 @@ from autograder.assignments.yahtzee.suites.common import (
     flat,
     scorecard,
 )
+from autograder.engine.charge import stopped_aspect
 from autograder.engine.checks import could_pass_by_doing_nothing, reference_ok
 from autograder.engine.feedback import Fail
 from autograder.engine.suite import hint_for, returned_value
@@ -140,7 +141,11 @@ def test_reroll(student, reference, case):
     ran = describe("reroll", [dice, keep])
     ref = reference_ok(reference.call("reroll", dice, keep, dice=injected), ran)
     outcome = student.call_or_skip("reroll", dice, keep, dice=injected, timeout=ROUND_TIMEOUT)
-    got = returned_value(outcome, ran, short="reroll(...)")
+    try:
+        got = returned_value(outcome, ran, short="reroll(...)")
+    except Fail as stopped:     # (its line: a round stopped there is not charged again, engine/charge.py)
+        stopped.aspect = stopped_aspect(outcome)
+        raise
     want_rolled, rolled = ref.dice_used, outcome.dice_used
     ran_with = f"{ran} with roll_dice returning {flat(case['rolls'])}"
     if rolled != want_rolled:
