@@ -172,7 +172,8 @@ def _excuse_crashes_charged_in_stage(results: list, aspects: dict[int, str], ass
     """Within a stage: a check of problem N that stopped with an exception on a line of a function
     only ANOTHER problem M of the stage grades (play_round crashing inside the student's reroll),
     where a check of M stopped on that very line, is not charged again (M's checks charged it).
-    A crash on a line of N's own functions, or one M's checks never show, is N's."""
+    A crash on a line of N's own functions, or one M's checks never show, is N's; so is one in a
+    function not written yet (N's checks then observed nothing)."""
     found = _definitions(source)
     if not found:
         return 0
@@ -194,8 +195,8 @@ def _excuse_crashes_charged_in_stage(results: list, aspects: dict[int, str], ass
         if function is None or function in own.functions or not written(source, own.functions):
             continue
         for other in owners.get(function, ()):
-            if other.stage != own.stage or other.number == own.number:
-                continue
+            if other.stage != own.stage or other.number == own.number or not written(source, other.functions):
+                continue                # (a stub's crash is never excused: no points for nothing)
             stem = next((r for a, r in failures.get(other.number, ()) if a == aspect), None)
             if stem is None:
                 continue
