@@ -22,7 +22,7 @@ from autograder.assignments.yahtzee.suites.common import (
     flat,
 )
 from autograder.engine import replay
-from autograder.engine.charge import stopped_aspect
+from autograder.engine.charge import stopped_aspect, written
 from autograder.engine.divergence import (
     Replayed,
     divergence_gap,
@@ -361,7 +361,10 @@ def check_bonus(played: Played, student=None) -> None:
 
 def _own_bonus(ref: RefGame, student) -> int | None:
     """The Yahtzee bonus of the reference's game, each Joker's share from the student's own
-    yahtzee_bonus on the scorecard before it (None when it does not answer)."""
+    yahtzee_bonus on the scorecard before it (None when it does not answer, or is a constant or
+    not written: never excused)."""
+    if not written(getattr(student, "source", None) or "", ["yahtzee_bonus"]):
+        return None
     card: dict = {category: None for category in CATEGORIES}
     card["Yahtzee Bonus"] = 0
     for rnd in ref.rounds:

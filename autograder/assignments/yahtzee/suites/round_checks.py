@@ -18,7 +18,7 @@ from autograder.assignments.yahtzee.suites.game import (
     read_game,
     read_reference,
 )
-from autograder.engine.charge import stopped_aspect
+from autograder.engine.charge import stopped_aspect, written
 from autograder.engine.checks import reference_ok
 from autograder.engine.divergence import first_divergence, first_question_difference
 from autograder.engine.feedback import Fail
@@ -46,8 +46,9 @@ def shown_as_own_format(student, ref, mine) -> bool:
     """Whether every Dice: line of the round shows what the student's OWN format_dice makes of the
     reference's dice there (a format_dice bug, charged once, by problem 7: as points that the
     student's own score gives are accepted below)."""
-    if len(mine.dice_lines) != len(ref.game.dice_lines):
-        return False
+    if len(mine.dice_lines) != len(ref.game.dice_lines) or not written(getattr(student, "source", None) or "",
+                                                                           ["format_dice"]):
+        return False                    # (a constant or unwritten format_dice is never excused)
     made: dict[tuple, list[int] | None] = {}
     for (_, want), (_, got) in zip(ref.game.dice_lines, mine.dice_lines):
         if got == want:
@@ -63,7 +64,10 @@ def shown_as_own_format(student, ref, mine) -> bool:
 
 
 def _own_bonus_after(student, card: dict):
-    """The Yahtzee bonus after a Joker on CARD as the student's OWN yahtzee_bonus gives it."""
+    """The Yahtzee bonus after a Joker on CARD as the student's OWN yahtzee_bonus gives it (None
+    for a constant or unwritten one: it is never excused)."""
+    if not written(getattr(student, "source", None) or "", ["yahtzee_bonus"]):
+        return None
     own = own_value(student, "yahtzee_bonus", card)
     return card.get(BONUS_KEY, 0) + own if isinstance(own, int) and not isinstance(own, bool) else None
 
