@@ -22,7 +22,7 @@ from autograder.assignments.yahtzee.suites.common import (
     flat,
     scorecard,
 )
-from autograder.engine.charge import stopped_aspect
+from autograder.engine.charge import stopped_aspect, written
 from autograder.engine.checks import could_pass_by_doing_nothing, reference_ok
 from autograder.engine.feedback import Fail
 from autograder.engine.suite import hint_for, returned_value
@@ -192,6 +192,9 @@ def test_ask_keep(student, reference, case):
         raise Fail(f"ask_keep rolled dice (given the answers {stdin}): a re-prompt must not roll dice.",
                    hidden="ask_keep rolled dice: a re-prompt must not roll dice.", ran=ran, show_values=False,
                    hint="ask_keep only asks; after an invalid answer it asks again and rolls nothing.")
+    if (outcome.status != "ok" or outcome.value != ref.value or outcome.inputs_asked != ref.inputs_asked) \
+            and _as_own_parse_keep(student, stdin, outcome):
+        return                          # parse_keep's bug: charged in its own checks (problem 8)
     got = returned_value(outcome, ran, short="ask_keep()", hint=case.get("hint"))
     if got != ref.value or outcome.inputs_asked != ref.inputs_asked:
         if outcome.inputs_asked < ref.inputs_asked:
@@ -203,6 +206,21 @@ def test_ask_keep(student, reference, case):
                    hidden=f"ask_keep: {what} ({case['why']}).",
                    ran=ran, expected=ref.value, got=got, hint=case.get("hint"))
     _check_message(outcome, ref, "ask_keep", ran)
+
+
+def _as_own_parse_keep(student, stdin: list[str], outcome) -> bool:
+    """Whether ask_keep answered as the student's OWN (written) parse_keep would make it: the first
+    answer it does not refuse with ValueError, after as many questions, or asking on when it refuses
+    them all (a parse_keep bug costs points once, in problem 8)."""
+    if not written(getattr(student, "source", None) or "", ["ask_keep", "parse_keep"]):
+        return False
+    for asked, answer in enumerate(stdin, 1):
+        own = student.call_or_skip("parse_keep", answer)
+        if own.status == "exception" and (own.error or {}).get("type") == "ValueError":
+            continue
+        return own.status == "ok" and outcome.status == "ok" and outcome.value == own.value \
+            and outcome.inputs_asked == asked
+    return outcome.status == "input_exhausted"
 
 
 @pytest.mark.parametrize("case", SUITE.cases(FIND, problem=10))
