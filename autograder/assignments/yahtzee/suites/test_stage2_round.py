@@ -212,8 +212,9 @@ def _as_own_parse_keep(student, stdin: list[str], outcome) -> bool:
     """Whether ask_keep answered as the student's OWN (written) parse_keep would make it: the first
     answer it does not refuse with ValueError, after as many questions, or asking on when it refuses
     them all (a parse_keep bug costs points once, in problem 8)."""
-    if not written(getattr(student, "source", None) or "", ["ask_keep", "parse_keep"]):
-        return False
+    if outcome.status not in ("ok", "input_exhausted") or not written(getattr(student, "source", None) or "",
+                                                                         ["ask_keep", "parse_keep"]):
+        return False                    # (a crash is ask_keep's own: no call made to find out)
     for asked, answer in enumerate(stdin, 1):
         own = student.call_or_skip("parse_keep", answer)
         if own.status == "exception" and (own.error or {}).get("type") == "ValueError":
