@@ -296,7 +296,7 @@ def test_a_program_that_defeats_the_stand_in_scores_what_it_does_in_the_try(grad
     before, after, _, after_figures = graded
     assert after_figures["resets_the_mark"] == (1, 1, 3)
     assert _score(after["resets_the_mark"]) == 100.0
-    assert _score(before["resets_the_mark"]) == 97.9714        # chance answers 0 there
+    assert _score(before["resets_the_mark"]) == 98.4    # chance answers 0 there (97.9714 before pass 16: P6 charged it again)
 
 
 # -- the own life's fresh requests first: the runner that served them serves the try -------------

@@ -147,6 +147,9 @@ def _first_divergence(ref: RefGame, student: Transcript, complete: bool) -> Dive
             return diverged("dice_line_missing", where, f"no `{protocol.dice_label} ...` line after this roll")
         got = stu_lines[index][1]
         if got != want:
+            if got == sorted(want):         # (want is not sorted: got != want) the line sorts them
+                return diverged("dice_line_sorted", where, f"the {protocol.dice_label} line shows {got} where "
+                                f"{want} were expected (the same dice, sorted)")
             if sorted(got) == sorted(want):
                 return diverged("dice_line_order", where, f"the {protocol.dice_label} line shows {got} where {want} "
                                 "were expected (same values, different order)")
@@ -200,6 +203,9 @@ def first_question_difference(ref: RefGame, student: Transcript) -> tuple[int, s
         if known == want:
             continue
         third_roll = known == "keep" and shown_since_scored >= 3
+        if known == "keep" and index > 0 and ref.keep_all[index - 1]:     # (its keep prompt, asked again)
+            return index, ("it asked which dice to keep again after the player kept them all "
+                           "(keeping all the dice ends the rolling)")
         if set(kind_of.values()) != {"keep", "category"} and not third_roll:
             return None             # one prompt for both questions: nothing to tell them apart by
         if known == "keep":

@@ -72,6 +72,8 @@ _TEXTS = {      # the divergence causes and hints; [protocol.texts] in assignmen
     "dice_line_order": ("re-rolled values were placed in the wrong positions",
                         "The first new value goes to the leftmost re-rolled position."),
     "dice_line_wrong": ("the {label} line does not show the dice rolled", "Show the dice in position order."),
+    "dice_line_sorted": ("the {label} line shows the dice sorted, not in position order",
+                         "Show the dice in position order, as they were rolled: do not sort them."),
 }
 
 

@@ -109,7 +109,11 @@ def _pick_file(folder: Path, expected_name: str, entry: str | None) -> Path:
 # reordered, duplicated or renamed: functions are looked up when called, imports and constants
 # come first whatever the cell order, and of several definitions of one name the last one that is
 # not a stub wins.  The public test cells of the kit's notebooks (nbgrader grade cells) are the
-# notebook's own business and are left out.
+# notebook's own business and are left out.  A top-level `NAME = call(...)` is module state (an
+# object of the notebook's own class, a scorecard from its own function): kept, after the
+# definitions, when every call in it is of a function or class the notebook defines that cannot
+# reach a prompt (a class: through what constructing it runs), inside try/except as a failing
+# Jupyter cell leaves the name undefined; any other call (open(...), input(), a game) is skipped.
 
 KEPT_NODES = (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
@@ -123,7 +127,7 @@ PROMPTING = frozenset({"input", "main"})
 
 @dataclass
 class _Piece:
-    kind: str                         # "import" | "constant" | "definition"
+    kind: str                         # "import" | "constant" | "definition" | "state"
     name: str
     code: str
     cell: int
@@ -131,6 +135,7 @@ class _Piece:
     stub: bool = False
     uses: set = field(default_factory=set)
     calls: set | None = None          # a definition's called names, when its code is its node's alone
+    init_calls: set | None = None     # a class's: the names constructing it calls (its body, __init__ ...)
 
 
 def notebook_source(text: str, entry: str | None = None) -> tuple[str, list[str]]:
@@ -169,12 +174,39 @@ def notebook_source(text: str, entry: str | None = None) -> tuple[str, list[str]
     prompting = _prompting(pieces, PROMPTING | ({entry} if entry else set()))
     for item in skipped:
         notes[item.note] = item.text(prompting)
+    _keep_state(pieces, prompting, notes)
     if code_cells == 0:
         raise SubmissionError("the notebook has no code cells (is it the right file?)")
     if not any(p.kind == "definition" for p in pieces):
         raise SubmissionError("the notebook defines no functions (is it empty, or the blank notebook "
                               "you were given?)")
     return _assemble(pieces, notes) + _main_guard(pieces, entry), notes
+
+
+def _keep_state(pieces: list[_Piece], prompting: set[str], notes: list[str]) -> None:
+    """Keep each top-level state assignment whose calls are all the notebook's own non-prompting
+    functions and classes (or SAFE_CALLS); drop the others with the note other skipped code gets."""
+    own = {p.name: p for p in pieces if p.kind == "definition"}
+
+    def harmless(name: str) -> bool:
+        if name in SAFE_CALLS:
+            return True
+        piece = own.get(name)
+        if piece is None:
+            return False
+        if piece.init_calls is not None:            # a class: what constructing it runs
+            return not (piece.init_calls & prompting)
+        return name not in prompting
+
+    for piece in [p for p in pieces if p.kind == "state"]:
+        if piece.calls and all(harmless(name) for name in piece.calls):
+            continue
+        pieces.remove(piece)
+        asks = {name for name in piece.calls if name in prompting and not (
+            name in own and own[name].init_calls is not None and not (own[name].init_calls & prompting))}
+        why = (" (it would ask for input; the grader plays your functions itself)" if asks
+               else " (the grader only keeps definitions, imports, constants and objects of your own classes)")
+        notes.append(f"cell {piece.cell}: skipped top-level code `{piece.code.splitlines()[0][:60]}`{why}")
 
 
 def _main_guard(pieces: list[_Piece], entry: str | None) -> str:
@@ -356,11 +388,17 @@ def _collect(tree: ast.Module, source: str, cell: int, pieces: list[_Piece], not
             stub, calls = _stub_and_calls(node)
             # (a decorated one: read from its code, its decorators' lines and all, as before)
             pieces.append(_Piece("definition", node.name, code, cell, len(pieces), stub=stub,
-                                 calls=None if getattr(node, "decorator_list", None) else calls))
+                                 calls=None if getattr(node, "decorator_list", None) else calls,
+                                 init_calls=_construction_calls(node)))
         elif _is_constant_assignment(node):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             names = {n.id for n in ast.walk(node.value) if isinstance(n, ast.Name)} if node.value else set()
             pieces.append(_Piece("constant", ",".join(t.id for t in targets), code, cell, len(pieces), uses=names))
+        elif _is_state_assignment(node):
+            names = {n.id for n in ast.walk(node.value) if isinstance(n, ast.Name)}
+            calls = {_call_name(n) for n in ast.walk(node.value) if isinstance(n, ast.Call)}
+            pieces.append(_Piece("state", ",".join(t.id for t in node.targets), code, cell, len(pieces),
+                                 uses=names, calls=calls))
         elif _is_harmless(node) or _is_play_guard(node):
             continue
         else:
@@ -391,7 +429,7 @@ def _assemble(pieces: list[_Piece], notes: list[str]) -> str:
             imports.append(piece)
     constants = [p for p in pieces if p.kind == "constant"]
     early = [p for p in constants if not (p.uses & defined)]
-    late = [p for p in constants if p.uses & defined]
+    late = [p for p in pieces if (p.kind == "constant" and p.uses & defined) or p.kind == "state"]
     definitions = sorted(chosen.values(), key=lambda p: p.order)
     parts = []
     cell = None
@@ -399,8 +437,14 @@ def _assemble(pieces: list[_Piece], notes: list[str]) -> str:
         if piece.cell != cell:                   # where a traceback's line comes from
             parts.append(f"# --- notebook cell {piece.cell} ---")
             cell = piece.cell
-        parts.append(piece.code)
+        parts.append(_guarded(piece.code) if piece.kind == "state" else piece.code)
     return "\n\n".join(parts) + "\n"
+
+
+def _guarded(code: str) -> str:
+    """A state assignment as a cell of its own would run: an error leaves its name undefined."""
+    body = "\n".join("    " + line for line in code.splitlines())
+    return f"try:\n{body}\nexcept Exception:     # (added by the grader: a failing cell defines nothing)\n    pass"
 
 
 def _with_decorators(source: str, node: ast.AST, code: str) -> str:
@@ -449,6 +493,29 @@ def _is_constant_assignment(node: ast.AST) -> bool:
                 and _call_name(child) not in TYPE_FACTORIES:
             return False
     return True
+
+
+def _is_state_assignment(node: ast.AST) -> bool:
+    """NAME = <an expression with a call> (not a constant): module state built at the top level."""
+    return (isinstance(node, ast.Assign) and all(isinstance(t, ast.Name) for t in node.targets)
+            and any(isinstance(n, ast.Call) for n in ast.walk(node.value))
+            and not any(isinstance(n, (ast.Await, ast.Yield, ast.YieldFrom, ast.NamedExpr, ast.Lambda))
+                        for n in ast.walk(node.value)))
+
+
+def _construction_calls(node: ast.AST) -> set[str] | None:
+    """For a class: the names its body and __init__/__new__/__post_init__ call (what constructing
+    it runs, its other methods aside); None for a function (its calls are its own)."""
+    if not isinstance(node, ast.ClassDef):
+        return None
+    calls: set[str] = set()
+    for item in node.body:
+        if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            if item.name not in ("__init__", "__new__", "__post_init__"):
+                calls.update(_call_name(d) for d in item.decorator_list if isinstance(d, ast.Call))
+                continue
+        calls.update(_call_name(n) for n in ast.walk(item) if isinstance(n, ast.Call))
+    return calls
 
 
 def _is_harmless(node: ast.AST) -> bool:

@@ -30,7 +30,7 @@ SANDBOX_UID_BASE = 40000
 MUTANT_FIND = "    if max(face_counts(dice).values()) >= n:\n        return sum(dice)"
 MUTANT_REPLACE = ("    counts = face_counts(dice)\n    if max(counts.values()) >= n:\n"
                   "        return sum(die for die in dice if counts[die] >= n)")
-MUTANT_PROBLEMS = {2, 6}                    # of-a-kind sums only the matching dice: problem 2, and 6 (score dispatches to it: same stage)
+MUTANT_PROBLEMS = {2}                       # of-a-kind sums only the matching dice: problem 2 (score, P6, returns what its own score_of_a_kind gives: not charged again)
 LOOP = SOLUTION + "\n\ndef score_chance(dice):\n    while True:\n        pass\n"
 # Every call sleeps just below the per-call wall limit (wall_s=1 above): no timeout, no trial limit
 # shortens it, so a whole grade overruns a worker's --timeout of a few seconds under any load.

@@ -44,7 +44,7 @@ RULES = SUITE.rules
 CATEGORIES: list[str] = list(RULES["categories"])
 WARNINGS: dict[str, str] = dict(ASSIGNMENT.extra["protocol"]["warnings"])
 REPLAY = Protocol.of(ASSIGNMENT)       # the engine's reading of the dice lines and rolls (divergence)
-DIVERGENCE_KINDS = {"kept_rerolled", "dice_differ", "too_few", "dice_line_order", "dice_line_wrong",
+DIVERGENCE_KINDS = {"kept_rerolled", "dice_differ", "too_few", "dice_line_order", "dice_line_sorted", "dice_line_wrong",
                     "seed_called", "random_called"}     # causes that do not read the answers' meaning
 CALL_TIMEOUT = 2.0          # a unit call; the reference needs milliseconds
 GAME_TIMEOUT = 3.0          # a whole game (13 or 26 turns)

@@ -4,7 +4,7 @@ The reading of a run (the timeline, the rolls, the rounds, the first roll that d
 reference's) is the engine's (engine/replay.py), with Yahtzee's line grammar from assignment.toml
 [protocol]; what is checked of a game, and how it is explained, is here:
     Dice: 4 6 4 6 2                     after every roll
-    Round 3                             at the start of a round (used for the reference only)
+    Round 3                             at the start of a round (counted from 1: check_round_lines)
     Scored 25 points in Full House.     at the end of a round
     Ones: 5 ... Total: 516              the final scorecard
     Final score: 516                    the last line
@@ -12,6 +12,7 @@ reference's) is the engine's (engine/replay.py), with Yahtzee's line grammar fro
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from autograder.assignments.yahtzee.suites.common import (
@@ -21,7 +22,7 @@ from autograder.assignments.yahtzee.suites.common import (
     flat,
 )
 from autograder.engine import replay
-from autograder.engine.charge import stopped_aspect
+from autograder.engine.charge import stopped_aspect, written
 from autograder.engine.divergence import (
     Replayed,
     divergence_gap,
@@ -32,6 +33,7 @@ from autograder.engine.feedback import Fail
 from autograder.engine.replay import RefGame, Transcript
 
 NUM_DICE = PROTOCOL.num_dice
+YAHTZEE_BONUS = 100          # a further Yahtzee's bonus (the handout's rule; only the hint's arithmetic reads it)
 FINAL_LINE = PROTOCOL.final
 
 
@@ -207,6 +209,45 @@ def check_rounds(played: Played) -> None:
                       f"{outcome.stdin_lines} script lines): one round too few.",
               "The game played one round too few (it left script lines unread).",
               hint="play_game(n) plays exactly n rounds: check the loop's range.", aspect="one round too few")
+    check_round_lines(played)
+
+
+def check_round_lines(played: Played) -> None:
+    """`Round N` starts each round, counting from 1 (the handout's protocol): the first such line
+    after the previous round's Scored line (before the first, from the start) names N.  Without
+    one, a decorated line or prompt that names round N (`=== Round 3 ===`) will do.  The
+    reference's own Round lines are what the grader's reading of it relies on."""
+    mine = played.mine
+    for index, at in enumerate(mine.scored_at):
+        start = mine.scored_at[index - 1] + 1 if index else 0
+        lines = [item.text for item in mine.items[start:at] if item.kind == "line"]
+        shown = next(((text, _round_number(text)) for text in lines if _round_number(text) is not None), None)
+        if shown is not None and shown[1] == index + 1:
+            continue
+        texts = [item.text for item in mine.items[start:at] if item.kind in ("line", "in")]
+        if shown is None and any(_names_round(text, index + 1) for text in texts):
+            continue
+        got = f"its first round line is {shown[0].strip()!r}" if shown else "no `Round N` line came before it"
+        _fail(played, f"Round {index + 1} should start with the line `Round {index + 1}`; {got}.",
+              "A round did not start with its `Round N` line (rounds count from 1).",
+              hint="Print `Round N` at the start of each round, counting from 1: `Round 1` to `Round 13`.",
+              aspect="the Round line")
+
+
+def _names_round(text: str, number: int) -> bool:
+    """Whether TEXT names round NUMBER anywhere (`**** Round 3 ****`, `Round 3 of 13`)."""
+    return any(int(found) == number for found in _ROUND_ANYWHERE.findall(text)) and not PROTOCOL.scored.search(text)
+
+
+_ROUND_ANYWHERE = re.compile(r"\bround\s*#?\s*(\d+)\b", re.IGNORECASE)
+
+
+def _round_number(text: str) -> int | None:
+    """N of a `Round N` line (not a Scored line that happens to start so), else None."""
+    match = PROTOCOL.round.match(text)
+    if match is None or PROTOCOL.scored.search(text):
+        return None
+    return replay.number(replay.group(match, "round", "number"))
 
 
 @dataclass
@@ -290,20 +331,74 @@ def check_points(played: Played, student, reference) -> Points:
     return Points(card, notes)
 
 
-def check_bonus(played: Played) -> None:
-    """The Yahtzee bonus the final scorecard shows is the reference's (when the card shows one)."""
+def check_bonus(played: Played, student=None) -> None:
+    """The Yahtzee bonus the final scorecard shows is the reference's (when the card shows one), or
+    what the student's OWN yahtzee_bonus gives on the game's Jokers (its bug is charged once, in
+    its own checks)."""
     want = ref_bonus(played.ref)
     got = played.mine.card_value("Yahtzee Bonus")
     if not isinstance(got, int) or got == want:
         return
+    if student is not None and got == _own_bonus(played.ref, student):
+        return
+    first, scratched = _yahtzee_rounds(played.ref)
+    where = ""
     if 0 < got < want:
         hint = "The Yahtzee bonus is earned for every further Yahtzee, not only the first."
+    elif got > want and first and (not scratched or got - want == YAHTZEE_BONUS * len(first)):
+        hint = ("The Yahtzee that goes into the open Yahtzee box scores 50 and earns no bonus; "
+                "only a further Yahtzee, with 50 already in the box, earns +100.")
+        where = f" (round {first[0]} put a Yahtzee into the open Yahtzee box: no bonus for that one)"
     elif got > want:
         hint = "No Yahtzee bonus when the Yahtzee box holds 0 (it was scratched)."
+        if scratched:
+            where = f" (round {scratched[0]} rolled a Yahtzee with the Yahtzee box at 0: no bonus)"
     else:
         hint = "A further Yahtzee, with 50 in the Yahtzee box, earns +100 (Joker rule)."
-    _fail(played, f"The final scorecard shows Yahtzee Bonus: {got}; expected {want}.",
+    _fail(played, f"The final scorecard shows Yahtzee Bonus: {got}; expected {want}{where}.",
           "The Yahtzee bonus at the end of the game is wrong.", hint=hint, aspect="the Yahtzee bonus after the round")
+
+
+def _own_bonus(ref: RefGame, student) -> int | None:
+    """The Yahtzee bonus of the reference's game, each Joker's share from the student's own
+    yahtzee_bonus on the scorecard before it (None when it does not answer, or is a constant or
+    not written: never excused)."""
+    if not written(getattr(student, "source", None) or "", ["yahtzee_bonus"]):
+        return None
+    card: dict = {category: None for category in CATEGORIES}
+    card["Yahtzee Bonus"] = 0
+    for rnd in ref.rounds:
+        if rnd.scored is None:
+            return None
+        points, category = rnd.scored
+        dice = rnd.final_dice
+        if dice and len(dice) == NUM_DICE and len(set(dice)) == 1 and card.get("Yahtzee") is not None:
+            own = student.call_or_skip("yahtzee_bonus", dict(card))
+            if own.status != "ok" or not isinstance(own.value, int) or isinstance(own.value, bool):
+                return None
+            card["Yahtzee Bonus"] += own.value
+        if category in card:
+            card[category] = points
+    return card["Yahtzee Bonus"]
+
+
+def _yahtzee_rounds(ref: RefGame) -> tuple[list[int], list[int]]:
+    """The reference game's rounds that earn no Yahtzee bonus though they roll five alike: the one
+    that fills the open Yahtzee box, and the Jokers while the box holds 0."""
+    first, scratched, box = [], [], None
+    for rnd in ref.rounds:
+        dice = rnd.final_dice
+        if rnd.scored is None:
+            continue
+        points, category = rnd.scored
+        if dice and len(dice) == NUM_DICE and len(set(dice)) == 1:
+            if box is None and category == "Yahtzee":
+                first.append(rnd.number)
+            elif box == 0:
+                scratched.append(rnd.number)
+        if category == "Yahtzee":
+            box = points
+    return first, scratched
 
 
 def shows_stage4(played: Played, student, reference) -> bool:
@@ -372,8 +467,12 @@ def check_final(played: Played, student, reference, points: Points, *, returned:
         if own.status != "ok":
             pytest.skip("can't check the game's final score until final_score works")
         if own.value != shown:
+            boxes = sum(card[category] or 0 for category in CATEGORIES)
+            hint = ("The printed total leaves out the bonuses: print (and return) what final_score(scorecard) "
+                    "gives, which adds the upper bonus and the Yahtzee bonus." if shown == boxes < expected
+                    else "Print (and return) what final_score(scorecard) gives for the game's scorecard.")
             _fail(played, f"The game printed `Final score: {shown}`; expected {expected}.",
-                  "The final score printed at the end of the game is wrong.", expected=expected, got=shown)
+                  "The final score printed at the end of the game is wrong.", hint=hint, expected=expected, got=shown)
     bonuses = expected - sum(card[category] or 0 for category in CATEGORIES) if shown == expected else 0
     if not FINAL_LINE.match(mine.last_line):
         _fail(played, f"The last line of the game is {mine.last_line!r}; it should be `Final score: {shown}`.",

@@ -18,7 +18,7 @@ from autograder.assignments.yahtzee.suites.game import (
     read_game,
     read_reference,
 )
-from autograder.engine.charge import stopped_aspect
+from autograder.engine.charge import stopped_aspect, written
 from autograder.engine.checks import reference_ok
 from autograder.engine.divergence import first_divergence, first_question_difference
 from autograder.engine.feedback import Fail
@@ -38,14 +38,50 @@ def own_points(student, func: str, category: str, dice: list[int]):
     return outcome.value, None
 
 
-def check_round(student, reference, case: dict) -> None:
+# Divergences in what the Dice: lines show, the dice rolled being the reference's.
+SHOWN_KINDS = ("dice_line_sorted", "dice_line_order", "dice_line_wrong")
+
+
+def shown_as_own_format(student, ref, mine) -> bool:
+    """Whether every Dice: line of the round shows what the student's OWN format_dice makes of the
+    reference's dice there (a format_dice bug, charged once, by problem 7: as points that the
+    student's own score gives are accepted below)."""
+    if len(mine.dice_lines) != len(ref.game.dice_lines) or not written(getattr(student, "source", None) or "",
+                                                                           ["format_dice"]):
+        return False                    # (a constant or unwritten format_dice is never excused)
+    made: dict[tuple, list[int] | None] = {}
+    for (_, want), (_, got) in zip(ref.game.dice_lines, mine.dice_lines):
+        if got == want:
+            continue
+        key = tuple(want)
+        if key not in made:
+            outcome = student.call_or_skip("format_dice", list(want))
+            made[key] = PROTOCOL.dice_in(outcome.value) if outcome.status == "ok" and isinstance(
+                outcome.value, str) else None
+        if made[key] != got:
+            return False
+    return True
+
+
+def _own_bonus_after(student, card: dict):
+    """The Yahtzee bonus after a Joker on CARD as the student's OWN yahtzee_bonus gives it (None
+    for a constant or unwritten one: it is never excused)."""
+    if not written(getattr(student, "source", None) or "", ["yahtzee_bonus"]):
+        return None
+    own = own_value(student, "yahtzee_bonus", card)
+    return card.get(BONUS_KEY, 0) + own if isinstance(own, int) and not isinstance(own, bool) else None
+
+
+def check_round(student, reference, case: dict, bonus_rule: bool = True) -> None:
     """Play one round with injected dice and a script; compare rolls, result, scorecard, output.
 
     A bug costs points once: points that differ from the reference's but equal what the
     student's own score (joker_score for a Joker) gives on the round's dice are accepted.  Each
     failure names its aspect (engine/charge.py), the same words in stage 2 and in stage 4, so a
     stage-2 bug of play_round is not charged again by the Joker rounds; what only a Joker or a
-    Yahtzee bonus can show has aspects of its own."""
+    Yahtzee bonus can show has aspects of its own.  BONUS_RULE False (stage 2): the Yahtzee
+    bonus the round leaves on the scorecard is not compared: it is stage 4's rule (a bonus given
+    for the Yahtzee that goes into the open Yahtzee box is charged by problem 19's games)."""
     import pytest
 
     card = scorecard(case.get("filled"), case.get("bonus", 0))
@@ -62,6 +98,8 @@ def check_round(student, reference, case: dict) -> None:
     mine = read_game(outcome)
     complete = outcome.status == "ok"
     divergence = first_divergence(ref, mine, complete=complete)
+    if divergence is not None and divergence.kind in SHOWN_KINDS and shown_as_own_format(student, ref, mine):
+        divergence = None                    # format_dice's bug: charged in its own checks (problem 7)
     joker = " in a Joker round" if ref.rounds and "joker" in ref.rounds[-1].marks else ""
 
     def fail(public: str, secret: str, hint: str | None = None, aspect: str | None = None, **values):
@@ -110,10 +148,15 @@ def check_round(student, reference, case: dict) -> None:
         fail(f"read {outcome.inputs_asked} answers; expected {ref_outcome.inputs_asked}",
              "it did not read every answer", hint=case.get("hint"), aspect=f"did not read every answer{joker}")
     after = (outcome.args_after or [None])[0]
+    if (bonus_rule and joker and isinstance(after, dict) and after.get(BONUS_KEY) != want_after.get(BONUS_KEY)
+            and after.get(BONUS_KEY) == _own_bonus_after(student, card)):
+        want_after[BONUS_KEY] = after[BONUS_KEY]     # yahtzee_bonus's bug: charged in its own checks (P18)
+    if not bonus_rule and isinstance(after, dict) and BONUS_KEY in want_after:
+        after = {**after, BONUS_KEY: want_after[BONUS_KEY]}     # (a key it lacks still differs: one more)
     if after != want_after:
         hint = "Write the points into the scorecard passed in (scorecard[category] = points)."
         aspect = f"the scorecard after the round{joker}"
-        if isinstance(after, dict) and after.get("Yahtzee Bonus") != want_after.get("Yahtzee Bonus"):
+        if isinstance(after, dict) and after.get(BONUS_KEY) != want_after.get(BONUS_KEY):
             aspect = "the Yahtzee bonus after the round"
             hint = case.get("hint") or "A further Yahtzee with 50 in the Yahtzee box adds 100 to " \
                                         "scorecard[\"Yahtzee Bonus\"]."
@@ -168,6 +211,15 @@ def own_value(student, func: str, *args):
     return outcome.value if outcome.status == "ok" else None
 
 
+def _unread_value(text: str, category: str) -> str | None:
+    """What a `CATEGORY: something` line of TEXT shows when the grader cannot read it as points."""
+    for line in text.split("\n"):
+        name, colon, value = line.partition(":")
+        if colon and normalize(name) == normalize(category):
+            return value.strip()[:40]
+    return None
+
+
 def check_scorecard_text(student, reference, case: dict, *, bonus_lines: bool) -> None:
     """format_scorecard: a `Category: points` line per box in order ("-" when open), `Total: N` last.
     BONUS_LINES (stage 4): the `Upper Bonus` line right after Sixes, `Yahtzee Bonus` after Chance;
@@ -199,6 +251,13 @@ def check_scorecard_text(student, reference, case: dict, *, bonus_lines: bool) -
     names = [name for name, _ in shown]
     if names != CATEGORIES:
         missing = [c for c in CATEGORIES if c not in names]
+        unread = _unread_value(got, missing[0]) if missing else None
+        if unread is not None:            # `Ones: None`: a line, but not one of `Category: points`
+            want = "-" if card[missing[0]] is None else str(card[missing[0]])
+            fail(f"format_scorecard: the line for {missing[0]} shows {unread!r}; expected {want!r}.",
+                 "format_scorecard: a box shows the wrong value" + (" (an open box)." if want == "-" else "."),
+                 hint='An open box shows "-" (not 0 or None).' if want == "-" else "A box shows its points.",
+                 aspect="format_scorecard: the box lines")
         fail("format_scorecard: expected one `Category: points` line per box, in scorecard order"
              + (f"; no line for {missing[0]}." if missing else f"; got the order {names}."),
              "format_scorecard: one `Category: points` line per box, in scorecard order, is expected.",

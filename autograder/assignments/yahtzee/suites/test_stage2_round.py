@@ -22,6 +22,7 @@ from autograder.assignments.yahtzee.suites.common import (
     flat,
     scorecard,
 )
+from autograder.engine.charge import stopped_aspect, written
 from autograder.engine.checks import could_pass_by_doing_nothing, reference_ok
 from autograder.engine.feedback import Fail
 from autograder.engine.suite import hint_for, returned_value
@@ -140,7 +141,11 @@ def test_reroll(student, reference, case):
     ran = describe("reroll", [dice, keep])
     ref = reference_ok(reference.call("reroll", dice, keep, dice=injected), ran)
     outcome = student.call_or_skip("reroll", dice, keep, dice=injected, timeout=ROUND_TIMEOUT)
-    got = returned_value(outcome, ran, short="reroll(...)")
+    try:
+        got = returned_value(outcome, ran, short="reroll(...)")
+    except Fail as stopped:     # (its line: a round stopped there is not charged again, engine/charge.py)
+        stopped.aspect = stopped_aspect(outcome)
+        raise
     want_rolled, rolled = ref.dice_used, outcome.dice_used
     ran_with = f"{ran} with roll_dice returning {flat(case['rolls'])}"
     if rolled != want_rolled:
@@ -187,6 +192,9 @@ def test_ask_keep(student, reference, case):
         raise Fail(f"ask_keep rolled dice (given the answers {stdin}): a re-prompt must not roll dice.",
                    hidden="ask_keep rolled dice: a re-prompt must not roll dice.", ran=ran, show_values=False,
                    hint="ask_keep only asks; after an invalid answer it asks again and rolls nothing.")
+    if (outcome.status != "ok" or outcome.value != ref.value or outcome.inputs_asked != ref.inputs_asked) \
+            and _as_own_parse_keep(student, stdin, outcome):
+        return                          # parse_keep's bug: charged in its own checks (problem 8)
     got = returned_value(outcome, ran, short="ask_keep()", hint=case.get("hint"))
     if got != ref.value or outcome.inputs_asked != ref.inputs_asked:
         if outcome.inputs_asked < ref.inputs_asked:
@@ -198,6 +206,22 @@ def test_ask_keep(student, reference, case):
                    hidden=f"ask_keep: {what} ({case['why']}).",
                    ran=ran, expected=ref.value, got=got, hint=case.get("hint"))
     _check_message(outcome, ref, "ask_keep", ran)
+
+
+def _as_own_parse_keep(student, stdin: list[str], outcome) -> bool:
+    """Whether ask_keep answered as the student's OWN (written) parse_keep would make it: the first
+    answer it does not refuse with ValueError, after as many questions, or asking on when it refuses
+    them all (a parse_keep bug costs points once, in problem 8)."""
+    if outcome.status not in ("ok", "input_exhausted") or not written(getattr(student, "source", None) or "",
+                                                                         ["ask_keep", "parse_keep"]):
+        return False                    # (a crash is ask_keep's own: no call made to find out)
+    for asked, answer in enumerate(stdin, 1):
+        own = student.call_or_skip("parse_keep", answer)
+        if own.status == "exception" and (own.error or {}).get("type") == "ValueError":
+            continue
+        return own.status == "ok" and outcome.status == "ok" and outcome.value == own.value \
+            and outcome.inputs_asked == asked
+    return outcome.status == "input_exhausted"
 
 
 @pytest.mark.parametrize("case", SUITE.cases(FIND, problem=10))
@@ -251,10 +275,11 @@ def test_ask_category(student, reference, case):
 # Every check of this stage runs with the reference's stage-1 functions in place of the student's
 # (a scoring bug costs points once, in stage 1); this one integration check runs play_round with
 # the student's own score, so a round that only works with the reference's helpers loses it.
+# The Yahtzee bonus a round leaves on the scorecard is stage 4's rule (problem 19), not compared here.
 @pytest.mark.parametrize("case", SUITE.cases(ROUNDS, problem=12))
 def test_play_round(student, reference, case):
     """play_round"""
-    r.check_round(student, reference, case)
+    r.check_round(student, reference, case, bonus_rule=False)
 
 
 @pytest.mark.problem(12)
@@ -263,4 +288,4 @@ def test_play_round(student, reference, case):
 @pytest.mark.own_functions
 def test_play_round_own_functions(student, reference):
     """Integration: play_round with your own stage 1 functions"""
-    r.check_round(student, reference, ROUNDS[2])
+    r.check_round(student, reference, ROUNDS[2], bonus_rule=False)

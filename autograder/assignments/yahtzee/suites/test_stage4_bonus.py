@@ -41,7 +41,9 @@ FINAL_SCORE_ASPECT = "final_score: the total of the boxes"      # test_stage3_ga
 # Problem 19: half a point per play_round case, the rest shared over the games and one integration
 # check (a bonus game with the student's own stage 1-3 functions; every other check runs with the
 # reference's functions of stages 1-3 in place of the student's: a bug costs points once).
-# Problem 20: final_score, format_scorecard and the games' final scores, a share each.
+# Problem 20: final_score, format_scorecard and the games' final scores, a share each, and one
+# integration check (a bonus game's final score from the student's own play_game: a play_game that
+# totals the boxes itself, without final_score, shows it only there).
 ROUNDS = [dict(case, points=0.5) for case in ROUNDS]
 
 
@@ -128,7 +130,7 @@ def test_bonus_game_rounds(student, reference, case):
     g.check_dice(played)
     g.check_rounds(played)
     g.check_points(played, student, reference)
-    g.check_bonus(played)
+    g.check_bonus(played, student)
     if not g.shows_stage4(played, student, reference) and not _joker_rounds_work(student, reference):
         could_pass_by_doing_nothing()   # played as a program without stage 4 would: no points for nothing
 
@@ -204,6 +206,14 @@ def test_bonus_game_final(student, reference, case):
     bonuses = g.check_final(played, student, reference, g.recorded_card(played), returned=False, scorecard=False)
     if not bonuses and not _final_score_adds_bonuses(student, reference):
         could_pass_by_doing_nothing()   # a total without bonuses, from a final_score that adds none
+
+
+@pytest.mark.problem(20)
+@pytest.mark.visibility("hidden")
+@pytest.mark.own_functions
+def test_bonus_game_final_own_functions(student, reference):
+    """Integration: a seeded game's final score with the bonuses, with your own stage 1-3 functions"""
+    test_bonus_game_final(student, reference, GAMES[-1])
 
 
 def _final_score_adds_bonuses(student, reference) -> bool:

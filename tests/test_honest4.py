@@ -1,0 +1,133 @@
+"""Honest students' programs that are not the grader authors' (tests/corpus/honest4/; Yahtzee, and pytzee/), graded in one
+grade-all batch per course: each gets the exact score tests/corpus/honest4/expected.toml gives it, a correct one
+loses nothing, and a one-bug one loses points only in the problems listed there (its own problem;
+`kit_problems` where the kit charges the bug again in another problem of the SAME stage, by design:
+substitution is per stage), and the feedback of its failed checks says what went wrong (`phrase`).
+
+Also the notebook loader's rule for top-level state (`NAME = call(...)`), which one of them needs.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from autograder import toml as tomllib  # the one TOML shim
+from autograder.assignment import load_assignment
+from autograder.engine.submission import notebook_source
+
+ROOT = Path(__file__).resolve().parent.parent
+CORPUS = ROOT / "tests" / "corpus" / "honest4"
+PROGRAMS = tomllib.loads((CORPUS / "expected.toml").read_text(encoding="utf-8"))["program"]
+COURSES = sorted({p.get("assignment", "yahtzee") for p in PROGRAMS})
+STAGE_OF = {course: {p.number: p.stage for p in load_assignment(course).problems} for course in COURSES}
+
+
+def _id(program: dict) -> str:
+    return program["file"].rsplit(".", 1)[0].replace("/", "-")
+
+
+def _course(program: dict) -> str:
+    return program.get("assignment", "yahtzee")
+
+
+@pytest.fixture(scope="module")
+def rows(tmp_path_factory) -> dict[str, object]:
+    """submission id -> gradebook Row, the corpus of each course graded in one grade-all."""
+    from autograder.grading.grade_all import grade_all
+    from autograder.grading.gradebook import Gradebook
+
+    found = {}
+    for course in COURSES:
+        programs = [p for p in PROGRAMS if _course(p) == course]
+        tmp = tmp_path_factory.mktemp(f"honest4-{course}")
+        student_file = Path(load_assignment(course).student_file)
+        for program in programs:
+            folder = tmp / "class" / _id(program)
+            folder.mkdir(parents=True)
+            suffix = Path(program["file"]).suffix
+            shutil.copyfile(CORPUS / program["file"], folder / (student_file.stem + suffix))
+        summary = grade_all(tmp / "class", tmp / "out", assignment=course, jobs=2, progress=False, exports=False)
+        assert summary.graded == len(programs) and not summary.crashed, summary
+        with Gradebook(tmp / "out" / "gradebook.sqlite") as book:
+            found.update({row.submission_id: row for row in book.rows(course)})
+    return found
+
+
+def _lost(row) -> dict[int, float]:
+    lost: dict[int, float] = {}
+    for test in row.tests:
+        if test["score"] < test["max_score"] - 1e-9:
+            lost[test["problem"]] = round(lost.get(test["problem"], 0) + test["max_score"] - test["score"], 4)
+    return lost
+
+
+def test_the_corpus_is_listed_whole():
+    files = {str(p.relative_to(CORPUS)) for p in CORPUS.rglob("*") if p.suffix in (".py", ".ipynb")}
+    assert files == {p["file"] for p in PROGRAMS}
+    assert len(PROGRAMS) >= 20
+    assert sum(not p["problems"] for p in PROGRAMS) >= 5
+    for program in PROGRAMS:
+        assert {"file", "why", "problems", "score"} <= set(program), program["file"]
+        if program["problems"]:            # one bug: one problem of one stage, and a phrase to say
+            assert len(program["problems"]) == 1 and "phrase" in program, program["file"]
+            assert STAGE_OF[_course(program)][program["problems"][0]] == program["stage"], program["file"]
+
+
+@pytest.mark.parametrize("program", PROGRAMS, ids=_id)
+def test_honest_program(program, rows):
+    row = rows[_id(program)]
+    lost = _lost(row)
+    summary = f"{_id(program)}: score {row.score:g}, lost {lost}"
+    assert not row.error, summary
+    assert not [t["name"] for t in row.tests if t["status"] == "error"], summary
+    assert row.score == pytest.approx(program["score"], abs=1e-3), summary
+    charged = program.get("kit_problems", program["problems"])
+    assert sorted(lost) == sorted(charged), summary
+    if not program["problems"]:
+        return
+    assert {STAGE_OF[_course(program)][p] for p in lost} == {program["stage"]}, f"{summary}: charged outside its stage"
+    said = "\n".join(f"{t['name']}\n{t['output']}\n{t.get('hint') or ''}" for t in row.tests
+                     if t["problem"] == program["problems"][0] and t["score"] < t["max_score"])
+    assert program["phrase"].lower() in said.lower(), f"{summary}: the feedback never says {program['phrase']!r}"
+
+
+# --- Notebooks: top-level state -------------------------------------------------------------------
+
+def _notebook(*cells: str) -> str:
+    import json
+    return json.dumps({"cells": [{"cell_type": "code", "metadata": {}, "outputs": [], "source": c} for c in cells],
+                       "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
+
+
+def test_notebook_keeps_objects_of_its_own_classes():
+    """`PROMPTER = Prompter()` builds an object whose methods ask for input: constructing it asks
+    nothing, so it is kept (after the classes it needs, guarded as a cell is); `x = play_game()`,
+    `words = open(...).read()` and an object whose __init__ asks are skipped with a note."""
+    text = _notebook(
+        "PROMPTER = Prompter()\nCARD = new_card()\nGAME = Greeter()\nwords = open('words.txt').read()",
+        "class Prompter:\n    def keep(self):\n        return input('Keep? ')",
+        "class Greeter:\n    def __init__(self):\n        self.name = input('Name? ')",
+        "def new_card():\n    return {'Ones': None}",
+        "def play_game():\n    return Prompter().keep()",
+        "result = play_game()")
+    source, notes = notebook_source(text, entry="play_game")
+    namespace: dict = {}
+    exec(compile(source, "<notebook>", "exec"), namespace)     # a kept statement runs after its class
+    assert isinstance(namespace["PROMPTER"], namespace["Prompter"]) and namespace["CARD"] == {"Ones": None}
+    assert "GAME" not in namespace and "words" not in namespace and "result" not in namespace
+    assert any("`GAME = Greeter()`" in n and "ask for input" in n for n in notes), notes
+    assert any("`result = play_game()`" in n and "ask for input" in n for n in notes), notes
+    assert any("`words = open(" in n and "ask for input" not in n for n in notes), notes
+    assert not any("PROMPTER" in n or "CARD" in n for n in notes), notes
+
+
+def test_notebook_state_that_fails_leaves_its_name_undefined():
+    """As a failing cell does in Jupyter: the rest of the notebook still loads."""
+    text = _notebook("def broken():\n    return 1 / 0\n", "VALUE = broken()\n", "def score():\n    return 3\n")
+    source, _ = notebook_source(text)
+    namespace: dict = {}
+    exec(compile(source, "<notebook>", "exec"), namespace)
+    assert namespace["score"]() == 3 and "VALUE" not in namespace
