@@ -114,3 +114,27 @@ def test_round4_other_courses_show_no_hidden_input(tmp_path, course):
     assert visible.count("SEEN") >= 20 and "SEEN" not in hidden
     shown = [mark for mark in marks if mark in visible]
     assert not shown, shown[:5]
+
+
+def test_a_correct_program_starts_no_public_twin(monkeypatch):
+    """The rule's cost for an honest student (docs/floor.md, "Pass 16"): a correct program's
+    requests are the plan's, which every life runs public first, so none needs a public twin."""
+    from autograder.engine import program
+    from autograder.grading.grade import grade
+
+    started: list[str] = []
+    make = program.Program._public_life
+
+    def counted(self):
+        if self._public_twin is None:
+            started.append(self.item or (self._owner.item if self._owner else ""))
+        return make(self)
+    monkeypatch.setattr(program.Program, "_public_life", counted)
+    from autograder.assignment import load_assignment
+
+    for course in ("yahtzee", "swe3006"):
+        report = grade(load_assignment(course).solution, assignment=course)
+        assert report.score == 100, course
+    assert started == []
+    grade(REPO / "samples" / "class" / "grace.py")      # the positive control: a check that leaves the plan
+    assert len(started) == 1, started                    # (grace's stage-4 bonus bug) starts one
