@@ -236,10 +236,12 @@ class Sandbox(Starting):
         PLANNED: REQUESTS are a plan's, never changed (their lines: protocol.planned_line).
         ASIDE: a tried run of shared calls (Program.prefetch): the sandbox runs them only where
         nothing ran yet but fresh requests (else none runs), in a worker of their own (the clean
-        fresh runner there is, which ends with them), and then leaves the sandbox as it was
-        before them; the batch's end says how (aside_end).  PUBLIC: the first PUBLIC requests are
-        public ones, the rest hidden (Program's "public first", ahead.py): the fresh-first order
-        is kept within each group, every public one sent before every hidden one."""
+        fresh runner there is, which is made the runner again at its end), and then leaves the
+        sandbox as it was before them; the batch's end says how (aside_end).  PUBLIC: the first
+        PUBLIC requests are public ones, the rest hidden (Program's "public first", ahead.py):
+        every public one sent before every hidden one, the public fresh ones first, the hidden
+        shared calls first where shared calls ran (the worker then made the runner again for the
+        hidden fresh requests: _runner_at, harness Zygote.worker_as_runner)."""
         self.aside_end = None
         if aside:
             return self._run_batch(requests, True, budget, limits, planned, aside=True)
@@ -268,7 +270,9 @@ class Sandbox(Starting):
     def _fresh_first(self, requests: list[Request], budget: float | None = None,
                      public: int | None = None) -> list[int] | None:
         """The positions of REQUESTS with the fresh ones first (each kind in its order), within
-        each group (the first PUBLIC ones, the rest: never one of the rest before one of those),
+        each group (the first PUBLIC ones, the rest: never one of the rest before one of those;
+        the rest's shared calls first when shared calls end the first group: one switch from
+        shared calls to fresh requests at most, where the worker is made the runner again),
         or None: send them as they are (no shared call before a fresh request; no fresh runner
         that could become the worker: every fresh request a fork of its own; or a program that
         has used half its time budget (BUDGET: what is left), whose batch could reach the budget:
