@@ -138,6 +138,12 @@ def untampered():
                           "argv": sys.argv == ORIGINAL["argv"]}]
 
 
+def heap():
+    import gc
+    gc.get_objects()    # (audited: the heap walked, which a clean-state check cannot compare)
+    return os.getpid()
+
+
 def look_more():
     import gc
     gc.collect()        # (in the shared worker: what a collection would find)
@@ -275,3 +281,73 @@ def test_the_patches_are_back_for_the_next_shared_call_after_a_student_replaced_
     assert first == control_in == tampered_in == looked_in          # one worker for all four
     assert all(control.values()) and all(seen.values()), (control, seen)
     assert out[1].stdout == out[3].stdout == "captured\n"
+
+
+# -- the shared worker made the fresh runner again (public first: Zygote.worker_as_runner) --------
+# A batch with public and hidden requests (run_batch's PUBLIC) runs public fresh, public shared,
+# hidden shared, hidden fresh: the worker serves on with its history, then (clean, its module
+# dropped) serves the hidden fresh requests.
+
+
+def test_a_clean_worker_is_made_the_runner_for_the_fresh_requests_after_its_calls(box):
+    """The positive control: [public fresh, public shared | hidden fresh, hidden shared] runs in one
+    request process (the hidden shared call before the hidden fresh one, with the public call's
+    history), every outcome at its place in the plan; the next shared call imports the module
+    again (a new worker generation: what the grader's history follows)."""
+    out = box.run_batch([fresh("pid"), shared("plant", "builtins"), fresh("look"), shared("look")],
+                        reset_worker=True, public=2)
+    assert [o.status for o in out] == ["ok"] * 4
+    runner, planted_in, (fresh_in, fresh_seen), (shared_in, shared_seen) = [o.value for o in out]
+    assert runner == planted_in == shared_in and shared_seen == ["builtins"]     # its history kept
+    assert fresh_seen == [] and fresh_in != planted_in      # the note: the check refused that worker
+    out = box.run_batch([fresh("pid"), shared("pid"), fresh("look"), shared("look")], reset_worker=True, public=2)
+    runner, worker, (fresh_in, fresh_seen), (shared_in, shared_seen) = values(out)
+    assert runner == worker == fresh_in == shared_in and fresh_seen == shared_seen == []
+    assert out[3].worker == out[1].worker == (out[1].worker[0],) * 2     # one worker generation...
+    assert out[2].worker[1] == out[1].worker[0] + 1     # ...ended by the fresh request run after them
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_note_a_shared_call_leaves_never_reaches_a_fresh_request_of_the_worker_made_runner(box, kind):
+    """A public shared call plants a note; the hidden fresh request after it runs in the worker made
+    the runner only when the check passes: a note the check sees (or a thread: the worker itself
+    ends) sends it to a fork of its own, and it sees nothing.  Files (the private tmp) are the
+    life's, not the process's: a fork of the zygote would see them too (they are emptied after a
+    fresh request), and the worker, clean otherwise, serves it."""
+    out = values(box.run_batch([shared("plant", kind), fresh("look")], reset_worker=True, public=1))
+    if kind == "thread":        # (the replaced worker stopped the batch: the caller runs the rest)
+        out += values([box.run(fresh("look"))])
+    planted_in, (looked_in, seen) = out
+    if kind in ("tmp_file", "dev_shm_file"):
+        assert looked_in == planted_in and seen == [kind]
+    else:
+        assert looked_in != planted_in and seen == []
+
+
+@pytest.mark.parametrize("kind", ["harness", "late", "heap"])
+def test_a_worker_whose_call_wrote_behind_the_check_or_walked_the_heap_is_not_made_the_runner(box, kind):
+    """A shared call writes a name of the harness's, or leaves garbage whose finalizer writes
+    sys.modules when the check collects it (after the worker's module was dropped), or walks the
+    heap (the audit hook's dirty: nothing the check could compare): the fresh request after it runs
+    in a fork of its own and sees nothing.  (Their controls: the writes are seen by the next shared
+    call, test_control_the_same_writes_in_the_shared_worker_are_seen_by_the_next_call.)"""
+    plant = {"harness": "plant_harness", "late": "plant_late", "heap": "heap"}[kind]
+    planted_in, (looked_in, seen) = values(box.run_batch([shared(plant), fresh("look_more")],
+                                                         reset_worker=True, public=1))
+    assert seen == [] and looked_in != planted_in
+
+
+def test_the_worker_of_a_try_is_the_runner_of_the_fresh_requests_after_it():
+    """A try (an aside batch: Zygote.end_aside) ends its worker's calls; that worker, clean, serves
+    the next fresh request (its module dropped, the check passed), and a dirty one does not."""
+    with Sandbox(PROBE, "yahtzee.py", Limits(wall_s=0.3)) as sandbox:
+        runner, = values(sandbox.run_batch([fresh("pid")]))
+        tried = values(sandbox.run_batch([shared("pid"), shared("look")], aside=True))
+        assert sandbox.aside_end == "clean" and tried[0] == tried[1][0] == runner and tried[1][1] == []
+        after, = values(sandbox.run_batch([fresh("pid")]))
+        assert after == runner
+    with Sandbox(PROBE, "yahtzee.py", Limits(wall_s=0.3)) as sandbox:
+        runner, = values(sandbox.run_batch([fresh("pid")]))
+        planted_in, = values(sandbox.run_batch([shared("plant", "builtins")], aside=True))
+        (looked_in, seen), = values(sandbox.run_batch([fresh("look")]))
+        assert planted_in == runner != looked_in and seen == []

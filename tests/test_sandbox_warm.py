@@ -25,7 +25,7 @@ def _state(h: types.ModuleType) -> dict:
             "alarm": repr(signal.getsignal(signal.SIGALRM)), "itimer": signal.getitimer(signal.ITIMER_REAL),
             "children": children, "audit_on": h._AUDIT_ON[0], "reference": h._REFERENCE is None,
             "run": h._RUN is None, "names": names, "stray": h._STRAY[0], "touched": h._TOUCHED[0],
-            "stand_ins": sorted(h._STAND_INS),
+            "stand_ins": hasattr(h, "_STAND_INS"),   # (none: a worker's stand-ins are its own, targets._stand_ins)
             "tmp": sorted(n for n in os.listdir("/tmp") if n.startswith(f"warm-{os.getpid()}-"))}
 
 

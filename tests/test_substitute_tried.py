@@ -212,9 +212,12 @@ def _call(func: str, fresh: bool = False, args: list | None = None) -> Request:
 
 def test_the_clean_runner_serves_the_try_and_ends_with_it():
     """The fresh runner there is when a try begins (clean: it passed the clean-state check after
-    each request it served) serves the try as its worker, one fork less; the try's end stops it,
-    and the next fresh request gets a new runner.  A runner a fresh request left unclean (a note
-    the check sees) is retired before: the try's worker is a fork of its own, which holds no note."""
+    each request it served) serves the try as its worker, one fork less; the try's end makes it the
+    runner again (Zygote.worker_as_runner: since pass 16's runnerback, where it ended with the try
+    and the next fresh request got a new runner): its module dropped and the clean-state check
+    passed, it serves the next fresh request, and the shared call after that imports the module
+    anew (none of the try's calls).  A runner a fresh request left unclean (a note the check
+    sees) is retired before: the try's worker is a fork of its own, which holds no note."""
     if not (isolation()["uid_drop"] and isolation()["pid_namespace"]):
         pytest.skip("the aside batch needs the root sandbox (private tmp folders, a fresh runner)")
     with template_scope(), Sandbox(SOURCE, "prog.py") as box:
@@ -223,7 +226,7 @@ def test_the_clean_runner_serves_the_try_and_ends_with_it():
         tried = box.run_batch([_call("pid"), _call("count"), _call("pid")], aside=True)
         assert [o.value for o in tried] == [runner, 1, runner] and box.aside_end == "clean"
         after = box.run(_call("pid", fresh=True)).value
-        assert after != runner                                            # it ended with the try
+        assert after == runner                          # the try's worker made the runner again
         assert box.run(_call("count")).value == 1        # the life's own worker: none of the try's calls
     for how in ("builtins", "environ", "module", "thread"):
         with template_scope(), Sandbox(SOURCE, "prog.py") as box:

@@ -236,10 +236,12 @@ class Sandbox(Starting):
         PLANNED: REQUESTS are a plan's, never changed (their lines: protocol.planned_line).
         ASIDE: a tried run of shared calls (Program.prefetch): the sandbox runs them only where
         nothing ran yet but fresh requests (else none runs), in a worker of their own (the clean
-        fresh runner there is, which ends with them), and then leaves the sandbox as it was
-        before them; the batch's end says how (aside_end).  PUBLIC: the first PUBLIC requests are
-        public ones, the rest hidden (Program's "public first", ahead.py): the fresh-first order
-        is kept within each group, every public one sent before every hidden one."""
+        fresh runner there is, which is made the runner again at its end), and then leaves the
+        sandbox as it was before them; the batch's end says how (aside_end).  PUBLIC: the first
+        PUBLIC requests are public ones, the rest hidden (Program's "public first", ahead.py):
+        every public one sent before every hidden one, the public fresh ones first, the hidden
+        shared calls first where shared calls ran (the worker then made the runner again for the
+        hidden fresh requests: _runner_at, harness Zygote.worker_as_runner)."""
         self.aside_end = None
         if aside:
             return self._run_batch(requests, True, budget, limits, planned, aside=True)
@@ -248,7 +250,8 @@ class Sandbox(Starting):
             return self._run_batch(requests, reset_worker, budget, limits, planned)
         t0 = time.monotonic()
         outcomes = self._run_batch([requests[i] for i in order], reset_worker, budget,
-                                   [limits[i] for i in order] if limits else None, planned)
+                                   [limits[i] for i in order] if limits else None, planned,
+                                   runner_at=_runner_at([requests[i] for i in order]))
         got = dict(zip(order, outcomes))
         last = order[len(outcomes) - 1] if outcomes else -1
         before = [i for i in range(last) if i not in got]
@@ -267,18 +270,27 @@ class Sandbox(Starting):
     def _fresh_first(self, requests: list[Request], budget: float | None = None,
                      public: int | None = None) -> list[int] | None:
         """The positions of REQUESTS with the fresh ones first (each kind in its order), within
-        each group (the first PUBLIC ones, the rest: never one of the rest before one of those),
+        each group (the first PUBLIC ones, the rest: never one of the rest before one of those;
+        the rest's shared calls first when shared calls end the first group: one switch from
+        shared calls to fresh requests at most, where the worker is made the runner again),
         or None: send them as they are (no shared call before a fresh request; no fresh runner
         that could become the worker: every fresh request a fork of its own; or a program that
         has used half its time budget (BUDGET: what is left), whose batch could reach the budget:
         it stops at the same request as in the plan's order)."""
         n = len(requests)
         groups = (range(public), range(public, n)) if public and public < n else (range(n),)
-        order = []
+        order: list[int] = []
         for group in groups:
-            order += [i for i in group if requests[i].runs_fresh]
-            order += [i for i in group if not requests[i].runs_fresh]
-        if order == list(range(n)):
+            fresh = [i for i in group if requests[i].runs_fresh]
+            shared = [i for i in group if not requests[i].runs_fresh]
+            # After shared calls, the hidden ones first: the worker serves on with its history,
+            # then is made the runner for the hidden fresh requests (_runner_at); one request
+            # process for the life, the shared calls' history as in the plan's order.
+            if order and not requests[order[-1]].runs_fresh:
+                order += shared + fresh
+            else:
+                order += fresh + shared
+        if order == list(range(n)) and _runner_at(requests) is None:
             return None
         if budget is not None and budget < self.limits.budget_s / 2:
             return None
@@ -289,7 +301,7 @@ class Sandbox(Starting):
 
     def _run_batch(self, requests: list[Request], reset_worker: bool = False,
                    budget: float | None = None, limits: list[float | None] | None = None,
-                   planned: bool = False, aside: bool = False) -> list[Outcome]:
+                   planned: bool = False, aside: bool = False, runner_at: int | None = None) -> list[Outcome]:
         """Run REQUESTS in order in one round trip: each exactly as run() would (a fork per fresh
         request, the shared worker for the others).  The sandbox stops after the first request
         that did not end cleanly (a timeout, memory, a replaced worker...): the outcomes of the
@@ -297,7 +309,9 @@ class Sandbox(Starting):
         replaces the shared worker (a new one imports the module again on its first request).
         BUDGET (seconds): the sandbox starts no further request once the batch has run that long.
         LIMITS: per request, a trial's short limit or None (see run); a trial that times out ends
-        the batch (as any timeout does) and comes back as it is, not retried here."""
+        the batch (as any timeout does) and comes back as it is, not retried here.
+        RUNNER_AT: the position of the fresh requests that follow the shared calls (_fresh_first):
+        the zygote makes its clean worker the fresh runner there (harness Zygote.worker_as_runner)."""
         if not requests:
             return []
         with self._lock:
@@ -315,6 +329,8 @@ class Sandbox(Starting):
             head = {"op": "batch", "reset_worker": reset_worker, "lines": len(lines), "budget": budget}
             if aside:
                 head["aside"] = True
+            if runner_at is not None:
+                head["runner_at"] = runner_at
             message = b"\n".join([_encode(head), *lines])   # a bad Request: raises, as run() does
             self._seq += len(requests)
             outcomes: list[Outcome] = []
@@ -429,6 +445,17 @@ class Sandbox(Starting):
         if _number(msg.get("zygote_cpu")) > self.limits.cpu_s / 2:
             self._state.stop(graceful=True)     # its CPU limit would soon kill it: start a new one
         return outcome, msg
+
+
+def _runner_at(requests: list[Request]) -> int | None:
+    """The position of the first fresh request after a shared call in REQUESTS, or None."""
+    shared = False
+    for i, request in enumerate(requests):
+        if not request.runs_fresh:
+            shared = True
+        elif shared:
+            return i
+    return None
 
 
 def _line(request: Request, seq: int, timeout: float, wall: float | None) -> bytes:

@@ -19,7 +19,8 @@ from autograder.engine.sandbox import Sandbox, template_scope  # noqa: E402
 from autograder.grading.grade import grade, grade_stream  # noqa: E402
 
 counts: collections.Counter = collections.Counter()
-_run, _run_batch, _start = Sandbox.run, Sandbox.run_batch, Sandbox._start
+forked: dict[int, tuple] = {}   # request processes each sandbox's zygote started (its "forked"), by its process
+_run, _run_batch, _start, _collected = Sandbox.run, Sandbox.run_batch, Sandbox._start, Sandbox._collected
 
 
 def run(self, req, limit=None):
@@ -39,23 +40,32 @@ def start(self):
     return _start(self)
 
 
+def collected(self, proc, outcome, msg, result, trial):
+    n = msg.get("forked") if isinstance(msg, dict) else None
+    if isinstance(n, int):
+        forked[id(proc)] = (proc, max(forked.get(id(proc), (None, 0))[1], n))   # (proc kept: no id reused)
+    return _collected(self, proc, outcome, msg, result, trial)
+
+
 def self_cpu() -> float:
     usage = resource.getrusage(resource.RUSAGE_SELF)
     return usage.ru_utime + usage.ru_stime
 
 
 def main() -> None:
-    Sandbox.run, Sandbox.run_batch, Sandbox._start = run, run_batch, start
+    Sandbox.run, Sandbox.run_batch, Sandbox._start, Sandbox._collected = run, run_batch, start, collected
     path, n = sys.argv[1], int(sys.argv[2])
     with template_scope():
         grade(path, "yahtzee", stage="all")
         counts.clear()
+        forked.clear()
         t0, s0, w0 = tree_cpu(), self_cpu(), time.perf_counter()
         grade_stream((path for _ in range(n)), lambda row: None, "yahtzee", "all")
         t1, s1, w1 = tree_cpu(), self_cpu(), time.perf_counter()
     close_references()
     print(f"per grade: wall {(w1 - w0) / n * 1000:.0f} ms, tree CPU {(t1 - t0) / n * 1000:.0f} ms, "
           f"grader CPU {(s1 - s0) / n * 1000:.0f} ms, sandbox CPU {((t1 - t0) - (s1 - s0)) / n * 1000:.0f} ms")
+    counts["request_processes"] = sum(n for _, n in forked.values())
     print({k: v / n for k, v in counts.items()})
 
 

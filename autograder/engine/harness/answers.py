@@ -26,6 +26,9 @@ class Worker:
             self.poller.register(self.pidfd, select.POLLIN)
         self.tasks = self.schedstat = self.kids = None
         self.after = None       # sched() as read when its last answer was taken (Zygote.waited)
+        # from_runner: a worker that was the fresh runner (Zygote.runner_as_worker); pending: a
+        # worker made the runner whose first fresh request has not been sent (worker_as_runner)
+        self.from_runner = self.pending = False
         if proc:
             self.tasks, self.schedstat, self.kids = (
                 _open_proc(f"/proc/{pid}/{name}") for name in ("task", "schedstat", f"task/{pid}/children"))

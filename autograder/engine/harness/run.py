@@ -322,7 +322,7 @@ class Run:
         mod = imp["module"]
         if sys.modules.get(mod.__name__) is not mod:    # (a write only when it is not there)
             self.ours(sys.modules, mod.__name__, mod)
-        undo = substitute(mod, self.req.get("substitute"))
+        undo = substitute(mod, self.req.get("substitute"), shared.setdefault("stand_ins", {}) if shared is not None else None)
         try:
             func = self.req.get("func")
             if type(func) is str and "." in func:

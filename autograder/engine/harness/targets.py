@@ -9,18 +9,19 @@ from .run import _new_module
 from .values import _safe_str, normalise
 
 
-def substitute(mod, sub):
+def substitute(mod, sub, stand_ins=None):
     """Charge a bug once: put the reference's versions of SUB["names"] (the handout's functions of
     other stages) into the student's module MOD, so the student's code calls them by those names.
     The reference's functions see the student's own SUB["keep"] functions (the stage being graded;
     missing ones stay missing).  A name "Class.method" sets the reference's method on the STUDENT's
     class (_substitute_method), so `self.method(...)` in the student's code runs the reference's
     with the student's own object.  Returns the function that undoes it (the shared worker is reused).
-    SUB["stand_in"]: stand-ins instead (_stand_ins; the grader's tried run, where there is no reference)."""
+    SUB["stand_in"]: stand-ins instead (_stand_ins; the grader's tried run, where there is no reference),
+    STAND_INS: the ones this worker made (its own dict, dropped with its module)."""
     if not sub:
         return _nothing
     if sub.get("stand_in"):
-        return _stand_ins(mod, sub)
+        return _stand_ins(mod, sub, {} if stand_ins is None else stand_ins)
     if _REFERENCE is None:
         return _nothing
     ref = _new_module("__reference__", "<reference>")
@@ -64,19 +65,20 @@ def _restore(names, saved):
 # Set for good (in this process) once a stand-in was called: the request that notices it says so
 # (touched), its worker is then replaced and the grader discards the tried run (Program.prefetch).
 _TOUCHED = [False]
-_STAND_INS = {}     # name -> its stand-in, made once in a worker (a try's calls all bind the same)
 
 
-def _stand_ins(mod, sub):
+def _stand_ins(mod, sub, made):
     """A tried run's substitution (the grader's plan runs a variant's calls in the student's own
     sandbox first, which holds no reference): every plain name of SUB["names"] bound to a stand-in,
     a function of that name that, called, marks this process touched and raises.  A call that
     touches none gives the outcome the reference's versions would have given (they never ran);
     one that does is run again where the reference is (the variant's own sandbox).  The undo
-    returns True when a stand-in was touched (by this call, or an earlier one that kept it)."""
+    returns True when a stand-in was touched (by this call, or an earlier one that kept it).
+    MADE: name -> its stand-in, made once in a worker (a try's calls all bind the same); the
+    worker's own, not a harness global: a worker made the fresh runner again after a try
+    (Zygote.worker_as_runner) is then as its check wants it."""
     names = mod.__dict__
     saved = {}
-    made = _STAND_INS
     for name in sub.get("names") or ():
         if type(name) is str and "." not in name:
             saved[name] = names.get(name, _MISSING)

@@ -22,7 +22,6 @@ from .base import _dumps, _loads_line
 from .clean import CleanState
 from .lines import write_all
 from .run import _NAMES, Run
-from .targets import _STAND_INS
 from .zygote import Zygote
 
 WARM_ROUNDS = 10      # CPython 3.11 quickens a code object after 8 calls or loop turns, then specializes
@@ -145,7 +144,6 @@ def warm_template(filename, limits):
         warm_serving(cfg, code, out, clean)
     finally:
         _NAMES["_REFERENCE"] = None
-        _STAND_INS.clear()
         _AUDIT_ON[0] = audit
         signal.setitimer(signal.ITIMER_REAL, 0)
         _signal.signal(signal.SIGALRM, alarm)

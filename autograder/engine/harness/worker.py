@@ -15,13 +15,16 @@ from .patches import install_patches
 from .run import Run
 
 
-def child_run(zyg, req, wfd, shared, sched=None, patch_tags=None, pid=None):
+def child_run(zyg, req, wfd, shared, sched=None, patch_tags=None, pid=None, guard=None):
     """Run one request in this (forked) process and write its result line (SCHED: see own_sched;
-    PATCH_TAGS: the process's _patch_tags; PID: its pid, as the shared worker's loop read it once)."""
+    PATCH_TAGS: the process's _patch_tags; PID: its pid, as the shared worker's loop read it once;
+    GUARD: a worker that was a fresh runner, its clean-state guard, which our writes keep).
+    Returns whether the request did what a fresh runner's check cannot see (Run.dirty)."""
     pid = pid or os.getpid()
+    run = None
     try:
         run = Run(req, zyg.cfg, wfd, sched, pid)
-        run.patch_tags = patch_tags
+        run.patch_tags, run.guard = patch_tags, guard
         res = run.execute(zyg.code, zyg.compile_error, shared)
         if shared is not None:
             res["nonce"] = req.get("nonce")
@@ -40,6 +43,7 @@ def child_run(zyg, req, wfd, shared, sched=None, patch_tags=None, pid=None):
     write_all(wfd, data.encode("ascii"), b"\n")
     if shared is None or res["recycle"]:
         _real_exit(0)
+    return run is None or run.dirty is not False
 
 
 def _failed(req, status, last):
@@ -90,7 +94,12 @@ def runner_loop(zyg, req_r, res_w):
         req = _loads_line(line)
         if "worker" in req:         # the zygote made this clean runner its shared worker
             run = res = data = None     # (nothing of the last fresh request kept alive)
-            worker_loop(zyg, req_r, res_w, (lines, sched, patch_tags), req)
+            req = worker_loop(zyg, req_r, res_w, (lines, sched, patch_tags, guard), req)
+            # ... and the runner again (Zygote.worker_as_runner): the module its calls shared is
+            # dropped with worker_loop's frame; served only when the check says clean, as after
+            # a fresh request; else the answer says so and it ends (the zygote forks a runner)
+            if not _back_to_runner(zyg, clean, stem, base, guard, req, res_w, sched, pid):
+                _real_exit(0)
         retire = True
         try:
             enter_own_folder(req["rundir"], fresh=True)
@@ -119,22 +128,55 @@ def runner_loop(zyg, req_r, res_w):
 def worker_loop(zyg, req_r, res_w, runner=None, first=None):
     """The shared worker: imports the module on its first request, then serves calls.  RUNNER and
     FIRST: a fresh runner that becomes the worker (Zygote.runner_as_worker): its request reader,
-    schedstat fd and _patch_tags, and the first request, which names the shared folder to move to (where a
-    new worker starts)."""
+    schedstat fd, _patch_tags and clean-state guard, and the first request, which names the shared
+    folder to move to (where a new worker starts).  Such a worker returns the fresh request that
+    makes it the runner again (it has "runner": Zygote.worker_as_runner), unless one of its calls
+    did what the check cannot see (the audit hook's dirty: it then ends there instead)."""
     if runner is None:
         gc.freeze()     # (FROZEN; a runner made the worker froze them already)
-    lines, sched, patch_tags = runner if runner is not None else (Lines(req_r), own_sched(), _patch_tags(zyg))
+    lines, sched, patch_tags, guard = runner if runner is not None else (Lines(req_r), own_sched(), _patch_tags(zyg), None)
     shared = {}
     pid = os.getpid()
+    dirty = False
     if first is not None:
         enter_own_folder(first["worker"], fresh=False)
-        child_run(zyg, first, res_w, shared, sched, patch_tags, pid)
+        dirty = child_run(zyg, first, res_w, shared, sched, patch_tags, pid, guard)
     while True:
         line = lines.readline()
         if line is None:
             _real_exit(0)
         req = _loads_line(line)
-        child_run(zyg, req, res_w, shared, sched, patch_tags, pid)
+        if runner is not None and req.get("runner") is True:
+            if dirty:
+                _unclean(req, res_w)
+                _real_exit(0)
+            return req
+        dirty = child_run(zyg, req, res_w, shared, sched, patch_tags, pid, guard) or dirty
+
+
+def _back_to_runner(zyg, clean, stem, base, guard, req, res_w, sched, pid):
+    """A worker that was a fresh runner, its module dropped (worker_loop's frame is gone): what a
+    fresh fork would not have put back (clean.restore) and the clean-state check a fresh request
+    passes (clean.same, from this runner's own start BASE, under REQ's timer), before REQ runs in
+    it.  False (and REQ answered as not run, "unclean"): it must end here."""
+    try:
+        clean.restore(stem, guard)
+        check = Run(req, zyg.cfg, res_w, sched, pid)
+        check.guard = guard
+        ok = check.checked(lambda this: clean.same(base, this))
+    except BaseException:
+        ok = False
+    if os.getpid() != pid:       # a fork made by the student's code (a finalizer) came back here
+        _real_exit(0)
+    if not ok:
+        _unclean(req, res_w)
+    return ok
+
+
+def _unclean(req, res_w):
+    """The answer to REQ, which did not run: this worker may not be the runner (it ends)."""
+    write_all(res_w, _dumps({"t": "result", "seq": req.get("seq"), "status": "internal",
+                             "nonce": req.get("nonce"), "unclean": True}).encode("ascii"), b"\n")
 
 
 def _patch_tags(zyg):

@@ -85,6 +85,7 @@ class Zygote(Waits):
         self.cpu = 0.0            # our CPU seconds after the last request (handle)
         self.out, self.out_size, self.out_since = [], 0, 0.0    # lines held for the grader (say): their parts
         self.worker_gen = self.nrun = 0   # worker_gen: +1 each time the shared worker is stopped (the grader replays history)
+        self.forked = 0                   # request processes started (runners, workers: a figure for the floor tools)
         self.patches_as = None            # (CleanState.installed_as: set by a life's boot)
 
     def bind_reference(self, code):
@@ -134,7 +135,7 @@ class Zygote(Waits):
             raw, info = None, {"internal": traceback.format_exc()}
         self.cpu = time.process_time()
         said = _dumps({"t": "done", "seq": req.get("seq"), "zygote_cpu": round(self.cpu, 3), **info,
-                       "worker_gen": self.worker_gen}).encode("ascii")    # (info has none of those keys)
+                       "worker_gen": self.worker_gen, "forked": self.forked}).encode("ascii")    # (info has none of those keys)
         if raw:         # one line: the trailer, then the answer as its last key (it parsed as an object,
             #             or it ends with the nonce sent with the request: see _scan)
             self.say(said[:-1], b',"result":', raw.rstrip(b" \t\r"), b"}\n")
@@ -176,12 +177,15 @@ class Zygote(Waits):
         if aside:       # a try is bounded here, not by its requests' limits (their lines are as sent)
             self.aside = started + (budget if isinstance(budget, (int, float)) else 60.0)
         lines = iter(lines)
+        runner_at = msg.get("runner_at")        # (Sandbox._fresh_first: the fresh requests after shared calls)
         for line in () if refused else lines:
             req = _request(line)
             if not isinstance(req, dict):
                 break
             if isinstance(budget, (int, float)) and time.monotonic() - started > budget:
                 break
+            if type(runner_at) is int and ran == runner_at and (req.get("kind") == "script" or req.get("fresh", True)):
+                self.worker_as_runner()
             ran += 1
             if not self.handle(req, line) or self.cpu > self.cfg["limits"]["cpu_s"] / 2:
                 break
@@ -200,7 +204,8 @@ class Zygote(Waits):
         one).  "clean" when its calls left no file behind (a new life of the variant would have
         held none either)."""
         clean = self.worker is not None and pristine(self.workdir)
-        self.stop_worker()
+        if not self.worker_as_runner():
+            self.stop_worker()
         self.kill_descendants(keep=self.request_pids())
         empty_tmp(self.workdir, whole=True)
         return "clean" if clean else "left"
@@ -234,6 +239,7 @@ class Zygote(Waits):
             return self.run_in_runner(req, rundir, line)
         deadline = self.deadline(req)
         r, w = os.pipe()
+        self.forked += 1
         pid = os.fork()
         if pid == 0:
             try:
@@ -273,7 +279,17 @@ class Zygote(Waits):
         if rn is None:
             rn = self.start_runner()
             dl = self.deadline(req, rn)
-        raw, info, tail, extra = self.send_request(rn, req, dl, line, {"rundir": rundir})
+        more = {"rundir": rundir}
+        if rn.pending:      # a worker made the runner (worker_as_runner): its first fresh request
+            rn.pending = False
+            more["runner"] = True
+        raw, info, tail, extra = self.send_request(rn, req, dl, line, more)
+        if "runner" in more and raw is not None and raw.endswith(tail.replace(b'"retire":false', b'"unclean":true')):
+            # not clean once its module was dropped: it did not run REQ, and ends; a fork runs it
+            self.stop_runner(reaped=bool(info.get("exited") or info.get("killed")))
+            rn = self.start_runner()
+            dl = self.deadline(req, rn)
+            raw, info, tail, extra = self.send_request(rn, req, dl, line, {"rundir": rundir})
         if info.get("exited") or info.get("killed"):         # (reaped by wait_for)
             if isinstance(info.get("cpu"), (int, float)) and dl["base"] is not None:   # its earlier requests' not
                 info["cpu"] = round(max(info["cpu"] - dl["base"][0], 0.0), 4)
@@ -342,6 +358,7 @@ class Zygote(Waits):
         worker): LOOP(zygote, request pipe, result pipe) in a fork, in FOLDER when given."""
         req_r, req_w = os.pipe()
         res_r, res_w = os.pipe()
+        self.forked += 1
         pid = os.fork()
         if pid == 0:
             try:
@@ -411,12 +428,33 @@ class Zygote(Waits):
         before it reuses a runner).  Returns the keys that tell it so (sent with REQ: it moves to
         the shared folder and serves as worker_loop from then on), or None: fork a worker."""
         rn = self.runner
-        if rn is None or _spoke_since(rn):
+        if rn is None or rn.pending or _spoke_since(rn):    # (pending: a worker still, its module held)
             return None
         if not self.cpu_room(req, rn.base()):
             return None
         self.runner, self.worker = None, rn
+        rn.from_runner = True
         return {"worker": os.path.join(self.workdir, "shared")}
+
+    def worker_as_runner(self):
+        """The shared worker made the fresh runner again, instead of a fork of its own, where the
+        grader's batch says its next fresh requests come after its shared calls (public first:
+        Sandbox._fresh_first's runner_at) and after a try (end_aside).  Only a worker that was a
+        fresh runner (it has that runner's own start and guard: worker.runner_loop), wrote nothing
+        since its last answer, and was not replaced (no thread, child, timeout, limit, memory, a
+        stand-in touched: its call said "recycle" and it ended).  Marked pending: its next fresh
+        request tells it so (run_in_runner), and it drops its module and passes the clean-state
+        check a fresh request passes before that request runs, else answers "unclean" and ends
+        (a fork runs the request).  Its CPU time: run_in_runner's test, as for any runner.  Its
+        calls' history ends here (worker_gen: the next shared call imports the module again).
+        True when it was made the runner."""
+        wk = self.worker
+        if wk is None or not wk.from_runner or self.runner is not None or _spoke_since(wk):
+            return False
+        self.worker, self.runner = None, wk
+        wk.pending = True
+        self.worker_gen += 1
+        return True
 
     def cpu_room(self, req, base):
         """Whether a request process whose CPU time so far is BASE (None: unknown) leaves RLIMIT_CPU
