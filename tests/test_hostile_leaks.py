@@ -132,9 +132,17 @@ def test_a_correct_program_starts_no_public_twin(monkeypatch):
     monkeypatch.setattr(program.Program, "_public_life", counted)
     from autograder.assignment import load_assignment
 
+    # Under a load spike a trial can run out and stop a batch in its public part; the public
+    # requests it did not run then go to a twin (a cost, never a verdict: the score stays 100).
+    # So a correct program must start none in at least one of three grades: a change that makes
+    # honest students start twins fails every time.
     for course in ("yahtzee", "swe3006"):
-        report = grade(load_assignment(course).solution, assignment=course)
-        assert report.score == 100, course
-    assert started == []
+        for _ in range(3):
+            started.clear()
+            report = grade(load_assignment(course).solution, assignment=course)
+            assert report.score == 100, course
+            if not started:
+                break
+        assert started == [], course
     grade(REPO / "samples" / "class" / "grace.py")      # the positive control: a check that leaves the plan
     assert len(started) == 1, started                    # (grace's stage-4 bonus bug) starts one
