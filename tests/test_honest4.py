@@ -9,13 +9,13 @@ Also the notebook loader's rule for top-level state (`NAME = call(...)`), which 
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
 
 from autograder import toml as tomllib  # the one TOML shim
 from autograder.assignment import load_assignment
+from autograder.authoring.edits import apply_edits
 from autograder.engine.submission import notebook_source
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -26,7 +26,20 @@ STAGE_OF = {course: {p.number: p.stage for p in load_assignment(course).problems
 
 
 def _id(program: dict) -> str:
-    return program["file"].rsplit(".", 1)[0].replace("/", "-")
+    return _name(program).replace("/", "-")
+
+
+def _name(program: dict) -> str:
+    """A program's file name without its suffix: its `file`, or the `name` of one written as edits."""
+    return program["file"].rsplit(".", 1)[0] if "file" in program else program["name"]
+
+
+def _text(program: dict) -> bytes:
+    """The program as the student hands it in: its file's bytes, or its `base` with its `edits`."""
+    if "file" in program:
+        return (CORPUS / program["file"]).read_bytes()
+    base = (CORPUS / program["base"]).read_bytes().decode("utf-8")
+    return apply_edits(base, program["edits"], program["base"]).encode("utf-8")
 
 
 def _course(program: dict) -> str:
@@ -47,8 +60,8 @@ def rows(tmp_path_factory) -> dict[str, object]:
         for program in programs:
             folder = tmp / "class" / _id(program)
             folder.mkdir(parents=True)
-            suffix = Path(program["file"]).suffix
-            shutil.copyfile(CORPUS / program["file"], folder / (student_file.stem + suffix))
+            suffix = Path(program["file"]).suffix if "file" in program else ".py"
+            (folder / (student_file.stem + suffix)).write_bytes(_text(program))
         summary = grade_all(tmp / "class", tmp / "out", assignment=course, jobs=2, progress=False, exports=False)
         assert summary.graded == len(programs) and not summary.crashed, summary
         with Gradebook(tmp / "out" / "gradebook.sqlite") as book:
@@ -66,14 +79,17 @@ def _lost(row) -> dict[int, float]:
 
 def test_the_corpus_is_listed_whole():
     files = {str(p.relative_to(CORPUS)) for p in CORPUS.rglob("*") if p.suffix in (".py", ".ipynb")}
-    assert files == {p["file"] for p in PROGRAMS}
-    assert len(PROGRAMS) >= 20
+    assert files == {p["file"] for p in PROGRAMS if "file" in p}
+    assert {p["base"] for p in PROGRAMS if "base" in p} <= files       # an edited program's base is graded too
+    assert len({_id(p) for p in PROGRAMS}) == len(PROGRAMS) >= 20
     assert sum(not p["problems"] for p in PROGRAMS) >= 5
     for program in PROGRAMS:
-        assert {"file", "why", "problems", "score"} <= set(program), program["file"]
+        assert {"why", "problems", "score"} <= set(program), _name(program)
+        assert ("file" in program) != ({"name", "base", "edits"} <= set(program)), _name(program)
+        _text(program)                     # every edit fits its base (EditError otherwise)
         if program["problems"]:            # one bug: one problem of one stage, and a phrase to say
-            assert len(program["problems"]) == 1 and "phrase" in program, program["file"]
-            assert STAGE_OF[_course(program)][program["problems"][0]] == program["stage"], program["file"]
+            assert len(program["problems"]) == 1 and "phrase" in program, _name(program)
+            assert STAGE_OF[_course(program)][program["problems"][0]] == program["stage"], _name(program)
 
 
 @pytest.mark.parametrize("program", PROGRAMS, ids=_id)
