@@ -29,6 +29,9 @@ TRIAL_FACTOR = 50.0
 # finite), later trials of that submission get at least SLOW_FACTOR x the time that request took:
 # a slow program pays its runs, not a failed trial before each (a trial's outcome is the run's).
 SLOW_FACTOR = 2.0
+# A request's path outside its process (the zygote, the pipes, the grader) waits for a CPU about as
+# its process did: that much more of its elapsed time is the machine's load, not charged (_charged).
+OUTSIDE_WAIT = 1.0
 
 
 class Trials:
@@ -158,8 +161,18 @@ def _charged(outcome: Outcome) -> float:
     """What a request costs the submission's time budget: its time, unless it ran out of time
     (the suites already stop asking a function that timed out, so a hanging program is bounded
     by them, with the per-game times they choose; the budget bounds slow-but-finite answers).
-    Not the time it waited for a CPU: a loaded machine must not use up an honest submission's budget."""
-    return 0.0 if outcome.status == "timeout" else max(outcome.elapsed - outcome.wait, outcome.cpu, 0.0)
+    Not the time it waited for a CPU: a loaded machine must not use up an honest submission's budget.
+    The zygote measures that wait for the request process only; the rest of a request's path (the
+    zygote forking and serving it, the pipes, the grader reading its answer) waits on the same
+    loaded CPUs and is not the program's: at load 10-15 it was ~0.45-0.55 x the process's own
+    wait, charged to the program (an honest program whose import takes 50 ms of CPU, round2's
+    shm_growth, was charged 10.2-12.5 s of its 15 s for 2.7-3.0 s of CPU, and its last games were
+    skipped once load stretched that past the budget).  So the wait counts twice (OUTSIDE_WAIT),
+    never below the request's CPU time: a sleeping program's sleep is no wait (it is not runnable)
+    and stays charged in full; the budget's wall-clock bound (wall_factor x budget_s) is unchanged."""
+    if outcome.status == "timeout":
+        return 0.0
+    return max(outcome.elapsed - (1.0 + OUTSIDE_WAIT) * outcome.wait, outcome.cpu, 0.0)
 
 
 _TIMING_KEYS: dict[bytes, str] = {}

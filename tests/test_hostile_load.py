@@ -1,0 +1,52 @@
+"""What load must not cost an honest submission, and what an endless loop costs before it is
+proved (pass 17, docs/floor.md): the time budget charges a request neither its own wait for a
+CPU nor the same again for its path outside its process (trials._charged); the harness looks
+for an endless loop only once the request has run LOOK_CPU of CPU (harness/endless.py)."""
+
+from __future__ import annotations
+
+import time
+from types import SimpleNamespace
+
+from autograder.engine import trials
+from autograder.engine.harness import endless
+from autograder.engine.protocol import Outcome
+
+
+def _ok(elapsed: float, wait: float, cpu: float, status: str = "ok") -> Outcome:
+    return Outcome(status=status, elapsed=elapsed, wait=wait, cpu=cpu)
+
+
+def test_an_honest_request_under_load_is_charged_its_cpu():
+    # round2 shm_growth at load 15: 0.15 s on the wall, 0.05 s waiting for a CPU, 0.05 s of CPU
+    assert trials._charged(_ok(0.15, 0.055, 0.05)) == 0.05
+    assert trials._charged(_ok(0.30, 0.20, 0.05)) == 0.05          # never below its CPU, never above it here
+
+
+def test_a_sleeping_request_is_charged_its_sleep():
+    # bench (d): every call pauses 1.8 s; asleep is not runnable, so it waits for no CPU
+    assert trials._charged(_ok(1.82, 0.004, 0.002)) == 1.82 - 2 * 0.004
+    assert trials._charged(_ok(1.0, 0.0, 0.0)) == 1.0
+
+
+def test_a_calm_request_is_charged_as_before():
+    assert trials._charged(_ok(0.07, 0.0, 0.047)) == 0.07
+    assert trials._charged(_ok(0.5, 0.1, 0.6)) == 0.6                # its CPU, when more (threads)
+    assert trials._charged(_ok(2.0, 0.1, 1.9, status="timeout")) == 0.0
+
+
+def test_no_look_before_the_request_ran_look_cpu_of_cpu(monkeypatch):
+    """A tick at a request that ran little CPU (a starved honest one) reads no /proc: the next tick
+    comes once it could have run LOOK_CPU; one that ran that much is looked at."""
+    frame = SimpleNamespace(f_code=SimpleNamespace(co_filename="student.py"))
+
+    def run(cpu_used: float) -> SimpleNamespace:
+        return SimpleNamespace(looking=None, looks=0, filename="student.py", in_student=True,
+                               cpu0=time.process_time() - cpu_used)
+
+    starved = run(0.0)
+    soon = endless.look(starved, frame)
+    assert soon is not None and 0.001 <= soon <= endless.LOOK_CPU and starved.looks == 0
+    spun = run(1.0)
+    monkeypatch.setattr(endless, "_quiet", lambda: False)     # (nothing to watch here: the look ends at once)
+    assert endless.look(spun, frame) is None and spun.looks == 1
