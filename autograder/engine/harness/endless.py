@@ -1,8 +1,7 @@
 """Proving that a request is in an endless loop, so it stops at once instead of at its limit.
 
 The soft timer ticks early (LOOK_AFTER after the request starts, then every LOOK_EVERY until its
-limit; sooner again while the request has run less than LOOK_CPU of CPU: a starved request is
-looked at once it could have spun that long); at a tick inside the student's code, look() watches the interrupted frame opcode by
+limit); at a tick inside the student's code, look() watches the interrupted frame opcode by
 opcode (sys.settrace, f_trace_opcodes) for a few loop passes.  The loop is proved endless when the
 frame comes back to the same loop head with every local bound to the very same objects as on an
 earlier pass, and everything it ran in between is an opcode that cannot change any state and
@@ -23,15 +22,12 @@ ends the watch and leaves the request to its limit, exactly as without this file
 import opcode
 import signal
 import sys
-import time
 
 from .base import _MISSING, HARNESS_FILE, _os_close, _os_open, _os_read, _Timeout
 
-LOOK_AFTER = 0.002        # seconds after a request starts: its first tick.  Each charged endless loop spins
-#                           about this long first: mallory's 6 a grade, 0.27 -> 0.17 s of CPU at 0.03 -> 0.01,
-#                           0.19 -> 0.155 at 0.01 -> 0.002 (with LOOK_CPU: docs/floor.md, pass 17).
-LOOK_CPU = 0.002          # a look only once the request ran this much CPU (no honest yahtzee request does: a
-#                           look reads /proc, ~0.1-0.2 ms; a request starved by the load got wall time, not CPU)
+LOOK_AFTER = 0.01         # seconds after a request starts: its first look (most honest requests are done by
+#                           then; a look at one that is not costs microseconds).  Each charged endless loop spins
+#                           this long first: mallory's ~5 a grade, 0.27 -> 0.17 s of CPU at 0.03 -> 0.01.
 LOOK_EVERY = 0.05         # then a look at every tick until its limit (each costs microseconds)
 MAX_LOOKS = 20            # looks per request (each ends at its first call or change of state)
 MAX_OPS = 4000            # opcodes watched in one look
@@ -179,15 +175,10 @@ class _Look:
 
 def look(run, frame):
     """At an early tick of the soft timer (FRAME: the code it interrupted): watch FRAME for an
-    endless loop when nothing outside it could change its state (see the module's doc).  Returns
-    the seconds until the next tick when it is too early to look (the request ran less than
-    LOOK_CPU of CPU: it cannot have spun long, it was starved), else None (the next in LOOK_EVERY)."""
+    endless loop when nothing outside it could change its state (see the module's doc)."""
     if (run.looking is not None or run.looks >= MAX_LOOKS or frame is None
             or frame.f_code.co_filename != run.filename or frame.f_code.co_filename == HARNESS_FILE):
-        return None
-    used = time.process_time() - run.cpu0
-    if used < LOOK_CPU:           # (not before that much more wall time: it cannot run faster)
-        return max(LOOK_CPU - used, 0.001)
+        return
     run.looks += 1
     in_student, run.in_student = run.in_student, False     # reading /proc here is the harness's
     try:

@@ -207,9 +207,7 @@ def _on_alarm(signum, frame):
         now = time.monotonic()
         if now < run.deadline:       # an early tick: look for an endless loop (endless.py), go on
             signal.setitimer(signal.ITIMER_REAL, max(min(run.deadline - now, LOOK_EVERY), 0.001), 0.05)
-            soon = look(run, frame)
-            if soon is not None:     # too early to look (little CPU run yet): tick again sooner
-                signal.setitimer(signal.ITIMER_REAL, max(min(run.deadline - now, soon), 0.001), 0.05)
+            look(run, frame)
             return
         wait = run.extension()
         if wait > 0:                 # starved under its CPU limit: look again later
