@@ -4,6 +4,8 @@ a request neither its own wait for a CPU nor the same again for its path outside
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 from autograder.engine import trials
 from autograder.engine.protocol import Outcome
 
@@ -28,3 +30,22 @@ def test_a_calm_request_is_charged_as_before():
     assert trials._charged(_ok(0.07, 0.0, 0.047)) == 0.07
     assert trials._charged(_ok(0.5, 0.1, 0.6)) == 0.6                # its CPU, when more (threads)
     assert trials._charged(_ok(2.0, 0.1, 1.9, status="timeout")) == 0.0
+
+
+class _Budget(trials.Trials):
+    """The budget's state of a Program (program.py sets it in __init__), nothing else."""
+
+    def __init__(self, budget_s: float) -> None:
+        self._cache = None
+        self.limits = SimpleNamespace(budget_s=budget_s, wall_factor=3.0)
+        self._spent = [0.0, 0.0]
+
+
+def test_a_request_cut_to_the_budget_left_is_charged_in_full_only_when_the_budget_stopped_it():
+    budget = _Budget(15.0)
+    budget._charge([_ok(0.15, 0.055, 0.05)], capped=True)         # finished under its cut limit
+    assert budget._spent == [0.05, 0.15]
+    budget._charge([_ok(2.5, 0.5, 2.0, status="timeout")], capped=True)   # stopped by the cut
+    assert budget._spent == [2.55, 2.65]
+    budget._charge([_ok(2.5, 0.5, 2.0, status="timeout")])       # its own limit: not charged
+    assert budget._spent == [2.55, 2.65]

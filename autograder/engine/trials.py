@@ -134,8 +134,13 @@ class Trials:
                    self.limits.budget_s * max(self.limits.wall_factor, 1.0) - self._spent[1])
 
     def _charge(self, outcomes: list[Outcome], capped: bool = False) -> None:
+        """CAPPED: the outcomes ran with their limit cut to what was left of the budget; one that ran
+        out of it was stopped by the budget and is charged its whole elapsed time (the budget is
+        then used up); one that finished is charged as any other (_charged: not its waits, which
+        charged in full made an honest program's last ~5 s of budget, once below a game's limit,
+        drain at the load's rate)."""
         for o in outcomes:
-            self._spent[0] += o.elapsed if capped else _charged(o)
+            self._spent[0] += o.elapsed if capped and o.status == "timeout" else _charged(o)
             if capped or o.status != "timeout":
                 self._spent[1] += o.elapsed
 
