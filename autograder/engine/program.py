@@ -290,7 +290,7 @@ class Program(Plan, Trials):
         served = False
         if limit is not None:
             outcome, served = self._after_trial(request, outcome, limit, public)
-        self._charge([outcome], capped)      # capped: if the budget stopped it, charged in full
+        self._charge([outcome], capped)      # capped: the budget stopped it, charged in full
         if not served:
             self._served([request], [outcome], not public)
         return outcome

@@ -30,7 +30,7 @@ TRIAL_FACTOR = 50.0
 # a slow program pays its runs, not a failed trial before each (a trial's outcome is the run's).
 SLOW_FACTOR = 2.0
 # A request's path outside its process (the zygote, the pipes, the grader) waits for a CPU about as
-# its process did: that much more of its elapsed time is the machine's load, not charged (_charged).
+# its process did while runnable: that much more of its elapsed time is the load's, not charged (_charged).
 OUTSIDE_WAIT = 1.0
 
 
@@ -134,13 +134,8 @@ class Trials:
                    self.limits.budget_s * max(self.limits.wall_factor, 1.0) - self._spent[1])
 
     def _charge(self, outcomes: list[Outcome], capped: bool = False) -> None:
-        """CAPPED: the outcomes ran with their limit cut to what was left of the budget; one that ran
-        out of it was stopped by the budget and is charged its whole elapsed time (the budget is
-        then used up); one that finished is charged as any other (_charged: not its waits, which
-        charged in full made an honest program's last ~5 s of budget, once below a game's limit,
-        drain at the load's rate)."""
         for o in outcomes:
-            self._spent[0] += o.elapsed if capped and o.status == "timeout" else _charged(o)
+            self._spent[0] += o.elapsed if capped else _charged(o)
             if capped or o.status != "timeout":
                 self._spent[1] += o.elapsed
 
@@ -167,17 +162,20 @@ def _charged(outcome: Outcome) -> float:
     (the suites already stop asking a function that timed out, so a hanging program is bounded
     by them, with the per-game times they choose; the budget bounds slow-but-finite answers).
     Not the time it waited for a CPU: a loaded machine must not use up an honest submission's budget.
-    The zygote measures that wait for the request process only; the rest of a request's path (the
-    zygote forking and serving it, the pipes, the grader reading its answer) waits on the same
-    loaded CPUs and is not the program's: at load 10-15 it was ~0.45-0.55 x the process's own
-    wait, charged to the program (an honest program whose import takes 50 ms of CPU, round2's
-    shm_growth, was charged 10.2-12.5 s of its 15 s for 2.7-3.0 s of CPU, and its last games were
-    skipped once load stretched that past the budget).  So the wait counts twice (OUTSIDE_WAIT),
-    never below the request's CPU time: a sleeping program's sleep is no wait (it is not runnable)
-    and stays charged in full; the budget's wall-clock bound (wall_factor x budget_s) is unchanged."""
+    The zygote measures that wait for the request process only (WAIT); the rest of the request's
+    path (the zygote forking and serving it, the pipes, the grader reading its answer) waits on the
+    same loaded CPUs and is not the program's either.  It is taken as WAIT again, scaled by the
+    share of the request's time its process was runnable ((CPU + WAIT) / ELAPSED): a request kept
+    off a busy CPU had its path kept off too, while a sleeping one's elapsed time is its sleep (a
+    wake-up's wait says little of its path), so a sleep stays charged in full.  Never below the
+    request's CPU time.  (Charging WAIT once, round2's shm_growth, 50 ms of CPU at each of ~190
+    imports, was charged 10.2-12.5 s of its 15 for 2.7-3.0 s of CPU at load 11-15: docs/floor.md,
+    pass 17.)  The budget's wall-clock bound (wall_factor x budget_s) is unchanged."""
     if outcome.status == "timeout":
         return 0.0
-    return max(outcome.elapsed - (1.0 + OUTSIDE_WAIT) * outcome.wait, outcome.cpu, 0.0)
+    elapsed, wait, cpu = outcome.elapsed, outcome.wait, outcome.cpu
+    runnable = min((cpu + wait) / elapsed, 1.0) if elapsed > 0 else 0.0
+    return max(elapsed - wait * (1.0 + OUTSIDE_WAIT * runnable), cpu, 0.0)
 
 
 _TIMING_KEYS: dict[bytes, str] = {}
