@@ -1,6 +1,6 @@
 """What load must not cost an honest submission (pass 17, docs/floor.md): the time budget charges
 a request neither its own wait for a CPU nor the same again for its path outside its process
-(trials._charged), never less than its CPU time; a sleep is charged in full."""
+(trials._charged), never less than its CPU time; a sleep is charged as before."""
 
 from __future__ import annotations
 
@@ -32,4 +32,3 @@ def test_a_calm_request_is_charged_as_before():
     assert trials._charged(_ok(0.07, 0.0, 0.047)) == 0.07
     assert trials._charged(_ok(0.5, 0.1, 0.6)) == 0.6                # its CPU, when more (threads)
     assert trials._charged(_ok(2.0, 0.1, 1.9, status="timeout")) == 0.0
-

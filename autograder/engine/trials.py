@@ -167,10 +167,11 @@ def _charged(outcome: Outcome) -> float:
     same loaded CPUs and is not the program's either.  It is taken as WAIT again, scaled by the
     share of the request's time its process was runnable ((CPU + WAIT) / ELAPSED): a request kept
     off a busy CPU had its path kept off too, while a sleeping one's elapsed time is its sleep (a
-    wake-up's wait says little of its path), so a sleep stays charged in full.  Never below the
-    request's CPU time.  (Charging WAIT once, round2's shm_growth, 50 ms of CPU at each of ~190
-    imports, was charged 9.7-12.5 s of its 15 for 2.7-3.0 s of CPU at load 10-15; 3.5-3.9 s for
-    3.2-3.4 s of CPU now, at load 12: docs/floor.md, pass 17.)  The budget's wall-clock bound (wall_factor x budget_s) is unchanged."""
+    wake-up's wait says little of its path), so a sleep is charged as before but for its wake-up's
+    wait times its tiny runnable share.  Never below the request's CPU time.  (Charging WAIT once,
+    round2's shm_growth, 50 ms of CPU at each of ~190 imports, was charged 9.7-12.5 s of its 15 for
+    2.7-3.0 s of CPU at load 10-15; 3.5-3.9 s for 3.2-3.4 s of CPU now, at load 12: docs/floor.md,
+    pass 17.)  The budget's wall-clock bound (wall_factor x budget_s of elapsed time) is unchanged."""
     if outcome.status == "timeout":
         return 0.0
     elapsed, wait, cpu = outcome.elapsed, outcome.wait, outcome.cpu
