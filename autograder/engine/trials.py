@@ -29,6 +29,9 @@ TRIAL_FACTOR = 50.0
 # finite), later trials of that submission get at least SLOW_FACTOR x the time that request took:
 # a slow program pays its runs, not a failed trial before each (a trial's outcome is the run's).
 SLOW_FACTOR = 2.0
+# A request's path outside its process (the zygote, the pipes, the grader) waits for a CPU about as
+# its process did while runnable: that much more of its elapsed time is the load's, not charged (_charged).
+OUTSIDE_WAIT = 1.0
 
 
 class Trials:
@@ -158,8 +161,22 @@ def _charged(outcome: Outcome) -> float:
     """What a request costs the submission's time budget: its time, unless it ran out of time
     (the suites already stop asking a function that timed out, so a hanging program is bounded
     by them, with the per-game times they choose; the budget bounds slow-but-finite answers).
-    Not the time it waited for a CPU: a loaded machine must not use up an honest submission's budget."""
-    return 0.0 if outcome.status == "timeout" else max(outcome.elapsed - outcome.wait, outcome.cpu, 0.0)
+    Not the time it waited for a CPU: a loaded machine must not use up an honest submission's budget.
+    The zygote measures that wait for the request process only (WAIT); the rest of the request's
+    path (the zygote forking and serving it, the pipes, the grader reading its answer) waits on the
+    same loaded CPUs and is not the program's either.  It is taken as WAIT again, scaled by the
+    share of the request's time its process was runnable ((CPU + WAIT) / ELAPSED): a request kept
+    off a busy CPU had its path kept off too, while a sleeping one's elapsed time is its sleep (a
+    wake-up's wait says little of its path), so a sleep is charged as before but for its wake-up's
+    wait times its tiny runnable share.  Never below the request's CPU time.  (Charging WAIT once,
+    round2's shm_growth, 50 ms of CPU at each of ~190 imports, was charged 9.7-12.5 s of its 15 for
+    2.7-3.0 s of CPU at load 10-15; 3.5-3.9 s for 3.2-3.4 s of CPU now, at load 12: docs/floor.md,
+    pass 17.)  The budget's wall-clock bound (wall_factor x budget_s of elapsed time) is unchanged."""
+    if outcome.status == "timeout":
+        return 0.0
+    elapsed, wait, cpu = outcome.elapsed, outcome.wait, outcome.cpu
+    runnable = min((cpu + wait) / elapsed, 1.0) if elapsed > 0 else 0.0
+    return max(elapsed - wait * (1.0 + OUTSIDE_WAIT * runnable), cpu, 0.0)
 
 
 _TIMING_KEYS: dict[bytes, str] = {}
