@@ -1,0 +1,125 @@
+"""Honest students' programs that are not the grader authors' (tests/corpus/honest5/: yatzy, cs21,
+swe3006, and Yahtzee as students hand it in, stage by stage), graded in one grade-all batch per course:
+each gets the exact score tests/corpus/honest5/expected.toml gives it, a correct one loses nothing, a
+one-bug one loses points only in its own problem (`kit_problems` where the kit disagrees by design), and
+a stage-by-stage hand-in loses exactly its stubs' problems, whole, with feedback that says the function
+is not written yet (not a crash trace).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from autograder import toml as tomllib  # the one TOML shim
+from autograder.assignment import load_assignment
+from autograder.authoring.edits import apply_edits
+
+ROOT = Path(__file__).resolve().parent.parent
+CORPUS = ROOT / "tests" / "corpus" / "honest5"
+PROGRAMS = tomllib.loads((CORPUS / "expected.toml").read_text(encoding="utf-8"))["program"]
+COURSES = sorted({p.get("assignment", "yahtzee") for p in PROGRAMS})
+PROBLEMS = {course: {p.number: p for p in load_assignment(course).problems} for course in COURSES}
+
+
+def _name(program: dict) -> str:
+    """A program's file name without its suffix: its `file`, or the `name` of one written as edits."""
+    return program["file"].rsplit(".", 1)[0] if "file" in program else program["name"]
+
+
+def _id(program: dict) -> str:
+    return _name(program).replace("/", "-")
+
+
+def _course(program: dict) -> str:
+    return program.get("assignment", "yahtzee")
+
+
+def _text(program: dict) -> bytes:
+    """The program as the student hands it in: its file's bytes, or its `base` with its `edits`."""
+    if "file" in program:
+        return (CORPUS / program["file"]).read_bytes()
+    base = (CORPUS / program["base"]).read_bytes().decode("utf-8")
+    return apply_edits(base, program["edits"], program["base"]).encode("utf-8")
+
+
+@pytest.fixture(scope="module")
+def rows(tmp_path_factory) -> dict[str, object]:
+    """submission id -> gradebook Row, the corpus of each course graded in one grade-all."""
+    from autograder.grading.grade_all import grade_all
+    from autograder.grading.gradebook import Gradebook
+
+    found = {}
+    for course in COURSES:
+        programs = [p for p in PROGRAMS if _course(p) == course]
+        tmp = tmp_path_factory.mktemp(f"honest5-{course}")
+        student_file = Path(load_assignment(course).student_file)
+        for program in programs:
+            folder = tmp / "class" / _id(program)
+            folder.mkdir(parents=True)
+            suffix = Path(program["file"]).suffix if "file" in program else ".py"
+            (folder / (student_file.stem + suffix)).write_bytes(_text(program))
+        summary = grade_all(tmp / "class", tmp / "out", assignment=course, jobs=2, progress=False, exports=False)
+        assert summary.graded == len(programs) and not summary.crashed, summary
+        with Gradebook(tmp / "out" / "gradebook.sqlite") as book:
+            found.update({row.submission_id: row for row in book.rows(course)})
+    return found
+
+
+def _lost(row) -> dict[int, float]:
+    lost: dict[int, float] = {}
+    for test in row.tests:
+        if test["score"] < test["max_score"] - 1e-9:
+            lost[test["problem"]] = round(lost.get(test["problem"], 0) + test["max_score"] - test["score"], 4)
+    return lost
+
+
+def _said(row, problem: int) -> str:
+    """The feedback of PROBLEM's failed checks: names, output and hints."""
+    return "\n".join(f"{t['name']}\n{t['output']}\n{t.get('hint') or ''}" for t in row.tests
+                     if t["problem"] == problem and t["score"] < t["max_score"])
+
+
+def test_the_corpus_is_listed_whole():
+    files = {str(p.relative_to(CORPUS)) for p in CORPUS.rglob("*") if p.suffix in (".py", ".ipynb")}
+    assert files == {p["file"] for p in PROGRAMS if "file" in p}
+    bases = {p["base"] for p in PROGRAMS if "base" in p}
+    assert {b for b in bases if not b.startswith("../")} <= files      # an edited program's base is graded too
+    assert all((CORPUS / b).is_file() for b in bases)                  # (or is another corpus's program)
+    assert len({_id(p) for p in PROGRAMS}) == len(PROGRAMS) >= 25
+    assert {"yatzy", "cs21", "swe3006", "yahtzee"} <= set(COURSES)
+    for program in PROGRAMS:
+        assert {"why", "problems", "score"} <= set(program), _name(program)
+        assert ("file" in program) != ({"name", "base", "edits"} <= set(program)), _name(program)
+        _text(program)                     # every edit fits its base (EditError otherwise)
+        if program["problems"]:            # one bug: one problem of one stage, and a phrase to say
+            assert len(program["problems"]) == 1 and "phrase" in program, _name(program)
+            assert PROBLEMS[_course(program)][program["problems"][0]].stage == program["stage"], _name(program)
+        if "stubs" in program:             # a stage-by-stage hand-in: whole stages left as stubs
+            assert not program["problems"] and "stub_phrase" in program, _name(program)
+
+
+@pytest.mark.parametrize("program", PROGRAMS, ids=_id)
+def test_honest_program(program, rows):
+    row = rows[_id(program)]
+    lost = _lost(row)
+    summary = f"{_id(program)}: score {row.score:g}, lost {lost}"
+    assert not row.error, summary
+    assert not [t["name"] for t in row.tests if t["status"] == "error"], summary
+    assert row.score == pytest.approx(program["score"], abs=1e-3), summary
+    problems = PROBLEMS[_course(program)]
+    if "stubs" in program:
+        # every stub's problem loses all its points, and the rest nothing
+        assert lost == {n: pytest.approx(problems[n].points, abs=1e-3) for n in program["stubs"]}, summary
+        for number in program.get("stub_phrase_in", program["stubs"]):
+            said = _said(row, number)
+            assert program["stub_phrase"] in said and "Traceback" not in said, f"{summary}: P{number} says {said[:600]}"
+        return
+    charged = program.get("kit_problems", program["problems"])
+    assert sorted(lost) == sorted(charged), summary
+    if not program["problems"]:
+        return
+    assert {problems[p].stage for p in lost} == {program["stage"]}, f"{summary}: charged outside its stage"
+    said = _said(row, program["problems"][0])
+    assert program["phrase"].lower() in said.lower(), f"{summary}: the feedback never says {program['phrase']!r}"
