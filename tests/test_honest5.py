@@ -8,6 +8,7 @@ is not written yet (not a crash trace).
 
 from __future__ import annotations
 
+import ast
 from pathlib import Path
 
 import pytest
@@ -113,8 +114,11 @@ def test_honest_program(program, rows):
         # every stub's problem loses all its points, and the rest nothing
         assert lost == {n: pytest.approx(problems[n].points, abs=1e-3) for n in program["stubs"]}, summary
         for number in program.get("stub_phrase_in", program["stubs"]):
-            said = _said(row, number)
-            assert program["stub_phrase"] in said and "Traceback" not in said, f"{summary}: P{number} says {said[:600]}"
+            for test in row.tests:      # each failed check of a stub says so, with no hint on how to fix it
+                if test["problem"] == number and test["status"] == "failed":
+                    said = f"{test['name']}: {test['output']}"
+                    assert program["stub_phrase"] in test["output"] and "Traceback" not in said, f"{summary}: {said}"
+                    assert not test.get("hint"), f"{summary}: {said} (hint {test['hint']!r})"
         return
     charged = program.get("kit_problems", program["problems"])
     assert sorted(lost) == sorted(charged), summary
@@ -123,3 +127,15 @@ def test_honest_program(program, rows):
     assert {problems[p].stage for p in lost} == {program["stage"]}, f"{summary}: charged outside its stage"
     said = _said(row, program["problems"][0])
     assert program["phrase"].lower() in said.lower(), f"{summary}: the feedback never says {program['phrase']!r}"
+
+
+def test_yatzy_pure_dice_catch_a_sort_in_place():
+    """The Pure check's dice of each problem are sorted neither way (a function that sorts or reverses
+    its argument in place changes them) and score in the problem's category (a real answer)."""
+    # (read, not imported: importing a suite module outside grading warns)
+    source = (ROOT / "autograder" / "assignments" / "yatzy" / "suites" / "test_stage1_categories.py").read_text()
+    PURE_DICE = next(ast.literal_eval(node.value) for node in ast.parse(source).body
+                     if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "PURE_DICE")
+    assert set(PURE_DICE) == {p.number for p in load_assignment("yatzy").stage_problems(1)}
+    for problem, dice in PURE_DICE.items():
+        assert dice not in (sorted(dice), sorted(dice, reverse=True)), problem

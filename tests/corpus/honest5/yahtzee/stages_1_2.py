@@ -18,6 +18,7 @@ Glossary used by every docstring:
 """
 
 import random
+from collections import Counter
 
 # ---------------------------------------------------------------------------
 # The rules, written once.  Everything below reads these names.
