@@ -9,6 +9,8 @@ is not written yet (not a crash trace).
 from __future__ import annotations
 
 import ast
+import re
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -38,11 +40,57 @@ def _course(program: dict) -> str:
 
 
 def _text(program: dict) -> bytes:
-    """The program as the student hands it in: its file's bytes, or its `base` with its `edits`."""
+    """The program as the student hands it in: its file's bytes, its `base` with its `edits`, or the
+    released stage `notebook` answered with the code of the corpus program `answers`."""
     if "file" in program:
         return (CORPUS / program["file"]).read_bytes()
+    if "notebook" in program:
+        return _answered_notebook(program).encode("utf-8")
     base = (CORPUS / program["base"]).read_bytes().decode("utf-8")
     return apply_edits(base, program["edits"], program["base"]).encode("utf-8")
+
+
+def _program_named(name: str) -> dict:
+    return next(p for p in PROGRAMS if _name(p) == name)
+
+
+_STUB = re.compile(r"^([ \t]*)# YOUR CODE HERE\n[ \t]*raise NotImplementedError\(.*\)\n?", re.M)
+_REGION = re.compile(r"^[ \t]*# BEGIN PROBLEM (\d+)\n(.*?)^[ \t]*# END PROBLEM \1\b", re.M | re.S)
+
+
+def _regions(source: str) -> dict[str, list[str]]:
+    """function name -> the bodies of its BEGIN/END PROBLEM regions, in order (indentation removed)."""
+    found: dict[str, list[str]] = {}
+    for match in _REGION.finditer(source):
+        name = re.findall(r"^[ \t]*def (\w+)\(", source[:match.start()], re.M)[-1]
+        found.setdefault(name, []).append(textwrap.dedent(match.group(2)))
+    return found
+
+
+def _answered_notebook(program: dict) -> str:
+    """The released notebook PROGRAM["notebook"] as a student fills it in: each stub of an answer
+    cell replaced by the code of the same function's region in the corpus program PROGRAM["answers"]
+    (the k-th stub of a function by its k-th region; `skip`: functions left as stubs), then the
+    student's own cells `extra_cells` appended."""
+    import json
+    bodies = _regions(_text(_program_named(program["answers"])).decode("utf-8"))
+    notebook = json.loads((ROOT / program["notebook"]).read_text(encoding="utf-8"))
+    for cell in notebook["cells"]:
+        if not cell.get("metadata", {}).get("nbgrader", {}).get("solution"):
+            continue
+        source, seen = "".join(cell["source"]), {}
+
+        def fill(stub: re.Match, source=source, seen=seen) -> str:
+            name = re.findall(r"^[ \t]*def (\w+)\(", source[:stub.start()], re.M)[-1]
+            index = seen[name] = seen.get(name, -1) + 1
+            if name in program.get("skip", ()):
+                return stub.group(0)
+            return textwrap.indent(bodies[name][index], stub.group(1))
+        cell["source"] = _STUB.sub(fill, source)
+    for extra in program.get("extra_cells", ()):
+        notebook["cells"].append({"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None,
+                                  "source": extra})
+    return json.dumps(notebook, indent=1)
 
 
 @pytest.fixture(scope="module")
@@ -52,20 +100,26 @@ def rows(tmp_path_factory) -> dict[str, object]:
     from autograder.grading.gradebook import Gradebook
 
     found = {}
-    for course in COURSES:
-        programs = [p for p in PROGRAMS if _course(p) == course]
-        tmp = tmp_path_factory.mktemp(f"honest5-{course}")
+    for course, stage in sorted({(_course(p), _graded_stage(p)) for p in PROGRAMS}):
+        programs = [p for p in PROGRAMS if _course(p) == course and _graded_stage(p) == stage]
+        tmp = tmp_path_factory.mktemp(f"honest5-{course}-{stage}")
         student_file = Path(load_assignment(course).student_file)
         for program in programs:
             folder = tmp / "class" / _id(program)
             folder.mkdir(parents=True)
-            suffix = Path(program["file"]).suffix if "file" in program else ".py"
+            suffix = ".ipynb" if "notebook" in program else Path(program.get("file", ".py")).suffix
             (folder / (student_file.stem + suffix)).write_bytes(_text(program))
-        summary = grade_all(tmp / "class", tmp / "out", assignment=course, jobs=2, progress=False, exports=False)
+        summary = grade_all(tmp / "class", tmp / "out", assignment=course, stage=stage, jobs=2, progress=False,
+                            exports=False)
         assert summary.graded == len(programs) and not summary.crashed, summary
         with Gradebook(tmp / "out" / "gradebook.sqlite") as book:
             found.update({row.submission_id: row for row in book.rows(course)})
     return found
+
+
+def _graded_stage(program: dict) -> str:
+    """The stage grade-all grades the program at: a stage notebook's own stage, else all."""
+    return str(program.get("graded_stage", "all"))
 
 
 def _lost(row) -> dict[int, float]:
@@ -92,7 +146,9 @@ def test_the_corpus_is_listed_whole():
     assert {"yatzy", "cs21", "swe3006", "yahtzee"} <= set(COURSES)
     for program in PROGRAMS:
         assert {"why", "problems", "score"} <= set(program), _name(program)
-        assert ("file" in program) != ({"name", "base", "edits"} <= set(program)), _name(program)
+        kinds = ["file" in program, {"name", "base", "edits"} <= set(program),
+                 {"name", "notebook", "answers", "graded_stage"} <= set(program)]
+        assert kinds.count(True) == 1, _name(program)
         _text(program)                     # every edit fits its base (EditError otherwise)
         if program["problems"]:            # one bug: one problem of one stage, and a phrase to say
             assert len(program["problems"]) == 1 and "phrase" in program, _name(program)
