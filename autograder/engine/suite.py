@@ -168,7 +168,7 @@ def returned_value(outcome, ran: str | Callable[[], str], *, short: str | None =
         text = explain(outcome, short)
         if outcome.status == "exception":
             if (outcome.error or {}).get("type") == "NotImplementedError":
-                hidden = f"{short} is not written yet"
+                hidden, hint = f"{short} is not written yet", None     # (a stub: no hint on how to fix it)
             else:
                 hidden = f"{short} {outcome.hidden_message}"     # grader text only: no name the program chose
     raise Fail(text, hidden=hidden, ran=ran, hint=hint, show_values=False,

@@ -8,6 +8,8 @@ Hidden checks say what they cover (the case's `why`), never the call, the dice o
 
 from __future__ import annotations
 
+import contextlib
+
 from autograder.engine.checks import could_pass_by_doing_nothing, explain, reference_ok
 from autograder.engine.divergence import first_line_difference
 from autograder.engine.feedback import cut, describe_call, ordinal, show
@@ -28,6 +30,13 @@ GAME_TIMEOUT = 5.0
 # The line kinds the grader reads, in the order they are tried (fields: groups, spaces collapsed).
 LINE_KINDS = ("position", "value", "scores_header", "score_line", "round", "final_line")
 GRAMMAR = LineGrammar.of(PROTOCOL, LINE_KINDS)
+# A game whose first wrong line is a final line, and whose case has no hint of its own: the rule of that line.
+FINAL_LINE_HINTS = {
+    "Upper bonus": "35 when Ones to Sixes hold 63 or more together (open slots count 0).",
+    "Yahtzee bonus": "100 for each further Yahtzee while the Yahtzee slot holds 50, judged on the card BEFORE "
+                     "the round's slot is scored (the Yahtzee that fills the slot earns nothing).",
+    "Total": "The total is the thirteen slots plus both bonuses.",
+}
 KIND_NAMES = {"position": "'Position:'", "value": "'Value:' (the dice)", "scores_header": "'Slot   Points'",
               "score_line": "slot score", "round": "'Round N'", "final_line": "final (bonus or Total)"}
 MESSAGES = (PROTOCOL["reroll_refused"], PROTOCOL["slot_unknown"], PROTOCOL["slot_used"])
@@ -120,6 +129,23 @@ def first_difference(got: list[Line], want: list[Line]) -> str | None:
 # Calls
 # ---------------------------------------------------------------------------------------------
 
+@contextlib.contextmanager
+def reference_versions(student, names: tuple[str, ...]):
+    """Within the block, the reference's NAMES (functions of this stage that another problem
+    grades) replace the student's in its calls, as another stage's would (the reference's versions
+    call the student's own functions of the stage: its bonus functions, in the reference's game)."""
+    saved = student.substitute
+    if saved is not None:
+        student.substitute = {"names": sorted(set(saved["names"]) | set(names)),
+                              "keep": [name for name in saved["keep"] if name not in names]}
+    try:
+        yield
+    finally:
+        student.substitute = saved
+
+
+# ---------------------------------------------------------------------------------------------
+
 def not_normal(outcome, func: str, ran: str, *, hint: str | None = None, before: str = "") -> Fail:
     """The Fail for a call that did not return normally: the detailed text, and a data-free one
     from grader text only (no name, number or text the program chose).  BEFORE: what went wrong
@@ -136,7 +162,7 @@ def not_normal(outcome, func: str, ran: str, *, hint: str | None = None, before:
         text = explain(outcome, ran)
         if outcome.status == "exception":
             if (outcome.error or {}).get("type") == "NotImplementedError":
-                hidden = f"{func} is not written yet"
+                hidden, hint = f"{func} is not written yet", None      # (a stub: no hint on how to fix it)
             else:
                 hidden = f"{func} {outcome.hidden_message}"
     text = text.rstrip(".") + "." + (f" Before that, {before}." if before else "")
@@ -236,6 +262,8 @@ def check_run(student, reference, func: str, args: list, case: dict, *, stdin: l
         kind = theirs[index].kind if index < len(theirs) else mine[index].kind
         number = round_of(theirs, min(index, len(theirs) - 1)) if theirs else 0
         where = " after the last round" if kind == "final_line" else f" in round {number}" if number else ""
+        if hint is None and kind == "final_line" and index < len(theirs):
+            hint = FINAL_LINE_HINTS.get(theirs[index].fields[0])    # the rule behind the line that differs
         raise fail(f"{wrong}{where}", f"a {KIND_NAMES[kind]} line printed is wrong or missing"
                    f"{' in some round' if where.startswith(' in') else where}", more=near_miss(outcome.stdout) or "")
     if messages(outcome.stdout) != messages(ref.stdout):

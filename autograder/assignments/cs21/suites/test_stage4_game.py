@@ -11,9 +11,12 @@ from autograder.assignments.cs21.suites.common import (
     check_run,
     check_value,
     params,
+    protocol_lines,
+    reference_versions,
     scenarios,
     scorecard,
 )
+from autograder.engine.checks import could_pass_by_doing_nothing
 
 DATA = scenarios("game")
 OWN = 1.0       # the points of the integration check of problem 16
@@ -88,7 +91,16 @@ BONUS_GAMES = _halves(DATA["bonus"], [case for case in GAMES if case["problem"] 
 @pytest.mark.parametrize("case", params(BONUS_GAMES, lambda case: case["problem"]))
 def test_bonus_game(student, reference, case):
     """Bonus in a game"""
-    play(student, reference, case)
+    # The student's upperBonus and yahtzeeBonus in the reference's game: how playGame uses them (the
+    # card it passes, what it adds up) is problem 16's, charged by its own games, not again here.
+    with reference_versions(student, ("playGame",)):
+        play(student, reference, case)
+    # A game whose bonus is 0 is one a do-nothing bonus function passes: it counts once a real one does.
+    answers, dice = game_input(case)
+    ref = reference.call("playGame", stdin=answers, dice=dice, seed=case.get("seed"), timeout=GAME_TIMEOUT)
+    name = "Upper bonus" if case["problem"] == 14 else "Yahtzee bonus"
+    could_pass_by_doing_nothing(sum(int(line.fields[1]) for line in protocol_lines(ref.stdout)
+                                    if line.kind == "final_line" and line.fields[0] == name))
 
 
 @pytest.mark.parametrize("case", params(WHOLE_GAMES, lambda case: 16))

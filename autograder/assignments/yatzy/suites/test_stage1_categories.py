@@ -33,14 +33,16 @@ def test_category(student, reference, case):
         expect_same(student, reference, func, *args, hint=_hint(case), why=case["why"])
 
 
-PURE_DICE = {1: [5, 2, 5, 1, 5], 2: [5, 2, 5, 2, 5], 3: [5, 5, 5, 5, 1], 4: [2, 3, 4, 5, 6], 5: [2, 2, 5, 5, 5],
+# Dice that score in the problem's category (a real answer) and are sorted neither way, so that a
+# function that sorts (or reverses) its argument in place is caught changing it (tests/test_honest5.py).
+PURE_DICE = {1: [5, 2, 5, 1, 5], 2: [5, 2, 5, 2, 5], 3: [5, 5, 1, 5, 5], 4: [4, 6, 2, 5, 3], 5: [5, 2, 2, 5, 5],
              6: [5, 2, 5, 1, 5]}
 PURE = [{"problem": p.number, "why": ", ".join(p.functions), "weight": 0.5} for p in ASSIGNMENT.stage_problems(1)]
 
 
 @pytest.mark.parametrize("case", SUITE.cases(PURE))
 def test_pure(student, reference, case):
-    """Pure: right points, prints nothing, reads nothing, changes no argument"""
+    """Pure: prints nothing, reads nothing, changes no argument"""
     dice = PURE_DICE[case["problem"]]
     real = False
     for func in ASSIGNMENT.problem(case["problem"]).functions:
@@ -52,10 +54,15 @@ def test_pure(student, reference, case):
             outcome = student.call(func, *args)
         if outcome.status != "ok":
             raise not_returned(outcome, ran, f"{func}(...)")
+        # Wrong points are the scoring checks' to charge, once: here they fail only a function with no
+        # right answer anywhere (no points for purity to a function that does nothing).
+        if outcome.value != expected and not _answers_right(student, reference, func):
+            raise Fail(f"{ran} returned the wrong points, and no scoring case of {func} with a real answer "
+                       "gets its points: purity counts once one does.",
+                       hidden=f"{func} returned the wrong points, and no scoring case of {func} with a real "
+                              "answer gets its points: purity counts once one does.", ran=ran, show_values=False)
         printed = [line for line in (outcome.stdout or "").splitlines() if line.strip() and not line.startswith("DEBUG:")]
         problems = []
-        if outcome.value != expected:
-            problems.append("returned the wrong points")
         if printed:
             problems.append("printed something")
         if outcome.inputs_asked:
@@ -68,3 +75,33 @@ def test_pure(student, reference, case):
                        ran=ran, show_values=False,
                        hint="Work on a copy (sorted(dice) makes a new list); print and ask nothing.")
     could_pass_by_doing_nothing(real)      # all zeros: counts only once a real answer of the problem passes
+
+
+def _hidden_calls(cases: list[dict]) -> list[list]:
+    """The scoring cases' calls a hidden check may ask: the hidden ones, and each public one with its
+    dice reversed (a request of its own: a hidden check asks nothing a public check reads)."""
+    calls = []
+    for case in cases:
+        name, *args = case["call"]
+        call = [name, *args[:-1], list(reversed(args[-1]))] if case.get("public") else case["call"]
+        if call not in calls:
+            calls.append(call)
+    return calls
+
+
+HIDDEN_SCORING = _hidden_calls(SUITE.load("scoring")["case"])
+
+
+def _answers_right(student, reference, func: str) -> bool:
+    """Whether FUNC returns the reference's points, not 0, on some scoring case (HIDDEN_SCORING)."""
+    for name, *args in HIDDEN_SCORING:
+        if name != func:
+            continue
+        want = reference.call(name, *args)
+        if want.status != "ok" or not want.value:
+            continue
+        with reference_versions(student, CATEGORY_FUNCTIONS if func == "score" else ()):
+            got = student.call(name, *args)
+        if got.status == "ok" and got.value == want.value:
+            return True
+    return False      # all zeros: counts only once a real answer of the problem passes

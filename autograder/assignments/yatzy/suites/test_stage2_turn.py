@@ -42,6 +42,12 @@ def _ran(helper: str, args: list, case: dict) -> str:
     return text
 
 
+def _other_random(outcome) -> set[str]:
+    """The functions of random other than randint that OUTCOME called (random.seed included)."""
+    return {"seed" if event[0] == "seed" else str(event[1]) for event in outcome.events or ()
+            if event and (event[0] == "seed" or (event[0] == "random" and len(event) > 1))}
+
+
 def compare(student, reference, helper: str, args: list, case: dict, *, under: tuple, short: str,
             hint=None, reference_for: tuple[str, ...] = ()) -> None:
     """Fail unless HELPER(*ARGS) returns what the reference's does, with the same input asked.
@@ -54,6 +60,12 @@ def compare(student, reference, helper: str, args: list, case: dict, *, under: t
         fail = not_returned(outcome, ran, short, hint=hint)
         fail.hidden = fail.hidden.replace(short, hidden_short)
         raise fail
+    others = _other_random(outcome) - _other_random(expected)
+    if others:      # (before the value: what another random function gives is not the dice given)
+        raise Fail(f"{short} called random.{', random.'.join(sorted(others))}: every face comes from "
+                   f"random.randint(1, 6), nothing else of random (the RNG contract) ({case['why']}).",
+                   hidden=f"{hidden_short} called another random function than random.randint ({case['why']}).",
+                   ran=ran, hint=hint, show_values=False)
     if outcome.value != expected.value:
         raise Fail(f"{short}: got {show(outcome.value)}, but expected {show(expected.value)} ({case['why']}).",
                    hidden=f"{hidden_short} gave the wrong result ({case['why']}).", ran=ran, hint=hint,

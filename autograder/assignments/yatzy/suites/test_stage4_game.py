@@ -28,8 +28,11 @@ def test_add_players(student, reference, case):
     expected = reference_ok(reference.call("try_join", stdin=case["answers"], timeout=CALL_TIMEOUT), ran)
     outcome = helper_call(student, "try_join", under=("add_players",), stdin=case["answers"], timeout=CALL_TIMEOUT)
     if outcome.status != "ok":
-        raise not_returned(outcome, ran, "add_players()",
-                           hint="Ask again after an empty or taken name, and after start with nobody in.")
+        # Out of answers: it refused one the handout accepts (most often start in capitals or with spaces).
+        hint = ("start ends the joining in any case and with spaces around it (START, ' start '), "
+                "once a player has joined." if outcome.status == "input_exhausted"
+                else "Ask again after an empty or taken name, and after start with nobody in.")
+        raise not_returned(outcome, ran, "add_players()", hint=hint)
     if outcome.value != expected.value or outcome.inputs_asked != expected.inputs_asked:
         raise Fail(f"add_players() gave the players {show(outcome.value['names'])} after {outcome.inputs_asked} "
                    f"answer(s), but expected {show(expected.value['names'])} after {expected.inputs_asked} "
