@@ -29,9 +29,10 @@ engine/divergence.py (first_divergence: "round 3, roll 2", a cause and a hint).
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -138,6 +139,22 @@ class Suite:
     def returned(outcome, ran: str, *, hint: str | None = None) -> Any:
         """The student's value, or a Fail saying why there is none (data-free when hidden)."""
         return returned_value(outcome, ran, hint=hint)
+
+
+@contextlib.contextmanager
+def reference_versions(student, names: tuple[str, ...]) -> Iterator[None]:
+    """Within the block, the reference's NAMES (functions of this stage that another problem
+    grades) replace the student's in its calls, as another stage's would, so a bug is charged
+    only where it lives (the reference's versions call the student's own functions of the stage).
+    A program without substitution (a script run) keeps its own."""
+    saved = student.substitute
+    if saved is not None and names:
+        student.substitute = {"names": sorted(set(saved["names"]) | set(names)),
+                              "keep": [name for name in saved["keep"] if name not in names]}
+    try:
+        yield
+    finally:
+        student.substitute = saved
 
 
 def hint_for(case: dict, got) -> str | None:

@@ -8,14 +8,12 @@ Hidden checks say what they cover (the case's `why`), never the call, the dice o
 
 from __future__ import annotations
 
-import contextlib
-
 from autograder.engine.checks import could_pass_by_doing_nothing, explain, reference_ok
 from autograder.engine.divergence import first_line_difference
 from autograder.engine.feedback import cut, describe_call, ordinal, show
 from autograder.engine.grammar import Line, LineGrammar
 from autograder.engine.replay import dice_rolled
-from autograder.engine.suite import Fail, Suite, hint_for
+from autograder.engine.suite import Fail, Suite, hint_for, reference_versions  # noqa: F401 (the suites import it from here)
 
 suite = Suite(__file__)
 ASSIGNMENT = suite.assignment
@@ -128,21 +126,6 @@ def first_difference(got: list[Line], want: list[Line]) -> str | None:
 # ---------------------------------------------------------------------------------------------
 # Calls
 # ---------------------------------------------------------------------------------------------
-
-@contextlib.contextmanager
-def reference_versions(student, names: tuple[str, ...]):
-    """Within the block, the reference's NAMES (functions of this stage that another problem
-    grades) replace the student's in its calls, as another stage's would (the reference's versions
-    call the student's own functions of the stage: its bonus functions, in the reference's game)."""
-    saved = student.substitute
-    if saved is not None:
-        student.substitute = {"names": sorted(set(saved["names"]) | set(names)),
-                              "keep": [name for name in saved["keep"] if name not in names]}
-    try:
-        yield
-    finally:
-        student.substitute = saved
-
 
 # ---------------------------------------------------------------------------------------------
 

@@ -11,7 +11,6 @@ rounds, then the seed, then the answers on stdin), so a game loop kept under
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import random
 from dataclasses import dataclass, field, replace
@@ -21,7 +20,7 @@ from autograder.engine.checks import GraderFault, could_pass_by_doing_nothing, e
 from autograder.engine.feedback import Fail, ordinal
 from autograder.engine.grammar import Score
 from autograder.engine.replay import dice_rolled, random_calls, roll_values
-from autograder.engine.suite import Suite
+from autograder.engine.suite import Suite, reference_versions  # noqa: F401 (the suites import it from here)
 
 SUITE = Suite(__file__)
 ASSIGNMENT = SUITE.assignment
@@ -69,21 +68,6 @@ def game_from_case(case: dict) -> Game:
     rolls = [list(roll) for roll in case["dice"]]
     return Game(case["why"], len(rolls), list(case["commands"]), [d for roll in rolls for d in roll],
                 mode=case.get("mode", "either"), rolls=rolls)
-
-
-@contextlib.contextmanager
-def reference_versions(student, names: tuple[str, ...]):
-    """Within the block, the reference's NAMES (functions of this stage that another problem
-    grades) replace the student's in its calls, as another stage's would (a script run cannot be
-    given them: it runs the student's own)."""
-    saved = student.substitute
-    if saved is not None and names:
-        student.substitute = {"names": sorted(set(saved["names"]) | set(names)),
-                              "keep": [name for name in saved["keep"] if name not in names]}
-    try:
-        yield
-    finally:
-        student.substitute = saved
 
 
 def run(program, game: Game, mode: str, timeout: float = GAME_TIMEOUT):

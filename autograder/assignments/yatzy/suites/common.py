@@ -6,7 +6,6 @@ Expected values always come from the reference on the same input: nothing here k
 
 from __future__ import annotations
 
-import contextlib
 import re
 from dataclasses import dataclass
 
@@ -16,7 +15,7 @@ from autograder.engine.checks import could_pass_by_doing_nothing, explain, refer
 from autograder.engine.divergence import first_line_difference
 from autograder.engine.feedback import Fail, ordinal, show
 from autograder.engine.grammar import Line, LineGrammar
-from autograder.engine.suite import Suite
+from autograder.engine.suite import Suite, reference_versions  # noqa: F401 (the suites import it from here)
 
 SUITE = Suite(__file__)
 ASSIGNMENT = SUITE.assignment
@@ -66,20 +65,6 @@ def helper_call(student, helper: str, *args, under: tuple[str, ...] = (), refere
                           "keep": [name for name in base["keep"] if name not in reference_for]}
     try:
         return call(student, helper, *args, under=under, **kwargs)
-    finally:
-        student.substitute = saved
-
-
-@contextlib.contextmanager
-def reference_versions(student, names: tuple[str, ...]):
-    """Within the block, the reference's NAMES (functions of this stage that another problem
-    grades) replace the student's in its calls, as another stage's would."""
-    saved = student.substitute
-    if saved is not None:
-        student.substitute = {"names": sorted(set(saved["names"]) | set(names)),
-                              "keep": [name for name in saved["keep"] if name not in names]}
-    try:
-        yield
     finally:
         student.substitute = saved
 
