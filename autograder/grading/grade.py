@@ -26,7 +26,7 @@ from ..assignment import (
     load_assignment,
     load_for_grading,
 )
-from ..engine import refcache
+from ..engine import escape, refcache
 from ..engine.ahead import public_keys
 from ..engine.checks import GraderFault
 from ..engine.life import prestart_template
@@ -177,7 +177,7 @@ def _grade_stream(paths: Iterator[str | Path], deliver: Callable[[GradeReport], 
 
     def submission_job(path):
         started = time.perf_counter()
-        report = GradeReport(submission=str(path), assignment=spec.name, stage=str(stage),
+        report = GradeReport(submission=escape.path(path), assignment=spec.name, stage=str(stage),
                              public_only=public_only)
         load_failure = None
         try:
