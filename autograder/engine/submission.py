@@ -173,8 +173,7 @@ def notebook_source(text: str, entry: str | None = None) -> tuple[str, list[str]
         if nbgrader.get("grade") and not nbgrader.get("solution"):
             test_cells += 1
             continue
-        source = cell.get("source", cell.get("input", ""))
-        source = "".join(source) if isinstance(source, list) else str(source or "")
+        source = _cell_text(cell.get("source", cell.get("input", "")))
         if source.lstrip().startswith("%%"):
             magic = source.lstrip().splitlines()[0]
             notes.append(f"cell {number} starts with the cell magic `{magic[:40]}`, so it is not Python; it was skipped")
@@ -244,7 +243,7 @@ def notebook_stage(text: str) -> int | None:
         stage = meta.get("autograder", {}).get("stage")
     except (ValueError, AttributeError, RecursionError, MemoryError):
         return None
-    return stage if isinstance(stage, int) else None
+    return stage if isinstance(stage, int) and not isinstance(stage, bool) else None
 
 
 def notebook_course(text: str) -> str | None:
@@ -278,6 +277,16 @@ def _notebook_cells(text: str) -> list:
     if not isinstance(cells, list):
         raise SubmissionError("the file is not a Jupyter notebook (it has no list of cells)")
     return cells
+
+
+def _cell_text(source: object) -> str:
+    """A cell's source as nbformat has it (a str, or a list of str); what is neither (a number, a
+    dict, a list holding other things: a file that only says it is a notebook) counts as no text."""
+    if isinstance(source, str):
+        return source
+    if isinstance(source, list):
+        return "".join(line for line in source if isinstance(line, str))
+    return ""
 
 
 def _drop_ipython_lines(source: str) -> str:

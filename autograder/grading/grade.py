@@ -581,8 +581,8 @@ def notebook_stage(path: str, spec) -> str | None:
         submission = load_submission(path, spec.student_file, spec.entry)
     except SubmissionError:
         return None
-    if submission.stage is None:
-        return None
+    if submission.stage is None or submission.stage not in {stage.number for stage in spec.stages}:
+        return None                     # (the metadata is the student's file: a stage it has not, every stage)
     print(f"note: {path} is the stage {submission.stage} notebook; grading stage {submission.stage} "
           "(use --stage all for every stage)", file=sys.stderr)
     return str(submission.stage)

@@ -359,16 +359,22 @@ class WorkerPool:
 
         from .preloading import PRELOAD_ENV
 
-        old = os.environ.get(PRELOAD_ENV)
-        os.environ[PRELOAD_ENV] = json.dumps([self.assignment, self.stage, self._boots_templates()])
+        # PYTHONSAFEPATH: its `python -c` would put the current folder first on its path while it
+        # imports multiprocessing (socket, struct, selectors...): the folder grade-all was started
+        # from may hold a student's files (__main__.py keeps ours off the path; 3.11+ reads this).
+        wanted = {PRELOAD_ENV: json.dumps([self.assignment, self.stage, self._boots_templates()]),
+                  "PYTHONSAFEPATH": "1"}
+        old = {name: os.environ.get(name) for name in wanted}
+        os.environ.update(wanted)
         try:
             _without_resource_tracker()
             forkserver.ensure_running()
         finally:
-            if old is None:
-                os.environ.pop(PRELOAD_ENV, None)
-            else:
-                os.environ[PRELOAD_ENV] = old
+            for name, value in old.items():
+                if value is None:
+                    os.environ.pop(name, None)
+                else:
+                    os.environ[name] = value
 
     def release(self) -> None:
         """Tell the idle workers to stop (they end their sessions and close their sandboxes) without
