@@ -7,7 +7,7 @@ Jinja2 autoescape in report.py):
 * plain(): terminal and .txt output.  Control characters (ESC and so ANSI/OSC sequences, CR,
   backspace, bell, C1 controls) and bidirectional overrides become visible escapes like `\\x1b`,
   so a program cannot clear the screen, write a fake "100 / 100" over a line, set the clipboard
-  (OSC 52) or hide text.  Newlines and tabs stay.
+  (OSC 52) or hide text; nor start a line where an editor does (U+2028, U+2029).  Newlines and tabs stay.
 * fence(): a Markdown code block whose fence is longer than any backtick run in the content,
   so the content cannot close it (and make headings or raw HTML live).
 * csv_cell(): a spreadsheet cell that cannot start a formula (=, +, -, @, tab, CR).
@@ -21,9 +21,10 @@ import os
 import re
 from typing import Any
 
-# C0 controls except \t and \n, DEL, C1 controls, Unicode bidi/invisible format controls, and lone
+# C0 controls except \t and \n, DEL, C1 controls, Unicode bidi/invisible format controls, the line and
+# paragraph separators (an editor starts a line at each: a fake "Score" line), and lone
 # surrogates (a file name's undecodable byte, os.fsdecode's \udcXX: no encoder writes one).
-_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff\ud800-\udfff]")
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2028\u2029\u2060-\u2069\ufeff\ud800-\udfff]")
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
