@@ -6,6 +6,8 @@ Gradescope bundle by tests/helpers/rounds.py (exact score, phrases, plain text, 
 file adds what the round is about:
   * no text a person reads holds a character that acts on its reader or that no encoder writes
     (lone surrogates, U+2028/U+2029), and the HTML pages hold no live markup a program chose;
+  * the sandbox flags (what a program tried, gathered over its hidden requests too) reach the
+    student's own page as kinds in the grader's words, never the program's text;
   * nothing handed in beside the program runs in the grader, and the grader started in a folder
     holding a student's files (`cd` into a submission; a class folder with a student's pytest.py)
     imports none of them;
@@ -80,6 +82,25 @@ def test_round5_nothing_handed_in_beside_the_program_ran(results):
     assert ran == []
     for label, text in _texts(results):
         assert "FORGED" not in text, label
+
+
+HIDDEN_ONLY = ("[6, 6, 6, 6, 6]-6", "[2, 2, 2, 2, 2]-1")    # score_upper's hidden calls (round3's HIDDEN_CALLS)
+
+
+def test_round5_flags_carry_no_hidden_input_to_the_student(results):
+    """PROOF ("Public first", docs/threat-model.md): hidden_inputs_in_flags's flags name the files
+    its hidden calls tried to open; the instructor's report and CSV show them (the channel is real),
+    the student's own feedback page (HTML), text, Markdown and Gradescope output do not."""
+    out = results["out"]
+    instructor = (out / "report.html").read_text(encoding="utf-8") + (out / "grades.csv").read_text(encoding="utf-8")
+    assert all(call in instructor for call in HIDDEN_ONLY)
+    page = (out / "feedback" / "hidden_inputs_in_flags.html").read_text(encoding="utf-8")
+    assert "Flagged by the sandbox" in page and "opened files outside its folder" in page
+    student = [page] + [got_for(results, ROUND.by_name["hidden_inputs_in_flags"], way)[key]
+                        for way, key in (("alone", "text"), ("alone", "markdown"), ("batch", "text"),
+                                         ("batch", "markdown"), ("gradescope", "text"))]
+    for text in student:
+        assert "LEAK" not in text and not any(call in text for call in HIDDEN_ONLY), text[:2000]
 
 
 # --- the folder the grader is started in ---------------------------------------------------------
