@@ -212,3 +212,36 @@ def test_round5_course_case(course_batches, case):
     assert "Traceback" not in text and "internal error" not in text
     for live in LIVE_MARKUP:
         assert live not in page
+
+
+# --- files of a student's folder the grader reads besides the program ------------------------------
+
+def test_round5_an_nbgrader_timestamp_is_never_read_through_a_link(tmp_path):
+    """nbgrader's timestamp.txt lies in the student's folder: a link (to a device, to another
+    student's stamp) or a huge file gives no submission time, never a read through it (on main
+    d3ee52f `read_text` followed the link and read a file of any size whole)."""
+    from autograder.grading.lms import nbgrader_info
+
+    def stamp(name: str) -> Path:
+        (tmp_path / name).mkdir()
+        return tmp_path / name / "timestamp.txt"
+
+    stamp("plain").write_text("2026-11-20 10:00:00.000000 UTC", encoding="utf-8")
+    stamp("to_classmate").symlink_to(tmp_path / "plain" / "timestamp.txt")
+    stamp("to_device").symlink_to("/dev/zero")
+    stamp("huge").write_bytes(b"2026-11-20 10:00:00 UTC" + b" " * (1 << 20))
+    assert nbgrader_info(tmp_path / "plain") == {"lms": "nbgrader", "submitted_at": "2026-11-20T10:00:00+00:00"}
+    for name in ("to_classmate", "to_device", "huge"):
+        assert nbgrader_info(tmp_path / name) == {"lms": "nbgrader"}, name
+
+
+def test_round5_a_result_line_never_hands_the_grader_a_lone_surrogate():
+    """protocol._parse, the one reader of the sandbox's lines: a lone surrogate escaped or as raw
+    UTF-8 bytes, in a key or a value, comes out as its visible escape; a pair stays one character."""
+    from autograder.engine.protocol import _parse
+
+    line = b'{"t":"result","\\udcff":["lone \\ud800", "pair \\ud83c\\udfb2", "raw \xed\xa0\x80"],"v":{"k":"\\uDFFF"}}'
+    msg = _parse(line)
+    assert msg == {"t": "result", "\\udcff": ["lone \\ud800", "pair \U0001F3B2", "raw \\ud800"], "v": {"k": "\\udfff"}}
+    json.dumps(msg, ensure_ascii=False).encode("utf-8")          # every str encodes
+    assert _parse(b'{"t":"ok","s":"caf\\u00e9 \\\\ud800"}') == {"t": "ok", "s": "caf\u00e9 \\ud800"}
