@@ -1,12 +1,15 @@
 # Work in the grader's process, where no sandbox limit applies: a line the course's protocol regexes
-# backtrack on quadratically (yahtzee's scorecard row `[A-Za-z _-]*?\s*[:=]`: a letter, 14 000
-# spaces, a `!`) printed at the start of every round, and 15 000 pieces printed without a newline
-# at the start of every game (the timeline split its whole buffer again at each piece).  On main
-# d3ee52f a grade of it cost minutes of the grader's own CPU; now a line longer than any protocol
-# line (1000 characters) is tried by no regex, and a piece without a newline splits nothing.
+# backtrack on quadratically (yahtzee's scorecard row `[A-Za-z _-]*?\s*[:=]`: a letter, 120 000
+# spaces, a `!`) printed by the first play_round of each run (a game stays under the output limit),
+# and 15 000 pieces printed without a newline at the start of every game (the timeline split its
+# whole buffer again at each piece).  On main d3ee52f one grade of it took minutes of the grader's
+# own CPU (a 120 000-space line in every play_round: 6 min 14 s, 2 min 19 s of CPU); now a line
+# longer than any protocol line (1000 characters) is tried by no regex, and a piece without a
+# newline splits nothing.
 
 _reference_game = play_game
 _reference_round = play_round
+_rounds = []
 
 
 def play_game(num_rounds=NUM_ROUNDS):
@@ -17,5 +20,7 @@ def play_game(num_rounds=NUM_ROUNDS):
 
 
 def play_round(scorecard):
-    print("A" + " " * 14000 + "!")
+    if not _rounds:
+        print("A" + " " * 120000 + "!")
+    _rounds.append(1)
     return _reference_round(scorecard)
