@@ -1,6 +1,7 @@
 # Work in the grader's process, where no sandbox limit applies: a line the course's protocol regexes
 # backtrack on quadratically (yahtzee's scorecard row `[A-Za-z _-]*?\s*[:=]`: a letter, 120 000
-# spaces, a `!`) printed by the first play_round of each run (a game stays under the output limit),
+# spaces, a `!`) printed at the end of the first play_round of each run (a game stays under the
+# output limit),
 # and 15 000 pieces printed without a newline at the start of every game (the timeline split its
 # whole buffer again at each piece).  On main d3ee52f one grade of it took minutes of the grader's
 # own CPU (a 120 000-space line in every play_round: 6 min 14 s, 2 min 19 s of CPU); now a line
@@ -20,7 +21,8 @@ def play_game(num_rounds=NUM_ROUNDS):
 
 
 def play_round(scorecard):
+    points = _reference_round(scorecard)
     if not _rounds:
         print("A" + " " * 120000 + "!")
     _rounds.append(1)
-    return _reference_round(scorecard)
+    return points
