@@ -1,18 +1,16 @@
 import os
 import sys
 
+from . import started_elsewhere
+
 
 def _no_foreign_folder_on_path() -> None:
     """`python -m autograder` puts the current folder first on sys.path: started from a folder that
     holds a student's files (cd into a submission, `grade .`; a class folder with a student's
     `pytest.py`), the grader would import that student's pytest.py, json.py or jinja2/ in its own
     process.  The current folder stays only when it is the one the kit itself was found in."""
-    kit_parent = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    try:
+    if started_elsewhere():
         here = os.getcwd()
-    except OSError:                     # (a current folder deleted: nothing there to import)
-        return
-    if here != kit_parent:
         sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != here]
 
 

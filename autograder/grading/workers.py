@@ -357,13 +357,14 @@ class WorkerPool:
         import json
         from multiprocessing import forkserver
 
+        from .. import started_elsewhere
         from .preloading import PRELOAD_ENV
 
-        # PYTHONSAFEPATH: its `python -c` would put the current folder first on its path while it
-        # imports multiprocessing (socket, struct, selectors...): the folder grade-all was started
-        # from may hold a student's files (__main__.py keeps ours off the path; 3.11+ reads this).
-        wanted = {PRELOAD_ENV: json.dumps([self.assignment, self.stage, self._boots_templates()]),
-                  "PYTHONSAFEPATH": "1"}
+        wanted = {PRELOAD_ENV: json.dumps([self.assignment, self.stage, self._boots_templates()])}
+        if started_elsewhere():     # its `python -c` would put the current folder first on its path
+            wanted["PYTHONSAFEPATH"] = "1"      # (3.11+) while it imports multiprocessing (socket,
+            #                         struct, selectors...) and the preload: a folder that may hold a
+            #                         student's files (__main__.py keeps it off ours)
         old = {name: os.environ.get(name) for name in wanted}
         os.environ.update(wanted)
         try:
