@@ -78,7 +78,7 @@ def old_page(row: Row, report: GradeReport, late: str = "") -> str:
                        "points": f"{pages.fmt(got)} / {pages.fmt(top)}", "problems": problems})
     context = {"title": f"Feedback: {row.submission_id}", "student": row.submission_id,
                "headline": f"Score: {pages.fmt(report.score)} / {pages.fmt(report.max_score)}",
-               "error": report.error, "notes": report.notes, "flags": pages.sandbox_flags(row), "late": late,
+               "error": report.error, "notes": report.notes, "flags": pages.student_flags(row), "late": late,
                "stages": stages, "graded_at": row.graded_at, "strategy_plot": ""}
     return pages._env().from_string(OLD_PAGE).render(**context)
 

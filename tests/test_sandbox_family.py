@@ -366,13 +366,17 @@ def test_every_life_has_exactly_the_environment_the_grader_sends(make):
     """The root is started with its lives' environment (StudentRoot(env=)), so a life sets none:
     the first life and the later ones (with and without a reference) have exactly the scrubbed
     variables, in order, HOME their work folder; a source and a reference sent as raw bytes after
-    the config (its "blobs") arrive intact, non-ASCII and lone surrogates included."""
-    source = "import os\n\ndef env():\n    return list(os.environ.items())\n\ndef text():\n    return 'é ✓ \\udcff'\n"
+    the config (its "blobs") arrive intact, non-ASCII and lone surrogates included.  (A lone
+    surrogate a program returns comes back as its visible escape, bounds.wellformed: its code
+    points are read too.)"""
+    source = ("import os\n\ndef env():\n    return list(os.environ.items())\n\ndef text():\n    return 'é ✓ \\udcff'\n"
+              "\ndef codes():\n    return [ord(c) for c in text()]\n")
     lives = [make(source), make(source), make(source, reference="def text():\n    return 'ref é'\n")]
     expected = [list(item) for item in launch._env("/tmp/work").items()]
     assert [call(box, "env").value for box in lives] == [expected] * 3
     assert [box.applied["compiled"] for box in lives] == ["first_life", "student_root", "student_root"]
-    assert [call(box, "text").value for box in lives] == ["é ✓ \udcff"] * 3
+    assert [call(box, "codes").value for box in lives] == [[0xe9, 0x20, 0x2713, 0x20, 0xdcff]] * 3
+    assert [call(box, "text").value for box in lives] == ["é ✓ \\udcff"] * 3     # (was "é ✓ \udcff": round five)
     assert call(lives[2], "text", substitute={"names": ["text"]}).value == "ref é"
 
 

@@ -28,6 +28,47 @@ TOO_BIG = 10 ** 30
 _INT_CAP = 10 ** MAX_INT_DIGITS             # what a number printed with absurdly many digits reads as
 
 
+_LONE = re.compile("[\ud800-\udfff]")       # a surrogate in a str is a lone one (a pair decodes to one char)
+_LONE_IN_LINE = re.compile(rb"\\u[dD][89a-fA-F]|\xed[\xa0-\xbf]")     # a surrogate escaped, or as raw UTF-8
+
+
+def _shown_lone(match: re.Match) -> str:
+    return f"\\u{ord(match.group()):04x}"
+
+
+def wellformed(x: Any, replacement: str | None = None) -> Any:
+    """X (a decoded JSON value) with every lone surrogate of its strings and keys replaced: by
+    REPLACEMENT, or by its visible escape (`\\ud800`, as escape.plain shows a control character).
+
+    JSON may spell a lone surrogate (`"\\ud800"`); Python keeps it in the str, and the first
+    encode to UTF-8 (a terminal, a file, SQLite) raises: one student's text would stop the batch."""
+    fix = (lambda s: _LONE.sub(replacement, s)) if replacement is not None else (lambda s: _LONE.sub(_shown_lone, s))
+    if isinstance(x, str):
+        return fix(x) if _LONE.search(x) else x
+    top: list = [x]
+    stack: list = [(top, 0)]
+    while stack:                                # iterative: as deep as the JSON parser allowed
+        holder, key = stack.pop()
+        v = holder[key]
+        if isinstance(v, str):
+            if _LONE.search(v):
+                holder[key] = fix(v)
+        elif isinstance(v, list):
+            stack.extend((v, i) for i in range(len(v)))
+        elif isinstance(v, dict):
+            if any(isinstance(k, str) and _LONE.search(k) for k in v):
+                items = [(fix(k) if isinstance(k, str) else k, w) for k, w in v.items()]
+                v.clear()
+                v.update(items)
+            stack.extend((v, k) for k in v)
+    return top[0]
+
+
+def has_lone_surrogate(line: bytes) -> bool:
+    """Whether a JSON line's bytes may decode to a lone surrogate (a cheap test first)."""
+    return (b"\\u" in line or b"\xed" in line) and _LONE_IN_LINE.search(line) is not None
+
+
 def text(x: Any, limit: int = MAX_STR) -> str:
     """X as a string of at most LIMIT characters ('' for a non-string)."""
     if not isinstance(x, str):

@@ -7,20 +7,24 @@ Jinja2 autoescape in report.py):
 * plain(): terminal and .txt output.  Control characters (ESC and so ANSI/OSC sequences, CR,
   backspace, bell, C1 controls) and bidirectional overrides become visible escapes like `\\x1b`,
   so a program cannot clear the screen, write a fake "100 / 100" over a line, set the clipboard
-  (OSC 52) or hide text.  Newlines and tabs stay.
+  (OSC 52) or hide text; nor start a line where an editor does (U+2028, U+2029).  Newlines and tabs stay.
 * fence(): a Markdown code block whose fence is longer than any backtick run in the content,
   so the content cannot close it (and make headings or raw HTML live).
 * csv_cell(): a spreadsheet cell that cannot start a formula (=, +, -, @, tab, CR).
 * name(): a file or zip entry name for a message: plain(), one line, length-capped.
+* path(): a path stored or shown whole: its undecodable bytes as \\xNN.
 """
 
 from __future__ import annotations
 
+import os
 import re
 from typing import Any
 
-# C0 controls except \t and \n, DEL, C1 controls, and Unicode bidi/invisible format controls.
-_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]")
+# C0 controls except \t and \n, DEL, C1 controls, Unicode bidi/invisible format controls, the line and
+# paragraph separators (an editor starts a line at each: a fake "Score" line), and lone
+# surrogates (a file name's undecodable byte, os.fsdecode's \udcXX: no encoder writes one).
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2028\u2029\u2060-\u2069\ufeff\ud800-\udfff]")
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
@@ -38,6 +42,12 @@ def name(text: Any, limit: int = 120) -> str:
     """A file name fit for one line of a message: escaped, newlines shown, at most LIMIT chars."""
     shown = plain(text).replace("\n", "\\n").replace("\t", "\\t")
     return shown if len(shown) <= limit else shown[:limit - 3] + "..."
+
+
+def path(value: Any) -> str:
+    """A path as well-formed text: a name's undecodable bytes (os.fsdecode's lone surrogates, which
+    no encoder writes: SQLite, a UTF-8 file and the terminal refuse them) shown as \\xNN."""
+    return os.fsencode(value).decode("utf-8", "backslashreplace")
 
 
 def fence(content: str, info: str = "") -> str:

@@ -64,6 +64,55 @@ def read_final_score(outcome, *, finished: bool, entry: str) -> Score:
 
 
 # ---------------------------------------------------------------------------------------------
+# A protocol regex, tried on lines of a bounded length only
+# ---------------------------------------------------------------------------------------------
+
+# No line a protocol describes is this long (a dice line, a round, a scorecard row: under 200
+# characters).  A course's regex runs in the grader's process on the student's text, and one with
+# overlapping quantifiers (`[A-Za-z _-]*?\s*[:=]`) backtracks quadratically: a printed line of 120 000
+# spaces cost 2 min 19 s of the grader's CPU per grade on d3ee52f, no sandbox limit applying.
+MAX_PROTOCOL_LINE = 1000
+
+
+class Bounded:
+    """A compiled protocol regex that matches nothing on text longer than MAX_PROTOCOL_LINE
+    (what re.Pattern's readers use: match, search, fullmatch, findall, finditer; the rest as is)."""
+
+    __slots__ = ("regex",)
+
+    def __init__(self, regex: re.Pattern) -> None:
+        self.regex = regex
+
+    def match(self, text: str, *args: Any) -> re.Match | None:
+        return self.regex.match(text, *args) if len(text) <= MAX_PROTOCOL_LINE else None
+
+    def search(self, text: str, *args: Any) -> re.Match | None:
+        return self.regex.search(text, *args) if len(text) <= MAX_PROTOCOL_LINE else None
+
+    def fullmatch(self, text: str, *args: Any) -> re.Match | None:
+        return self.regex.fullmatch(text, *args) if len(text) <= MAX_PROTOCOL_LINE else None
+
+    def findall(self, text: str, *args: Any) -> list:
+        return self.regex.findall(text, *args) if len(text) <= MAX_PROTOCOL_LINE else []
+
+    def finditer(self, text: str, *args: Any) -> Iterable[re.Match]:
+        return self.regex.finditer(text, *args) if len(text) <= MAX_PROTOCOL_LINE else iter(())
+
+    def __getattr__(self, name: str) -> Any:       # pattern, groups, groupindex, flags
+        if name == "regex":                         # (not set yet: while unpickling)
+            raise AttributeError(name)
+        return getattr(self.regex, name)
+
+    def __repr__(self) -> str:
+        return f"Bounded({self.regex!r})"
+
+
+def bounded(pattern: str, flags: int = 0) -> Bounded:
+    """PATTERN compiled, tried only on lines a protocol can describe (MAX_PROTOCOL_LINE)."""
+    return Bounded(re.compile(pattern, flags))
+
+
+# ---------------------------------------------------------------------------------------------
 # A line grammar: the lines of a text that match the [protocol] table's regexes, by kind
 # ---------------------------------------------------------------------------------------------
 
@@ -90,8 +139,8 @@ class LineGrammar:
     answered without echo runs into the next printed text.  NORMAL(kind, match) makes a line's
     fields (default: spaced_groups)."""
 
-    kinds: dict[str, re.Pattern]
-    ignore: re.Pattern | None = None
+    kinds: dict[str, Bounded]
+    ignore: Bounded | None = None
     tails: bool = False
     normal: Callable[[str, re.Match], tuple] = spaced_groups
     strip: bool = False
@@ -99,8 +148,8 @@ class LineGrammar:
     @classmethod
     def of(cls, protocol: dict, kinds: Iterable[str], **options: Any) -> LineGrammar:
         """The grammar of the [protocol] table PROTOCOL's regexes KINDS (and its `ignore`, if any)."""
-        ignore = re.compile(protocol["ignore"]) if "ignore" in protocol else None
-        return cls({kind: re.compile(protocol[kind]) for kind in kinds}, ignore=ignore, **options)
+        ignore = bounded(protocol["ignore"]) if "ignore" in protocol else None
+        return cls({kind: bounded(protocol[kind]) for kind in kinds}, ignore=ignore, **options)
 
     def read(self, text: str | None) -> list[Line]:
         """The lines of TEXT this grammar reads, in order; any other line is skipped.  (Once per
@@ -111,6 +160,8 @@ class LineGrammar:
         found = []
         for raw in (text or "").splitlines():
             line = raw.strip() if self.strip else raw.rstrip()
+            if len(line) > MAX_PROTOCOL_LINE:       # (no kind matches it; nor any of its tails)
+                continue
             if self.ignore is not None and self.ignore.match(line):
                 continue
             for candidate in _tails(line) if self.tails else (line,):

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from . import bounds
 from . import typed as typed_values
 
 HARNESS_EXIT = 117               # a request process that exits with this never got to report
@@ -290,7 +291,11 @@ def _parse(line: bytes | None) -> dict | None:
             msg = json.loads(line)
     except (ValueError, RecursionError, MemoryError):      # garbage, nested too deeply, too big
         return None
-    return msg if isinstance(msg, dict) else None
+    if not isinstance(msg, dict):
+        return None
+    if bounds.has_lone_surrogate(line):         # text no encoder takes: shown as escapes from here on
+        msg = bounds.wellformed(msg)
+    return msg
 
 
 def _parse_trailer(line: bytes) -> dict | None:

@@ -48,6 +48,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .bounds import number
+from .grammar import Bounded, bounded
 
 _TEXTS = {      # the divergence causes and hints; [protocol.texts] in assignment.toml may override any
     "seed_called": ("random.seed was called (the grader seeds the game; your program must not)",
@@ -84,19 +85,19 @@ _TEXTS = {      # the divergence causes and hints; [protocol.texts] in assignmen
 @dataclass
 class Protocol:
     categories: list[str]
-    dice: re.Pattern
-    round: re.Pattern
-    scored: re.Pattern
-    final: re.Pattern
-    card: re.Pattern
-    category_prompt: re.Pattern
+    dice: Bounded
+    round: Bounded
+    scored: Bounded
+    final: Bounded
+    card: Bounded
+    category_prompt: Bounded
     spare_dice: list[int] = field(default_factory=list)
     num_dice: int = 5
     players: Any = 1                     # as assignment.toml says: 1, 2, [1, 2], "many" ...
-    turn: re.Pattern | None = None
-    marks: dict[str, re.Pattern] = field(default_factory=dict)
+    turn: Bounded | None = None
+    marks: dict[str, Bounded] = field(default_factory=dict)
     debug_prefix: str = "DEBUG:"
-    ignore: re.Pattern | None = None     # lines the grader skips besides (a regex)
+    ignore: Bounded | None = None     # lines the grader skips besides (a regex)
     dice_label: str = "dice"             # what feedback calls the dice line, e.g. "Dice:"
     texts: dict[str, tuple[str, str]] = field(default_factory=lambda: dict(_TEXTS))
 
@@ -106,8 +107,8 @@ class Protocol:
         data = dict(assignment.extra.get("protocol", {}))
         rules = assignment.extra.get("rules", {})
 
-        def rx(key: str, flags: int = re.IGNORECASE) -> re.Pattern:
-            return re.compile(data[key], flags) if key in data else NEVER      # free-form output: no grammar
+        def rx(key: str, flags: int = re.IGNORECASE) -> Bounded:
+            return bounded(data[key], flags) if key in data else NEVER      # free-form output: no grammar
 
         texts = dict(_TEXTS)
         for kind, value in data.get("texts", {}).items():
@@ -117,7 +118,7 @@ class Protocol:
                    category_prompt=rx("category_prompt"), spare_dice=list(data.get("spare_dice", [])),
                    num_dice=int(rules.get("num_dice", 5)), players=data.get("players", 1),
                    turn=rx("turn") if "turn" in data else None,
-                   marks={k: re.compile(v) for k, v in data.get("marks", {}).items()},
+                   marks={k: bounded(v) for k, v in data.get("marks", {}).items()},
                    debug_prefix=data.get("debug_prefix", "DEBUG:"), ignore=rx("ignore", 0) if "ignore" in data else None,
                    dice_label=data.get("dice_label", "dice"),
                    texts=texts)
@@ -150,7 +151,7 @@ def group(match: re.Match, *names: str, default: int = 1) -> str | None:
     return match.group(default)
 
 
-NEVER = re.compile(r"(?!)")      # a line kind the protocol does not define: nothing matches
+NEVER = bounded(r"(?!)")      # a line kind the protocol does not define: nothing matches
 
 
 _NOT_SIGNIFICANT = str.maketrans("", "", " _-\t.")
@@ -201,8 +202,10 @@ def timeline(outcome, protocol: Protocol) -> list[Item]:
     for event in outcome.events or ():
         kind = event[0]
         if kind == "out":
-            buf += str(event[1])
-            flush(partial=False)
+            text = str(event[1])
+            buf += text
+            if "\n" in text:           # (else nothing to split: text printed piece by piece without a
+                flush(partial=False)    # newline was split again at every piece, quadratic in its length)
             continue
         if buf:
             flush(partial=True)

@@ -13,7 +13,7 @@ import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import safefs
+from . import bounds, escape, safefs
 
 
 class SubmissionError(Exception):
@@ -41,7 +41,7 @@ def load_submission(path: str | Path, expected_name: str, entry: str | None = No
     """Find and read the student's code at PATH; raise SubmissionError with a clear message."""
     path = Path(path)
     if not os.path.lexists(path):
-        raise NotASubmission(f"no such file or folder: {path}")
+        raise NotASubmission(f"no such file or folder: {escape.path(path)}")
     try:                                  # a link or a FIFO is the student's error, never followed
         st = safefs.check(path)
     except safefs.UnsafeFile as err:
@@ -50,16 +50,31 @@ def load_submission(path: str | Path, expected_name: str, entry: str | None = No
         path = _pick_file(path, expected_name, entry)
     suffix = path.suffix.lower()
     if suffix == ".ipynb":
-        text = _read_text(path)
+        text = _wellformed_notebook(_read_text(path))
         source, notes = notebook_source(text, entry)
         return Submission(path, source, expected_name, "ipynb", notes, notebook_stage(text), notebook_course(text))
     if suffix != ".py":
-        raise NotASubmission(f"{path.name} is not a Python file (.py) or a notebook (.ipynb)")
+        raise NotASubmission(f"{escape.name(path.name)} is not a Python file (.py) or a notebook (.ipynb)")
     source = _read_text(path)
     notes = []
     if path.name != expected_name:
-        notes.append(f"graded {path.name} as {expected_name}")
+        notes.append(f"graded {escape.name(path.name)} as {expected_name}")
     return Submission(path, source, expected_name, "py", notes)
+
+
+def _wellformed_notebook(text: str) -> str:
+    """The notebook's JSON with every lone surrogate its strings spell (`"\\ud800"`: no UTF-8 has
+    one, Jupyter's browser may keep half an emoji) as U+FFFD, so the source compiles and every note
+    about it can be written; a notebook that does not parse is left to _notebook_cells to refuse."""
+    if not _SURROGATE_ESCAPE.search(text):
+        return text
+    try:
+        return json.dumps(bounds.wellformed(json.loads(text), "\ufffd"))
+    except (ValueError, RecursionError, MemoryError):
+        return text
+
+
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 
 
 def _read_text(path: Path) -> str:
@@ -68,13 +83,13 @@ def _read_text(path: Path) -> str:
     except safefs.UnsafeFile as err:
         raise SubmissionError(str(err)) from None
     except OSError as err:
-        raise SubmissionError(f"{path.name} could not be read ({err.strerror})") from None
+        raise SubmissionError(f"{escape.name(path.name)} could not be read ({err.strerror})") from None
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as err:
         line = data[: err.start].count(b"\n") + 1
         raise SubmissionError(
-            f"{path.name} is not UTF-8 text (byte 0x{data[err.start]:02x} on line {line}); "
+            f"{escape.name(path.name)} is not UTF-8 text (byte 0x{data[err.start]:02x} on line {line}); "
             "save it as UTF-8 and submit again"
         ) from None
 
@@ -86,7 +101,7 @@ def _pick_file(folder: Path, expected_name: str, entry: str | None) -> Path:
     if not candidates and refused:               # e.g. the folder holds only a link to someone's folder
         raise SubmissionError(str(safefs.refusal(refused[0], os.lstat(refused[0]))))
     if not candidates:
-        raise NotASubmission(f"no Python file (.py) or notebook (.ipynb) in {folder}")
+        raise NotASubmission(f"no Python file (.py) or notebook (.ipynb) in {escape.path(folder)}")
     for candidate in candidates:
         if candidate.name == expected_name:
             return candidate
@@ -97,8 +112,8 @@ def _pick_file(folder: Path, expected_name: str, entry: str | None) -> Path:
                     and f"def {entry}" in _read_text(p)]
         if len(defining) == 1:
             return defining[0]
-    names = ", ".join(p.name for p in candidates[:10])
-    raise NotASubmission(f"{folder} holds several files ({names}) and none is named {expected_name}")
+    names = ", ".join(escape.name(p.name) for p in candidates[:10])
+    raise NotASubmission(f"{escape.path(folder)} holds several files ({names}) and none is named {expected_name}")
 
 
 # --- notebooks ------------------------------------------------------------------------------
@@ -158,8 +173,7 @@ def notebook_source(text: str, entry: str | None = None) -> tuple[str, list[str]
         if nbgrader.get("grade") and not nbgrader.get("solution"):
             test_cells += 1
             continue
-        source = cell.get("source", cell.get("input", ""))
-        source = "".join(source) if isinstance(source, list) else str(source or "")
+        source = _cell_text(cell.get("source", cell.get("input", "")))
         if source.lstrip().startswith("%%"):
             magic = source.lstrip().splitlines()[0]
             notes.append(f"cell {number} starts with the cell magic `{magic[:40]}`, so it is not Python; it was skipped")
@@ -229,7 +243,7 @@ def notebook_stage(text: str) -> int | None:
         stage = meta.get("autograder", {}).get("stage")
     except (ValueError, AttributeError, RecursionError, MemoryError):
         return None
-    return stage if isinstance(stage, int) else None
+    return stage if isinstance(stage, int) and not isinstance(stage, bool) else None
 
 
 def notebook_course(text: str) -> str | None:
@@ -263,6 +277,16 @@ def _notebook_cells(text: str) -> list:
     if not isinstance(cells, list):
         raise SubmissionError("the file is not a Jupyter notebook (it has no list of cells)")
     return cells
+
+
+def _cell_text(source: object) -> str:
+    """A cell's source as nbformat has it (a str, or a list of str); what is neither (a number, a
+    dict, a list holding other things: a file that only says it is a notebook) counts as no text."""
+    if isinstance(source, str):
+        return source
+    if isinstance(source, list):
+        return "".join(line for line in source if isinstance(line, str))
+    return ""
 
 
 def _drop_ipython_lines(source: str) -> str:

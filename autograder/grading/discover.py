@@ -52,7 +52,7 @@ class Entry:
         refused = _refused(self.path)
         if refused and not self.error:      # a link is never followed: the student's error row
             self.error = refused
-            self.hash = "refused:" + hashlib.sha256((refused + _link_text(self.path)).encode()).hexdigest()
+            self.hash = "refused:" + hashlib.sha256(os.fsencode(refused + _link_text(self.path))).hexdigest()
         if not self.files and not refused:
             self.files = submission_files(self.path)
         if not self.hash:
@@ -60,7 +60,7 @@ class Entry:
                 self.hash = content_hash(self.files)
             except OSError as err:
                 self.error = self.error or f"{self.path.name} could not be read ({err.strerror})"
-                self.hash = "unreadable:" + hashlib.sha256(self.error.encode()).hexdigest()
+                self.hash = "unreadable:" + hashlib.sha256(os.fsencode(self.error)).hexdigest()
 
 
 def safe_id(text: str) -> str:

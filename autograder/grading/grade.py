@@ -26,7 +26,7 @@ from ..assignment import (
     load_assignment,
     load_for_grading,
 )
-from ..engine import refcache
+from ..engine import escape, refcache
 from ..engine.ahead import public_keys
 from ..engine.checks import GraderFault
 from ..engine.life import prestart_template
@@ -177,7 +177,7 @@ def _grade_stream(paths: Iterator[str | Path], deliver: Callable[[GradeReport], 
 
     def submission_job(path):
         started = time.perf_counter()
-        report = GradeReport(submission=str(path), assignment=spec.name, stage=str(stage),
+        report = GradeReport(submission=escape.path(path), assignment=spec.name, stage=str(stage),
                              public_only=public_only)
         load_failure = None
         try:
@@ -581,8 +581,8 @@ def notebook_stage(path: str, spec) -> str | None:
         submission = load_submission(path, spec.student_file, spec.entry)
     except SubmissionError:
         return None
-    if submission.stage is None:
-        return None
+    if submission.stage is None or submission.stage not in {stage.number for stage in spec.stages}:
+        return None                     # (the metadata is the student's file: a stage it has not, every stage)
     print(f"note: {path} is the stage {submission.stage} notebook; grading stage {submission.stage} "
           "(use --stage all for every stage)", file=sys.stderr)
     return str(submission.stage)

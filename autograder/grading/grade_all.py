@@ -240,6 +240,7 @@ def _grade_all(source: str | Path, out: str | Path, assignment: str, stage: str,
         #                     suites) while we find the submissions (a zip: extracted) and hash them
         if exports:         # and meanwhile a thread compiles the pages' templates (a core idle till then)
             threading.Thread(target=_compile_templates, name="grade-all-templates", daemon=True).start()
+    from ..engine import escape
     from ..engine.results import GradeReport
     from .discover import InputError, discover
     from .gradebook import Gradebook, Stored
@@ -310,7 +311,7 @@ def _grade_all(source: str | Path, out: str | Path, assignment: str, stage: str,
             row = book.store(assignment=spec.name, submission_id=entry.id, content_hash=entry.hash, stage=stage,
                              stored=stored, feedback=feedback, wall_time=result.get("wall", 0.0),
                              cpu_time=result.get("cpu", 0.0), grader_version=version, status=status,
-                             source=str(entry.path), keep=writer is not None)
+                             source=escape.path(entry.path), keep=writer is not None)
             if writer is not None:
                 writer.write(row)               # now (a thread), while the workers grade, not all at the end
             if grading:

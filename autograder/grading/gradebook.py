@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import sqlite3
 import time
 from dataclasses import dataclass
@@ -289,5 +290,5 @@ def content_hash(files: list[tuple[str, Path]]) -> str:
     digest = hashlib.sha256()
     for name, path in sorted(files):
         data = safefs.read_bytes(path, limit=64 << 20)      # never through a student's link
-        digest.update(name.encode() + b"\0" + str(len(data)).encode() + b"\0" + data)
+        digest.update(os.fsencode(name) + b"\0" + str(len(data)).encode() + b"\0" + data)
     return digest.hexdigest()

@@ -62,12 +62,12 @@ def moodle_info(folder: str) -> dict[str, Any]:
 
 
 def nbgrader_info(folder: Path) -> dict[str, Any]:
-    stamp = folder / "timestamp.txt"
-    if not stamp.is_file():
-        return {"lms": "nbgrader"}
-    try:
-        when = parse_time(stamp.read_text(encoding="utf-8", errors="replace").strip()[:64])
-    except PolicyError:
+    from ..engine import safefs
+
+    try:        # the student's folder: never through a link (to a device, a FIFO, a 10 GB file...)
+        text = safefs.read_bytes(folder / "timestamp.txt", limit=4096).decode("utf-8", "replace")
+        when = parse_time(text.strip()[:64])
+    except (OSError, PolicyError):      # (safefs.UnsafeFile is an OSError; so is no file at all)
         return {"lms": "nbgrader"}
     return {"lms": "nbgrader", "submitted_at": when.isoformat()}
 

@@ -147,6 +147,29 @@ def sandbox_flags(row: Row) -> list[str]:
     return [str(f) for f in row.report.get("flags", []) or []]
 
 
+# A flag's kind, in the grader's words, by how the harness's flag begins (harness/audit.py, outcomes.py).
+_FLAG_KINDS = (("opened the file", "opened files outside its folder"), ("listed the folder", "listed folders"),
+               ("ran the shell command", "ran shell commands"), ("started the program", "started other programs"),
+               ("started a new process", "started new processes"), ("used the network", "used the network"),
+               ("sent signal", "sent signals to processes"), ("loaded the C library", "loaded C libraries"),
+               ("changed files", "changed or removed files"),
+               ("wrote forged grader-protocol lines", "wrote forged grader-protocol lines"))
+
+
+def student_flags(row: Row) -> list[str]:
+    """The flags as the student's own page shows them: each kind once, in the grader's words.
+
+    A flag names what the program chose (a path, a command) during every request of its lives, the
+    hidden ones too, so its text could carry a hidden check's input to the student ("Public first",
+    docs/threat-model.md); the instructor's pages, CSV and gradebook keep it whole (sandbox_flags)."""
+    kinds: dict[str, int] = {}
+    for flag in sandbox_flags(row):
+        kind = next((words for start, words in _FLAG_KINDS if flag.startswith(start)),
+                    "tried something else the assignment never needs")
+        kinds[kind] = kinds.get(kind, 0) + 1
+    return [kind if n == 1 else f"{kind} ({n} flags)" for kind, n in kinds.items()]
+
+
 def _stats(values: list[float]) -> dict[str, float]:
     if not values:
         return {"mean": 0.0, "median": 0.0, "p90": 0.0, "max": 0.0}
@@ -397,7 +420,7 @@ def render_feedback(row: Row, report: GradeReport, late: str = "", strategy_plot
                                     for problem in sorted(problems)]})
     headline = closing_line(report) if report.public_only else f"Score: {fmt(report.score)} / {fmt(report.max_score)}"
     context = {"title": f"Feedback: {row.submission_id}", "student": row.submission_id, "headline": headline,
-               "error": report.error, "notes": report.notes, "flags": sandbox_flags(row), "late": late,
+               "error": report.error, "notes": report.notes, "flags": student_flags(row), "late": late,
                "stages": stages, "graded_at": row.graded_at, "strategy_plot": strategy_plot}
     return _env().get_template("feedback.html.j2").render(**context)
 

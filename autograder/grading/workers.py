@@ -357,18 +357,25 @@ class WorkerPool:
         import json
         from multiprocessing import forkserver
 
+        from .. import started_elsewhere
         from .preloading import PRELOAD_ENV
 
-        old = os.environ.get(PRELOAD_ENV)
-        os.environ[PRELOAD_ENV] = json.dumps([self.assignment, self.stage, self._boots_templates()])
+        wanted = {PRELOAD_ENV: json.dumps([self.assignment, self.stage, self._boots_templates()])}
+        if started_elsewhere():     # its `python -c` would put the current folder first on its path
+            wanted["PYTHONSAFEPATH"] = "1"      # (3.11+) while it imports multiprocessing (socket,
+            #                         struct, selectors...) and the preload: a folder that may hold a
+            #                         student's files (__main__.py keeps it off ours)
+        old = {name: os.environ.get(name) for name in wanted}
+        os.environ.update(wanted)
         try:
             _without_resource_tracker()
             forkserver.ensure_running()
         finally:
-            if old is None:
-                os.environ.pop(PRELOAD_ENV, None)
-            else:
-                os.environ[PRELOAD_ENV] = old
+            for name, value in old.items():
+                if value is None:
+                    os.environ.pop(name, None)
+                else:
+                    os.environ[name] = value
 
     def release(self) -> None:
         """Tell the idle workers to stop (they end their sessions and close their sandboxes) without

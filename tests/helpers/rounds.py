@@ -150,9 +150,25 @@ def lay_out(rnd: Round, case: Case, spot: Path, way: str, world: dict) -> Path:
             archive.writestr(f"{case.name}/yahtzee.py", reference())
             for name in ZIP_NAMES:
                 archive.writestr(f"{case.name}/{name}", "planted by a zip entry name\n")
+    elif layout == "built":                     # the case file builds a folder of files itself
+        spot.mkdir(parents=True, exist_ok=True)
+        for name, content in built_files(rnd, case).items():
+            path = os.path.join(os.fsencode(spot), os.fsencode(name))
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            with open(path, "wb") as handle:
+                handle.write(content.encode("utf-8") if isinstance(content, str) else content)
+        return spot
     else:
         raise AssertionError(f"unknown layout {layout!r}")
     return spot if way == "gradescope" else target
+
+
+def built_files(rnd: Round, case: Case) -> dict:
+    """Layout "built": the case file's build(reference) -> {name (str or bytes): content}, the files
+    of the submission's folder (names a text file cannot spell: undecodable bytes, notebooks...)."""
+    space: dict = {"__name__": f"round_case_{case.name}"}
+    exec(compile((rnd.folder / f"{case.name}.py").read_text(encoding="utf-8"), case.name, "exec"), space)
+    return space["build"](reference())
 
 
 def batch_id(case: Case) -> str:
