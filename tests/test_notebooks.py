@@ -438,15 +438,14 @@ def test_empty_and_corrupt_notebooks_get_clear_messages(tmp_path):
 
 
 def test_a_notebook_run_as_a_program_plays_the_entry_it_defines():
-    """A notebook has no main guard the grader keeps (in a kernel __name__ is "__main__"); run as a
-    program (`python FILE`, a suite's script check) it plays the assignment's entry, a function or
-    Class.method, as a .py file's guard does; imported (every call the grader makes), it runs nothing."""
+    """Run as a program (`python FILE`, a suite's script check), a notebook without a main guard of
+    its own plays the assignment's entry, a function or Class.method, as a .py file's guard does;
+    imported (every call the grader makes), it runs nothing."""
     cells = ("class Game:\n    def play(self):\n        print('played', input())",
-             "def play_game():\n    print('game', input())",
-             "if __name__ == '__main__':\n    Game().play()\n    play_game()")
+             "def play_game():\n    print('game', input())")
     for entry, ran in (("Game.play", "played x"), ("play_game", "game x")):
         source, _ = notebook_source(nb_json(*cells), entry)
-        assert source.count("__main__") == 1                  # the notebook's own guard is not kept
+        assert source.count("__main__") == 1
         script = subprocess.run([sys.executable, "-c", source], input="x\n", capture_output=True, text=True,
                                 timeout=60)
         assert script.stdout.strip() == ran, script.stdout + script.stderr
@@ -454,6 +453,30 @@ def test_a_notebook_run_as_a_program_plays_the_entry_it_defines():
         exec(compile(source, "<submission>", "exec"), namespace)    # imported: nothing runs, nothing asked
     for entry in ("Missing.play", "missing", "Game.play().x", None):
         assert "__main__" not in notebook_source(nb_json(*cells), entry)[0], entry
+
+
+def test_a_notebook_with_its_own_main_guard_runs_it_as_a_program():
+    """Its own `if __name__ == "__main__":` block that plays the entry is what the notebook does as
+    a program, as in a .py (pytzee's script run reads the rounds and the seed there: the grader's
+    guard, a bare play_game(), lost that check for the course's own reference handed in as a
+    notebook); the last one counts; one that does not play the entry is a check cell (the kit's
+    notebooks have them), not kept; imported, nothing runs; `if __name__ != ...` and a guard with
+    an else are not kept."""
+    cells = ("class Game:\n    def play(self):\n        print('played', input())",
+             "def play_game(rounds):\n    print('game', rounds, input())",
+             "if __name__ == '__main__':\n    play_game(7)",
+             "if __name__ == '__main__':\n    n = int(input())\n    Game().play()\n    play_game(n)",
+             "if __name__ == '__main__':\n    print('a check cell', Game())")
+    source, _ = notebook_source(nb_json(*cells), "play_game")
+    script = subprocess.run([sys.executable, "-c", source], input="3\nx\ny\n", capture_output=True, text=True,
+                            timeout=60)
+    assert script.stdout.split() == ["played", "x", "game", "3", "y"], script.stdout + script.stderr
+    namespace = {"__name__": "submission"}
+    exec(compile(source, "<submission>", "exec"), namespace)
+    for odd in ("if __name__ != '__main__':\n    play_game(1)",
+                "if __name__ == '__main__':\n    play_game(1)\nelse:\n    play_game(2)"):
+        source, _ = notebook_source(nb_json(cells[0], cells[1], odd), "play_game")
+        assert "play_game(1)" not in source and "play_game(2)" not in source, source
 
 
 def test_notebook_source_keeps_definitions_and_skips_what_would_run():

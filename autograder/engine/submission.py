@@ -142,7 +142,7 @@ PROMPTING = frozenset({"input", "main"})
 
 @dataclass
 class _Piece:
-    kind: str                         # "import" | "constant" | "definition" | "state"
+    kind: str                         # "import" | "constant" | "definition" | "state" | "main"
     name: str
     code: str
     cell: int
@@ -224,14 +224,20 @@ def _keep_state(pieces: list[_Piece], prompting: set[str], notes: list[str]) -> 
 
 
 def _main_guard(pieces: list[_Piece], entry: str | None) -> str:
-    """A notebook has no `if __name__ == "__main__":` of its own that the grader could keep (in a
-    kernel __name__ is "__main__", so the kit's notebooks guard their play cell with PLAY): run as a
-    program (`python FILE`, a suite's script check), it plays the assignment's ENTRY, "function" or
-    "Class.method", as the handout's main guard does.  Only when the notebook defines it."""
+    """What the notebook does run as a program (`python FILE`, a suite's script check), only when
+    it defines the assignment's ENTRY ("function" or "Class.method"): its own last
+    `if __name__ == "__main__":` block that plays the entry, as the same code in a .py would
+    (pytzee's reads the rounds and the seed first); otherwise a call of the entry, as the
+    handout's main guard does.  Other such blocks are a notebook's check cells (in a kernel
+    __name__ is "__main__"; the kit's own notebooks have some): not the program.  Imported (every
+    call the grader makes), either runs nothing."""
     defined = {p.name for p in pieces if p.kind == "definition"}
     owner, _, method = (entry or "").rpartition(".")
     if not entry or (owner or method) not in defined or not all(part.isidentifier() for part in entry.split(".")):
         return ""
+    own = [p for p in pieces if p.kind == "main" and {owner, method} & p.calls]
+    if own:
+        return f"\n\n# --- notebook cell {own[-1].cell}: its own main guard ---\n{own[-1].code}\n"
     call = f"{owner}().{method}()" if owner else f"{method}()"
     return f'\n\nif __name__ == "__main__":     # added by the grader: the notebook run as a program\n    {call}\n'
 
@@ -415,14 +421,17 @@ def _collect(tree: ast.Module, source: str, cell: int, pieces: list[_Piece], not
                                  calls=None if getattr(node, "decorator_list", None) else calls,
                                  init_calls=_construction_calls(node)))
         elif _is_constant_assignment(node):
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             names = {n.id for n in ast.walk(node.value) if isinstance(n, ast.Name)} if node.value else set()
-            pieces.append(_Piece("constant", ",".join(t.id for t in targets), code, cell, len(pieces), uses=names))
+            pieces.append(_Piece("constant", ",".join(_assigned_names(node) or ()), code, cell, len(pieces),
+                                 uses=names))
         elif _is_state_assignment(node):
             names = {n.id for n in ast.walk(node.value) if isinstance(n, ast.Name)}
             calls = {_call_name(n) for n in ast.walk(node.value) if isinstance(n, ast.Call)}
-            pieces.append(_Piece("state", ",".join(t.id for t in node.targets), code, cell, len(pieces),
+            pieces.append(_Piece("state", ",".join(_assigned_names(node) or ()), code, cell, len(pieces),
                                  uses=names, calls=calls))
+        elif _is_main_block(node):                  # kept only as the program's own main guard
+            pieces.append(_Piece("main", "__main__", code, cell, len(pieces),
+                                 calls={_call_name(n) for n in ast.walk(node) if isinstance(n, ast.Call)}))
         elif _is_harmless(node) or _is_play_guard(node):
             continue
         else:
@@ -505,10 +514,7 @@ def _call_name(node: ast.Call) -> str:
 
 def _is_constant_assignment(node: ast.AST) -> bool:
     """NAME = <an expression without calls (save list(), range() and such)>: module constants."""
-    if not isinstance(node, (ast.Assign, ast.AnnAssign)):
-        return False
-    targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-    if not all(isinstance(t, ast.Name) for t in targets) or node.value is None:
+    if not isinstance(node, (ast.Assign, ast.AnnAssign)) or _assigned_names(node) is None or node.value is None:
         return False
     for child in ast.walk(node.value):
         if isinstance(child, (ast.Await, ast.Yield, ast.YieldFrom, ast.NamedExpr)):
@@ -519,9 +525,28 @@ def _is_constant_assignment(node: ast.AST) -> bool:
     return True
 
 
+def _assigned_names(node: ast.Assign | ast.AnnAssign) -> list[str] | None:
+    """The names an assignment binds when it binds only names, unpacking included
+    (`ONES, TWOS = range(2)`, `a, *rest = ...`); None when it sets an attribute or an item."""
+    names: list[str] = []
+
+    def bind(target: ast.AST) -> bool:
+        if isinstance(target, ast.Name):
+            names.append(target.id)
+            return True
+        if isinstance(target, ast.Starred):
+            return bind(target.value)
+        if isinstance(target, (ast.Tuple, ast.List)):
+            return all(bind(t) for t in target.elts)
+        return False
+
+    targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+    return names if all(bind(t) for t in targets) else None
+
+
 def _is_state_assignment(node: ast.AST) -> bool:
     """NAME = <an expression with a call> (not a constant): module state built at the top level."""
-    return (isinstance(node, ast.Assign) and all(isinstance(t, ast.Name) for t in node.targets)
+    return (isinstance(node, ast.Assign) and _assigned_names(node) is not None
             and any(isinstance(n, ast.Call) for n in ast.walk(node.value))
             and not any(isinstance(n, (ast.Await, ast.Yield, ast.YieldFrom, ast.NamedExpr, ast.Lambda))
                         for n in ast.walk(node.value)))
@@ -547,6 +572,16 @@ def _is_harmless(node: ast.AST) -> bool:
     if isinstance(node, ast.Pass):
         return True
     return isinstance(node, ast.Expr) and not any(isinstance(n, ast.Call) for n in ast.walk(node))
+
+
+def _is_main_block(node: ast.AST) -> bool:
+    """`if __name__ == "__main__":` without an else: what a program does when run as a script."""
+    if not isinstance(node, ast.If) or node.orelse or not isinstance(node.test, ast.Compare):
+        return False
+    test = node.test
+    return (isinstance(test.left, ast.Name) and test.left.id == "__name__" and len(test.ops) == 1
+            and isinstance(test.ops[0], ast.Eq) and isinstance(test.comparators[0], ast.Constant)
+            and test.comparators[0].value == "__main__")
 
 
 def _is_play_guard(node: ast.AST) -> bool:
