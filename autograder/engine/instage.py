@@ -1,0 +1,158 @@
+"""Charge once within a stage: a failed check retried with the reference's versions of the
+functions of the stage's earlier problems that already failed (GradingPlugin's, a mixin).
+
+Substitution (Assignment.substitution) keeps a bug in its own stage; within a stage every check
+runs the student's own functions of that stage, so a bug in one of them (reroll, P9) fails a
+later problem's checks too (the round, P12, calls it).  After every check of a submission ran,
+a failed (or skipped) check of problem N is run once more where the functions of the written
+problems M < N of N's stage that failed a check are the reference's (a substitution sandbox of
+its own: Program._variant_of, holding the reference without the functions still graded as the
+student's).  When it passes there, the failure stems from those problems, charged already by
+their own checks: it passes with the note "Not charged: stems from P9 ...".  When it fails
+again, its row stays exactly as it was.
+
+What keeps it sound (docs/threat-model.md, "Charge once within a stage"):
+  - only a student whose stage already failed a problem pays: a correct program, or one whose
+    stage failed nothing earlier, runs no retry (no extra life, no request);
+  - no points for nothing: N's functions and every substituted problem's are written
+    (charge.written), so a stub, a constant or a function that implements nothing is never
+    excused, nor excused by a stub; a retry that a do-nothing function could pass counts only
+    beside a real pass of its function (no_points_for_nothing runs after);
+  - only EARLIER problems are substituted, so the stage's first failing problem is never excused:
+    every bug is charged at least once (two problems cannot excuse each other);
+  - a retry's outcome is never shown (a pass becomes the note, a failure keeps the first run's
+    row), so what its life holds (the reference's code of problems already charged) reaches no
+    feedback; it runs after every check of the submission, in lives of its own.
+"""
+
+from __future__ import annotations
+
+import time
+
+from _pytest.outcomes import Exit
+
+from . import guards
+from .charge import written
+from .checks import take_trivial
+
+__all__ = ["InStage", "retry_substitution"]
+
+RETRIED = ("failed", "skipped")
+
+
+def retry_substitution(assignment, stage: int, drop: tuple[str, ...], own: bool) -> dict:
+    """The substitution of a retry: the check's own (Assignment.substitution(STAGE); none for an
+    OWN check, which runs every function of the student's) with the functions DROP (the failed
+    earlier problems' of the stage) the reference's too, and no longer kept."""
+    dropped = {assignment.qualified(f) for f in drop}
+    if own:
+        every = {assignment.qualified(f) for p in assignment.problems for f in p.functions}
+        return {"names": sorted(dropped), "keep": sorted(every - dropped)}
+    base = assignment.substitution(stage)
+    return {"names": sorted(set(base["names"]) | dropped), "keep": sorted(set(base["keep"]) - dropped)}
+
+
+class InStage:
+    """GradingPlugin's retries (the state is the plugin's: its results, checks and student)."""
+
+    def retry_in_stage(self, items, light: list, watched: bool) -> int:
+        """Retry each failed check whose stage failed an earlier written problem (module doc);
+        returns how many now pass.  WATCHED: under guards.watch's backstop, as the checks."""
+        student = self._student
+        if student is None or self.load_failure or not getattr(student, "can_substitute", False):
+            return 0
+        failing = [r for r in self.results if r.status in RETRIED and r.score < r.max_score and r.stage]
+        if len({r.problem for r in failing}) < 2:       # (the usual case: nothing or one problem failed)
+            return 0
+        source = student._source            # (read after the checks: no verdict is traced now)
+        table = {p.number: p for p in self.assignment.problems}
+        failing.sort(key=lambda r: (r.stage, r.problem))     # a problem's retries before a later one's
+
+        def charged(number: int) -> bool:       # (still: its checks' retries, done, excused not all)
+            return any(r.problem == number and r.status in RETRIED and r.score < r.max_score for r in failing)
+        is_written: dict[int, bool] = {}
+
+        def works(number: int) -> bool:
+            if number not in is_written:
+                is_written[number] = written(source, table[number].functions)
+            return is_written[number]
+
+        where = self._retry_index(items, light)
+        memos: dict[tuple, dict] = {}
+        saved_memo, saved_substitute = student._memo, student.substitute
+        excused = 0
+        try:
+            for result in failing:
+                own = table.get(result.problem)
+                if own is None or result.status not in RETRIED or not works(own.number):
+                    continue
+                earlier = [p for p in self.assignment.problems if p.stage == own.stage and p.number < own.number
+                           and not set(p.functions) & set(own.functions) and charged(p.number) and works(p.number)]
+                found = where.get(result.test_id)
+                if not earlier or found is None:
+                    continue
+                item, call = found
+                check = self._check(item)
+                drop = tuple(f for p in earlier for f in p.functions)
+                sub = retry_substitution(self.assignment, own.stage, drop, check.own)
+                student._memo = memos.setdefault((check.own, drop), {})   # a game played again, once a set
+                passed, trivial = self._retry(item, call, check, sub, watched)
+                if not passed:
+                    continue
+                what = result.output.split("\n", 1)[0].rstrip(".")
+                names = ", ".join(f"P{p.number} \"{p.title}\"" for p in earlier)
+                result.status, result.score, result.hint = "passed", result.max_score, ""
+                result.output = (f"Not charged: stems from {names} (stage {own.stage}), already charged there "
+                                 f"({what}).  With the reference's {', '.join(drop)} this check passes; "
+                                 "fix it there and this check counts in full.")
+                if trivial:
+                    self._trivial.add(id(result))
+                self._aspect.pop(id(result), None)
+                excused += 1
+        finally:
+            student._memo, student.substitute = saved_memo, saved_substitute
+        return excused
+
+    def _retry_index(self, items, light: list) -> dict:
+        """check id -> (item, its _LightCall) of the light checks (a check pytest's protocol runs is
+        not retried), once per session and ITEMS."""
+        known = getattr(self, "_retry_where", None)
+        if known is not None and known[0] is items:
+            return known[1]
+        where = {call.nodeid: (item, call) for item, call in zip(items, light) if call}
+        self._retry_where = (items, where)
+        return where
+
+    def _retry(self, item, call, check, sub: dict, watched: bool) -> tuple[bool, bool]:
+        """ITEM run once more with SUB: (whether it passed, whether a do-nothing function would
+        have passed it too).  Nothing of it is recorded; its requests are hidden ones."""
+        student = self._student
+        for name in check.depends:
+            if any(r.status != "passed" for r in self.by_name.get(name, [])):
+                return False, False
+        student.item = check.nodeid
+        student.public_check[0] = False
+        student.called.clear()
+        student.substitute = sub
+        take_trivial()
+        kwargs = call.params.copy()
+        for name in call.fixtures:
+            kwargs[name] = (student if name == "student" else self._reference if name == "reference"
+                            else self.assignment if name == "assignment" else _ignore)
+        running = guards._RUNNING
+        try:
+            if watched:
+                running[0] = time.perf_counter()
+            call.function(**kwargs)
+        except (Exit, KeyboardInterrupt):
+            raise
+        except BaseException:       # noqa: BLE001 -- a Fail, a skip, a grader fault: not passed
+            return False, take_trivial()
+        finally:
+            running[0] = None
+        return True, take_trivial()
+
+
+def _ignore(key: str, value: object) -> None:
+    """record_property in a retry: what a passing retry would say is not shown."""
+
