@@ -1,62 +1,53 @@
 """Charge once within a stage: a failed check retried with the reference's versions of the
-functions of the stage's earlier problems that already failed (GradingPlugin's, a mixin).
+functions of the stage's other failed problems (GradingPlugin's, a mixin).
 
 Substitution (Assignment.substitution) keeps a bug in its own stage; within a stage every check
-runs the student's own functions of that stage, so a bug in one of them (reroll, P9) fails a
-later problem's checks too (the round, P12, calls it).  After every check of a submission ran,
-a failed (or skipped) check of problem N is run once more where the functions of the written
-problems M < N of N's stage that failed a check are the reference's (a substitution sandbox of
-its own: Program._variant_of, holding the reference without the functions still graded as the
-student's).  When it passes there, the failure stems from those problems, charged already by
-their own checks: it passes with the note "Not charged: stems from P9 ...".  When it fails
-again, its row stays exactly as it was.
+runs the student's own functions of that stage, so a bug in one of them (reroll, P9) fails another
+problem's checks too (the round, P12, calls it).  After every check of a submission ran, a failed
+(or skipped) check of problem N is run once more where the functions of the stage's problems M
+that are still charged (a check of M failed and was not excused) are the reference's: M before N
+in the table, or M a function N's own code names (Yatzy's total_score, P12, calls upper_bonus,
+P13).  Its calls then run in a substitution sandbox of their own (Program._variant_of: the
+reference without the functions still graded as the student's), on top of whatever the check
+substitutes itself (Program.also; a suite's own_functions_until too).  When it passes there, the
+failure stems from those problems, charged by their own checks: it passes with the note "Not
+charged: stems from P9 ...".  When it fails again, its row stays exactly as it was.
 
 What keeps it sound (docs/threat-model.md, "Charge once within a stage"):
-  - only a student whose stage already failed a problem pays: a correct program, or one whose
-    stage failed nothing earlier, runs no retry (no extra life, no request);
+  - only a student whose stage failed two problems pays: a correct program, or one whose stage
+    failed one problem only, runs no retry (no extra life, no request);
   - no points for nothing: N's functions and every substituted problem's are written
     (charge.written), so a stub, a constant or a function that implements nothing is never
     excused, nor excused by a stub; a retry that a do-nothing function could pass counts only
     beside a real pass of its function (no_points_for_nothing runs after);
-  - only EARLIER problems are substituted, so the stage's first failing problem is never excused:
-    every bug is charged at least once (two problems cannot excuse each other);
+  - a problem serves as the excuse only while it is still charged, and problems are retried in
+    table order, so of the problems of a stage that failed, one at least stays charged;
   - a retry's outcome is never shown (a pass becomes the note, a failure keeps the first run's
-    row), so what its life holds (the reference's code of problems already charged) reaches no
+    row), so what its life holds (the reference's code of problems charged already) reaches no
     feedback; it runs after every check of the submission, in lives of its own.
 """
 
 from __future__ import annotations
 
+import ast
 import time
 
 from _pytest.outcomes import Exit
 
 from . import guards
-from .charge import written
+from .charge import _definitions, written
 from .checks import take_trivial
 
-__all__ = ["InStage", "retry_substitution"]
+__all__ = ["InStage"]
 
 RETRIED = ("failed", "skipped")
-
-
-def retry_substitution(assignment, stage: int, drop: tuple[str, ...], own: bool) -> dict:
-    """The substitution of a retry: the check's own (Assignment.substitution(STAGE); none for an
-    OWN check, which runs every function of the student's) with the functions DROP (the failed
-    earlier problems' of the stage) the reference's too, and no longer kept."""
-    dropped = {assignment.qualified(f) for f in drop}
-    if own:
-        every = {assignment.qualified(f) for p in assignment.problems for f in p.functions}
-        return {"names": sorted(dropped), "keep": sorted(every - dropped)}
-    base = assignment.substitution(stage)
-    return {"names": sorted(set(base["names"]) | dropped), "keep": sorted(set(base["keep"]) - dropped)}
 
 
 class InStage:
     """GradingPlugin's retries (the state is the plugin's: its results, checks and student)."""
 
     def retry_in_stage(self, items, light: list, watched: bool) -> int:
-        """Retry each failed check whose stage failed an earlier written problem (module doc);
+        """Retry each failed check whose stage failed another written problem (module doc);
         returns how many now pass.  WATCHED: under guards.watch's backstop, as the checks."""
         student = self._student
         if student is None or self.load_failure or not getattr(student, "can_substitute", False):
@@ -79,6 +70,8 @@ class InStage:
 
         where = self._retry_index(items, light)
         memos: dict[tuple, dict] = {}
+        named: dict[int, frozenset[str]] = {}
+        every = frozenset(self.assignment.qualified(f) for p in self.assignment.problems for f in p.functions)
         saved_memo, saved_substitute = student._memo, student.substitute
         excused = 0
         try:
@@ -86,7 +79,11 @@ class InStage:
                 own = table.get(result.problem)
                 if own is None or result.status not in RETRIED or not works(own.number):
                     continue
-                earlier = [p for p in self.assignment.problems if p.stage == own.stage and p.number < own.number
+                if own.number not in named:
+                    named[own.number] = _named_in(source, own.functions)
+                calls = named[own.number]
+                earlier = [p for p in self.assignment.problems if p.stage == own.stage and p.number != own.number
+                           and (p.number < own.number or calls & {f.rsplit(".", 1)[-1] for f in p.functions})
                            and not set(p.functions) & set(own.functions) and charged(p.number) and works(p.number)]
                 found = where.get(result.test_id)
                 if not earlier or found is None:
@@ -94,9 +91,9 @@ class InStage:
                 item, call = found
                 check = self._check(item)
                 drop = tuple(f for p in earlier for f in p.functions)
-                sub = retry_substitution(self.assignment, own.stage, drop, check.own)
-                student._memo = memos.setdefault((check.own, drop), {})   # a game played again, once a set
-                passed, trivial = self._retry(item, call, check, sub, watched)
+                student._memo = memos.setdefault(drop, {})      # a game played again: once a retry's set
+                student.also = (frozenset(self.assignment.qualified(f) for f in drop), every)
+                passed, trivial = self._retry(item, call, check, watched)
                 if not passed:
                     continue
                 what = result.output.split("\n", 1)[0].rstrip(".")
@@ -110,7 +107,7 @@ class InStage:
                 self._aspect.pop(id(result), None)
                 excused += 1
         finally:
-            student._memo, student.substitute = saved_memo, saved_substitute
+            student._memo, student.substitute, student.also = saved_memo, saved_substitute, None
         return excused
 
     def _retry_index(self, items, light: list) -> dict:
@@ -123,9 +120,10 @@ class InStage:
         self._retry_where = (items, where)
         return where
 
-    def _retry(self, item, call, check, sub: dict, watched: bool) -> tuple[bool, bool]:
-        """ITEM run once more with SUB: (whether it passed, whether a do-nothing function would
-        have passed it too).  Nothing of it is recorded; its requests are hidden ones."""
+    def _retry(self, item, call, check, watched: bool) -> tuple[bool, bool]:
+        """ITEM run once more (its calls with the student's `also` substituted too: Program.run):
+        (whether it passed, whether a do-nothing function would have passed it too).  Nothing of it
+        is recorded; its requests are hidden ones."""
         student = self._student
         for name in check.depends:
             if any(r.status != "passed" for r in self.by_name.get(name, [])):
@@ -133,7 +131,7 @@ class InStage:
         student.item = check.nodeid
         student.public_check[0] = False
         student.called.clear()
-        student.substitute = sub
+        student.substitute = check.substitute
         take_trivial()
         kwargs = call.params.copy()
         for name in call.fixtures:
@@ -156,3 +154,15 @@ class InStage:
 def _ignore(key: str, value: object) -> None:
     """record_property in a retry: what a passing retry would say is not shown."""
 
+
+def _named_in(source: str, functions) -> frozenset[str]:
+    """The names (and attribute names: `self.roll(...)`) SOURCE's definitions of FUNCTIONS use: a
+    later problem's function one of them calls by name (Yatzy's total_score calling upper_bonus)."""
+    found = _definitions(source) or {}
+    names: set[str] = set()
+    for function in functions:
+        node = found.get(function.rsplit(".", 1)[-1])
+        if node is not None:
+            names.update(n.id if isinstance(n, ast.Name) else n.attr for n in ast.walk(node)
+                         if isinstance(n, (ast.Name, ast.Attribute)))
+    return frozenset(names)

@@ -100,6 +100,11 @@ class Program(Plan, Trials):
         # Set by the grading plugin for each check: the reference's functions that replace the
         # student's in every call of that check ({"names", "keep"}; needs REFERENCE).
         self.substitute: dict | None = None
+        # A retry of a check (instage.py): (the functions its calls also take from the reference, every
+        # function the table grades); None outside retries.  Applied in run() on top of what the check
+        # substitutes, whoever set it (the plugin, or a suite's own_functions_until).
+        self.also: tuple[frozenset[str], frozenset[str]] | None = None
+        self._also_made: dict[tuple, dict] = {}
         self._cache: dict[str, Outcome] | None = {} if cache else None
         # A caching Program's (the reference's) outcomes by the content of a call's arguments: the
         # checks ask it the same calls for every student, and its cache gives a request's outcome
@@ -234,6 +239,8 @@ class Program(Plan, Trials):
         return variant
 
     def run(self, request: Request) -> Outcome:
+        if self.also is not None and request.kind == "call":
+            request = dataclasses.replace(request, substitute=self._also_substitute(request.substitute))
         variant = self._variant_of(request)
         if variant is not None:
             if self.recorded is not None:
@@ -244,6 +251,20 @@ class Program(Plan, Trials):
         if self.trace is not None:
             self.trace.append((request, outcome))
         return outcome
+
+    def _also_substitute(self, sub: dict | None) -> dict:
+        """SUB (a request's substitution, None: the student's own functions) with the retry's names
+        (self.also) the reference's too and no longer kept: one dict per distinct pair."""
+        drop, every = self.also
+        given = (tuple((sub or {}).get("names") or ()), tuple((sub or {}).get("keep") or ()), sub is None, drop)
+        made = self._also_made.get(given)
+        if made is None:
+            if sub is None:
+                made = {"names": sorted(drop), "keep": sorted(every - drop)}
+            else:
+                made = {"names": sorted(set(given[0]) | drop), "keep": sorted(set(given[1]) - drop)}
+            self._also_made[given] = made
+        return made
 
     def _run_here(self, request: Request, key: str | None = None) -> Outcome:
         """(KEY: request_key(REQUEST), when the caller has it.)"""
