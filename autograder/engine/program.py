@@ -398,6 +398,8 @@ class Program(Plan, Trials):
         if not self.timed_out:          # (the usual answer, before every call_or_skip)
             return None
         substituted = set((self.substitute or {}).get("names") or ())
+        if self.also is not None:       # (a retry's: instage.py)
+            substituted |= self.also[0]
         return next((name for name in (func, *self.calls.get(func, ()))
                      if name in self.timed_out and (name == func or name not in substituted)), None)
 
