@@ -96,14 +96,20 @@ def test_one_bug_is_charged_once(program, rows):
 
 def test_the_retry_substitution_adds_to_the_checks_own():
     """Program._also_substitute: the retry's names taken from the reference on top of what the check
-    substitutes (and no longer kept), or, for a check of the student's own functions, those only."""
+    substitutes (and no longer kept), or, for a check of the student's own functions, those only;
+    its control run keeps them out of the kept ones only (the same life, the student's versions)."""
     program = Program("x = 1\n", "yahtzee.py")
+    every = frozenset({"reroll", "play_round", "score"})
     try:
-        program.also = (frozenset({"reroll"}), frozenset({"reroll", "play_round", "score"}))
+        program.also = (frozenset({"reroll"}), every, False)
         merged = program._also_substitute({"names": ["score"], "keep": ["play_round", "reroll"]})
         assert merged == {"names": ["reroll", "score"], "keep": ["play_round"]}
         assert program._also_substitute(None) == {"names": ["reroll"], "keep": ["play_round", "score"]}
-        program.also = (frozenset({"play_round"}), frozenset({"reroll", "play_round", "score"}))
+        program.also = (frozenset({"reroll"}), every, True)
+        assert program._also_substitute({"names": ["score"], "keep": ["play_round", "reroll"]}) == {
+            "names": ["score"], "keep": ["play_round"]}
+        assert program._also_substitute(None) == {"names": [], "keep": ["play_round", "score"]}
+        program.also = (frozenset({"play_round"}), every, False)
         assert program._also_substitute({"names": ["score"], "keep": ["play_round", "reroll"]}) == {
             "names": ["play_round", "score"], "keep": ["reroll"]}
     finally:
@@ -112,8 +118,9 @@ def test_the_retry_substitution_adds_to_the_checks_own():
 
 def test_only_a_stage_that_failed_two_problems_pays(tmp_path):
     """The reference, and a program whose stage 4 failed one problem only, run no retry and start no
-    life beyond the four stage variants'; the zero-based reroll retries stage 2's failed checks in
-    one life more, which holds the reference without stage 2's functions but reroll."""
+    life beyond the four stage variants'; ask_keep answering an invalid line retries stage 2's failed
+    check (its control, then with the reference's ask_keep and find_category) in one life more, which
+    holds the reference without stage 2's functions but those."""
     from autograder.engine import instage
     from autograder.grading.grade import grade_stream
 
@@ -129,9 +136,9 @@ def test_only_a_stage_that_failed_two_problems_pays(tmp_path):
     lives: list[list[tuple]] = []
     retry, close = instage.InStage._retry, Program.close
 
-    def counting(self, item, call, check, watched):
+    def counting(self, item, call, check, *args):
         retries.append(check.nodeid)
-        return retry(self, item, call, check, watched)
+        return retry(self, item, call, check, *args)
 
     def closing(self: Program) -> None:
         if self._owner is None and self._reference is not None:
@@ -145,7 +152,7 @@ def test_only_a_stage_that_failed_two_problems_pays(tmp_path):
     finally:
         instage.InStage._retry, Program.close = retry, close
     assert reports[:2] == [(100, 0), (pytest.approx(96), 0)]
-    assert reports[2] == (pytest.approx(99.5), 1)           # P12's one failed check, once
+    assert reports[2] == (pytest.approx(99.5), 2)           # P12's one failed check: its control, its retry
     stage2 = tuple(sorted({f for p in load_assignment("yahtzee").problems if p.stage == 2 for f in p.functions}))
     assert len(lives[0]) <= 4 and len(lives[1]) <= 4, lives
     extra = set(lives[2]) - set(lives[0]) - set(lives[1])

@@ -6,12 +6,15 @@ runs the student's own functions of that stage, so a bug in one of them (reroll,
 problem's checks too (the round, P12, calls it).  After every check of a submission ran, a failed
 (or skipped) check of problem N is run once more where the functions of the stage's problems M
 that are still charged (a check of M failed and was not excused) are the reference's: M before N
-in the table, or M a function N's own code names (Yatzy's total_score, P12, calls upper_bonus,
-P13).  Its calls then run in a substitution sandbox of their own (Program._variant_of: the
-reference without the functions still graded as the student's), on top of whatever the check
-substitutes itself (Program.also; a suite's own_functions_until too).  When it passes there, the
-failure stems from those problems, charged by their own checks: it passes with the note "Not
-charged: stems from P9 ...".  When it fails again, its row stays exactly as it was.
+in the table, or M a function N's own code names (a total, P12, calling the bonus of P13).  Its
+calls then run in a substitution sandbox of their own (Program._variant_of: the reference
+without the functions still graded as the student's), on top of whatever the check substitutes
+itself (Program.also; a suite's own substitution too).  First its control run, in that same
+life with the student's own versions of M: when it passes, the failure is not reproduced there
+(it depended on what ran before it in the first life: state kept between requests) and nothing
+is excused.  Otherwise the run with the reference's M: when it passes, the failure stems from
+those problems, charged by their own checks, and the check passes with the note "Not charged:
+stems from P9 ...".  Else its row stays exactly as it was.
 
 What keeps it sound (docs/threat-model.md, "Charge once within a stage"):
   - only a student whose stage failed two problems pays: a correct program, or one whose stage
@@ -20,6 +23,9 @@ What keeps it sound (docs/threat-model.md, "Charge once within a stage"):
     (charge.written), so a stub, a constant or a function that implements nothing is never
     excused, nor excused by a stub; a retry that a do-nothing function could pass counts only
     beside a real pass of its function (no_points_for_nothing runs after);
+  - the control proves the substitution is what makes it pass, not a fresh life (a program whose
+    functions break once its own earlier requests left a note, corpus round3 unseen_notes_own,
+    gains nothing);
   - a problem serves as the excuse only while it is still charged, and problems are retried in
     table order, so of the problems of a stage that failed, one at least stays charged;
   - a retry's outcome is never shown (a pass becomes the note, a failure keeps the first run's
@@ -74,6 +80,7 @@ class InStage:
         every = frozenset(self.assignment.qualified(f) for p in self.assignment.problems for f in p.functions)
         saved_memo, saved_substitute = student._memo, student.substitute
         excused = 0
+        excused_ids: set[int] = set()
         try:
             for result in failing:
                 own = table.get(result.problem)
@@ -91,20 +98,26 @@ class InStage:
                 item, call = found
                 check = self._check(item)
                 drop = tuple(f for p in earlier for f in p.functions)
-                student._memo = memos.setdefault(drop, {})      # a game played again: once a retry's set
-                student.also = (frozenset(self.assignment.qualified(f) for f in drop), every)
-                passed, trivial = self._retry(item, call, check, watched)
+                names = frozenset(self.assignment.qualified(f) for f in drop)
+                student._memo = memos.setdefault((drop, True), {})     # a game played again: once a set
+                student.also = (names, every, True)
+                if self._retry(item, call, check, watched, excused_ids)[0]:
+                    continue        # the control passes: its failure is not reproduced here (state)
+                student._memo = memos.setdefault((drop, False), {})
+                student.also = (names, every, False)
+                passed, trivial = self._retry(item, call, check, watched, excused_ids)
                 if not passed:
                     continue
                 what = result.output.split("\n", 1)[0].rstrip(".")
-                names = ", ".join(f"P{p.number} \"{p.title}\"" for p in earlier)
+                stems = ", ".join(f"P{p.number} \"{p.title}\"" for p in earlier)
                 result.status, result.score, result.hint = "passed", result.max_score, ""
-                result.output = (f"Not charged: stems from {names} (stage {own.stage}), already charged there "
+                result.output = (f"Not charged: stems from {stems} (stage {own.stage}), already charged there "
                                  f"({what}).  With the reference's {', '.join(drop)} this check passes; "
                                  "fix it there and this check counts in full.")
                 if trivial:
                     self._trivial.add(id(result))
                 self._aspect.pop(id(result), None)
+                excused_ids.add(id(result))
                 excused += 1
         finally:
             student._memo, student.substitute, student.also = saved_memo, saved_substitute, None
@@ -120,13 +133,14 @@ class InStage:
         self._retry_where = (items, where)
         return where
 
-    def _retry(self, item, call, check, watched: bool) -> tuple[bool, bool]:
+    def _retry(self, item, call, check, watched: bool, excused: set[int]) -> tuple[bool, bool]:
         """ITEM run once more (its calls with the student's `also` substituted too: Program.run):
         (whether it passed, whether a do-nothing function would have passed it too).  Nothing of it
         is recorded; its requests are hidden ones."""
         student = self._student
+        control = student.also[2]      # (its checks depend on what passed in the first run: EXCUSED did not)
         for name in check.depends:
-            if any(r.status != "passed" for r in self.by_name.get(name, [])):
+            if any(r.status != "passed" or (control and id(r) in excused) for r in self.by_name.get(name, [])):
                 return False, False
         student.item = check.nodeid
         student.public_check[0] = False
@@ -157,7 +171,7 @@ def _ignore(key: str, value: object) -> None:
 
 def _named_in(source: str, functions) -> frozenset[str]:
     """The names (and attribute names: `self.roll(...)`) SOURCE's definitions of FUNCTIONS use: a
-    later problem's function one of them calls by name (Yatzy's total_score calling upper_bonus)."""
+    later problem's function one of them calls by name (a total calling a later problem's bonus)."""
     found = _definitions(source) or {}
     names: set[str] = set()
     for function in functions:
