@@ -156,7 +156,7 @@ def test_checks_substitute_the_other_stages_methods(reports):
     # a retry (engine/instage.py) keeps them but the failed problems' it takes from the reference too,
     # or, retrying a check of the student's own methods, every method but those
     every = {SPEC.qualified(f) for p in SPEC.problems for f in p.functions}
-    for request, (drop, _) in ((r, also) for r, also in SUBSTITUTING if also is not None):
+    for request, (drop, *_) in ((r, also) for r, also in SUBSTITUTING if also is not None):
         keep = set(request.substitute["keep"])
         assert drop and not keep & drop and drop <= set(request.substitute["names"])
         assert keep == every - drop or any(keep == set(SPEC.substitution(stage)["keep"]) - drop for stage in (2, 3, 4))
