@@ -20,8 +20,8 @@ What keeps it sound (docs/threat-model.md, "Charge once within a stage"):
   - only a student whose stage failed two problems pays: a correct program, or one whose stage
     failed one problem only, runs no retry (no extra life, no request);
   - no points for nothing: N's functions and every substituted problem's are written
-    (charge.written), so a stub, a constant or a function that implements nothing is never
-    excused, nor excused by a stub; a retry that a do-nothing function could pass counts only
+    (charge.written, and none always ends in a raise), so a stub, a constant or a function that
+    implements nothing is never excused, nor excuses; a retry that a do-nothing function could pass counts only
     beside a real pass of its function (no_points_for_nothing runs after);
   - the control proves the substitution is what makes it pass, not a fresh life (a program whose
     functions break once its own earlier requests left a note, corpus round3 unseen_notes_own,
@@ -71,7 +71,8 @@ class InStage:
 
         def works(number: int) -> bool:
             if number not in is_written:
-                is_written[number] = written(source, table[number].functions)
+                functions = table[number].functions
+                is_written[number] = written(source, functions) and not _raises_only(source, functions)
             return is_written[number]
 
         where = self._retry_index(items, light)
@@ -180,3 +181,16 @@ def _named_in(source: str, functions) -> frozenset[str]:
             names.update(n.id if isinstance(n, ast.Name) else n.attr for n in ast.walk(node)
                          if isinstance(n, (ast.Name, ast.Attribute)))
     return frozenset(names)
+
+
+def _raises_only(source: str, functions) -> bool:
+    """Whether one of FUNCTIONS always ends in a `raise` and returns nothing (whatever it computes
+    first): it implements nothing, so it neither is excused nor excuses (charge.written lets a
+    body of two statements pass)."""
+    found = _definitions(source) or {}
+    for function in functions:
+        node = found.get(function.rsplit(".", 1)[-1])
+        if node is not None and node.body and isinstance(node.body[-1], ast.Raise) and not any(
+                isinstance(n, (ast.Return, ast.Yield, ast.YieldFrom)) for n in ast.walk(node)):
+            return True
+    return False
