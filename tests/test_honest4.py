@@ -1,8 +1,8 @@
 """Honest students' programs that are not the grader authors' (tests/corpus/honest4/; Yahtzee, and pytzee/), graded in one
 grade-all batch per course: each gets the exact score tests/corpus/honest4/expected.toml gives it, a correct one
 loses nothing, and a one-bug one loses points only in the problems listed there (its own problem;
-`kit_problems` where the kit charges the bug again in another problem of the SAME stage, by design:
-substitution is per stage), and the feedback of its failed checks says what went wrong (`phrase`).
+`kit_problems` where the kit disagrees by design: none since pass 17 charges a bug once within its
+stage, engine/instage.py), and the feedback of its failed checks says what went wrong (`phrase`).
 
 Also the notebook loader's rule for top-level state (`NAME = call(...)`), which one of them needs.
 """

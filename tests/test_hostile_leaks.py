@@ -66,7 +66,9 @@ def test_round4_no_hidden_input_reaches_public_feedback(results, hidden_only, na
     of these showed 41 to 52 of them (alone)."""
     for way in ("alone", "batch", "gradescope"):
         visible = _visible(results, name, way)
-        assert visible.count("SEEN") >= 20, (way, visible[:2000])      # the public checks did show their store
+        # the public checks did show their store (>= 20 before pass 17: a check now excused within its stage,
+        # engine/instage.py, shows the note with its failure's first line only)
+        assert visible.count("SEEN") >= 10, (way, visible[:2000])
         shown = [mark for mark in hidden_only if mark in visible]
         assert not shown, (name, way, shown[:5])
 

@@ -127,7 +127,7 @@ def reports(programs) -> dict:
 
     def spy(self, request):                 # see test_no_request_substitutes
         if request.substitute:
-            substituting.append(request)
+            substituting.append((request, self.also))     # (also: a retry's, engine/instage.py)
         return original(self, request)
     Program._variant_of = spy
     try:
@@ -148,11 +148,19 @@ def test_checks_substitute_the_other_stages_methods(reports):
     substitution), each keeping its own stage's methods, in a sandbox that holds no line of those."""
     from autograder.engine.program import reference_without
 
-    kept = {tuple(r.substitute["keep"]) for r in SUBSTITUTING}
+    kept = {tuple(r.substitute["keep"]) for r, also in SUBSTITUTING if also is None}
     # stage 1's scoring calls no method of another stage: its checks need no substitution sandbox
     assert kept == {tuple(SPEC.substitution(stage)["keep"]) for stage in (2, 3, 4)}
-    for request in SUBSTITUTING:
+    for request, _ in SUBSTITUTING:
         assert all(name.startswith("YahtzeeGame.") for name in request.substitute["names"])
+    # a retry (engine/instage.py) keeps them but the failed problems' it takes from the reference too,
+    # or, retrying a check of the student's own methods, every method but those
+    every = {SPEC.qualified(f) for p in SPEC.problems for f in p.functions}
+    for request, (drop, _, control) in ((r, also) for r, also in SUBSTITUTING if also is not None):
+        keep = set(request.substitute["keep"])       # (its control run: the student's own versions, same life)
+        assert drop and not keep & drop and (drop.isdisjoint(request.substitute["names"]) if control
+                                             else drop <= set(request.substitute["names"]))
+        assert keep == every - drop or any(keep == set(SPEC.substitution(stage)["keep"]) - drop for stage in (2, 3, 4))
     without = reference_without(REFERENCE.read_text(encoding="utf-8"), SPEC.substitution(3)["keep"])
     assert "def play(" not in without and "def calculate_score(" in without
 

@@ -38,6 +38,7 @@ from .charge import excuse_repeats
 from .checks import explain, take_trivial
 from .feedback import Fail
 from .guards import BACKSTOP_S
+from .instage import InStage
 from .light import LightRunner, _light_call
 from .points import closest, closest_markers, marker_arg, share_points
 from .program import Program
@@ -69,7 +70,7 @@ class _Check:
     kin: tuple                # (family, problem): the checks no_points_for_nothing compares it with
 
 
-class GradingPlugin(Rows, LightRunner):
+class GradingPlugin(Rows, LightRunner, InStage):
     """One pytest session, many submissions: the suites are collected once, then every
     collected check runs against each submission in turn (see pytest_runtestloop)."""
 
@@ -232,6 +233,8 @@ class GradingPlugin(Rows, LightRunner):
             started = time.thread_time()
             with guards.watch(backstop) if watched else contextlib.nullcontext():
                 self._check_each(items, light, student, watched)
+                if not self.record:
+                    self.retry_in_stage(items, light, watched)     # charge once within a stage (instage.py)
             CHECKS_CPU[0] += time.thread_time() - started
             if student is not None and student.recorded is not None:
                 self.recorded_plan = _plan_of(student.recorded, student.memo_reads, self._hidden)

@@ -100,6 +100,12 @@ class Program(Plan, Trials):
         # Set by the grading plugin for each check: the reference's functions that replace the
         # student's in every call of that check ({"names", "keep"}; needs REFERENCE).
         self.substitute: dict | None = None
+        # A retry of a check (instage.py): (the functions its calls also take from the reference, every
+        # function the table grades, whether this is the retry's control run: the same life, the
+        # student's own versions of them); None outside retries.  Applied in run() on top of what the
+        # check substitutes, whoever set it (the plugin, or a suite's own_functions_until).
+        self.also: tuple[frozenset[str], frozenset[str], bool] | None = None
+        self._also_made: dict[tuple, dict] = {}
         self._cache: dict[str, Outcome] | None = {} if cache else None
         # A caching Program's (the reference's) outcomes by the content of a call's arguments: the
         # checks ask it the same calls for every student, and its cache gives a request's outcome
@@ -234,6 +240,8 @@ class Program(Plan, Trials):
         return variant
 
     def run(self, request: Request) -> Outcome:
+        if self.also is not None and request.kind == "call":
+            request = dataclasses.replace(request, substitute=self._also_substitute(request.substitute))
         variant = self._variant_of(request)
         if variant is not None:
             if self.recorded is not None:
@@ -244,6 +252,20 @@ class Program(Plan, Trials):
         if self.trace is not None:
             self.trace.append((request, outcome))
         return outcome
+
+    def _also_substitute(self, sub: dict | None) -> dict:
+        """SUB (a request's substitution, None: the student's own functions) with the retry's names
+        (self.also) no longer kept, so its calls run in the retry's life (the reference without the
+        kept ones), and the reference's too unless this is the control run: one dict per case."""
+        drop, every, control = self.also
+        given = (tuple((sub or {}).get("names") or ()), tuple((sub or {}).get("keep") or ()), sub is None, drop,
+                 control)
+        made = self._also_made.get(given)
+        if made is None:
+            names = set(given[0]) if control else set(given[0]) | drop
+            keep = (every if sub is None else set(given[1])) - drop
+            made = self._also_made[given] = {"names": sorted(names), "keep": sorted(keep)}
+        return made
 
     def _run_here(self, request: Request, key: str | None = None) -> Outcome:
         """(KEY: request_key(REQUEST), when the caller has it.)"""
@@ -377,6 +399,8 @@ class Program(Plan, Trials):
         if not self.timed_out:          # (the usual answer, before every call_or_skip)
             return None
         substituted = set((self.substitute or {}).get("names") or ())
+        if self.also is not None and not self.also[2]:       # (a retry's: instage.py)
+            substituted |= self.also[0]
         return next((name for name in (func, *self.calls.get(func, ()))
                      if name in self.timed_out and (name == func or name not in substituted)), None)
 

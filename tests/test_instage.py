@@ -1,0 +1,159 @@
+"""Charge once within a stage (engine/instage.py): a failed check retried with the reference's versions
+of the functions of the stage's other failed problems passes with a note when it then passes.
+
+The one-bug programs of tests/corpus/instage/expected.toml (yahtzee, yatzy, cs21; written for this,
+not the kit's mutants nor honest4's) are graded in one grade-all batch per course: each gets its exact
+score, loses points only in its own problem, and the problems its bug made fail before now say where
+the points were kept.  Programs that would buy an excuse with a stub or a constant get none.  A
+correct program, or one whose stage failed one problem only, runs no retry at all (no extra life).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from autograder import toml as tomllib
+from autograder.assignment import load_assignment
+from autograder.authoring.edits import apply_edits
+from autograder.engine.program import Program
+
+ROOT = Path(__file__).resolve().parent.parent
+CORPUS = ROOT / "tests" / "corpus"
+PROGRAMS = tomllib.loads((CORPUS / "instage" / "expected.toml").read_text(encoding="utf-8"))["program"]
+COURSES = sorted({p.get("assignment", "yahtzee") for p in PROGRAMS})
+STEMS = "Not charged: stems from P"
+
+
+def _course(program: dict) -> str:
+    return program.get("assignment", "yahtzee")
+
+
+def _text(program: dict) -> str:
+    """The program: its base (a corpus file, or the course's reference) with its edits."""
+    base = (ROOT / "solution" / f"{_course(program)}.py" if program["base"] == "reference"
+            else CORPUS / program["base"])
+    return apply_edits(base.read_text(encoding="utf-8"), program["edits"], program["base"])
+
+
+@pytest.fixture(scope="module")
+def rows(tmp_path_factory) -> dict[str, object]:
+    """program name -> gradebook Row, the programs of each course graded in one grade-all."""
+    from autograder.grading.grade_all import grade_all
+    from autograder.grading.gradebook import Gradebook
+
+    found = {}
+    for course in COURSES:
+        programs = [p for p in PROGRAMS if _course(p) == course]
+        tmp = tmp_path_factory.mktemp(f"instage-{course}")
+        student_file = Path(load_assignment(course).student_file).name
+        for program in programs:
+            folder = tmp / "class" / program["name"]
+            folder.mkdir(parents=True)
+            (folder / student_file).write_text(_text(program), encoding="utf-8")
+        summary = grade_all(tmp / "class", tmp / "out", assignment=course, jobs=2, progress=False, exports=False)
+        assert summary.graded == len(programs) and not summary.crashed, summary
+        with Gradebook(tmp / "out" / "gradebook.sqlite") as book:
+            found.update({row.submission_id: row for row in book.rows(course)})
+    return found
+
+
+def test_the_corpus_is_whole():
+    assert len({p["name"] for p in PROGRAMS}) == len(PROGRAMS) >= 8
+    assert len(COURSES) >= 3
+    assert sum(bool(p.get("not_excused")) for p in PROGRAMS) >= 3          # the gaming guards
+    for program in PROGRAMS:
+        assert {"name", "base", "edits", "why", "stage", "problems", "score", "phrase"} <= set(program), program
+        _text(program)                    # every edit fits its base (EditError otherwise)
+        stages = {p.number: p.stage for p in load_assignment(_course(program)).problems}
+        assert stages[program["problems"][0]] == program["stage"], program["name"]
+        assert all(stages[p] == program["stage"] for p in program.get("excused", [])), program["name"]
+
+
+@pytest.mark.parametrize("program", PROGRAMS, ids=[p["name"] for p in PROGRAMS])
+def test_one_bug_is_charged_once(program, rows):
+    row = rows[program["name"]]
+    lost: dict[int, float] = {}
+    for test in row.tests:
+        if test["score"] < test["max_score"] - 1e-9:
+            lost[test["problem"]] = round(lost.get(test["problem"], 0) + test["max_score"] - test["score"], 4)
+    summary = f"{program['name']}: score {row.score:g}, lost {lost}"
+    assert not row.error and not [t["name"] for t in row.tests if t["status"] == "error"], summary
+    assert row.score == pytest.approx(program["score"], abs=1e-3), summary
+    assert sorted(lost) == sorted(program["problems"]), summary
+    said = "\n".join(f"{t['name']}\n{t['output']}\n{t.get('hint') or ''}" for t in row.tests
+                     if t["problem"] == program["problems"][0] and t["score"] < t["max_score"])
+    assert program["phrase"].lower() in said.lower(), f"{summary}: the feedback never says {program['phrase']!r}"
+    for number in program.get("excused", []):       # where its points were kept, and why
+        notes = [t["output"] for t in row.tests if t["problem"] == number and t["output"].startswith(STEMS)]
+        assert notes and all(t["score"] == t["max_score"] for t in row.tests if t["problem"] == number), summary
+        assert all("already charged there" in note for note in notes), notes
+    for number in program.get("not_excused", []):   # a stub or a constant buys nothing
+        assert not [t["name"] for t in row.tests if t["problem"] == number and t["output"].startswith(STEMS)
+                    and f"(stage {program['stage']})" in t["output"]], summary
+
+
+def test_the_retry_substitution_adds_to_the_checks_own():
+    """Program._also_substitute: the retry's names taken from the reference on top of what the check
+    substitutes (and no longer kept), or, for a check of the student's own functions, those only;
+    its control run keeps them out of the kept ones only (the same life, the student's versions)."""
+    program = Program("x = 1\n", "yahtzee.py")
+    every = frozenset({"reroll", "play_round", "score"})
+    try:
+        program.also = (frozenset({"reroll"}), every, False)
+        merged = program._also_substitute({"names": ["score"], "keep": ["play_round", "reroll"]})
+        assert merged == {"names": ["reroll", "score"], "keep": ["play_round"]}
+        assert program._also_substitute(None) == {"names": ["reroll"], "keep": ["play_round", "score"]}
+        program.also = (frozenset({"reroll"}), every, True)
+        assert program._also_substitute({"names": ["score"], "keep": ["play_round", "reroll"]}) == {
+            "names": ["score"], "keep": ["play_round"]}
+        assert program._also_substitute(None) == {"names": [], "keep": ["play_round", "score"]}
+        program.also = (frozenset({"play_round"}), every, False)
+        assert program._also_substitute({"names": ["score"], "keep": ["play_round", "reroll"]}) == {
+            "names": ["play_round", "score"], "keep": ["reroll"]}
+    finally:
+        program.close()
+
+
+def test_only_a_stage_that_failed_two_problems_pays(tmp_path):
+    """The reference, and a program whose stage 4 failed one problem only, run no retry and start no
+    life beyond the four stage variants'; ask_keep answering an invalid line retries stage 2's failed
+    check (its control, then with the reference's ask_keep and find_category) in one life more, which
+    holds the reference without stage 2's functions but those."""
+    from autograder.engine import instage
+    from autograder.grading.grade import grade_stream
+
+    by_name = {p["name"]: p for p in PROGRAMS}
+    programs = {"correct": (ROOT / "solution" / "yahtzee.py").read_text(encoding="utf-8"),
+                "one_problem": _text(by_name["upper_bonus_threshold_points"]),
+                "two_problems": _text(by_name["ask_keep_gives_up"])}
+    paths = []
+    for name, source in programs.items():
+        (tmp_path / f"{name}.py").write_text(source, encoding="utf-8")
+        paths.append(tmp_path / f"{name}.py")
+    retries: list[str] = []
+    lives: list[list[tuple]] = []
+    retry, close = instage.InStage._retry, Program.close
+
+    def counting(self, item, call, check, *args):
+        retries.append(check.nodeid)
+        return retry(self, item, call, check, *args)
+
+    def closing(self: Program) -> None:
+        if self._owner is None and self._reference is not None:
+            lives.append(sorted(keep for keep, v in self._variants.items() if v._sandbox.starts))
+        close(self)
+
+    reports: list[tuple[float, int]] = []           # (score, retries so far)
+    instage.InStage._retry, Program.close = counting, closing
+    try:
+        grade_stream(iter(paths), lambda report: reports.append((report.score, len(retries))), "yahtzee", "all")
+    finally:
+        instage.InStage._retry, Program.close = retry, close
+    assert reports[:2] == [(100, 0), (pytest.approx(96), 0)]
+    assert reports[2] == (pytest.approx(99.5), 2)           # P12's one failed check: its control, its retry
+    stage2 = tuple(sorted({f for p in load_assignment("yahtzee").problems if p.stage == 2 for f in p.functions}))
+    assert len(lives[0]) <= 4 and len(lives[1]) <= 4, lives
+    extra = set(lives[2]) - set(lives[0]) - set(lives[1])
+    assert extra == {tuple(f for f in stage2 if f not in ("ask_keep", "find_category"))}, lives
