@@ -227,7 +227,7 @@ def _main_guard(pieces: list[_Piece], entry: str | None) -> str:
     """What the notebook does run as a program (`python FILE`, a suite's script check), only when
     it defines the assignment's ENTRY ("function" or "Class.method"): its own last
     `if __name__ == "__main__":` block that plays the entry, as the same code in a .py would
-    (pytzee's reads the rounds and the seed first); otherwise a call of the entry, as the
+    (one may read the rounds and the seed first); otherwise a call of the entry, as the
     handout's main guard does.  Other such blocks are a notebook's check cells (in a kernel
     __name__ is "__main__"; the kit's own notebooks have some): not the program.  Imported (every
     call the grader makes), either runs nothing."""
