@@ -46,8 +46,9 @@ def _text(program: dict) -> bytes:
         return (CORPUS / program["file"]).read_bytes()
     if "notebook" in program:
         return _answered_notebook(program).encode("utf-8")
-    base = (CORPUS / program["base"]).read_bytes().decode("utf-8")
-    return apply_edits(base, program["edits"], program["base"]).encode("utf-8")
+    named = program["base"]            # a file (here, or the course's reference), or a program of the corpus
+    base = (CORPUS / named).read_bytes() if named.endswith((".py", ".ipynb")) else _text(_program_named(named))
+    return apply_edits(base.decode("utf-8"), program["edits"], named).encode("utf-8")
 
 
 def _program_named(name: str) -> dict:
@@ -140,8 +141,10 @@ def test_the_corpus_is_listed_whole():
     files = {str(p.relative_to(CORPUS)) for p in CORPUS.rglob("*") if p.suffix in (".py", ".ipynb")}
     assert files == {p["file"] for p in PROGRAMS if "file" in p}
     bases = {p["base"] for p in PROGRAMS if "base" in p}
-    assert {b for b in bases if not b.startswith("../")} <= files      # an edited program's base is graded too
-    assert all((CORPUS / b).is_file() for b in bases)                  # (or is another corpus's program)
+    base_files = {b for b in bases if b.endswith((".py", ".ipynb"))}
+    assert {b for b in base_files if not b.startswith("../")} <= files  # an edited program's base is graded too
+    assert all((CORPUS / b).is_file() for b in base_files)              # (or is another corpus's program, or a reference)
+    assert bases - base_files <= {_name(p) for p in PROGRAMS}          # (or a program of this corpus, by its name)
     assert len({_id(p) for p in PROGRAMS}) == len(PROGRAMS) >= 25
     assert {"yatzy", "cs21", "swe3006", "yahtzee"} <= set(COURSES)
     for program in PROGRAMS:
