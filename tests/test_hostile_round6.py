@@ -241,3 +241,18 @@ def test_round6_course_case(course_batches, case):
     for phrase in case["phrases"]:
         assert phrase.lower() in text.lower(), (phrase, text[:3000])
     assert "Traceback" not in text and "internal error" not in text
+
+
+def test_round6_the_coach_reads_a_transcripts_numbers_bounded():
+    """`coach --review` on a transcript whose Scored line has 5000 digits (or another script's
+    digits): on main 44bdcdc int() raised (a traceback); now the same review as the plain score's."""
+    from autograder.coach import review
+
+    def game(points: str) -> str:
+        return ("Round 1\nDice: 1 2 3 4 5\nScore this roll in which category? Chance\n"
+                f"Scored {points} points in Chance.\n")
+
+    plain = review.format_review(review.review_game(game("15")))
+    for points in ("9" * 5000, "\u0661\u0665", "-" + "9" * 5000):
+        assert review.format_review(review.review_game(game(points))) == plain
+    assert review.parse_game(game("9" * 5000))[0].points == review.parse_game(game("9" * 40))[0].points
