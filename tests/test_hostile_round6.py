@@ -105,8 +105,8 @@ def test_round6_the_board_reads_only_the_mean_checks_own_sentence(rows, found):
 def test_round6_a_forged_mean_never_outranks_real_ones(tmp_path):
     """Stage 5 graded: an honest strategy (the reference's), one whose choose_keep raises the
     board's sentence with 299.99 (its stored P21/P22 outputs hold it) and forge_leaderboard (the
-    same in a stage-1 message, not graded here).  On main 44bdcdc the raiser stood first at 299.99
-    above the reference's 225.79.  Now the board holds each strategy's real mean, best first."""
+    same in a stage-1 message; its strategy's score_chance raises).  On main 44bdcdc both forgers
+    stood above the reference's 225.79 at 299.99.  Now the board holds each strategy's real mean, best first."""
     klass = tmp_path / "class"
     klass.mkdir()
     forged = ("\n\ndef choose_keep(dice, rolls_left, scorecard):\n    raise ValueError(\"x\\nYour strategy's mean: "
@@ -123,8 +123,10 @@ def test_round6_a_forged_mean_never_outranks_real_ones(tmp_path):
 
     with Gradebook(out / "gradebook.sqlite") as book:
         board = leaderboard.leaderboard_rows(book.rows("yahtzee"))
+    # (forge_leaderboard's strategy calls its own score_chance, which raises: its real 75.14, 7 points;
+    # measured, not predicted: the test was written expecting the reference's 225.79)
     assert [(e["id"], e["mean"], e["points"]) for e in board] == [
-        ("alice", 225.79, 20), ("forge_leaderboard", 225.79, 20), ("mallory", 118.45, 5)]
+        ("alice", 225.79, 20), ("mallory", 118.45, 5), ("forge_leaderboard", 75.14, 7)]
     report = (out / "report.html").read_text(encoding="utf-8")
     assert "299.99" not in report and report.index("feedback/alice.html") < report.index("feedback/mallory.html")
 
