@@ -258,3 +258,36 @@ def test_round6_the_coach_reads_a_transcripts_numbers_bounded():
     for points in ("9" * 5000, "\u0661\u0665", "-" + "9" * 5000):
         assert review.format_review(review.review_game(game(points))) == plain
     assert review.parse_game(game("9" * 5000))[0].points == review.parse_game(game("9" * 40))[0].points
+
+
+# int()/float() calls in the code that reads what programs print, each on the grader's own data
+# (a scenario's field, the reference's transcript, the grader's slot names, one ASCII die):
+GRADER_DATA_INTS = {
+    ("cs21/suites/test_stage4_game.py", "int(line.fields[1])"),        # the reference's own lines
+    ("pytzee/suites/common.py", "int(slot[-1])"),                      # the grader's slot names
+    ("swe3006/suites/units.py", "int(position)"),                      # a scenario's keys
+    ("yahtzee/suites/game.py", 'int(game["seed"])'),                   # a scenario's fields
+    ("yahtzee/suites/game.py", 'int(game["rounds"])'),
+    ("coach/review.py", "float(sum(d.loss for d in self.decisions))"),
+    ("coach/review.py", "int(m.final_score(card))"),
+    ("coach/review.py", "int(v)"),                                     # one die matched by [1-6]
+}
+
+
+def test_round6_suites_read_a_programs_digits_with_bounds_number():
+    """The class of round_number_too_long and yatzy's superscript_category: a suite (or the
+    coach's transcript reader) that int()s text a program printed raises inside the grader.  Every
+    int()/float() of a suite and of coach/review.py is one of the known readers of grader data
+    above; a new one must read a program's digits with bounds.number (or be added here, with why)."""
+    import ast
+
+    roots = [(REPO / "autograder" / "assignments", "*/suites/*.py"), (REPO / "autograder", "coach/review.py")]
+    found = set()
+    for root, pattern in roots:
+        for path in sorted(root.glob(pattern)):
+            source = path.read_text(encoding="utf-8")
+            for node in ast.walk(ast.parse(source)):
+                if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("int", "float")
+                        and node.args):
+                    found.add((path.relative_to(root).as_posix(), ast.get_source_segment(source, node)))
+    assert found == GRADER_DATA_INTS, f"new: {sorted(found - GRADER_DATA_INTS)}; gone: {sorted(GRADER_DATA_INTS - found)}"
