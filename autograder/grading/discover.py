@@ -117,7 +117,7 @@ def submission_files(path: Path) -> list[tuple[str, Path]]:
         files.append((rel.as_posix(), item))
     if len(files) > MAX_FILES_HASHED:
         # the programs and notebooks first (the file graded is one of them).  On main 44bdcdc 500
-        # files named a000.txt... before yahtzee.py, or the program in `.work/` or `__pycache__/`
+        # files named a000.txt... before the program, or the program in `.work/` or `__pycache__/`
         # (skipped here, picked by the loader), kept it out of the hash: a changed program was
         # "unchanged" and its old grade kept by the next run (redteam6)
         files.sort(key=lambda f: (not may_be_picked(Path(f[0]).parts), f[0]))
