@@ -192,16 +192,6 @@ def histogram_line(scores: Sequence[int]) -> str:
     return f"{HISTOGRAM} {' '.join(map(str, counts))}"
 
 
-def read_histogram(text: str) -> list[int] | None:
-    """The counts of histogram_line inside TEXT, or None."""
-    for line in text.splitlines():
-        if line.startswith(HISTOGRAM):
-            try:
-                return [int(v) for v in line[len(HISTOGRAM):].split()][:200]
-            except ValueError:
-                return None
-    return None
-
 @cache
 def optimal_scores(games: int = 2000) -> tuple[float, ...]:
     """Final scores of GAMES games of optimal play (the coach's table, simulated, seed 0)."""

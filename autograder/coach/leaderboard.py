@@ -1,7 +1,13 @@
 """The strategy contest in the class report: a leaderboard, and each student's score distribution.
 
 Read from the stored grades: the stage-5 check "Mean score of 1,000 games" says the mean and the
-histogram in its feedback text (passed or not), so nothing else has to be stored.
+histogram in its feedback text (passed or not), so nothing else has to be stored.  That text is
+the grader's, but other checks' outputs (and a stopped contest's) hold what a program said: an
+exception message can spell "Your strategy's mean: 299.99 ..." and a histogram line.  So the
+result is read only from the mean check's own rows (their test id), only when the whole output is
+the grader's sentence (fullmatch, ASCII digits, a histogram whose counts add up to the games):
+a program's text never reaches the leaderboard nor the plot (redteam6; on main 44bdcdc a message
+put its author first on the board, and counts past a float stopped the class's exports).
 """
 
 from __future__ import annotations
@@ -11,17 +17,29 @@ import re
 from pathlib import Path
 from typing import Any
 
-MEAN = re.compile(r"Your strategy's mean: (\d+(?:\.\d+)?) points over (\d+) games")
+MEAN_CHECK = "test_stage5_strategy.py::test_mean_score["      # the test id of the mean check's rows
+_FAILED_TIER = (r"Your strategy (?:does not beat the [\w-]+ player \(\d+\.\d\d on the same games\)"
+                r"|is more than \d+(?:\.\d+)? points below optimal play \(it needs a mean of \d+\.\d\d\))\. ")
+SUMMARY = re.compile(
+    rf"(?:{_FAILED_TIER})?Your strategy's mean: (\d{{1,4}}\.\d\d) points over (\d{{1,6}}) games "
+    r"\(lowest \d{1,4}, highest \d{1,4}\)\. Same games: [^\n]*\n"
+    r"Games by score, 25-point bins from 0:((?: \d{1,7}){1,200})", re.ASCII)
 
 
 def strategy_result(tests: list[dict[str, Any]]) -> tuple[float, int, list[int] | None] | None:
-    """(mean, games, histogram counts) from a submission's stored checks, or None without stage 5."""
+    """(mean, games, histogram counts) from a submission's stored checks, or None without stage 5
+    (or when no mean check's output is wholly the grader's sentence: see the module's docstring)."""
     for test in tests:
-        found = MEAN.search(str(test.get("output", "")))
-        if found:
-            from .contest import read_histogram  # (NumPy and the solver: only with a stage-5 result)
-
-            return float(found.group(1)), int(found.group(2)), read_histogram(str(test.get("output", "")))
+        if not (isinstance(test, dict) and str(test.get("test_id", "")).startswith(MEAN_CHECK)
+                and test.get("stage") == 5):
+            continue
+        found = SUMMARY.fullmatch(str(test.get("output", "")))
+        if found is None:
+            continue
+        mean, games = float(found.group(1)), int(found.group(2))
+        counts = [int(v) for v in found.group(3).split()]
+        if games and sum(counts) == games:
+            return mean, games, counts
     return None
 
 

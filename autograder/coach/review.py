@@ -20,6 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..engine.bounds import number as read_number
 from . import advice, solver
 from .solver import OFFICIAL, Rules, kit
 
@@ -92,7 +93,8 @@ def parse_game(text: str) -> list[RoundPlay]:
             category = kit().find_category(scored.group(2))
             if category is None:
                 raise GameTextError(f"line {number}: unknown category {scored.group(2)!r}")
-            current.category, current.points = category, int(scored.group(1))
+            # (bounds.number: a 5000-digit score was int()'s ValueError, a traceback; redteam6)
+            current.category, current.points = category, read_number(scored.group(1))
             continue
         keep = KEEP.search(line)
         if keep and current is not None and current.rolls and len(current.answers) < len(current.rolls):

@@ -94,10 +94,18 @@ def _read_text(path: Path) -> str:
         ) from None
 
 
+NOT_PICKED = frozenset({".ipynb_checkpoints", "__MACOSX"})     # folders whose files are never the one graded
+
+
+def may_be_picked(parts: tuple[str, ...]) -> bool:
+    """Whether a file of a submission's folder (PARTS: its path's parts) may be the one graded: a
+    .py or .ipynb outside NOT_PICKED (the batch's content hash must include every such file)."""
+    return parts[-1].lower().endswith((".py", ".ipynb")) and not NOT_PICKED.intersection(parts)
+
+
 def _pick_file(folder: Path, expected_name: str, entry: str | None) -> Path:
     files, refused = safefs.walk(folder)
-    candidates = sorted(p for p in files + refused if p.suffix.lower() in (".py", ".ipynb")
-                        and ".ipynb_checkpoints" not in p.parts and "__MACOSX" not in p.parts)
+    candidates = sorted(p for p in files + refused if may_be_picked(p.parts))
     if not candidates and refused:               # e.g. the folder holds only a link to someone's folder
         raise SubmissionError(str(safefs.refusal(refused[0], os.lstat(refused[0]))))
     if not candidates:

@@ -8,6 +8,7 @@ Hidden checks say what they cover (the case's `why`), never the call, the dice o
 
 from __future__ import annotations
 
+from autograder.engine.bounds import number
 from autograder.engine.checks import could_pass_by_doing_nothing, explain, reference_ok
 from autograder.engine.divergence import first_line_difference
 from autograder.engine.feedback import cut, describe_call, ordinal, show
@@ -199,7 +200,7 @@ def scorecard(filled: dict | None = None) -> dict:
 def round_of(lines: list[Line], index: int) -> int:
     """The round (1..) the INDEX-th protocol line belongs to, 0 before the first "Round" line."""
     rounds = [line for line in lines[:index + 1] if line.kind == "round"]
-    return int(rounds[-1].fields[0]) if rounds else 0
+    return number(rounds[-1].fields[0]) if rounds else 0          # (bounds.number: a program's digits)
 
 
 def check_run(student, reference, func: str, args: list, case: dict, *, stdin: list[str],

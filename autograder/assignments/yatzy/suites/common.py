@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 import pytest
 
+from autograder.engine.bounds import number
 from autograder.engine.checks import could_pass_by_doing_nothing, explain, reference_ok
 from autograder.engine.divergence import first_line_difference
 from autograder.engine.feedback import Fail, ordinal, show
@@ -130,14 +131,20 @@ def not_returned(outcome, ran: str, short: str, *, hint: str | None = None) -> F
 LINE_KINDS = ("order", "round", "turn", "dice", "scored", "results", "result")
 
 
+_INTEGER = re.compile(r"-?\d+")
+
+
 def _normal(kind: str, match: re.Match) -> tuple:
-    """A line's fields: the order's names and the dice as tuples, numbers as ints (not names)."""
+    """A line's fields: the order's names and the dice as tuples, numbers as ints (not names).
+    A field is a number only when it is one (`-?\\d+`, read by bounds.number): "²" or "--5" passes
+    str.isdigit() after lstrip("-") but int() raises on it (redteam6: a program's category "²"
+    made the grader's own check raise)."""
     groups = match.groupdict()
     if kind == "order":
         return (tuple(name.strip() for name in groups["names"].split(",")),)
     if kind == "dice":
-        return (tuple(int(face) for face in groups["dice"].split()),)
-    return tuple(int(v) if v.lstrip("-").isdigit() and k not in ("name", "player") else v.strip()
+        return (tuple(number(face) for face in groups["dice"].split()),)
+    return tuple(number(v) if k not in ("name", "player") and _INTEGER.fullmatch(v) else v.strip()
                  for k, v in groups.items())
 
 
