@@ -186,8 +186,10 @@ class CleanState:
             elif not objects:
                 continue
             elif isinstance(value, type):
-                if not value.__flags__ & _IMMUTABLE_TYPE:     # a patched class attribute: its
-                    self._watch(gc.get_referents(value.__dict__)[0])  # dict itself, not a proxy
+                for cls in value.__mro__:                     # (its bases too: one no module names,
+                    if not cls.__flags__ & _IMMUTABLE_TYPE:   # as random.Random under the patch's)
+                        self._watch(gc.get_referents(cls.__dict__)[0])  # a patched class attribute:
+                        #                                       its dict itself, not a proxy
             elif kind not in _PLAIN:
                 inner = getattr(value, "__dict__", None)    # an object's attributes (random._inst,
                 if type(inner) is dict:                     # sys.stdout, os.environ and its data)

@@ -18,7 +18,7 @@ import sys
 
 from .answers import _clean_status, _scan, _tail, _whole
 from .audit import _AUDIT_ON
-from .base import _dumps, _loads_line
+from .base import _dumps, _loads_line, _real_urandom
 from .clean import CleanState
 from .lines import write_all
 from .run import _NAMES, Run
@@ -160,7 +160,7 @@ def warm_serving(cfg, code, out, clean):
     """A zygote's serving of a batch of the constant requests, here, with a request process of its
     own forked from here (the constant module only; killed and reaped before this returns)."""
     _sweep(_WARM_DIRS)
-    workdir = f"{_WARM_DIRS}{os.getpid()}-{os.urandom(8).hex()}"
+    workdir = f"{_WARM_DIRS}{os.getpid()}-{_real_urandom(8).hex()}"
     os.mkdir(workdir, 0o700)
     zyg = Zygote.__new__(Zygote)        # (not its __init__: that is a life's boot)
     zyg._serving(cfg, None, None, out, {}, workdir, private_tmp=False, use_proc=True)
