@@ -40,7 +40,7 @@ _WRAPPERS = {}       # name -> wrapper installed in the random module
 _BaseRandom = random.SystemRandom.__mro__[1]   # random.Random itself, even where patches.py replaced it
 _BALLAST = [None]    # reserved once by the zygote (every fork has it), again after a MemoryError used it
 # What a request's own draws are seeded from (its content: never its nonce, seq or time limits).
-_DRAW_KEYS = ("kind", "func", "args", "kwargs", "stdin", "seed", "dice", "instance", "typed")
+_DRAW_KEYS = ("kind", "func", "args", "kwargs", "stdin", "dice", "instance", "typed")
 
 
 class Run:
@@ -67,6 +67,7 @@ class Run:
     noted = None         # the names of the draws reported once (note)
     streams = None       # phase -> the generator os.urandom and SystemRandom read (stream)
     owns = 0             # random.Random() made without a seed so far (own_seed)
+    reseeds = 0          # the program's own random.seed calls fix_draws replaced
     patch_tags = None    # the request process's guard on the patches' modules (None: install them always)
     guard = None         # a fresh runner's clean.Untouched: our writes to sys.modules and to
     #                      our names are made between its mine() and wrote()
@@ -193,18 +194,31 @@ class Run:
     # (random's other functions, an own random.Random(), SystemRandom, secrets, os.urandom, uuid4:
     # without this, what the at-fork reseed or os.urandom gave, a lottery between two gradings)
     def draw_key(self, what):
-        """The seed of WHAT drawn in this phase: the request's content, so the same request draws the
-        same numbers in every run and every process; the import's, the same whichever request imports."""
+        """The seed of WHAT drawn in this phase: the request's seed when it carries one (a seeded game
+        is the same game however it is run: a script, a call), else its content; so the same request
+        draws the same numbers in every run and every process.  The import's: the same whichever
+        request imports."""
         if self.phase == "import":
             return f"import {what}"
         req = self.req
-        return f"{what} {_dumps([req.get(key) for key in _DRAW_KEYS])}"
+        seed = req.get("seed")
+        basis = ["seed", seed] if seed is not None else [req.get(key) for key in _DRAW_KEYS]
+        return f"{what} {_dumps(basis)}"
 
-    def fix_draws(self):
+    def fix_draws(self, again=False):
         """random's generator seeded for this phase, at its first draw (lazily: a program that does
-        not draw pays nothing); a seed the request or the student gave is kept."""
+        not draw pays nothing); a seed the request or the student gave is kept.  AGAIN: for the
+        program's own random.seed() or its seed where the grader gives the dice (grader_draws)."""
         self.drawn = self.phase
-        _ORIG_RANDOM["seed"](self.draw_key("random"))
+        if again:
+            self.reseeds += 1
+        _ORIG_RANDOM["seed"](self.draw_key(f"random {self.reseeds}" if self.reseeds else "random"))
+
+    def grader_draws(self):
+        """Whether the grader gives this call's randomness (its dice or its seed): a seed the
+        program sets there breaks the RNG contract (reported) and is replaced by the request's."""
+        req = self.req
+        return self.phase == "call" and (req.get("seed") is not None or req.get("dice") is not None)
 
     def note(self, name):
         """Report, once a request, a draw random's module functions do not report (they report each
