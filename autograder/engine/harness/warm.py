@@ -129,7 +129,7 @@ def warm_template(filename, limits):
     constant requests, everything they left undone (the template, before its snapshot)."""
     cfg = {"filename": filename, "limits": limits}
     modules = dict(sys.modules)
-    state = random.getstate()
+    state = random._inst.getstate()      # (the generator's own: not the patched module function)
     alarm = _signal.getsignal(signal.SIGALRM)
     audit = _AUDIT_ON[0]
     out = os.open(os.devnull, os.O_WRONLY | os.O_CLOEXEC)
@@ -151,7 +151,7 @@ def warm_template(filename, limits):
         for name in [name for name in sys.modules if name not in modules]:
             del sys.modules[name]
         sys.modules.update(modules)
-        random.setstate(state)
+        random._inst.setstate(state)
         gc.collect()
         gc.unfreeze()
 
