@@ -437,8 +437,9 @@ def first_reading():
 
 def digest(change=None):
     """[this process, random's state as this request found it]; CHANGE: then the generator's
-    state changed without a write to any watched dict (the check's restore must undo it)."""
-    found = [os.getpid(), hash(random.getstate())]
+    state changed without a write to any watched dict (the check's restore must undo it).  (Read from
+    the generator itself: the module's getstate, as every draw, seeds the request's draws first.)"""
+    found = [os.getpid(), hash(random._inst.getstate())]
     if change == "draw":
         random.random()
     elif change == "bits":

@@ -186,7 +186,12 @@ CANARIES = {
     "canary_class_attribute": ("""\
     random.Random.choice = lambda self, seq: seq[0]
 """, """\
-    return random.Random.__dict__["choice"].__name__ != "choice"
+    return random.Random.choice.__name__ != "choice"
+"""),
+    "canary_base_class_attribute": ("""\
+    type(random._inst).choice = lambda self, seq: seq[0]
+""", """\
+    return type(random._inst).__dict__["choice"].__name__ != "choice"
 """),
     "canary_instance_attribute": ("""\
     random._inst.random = lambda: 0.5
@@ -329,7 +334,7 @@ CANARIES = {
     random.random()
     _random.Random.setstate(random._inst, random.Random(4243).getstate()[1])
 """, """\
-    return random.getstate()[1] == random.Random(4243).getstate()[1]
+    return random._inst.getstate()[1] == random.Random(4243).getstate()[1]
 """),
     "canary_new_module_state": ("""\
     import decimal

@@ -44,6 +44,7 @@ import dataclasses
 import functools
 import marshal
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -243,6 +244,12 @@ def dice_rolled(outcome) -> int:
 def random_calls(outcome) -> list[str]:
     """The random functions the program called besides the dice (sorted, once each)."""
     return sorted({str(e[1]) for e in outcome.events or () if e and e[0] == "random" and len(e) > 1})
+
+
+def shown_calls(names: Iterable[str]) -> str:
+    """NAMES (random_calls: random's functions, "Random", "SystemRandom", "os.urandom") as a program
+    writes them: "random.choice, os.urandom"."""
+    return ", ".join(name if "." in name else f"random.{name}" for name in names)
 
 
 def silent_refusals(events: list, reference_events: list) -> list[int]:

@@ -31,6 +31,7 @@ PROGRESS_PREFIX = b'{"t":"progress"'
 
 # Captured before any student code runs (students may patch the modules).
 _real_exit = os._exit
+_real_urandom = os.urandom   # the harness's own entropy (nonces, names): the request's patch never reaches it
 _dumps = json.JSONEncoder(ensure_ascii=True, separators=(",", ":")).encode
 
 
@@ -182,4 +183,4 @@ def enter_own_folder(path, fresh):
 def _aside(path):
     """PATH renamed out of the harness's way, in its own folder (the zygote empties the tmp
     folders of everything but the work folder after every fresh request)."""
-    os.rename(path, f"{path}.left-{os.urandom(6).hex()}")
+    os.rename(path, f"{path}.left-{_real_urandom(6).hex()}")

@@ -186,8 +186,10 @@ class CleanState:
             elif not objects:
                 continue
             elif isinstance(value, type):
-                if not value.__flags__ & _IMMUTABLE_TYPE:     # a patched class attribute: its
-                    self._watch(gc.get_referents(value.__dict__)[0])  # dict itself, not a proxy
+                for cls in value.__mro__:                     # (its bases too: one no module names,
+                    if not cls.__flags__ & _IMMUTABLE_TYPE:   # as random.Random under the patch's)
+                        self._watch(gc.get_referents(cls.__dict__)[0])  # a patched class attribute:
+                        #                                       its dict itself, not a proxy
             elif kind not in _PLAIN:
                 inner = getattr(value, "__dict__", None)    # an object's attributes (random._inst,
                 if type(inner) is dict:                     # sys.stdout, os.environ and its data)
@@ -212,10 +214,10 @@ class CleanState:
         # address in every fork), else getstate()'s 625 ints (made and freed in each life: ~50
         # page copies of adopt's).
         if not reuse:
-            seen = _random_reader(random.getstate())
+            seen = _random_reader(random._inst.getstate())
             self.random_read, self.random_write = seen[0::2] if seen is not None else (None, None)
         read = self.random_read
-        self.random = random.getstate() if read is None else (read(), random._inst.gauss_next)
+        self.random = random._inst.getstate() if read is None else (read(), random._inst.gauss_next)
         self.cache_tags = self.cache_seen = None      # (restore's, made in each runner)
         restored = {id(cache): copy for cache, copy in self.restored} if reuse else {}
         self.restored = []
@@ -327,7 +329,7 @@ class CleanState:
             self.cache_seen = list(tags())
         read = self.random_read     # (the generator's own bytes as in the snapshot: nothing to put back)
         if read is None:
-            random.setstate(self.random)
+            random._inst.setstate(self.random)
         elif read() != self.random[0]:
             # Its bytes written back where they were read (what setstate(_random_state(...)) does
             # to them, without 625 ints made and converted); gauss_next is not written: one the

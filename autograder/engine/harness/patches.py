@@ -4,6 +4,7 @@ module (randint answers from the scripted dice), and the timer and CPU-limit sig
 import builtins
 import functools
 import io
+import operator
 import os
 import posix
 import random
@@ -12,10 +13,10 @@ import sys
 import time
 import types
 
-from .base import _CpuLimit, _real_exit, _Timeout, _type_name
+from .base import _CpuLimit, _real_exit, _real_urandom, _Timeout, _type_name
 from .endless import _OURS, LOOK_EVERY, look, student_frame
 from .lines import write_line
-from .run import _ORIG_RANDOM, _RUN, _WRAPPERS
+from .run import _ORIG_RANDOM, _RUN, _WRAPPERS, _BaseRandom
 from .values import normalise
 
 
@@ -130,20 +131,83 @@ def _os_exit(code):
 
 def _randint(a, b):
     run = _RUN
-    if run is None or run.phase != "call":
+    if run is None:
+        return _ORIG_RANDOM["randint"](a, b)
+    if run.phase != "call":
+        if run.drawn != run.phase:
+            run.fix_draws()
         return _ORIG_RANDOM["randint"](a, b)
     return run.roll(a, b)
 
 
 def _wrap_random(name, original):
+    sets = name in ("seed", "setstate")     # the student's own seed or state: kept
+
     @functools.wraps(original)
     def wrapper(*args, **kwargs):
         run = _RUN
-        if run is not None and run.phase == "call":
-            shown = normalise(list(args) + ([kwargs] if kwargs else []), budget=200)
-            run.event(["seed", shown] if name == "seed" else ["random", name, shown])
+        if run is not None:
+            if run.phase == "call":
+                shown = normalise(list(args) + ([kwargs] if kwargs else []), budget=200)
+                run.event(["seed", shown] if name == "seed" else ["random", name, shown])
+            if not sets:
+                if run.drawn != run.phase:
+                    run.fix_draws()
+            elif name == "seed" and (run.grader_draws() or (not kwargs and (not args or args[0] is None))):
+                run.fix_draws(again=True)   # random.seed() (from os.urandom), or any seed in a request
+                return None                 # whose dice or seed the grader gives (the clock's, the
+            else:                           # pid's: a lottery): the request's own (reported above)
+                run.drawn = run.phase
         return original(*args, **kwargs)
     return wrapper
+
+
+class _OwnRandom(_BaseRandom):
+    """random.Random as student code sees it: one made without a seed is seeded from the request
+    (the same numbers in every run of it), and its draws are reported (the RNG contract)."""
+
+    def seed(self, a=None, version=2):
+        run = _RUN
+        if run is not None:
+            run.note("Random")
+            if a is None:
+                a = run.own_seed()
+        super().seed(a, version)
+
+    def random(self):
+        run = _RUN
+        if run is not None:
+            run.note("Random")
+        return super().random()
+
+    def getrandbits(self, k):
+        run = _RUN
+        if run is not None:
+            run.note("Random")
+        return super().getrandbits(k)
+
+
+_OwnRandom.__name__ = _OwnRandom.__qualname__ = "Random"
+_OwnRandom.__module__ = "random"
+
+
+def _urandom_as(name):
+    """os.urandom for student code (NAME: what it reports): inside a request, the request's own
+    deterministic bytes (Run.stream); the harness's own entropy is _real_urandom, never this."""
+    def urandom(size, /):
+        size = operator.index(size)
+        run = _RUN
+        if run is None:
+            return _real_urandom(size)
+        if size < 0:
+            raise ValueError("negative argument not allowed")
+        run.note(name)
+        return run.stream().randbytes(size)
+    urandom.__name__ = urandom.__qualname__ = "urandom"
+    return urandom
+
+
+_OS_URANDOM, _SYSTEM_URANDOM = _urandom_as("os.urandom"), _urandom_as("SystemRandom")
 
 
 def prepare_random():
@@ -163,7 +227,10 @@ _PATCHES = ((sys, "stdout", _STDOUT), (sys, "__stdout__", _STDOUT), (sys, "stder
             (sys, "__stderr__", _STDERR), (sys, "stdin", _STDIN), (sys, "__stdin__", _STDIN),
             (builtins, "input", _input),
             (builtins, "exit", _quit), (builtins, "quit", _quit),      # `site` (skipped by -S) normally defines these
-            (os, "_exit", _os_exit), (posix, "_exit", _os_exit))
+            (os, "_exit", _os_exit), (posix, "_exit", _os_exit),
+            # draws that are not random's module functions (Run.stream, Run.own_seed)
+            (os, "urandom", _OS_URANDOM), (posix, "urandom", _OS_URANDOM),
+            (random, "_urandom", _SYSTEM_URANDOM), (random, "Random", _OwnRandom))
 _PATCHED = tuple(dict.fromkeys(owner for owner, _, _ in _PATCHES)) + (random,)   # the modules it writes to
 
 

@@ -18,7 +18,7 @@ import sys
 
 from .answers import _clean_status, _scan, _tail, _whole
 from .audit import _AUDIT_ON
-from .base import _dumps, _loads_line
+from .base import _dumps, _loads_line, _real_urandom
 from .clean import CleanState
 from .lines import write_all
 from .run import _NAMES, Run
@@ -129,7 +129,7 @@ def warm_template(filename, limits):
     constant requests, everything they left undone (the template, before its snapshot)."""
     cfg = {"filename": filename, "limits": limits}
     modules = dict(sys.modules)
-    state = random.getstate()
+    state = random._inst.getstate()      # (the generator's own: not the patched module function)
     alarm = _signal.getsignal(signal.SIGALRM)
     audit = _AUDIT_ON[0]
     out = os.open(os.devnull, os.O_WRONLY | os.O_CLOEXEC)
@@ -151,7 +151,7 @@ def warm_template(filename, limits):
         for name in [name for name in sys.modules if name not in modules]:
             del sys.modules[name]
         sys.modules.update(modules)
-        random.setstate(state)
+        random._inst.setstate(state)
         gc.collect()
         gc.unfreeze()
 
@@ -160,7 +160,7 @@ def warm_serving(cfg, code, out, clean):
     """A zygote's serving of a batch of the constant requests, here, with a request process of its
     own forked from here (the constant module only; killed and reaped before this returns)."""
     _sweep(_WARM_DIRS)
-    workdir = f"{_WARM_DIRS}{os.getpid()}-{os.urandom(8).hex()}"
+    workdir = f"{_WARM_DIRS}{os.getpid()}-{_real_urandom(8).hex()}"
     os.mkdir(workdir, 0o700)
     zyg = Zygote.__new__(Zygote)        # (not its __init__: that is a life's boot)
     zyg._serving(cfg, None, None, out, {}, workdir, private_tmp=False, use_proc=True)

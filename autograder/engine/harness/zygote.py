@@ -22,7 +22,7 @@ from .answers import (
     _tail,
 )
 from .audit import install_audit
-from .base import GRACE, _dumps, _loads_line, _real_exit, enter_own_folder
+from .base import GRACE, _dumps, _loads_line, _real_exit, _real_urandom, enter_own_folder
 from .clean import CleanState
 from .errors import compile_source
 from .lines import _pidfd, write_all, write_line, write_parts
@@ -306,7 +306,7 @@ class Zygote(Waits):
         answer when WK may serve on (see _tail), whether it wrote more than one answer).  LINE: the
         grader's JSON of MSG, sent on with the keys added at its end (a JSON object of the grader's
         own: no need to encode the request again)."""
-        nonce = os.urandom(8).hex()
+        nonce = _real_urandom(8).hex()
         line = line.rstrip() if line is not None else b""
         if len(line) > 2 and line.endswith(b"}"):       # (LINE up to its last brace, as it is)
             keys = b"".join([b',"%s":%s' % (k.encode("ascii"), _dumps(v).encode("ascii"))

@@ -13,7 +13,7 @@ from autograder.engine.checks import could_pass_by_doing_nothing, explain, refer
 from autograder.engine.divergence import first_line_difference
 from autograder.engine.feedback import cut, describe_call, ordinal, show
 from autograder.engine.grammar import Line, LineGrammar
-from autograder.engine.replay import dice_rolled
+from autograder.engine.replay import dice_rolled, shown_calls
 from autograder.engine.suite import Fail, Suite, hint_for, reference_versions  # noqa: F401 (the suites import it from here)
 
 suite = Suite(__file__)
@@ -232,7 +232,7 @@ def check_run(student, reference, func: str, args: list, case: dict, *, stdin: l
                          before=wrong if wrong and outcome.status == "input_exhausted" else "")
     others = other_random(outcome)
     if others:
-        raise fail(f"it called random.{', random.'.join(others)}", "it called another random function than "
+        raise fail(f"it called {shown_calls(others)}", "it called another random function than "
                    "random.randint", show_hint=False)
     bad = [p for p in prompts(outcome) if p not in prompts(ref)]
     if bad:

@@ -19,7 +19,7 @@ from autograder.assignments.cs21.suites.common import (
 )
 from autograder.engine.checks import could_pass_by_doing_nothing
 from autograder.engine.feedback import show
-from autograder.engine.replay import dice_rolled
+from autograder.engine.replay import dice_rolled, shown_calls
 from autograder.engine.suite import Fail
 
 DATA = scenarios("rolling")
@@ -44,7 +44,7 @@ def test_roll(student, reference, case):
     if others or got != expected or dice_rolled(outcome) != 5:
         summary = f"Called {ran}. Returned {show(got)}, but expected {show(expected)} ({case['why']})."
         if others:
-            summary += f" It called random.{', random.'.join(others)}."
+            summary += f" It called {shown_calls(others)}."
         elif dice_rolled(outcome) != 5:
             summary += f" It called random.randint {dice_rolled(outcome)} times, not 5."
         raise Fail(summary, hidden=f"roll returned other dice than the RNG contract gives ({case['why']}).",

@@ -19,7 +19,7 @@ from autograder.engine import grammar
 from autograder.engine.checks import GraderFault, could_pass_by_doing_nothing, explain
 from autograder.engine.feedback import Fail, ordinal
 from autograder.engine.grammar import Score
-from autograder.engine.replay import dice_rolled, random_calls, roll_values
+from autograder.engine.replay import dice_rolled, random_calls, roll_values, shown_calls
 from autograder.engine.suite import Suite, reference_versions  # noqa: F401 (the suites import it from here)
 
 SUITE = Suite(__file__)
@@ -308,7 +308,7 @@ def play_and_check(student, reference, game: Game, *, hint: str | None = None,
                      f"call roll_dice() exactly once per turn.")
     others = random_calls(shown.outcome)
     if others and game.dice is None:
-        notes.append(f"Your program calls random.{', random.'.join(others)}: only roll_dice() may use random, "
+        notes.append(f"Your program calls {shown_calls(others)}: only roll_dice() may use random, "
                      f"or a seeded game rolls other dice.")
     if hint and (not hint_when or shown.score.value in hint_when):
         notes.append(hint)
@@ -349,7 +349,7 @@ def check_rolls(student, reference, game: Game, *, hint: str | None = None) -> N
                         f"(does it call random or random.seed itself?)")
             others = random_calls(att.outcome)
             if others:
-                text += f"; it also calls random.{', random.'.join(others)}, which the game never does"
+                text += f"; it also calls {shown_calls(others)}, which the game never does"
             reasons.append(lambda hidden, att=att, text=text: text if att.outcome.status == "ok"
                            else f"{text} ({why_not(att, game, -1, hidden)})")
         elif att.score.value is None:

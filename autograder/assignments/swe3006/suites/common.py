@@ -34,7 +34,7 @@ from autograder.engine.checks import GraderFault, could_pass_by_doing_nothing, e
 from autograder.engine.divergence import first_divergence, first_line_difference
 from autograder.engine.feedback import cut, ordinal, show
 from autograder.engine.grammar import Line, LineGrammar
-from autograder.engine.replay import Protocol, read_reference, read_transcript
+from autograder.engine.replay import Protocol, random_calls, read_reference, read_transcript, shown_calls
 from autograder.engine.suite import Fail, Suite
 
 SUITE = Suite(__file__)
@@ -395,6 +395,8 @@ def _rolls_text(got_outcome, ref_outcome, hidden: bool) -> str:
         return (f"It rolled {'more' if len(got) > len(want) else 'fewer' if len(got) < len(want) else 'other'}"
                 " dice than the RNG contract says.")
     where = f"At {found.where}: {found.cause} ({found.detail}). " if found is not None else ""
+    others = random_calls(got_outcome)
+    instead = f" It called {shown_calls(others)}, which the RNG contract forbids." if others else ""
     return (f"{where}It called random.randint {len(got)} times ({cut(str(got), 120)}), but the RNG contract "
             f"gives {len(want)} calls ({cut(str(want), 120)}): one randint(1, 6) per die rolled, in "
-            f"position order.")
+            f"position order.{instead}")

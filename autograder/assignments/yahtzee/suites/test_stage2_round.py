@@ -25,6 +25,7 @@ from autograder.assignments.yahtzee.suites.common import (
 from autograder.engine.charge import stopped_aspect, written
 from autograder.engine.checks import could_pass_by_doing_nothing, reference_ok
 from autograder.engine.feedback import Fail
+from autograder.engine.replay import random_calls, shown_calls
 from autograder.engine.suite import hint_for, returned_value
 
 DATA = SUITE.load("round")
@@ -158,7 +159,9 @@ def test_reroll(student, reference, case):
         else:
             cause = "it rolled fewer dice than the unkept ones"
             hint = "Every die that is not kept is rolled again."
-        raise Fail(f"Called {ran}: {cause} (rolled {rolled} dice where {want_rolled} were expected).",
+        others = random_calls(outcome)
+        called = f" It called {shown_calls(others)}: every die comes from roll_dice." if others else ""
+        raise Fail(f"Called {ran}: {cause} (rolled {rolled} dice where {want_rolled} were expected).{called}",
                    hidden=f"reroll: {cause} ({case['why']}).",
                    ran=ran_with, expected=f"{want_rolled} dice rolled", got=f"{rolled} dice rolled",
                    hint=hint)

@@ -21,7 +21,7 @@ from autograder.assignments.yatzy.suites.common import (
 from autograder.engine.checks import could_pass_by_doing_nothing
 from autograder.engine.divergence import first_divergence
 from autograder.engine.feedback import Fail
-from autograder.engine.replay import Protocol, read_reference, read_transcript
+from autograder.engine.replay import Protocol, read_reference, read_transcript, shown_calls
 
 START = "start"
 
@@ -140,7 +140,7 @@ def check_rng(student, reference, game: Game) -> None:
         problems.append("rolled dice before shuffling the players")
         hidden.append(problems[-1])
     if others:
-        problems.append(f"called random.{', random.'.join(others)} (only random.shuffle once and "
+        problems.append(f"called {shown_calls(others)} (only random.shuffle once and "
                         "random.randint(1, 6) for the dice)")
         hidden.append(problems[-1])        # names of the random module's functions: no scenario data
     if rolls != want_rolls:

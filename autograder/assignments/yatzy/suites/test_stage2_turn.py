@@ -21,7 +21,7 @@ from autograder.assignments.yatzy.suites.common import (
 from autograder.engine.checks import could_pass_by_doing_nothing, expect_same
 from autograder.engine.divergence import first_line_difference
 from autograder.engine.feedback import Fail, describe_call, ordinal, show
-from autograder.engine.replay import silent_refusals
+from autograder.engine.replay import shown_calls, silent_refusals
 
 TURN_PARTS = ("die", "new_pad", "new_player", "parse_keep", "ask_keep", "roll")   # graded in problems 7-10
 
@@ -62,7 +62,7 @@ def compare(student, reference, helper: str, args: list, case: dict, *, under: t
         raise fail
     others = _other_random(outcome) - _other_random(expected)
     if others:      # (before the value: what another random function gives is not the dice given)
-        raise Fail(f"{short} called random.{', random.'.join(sorted(others))}: every face comes from "
+        raise Fail(f"{short} called {shown_calls(sorted(others))}: every face comes from "
                    f"random.randint(1, 6), nothing else of random (the RNG contract) ({case['why']}).",
                    hidden=f"{hidden_short} called another random function than random.randint ({case['why']}).",
                    ran=ran, hint=hint, show_values=False)
