@@ -64,6 +64,7 @@ def main() -> None:
     on: dict[int, collections.Counter] = collections.defaultdict(collections.Counter)
     waker_cross = collections.Counter()
     migrants = collections.Counter()
+    outside = collections.Counter()        # cross-CPU wake-ups of ours by a process not ours, by its name
     for line in lines:
         m = _HEAD.match(line)
         if not m:
@@ -79,6 +80,8 @@ def main() -> None:
             procs[d].add(int(f[1]))
             if int(f[2]) != cpu:
                 cross[d] += 1
+                if m["pid"] != "0" and tid_depth(int(m["pid"])) is None:
+                    outside[re.sub(r"[\d/:.-]+$", "", m["comm"].strip())] += 1
                 waker_cross[(tid_depth(int(m["pid"])) if m["pid"] != "0" else "idle", d)] += 1
             else:
                 same[d] += 1
@@ -96,6 +99,7 @@ def main() -> None:
     print("depth  procs  wakeups cross/same  migrations  switched in on (cpu: count)")
     for d in sorted(procs):
         print(f"{d:5d}  {len(procs[d]):5d}  {cross[d]:7d}/{same[d]:<7d}  {mig[d]:10d}  {dict(sorted(on[d].items()))}")
+    print("cross-CPU wake-ups of ours by others (their names):", dict(outside.most_common(6)))
     print("most migrated (depth, pid, the comm that moved it):", dict(migrants.most_common(8)))
     for (d, pid, _), k in migrants.most_common(3):
         chain = [pid]
