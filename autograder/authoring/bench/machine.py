@@ -42,6 +42,7 @@ def handover_us(here: int, there: int, trips: int = 2000) -> tuple[float, float]
         return None
     to_child, from_parent = os.pipe()[::-1]
     from_child, to_parent = os.pipe()
+    pid = 0
     try:
         os.sched_setaffinity(0, {here})
         pid = os.fork()
@@ -70,6 +71,7 @@ def handover_us(here: int, there: int, trips: int = 2000) -> tuple[float, float]
         wall, mine = time.perf_counter() - t0, time.thread_time() - c0
         theirs = os.read(from_child, 8)
         os.waitpid(pid, 0)
+        pid = 0
         if len(theirs) != 8:
             return None
         return wall / trips * 1e6, (mine + struct.unpack("d", theirs)[0]) / trips * 1e6
@@ -79,6 +81,11 @@ def handover_us(here: int, there: int, trips: int = 2000) -> tuple[float, float]
         for fd in (to_child, from_child, from_parent, to_parent):
             if fd >= 0:
                 os.close(fd)
+        if pid:                                       # it failed: our ends closed, it ends; reap it
+            try:
+                os.waitpid(pid, 0)
+            except OSError:
+                pass
         try:
             os.sched_setaffinity(0, allowed)
         except OSError:
