@@ -4,9 +4,10 @@ over a command, by process depth below the command's first process.
     sudo .venv/bin/python benchmarks/floor/cpus.py -- .venv/bin/python benchmarks/floor/split.py REF 10
     sudo .venv/bin/python benchmarks/floor/cpus.py -- taskset -c 0 .venv/bin/python ...
 
-Depth 0 is the command (the grader; under taskset its exec), 1 the template, 2 a student root,
-3 a life (its zygote), 4 a request process (a grade-all run: +1 for the worker; read the table
-by the names).  For each depth: processes, wake-ups it received from a process on another CPU
+Depth 0 is the command (a grader), 1 its sandbox template (and the grader's threads), 2 the
+template's root template, 3 a student root, 4 a life (its zygote), 5 a request process.  In a
+`grade-all` run, 0 is the parent, 1 its fork server and the templates it booted for the workers,
+2 the workers and those templates' root templates, 3 student roots, 4 lives, 5 request processes.  For each depth: processes, wake-ups it received from a process on another CPU
 ("cross": the waker's CPU is not the CPU the wakee is put on, an inter-processor interrupt),
 the same CPU, its migrations, and the CPUs it was switched in on.  Run as root (perf -a).
 Measures only; nothing of the kit imports it.
