@@ -46,6 +46,7 @@ def test_bench_prints_its_sections(tmp_path):
                     "(e) false timeouts under load", "(f) targets", "(g) the coach"):
         assert heading in out, heading
     assert "FAILED" not in out
+    assert "machine: a pure-Python step " in out             # the machine named before (a)
     assert "100/100" in out                                  # the reference graded in (a)
     assert "2 submissions" in out                            # the small class in (b)
     assert "4 graded" in out and "false timeouts: 0" in out  # (e): two batches of 2 honest students
@@ -203,3 +204,19 @@ def test_a_descendant_reaped_while_proc_is_read_makes_the_pass_read_again(monkey
     passes = iter([(9.0, [os.getpid(), gone]), (1.0, [os.getpid()])])
     monkeypatch.setattr(measure, "_descendants_pass", lambda root: next(passes))
     assert measure.descendants_cpu() == 1.0
+
+
+def test_machine_yardsticks_are_measured_and_the_cpu_set_put_back():
+    from autograder.authoring.bench import machine
+
+    before = os.sched_getaffinity(0)
+    step = machine.python_step_ns(steps=2000, rounds=1)
+    assert 1 < step < 100_000                                 # ns: a real loop was timed
+    cpu = min(before)
+    one = machine.handover_us(cpu, cpu, trips=200)
+    assert one is not None and one[0] > 0 and one[1] > 0
+    assert machine.handover_us(cpu, max(before) + 1, trips=10) is None   # a CPU this process may not use
+    assert os.sched_getaffinity(0) == before
+    line = machine.machine_line()
+    assert line.startswith("machine: a pure-Python step ") and "on one CPU" in line
+    assert ("across two" in line) == (len(before) > 1)

@@ -46,6 +46,11 @@ for mb in 0 20 100; do nice -n 5 $PY -S -I benchmarks/floor/fork.py 500 $mb; don
 echo "== a request's round trip: C and Python, one request per grader write and 40, on two cores and pinned to one"
 for b in 1 40; do nice -n 5 /tmp/floor_trip 20000 $b; nice -n 5 taskset -c 1 /tmp/floor_trip 20000 $b
                   nice -n 5 $PY benchmarks/floor/trip.py 20000 $b; nice -n 5 taskset -c 1 $PY benchmarks/floor/trip.py 20000 $b; done
+echo "== the machine below the kit: a syscall, a timer, a hand-over on one CPU and across two, caches after it (vm.c)"
+gcc -O2 -Wall -o /tmp/floor_vm benchmarks/floor/vm.c
+nice -n 5 /tmp/floor_vm
+echo "== which CPU each process of a grade runs on (cpus.py, 11 grades, unpinned)"
+command -v perf >/dev/null && nice -n 5 $PY $B/cpus.py -- $PY $B/split.py autograder/assignments/yahtzee/reference.py 10 | grep -v "^{"
 echo "== the kit's grade by process depth (perf, 21 grades)"
 if command -v perf >/dev/null; then
   nice -n 5 perf record -q -F 4000 -e cpu-clock -o /tmp/floor_perf.data -- $PY $B/prof_run.py >/dev/null 2>&1

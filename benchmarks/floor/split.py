@@ -52,7 +52,24 @@ def self_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
+def pin_template(cpu: int) -> None:
+    """$SPLIT_PIN_TEMPLATE=CPU: every template this process boots (so its roots, lives and request
+    processes) pinned to CPU, the grader left free (the experiment of pass 18, `vmcost`)."""
+    from autograder.engine import launch
+
+    boot = launch._boot
+
+    def pinned(python):
+        popen, sock = boot(python)
+        os.sched_setaffinity(popen.pid, {cpu})
+        return popen, sock
+
+    launch._boot = pinned
+
+
 def main() -> None:
+    if os.environ.get("SPLIT_PIN_TEMPLATE"):
+        pin_template(int(os.environ["SPLIT_PIN_TEMPLATE"]))
     Sandbox.run, Sandbox.run_batch, Sandbox._start, Sandbox._collected = run, run_batch, start, collected
     path, n = sys.argv[1], int(sys.argv[2])
     with template_scope():

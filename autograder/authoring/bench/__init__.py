@@ -34,6 +34,9 @@
 (g) the coach (autograder/coach/bench.py): the optimal table's compute time, peak memory, file size
     and load time, one advice and one game review, against their targets (--skip-coach leaves it out).
 
+Before (a), a line names the machine by two yardsticks (machine.py): the same commit's figures
+differ from one machine to another by as much as a pass moves them.
+
 Nothing reads stdin.  A missing nbgrader (or Jupyter kernel) prints a note instead of (c).
 """
 
@@ -51,6 +54,7 @@ from pathlib import Path
 
 from ...assignment import load_assignment, needs_repository
 from .batch import bench_batch, bench_load, bench_worst
+from .machine import machine_line
 from .measure import ASSIGNMENT, CLASS_DIR, _become_subreaper, bench_single
 from .nbgrader import bench_nbgrader
 from .targets import print_targets
@@ -140,6 +144,7 @@ def run(args: argparse.Namespace) -> int:
     cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     print(f"autograder bench: {time.strftime('%Y-%m-%d %H:%M')}, {cpus} CPUs, Python {platform.python_version()}, "
           f"{platform.system()} {platform.release()}, sandbox {mode}; {_load()}")
+    print(machine_line())
     if not reaper:
         print("note: could not become a child subreaper; CPU of orphaned grandchildren may be missing")
     if _compile_package():
