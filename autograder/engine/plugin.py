@@ -70,13 +70,6 @@ class _Check:
     kin: tuple                # (family, problem): the checks no_points_for_nothing compares it with
 
 
-def handout_names(assignment) -> frozenset[str]:
-    """Every name the table's problems give: a function, and a method's class and method name."""
-    names = {part for p in assignment.problems for f in p.functions for part in (f, *f.split("."))}
-    owner = assignment.extra.get("class_name")
-    return frozenset(names | ({owner} if isinstance(owner, str) and owner else set()))
-
-
 class GradingPlugin(Rows, LightRunner, InStage):
     """One pytest session, many submissions: the suites are collected once, then every
     collected check runs against each submission in turn (see pytest_runtestloop)."""
@@ -86,7 +79,7 @@ class GradingPlugin(Rows, LightRunner, InStage):
                  light: bool = True):
         self.assignment = assignment
         self._reference = reference
-        self._handout_names = handout_names(assignment)
+        self._handout_names = assignment.handout_names
         self.plan = plan              # check id -> the requests a correct program gets (refcache)
         self.record = record          # record the plan the checks ask of each student (refcache)
         self.recorded_plan: dict[str, list] | None = None
