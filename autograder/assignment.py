@@ -167,6 +167,14 @@ class Assignment:
         names = {self.qualified(f) for p in self.problems if p.stage != stage for f in p.functions} - keep
         return {"names": sorted(names), "keep": sorted(keep)}
 
+    @property
+    def handout_names(self) -> frozenset[str]:
+        """Every name the problems give (a function; a method's class and method names; the table's
+        class): a did-you-mean never offers one of them for another (engine/outcomes.not_another)."""
+        names = {part for p in self.problems for f in p.functions for part in (f, *f.split("."))}
+        owner = self.extra.get("class_name")
+        return frozenset(names | ({owner} if isinstance(owner, str) and owner else set()))
+
     def qualified(self, function: str) -> str:
         """FUNCTION as substitution names it: "Class.method" for a method of the table's
         `class_name` (a name with a dot is taken as it is), else the module-level name."""

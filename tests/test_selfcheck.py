@@ -158,7 +158,9 @@ def test_notebook_cells_run_the_same_code_with_the_same_runtime():
     for stage in spec.stages:
         nb = json.loads(nbgen.notebook_path(spec, stage.number).read_text(encoding="utf-8"))
         cells = {c["metadata"].get("nbgrader", {}).get("grade_id"): nbgen.cell_source(c) for c in nb["cells"]}
-        assert cells["given_selfcheck"] == SELFCHECK_SOURCE.rstrip("\n")
+        runtime, _, names = cells["given_selfcheck"].partition("\n\n\n# The names the problems give")
+        assert runtime == SELFCHECK_SOURCE.rstrip("\n")
+        assert names.endswith(f"HANDOUT = {tuple(sorted(spec.handout_names))!r}")
         for problem in spec.stage_problems(stage.number):
             assert checks[problem.number] in cells[nbgen.test_id(problem)]
             seen.add(problem.number)
@@ -306,7 +308,9 @@ def test_a_misspelt_function_is_named_by_every_path(bundle, home):
     renamed = starter.replace(stub, "return sum(d for d in dice if d == face)").replace(
         "def score_upper(", "def upper_score(")
     inside = starter.replace(stub, "return sum(d for d in dice if d == facee)")
-    for label, source, said in (("renamed", renamed, "Your file does not define `score_upper`; did you mean `"),
+    # (renamed: was "...; did you mean `" + the closest name, which was `score`, another function of
+    # the handout; now the handout's names are never offered and upper_score is not close enough)
+    for label, source, said in (("renamed", renamed, "Your file does not define `score_upper`: check its name"),
                                 ("inside", inside, "It raised NameError: name 'facee' is not defined")):
         path = write(home, "yahtzee", f"misspelt-{label}", source)
         text = check_py_text(bundle, "yahtzee", path)
@@ -314,6 +318,30 @@ def test_a_misspelt_function_is_named_by_every_path(bundle, home):
         for out in (text, grade_text):
             assert "Problem 1 Upper boxes: Ones to Sixes: failed" in out, out
             assert said in out, out
+
+
+def test_a_did_you_mean_never_offers_another_function_of_the_handout(bundle, home):
+    """A student whose score_small_straight is missing (renamed away) is not told "did you mean
+    `score_large_straight`?" (problem 5's other function, a stub in the starter) by check.py,
+    `grade --public` or a notebook's check cell: the handout's names are never offered."""
+    spec = load_assignment("yahtzee")
+    source = spec.starter.read_text(encoding="utf-8").replace("def score_small_straight(", "def qqq_helper(")
+    path = write(home, "yahtzee", "small-straight-gone", source)
+    for out in (check_py_text(bundle, "yahtzee", path), public_text(path)):
+        assert "Your file does not define `score_small_straight`: check its name against the handout." in out, out
+        assert "score_large_straight`?" not in out, out
+    stage = next(p.stage for p in spec.problems if "score_small_straight" in p.functions)
+    nb = json.loads(nbgen.notebook_path(spec, stage).read_text(encoding="utf-8"))
+    cells = {c["metadata"].get("nbgrader", {}).get("grade_id"): nbgen.cell_source(c) for c in nb["cells"]}
+    scope: dict = {"__name__": "notebook"}
+    exec(cells["given_selfcheck"], scope)
+    scope["SETTINGS"]["print"] = False
+    exec("def score_large_straight(dice):\n    raise NotImplementedError", scope)
+    number = next(p.number for p in spec.problems if "score_small_straight" in p.functions)
+    code = next(text for key, text in cells.items() if key == nbgen.test_id(spec.problem(number)))
+    exec(code, scope)
+    details = " ".join(str(r[2]) for r in scope["RESULTS"][number])
+    assert "does not define `score_small_straight`" in details and "score_large_straight`?" not in details
 
 
 def test_an_untouched_starter_says_where_to_start(home):

@@ -269,6 +269,22 @@ def test_misspelled_function_gets_did_you_mean(tmp_path):
     assert "did you mean" in outputs and "parse_kepe" in outputs
 
 
+@pytest.mark.parametrize("renamed, hint", [("qqq_helper", None), ("score_smal_straight", "score_smal_straight")])
+def test_did_you_mean_never_names_another_function_of_the_handout(tmp_path, renamed, hint):
+    """A missing score_small_straight is not a misspelt score_large_straight (graded as itself,
+    problem 5's other function): the hint is dropped, or the next close name (a real misspelling)."""
+    source = SOLUTION.read_text(encoding="utf-8").replace("def score_small_straight(", f"def {renamed}(")
+    path = tmp_path / "yahtzee.py"
+    path.write_text(source, encoding="utf-8")
+    report = graded(str(path), "1")
+    outputs = [t.output for t in report.tests if "no function `score_small_straight`" in t.output]
+    assert outputs and not any("score_large_straight" in text for text in outputs)
+    if hint is None:
+        assert not any("did you mean" in text for text in outputs)
+    else:
+        assert any(f"did you mean `{hint}`" in text for text in outputs)
+
+
 def test_a_grade_never_runs_the_same_game_twice(monkeypatch):
     """Speed is measured by `make bench`, not here; what a test can pin down is the work: the
     suites must not repeat a request (e.g. replay the same seeded game for every check)."""

@@ -150,6 +150,8 @@ def error(x: Any) -> dict | None:
             out[key] = text(x[key], MAX_MESSAGE)
     if "suggestion" in x:
         out["suggestion"] = name(x["suggestion"]) if isinstance(x["suggestion"], str) else None
+    if isinstance(x.get("close"), list):     # more close names (a no_function's), the grader's to choose from
+        out["close"] = [n for n in (name(n) for n in x["close"][:3]) if n != "?"]
     if isinstance(x.get("python"), str):        # the sandbox's Python version, for syntax errors
         out["python"] = text(x["python"], 16)
     line = integer(x.get("line"), None, 0, 10 ** 9)

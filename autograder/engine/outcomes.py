@@ -3,6 +3,7 @@ with one plain-English sentence per non-ok status (and its hidden-check form fro
 
 from __future__ import annotations
 
+import dataclasses
 import marshal
 import re
 import signal
@@ -377,6 +378,20 @@ def _message(out: Outcome, request: Request, data: dict, facts: dict, limits: Li
     if isinstance(facts.get("signal"), int):
         return f"your program crashed (killed by {_signal_name(facts['signal'])})"
     return INTERNAL
+
+
+def not_another(out: Outcome, request: Request, handout: frozenset[str]) -> Outcome:
+    """A no_function OUT whose did-you-mean names another function of the handout (HANDOUT: every
+    name its problems give) offers the next close name instead, or none: a missing
+    score_small_straight is not a misspelt score_large_straight, which is graded as itself."""
+    error = out.error or {}
+    suggestion = error.get("suggestion")
+    if out.status != "no_function" or suggestion not in handout:
+        return out
+    error = {**error, "suggestion": next((n for n in error.get("close") or () if n not in handout), None)}
+    hint = error["suggestion"]
+    return dataclasses.replace(out, error=error,
+                               message=_missing(request, error) + (f"; did you mean {hint}?" if hint else ""))
 
 
 def _missing(request: Request, error: dict) -> str:

@@ -79,6 +79,7 @@ class GradingPlugin(Rows, LightRunner, InStage):
                  light: bool = True):
         self.assignment = assignment
         self._reference = reference
+        self._handout_names = assignment.handout_names
         self.plan = plan              # check id -> the requests a correct program gets (refcache)
         self.record = record          # record the plan the checks ask of each student (refcache)
         self.recorded_plan: dict[str, list] | None = None
@@ -115,6 +116,7 @@ class GradingPlugin(Rows, LightRunner, InStage):
         self._student = student
         if student is not None:
             student.calls = self.assignment.extra.get("calls", {})     # timeout memory ([calls])
+            student.handout_names = self._handout_names
             student.timing = self._reference            # trial limits from the reference's CPU times
             student.public_keys = self._public_keys     # public first (ahead.py): never None here
             student.public_check[0] = True              # (the load probe: its outcome is shown)

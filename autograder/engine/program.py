@@ -33,6 +33,7 @@ from typing import Any
 
 from . import bounds, cgroup
 from .ahead import ALL, Plan, request_key
+from .outcomes import not_another
 from .protocol import by_marshal
 from .roots import Family
 from .sandbox import Limits, Outcome, Request, Sandbox
@@ -156,6 +157,8 @@ class Program(Plan, Trials):
         #                                        the assignment, in order seen
         self._memo: dict[Any, Any] = {}
         self.calls: dict[str, list[str]] = {}    # function -> the functions it calls (assignment [calls])
+        self.handout_names: frozenset[str] = frozenset()   # every name the problems give (a did-you-mean
+        #                                          never names one of them: outcomes.not_another)
         self.timing: Program | None = None       # the reference Program: its outcomes' CPU times scale
         #                                          this student's trial limits (set by the plugin)
         self.loops: set[tuple] = _owner.loops if _owner else set()   # (function, first line) where a
@@ -249,6 +252,8 @@ class Program(Plan, Trials):
             outcome = variant._run_here(request)
         else:
             outcome = self._run_here(request)
+        if outcome.status == "no_function" and self.handout_names:
+            outcome = not_another(outcome, request, self.handout_names)
         if self.trace is not None:
             self.trace.append((request, outcome))
         return outcome

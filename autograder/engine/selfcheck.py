@@ -33,6 +33,7 @@ STATUSES = ("passed", "failed", "not started")
 # everywhere costs the checks it breaks, not minutes of waiting.
 SLOW_ALLOWED = 2
 SETTINGS = {"print": True, "timeout": None, "short_timeout": None, "filename": None, "max_lines": 40}
+HANDOUT = ()             # every name the problems give: a did-you-mean never offers one for another
 TIMED_OUT = {"count": 0, "limit": None}    # checks that ran out of time in this process, the limit in force
 RESULTS = {}             # problem number -> [(what, status, detail), ...] of the latest run
 TITLES = {}              # problem number -> title, as the check cells name them
@@ -111,7 +112,7 @@ def _not_defined(err):
     if not name:
         return ""
     names = [n for n, v in tb.tb_frame.f_globals.items()
-             if not n.startswith("_") and isinstance(v, (types.FunctionType, type))]
+             if not n.startswith("_") and isinstance(v, (types.FunctionType, type)) and n not in HANDOUT]
     close = difflib.get_close_matches(name, names, n=1)
     return (f"Your file does not define `{name}`"
             + (f"; did you mean `{close[0]}`?" if close else ": check its name against the handout."))

@@ -74,15 +74,16 @@ def _public_checks(key: tuple) -> tuple[dict[int, str], list[str]]:
     return checks, notes
 
 
-def sandbox_source(source: str, checks: dict[int, str], filename: str) -> str:
+def sandbox_source(source: str, checks: dict[int, str], filename: str, handout: tuple[str, ...] = ()) -> str:
     """The student's SOURCE with one function appended that runs a problem's public checks in the
     module's own namespace with the shared runtime, and returns [(what, status, detail)]."""
     return (source.rstrip("\n") + "\n\n\n"
             f"def {ENTRY}(number, _runtime={SELFCHECK_SOURCE!r}, _tools={TOOLS!r},\n"
-            f"        _checks={checks!r}, _filename={filename!r}):\n"
+            f"        _checks={checks!r}, _filename={filename!r}, _handout={handout!r}):\n"
             "    engine = {'__name__': 'selfcheck'}\n"
             "    exec(_runtime, engine)\n"
             "    engine['SETTINGS']['filename'] = _filename\n"
+            "    engine['HANDOUT'] = _handout\n"
             "    return engine['run_problem'](number, _checks[number], globals(), _tools)\n")
 
 
@@ -110,7 +111,8 @@ def grade_public(path: str | Path, assignment: str | Assignment = DEFAULT_ASSIGN
         return report
     report.notes.extend(submission.notes)
     wanted = {n: checks[n] for n, _, _ in problems}
-    program = Program(sandbox_source(submission.source, wanted, submission.filename), submission.filename,
+    program = Program(sandbox_source(submission.source, wanted, submission.filename, tuple(sorted(spec.handout_names))),
+                      submission.filename,
                       limits=limits, hidden_paths=hidden_paths(extra_hidden) + submission_home(path))
     timed_out = 0
     try:

@@ -87,7 +87,9 @@ def build_stage(assignment: Assignment, solution: Solution, content: dict, stage
         for code in cut.codes:
             _run(strip_solution_markers(code), namespace, f"{where}: class {cut.name}")
     _run(TOOLS, namespace, f"{where}: tools")
-    _run(SELFCHECK, namespace, f"{where}: the public-check runtime")     # as the given cell defines it
+    given_selfcheck = (SELFCHECK.rstrip("\n") + "\n\n\n# The names the problems give: a did-you-mean never offers one for another.\n"
+                       f'HANDOUT = {tuple(sorted(assignment.handout_names))!r}\n')
+    _run(given_selfcheck, namespace, f"{where}: the public-check runtime")     # as the given cell defines it
     namespace["SETTINGS"]["print"] = False
     namespace["__sources__"] = {p.function.name: textwrap.dedent(strip_solution_markers(p.code)) for p in every_piece}
 
@@ -103,7 +105,7 @@ def build_stage(assignment: Assignment, solution: Solution, content: dict, stage
                                              namespace, content, where), f"s{stage}-setup-md"))
     cells.append(code_cell(solution.setup, "given_setup", locked=True))
     cells.append(markdown_cell(SELFCHECK_TEXT, f"s{stage}-selfcheck-md"))
-    cells.append(code_cell(SELFCHECK, "given_selfcheck", locked=True))
+    cells.append(code_cell(given_selfcheck, "given_selfcheck", locked=True))
     toolkit = [p for p in pieces if p.function.stage == 0]
     if toolkit:
         cells.append(markdown_cell(fill_markdown(content.get("toolkit_text", "## Given functions"),

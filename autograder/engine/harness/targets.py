@@ -145,25 +145,32 @@ def _no_function(func, mod):
                    if type(k) is str and not k.startswith("__") and callable(v))
     # (a dunder name is the grader's own, as its load probe: no handout function is one, and the
     # search is ~0.2 ms of a grade in a sandbox)
-    close = difflib.get_close_matches(func, names, n=1) if type(func) is str and func[:2] != "__" else []
-    return {"type": "NameError", "message": f"name {_safe_str(func)!r} is not defined",
-            "suggestion": close[0] if close else None}
+    close = difflib.get_close_matches(func, names, n=_CLOSE) if type(func) is str and func[:2] != "__" else []
+    return {"type": "NameError", "message": f"name {_safe_str(func)!r} is not defined", **_suggested(close)}
+
+
+# Up to this many close names go back: the grader drops one that the handout requires under its own
+# name (a missing score_small_straight is not a misspelt score_large_straight) and offers the next.
+_CLOSE = 4
+
+
+def _suggested(close):
+    return {"suggestion": close[0] if close else None, "close": close[1:]}
 
 
 def _no_class(name, mod):
     names = sorted(k for k, v in list(mod.__dict__.items())
                    if type(k) is str and not k.startswith("_") and issubclass(type(v), type))
-    close = difflib.get_close_matches(name, names, n=1)
-    return {"type": "NameError", "message": f"name {name!r} is not defined (a class)",
-            "suggestion": close[0] if close else None}
+    close = difflib.get_close_matches(name, names, n=_CLOSE)
+    return {"type": "NameError", "message": f"name {name!r} is not defined (a class)", **_suggested(close)}
 
 
 def _no_method(cls, cls_name, name):
     names = sorted({k for klass in _mro_of(cls) if klass is not object
                     for k in list(_type_dict(klass)) if type(k) is str and not k.startswith("__")})
-    close = difflib.get_close_matches(name, names, n=1)
+    close = difflib.get_close_matches(name, names, n=_CLOSE)
     return {"type": "AttributeError", "message": f"class {cls_name!r} has no attribute {name!r}",
-            "suggestion": close[0] if close else None}
+            **_suggested(close)}
 
 
 def _static_attr(cls, name):
