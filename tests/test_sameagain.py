@@ -191,3 +191,25 @@ def seeded():
     import random
     expected = random.Random(7)
     assert got == [expected.random(), expected.choice("abcdef")]
+
+
+def test_a_draw_the_standard_library_makes_for_itself_is_not_reported():
+    """tempfile names its files from an own random.Random(): seeded like every draw, but not the
+    program's draw (an honest program that logs to a temporary file keeps the RNG contract)."""
+    src = """
+import random
+import tempfile
+
+def logged():
+    with tempfile.NamedTemporaryFile("w") as log:
+        log.write("x")
+    return random.randint(1, 6)
+
+def own():
+    return random.Random().random()
+"""
+    with Sandbox(src, "yahtzee.py") as box:
+        for func, named in (("logged", []), ("own", ["Random"])):
+            out = box.run(Request("call", func, dice=[4]))
+            assert out.status == "ok", out
+            assert sorted({e[1] for e in out.events if e[0] == "random"}) == named, out.events

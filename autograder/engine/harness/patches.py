@@ -162,6 +162,26 @@ def _wrap_random(name, original):
     return wrapper
 
 
+# The standard library's modules whose job is randomness: a draw made through them is the caller's.
+# A draw that another module makes for itself (tempfile's names) is seeded but not reported: the
+# program did not break the RNG contract by making a temporary file.
+_RANDOMNESS = frozenset(os.path.join(os.path.dirname(random.__file__), name)
+                        for name in ("random.py", "secrets.py", "uuid.py"))
+
+
+def _students_draw(run):
+    """Whether the draw being made comes from the student's file (through random, secrets or uuid
+    at most), not from another module of the standard library on its own behalf."""
+    frame = sys._getframe(2)
+    ours = _students_draw.__code__.co_filename          # the harness's own frames (its one program)
+    while frame is not None:
+        name = frame.f_code.co_filename
+        if name not in _RANDOMNESS and name != ours:
+            return name == run.filename
+        frame = frame.f_back
+    return False
+
+
 class _OwnRandom(_BaseRandom):
     """random.Random as student code sees it: one made without a seed is seeded from the request
     (the same numbers in every run of it), and its draws are reported (the RNG contract)."""
@@ -169,20 +189,21 @@ class _OwnRandom(_BaseRandom):
     def seed(self, a=None, version=2):
         run = _RUN
         if run is not None:
-            run.note("Random")
+            if _students_draw(run):
+                run.note("Random")
             if a is None:
                 a = run.own_seed()
         super().seed(a, version)
 
     def random(self):
         run = _RUN
-        if run is not None:
+        if run is not None and _students_draw(run):
             run.note("Random")
         return super().random()
 
     def getrandbits(self, k):
         run = _RUN
-        if run is not None:
+        if run is not None and _students_draw(run):
             run.note("Random")
         return super().getrandbits(k)
 
@@ -201,7 +222,8 @@ def _urandom_as(name):
             return _real_urandom(size)
         if size < 0:
             raise ValueError("negative argument not allowed")
-        run.note(name)
+        if _students_draw(run):
+            run.note(name)
         return run.stream().randbytes(size)
     urandom.__name__ = urandom.__qualname__ = "urandom"
     return urandom
