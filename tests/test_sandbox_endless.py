@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import pytest
 
+from autograder.engine.harness import endless
 from autograder.engine.program import Program
 from autograder.engine.sandbox import Limits, Request, Sandbox
 
@@ -23,6 +24,11 @@ import collections, functools, mmap, os, signal, threading, time, types
 SEEN = [1, 2, 2]
 
 def spin():
+    while True:
+        pass
+
+def sleeps_then_spins(seconds):  # off the CPU through the early ticks (no look then), then still
+    time.sleep(seconds)
     while True:
         pass
 
@@ -158,11 +164,11 @@ def sandbox():
         yield box
 
 
-ARGS = {"flag_never_set": [1], "forgot_to_step": [[1, 2, 3, 4, 5]], "cycles": [[1, 2, 2]]}
+ARGS = {"flag_never_set": [1], "sleeps_then_spins": [0.003], "forgot_to_step": [[1, 2, 3, 4, 5]], "cycles": [[1, 2, 2]]}
 
 
 @pytest.mark.parametrize("func", ["spin", "flag_never_set", "Game.play", "forgot_to_step", "cycles",
-                                  "a_global_never_changes"])
+                                  "a_global_never_changes", "sleeps_then_spins"])
 def test_a_loop_that_cannot_change_is_stopped_at_once(sandbox, func):
     request = Request("call", func, ARGS.get(func, []), instance={} if "." in func else None)
     outcome = sandbox.run(request)
@@ -170,6 +176,30 @@ def test_a_loop_that_cannot_change_is_stopped_at_once(sandbox, func):
     assert outcome.stopped_in is not None and outcome.stopped_in[0] == func.split(".")[-1]
     assert outcome.elapsed < LIMITS.wall_s / 4        # stopped long before its limit
     assert outcome.message == "your program was stopped after 4 s"   # the request's own limit
+
+
+def test_a_loop_met_after_the_early_ticks_is_stopped_at_a_later_look(sandbox):
+    """Asleep past LOOK_AFTER (every early tick found no CPU time run: no look), then a loop that
+    cannot change: the wall ticks still look, and prove it."""
+    outcome = sandbox.run(Request("call", "sleeps_then_spins", [endless.LOOK_AFTER * 3]))
+    assert (outcome.status, outcome.endless) == ("timeout", True)
+    assert outcome.elapsed < LIMITS.wall_s / 4
+
+
+def test_the_early_look_waits_for_cpu_time_run():
+    """Before LOOK_AFTER a tick looks only once the student's code ran LOOK_CPU of CPU time: a
+    request kept off the CPU (the machine's load, a sleep) gets the next tick instead, never later
+    than LOOK_AFTER nor its deadline, never sooner than LOOK_RETRY (or the tick's floor)."""
+    look_at, deadline = 10.0 + endless.LOOK_AFTER, 12.0
+    assert endless.LOOK_EARLY < endless.LOOK_AFTER and endless.LOOK_CPU <= endless.LOOK_EARLY
+    for used in (endless.LOOK_CPU, endless.LOOK_CPU * 2, 1.0):
+        assert endless.early_wait(10.0, used, look_at, deadline) is None          # look now
+    for used in (0.0, endless.LOOK_CPU / 2, endless.LOOK_CPU * 0.99):
+        wait = endless.early_wait(10.0, used, look_at, deadline)
+        assert wait == pytest.approx(max(endless.LOOK_CPU - used, endless.LOOK_RETRY))
+    assert endless.early_wait(look_at - 0.0002, 0.0, look_at, deadline) == 0.0005   # (the floor)
+    assert endless.early_wait(10.0, 0.0, look_at, 10.0002) == 0.0005                # (its deadline first)
+    assert endless.early_wait(look_at - 0.0007, 0.0, look_at, deadline) == pytest.approx(0.0007)
 
 
 def test_a_loop_that_calls_is_left_to_its_limit(sandbox):
