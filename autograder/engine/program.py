@@ -128,6 +128,8 @@ class Program(Plan, Trials):
         self._shared_ahead: deque[tuple[str, Request, Outcome]] = deque()
         self._fresh_hidden: dict[str, deque[Outcome]] = {}
         self._shared_hidden: deque[tuple[str, Request, Outcome]] = deque()
+        self._rest: list[tuple[Request, str, bool, bool]] = []   # a plan's rest after its batch timed out:
+        #                                          (request, key, fresh, hidden) (ahead.Plan._rebatch)
         self._history: list[Request] = []        # shared calls the current shared worker served
         self._history_at: tuple | None = None    # (sandbox start, worker generation) of that worker
         self._history_hidden = False             # ...some of them hidden requests
@@ -281,6 +283,8 @@ class Program(Plan, Trials):
             self.recorded.append((self.item, request))
         public = self._public(key, request)
         outcome = self._ahead(request, key, public) if key is not None else None
+        if outcome is None and self._rest and key is not None and self._rebatch(key, public):
+            outcome = self._ahead(request, key, public)
         if outcome is None:
             outcome = self._over_budget(request)
         if outcome is None:
