@@ -187,19 +187,18 @@ def test_a_loop_met_after_the_early_ticks_is_stopped_at_a_later_look(sandbox):
 
 
 def test_the_early_look_waits_for_cpu_time_run():
-    """Before LOOK_AFTER a tick looks only once the student's code ran LOOK_CPU of CPU time: a
-    request kept off the CPU (the machine's load, a sleep) gets the next tick instead, never later
-    than LOOK_AFTER nor its deadline, never sooner than LOOK_RETRY (or the tick's floor)."""
-    look_at, deadline = 10.0 + endless.LOOK_AFTER, 12.0
-    assert endless.LOOK_EARLY < endless.LOOK_AFTER and endless.LOOK_CPU <= endless.LOOK_EARLY
-    for used in (endless.LOOK_CPU, endless.LOOK_CPU * 2, 1.0):
-        assert endless.early_wait(10.0, used, look_at, deadline) is None          # look now
-    for used in (0.0, endless.LOOK_CPU / 2, endless.LOOK_CPU * 0.99):
-        wait = endless.early_wait(10.0, used, look_at, deadline)
-        assert wait == pytest.approx(max(endless.LOOK_CPU - used, endless.LOOK_RETRY))
-    assert endless.early_wait(look_at - 0.0002, 0.0, look_at, deadline) == 0.0005   # (the floor)
-    assert endless.early_wait(10.0, 0.0, look_at, 10.0002) == 0.0005                # (its deadline first)
-    assert endless.early_wait(look_at - 0.0007, 0.0, look_at, deadline) == pytest.approx(0.0007)
+    """The early tick (LOOK_EARLY into the student's code) looks only when that code ran LOOK_CPU
+    of CPU time by then: a request kept off the CPU (the machine's load, a sleep) gets no look
+    there, only its next tick, at LOOK_AFTER as before (or its deadline, if sooner)."""
+    began, deadline = 10.0, 12.0
+    look_at, now = began + endless.LOOK_AFTER, began + endless.LOOK_EARLY
+    assert endless.LOOK_CPU < endless.LOOK_EARLY < endless.LOOK_AFTER
+    for used in (endless.LOOK_CPU, endless.LOOK_EARLY, 1.0):
+        assert endless.early_wait(now, used, look_at, deadline) is None          # a spin: look now
+    for used in (0.0, endless.LOOK_CPU / 10, endless.LOOK_CPU * 0.99):          # starved, or asleep
+        assert endless.early_wait(now, used, look_at, deadline) == pytest.approx(look_at - now)
+    assert endless.early_wait(now, 0.0, look_at, now + 0.003) == pytest.approx(0.003)   # (its deadline first)
+    assert endless.early_wait(look_at - 0.0002, 0.0, look_at, deadline) == 0.0005     # (the tick's floor)
 
 
 def test_a_loop_that_calls_is_left_to_its_limit(sandbox):

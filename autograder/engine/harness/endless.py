@@ -1,7 +1,7 @@
 """Proving that a request is in an endless loop, so it stops at once instead of at its limit.
 
 The soft timer ticks early (LOOK_AFTER after the request starts, then every LOOK_EVERY until its
-limit; before LOOK_AFTER, from LOOK_EARLY on, once the student's code ran LOOK_CPU of CPU time);
+limit; before them, at LOOK_EARLY when the student's code ran LOOK_CPU of CPU time by then);
 at a tick inside the student's code, look() watches the interrupted frame opcode by
 opcode (sys.settrace, f_trace_opcodes) for a few loop passes.  The loop is proved endless when the
 frame comes back to the same loop head with every local bound to the very same objects as on an
@@ -29,11 +29,12 @@ from .base import _MISSING, HARNESS_FILE, _os_close, _os_open, _os_read, _Timeou
 LOOK_AFTER = 0.01         # seconds after a request starts: its first look (most honest requests are done by
 #                           then; a look at one that is not costs microseconds).  Each charged endless loop spins
 #                           this long first: mallory's ~5 a grade, 0.27 -> 0.17 s of CPU at 0.03 -> 0.01.
-LOOK_EARLY = 0.002        # before that, a tick this long after the student's code began: a look there only once
-LOOK_CPU = 0.0015         # that code ran this long on a CPU (else the tick comes again: LOOK_RETRY), so a spinning
-LOOK_RETRY = 0.001        # loop is proved after ~2 ms, and a request the load keeps off the CPU gets no look
-#                           (its /proc reads, ~0.15 ms) before LOOK_AFTER, only ticks of microseconds.  (A CPU
-#                           timer instead, ITIMER_PROF, fires at the scheduler's tick: ~8 ms of CPU here.)
+LOOK_EARLY = 0.002        # before that, one tick this long after the student's code began: a look there only
+LOOK_CPU = 0.001          # when that code ran this long on a CPU by then (a loop that spins: proved after ~2 ms,
+#                           not 10), else the next tick at LOOK_AFTER; a request the load keeps off the CPU pays
+#                           that tick (microseconds), never the look's /proc reads (~0.15 ms).  (Ticks again
+#                           until LOOK_CPU ran: +5 ms an honest grade at load 10, a tick each ms of starved wall
+#                           time; a CPU timer, ITIMER_PROF, fires at the scheduler's tick: ~8 ms of CPU here.)
 LOOK_EVERY = 0.05         # then a look at every tick until its limit (each costs microseconds)
 MAX_LOOKS = 20            # looks per request (each ends at its first call or change of state)
 MAX_OPS = 4000            # opcodes watched in one look
@@ -180,14 +181,13 @@ class _Look:
 
 
 def early_wait(now, cpu_used, look_at, deadline):
-    """At a soft-timer tick before LOOK_AT (LOOK_AFTER into the request): None to look now (the
-    student's code ran LOOK_CPU of CPU time, CPU_USED, since it began), else the seconds to the
-    next tick (LOOK_RETRY at least: a request the load keeps off the CPU pays a tick of
-    microseconds, never the look's /proc reads; LOOK_AT or the DEADLINE at most)."""
-    need = LOOK_CPU - cpu_used
-    if need <= 0:
+    """At the early tick (LOOK_EARLY into the student's code, before LOOK_AT): None to look now (it
+    ran LOOK_CPU of CPU time, CPU_USED, so far: a loop that spins), else the seconds to the next
+    tick, at LOOK_AT as without the early one (or the DEADLINE): a request the load keeps off the
+    CPU pays one tick of microseconds, never the look's /proc reads before LOOK_AFTER."""
+    if cpu_used >= LOOK_CPU:
         return None
-    return max(min(max(need, LOOK_RETRY), min(look_at, deadline) - now), 0.0005)
+    return max(min(look_at, deadline) - now, 0.0005)
 
 
 def look(run, frame):

@@ -207,7 +207,7 @@ def _on_alarm(signum, frame):
     if not run.timed_out:
         now = time.monotonic()
         if now < run.deadline:       # an early tick: look for an endless loop (endless.py), go on
-            if now < run.look_at:    # before LOOK_AFTER: only once the code ran LOOK_CPU on a CPU
+            if now < run.look_at:    # the early tick: a look only if the code ran LOOK_CPU on a CPU
                 wait = early_wait(now, _process_time() - run.cpu_in, run.look_at, run.deadline)
                 if wait is not None:
                     signal.setitimer(signal.ITIMER_REAL, wait, 0.05)
