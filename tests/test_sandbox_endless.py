@@ -201,6 +201,43 @@ def test_the_early_look_waits_for_cpu_time_run():
     assert endless.early_wait(look_at - 0.0002, 0.0, look_at, deadline) == 0.0005     # (the tick's floor)
 
 
+TICKS = """
+import signal
+
+def spin():
+    while True:
+        pass
+
+def first_tick():                # the soft timer's first tick, as the student's code sees it armed
+    return signal.getitimer(signal.ITIMER_REAL)[0]
+"""
+
+
+def test_only_a_life_that_had_a_loop_proved_ticks_early():
+    """The early tick is armed only in a life whose zygote saw a request proved endless, in the
+    request processes it forks after that (the shared worker forked before keeps its ticks): an
+    honest life, and every other life of the same program, pay no early tick.  (Three reads
+    each: under load a process can be kept off the CPU between the timer's arming and its read.)"""
+    def armed(box: Sandbox, fresh: bool) -> str:
+        seen = []
+        for _ in range(3):
+            outcome = box.run(Request("call", "first_tick", fresh=fresh))
+            assert outcome.status == "ok", outcome
+            seen.append(outcome.value)
+        return "early" if min(seen) <= endless.LOOK_EARLY else "late" if max(seen) > endless.LOOK_EARLY else "?"
+
+    with Sandbox(TICKS, "m.py", LIMITS) as box:
+        assert (armed(box, True), armed(box, False)) == ("late", "late")
+        outcome = box.run(Request("call", "spin", fresh=True))
+        assert (outcome.status, outcome.endless) == ("timeout", True)
+        assert (armed(box, True), armed(box, False)) == ("early", "late")       # (the worker: forked before)
+        outcome = box.run(Request("call", "spin"))       # (in that worker: proved all the same)
+        assert (outcome.status, outcome.endless) == ("timeout", True)
+        assert armed(box, True) == "early"
+    with Sandbox(TICKS, "m.py", LIMITS) as other:
+        assert (armed(other, True), armed(other, False)) == ("late", "late")
+
+
 def test_a_loop_that_calls_is_left_to_its_limit(sandbox):
     outcome = sandbox.run(Request("call", "calls_in_the_loop", timeout=0.5))
     assert (outcome.status, outcome.endless) == ("timeout", False)
