@@ -275,7 +275,7 @@ class Program(Plan, Trials):
     def _run_here(self, request: Request, key: str | None = None) -> Outcome:
         """(KEY: request_key(REQUEST), when the caller has it.)"""
         if key is None and (self._cache is not None or self._fresh_ahead or self._shared_ahead or self._aside
-                            or self._fresh_hidden or self._shared_hidden):
+                            or self._fresh_hidden or self._shared_hidden or self._rest):
             key = request_key(request)      # (_aside: a shared call past a try's plan replays it first)
         if self._cache is not None and key in self._cache:
             return self._cache[key]
