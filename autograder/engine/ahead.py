@@ -536,7 +536,6 @@ def _start_all(sandboxes: list) -> threading.Thread:
     return thread
 
 
-
 # A try's outcomes count only with one of these statuses (the harness's clean ones: nothing left
 # behind).  A try runs at most max(TRIAL_FLOOR_S, TRIAL_FACTOR x the reference's CPU seconds on
 # its calls) of wall time (trials.py's: a trial's bound): a slow program pays little for a failed
