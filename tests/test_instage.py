@@ -157,3 +157,41 @@ def test_only_a_stage_that_failed_two_problems_pays(tmp_path):
     assert len(lives[0]) <= 4 and len(lives[1]) <= 4, lives
     extra = set(lives[2]) - set(lives[0]) - set(lives[1])
     assert extra == {tuple(f for f in stage2 if f not in ("ask_keep", "find_category"))}, lives
+
+
+SCORE_CHANCE_LOOPS = 94.1655    # main 44bdcdc's too (its retries ran a control each, timed out again)
+
+
+def test_a_check_a_request_of_which_ran_out_of_time_skips_its_control(tmp_path):
+    """A Chance that never returns: the checks of the dispatcher `score` that reach it time out (their
+    failure says the call did not return normally: no timeout aspect).  Their retry with the
+    reference's score_chance runs no control, which would only wait out the same loop again: one run
+    each (Program.ran_out names them), and they pass with the note; the score is main's (44bdcdc)."""
+    from autograder.engine import instage
+    from autograder.grading.grade import grade_stream
+
+    source = (ROOT / "solution" / "yahtzee.py").read_text(encoding="utf-8")
+    assert source.count("    return sum(dice)\n    # END PROBLEM 5") == 1
+    path = tmp_path / "yahtzee.py"
+    path.write_text(source.replace("    return sum(dice)\n    # END PROBLEM 5", "    while True:\n"
+                                   "        pass\n    # END PROBLEM 5"), encoding="utf-8")
+    runs: list[tuple[str, bool]] = []          # (check, whether a control run)
+    retry = instage.InStage._retry
+
+    def counting(self, item, call, check, *args):
+        runs.append((check.nodeid, self._student.also[2]))
+        return retry(self, item, call, check, *args)
+
+    reports: list = []
+    instage.InStage._retry = counting
+    try:
+        grade_stream(iter([path]), reports.append, "yahtzee", "all")
+    finally:
+        instage.InStage._retry = retry
+    (report,) = reports
+    timed = sorted({check for check, _ in runs if "Chance" in check or "chance" in check})
+    assert timed and all(runs.count((check, False)) == 1 and (check, True) not in runs for check in timed), runs
+    noted = [r for r in report.tests if r.test_id in timed]
+    assert noted and all(r.status == "passed" and r.output.startswith(STEMS) for r in noted), noted
+    assert report.score == pytest.approx(SCORE_CHANCE_LOOPS)
+

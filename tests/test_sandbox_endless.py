@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import pytest
 
+from autograder.engine.harness import endless
 from autograder.engine.program import Program
 from autograder.engine.sandbox import Limits, Request, Sandbox
 
@@ -23,6 +24,11 @@ import collections, functools, mmap, os, signal, threading, time, types
 SEEN = [1, 2, 2]
 
 def spin():
+    while True:
+        pass
+
+def sleeps_then_spins(seconds):  # off the CPU through the early ticks (no look then), then still
+    time.sleep(seconds)
     while True:
         pass
 
@@ -158,11 +164,11 @@ def sandbox():
         yield box
 
 
-ARGS = {"flag_never_set": [1], "forgot_to_step": [[1, 2, 3, 4, 5]], "cycles": [[1, 2, 2]]}
+ARGS = {"flag_never_set": [1], "sleeps_then_spins": [0.003], "forgot_to_step": [[1, 2, 3, 4, 5]], "cycles": [[1, 2, 2]]}
 
 
 @pytest.mark.parametrize("func", ["spin", "flag_never_set", "Game.play", "forgot_to_step", "cycles",
-                                  "a_global_never_changes"])
+                                  "a_global_never_changes", "sleeps_then_spins"])
 def test_a_loop_that_cannot_change_is_stopped_at_once(sandbox, func):
     request = Request("call", func, ARGS.get(func, []), instance={} if "." in func else None)
     outcome = sandbox.run(request)
@@ -170,6 +176,66 @@ def test_a_loop_that_cannot_change_is_stopped_at_once(sandbox, func):
     assert outcome.stopped_in is not None and outcome.stopped_in[0] == func.split(".")[-1]
     assert outcome.elapsed < LIMITS.wall_s / 4        # stopped long before its limit
     assert outcome.message == "your program was stopped after 4 s"   # the request's own limit
+
+
+def test_a_loop_met_after_the_early_ticks_is_stopped_at_a_later_look(sandbox):
+    """Asleep past LOOK_AFTER (every early tick found no CPU time run: no look), then a loop that
+    cannot change: the wall ticks still look, and prove it."""
+    outcome = sandbox.run(Request("call", "sleeps_then_spins", [endless.LOOK_AFTER * 3]))
+    assert (outcome.status, outcome.endless) == ("timeout", True)
+    assert outcome.elapsed < LIMITS.wall_s / 4
+
+
+def test_the_early_look_waits_for_cpu_time_run():
+    """The early tick (LOOK_EARLY into the student's code) looks only when that code ran LOOK_CPU
+    of CPU time by then: a request kept off the CPU (the machine's load, a sleep) gets no look
+    there, only its next tick, at LOOK_AFTER as before (or its deadline, if sooner)."""
+    began, deadline = 10.0, 12.0
+    look_at, now = began + endless.LOOK_AFTER, began + endless.LOOK_EARLY
+    assert endless.LOOK_CPU < endless.LOOK_EARLY < endless.LOOK_AFTER
+    for used in (endless.LOOK_CPU, endless.LOOK_EARLY, 1.0):
+        assert endless.early_wait(now, used, look_at, deadline) is None          # a spin: look now
+    for used in (0.0, endless.LOOK_CPU / 10, endless.LOOK_CPU * 0.99):          # starved, or asleep
+        assert endless.early_wait(now, used, look_at, deadline) == pytest.approx(look_at - now)
+    assert endless.early_wait(now, 0.0, look_at, now + 0.003) == pytest.approx(0.003)   # (its deadline first)
+    assert endless.early_wait(look_at - 0.0002, 0.0, look_at, deadline) == 0.0005     # (the tick's floor)
+
+
+TICKS = """
+import signal
+
+def spin():
+    while True:
+        pass
+
+def first_tick():                # the soft timer's first tick, as the student's code sees it armed
+    return signal.getitimer(signal.ITIMER_REAL)[0]
+"""
+
+
+def test_only_a_life_that_had_a_loop_proved_ticks_early():
+    """The early tick is armed only in a life whose zygote saw a request proved endless, in the
+    request processes it forks after that (the shared worker forked before keeps its ticks): an
+    honest life, and every other life of the same program, pay no early tick.  (Three reads
+    each: under load a process can be kept off the CPU between the timer's arming and its read.)"""
+    def armed(box: Sandbox, fresh: bool) -> str:
+        seen = []
+        for _ in range(3):
+            outcome = box.run(Request("call", "first_tick", fresh=fresh))
+            assert outcome.status == "ok", outcome
+            seen.append(outcome.value)
+        return "early" if min(seen) <= endless.LOOK_EARLY else "late" if max(seen) > endless.LOOK_EARLY else "?"
+
+    with Sandbox(TICKS, "m.py", LIMITS) as box:
+        assert (armed(box, True), armed(box, False)) == ("late", "late")
+        outcome = box.run(Request("call", "spin", fresh=True))
+        assert (outcome.status, outcome.endless) == ("timeout", True)
+        assert (armed(box, True), armed(box, False)) == ("early", "late")       # (the worker: forked before)
+        outcome = box.run(Request("call", "spin"))       # (in that worker: proved all the same)
+        assert (outcome.status, outcome.endless) == ("timeout", True)
+        assert armed(box, True) == "early"
+    with Sandbox(TICKS, "m.py", LIMITS) as other:
+        assert (armed(other, True), armed(other, False)) == ("late", "late")
 
 
 def test_a_loop_that_calls_is_left_to_its_limit(sandbox):

@@ -1,4 +1,4 @@
-"""Running a request plan ahead: the Plan part of a Program, and the keys of requests.
+"""Running a request plan ahead: the Plan part of a Program (the keys of requests: keys.py).
 
 A student's Program can run a request plan ahead (prefetch): the requests a correct program
 gets, sent to its sandbox in one round trip.  The checks then read the outcomes when they ask
@@ -15,11 +15,10 @@ from __future__ import annotations
 import dataclasses
 import threading
 from collections import deque
-from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from . import typed
-from .protocol import by_identity, by_marshal, json_encoder
+from .keys import _PLAN_KEYS_MAX, plan_key, request_key
+from .protocol import by_identity
 from .sandbox import Outcome, Request
 
 if TYPE_CHECKING:
@@ -537,8 +536,6 @@ def _start_all(sandboxes: list) -> threading.Thread:
     return thread
 
 
-_KEY = json_encoder(sort_keys=True, default=str)     # made once (json.dumps makes one a call)
-
 # A try's outcomes count only with one of these statuses (the harness's clean ones: nothing left
 # behind).  A try runs at most max(TRIAL_FLOOR_S, TRIAL_FACTOR x the reference's CPU seconds on
 # its calls) of wall time (trials.py's: a trial's bound): a slow program pays little for a failed
@@ -578,50 +575,3 @@ def _stand_in(request: Request) -> Request:
         sub = request.substitute or {}
         return dataclasses.replace(request, substitute={"names": list(sub.get("names") or ()), "stand_in": True})
     return by_identity(_STAND_INS, request, make, _PLAN_KEYS_MAX)
-
-
-def wire_form(request: Request) -> dict:
-    """REQUEST's fields as its keys encode them: typed values (a typed request's args, kwargs and
-    instance) in their wire form, so a tuple and a list are two requests and a set is data, not
-    its str().  The one source of both keys below: a request's and its timing's."""
-    data = request.__dict__
-    if request.typed:
-        data = dict(data, **{name: typed.encode(data[name]) for name in ("args", "kwargs", "instance")})
-    return data
-
-
-def request_key(request: Request) -> str:
-    """What identifies REQUEST's run: the reference's cache, the plan, the outcomes run ahead."""
-    return by_content(_REQUEST_KEYS, request, lambda: _KEY(wire_form(request)))
-
-
-_REQUEST_KEYS: dict[bytes, str] = {}
-
-
-def by_content(table: dict[bytes, str], request: Request, compute: Callable[[], str]) -> str:
-    """COMPUTE() (a key of REQUEST: JSON text, ~5 us for a game's request), once per distinct
-    content of REQUEST's fields in a process: the checks ask every student the same requests.
-    The content is marshal's bytes of the fields (version 2: no back-references, so equal fields
-    of equal types give equal bytes; equal bytes are equal fields of equal types, which the JSON
-    key tells apart no more finely): their values when the fields are a Request's own, in their
-    order, else the (name, value) pairs.  Fields marshal does not know are not memoized."""
-    fields = request.__dict__
-    # (a Request's fields in their usual order: their values alone, half the bytes to write)
-    content = tuple(fields.values()) if tuple(fields) == _FIELDS else tuple(fields.items())
-    return by_marshal(table, content, compute, _CONTENT_MAX)
-
-
-_CONTENT_MAX = 1 << 13
-_FIELDS = tuple(Request.__dataclass_fields__)   # (a tuple of values and one of (name, value) pairs
-#                                               never have the same bytes: marshal writes types)
-
-
-_PLAN_KEYS: dict[int, tuple[Request, str]] = {}
-_PLAN_KEYS_MAX = 1 << 14
-
-
-def plan_key(request: Request) -> str:
-    """request_key of a plan's REQUEST, once per Request object: a worker sends the same plan
-    (the same objects) ahead for every student.  (Keyed by identity and kept alive with the entry,
-    so an id is never reused; nothing changes a plan's Request.)"""
-    return by_identity(_PLAN_KEYS, request, lambda: request_key(request), _PLAN_KEYS_MAX)

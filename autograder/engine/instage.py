@@ -13,7 +13,8 @@ itself (Program.also; a suite's own substitution too).  First its control run, i
 life with the student's own versions of M: when it passes, the failure is not reproduced there
 (it depended on what ran before it in the first life: state kept between requests) and nothing
 is excused.  (A check that first ran out of time skips its control: it would wait out the same
-limit again, the cost of an endless loop paid twice.)  Otherwise the run with the reference's M: when it passes, the failure stems from
+limit again, the cost of an endless loop paid twice.  Ran out: a request of its first run timed
+out (Program.ran_out), whatever its failure says, or its failure's aspect is a timeout.)  Otherwise the run with the reference's M: when it passes, the failure stems from
 those problems, charged by their own checks, and the check passes with the note "Not charged:
 stems from P9 ...".  Else its row stays exactly as it was.
 
@@ -103,7 +104,8 @@ class InStage:
                 names = frozenset(self.assignment.qualified(f) for f in drop)
                 student._memo = memos.setdefault((drop, True), {})     # a game played again: once a set
                 student.also = (names, every, True)
-                stopped = self._aspect.get(id(result), "").startswith("stopped: timeout")
+                stopped = (result.test_id in student.ran_out
+                           or self._aspect.get(id(result), "").startswith("stopped: timeout"))
                 if not stopped and self._retry(item, call, check, watched, excused_ids)[0]:
                     continue        # the control passes: its failure is not reproduced here (state)
                 student._memo = memos.setdefault((drop, False), {})

@@ -121,6 +121,7 @@ class Program(Plan, Trials):
         self.round_trips = 0
         self.recorded: list[tuple[str, Request]] | None = None   # (item, request) while recording a plan
         self.item = ""                                            # the check asking (set by the plugin)
+        self.ran_out: set[str] = set()    # the checks (self.item) a request of which timed out (instage.py)
         self.called: set[str] = set()     # functions call() was asked for since the plugin last cleared it
         # Run ahead (ahead.py): the outcomes of public requests that ran before any hidden request
         # of this life, and those of hidden requests (served to hidden requests only: public first)
@@ -254,6 +255,8 @@ class Program(Plan, Trials):
             outcome = self._run_here(request)
         if outcome.status == "no_function" and self.handout_names:
             outcome = not_another(outcome, request, self.handout_names)
+        if outcome.status == "timeout":
+            self.ran_out.add(self.item)
         if self.trace is not None:
             self.trace.append((request, outcome))
         return outcome

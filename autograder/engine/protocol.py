@@ -192,7 +192,7 @@ def planned_line(request: Request, seq: int, timeout: float, wall: float | None 
     """_encode(_payload_data(REQUEST, SEQ, TIMEOUT, WALL)), the same bytes, for a plan's REQUEST:
     its own fields are encoded once per Request object (a worker sends the same plan, the same
     objects, ahead for every student; keyed by identity and kept alive with the entry, so an id is
-    never reused; nothing changes a plan's Request: see ahead.plan_key), the run's fields each time."""
+    never reused; nothing changes a plan's Request: see keys.plan_key), the run's fields each time."""
     parts = by_identity(_LINE_PARTS, request, lambda: _line_parts(request), _LINE_PARTS_MAX)
     wall = max(wall or timeout, timeout)
     # The whole line of the last run asked, again when this run's figures are the same values of

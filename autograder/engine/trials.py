@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 
-from .ahead import _KEY, by_content, wire_form
+from .keys import _KEY, by_content, wire_form
 from .protocol import by_identity
 from .sandbox import Outcome, Request
 
@@ -40,7 +40,7 @@ class Trials:
     def _trial_limit(self, request: Request, planned: bool = False) -> float | None:
         """The short CPU limit of REQUEST's trial run, or None (no trial: run at its own limit).
         Only requests the reference answered without running out of time get one.  PLANNED:
-        REQUEST is a plan's (never changed: ahead.plan_key)."""
+        REQUEST is a plan's (never changed: keys.plan_key)."""
         owner = self._owner or self
         ref = owner.timing
         if ref is None or self._cache is not None:

@@ -1,7 +1,9 @@
 """Proving that a request is in an endless loop, so it stops at once instead of at its limit.
 
 The soft timer ticks early (LOOK_AFTER after the request starts, then every LOOK_EVERY until its
-limit); at a tick inside the student's code, look() watches the interrupted frame opcode by
+limit; before them, in a life that had a loop proved, at LOOK_EARLY when the student's code ran
+LOOK_CPU of CPU time by then);
+at a tick inside the student's code, look() watches the interrupted frame opcode by
 opcode (sys.settrace, f_trace_opcodes) for a few loop passes.  The loop is proved endless when the
 frame comes back to the same loop head with every local bound to the very same objects as on an
 earlier pass, and everything it ran in between is an opcode that cannot change any state and
@@ -28,6 +30,13 @@ from .base import _MISSING, HARNESS_FILE, _os_close, _os_open, _os_read, _Timeou
 LOOK_AFTER = 0.01         # seconds after a request starts: its first look (most honest requests are done by
 #                           then; a look at one that is not costs microseconds).  Each charged endless loop spins
 #                           this long first: mallory's ~5 a grade, 0.27 -> 0.17 s of CPU at 0.03 -> 0.01.
+LOOK_EARLY = 0.002        # in a life that had a loop proved endless (_LOOPED), one tick before that, this long
+LOOK_CPU = 0.001          # after the student's code began: a look there when it ran this long on a CPU by then
+#                           (a loop that spins: proved after ~2 ms, not 10), else the next tick at LOOK_AFTER.  Not
+#                           in every life: the tick costs each request that takes over 2 ms of wall time (most,
+#                           under load) ~30 us, ~3 % of an honest grade at load 15-25.  (Ticks again until LOOK_CPU
+#                           ran: +5 ms a grade at load 10; a CPU timer, ITIMER_PROF, fires at the scheduler's tick,
+#                           ~8 ms of CPU here.)
 LOOK_EVERY = 0.05         # then a look at every tick until its limit (each costs microseconds)
 MAX_LOOKS = 20            # looks per request (each ends at its first call or change of state)
 MAX_OPS = 4000            # opcodes watched in one look
@@ -69,6 +78,8 @@ _LOADS = {opcode.opmap[name]: name for name in ("LOAD_CONST", "LOAD_FAST", "LOAD
 _EXTENDED_ARG = opcode.opmap.get("EXTENDED_ARG", -1)
 _NULL_BIT = sys.version_info >= (3, 11)     # LOAD_GLOBAL's low bit: it pushes a NULL too
 _OURS = set()             # the harness's own signal handlers (patches adds them)
+_LOOPED = [False]         # set in a life's zygote once a request of that life was proved endless: the request
+#                           processes it forks after that get the early tick (run.guarded), an honest life none
 
 
 class _Look:
@@ -171,6 +182,16 @@ class _Look:
         run.stopped_in = student_frame(self.frame, run.filename)
         run.progress(full=True)
         raise _Timeout
+
+
+def early_wait(now, cpu_used, look_at, deadline):
+    """At the early tick (LOOK_EARLY into the student's code, before LOOK_AT): None to look now (it
+    ran LOOK_CPU of CPU time, CPU_USED, so far: a loop that spins), else the seconds to the next
+    tick, at LOOK_AT as without the early one (or the DEADLINE): a request the load keeps off the
+    CPU pays one tick of microseconds, never the look's /proc reads before LOOK_AFTER."""
+    if cpu_used >= LOOK_CPU:
+        return None
+    return max(min(look_at, deadline) - now, 0.0005)
 
 
 def look(run, frame):

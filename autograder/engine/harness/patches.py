@@ -12,9 +12,10 @@ import signal
 import sys
 import time
 import types
+from time import process_time as _process_time  # (bound before any student code runs)
 
 from .base import _CpuLimit, _real_exit, _real_urandom, _Timeout, _type_name
-from .endless import _OURS, LOOK_EVERY, look, student_frame
+from .endless import _OURS, LOOK_EVERY, early_wait, look, student_frame
 from .lines import write_line
 from .run import _ORIG_RANDOM, _RUN, _WRAPPERS, _BaseRandom
 from .values import normalise
@@ -295,7 +296,14 @@ def _on_alarm(signum, frame):
     if not run.timed_out:
         now = time.monotonic()
         if now < run.deadline:       # an early tick: look for an endless loop (endless.py), go on
-            signal.setitimer(signal.ITIMER_REAL, max(min(run.deadline - now, LOOK_EVERY), 0.001), 0.05)
+            if now < run.look_at:    # the early tick: a look only if the code ran LOOK_CPU on a CPU
+                wait = early_wait(now, _process_time() - run.cpu_in, run.look_at, run.deadline)
+                if wait is not None:
+                    signal.setitimer(signal.ITIMER_REAL, wait, 0.05)
+                    return
+                signal.setitimer(signal.ITIMER_REAL, max(min(run.look_at, run.deadline) - now, 0.0005), 0.05)
+            else:
+                signal.setitimer(signal.ITIMER_REAL, max(min(run.deadline - now, LOOK_EVERY), 0.001), 0.05)
             look(run, frame)
             return
         wait = run.extension()

@@ -8,6 +8,7 @@ import signal
 import sys
 import time
 import types
+from time import process_time as _process_time  # (bound before any student code runs)
 
 from ..scripted import Scripted
 from .audit import MAX_ATTEMPTS, install_audit
@@ -26,7 +27,7 @@ from .base import (
     _sched,
     _Stop,
 )
-from .endless import LOOK_AFTER
+from .endless import _LOOPED, LOOK_AFTER, LOOK_EARLY
 from .errors import exception_info
 from .lines import write_line
 from .patches import install_patches
@@ -50,6 +51,7 @@ class Run:
     stopped_in = None    # [function, first line]: the student's function its timer stopped
     endless = False      # proved in an endless loop before its limit (endless.look)
     looking, looks = None, 0
+    cpu_in = 0.0         # CPU time when the student's code (guarded) began: the early look's gate
     next_progress = 0
     phase = "call"
     events_truncated = False
@@ -299,8 +301,11 @@ class Run:
     def guarded(self, fn):
         """Run student code FN under the soft timer; a dict describing how it ended."""
         self.in_student = True
+        now, self.cpu_in = time.monotonic(), _process_time()
         first = min(self.deadline, self.look_at)          # early ticks look for an endless loop
-        signal.setitimer(signal.ITIMER_REAL, max(first - time.monotonic(), 0.001), 0.05)
+        if _LOOPED[0]:                                    # (the early one: where loops were proved)
+            first = min(first, now + LOOK_EARLY)
+        signal.setitimer(signal.ITIMER_REAL, max(first - now, 0.001), 0.05)
         try:
             try:
                 value = fn()

@@ -24,6 +24,7 @@ from .answers import (
 from .audit import install_audit
 from .base import GRACE, _dumps, _loads_line, _real_exit, _real_urandom, enter_own_folder
 from .clean import CleanState
+from .endless import _LOOPED
 from .errors import compile_source
 from .lines import _pidfd, write_all, write_line, write_parts
 from .patches import _on_alarm, _on_xcpu, prepare_random
@@ -141,8 +142,11 @@ class Zygote(Waits):
             self.say(said[:-1], b',"result":', raw.rstrip(b" \t\r"), b"}\n")
         else:
             self.say(said, b"\n")
-        return (raw is not None and not info.get("killed") and not info.get("internal")
-                and not raw.endswith(b'"recycle":true}') and _clean_status(raw))
+        clean = (raw is not None and not info.get("killed") and not info.get("internal")
+                 and not raw.endswith(b'"recycle":true}') and _clean_status(raw))
+        if not clean and raw and not _LOOPED[0] and b'"endless":true' in raw:
+            _LOOPED[0] = True          # (a proved loop: the request processes forked from now on look early)
+        return clean
 
     def read_batch(self, msg):
         """The request lines that follow a batch message (its "lines" of them), each read when
