@@ -216,10 +216,11 @@ class Plan:
             (variant._shared_ahead if key in keys else variant._shared_hidden).append((key, part.requests[i], outcome))
         return True
 
-    def _prefetch(self, requests: list[Request], facts: _Part | None = None) -> int:
+    def _prefetch(self, requests: list[Request], facts: _Part | None = None, held: bool = False) -> int:
         """(FACTS: REQUESTS' _Part, when they are one.)  The public ones first, then the hidden ones;
-        no public one once a hidden request ran in this life (they run on demand: _run_here)."""
-        if self._shared_ahead or self._shared_hidden:
+        no public one once a hidden request ran in this life (they run on demand: _run_here).  HELD:
+        the plan's rest (_rebatch), after the public outcomes still held (they come first in it)."""
+        if self._shared_hidden or (self._shared_ahead and not held):
             return 0
         keys = facts.keys if facts is not None else [plan_key(r) for r in requests]
         fresh = facts.fresh if facts is not None else [r.runs_fresh for r in requests]
@@ -255,6 +256,9 @@ class Plan:
             outcomes[-1], _ = self._after_trial(todo[n], outcomes[-1], limits[n], public=n < len(first))
         self.runs += len(outcomes)
         self._charge(outcomes)
+        # A batch stopped by a timeout: the plan's rest waits for the checks' next request (_rebatch)
+        self._rest = ([(r, k, f, i >= len(first)) for i, (r, k, f, _) in enumerate(keyed) if i >= len(outcomes)]
+                      if outcomes and len(outcomes) < len(keyed) and outcomes[-1].status == "timeout" else [])
         for index, ((request, key, runs_fresh, _), outcome) in enumerate(zip(keyed, outcomes)):
             if outcome.status == "timeout":
                 self.timeouts += 1
@@ -265,6 +269,41 @@ class Plan:
             else:
                 (self._shared_ahead if public else self._shared_hidden).append((key, request, outcome))
         return len(outcomes)
+
+    # -- after a batch stopped at a timeout ------------------------------------------------------
+    # The requests of its plan after the timeout did not run.  When the checks then ask one of them
+    # that nothing holds (every outcome held was served), the plan's rest runs ahead again from
+    # that one, in one batch (_prefetch: public first, so in this life the rest's public requests
+    # run before the first hidden one asked, and no public one after it: no public twin for them),
+    # instead of one request at a time.  Left out: what the checks skipped (the rest before the one
+    # asked, public ones aside when a hidden one is asked) and the calls a check skips by itself
+    # (call_or_skip: a function that ran out of time, or one that calls it).  A request the checks
+    # ask that is not in it runs on its own as before; the outcomes are served by the same rules
+    # (the same request, the shared calls in their order), so no check sees anything it would not.
+
+    def _rebatch(self, key: str, public: bool) -> bool:
+        """Whether the plan's rest (_rest) ran ahead again from KEY (a request the checks ask, PUBLIC
+        or not, that nothing held): then _ahead serves it."""
+        rest, self._rest = self._rest, []
+        at = next((i for i, (_, k, _, hidden) in enumerate(rest) if k == key and hidden != public), None)
+        if at is None or self._shared_hidden or (public and self._shared_ahead):
+            return False        # (a hidden one asked: public outcomes held stay first, in their order)
+        owner = self._owner or self
+        asked = rest[at][0]
+        todo = [r for i, (r, _, _, hidden) in enumerate(rest)
+                if r is asked or ((i > at or (not public and not hidden)) and not owner.skips(r))]
+        return self._prefetch(todo, held=True) > 0
+
+    def skips(self, request: Request) -> bool:
+        """Whether a check would skip REQUEST as call_or_skip does (Program.slow): a call of a
+        function that ran out of time, or of one that calls it ([calls]) and is not substituted."""
+        timed_out = self.timed_out
+        if not timed_out or request.kind != "call" or type(request.func) is not str:
+            return False
+        func = request.func
+        substituted = set((request.substitute or {}).get("names") or ())
+        return func in timed_out or any(name in timed_out and name not in substituted
+                                        for name in self.calls.get(func, ()))
 
     def _hold_fresh(self, key: str, outcome: Outcome, public: bool = True) -> None:
         """OUTCOME of a fresh request run ahead, held for the check that asks KEY (in run order);
@@ -355,6 +394,9 @@ class Plan:
         # held stay for a hidden call: they ran before any hidden request).
         if public:
             self._shared_ahead.clear()
+        if self._rest or (queue and queue[-1][2].status == "timeout"):
+            # (a rest's batch: what it held after this call waits again, in its place: _rebatch)
+            self._rest[:0] = [(r, k, r.runs_fresh, not public) for k, r, _ in queue if k != key]
         self._shared_hidden.clear()
         return self._replay(request, public)
 
@@ -407,6 +449,7 @@ class Plan:
             self._history, self._history_at, self._history_hidden = [], (self._sandbox.starts, after), False
 
     def drop_plan(self) -> None:
+        self._rest = []
         self._fresh_ahead.clear()
         self._shared_ahead.clear()
         self._fresh_hidden.clear()

@@ -129,6 +129,8 @@ class Program(Plan, Trials):
         self._shared_ahead: deque[tuple[str, Request, Outcome]] = deque()
         self._fresh_hidden: dict[str, deque[Outcome]] = {}
         self._shared_hidden: deque[tuple[str, Request, Outcome]] = deque()
+        self._rest: list[tuple[Request, str, bool, bool]] = []   # a plan's rest after its batch timed out:
+        #                                          (request, key, fresh, hidden) (ahead.Plan._rebatch)
         self._history: list[Request] = []        # shared calls the current shared worker served
         self._history_at: tuple | None = None    # (sandbox start, worker generation) of that worker
         self._history_hidden = False             # ...some of them hidden requests
@@ -278,7 +280,7 @@ class Program(Plan, Trials):
     def _run_here(self, request: Request, key: str | None = None) -> Outcome:
         """(KEY: request_key(REQUEST), when the caller has it.)"""
         if key is None and (self._cache is not None or self._fresh_ahead or self._shared_ahead or self._aside
-                            or self._fresh_hidden or self._shared_hidden):
+                            or self._fresh_hidden or self._shared_hidden or self._rest):
             key = request_key(request)      # (_aside: a shared call past a try's plan replays it first)
         if self._cache is not None and key in self._cache:
             return self._cache[key]
@@ -286,6 +288,8 @@ class Program(Plan, Trials):
             self.recorded.append((self.item, request))
         public = self._public(key, request)
         outcome = self._ahead(request, key, public) if key is not None else None
+        if outcome is None and self._rest and key is not None and self._rebatch(key, public):
+            outcome = self._ahead(request, key, public)
         if outcome is None:
             outcome = self._over_budget(request)
         if outcome is None:
