@@ -204,3 +204,21 @@ def test_script_corpus_program(program, rows):
         said = "\n".join(t["output"] for t in row.tests if t["problem"] in program["problems"]
                          and t["score"] < t["max_score"])
         assert program["phrase"].lower() in said.lower(), summary
+
+
+def test_a_hostile_head_cannot_make_the_substitution_raise_in_the_grader():
+    """Code before the guard that breaks builtins the substitution reads: the student's own run
+    fails (or runs on), reported as its outcome; nothing reaches the grader but that outcome."""
+    head = textwrap.dedent("""
+        import builtins
+
+        def _no(*args):
+            raise RuntimeError("no callable for you")
+
+        builtins.callable = _no
+        builtins.exec = _no
+    """)
+    outcome = _run(_student(GUARDED, head))
+    # substitute's callable() is the student's now: the run stops there, as the student's exception
+    assert (outcome.status, outcome.stdout, outcome.error["type"]) == ("exception", "", "RuntimeError")
+    assert outcome.error["message"] == "no callable for you"

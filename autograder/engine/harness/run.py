@@ -17,6 +17,7 @@ from .base import (
     MAX_EVENTS,
     STARVED,
     _DiceExhausted,
+    _exec,
     _exit_code,
     _ImportInput,
     _InputExhausted,
@@ -308,17 +309,22 @@ class Run:
         # A script that substitutes: the reference's functions put in where the file's main part
         # starts (targets.script_parts); without a substitution, or without a main part, the
         # whole code object runs exactly as it always did.
-        parts = script_parts(self.source, self.filename) if sub and self.source is not None else None
+        parts = None
+        if sub and self.source is not None:
+            try:      # (before any student code of this request; the file compiled whole already)
+                parts = script_parts(self.source, self.filename)
+            except (SyntaxError, ValueError, MemoryError, RecursionError):
+                parts = None
         self.seed()
         if parts is None:
             return self.finish(self.guarded(lambda: exec(code, mod.__dict__)))
         head, main = parts
         undo = [None]
 
-        def run():
-            exec(head, mod.__dict__)
+        def run():      # (_exec: the one captured before any student code, as substitute's)
+            _exec(head, mod.__dict__)
             undo[0] = substitute(mod, sub)
-            exec(main, mod.__dict__)
+            _exec(main, mod.__dict__)
         try:
             return self.finish(self.guarded(run))
         finally:
