@@ -246,7 +246,7 @@ class Program(Plan, Trials):
         return variant
 
     def run(self, request: Request) -> Outcome:
-        if self.also is not None and request.kind == "call":
+        if self.also is not None and request.kind in ("call", "script"):
             request = dataclasses.replace(request, substitute=self._also_substitute(request.substitute))
         variant = self._variant_of(request)
         if variant is not None:
@@ -459,8 +459,10 @@ class Program(Plan, Trials):
 
     def script(self, stdin: list[str] | None = None, seed: int | None = None, dice: list[int] | None = None,
                timeout: float | None = None) -> Outcome:
-        """Run the whole file as `python FILE` would, with scripted stdin."""
-        return self.run(Request("script", None, [], {}, stdin, seed, dice, True, timeout))
+        """Run the whole file as `python FILE` would, with scripted stdin; with the check's
+        substitution put in where the file's main part starts (harness targets.script_parts), so
+        the functions of other stages the run calls are the reference's, as in a call."""
+        return self.run(Request("script", None, [], {}, stdin, seed, dice, True, timeout, self.substitute))
 
     def close(self) -> None:
         twins = self.public_lives if self._owner is None else []

@@ -1,6 +1,10 @@
 """What a call request calls: a module function, a method of a class the student wrote (and the
-object's state after it), or the reference's versions of functions graded in other stages (substitute)."""
+object's state after it), or the reference's versions of functions graded in other stages (substitute;
+in a script run, where the file's main part starts: script_parts)."""
 
+import __future__
+
+import _ast
 import difflib
 import types
 
@@ -51,6 +55,75 @@ def substitute(mod, sub, stand_ins=None):
         for undo_method in reversed(undo_methods):
             undo_method()
     return undo
+
+
+def script_parts(source, filename):
+    """SOURCE (the student's file, already compiled whole) as two code objects run one after the
+    other in the same __main__ namespace: its definitions, then its main part, so that a script run
+    that substitutes (Run.run_script) puts the reference's functions in between, where the program
+    starts, after the student's own definitions of them (which would otherwise replace them again).
+    The main part starts at the first top-level `if __name__ == "__main__":` (what the handouts
+    ask for; a statement before it, a stray debug call, still runs the student's own), or, in a
+    file without one, at the first top-level statement that calls a function or class the file
+    defines at top level (`main()`, `play_game(13)`, `score = main()`, a top-level game loop):
+    the program cannot run any function of the file before such a call, and the names it binds
+    after it are either never used by that run or make it fail as they would without
+    substitution.  Imports, constants, `print("Welcome")` or `random.seed(1)` are definitions
+    there: they call none of the file's functions.  Each part is compiled from the file's own AST
+    with its file name (its line numbers are the file's); the main part gets the file's
+    `from __future__` flags.  None: no main part (nothing to substitute before)."""
+    if type(source) is bytes:
+        source = source.decode("utf-8", "surrogatepass")
+    body = compile(source, filename, "exec", _ast.PyCF_ONLY_AST, dont_inherit=True).body
+    at = _main_part(body)
+    if at is None:
+        return None
+    flags = 0
+    for node in body[:at]:
+        if type(node) is _ast.ImportFrom and node.module == "__future__":
+            for alias in node.names:
+                flags |= getattr(getattr(__future__, alias.name, None), "compiler_flag", 0)
+    return (compile(_ast.Module(body[:at], []), filename, "exec", dont_inherit=True),
+            compile(_ast.Module(body[at:], []), filename, "exec", flags, dont_inherit=True))
+
+
+def _main_part(body):
+    """The index in BODY (a module's statements) where its main part starts (script_parts), or None."""
+    for index, node in enumerate(body):
+        if _is_main_guard(node):
+            return index
+    defined = {node.name for node in body
+               if type(node) in (_ast.FunctionDef, _ast.AsyncFunctionDef, _ast.ClassDef)}
+    for index, node in enumerate(body):
+        if type(node) not in (_ast.FunctionDef, _ast.AsyncFunctionDef, _ast.ClassDef) and _calls(node, defined):
+            return index
+    return None
+
+
+def _is_main_guard(node):
+    """Whether NODE is `if __name__ == "__main__":` (either way round)."""
+    test = node.test if type(node) is _ast.If else None
+    if type(test) is not _ast.Compare or len(test.ops) != 1 or type(test.ops[0]) is not _ast.Eq:
+        return False
+    sides = (test.left, test.comparators[0])
+    return (any(type(s) is _ast.Name and s.id == "__name__" for s in sides)
+            and any(type(s) is _ast.Constant and s.value == "__main__" for s in sides))
+
+
+def _calls(node, names):
+    """Whether NODE (a statement) holds a call of one of NAMES by its plain name."""
+    todo = [node]
+    while todo:
+        node = todo.pop()
+        if type(node) is _ast.Call and type(node.func) is _ast.Name and node.func.id in names:
+            return True
+        for field in node._fields:
+            value = getattr(node, field, None)
+            if type(value) is list:
+                todo.extend(v for v in value if isinstance(v, _ast.AST))
+            elif isinstance(value, _ast.AST):
+                todo.append(value)
+    return False
 
 
 def _restore(names, saved):

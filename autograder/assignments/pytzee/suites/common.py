@@ -70,9 +70,20 @@ def game_from_case(case: dict) -> Game:
                 mode=case.get("mode", "either"), rolls=rolls)
 
 
-def run(program, game: Game, mode: str, timeout: float = GAME_TIMEOUT):
-    if mode == "script":
+def run(program, game: Game, mode: str, timeout: float = GAME_TIMEOUT, own: bool = False):
+    """GAME played on PROGRAM as MODE says.  A script game (the sample run) is the check's own
+    subject: it runs with the check's substitution (the reference's functions of the other stages,
+    from the file's main guard on: harness targets.script_parts), unless OWN.  The script after a
+    failed call (an "either" game) is the way in for a program whose game does not follow the
+    handout's functions (all inline): it runs the student's own file as it is."""
+    if mode == "script" and game.mode == "script" and not own:
         return program.script(stdin=game.stdin(mode), dice=game.dice, timeout=timeout)
+    if mode == "script":
+        saved, program.substitute = program.substitute, None
+        try:
+            return program.script(stdin=game.stdin(mode), dice=game.dice, timeout=timeout)
+        finally:
+            program.substitute = saved
     seed = game.seed if game.dice is None else None
     return program.call(ENTRY, game.rounds, stdin=game.stdin(mode), seed=seed, dice=game.dice,
                         timeout=timeout)
@@ -103,10 +114,10 @@ class Attempt:
         return self.outcome.status == "ok"
 
 
-def attempt(student, game: Game, mode: str) -> Attempt:
+def attempt(student, game: Game, mode: str, own: bool = False) -> Attempt:
     slow = student.memo("games out of time", lambda: [0])      # a one-item counter per submission
     timeout = SHORT_TIMEOUT if slow[0] >= SLOW_RUNS_ALLOWED else GAME_TIMEOUT
-    outcome = run(student, game, mode, timeout)
+    outcome = run(student, game, mode, timeout, own)
     if outcome.status == "timeout" or (outcome.elapsed or 0) >= 0.8 * timeout:
         slow[0] += 1
     finished = outcome.status == "ok"
@@ -253,6 +264,18 @@ def why_not(att: Attempt, game: Game, expected: int, hidden: bool) -> str:
             f"'Your final score was 92'")
 
 
+def _passes_as_own(student, game: Game, mode: str, att: Attempt, expected: int) -> bool:
+    """Whether a script game that failed with its check's substitution (ATT) ends with EXPECTED when
+    the student's own file runs as it is: the program is right, its functions only differ from the
+    handout's (their parameters, say) so that the reference's do not fit it.  Never more than the
+    check gave before scripts substituted: the own run is what it judged then."""
+    if mode != "script" or game.mode != "script" or student.substitute is None or timed_out(att) \
+            or att.outcome.status in ("syntax_error", "import_error"):
+        return False
+    own = attempt(student, game, mode, own=True)
+    return own.score.value == expected and not short_game(own, game)
+
+
 def play_and_check(student, reference, game: Game, *, hint: str | None = None,
                    hint_when: list[int] | None = None, same_as: list[str] | None = None) -> None:
     """Fail unless STUDENT ends GAME with the reference's final score.
@@ -279,6 +302,8 @@ def play_and_check(student, reference, game: Game, *, hint: str | None = None,
             refusing = attempt(student, spares[0], mode)       # it refuses what does not fit, and asks again
             if refusing.score.value == spares[1] and not short_game(refusing, spares[0]):
                 return
+        if _passes_as_own(student, game, mode, att, expected):
+            return
         attempts.append(att)
         if att.outcome.status in ("syntax_error", "import_error") or timed_out(att):
             break                   # the script would fail (or hang) the same way

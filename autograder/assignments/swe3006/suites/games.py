@@ -12,6 +12,7 @@ from autograder.assignments.swe3006.suites.common import (
     of_kind,
     protocol_lines,
     scenarios,
+    substitution,
 )
 from autograder.engine.charge import stopped_aspect, written
 from autograder.engine.checks import could_pass_by_doing_nothing, explain
@@ -94,9 +95,11 @@ def run_case(student, reference, item: dict) -> None:
 
 def script_check(student, reference, case: dict) -> None:
     """`python swe3006.py` plays a game: the file ends with the handout's main guard.  The run is
-    compared with the student's own YahtzeeGame().play() on the same script, not with the
-    reference's (a script cannot be given the reference's methods, and a bug the game checks
-    charge costs nothing here), and must play at least one round.  A run exactly like the
+    compared with the student's YahtzeeGame().play() on the same script, not with the
+    reference's (a bug the game checks charge costs nothing here), and must play at least one
+    round.  Both run with problem 11's substitution (the reference's methods of the other stages;
+    in the script from its main guard on: harness targets.script_parts), so a bug of an earlier
+    stage is charged there only.  A run exactly like the
     student's own play() that plays no round (an earlier stage's bug stops the game before
     round 1) but shows play() ran (a line the grader reads, the same exception) passes when
     play() is written, as a check a do-nothing program could pass: it counts once a game check
@@ -105,8 +108,12 @@ def script_check(student, reference, case: dict) -> None:
     want = reference.script(stdin=script, seed=case["seed"], timeout=GAME_TIMEOUT)
     if want.status != "input_exhausted":
         raise GraderFault(f"the reference did not play as a script: {want.status} {want.message}")
-    got = student.script(stdin=script, seed=case["seed"], timeout=GAME_TIMEOUT)
-    own_game = game_call(case)[0].run(student, 11, own=True)      # a script substitutes nothing
+    saved, student.substitute = student.substitute, substitution(student, 11)
+    try:
+        got = student.script(stdin=script, seed=case["seed"], timeout=GAME_TIMEOUT)
+    finally:
+        student.substitute = saved
+    own_game = game_call(case)[0].run(student, 11)      # (the same substitution: Call.run)
     played = protocol_lines(got.stdout)
     as_own = got.status == own_game.status and played == protocol_lines(own_game.stdout)
     seen = played or (got.status == "exception" and stopped_aspect(got) == stopped_aspect(own_game))  # not silence
