@@ -33,7 +33,8 @@ sends its fresh requests first).
 
 The parts: ../scripted.py (the scripted input and dice every runtime shares: engine/scripted.py),
 base (imports, limits, captured builtins, control-flow exceptions), values (student values -> JSON
-data), errors (exceptions -> dicts, compiling), lines (line I/O on fds), run (one request: output,
+data), errors (exceptions -> dicts, compiling), lines (line I/O on fds), draws (a request's draws the
+dice do not answer, the same in every run), run (one request: output,
 scripted input, dice, timer, result), targets (what a call calls: functions, methods of the
 student's classes, the reference's substitutes), patches (stdio, input, exit, random), audit (what
 student code tried), identities (the items of the lists and sets the clean-state check watches,
@@ -48,7 +49,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-PARTS = ("../scripted", "base", "values", "errors", "lines", "endless", "run", "targets", "patches", "audit", "identities",
+PARTS = ("../scripted", "base", "values", "errors", "lines", "endless", "draws", "run", "targets", "patches", "audit", "identities",
          "versions", "clean", "proctree", "worker", "answers", "zygote", "isolation", "warm", "entry")
 HERE = Path(__file__).resolve().parent
 

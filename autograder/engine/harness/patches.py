@@ -15,9 +15,10 @@ import types
 from time import process_time as _process_time  # (bound before any student code runs)
 
 from .base import _CpuLimit, _real_exit, _real_urandom, _Timeout, _type_name
+from .draws import _ORIG_RANDOM, _BaseRandom
 from .endless import _OURS, LOOK_EVERY, early_wait, look, student_frame
 from .lines import write_line
-from .run import _ORIG_RANDOM, _RUN, _WRAPPERS, _BaseRandom
+from .run import _RUN, _WRAPPERS
 from .values import normalise
 
 
