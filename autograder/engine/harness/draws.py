@@ -28,13 +28,21 @@ class Draws:
         basis = ["seed", seed] if seed is not None else [req.get(key) for key in _DRAW_KEYS]
         return f"{what} {_dumps(basis)}"
 
-    def fix_draws(self, again=False):
+    def fix_draws(self):
         """random's generator seeded for this phase, at its first draw (lazily: a program that does
-        not draw pays nothing); a seed the request or the student gave is kept.  AGAIN: for the
-        program's own random.seed() or its seed where the grader gives the dice (grader_draws)."""
+        not draw pays nothing; called at every draw the dice do not answer); a seed the request or
+        the student gave this phase is kept."""
+        if self.drawn != self.phase:
+            self._seed_draws()
+
+    def reseed(self):
+        """The program's own random.seed() or its seed where the grader gives the dice
+        (grader_draws): the request's again, the next of its seeds."""
+        self.reseeds += 1
+        self._seed_draws()
+
+    def _seed_draws(self):
         self.drawn = self.phase
-        if again:
-            self.reseeds += 1
         _ORIG_RANDOM["seed"](self.draw_key(f"random {self.reseeds}" if self.reseeds else "random"))
 
     def grader_draws(self):

@@ -191,6 +191,11 @@ def early_wait(now, cpu_used, look_at, deadline):
     CPU pays one tick of microseconds, never the look's /proc reads before LOOK_AFTER."""
     if cpu_used >= LOOK_CPU:
         return None
+    return until_look(now, look_at, deadline)
+
+
+def until_look(now, look_at, deadline):
+    """The seconds from NOW to the tick at LOOK_AT (or the DEADLINE, if sooner), never under 0.5 ms."""
     return max(min(look_at, deadline) - now, 0.0005)
 
 

@@ -16,7 +16,7 @@ from time import process_time as _process_time  # (bound before any student code
 
 from .base import _CpuLimit, _real_exit, _real_urandom, _Timeout, _type_name
 from .draws import _ORIG_RANDOM, _BaseRandom
-from .endless import _OURS, LOOK_EVERY, early_wait, look, student_frame
+from .endless import _OURS, LOOK_EVERY, early_wait, look, student_frame, until_look
 from .lines import write_line
 from .run import _RUN, _WRAPPERS
 from .values import normalise
@@ -136,8 +136,7 @@ def _randint(a, b):
     if run is None:
         return _ORIG_RANDOM["randint"](a, b)
     if run.phase != "call":
-        if run.drawn != run.phase:
-            run.fix_draws()
+        run.fix_draws()
         return _ORIG_RANDOM["randint"](a, b)
     return run.roll(a, b)
 
@@ -153,10 +152,9 @@ def _wrap_random(name, original):
                 shown = normalise(list(args) + ([kwargs] if kwargs else []), budget=200)
                 run.event(["seed", shown] if name == "seed" else ["random", name, shown])
             if not sets:
-                if run.drawn != run.phase:
-                    run.fix_draws()
+                run.fix_draws()
             elif name == "seed" and (run.grader_draws() or (not kwargs and (not args or args[0] is None))):
-                run.fix_draws(again=True)   # random.seed() (from os.urandom), or any seed in a request
+                run.reseed()                # random.seed() (from os.urandom), or any seed in a request
                 return None                 # whose dice or seed the grader gives (the clock's, the
             else:                           # pid's: a lottery): the request's own (reported above)
                 run.drawn = run.phase
@@ -184,6 +182,13 @@ def _students_draw(run):
     return False
 
 
+def _report(run, name):
+    """Report the draw NAME of RUN (a request in progress) when it is the student's (Run.note:
+    once a request, in its call; the frames are walked only then)."""
+    if run.phase == "call" and _students_draw(run):
+        run.note(name)
+
+
 class _OwnRandom(_BaseRandom):
     """random.Random as student code sees it: one made without a seed is seeded from the request
     (the same numbers in every run of it), and its draws are reported (the RNG contract)."""
@@ -191,22 +196,21 @@ class _OwnRandom(_BaseRandom):
     def seed(self, a=None, version=2):
         run = _RUN
         if run is not None:
-            if _students_draw(run):
-                run.note("Random")
+            _report(run, "Random")
             if a is None:
                 a = run.own_seed()
         super().seed(a, version)
 
     def random(self):
         run = _RUN
-        if run is not None and _students_draw(run):
-            run.note("Random")
+        if run is not None:
+            _report(run, "Random")
         return super().random()
 
     def getrandbits(self, k):
         run = _RUN
-        if run is not None and _students_draw(run):
-            run.note("Random")
+        if run is not None:
+            _report(run, "Random")
         return super().getrandbits(k)
 
 
@@ -224,8 +228,7 @@ def _urandom_as(name):
             return _real_urandom(size)
         if size < 0:
             raise ValueError("negative argument not allowed")
-        if _students_draw(run):
-            run.note(name)
+        _report(run, name)
         return run.stream().randbytes(size)
     urandom.__name__ = urandom.__qualname__ = "urandom"
     return urandom
@@ -302,7 +305,7 @@ def _on_alarm(signum, frame):
                 if wait is not None:
                     signal.setitimer(signal.ITIMER_REAL, wait, 0.05)
                     return
-                signal.setitimer(signal.ITIMER_REAL, max(min(run.look_at, run.deadline) - now, 0.0005), 0.05)
+                signal.setitimer(signal.ITIMER_REAL, until_look(now, run.look_at, run.deadline), 0.05)
             else:
                 signal.setitimer(signal.ITIMER_REAL, max(min(run.deadline - now, LOOK_EVERY), 0.001), 0.05)
             look(run, frame)

@@ -73,7 +73,7 @@ class Run(Draws):
     noted = None         # the names of the draws reported once (note)
     streams = None       # phase -> the generator os.urandom and SystemRandom read (stream)
     owns = 0             # random.Random() made without a seed so far (own_seed)
-    reseeds = 0          # the program's own random.seed calls fix_draws replaced
+    reseeds = 0          # the program's own random.seed calls reseed replaced
     patch_tags = None    # the request process's guard on the patches' modules (None: install them always)
     guard = None         # a fresh runner's clean.Untouched: our writes to sys.modules and to
     #                      our names are made between its mine() and wrote()
@@ -186,8 +186,7 @@ class Run(Draws):
             if value is None:
                 raise _DiceExhausted
         else:
-            if self.drawn != self.phase:
-                self.fix_draws()
+            self.fix_draws()
             value = _ORIG_RANDOM["randint"](a, b)
         self.event(["roll", value])
         return value
