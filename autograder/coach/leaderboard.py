@@ -18,12 +18,13 @@ from pathlib import Path
 from typing import Any
 
 MEAN_CHECK = "test_stage5_strategy.py::test_mean_score["      # the test id of the mean check's rows
+HISTOGRAM = "Games by score, 25-point bins from 0:"           # (contest.histogram_line writes it)
 _FAILED_TIER = (r"Your strategy (?:does not beat the [\w-]+ player \(\d+\.\d\d on the same games\)"
                 r"|is more than \d+(?:\.\d+)? points below optimal play \(it needs a mean of \d+\.\d\d\))\. ")
 SUMMARY = re.compile(
     rf"(?:{_FAILED_TIER})?Your strategy's mean: (\d{{1,4}}\.\d\d) points over (\d{{1,6}}) games "
     r"\(lowest \d{1,4}, highest \d{1,4}\)\. Same games: [^\n]*\n"
-    r"Games by score, 25-point bins from 0:((?: \d{1,7}){1,200})", re.ASCII)
+    + re.escape(HISTOGRAM) + r"((?: \d{1,7}){1,200})", re.ASCII)
 
 
 def strategy_result(tests: list[dict[str, Any]]) -> tuple[float, int, list[int] | None] | None:

@@ -295,15 +295,12 @@ class Plan:
         return self._prefetch(todo, held=True) > 0
 
     def skips(self, request: Request) -> bool:
-        """Whether a check would skip REQUEST as call_or_skip does (Program.slow): a call of a
-        function that ran out of time, or of one that calls it ([calls]) and is not substituted."""
-        timed_out = self.timed_out
-        if not timed_out or request.kind != "call" or type(request.func) is not str:
+        """Whether a check would skip REQUEST as call_or_skip does (Program.slow, with REQUEST's
+        own substitution): a call of a function that ran out of time, or of one that calls it
+        ([calls]) and is not substituted."""
+        if not self.timed_out or request.kind != "call" or type(request.func) is not str:
             return False
-        func = request.func
-        substituted = set((request.substitute or {}).get("names") or ())
-        return func in timed_out or any(name in timed_out and name not in substituted
-                                        for name in self.calls.get(func, ()))
+        return self.slow(request.func, set((request.substitute or {}).get("names") or ())) is not None
 
     def _hold_fresh(self, key: str, outcome: Outcome, public: bool = True) -> None:
         """OUTCOME of a fresh request run ahead, held for the check that asks KEY (in run order);

@@ -373,8 +373,7 @@ def _message(out: Outcome, request: Request, data: dict, facts: dict, limits: Li
     if status == "import_error":
         return f"raised {error.get('type')} while being loaded{_on_line(error)}{_colon(error.get('message'))}"
     if status == "no_function":
-        hint = error.get("suggestion")
-        return _missing(request, error) + (f"; did you mean {hint}?" if hint else "")
+        return _no_function_message(request, error)
     if isinstance(facts.get("signal"), int):
         return f"your program crashed (killed by {_signal_name(facts['signal'])})"
     return INTERNAL
@@ -389,9 +388,12 @@ def not_another(out: Outcome, request: Request, handout: frozenset[str]) -> Outc
     if out.status != "no_function" or suggestion not in handout:
         return out
     error = {**error, "suggestion": next((n for n in error.get("close") or () if n not in handout), None)}
-    hint = error["suggestion"]
-    return dataclasses.replace(out, error=error,
-                               message=_missing(request, error) + (f"; did you mean {hint}?" if hint else ""))
+    return dataclasses.replace(out, error=error, message=_no_function_message(request, error))
+
+
+def _no_function_message(request: Request, error: dict) -> str:
+    hint = error.get("suggestion")
+    return _missing(request, error) + (f"; did you mean {hint}?" if hint else "")
 
 
 def _missing(request: Request, error: dict) -> str:

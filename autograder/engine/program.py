@@ -23,11 +23,12 @@ for the very same request, in the very same order:
 from __future__ import annotations
 
 import ast
+import contextlib
 import dataclasses
 import functools
 import os
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -375,6 +376,16 @@ class Program(Plan, Trials):
         return dict(self._cache or {})
 
     # -- per-submission memory of the checks ---------------------------------------------------
+    @contextlib.contextmanager
+    def substituting(self, sub: dict | None) -> Iterator[None]:
+        """Within the block, SUB is this Program's substitution (None: its own functions everywhere),
+        whatever the check set; the check's is put back after it."""
+        saved, self.substitute = self.substitute, sub
+        try:
+            yield
+        finally:
+            self.substitute = saved
+
     def memo(self, key: Any, compute: Any) -> Any:
         """COMPUTE() once per submission for KEY (hashable), then its value for every check that
         asks (an Exception it raised is remembered and raised again)."""
@@ -403,16 +414,18 @@ class Program(Plan, Trials):
             self.trace.append((KNOWN, key, known, None, None))
         return known
 
-    def slow(self, func: str) -> str | None:
+    def slow(self, func: str, substituted: set[str] | None = None) -> str | None:
         """FUNC, or a function FUNC calls ([calls] in assignment.toml), that ran out of time in
         an earlier call_or_skip; None when there is none.  A called function the current check
-        substitutes (the reference's runs instead) does not count: its endless loop was charged in
-        its own stage, not again here."""
+        substitutes (SUBSTITUTED: by default the current check's names, a retry's too; the
+        reference's runs instead) does not count: its endless loop was charged in its own stage,
+        not again here."""
         if not self.timed_out:          # (the usual answer, before every call_or_skip)
             return None
-        substituted = set((self.substitute or {}).get("names") or ())
-        if self.also is not None and not self.also[2]:       # (a retry's: instage.py)
-            substituted |= self.also[0]
+        if substituted is None:
+            substituted = set((self.substitute or {}).get("names") or ())
+            if self.also is not None and not self.also[2]:       # (a retry's: instage.py)
+                substituted |= self.also[0]
         return next((name for name in (func, *self.calls.get(func, ()))
                      if name in self.timed_out and (name == func or name not in substituted)), None)
 

@@ -147,14 +147,12 @@ def reference_versions(student, names: tuple[str, ...]) -> Iterator[None]:
     grades) replace the student's in its calls, as another stage's would, so a bug is charged
     only where it lives (the reference's versions call the student's own functions of the stage).
     A program without substitution (a script run) keeps its own."""
-    saved = student.substitute
-    if saved is not None and names:
-        student.substitute = {"names": sorted(set(saved["names"]) | set(names)),
-                              "keep": [name for name in saved["keep"] if name not in names]}
-    try:
+    sub = student.substitute
+    if sub is not None and names:
+        sub = {"names": sorted(set(sub["names"]) | set(names)),
+               "keep": [name for name in sub["keep"] if name not in names]}
+    with student.substituting(sub):
         yield
-    finally:
-        student.substitute = saved
 
 
 def hint_for(case: dict, got) -> str | None:

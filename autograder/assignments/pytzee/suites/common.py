@@ -79,11 +79,8 @@ def run(program, game: Game, mode: str, timeout: float = GAME_TIMEOUT, own: bool
     if mode == "script" and game.mode == "script" and not own:
         return program.script(stdin=game.stdin(mode), dice=game.dice, timeout=timeout)
     if mode == "script":
-        saved, program.substitute = program.substitute, None
-        try:
+        with program.substituting(None):
             return program.script(stdin=game.stdin(mode), dice=game.dice, timeout=timeout)
-        finally:
-            program.substitute = saved
     seed = game.seed if game.dice is None else None
     return program.call(ENTRY, game.rounds, stdin=game.stdin(mode), seed=seed, dice=game.dice,
                         timeout=timeout)

@@ -127,12 +127,9 @@ class Call:
         slow = program.memo("swe3006 slow calls", lambda: [0])
         timeout = SHORT_TIMEOUT if slow[0] >= SLOW_RUNS_ALLOWED else self.timeout
         state = dict(START, **(self.state or {}))
-        saved, program.substitute = program.substitute, sub
-        try:
+        with program.substituting(sub):
             outcome = program.call(f"{CLASS}.{self.method}", *self.args, instance={"init": [], "state": state},
                                    stdin=self.stdin, seed=self.seed, timeout=timeout, typed=True)
-        finally:
-            program.substitute = saved
         if outcome.status == "timeout":
             slow[0] += 1
         return outcome

@@ -108,11 +108,8 @@ def script_check(student, reference, case: dict) -> None:
     want = reference.script(stdin=script, seed=case["seed"], timeout=GAME_TIMEOUT)
     if want.status != "input_exhausted":
         raise GraderFault(f"the reference did not play as a script: {want.status} {want.message}")
-    saved, student.substitute = student.substitute, substitution(student, 11)
-    try:
+    with student.substituting(substitution(student, 11)):
         got = student.script(stdin=script, seed=case["seed"], timeout=GAME_TIMEOUT)
-    finally:
-        student.substitute = saved
     own_game = game_call(case)[0].run(student, 11)      # (the same substitution: Call.run)
     played = protocol_lines(got.stdout)
     as_own = got.status == own_game.status and played == protocol_lines(own_game.stdout)

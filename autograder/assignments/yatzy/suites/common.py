@@ -58,16 +58,12 @@ def helper_call(student, helper: str, *args, under: tuple[str, ...] = (), refere
     missing = [name for name in under if name not in student.functions]
     if missing and student.functions:
         raise Fail(f"Your file has no function `{missing[0]}`.", show_values=False)
-    saved = student.substitute
-    base = saved or {"names": [], "keep": ALL_FUNCTIONS}
-    if saved is None:
+    base = student.substitute or {"names": [], "keep": ALL_FUNCTIONS}
+    if student.substitute is None:
         reference_for = ()
-    student.substitute = {"names": sorted(set(base["names"]) | set(HELPERS) | set(reference_for)),
-                          "keep": [name for name in base["keep"] if name not in reference_for]}
-    try:
+    with student.substituting({"names": sorted(set(base["names"]) | set(HELPERS) | set(reference_for)),
+                               "keep": [name for name in base["keep"] if name not in reference_for]}):
         return call(student, helper, *args, under=under, **kwargs)
-    finally:
-        student.substitute = saved
 
 
 def own_functions_until(student, stage: int) -> None:
