@@ -947,3 +947,29 @@ def test_the_sandbox_is_one_cgroup_with_a_memory_limit_for_the_whole_tree(make, 
     control = make(box.source, limits=Limits(memory_mb=160, wall_s=5))
     assert call(control, "many", 5, 120).value == 5         # without the group: RLIMIT_AS alone lets all live
     assert control.applied["cgroup"] is False
+
+
+def test_a_name_with_its_words_in_another_order_is_offered_first(make):
+    # difflib alone finds upper_score too far from score_upper (ratio 0.45) and offers the nearer
+    # spelling of another word; the same words in another order or case come first (engine/nearby.py)
+    box = make("""
+        def upper_score(dice, face):
+            return 0
+
+        def scoreUpper(dice, face):
+            return 0
+
+        def score_uppr(dice):
+            return 0
+    """)
+    out = call(box, "score_upper", [1, 1, 2, 3, 4], 1)
+    assert out.status == "no_function"
+    assert (out.error["suggestion"], out.error["close"]) == ("scoreUpper", ["upper_score", "score_uppr"])
+    assert out.message == "has no function named score_upper; did you mean scoreUpper?"
+    # a class and a method alike
+    klass = make("""
+        class GameYahtzee:
+            def dice_roll(self, n):
+                return n
+    """)
+    assert call(klass, "YahtzeeGame.roll_dice", 5, instance={}).error["suggestion"] == "GameYahtzee"

@@ -19,13 +19,14 @@ passed, ``not started`` when every block was not started, else ``failed``.
 """
 
 import contextlib
-import difflib
 import io
 import os
 import re
 import signal
 import traceback
 import types
+
+from autograder.engine.nearby import close_names  # (embedded: runtime.SELFCHECK puts its code here)
 
 STATUSES = ("passed", "failed", "not started")
 # timeout: seconds per check (check.py; None: no alarm).  After SLOW_ALLOWED checks ran out of
@@ -113,7 +114,7 @@ def _not_defined(err):
         return ""
     names = [n for n, v in tb.tb_frame.f_globals.items()
              if not n.startswith("_") and isinstance(v, (types.FunctionType, type)) and n not in HANDOUT]
-    close = difflib.get_close_matches(name, names, n=1)
+    close = close_names(name, names, 1)
     return (f"Your file does not define `{name}`"
             + (f"; did you mean `{close[0]}`?" if close else ": check its name against the handout."))
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import inspect
 from pathlib import Path
 
-from autograder.engine import scripted, selfcheck
+from autograder.engine import nearby, scripted, selfcheck
 
 # The shared scripted-input runtime, without its module docstring (a notebook cell shows it all).
 SCRIPTED = inspect.getsource(scripted.Scripted)
@@ -98,4 +98,12 @@ def final_number(text):
 
 
 # The public-check runtime, as the notebooks' given cell, check.py and `grade --public` embed it.
+# Its import of the shared did-you-mean (engine/nearby.py) becomes that code: it runs where the
+# package is not installed (a notebook, the student's check.py, the sandbox under --public).
+NEARBY_IMPORT = "from autograder.engine.nearby import close_names  # (embedded: runtime.SELFCHECK puts its code here)\n"
+NEARBY = ("import difflib\n\n\n# The did-you-mean every runtime shares (autograder/engine/nearby.py).\n"
+          + inspect.getsource(nearby.close_names) + "\n\n" + inspect.getsource(nearby._words))
 SELFCHECK = Path(selfcheck.__file__).read_text(encoding="utf-8")
+if SELFCHECK.count(NEARBY_IMPORT) != 1:
+    raise RuntimeError("engine/selfcheck.py must import close_names on one line, as NEARBY_IMPORT spells it")
+SELFCHECK = SELFCHECK.replace(NEARBY_IMPORT, NEARBY)

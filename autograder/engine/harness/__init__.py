@@ -32,6 +32,7 @@ itself when it is still clean as the first shared call comes (Zygote.runner_as_w
 sends its fresh requests first).
 
 The parts: ../scripted.py (the scripted input and dice every runtime shares: engine/scripted.py),
+../nearby.py (the did-you-mean every runtime shares),
 base (imports, limits, captured builtins, control-flow exceptions), values (student values -> JSON
 data), errors (exceptions -> dicts, compiling), lines (line I/O on fds), draws (a request's draws the
 dice do not answer, the same in every run), run (one request: output,
@@ -49,7 +50,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-PARTS = ("../scripted", "base", "values", "errors", "lines", "endless", "draws", "run", "targets", "patches", "audit", "identities",
+PARTS = ("../scripted", "../nearby", "base", "values", "errors", "lines", "endless", "draws", "run", "targets", "patches", "audit", "identities",
          "versions", "clean", "proctree", "worker", "answers", "zygote", "isolation", "warm", "entry")
 HERE = Path(__file__).resolve().parent
 

@@ -5,9 +5,9 @@ in a script run, where the file's main part starts: script_parts)."""
 import __future__
 
 import _ast
-import difflib
 import types
 
+from ..nearby import close_names
 from .base import _MISSING, _REFERENCE, MAX_ITEMS, _exec, _mro_of, _type_dict
 from .run import _new_module
 from .values import _safe_str, normalise
@@ -218,7 +218,7 @@ def _no_function(func, mod):
                    if type(k) is str and not k.startswith("__") and callable(v))
     # (a dunder name is the grader's own, as its load probe: no handout function is one, and the
     # search is ~0.2 ms of a grade in a sandbox)
-    close = difflib.get_close_matches(func, names, n=_CLOSE) if type(func) is str and func[:2] != "__" else []
+    close = close_names(func, names, _CLOSE) if type(func) is str and func[:2] != "__" else []
     return {"type": "NameError", "message": f"name {_safe_str(func)!r} is not defined", **_suggested(close)}
 
 
@@ -234,14 +234,14 @@ def _suggested(close):
 def _no_class(name, mod):
     names = sorted(k for k, v in list(mod.__dict__.items())
                    if type(k) is str and not k.startswith("_") and issubclass(type(v), type))
-    close = difflib.get_close_matches(name, names, n=_CLOSE)
+    close = close_names(name, names, _CLOSE)
     return {"type": "NameError", "message": f"name {name!r} is not defined (a class)", **_suggested(close)}
 
 
 def _no_method(cls, cls_name, name):
     names = sorted({k for klass in _mro_of(cls) if klass is not object
                     for k in list(_type_dict(klass)) if type(k) is str and not k.startswith("__")})
-    close = difflib.get_close_matches(name, names, n=_CLOSE)
+    close = close_names(name, names, _CLOSE)
     return {"type": "AttributeError", "message": f"class {cls_name!r} has no attribute {name!r}",
             **_suggested(close)}
 
