@@ -19,6 +19,27 @@ from typing import Any
 
 MEAN_CHECK = "test_stage5_strategy.py::test_mean_score["      # the test id of the mean check's rows
 HISTOGRAM = "Games by score, 25-point bins from 0:"           # (contest.histogram_line writes it)
+
+
+# The mean check's sentences, written by the stage-5 suite through these and read back by SUMMARY
+# below: one module holds both sides (tests/test_leaderboard_sentences.py runs each through the other).
+def mean_sentence(mean: float, scores: list[int], same_games: str) -> str:
+    """The mean check's first sentence: the mean over the games, their range, and SAME_GAMES (what
+    the baselines and the ceiling score on the same games)."""
+    return (f"Your strategy's mean: {mean:.2f} points over {len(scores)} games "
+            f"(lowest {min(scores)}, highest {max(scores)}). Same games: {same_games}")
+
+
+def beat_failed(player: str, needed: float) -> str:
+    """The sentence before mean_sentence when a tier asks to beat PLAYER (NEEDED on the same games)."""
+    return f"Your strategy does not beat the {player} player ({needed:.2f} on the same games). "
+
+
+def within_failed(within: float, needed: float) -> str:
+    """The sentence before mean_sentence when a tier asks for a mean within WITHIN of optimal play."""
+    return f"Your strategy is more than {within} points below optimal play (it needs a mean of {needed:.2f}). "
+
+
 _FAILED_TIER = (r"Your strategy (?:does not beat the [\w-]+ player \(\d+\.\d\d on the same games\)"
                 r"|is more than \d+(?:\.\d+)? points below optimal play \(it needs a mean of \d+\.\d\d\))\. ")
 SUMMARY = re.compile(

@@ -10,7 +10,7 @@ from autograder.assignments.yahtzee.suites.common import (
     describe,
     scorecard,
 )
-from autograder.coach import contest
+from autograder.coach import contest, leaderboard
 from autograder.engine.checks import explain
 from autograder.engine.feedback import Fail
 from autograder.engine.sandbox import Limits
@@ -62,10 +62,9 @@ def _summary(result: contest.ContestResult) -> str:
     from autograder.coach import solver
 
     baselines = contest.baseline_means(SEEDS)
-    return (f"Your strategy's mean: {result.mean:.2f} points over {len(result.scores)} games "
-            f"(lowest {min(result.scores)}, highest {max(result.scores)}). Same games: always-Chance "
-            f"{baselines['always-Chance']:.2f}, greedy {baselines['greedy']:.2f}; the ceiling, optimal "
-            f"play's expected score: {solver.optimum():.2f}.")
+    return leaderboard.mean_sentence(
+        result.mean, result.scores, f"always-Chance {baselines['always-Chance']:.2f}, greedy "
+        f"{baselines['greedy']:.2f}; the ceiling, optimal play's expected score: {solver.optimum():.2f}.")
 
 
 # -- P21, P22: legal answers ----------------------------------------------------------------
@@ -136,8 +135,6 @@ def test_mean_score(student, tier, record_property):
     said = _summary(result) + "\n" + contest.histogram_line(result.scores)      # the feedback page plots it
     record_property("feedback", said)
     if "beat" in tier and not result.mean > needed:
-        raise Fail(f"Your strategy does not beat the {tier['beat']} player ({needed:.2f} on the same "
-                   f"games). {said}", show_values=False)
+        raise Fail(leaderboard.beat_failed(tier["beat"], needed) + said, show_values=False)
     if "within" in tier and result.mean < needed:
-        raise Fail(f"Your strategy is more than {tier['within']} points below optimal play (it needs a "
-                   f"mean of {needed:.2f}). {said}", show_values=False)
+        raise Fail(leaderboard.within_failed(tier["within"], needed) + said, show_values=False)
