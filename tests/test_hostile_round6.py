@@ -291,3 +291,29 @@ def test_round6_suites_read_a_programs_digits_with_bounds_number():
                         and node.args):
                     found.add((path.relative_to(root).as_posix(), ast.get_source_segment(source, node)))
     assert found == GRADER_DATA_INTS, f"new: {sorted(found - GRADER_DATA_INTS)}; gone: {sorted(GRADER_DATA_INTS - found)}"
+
+
+def test_a_folder_with_more_programs_than_are_hashed_is_never_unchanged(tmp_path):
+    """The class of program_after_500_files one step on: 600 programs (a virtual environment handed
+    in) before the graded one fill the hash's 500 places with programs, so the program a later run
+    grades may not be among them.  Such a folder's hash is new at every run (graded again); a
+    folder at the cap is hashed as before, the same every run, and changes with its program."""
+    from autograder.grading.discover import MAX_FILES_HASHED, UNHASHED, Entry
+
+    def folder(name: str, helpers: int):
+        root = tmp_path / name
+        (root / "venv").mkdir(parents=True)
+        for i in range(helpers):
+            (root / "venv" / f"m{i:04}.py").write_text(f"X = {i}\n", encoding="utf-8")
+        (root / "yahtzee.py").write_text(STARTER, encoding="utf-8")
+        return root
+
+    crowded = folder("crowded", 600)
+    first, second = Entry("crowded", crowded), Entry("crowded", crowded)
+    assert first.files[-1] == (UNHASHED, None) and len(first.files) == MAX_FILES_HASHED + 1
+    assert first.hash != second.hash and not first.error
+    at_cap = folder("at_cap", MAX_FILES_HASHED - 1)
+    before = Entry("at_cap", at_cap).hash
+    assert Entry("at_cap", at_cap).hash == before and len(Entry("at_cap", at_cap).files) == MAX_FILES_HASHED
+    (at_cap / "yahtzee.py").write_text(SOLUTION, encoding="utf-8")
+    assert Entry("at_cap", at_cap).hash != before

@@ -30,6 +30,7 @@ MAX_ZIP_MEMBER = 64 * 1024 * 1024
 MAX_ZIP_ENTRIES = 20000
 MAX_RATIO = 200                  # a member expanding more than this is treated as a zip bomb
 MAX_FILES_HASHED = 500           # per submission folder
+UNHASHED = "<more programs than the grader hashes: graded again every run>"     # (content_hash)
 
 
 class InputError(Exception):
@@ -44,7 +45,7 @@ class Entry:
 
     id: str
     path: Path
-    files: list[tuple[str, Path]] = field(default_factory=list)
+    files: list[tuple[str, Path | None]] = field(default_factory=list)
     hash: str = ""
     error: str = ""              # set when the submission cannot be graded at all (e.g. a corrupt zip)
     info: dict = field(default_factory=dict)   # what the LMS export said: submitted_at, late, lms_id (lms.py)
@@ -105,7 +106,7 @@ def _ignored(path: Path) -> bool:
     return path.name in IGNORED or path.name.startswith(".")
 
 
-def submission_files(path: Path) -> list[tuple[str, Path]]:
+def submission_files(path: Path) -> list[tuple[str, Path | None]]:
     """The files whose content decides the grade: the file itself, or every file in the folder."""
     if not _is_dir(path):
         return [(path.name, path)] if _is_file(path) else []
@@ -121,7 +122,12 @@ def submission_files(path: Path) -> list[tuple[str, Path]]:
         # (skipped here, picked by the loader), kept it out of the hash: a changed program was
         # "unchanged" and its old grade kept by the next run (redteam6)
         files.sort(key=lambda f: (not may_be_picked(Path(f[0]).parts), f[0]))
-        del files[MAX_FILES_HASHED:]
+        # More programs than that (a virtual environment handed in) may still hide the one the
+        # loader picks: such a folder is never "unchanged" (its hash holds fresh random bytes).
+        if sum(1 for name, _ in files[:MAX_FILES_HASHED + 1] if may_be_picked(Path(name).parts)) > MAX_FILES_HASHED:
+            files[MAX_FILES_HASHED:] = [(UNHASHED, None)]
+        else:
+            del files[MAX_FILES_HASHED:]
     return files
 
 

@@ -285,10 +285,14 @@ class Gradebook:
         return [dict(zip(names, row)) for row in cur]
 
 
-def content_hash(files: list[tuple[str, Path]]) -> str:
-    """sha256 over (relative name, bytes) of every file, in name order."""
+def content_hash(files: list[tuple[str, Path | None]]) -> str:
+    """sha256 over (relative name, bytes) of every file, in name order; a file without a path
+    (discover.UNHASHED: a folder with too many programs to hash) adds random bytes: never the same."""
     digest = hashlib.sha256()
-    for name, path in sorted(files):
+    for name, path in sorted(files, key=lambda f: f[0]):
+        if path is None:
+            digest.update(os.urandom(32))
+            continue
         data = safefs.read_bytes(path, limit=64 << 20)      # never through a student's link
         digest.update(os.fsencode(name) + b"\0" + str(len(data)).encode() + b"\0" + data)
     return digest.hexdigest()
