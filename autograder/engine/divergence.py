@@ -167,6 +167,56 @@ def first_line_difference(got: list[Line], want: list[Line]) -> int | None:
     return None if len(got) == len(want) else min(len(got), len(want))
 
 
+def sole_difference(got: list[Line], want: list[Line]) -> str | None:
+    """When every line where GOT and WANT differ is of ONE kind and differs the same way, that
+    difference in grader words ("order: field 1 reordered", "round: field 1 differs", "order:
+    missing", "results: extra"); else None (no difference, or two kinds, or two ways).  The lines
+    of every other kind must be the same, in the same order: a second bug that shows in another
+    kind of line is never part of it.  (What a course's whole-game checks put in Fail(sole=):
+    charge.excuse_same_difference charges it once across the games of a problem.)"""
+    index = first_line_difference(got, want)
+    if index is None:
+        return None
+    kinds = [lines[index].kind for lines in (want, got) if index < len(lines)]
+    for kind in dict.fromkeys(kinds):
+        if [line for line in got if line.kind != kind] != [line for line in want if line.kind != kind]:
+            continue
+        form = _one_way([line for line in got if line.kind == kind], [line for line in want if line.kind == kind])
+        if form is not None:
+            return f"{kind}: {form}"
+    return None
+
+
+def _one_way(got: list[Line], want: list[Line]) -> str | None:
+    """How the lines GOT of one kind differ from WANT, when it is one way for all: some missing
+    (GOT a subsequence of WANT), extra (the converse), or each differing pair in the same fields
+    the same way (a field that holds the same values in another order: reordered)."""
+    if len(got) != len(want):
+        fewer, more = (got, want) if len(got) < len(want) else (want, got)
+        rest = iter(more)
+        if all(any(line == other for other in rest) for line in fewer):     # a subsequence
+            return "missing" if fewer is got else "extra"
+        return None
+    ways = set()
+    for mine, theirs in zip(got, want):
+        if mine != theirs:
+            if len(mine.fields) != len(theirs.fields):
+                return None
+            ways.add(", ".join(f"field {n} {_field_way(a, b)}" for n, (a, b)
+                               in enumerate(zip(mine.fields, theirs.fields), start=1) if a != b))
+    return ways.pop() if len(ways) == 1 else None
+
+
+def _field_way(mine: Any, theirs: Any) -> str:
+    if isinstance(mine, tuple) and isinstance(theirs, tuple) and len(mine) == len(theirs):
+        try:
+            if sorted(mine) == sorted(theirs):
+                return "reordered"
+        except TypeError:                 # (values of mixed types: not a reordering)
+            pass
+    return "differs"
+
+
 def divergence_gap(ref: RefGame, student: Transcript) -> int:
     """The script line index before which the first differing roll happened (a large number if none)."""
     ref_by_gap, stu_by_gap = ref.game.dice_by_gap, student.dice_by_gap
