@@ -80,7 +80,7 @@ def test_corpus_program(program, rows):
     said = "\n".join(f"{t['output']}\n{t.get('hint') or ''}" for t in row.tests
                      if t["problem"] in program["problems"] and t["score"] < t["max_score"])
     assert program["phrase"].lower() in said.lower(), summary
-    excused = [t for t in row.tests if t["output"].startswith("Not charged: this game's only difference")]
+    excused = [t for t in row.tests if t["output"].startswith("Not charged: this run's only difference")]
     if program["score"] >= 96:          # one divergence charged once: the other games say where it was charged
         assert excused and all(t["status"] == "passed" for t in excused), summary
     else:                               # two bugs, nothing written, a stub: nothing excused
@@ -150,7 +150,7 @@ def test_the_same_sole_difference_is_charged_once_per_problem():
     assert excuse_same_difference(rows, soles, _Assignment, WRITTEN) == 2
     assert [r.status for r in rows] == ["failed", "passed", "failed", "passed", "failed"]
     assert rows[1].score == 2.0 and rows[1].hint == "" and '"a"' in rows[1].output
-    assert rows[3].output.startswith("Not charged: this game's only difference (P17 d differs)")
+    assert rows[3].output.startswith("Not charged: this run's only difference (P17 d differs)")
 
 
 def test_a_stub_or_a_check_without_a_sole_difference_is_never_excused():

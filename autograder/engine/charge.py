@@ -194,8 +194,8 @@ def excuse_same_difference(results: list, soles: dict[int, str], assignment, sou
             continue
         what = result.output.split("\n", 1)[0].rstrip(".")
         result.status, result.score, result.hint = "passed", result.max_score, ""
-        result.output = (f"Not charged: this game's only difference ({what}) is the one \"{_title(stem.name)}\" "
-                         "already charged (the same kind of line, differing the same way).  Fix it there and "
+        result.output = (f"Not charged: this run's only difference ({what}) is the one \"{_title(stem.name)}\" "
+                         "was charged for (the same kind of line, differing the same way).  Fix it there and "
                          "this check counts in full.")
         excused += 1
     return excused
