@@ -124,6 +124,10 @@ def test_sole_difference_is_none_for_a_second_bug_or_a_second_way():
     assert sole_difference(two_ways, GAME) is None
     # a line of another kind in place of the order line: two kinds differ
     assert sole_difference(_with(GAME, 0, Line("turn", ("Ann",))), GAME) is None
+    # silence, or a run whose expected lines are all of one kind: nothing else matched, no sole difference
+    prompts = _lines(("prompt", "Keep?"), ("prompt", "Keep?"))
+    assert sole_difference([], prompts) is None and sole_difference(prompts[:1], prompts) is None
+    assert sole_difference([], GAME) is None
     # a game that stops early differs in every kind after it
     assert sole_difference(GAME[:4], GAME) is None
     # a player's name that sorts against a number does not make the grader raise

@@ -171,15 +171,17 @@ def sole_difference(got: list[Line], want: list[Line]) -> str | None:
     """When every line where GOT and WANT differ is of ONE kind and differs the same way, that
     difference in grader words ("order: field 1 reordered", "round: field 1 differs", "order:
     missing", "results: extra"); else None (no difference, or two kinds, or two ways).  The lines
-    of every other kind must be the same, in the same order: a second bug that shows in another
-    kind of line is never part of it.  (What a course's whole-game checks put in Fail(sole=):
+    of every other kind must be the same, in the same order, and there must be some: a second bug
+    that shows in another kind of line is never part of it, and a run whose expected lines are all
+    of one kind (a silent program matches nothing: silence is no sole difference) has none.  (What a course's whole-game checks put in Fail(sole=):
     charge.excuse_same_difference charges it once across the games of a problem.)"""
     index = first_line_difference(got, want)
     if index is None:
         return None
     kinds = [lines[index].kind for lines in (want, got) if index < len(lines)]
     for kind in dict.fromkeys(kinds):
-        if [line for line in got if line.kind != kind] != [line for line in want if line.kind != kind]:
+        rest = [line for line in want if line.kind != kind]
+        if not rest or [line for line in got if line.kind != kind] != rest:
             continue
         form = _one_way([line for line in got if line.kind == kind], [line for line in want if line.kind == kind])
         if form is not None:
