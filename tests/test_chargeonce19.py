@@ -13,6 +13,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from autograder import toml as tomllib
 from autograder.assignment import load_assignment
@@ -164,3 +166,42 @@ def test_a_stub_or_a_check_without_a_sole_difference_is_never_excused():
     assert excuse_same_difference(rows, soles, _Assignment, None) == 0
     assert excuse_same_difference(rows, {id(rows[0]): "order: missing"}, _Assignment, WRITTEN) == 0
     assert [r.status for r in rows] == ["failed", "failed"]
+
+
+_KINDS = ("order", "round", "turn", "dice", "scored")
+_line = st.builds(lambda kind, a, b: Line(kind, (a, b)), st.sampled_from(_KINDS), st.integers(0, 3), st.integers(0, 3))
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(want=st.lists(_line, min_size=2, max_size=30), data=st.data())
+def test_a_change_in_two_kinds_of_line_is_never_a_sole_difference(want, data):
+    """Whatever the game: change (or drop) one line of one kind and one of another kind, and there
+    is no sole difference (a second bug in another kind of line is never excused with the first)."""
+    kinds = sorted({line.kind for line in want})
+    if len(kinds) < 2:
+        return
+    first, second = data.draw(st.sampled_from(kinds)), None
+    second = data.draw(st.sampled_from([k for k in kinds if k != first]))
+    got = list(want)
+    for kind in (first, second):
+        index = data.draw(st.sampled_from([i for i, line in enumerate(got) if line is not None and line.kind == kind]))
+        if data.draw(st.booleans()):
+            got[index] = None                                   # dropped
+        else:
+            a, b = got[index].fields
+            got[index] = Line(kind, (a + 4, b))                 # a value no drawn line has
+    got = [line for line in got if line is not None]
+    assert sole_difference(got, want) is None
+
+
+@settings(max_examples=200, deadline=None)
+@given(want=st.lists(_line, min_size=2, max_size=30), data=st.data())
+def test_one_kind_changed_one_way_is_a_sole_difference(want, data):
+    """The converse: every line of one kind with the same field shifted, the other kinds untouched
+    (and present), is that kind's sole difference."""
+    kinds = sorted({line.kind for line in want})
+    if len(kinds) < 2:
+        return
+    kind = data.draw(st.sampled_from(kinds))
+    got = [Line(line.kind, (line.fields[0] + 4, line.fields[1])) if line.kind == kind else line for line in want]
+    assert sole_difference(got, want) == f"{kind}: field 1 differs"
