@@ -115,7 +115,7 @@ def test_sole_difference_names_one_kind_one_way():
     assert sole_difference(_with(GAME, 0, None), GAME) == "order: missing"
     assert sole_difference(GAME, _with(GAME, 0, None)) == "order: extra"
     shifted = [Line("round", (line.fields[0] - 1, line.fields[1])) if line.kind == "round" else line for line in GAME]
-    assert sole_difference(shifted, GAME) == "round: field 1 differs"
+    assert sole_difference(shifted, GAME) == "round: field 1 off by -1"
 
 
 def test_sole_difference_is_none_for_a_second_bug_or_a_second_way():
@@ -133,7 +133,21 @@ def test_sole_difference_is_none_for_a_second_bug_or_a_second_way():
     # a game that stops early differs in every kind after it
     assert sole_difference(GAME[:4], GAME) is None
     # a player's name that sorts against a number does not make the grader raise
-    assert sole_difference(_with(GAME, 0, Line("order", ((1, "Bo"),))), GAME) == "order: field 1 differs"
+    assert sole_difference(_with(GAME, 0, Line("order", ((1, "Bo"),))), GAME) == \
+        "order: field 1 (1, 'Bo') for ('Ann', 'Bo')"
+    # a number a grammar keeps as text is a number; a program's long or non-ASCII digits are text
+    as_text = [Line("round", (str(line.fields[0]), line.fields[1])) if line.kind == "round" else line for line in GAME]
+    shifted_text = [Line("round", (str(int(line.fields[0]) - 1), line.fields[1])) if line.kind == "round" else line
+                    for line in as_text]
+    assert sole_difference(shifted_text, as_text) == "round: field 1 off by -1"
+    long_digits = _with(as_text, 1, Line("round", ("9" * 5000, "Ones")))
+    assert sole_difference(long_digits, as_text) == "round: field 1 '" + "9" * 5000 + "' for '1'"
+    assert sole_difference(_with(as_text, 1, Line("round", ("²", "Ones"))), as_text) == "round: field 1 '²' for '1'"
+    # one field, two ways: points off by 1 in one round, by 2 in another (two bugs, not one)
+    assert sole_difference(_with(_with(GAME, 3, Line("scored", (4, "Ones"))), 8, Line("scored", (6, "Twos"))),
+                           GAME) is None
+    assert sole_difference(_with(_with(GAME, 3, Line("scored", (4, "Ones"))), 8, Line("scored", (5, "Twos"))),
+                           GAME) == "scored: field 1 off by +1"
 
 
 def _row(name: str, problem: int = 17, score: float = 0.0) -> TestResult:
@@ -151,7 +165,7 @@ STUB = "def play_game():\n    raise NotImplementedError\n"
 
 def test_the_same_sole_difference_is_charged_once_per_problem():
     rows = [_row("P17 a"), _row("P17 b"), _row("P17 c"), _row("P17 d"), _row("P16 e", problem=16)]
-    soles = {id(rows[0]): "order: missing", id(rows[1]): "order: missing", id(rows[2]): "round: field 1 differs",
+    soles = {id(rows[0]): "order: missing", id(rows[1]): "order: missing", id(rows[2]): "round: field 1 off by -1",
              id(rows[3]): "order: missing", id(rows[4]): "order: missing"}
     assert excuse_same_difference(rows, soles, _Assignment, WRITTEN) == 2
     assert [r.status for r in rows] == ["failed", "passed", "failed", "passed", "failed"]
@@ -204,4 +218,4 @@ def test_one_kind_changed_one_way_is_a_sole_difference(want, data):
         return
     kind = data.draw(st.sampled_from(kinds))
     got = [Line(line.kind, (line.fields[0] + 4, line.fields[1])) if line.kind == kind else line for line in want]
-    assert sole_difference(got, want) == f"{kind}: field 1 differs"
+    assert sole_difference(got, want) == f"{kind}: field 1 off by +4"
