@@ -168,13 +168,13 @@ def excuse_repeats(results: list, aspects: dict[int, str], assignment, source: s
 
 
 def excuse_same_difference(results: list, soles: dict[int, str], assignment, source: str | None) -> int:
-    """Within a problem: whole games whose only difference from the reference's is the same one
-    (SOLES: id(result) -> Fail(sole=), divergence.sole_difference: one kind of line, differing one
-    way) are charged once.  The problem's first still-failed check with that difference stays
+    """Within a problem: runs (whole games, scenario runs) whose only difference from the
+    reference's is the same one (SOLES: id(result) -> Fail(sole=), divergence.sole_difference: one
+    kind of line, differing one exact way) are charged once.  The problem's first still-failed check with that difference stays
     charged; each later one passes with a note.  A problem whose functions are not written gets
-    nothing excused (no points for nothing: a stub, a constant); a game that also differs in
-    another kind of line has no sole difference, so a second bug keeps every game it shows in
-    charged.  Returns how many checks were excused."""
+    nothing excused (no points for nothing: a stub, a constant); a run that also differs in
+    another kind of line, or another way, has no sole difference, so a second bug keeps every run
+    it shows in charged.  Returns how many checks were excused."""
     if source is None or not soles:
         return 0
     functions = {p.number: p.functions for p in assignment.problems}
