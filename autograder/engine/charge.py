@@ -39,7 +39,7 @@ import ast
 import functools
 from collections.abc import Iterable
 
-__all__ = ["links", "excuse_repeats", "written", "skip", "stopped_aspect", "same_aspect"]
+__all__ = ["links", "excuse_repeats", "excuse_same_difference", "written", "skip", "stopped_aspect", "same_aspect"]
 
 
 def skip(reason: str, aspect: str | None = None):
@@ -165,6 +165,40 @@ def excuse_repeats(results: list, aspects: dict[int, str], assignment, source: s
             excused += 1
             break
     return excused + _excuse_crashes_charged_in_stage(results, aspects, assignment, source, failures)
+
+
+def excuse_same_difference(results: list, soles: dict[int, str], assignment, source: str | None) -> int:
+    """Within a problem: runs (whole games, scenario runs) whose only difference from the
+    reference's is the same one (SOLES: id(result) -> Fail(sole=), divergence.sole_difference: one
+    kind of line, differing one exact way) are charged once.  The problem's first still-failed check with that difference stays
+    charged; each later one passes with a note.  A problem whose functions are not written gets
+    nothing excused (no points for nothing: a stub, a constant); a run that also differs in
+    another kind of line, or another way, has no sole difference, so a second bug keeps every run
+    it shows in charged.  Returns how many checks were excused."""
+    if source is None or not soles:
+        return 0
+    functions = {p.number: p.functions for p in assignment.problems}
+    first: dict[tuple[int, str], object] = {}        # (problem, difference) -> the check charged for it
+    is_written: dict[int, bool] = {}
+    excused = 0
+    for result in results:
+        sole = soles.get(id(result))
+        if not sole or result.status not in ("failed", "skipped") or result.score >= result.max_score:
+            continue
+        stem = first.setdefault((result.problem, sole), result)
+        if stem is result:
+            continue
+        if result.problem not in is_written:
+            is_written[result.problem] = written(source, functions.get(result.problem, ()))
+        if not is_written[result.problem]:
+            continue
+        what = result.output.split("\n", 1)[0].rstrip(".")
+        result.status, result.score, result.hint = "passed", result.max_score, ""
+        result.output = (f"Not charged: this run's only difference ({what}) is the one \"{_title(stem.name)}\" "
+                         "was charged for (the same kind of line, differing the same way).  Fix it there and "
+                         "this check counts in full.")
+        excused += 1
+    return excused
 
 
 def _excuse_crashes_charged_in_stage(results: list, aspects: dict[int, str], assignment, source: str,

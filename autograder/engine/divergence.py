@@ -15,6 +15,7 @@ first_line_difference is where two transcripts first part; the course tells it a
 from __future__ import annotations
 
 import copy
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -165,6 +166,79 @@ def first_line_difference(got: list[Line], want: list[Line]) -> int | None:
         if mine != theirs:
             return index
     return None if len(got) == len(want) else min(len(got), len(want))
+
+
+def sole_difference(got: list[Line], want: list[Line]) -> str | None:
+    """When every line where GOT and WANT differ is of ONE kind and differs the same way, that
+    difference in grader words ("order: field 1 reordered", "round: field 1 off by -1", "order:
+    missing", "result: field 2 '' for '-'"); else None (no difference, two kinds, or two ways).
+    The lines of every other kind must be the same, in the same order, and there must be some: a
+    second bug that shows in another kind of line is never part of it, and a run whose expected
+    lines are all of one kind has none (a silent program matches nothing).  The way is exact: a
+    number off by the same amount, a value printed for the same expected value, the same values in
+    another order; two bugs in one field (points off by 1 here, by 5 there) are two ways.  (What a
+    course's run checks put in Fail(sole=): charge.excuse_same_difference charges it once across
+    the runs of a problem.)"""
+    index = first_line_difference(got, want)
+    if index is None:
+        return None
+    kinds = [lines[index].kind for lines in (want, got) if index < len(lines)]
+    for kind in dict.fromkeys(kinds):
+        rest = [line for line in want if line.kind != kind]
+        if not rest or [line for line in got if line.kind != kind] != rest:
+            continue
+        form = _one_way([line for line in got if line.kind == kind], [line for line in want if line.kind == kind])
+        if form is not None:
+            return f"{kind}: {form}"
+    return None
+
+
+def _one_way(got: list[Line], want: list[Line]) -> str | None:
+    """How the lines GOT of one kind differ from WANT, when it is one way for all: some missing
+    (GOT a subsequence of WANT), extra (the converse), or each differing pair in the same fields
+    the same way (_field_way)."""
+    if len(got) != len(want):
+        fewer, more = (got, want) if len(got) < len(want) else (want, got)
+        rest = iter(more)
+        if all(any(line == other for other in rest) for line in fewer):     # a subsequence
+            return "missing" if fewer is got else "extra"
+        return None
+    ways = set()
+    for mine, theirs in zip(got, want):
+        if mine != theirs:
+            if len(mine.fields) != len(theirs.fields):
+                return None
+            ways.add(", ".join(f"field {n} {_field_way(a, b)}" for n, (a, b)
+                               in enumerate(zip(mine.fields, theirs.fields), start=1) if a != b))
+            if len(ways) > 1:
+                return None
+    return ways.pop() if ways else None
+
+
+def _field_way(mine: Any, theirs: Any) -> str:
+    """How one field differs: the same values in another order (a tuple: "reordered"), a number
+    off by an amount ("off by -1"), else what was printed for what was expected (both reprs)."""
+    if isinstance(mine, tuple) and isinstance(theirs, tuple) and len(mine) == len(theirs):
+        try:
+            if sorted(mine) == sorted(theirs):
+                return "reordered"
+        except TypeError:                 # (values of mixed types: not a reordering)
+            pass
+    a, b = _whole(mine), _whole(theirs)
+    if a is not None and b is not None:
+        return f"off by {a - b:+d}"
+    return f"{mine!r} for {theirs!r}"
+
+
+_DIGITS = re.compile(r"-?[0-9]{1,18}")
+
+
+def _whole(value: Any) -> int | None:
+    """VALUE as a whole number: an int, or text of at most 18 ASCII digits (a field a grammar kept
+    as text; never int() of a program's long or non-ASCII digits); else None."""
+    if type(value) is int:
+        return value
+    return int(value) if type(value) is str and _DIGITS.fullmatch(value) else None
 
 
 def divergence_gap(ref: RefGame, student: Transcript) -> int:

@@ -23,13 +23,17 @@ class Fail(AssertionError):
     hidden check shows instead (what the case covers, no call, no values; default: SUMMARY).
     ASPECT (optional): what differed, in grader words shared by every check that compares the
     same behaviour; a later stage's failure with an earlier stage's aspect is charged once
-    (engine/charge.py)."""
+    (engine/charge.py).  SOLE (optional): a finished whole-game transcript's only difference, when
+    every line that differs is of one kind and differs the same way (divergence.sole_difference);
+    the problem's later checks with the same sole difference are charged once (charge.py)."""
 
     def __init__(self, summary: str, *, hidden: str | None = None, ran: str | None = None,
                  expected: Any = None, got: Any = None, hint: str | None = None,
-                 output: str | None = None, show_values: bool = True, aspect: str | None = None):
+                 output: str | None = None, show_values: bool = True, aspect: str | None = None,
+                 sole: str | None = None):
         super().__init__(summary)
         self.aspect = aspect
+        self.sole = sole
         self.summary = summary
         self.hidden = hidden
         self.ran = ran

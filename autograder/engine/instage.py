@@ -122,6 +122,7 @@ class InStage:
                 if trivial:
                     self._trivial.add(id(result))
                 self._aspect.pop(id(result), None)
+                self._sole.pop(id(result), None)
                 excused_ids.add(id(result))
                 excused += 1
         finally:

@@ -34,7 +34,7 @@ import pytest
 
 from . import guards, verdicts
 from .ahead import PUBLIC, public_keys
-from .charge import excuse_repeats
+from .charge import excuse_repeats, excuse_same_difference
 from .checks import explain, take_trivial
 from .feedback import Fail
 from .guards import BACKSTOP_S
@@ -130,6 +130,7 @@ class GradingPlugin(Rows, LightRunner, InStage):
         self._family: dict[int, tuple[str, int]] = {}   # result -> (test function, problem)
         self._called: dict[int, frozenset[str]] = {}     # result -> the student's functions it called
         self._aspect: dict[int, str] = {}               # failed result -> what differed (engine/charge.py)
+        self._sole: dict[int, str] = {}                 # failed result -> its game's sole difference (charge.py)
         if student is not None and load_failure is None:
             if self.record:
                 student.recorded = []
@@ -244,7 +245,9 @@ class GradingPlugin(Rows, LightRunner, InStage):
             if student is not None:
                 student.drop_plan()
             self.no_points_for_nothing()
-            excuse_repeats(self.results, self._aspect, self.assignment, getattr(student, "source", None))
+            source = getattr(student, "source", None)
+            excuse_repeats(self.results, self._aspect, self.assignment, source)
+            excuse_same_difference(self.results, self._sole, self.assignment, source)
             self.deliver(self, context)
 
     def _check_each(self, items, light: list, student: Program | None, watched: bool) -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from autograder.engine.bounds import number
 from autograder.engine.checks import could_pass_by_doing_nothing, explain, reference_ok
-from autograder.engine.divergence import first_line_difference
+from autograder.engine.divergence import first_line_difference, sole_difference
 from autograder.engine.feedback import cut, describe_call, ordinal, show
 from autograder.engine.grammar import Line, LineGrammar
 from autograder.engine.replay import dice_rolled, shown_calls
@@ -221,10 +221,17 @@ def check_run(student, reference, func: str, args: list, case: dict, *, stdin: l
     outcome = student.call_or_skip(func, *args, stdin=stdin, dice=dice, seed=seed, timeout=timeout)
     hint = case.get("hint")
 
-    def fail(public_text: str, hidden_text: str, *, show_hint: bool = True, more: str = "") -> Fail:
+    def fail(public_text: str, hidden_text: str, *, show_hint: bool = True, more: str = "",
+             sole: str | None = None) -> Fail:
         return Fail(f"Called {ran}: {public_text} ({case['why']})." + (f" {more}" if more else ""),
                     hidden=f"{func}: {hidden_text} ({case['why']}).",
-                    ran=how, hint=hint if show_hint else None, output=outcome.stdout, show_values=False)
+                    ran=how, hint=hint if show_hint else None, output=outcome.stdout, show_values=False, sole=sole)
+
+    def rest_same() -> bool:
+        """Whether everything compared after the protocol lines is the reference's."""
+        return (messages(outcome.stdout) == messages(ref.stdout) and outcome.inputs_asked == ref.inputs_asked
+                and dice_rolled(outcome) == dice_rolled(ref) and (not compare_value or outcome.value == ref.value)
+                and (not compare_args or outcome.args_after == ref.args_after))
 
     if outcome.status != "ok":
         wrong = first_difference(protocol_lines(outcome.stdout), protocol_lines(ref.stdout))
@@ -248,8 +255,12 @@ def check_run(student, reference, func: str, args: list, case: dict, *, stdin: l
         where = " after the last round" if kind == "final_line" else f" in round {number}" if number else ""
         if hint is None and kind == "final_line" and index < len(theirs):
             hint = FINAL_LINE_HINTS.get(theirs[index].fields[0])    # the rule behind the line that differs
+        # lines of one kind differing one way, and nothing else: the problem's other games with that same
+        # difference are charged once (engine/charge.excuse_same_difference)
+        sole = sole_difference(mine, theirs) if rest_same() else None
         raise fail(f"{wrong}{where}", f"a {KIND_NAMES[kind]} line printed is wrong or missing"
-                   f"{' in some round' if where.startswith(' in') else where}", more=near_miss(outcome.stdout) or "")
+                   f"{' in some round' if where.startswith(' in') else where}", more=near_miss(outcome.stdout) or "",
+                   sole=sole)
     if messages(outcome.stdout) != messages(ref.stdout):
         raise fail(f"the messages printed were {messages(outcome.stdout)}, expected {messages(ref.stdout)}",
                    "the messages after refused answers are wrong")

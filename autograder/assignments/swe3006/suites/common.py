@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 from autograder.engine.charge import stopped_aspect
 from autograder.engine.checks import GraderFault, could_pass_by_doing_nothing, explain
-from autograder.engine.divergence import first_divergence, first_line_difference
+from autograder.engine.divergence import first_divergence, first_line_difference, sole_difference
 from autograder.engine.feedback import cut, ordinal, show
 from autograder.engine.grammar import Line, LineGrammar
 from autograder.engine.replay import Protocol, random_calls, read_reference, read_transcript, shown_calls
@@ -249,8 +249,13 @@ def check_call(student, reference, call: Call, problem: int, compare: Compare, *
     if detail is None:
         return
     data_free, _ = _difference(got, ref, call, compare, mine, theirs, index, why, hidden=True)
+    # a finished run whose lines differ in one kind only, one way, and in nothing else compared (rolls,
+    # value, attributes): the problem's other checks with that same difference are charged once
+    # (engine/charge.excuse_same_difference)
+    sole = sole_difference(mine, theirs) if index is not None and got.status == ref.status == "ok" and \
+        _difference(got, ref, call, compare, mine, theirs, None, why, hidden=True)[0] is None else None
     raise Fail(detail, hidden=data_free, ran=call.describe(), hint=hint, show_values=False,
-               output=got.stdout if index is not None or got.status != "ok" else None, aspect=aspect)
+               output=got.stdout if index is not None or got.status != "ok" else None, aspect=aspect, sole=sole)
 
 
 def _difference(got, ref, call: Call, compare: Compare, mine: list[Line], theirs: list[Line], index: int | None,

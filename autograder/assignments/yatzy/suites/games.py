@@ -19,7 +19,7 @@ from autograder.assignments.yatzy.suites.common import (
     rng_calls,
 )
 from autograder.engine.checks import could_pass_by_doing_nothing
-from autograder.engine.divergence import first_divergence
+from autograder.engine.divergence import first_divergence, sole_difference
 from autograder.engine.feedback import Fail
 from autograder.engine.replay import Protocol, read_reference, read_transcript, shown_calls
 
@@ -109,7 +109,11 @@ def check_game(student, reference, game: Game, *, kinds: tuple[str, ...] | None 
         if found_cause is not None:
             text, hidden_text = f"{text} Likely cause: {found_cause[0]}.", f"{hidden_text} Likely cause: {found_cause[0]}."
             hint = found_cause[1] or hint
-    raise Fail(text, hidden=hidden_text, ran=game.describe(), show_values=False, hint=hint, output=outcome.stdout)
+    # a finished game that differs in one kind of line only, one way (a wrong Order: line): the
+    # problem's other games with that same difference are charged once (charge.excuse_same_difference)
+    sole = sole_difference(got, want) if outcome.status == "ok" else None
+    raise Fail(text, hidden=hidden_text, ran=game.describe(), show_values=False, hint=hint, output=outcome.stdout,
+               sole=sole)
 
 
 def dice_cause(expected, outcome) -> tuple[str, str] | None:
