@@ -190,3 +190,69 @@ def test_a_drawer_lagging_while_the_workers_grade_is_told_apart_from_one_that_is
     ready.started -= 2 * charts.LAGGING_AFTER
     assert ready.lagging() is False and ready.lagging(last=True) is False
     ready.close()
+
+
+# --- a drawer forked by the caller itself (Drawer.fork: grade-all's, at its start) ------------------
+
+def test_a_drawer_forked_here_imports_at_idle_priority_draws_the_same_charts_and_is_reaped(tmp_path, monkeypatch,
+                                                                                            serial):
+    """grade-all forks its drawer first thing (before its fork server and any thread): a child of
+    this process, importing at SCHED_IDLE, drawing the charts drawn here byte for byte, reaped by
+    the caller (its CPU is the caller's children's: its trace says it is not the fork server's)."""
+    import threading
+
+    assert threading.active_count() == 1            # (as in grade-all at that point: the test needs it too)
+    trace = tmp_path / "trace.jsonl"
+    monkeypatch.setenv(TRACE_ENV, str(trace))
+    drawer = charts.Drawer.fork()
+    assert drawer is not None
+    assert open(f"/proc/{drawer.process.pid}/stat").read().rsplit(")", 1)[1].split()[1] == str(os.getpid())
+    _ready(drawer)
+    drawer.send(WANTED)
+    assert charts.draw(list(WANTED), drawer) == serial["wanted"]
+    assert drawer.process.returncode == 0           # exited at once and reaped here
+    with pytest.raises(ChildProcessError):
+        os.waitpid(drawer.process.pid, os.WNOHANG)
+    events = _events(trace)
+    (imported,) = [e for e in events if e["event"] == "drawer-imported"]
+    assert imported["pid"] == drawer.process.pid and imported["policy"] == os.SCHED_IDLE
+    (drew,) = [e for e in events if e["event"] == "drawer-drew"]
+    assert drew["pid"] == drawer.process.pid and drew["forked"] is False and drew["children"] > 0   # (its helper)
+    assert [e["by"] for e in events if e["event"] == "charts"] == ["drawer"]
+
+
+@pytest.mark.parametrize("how", ["nonsense", "nothing", "interrupt"])
+def test_a_forked_drawer_never_comes_back_into_its_callers_code(tmp_path, how, serial):
+    """Whatever its end (sent nonsense, its pipe closed with nothing sent, Ctrl-C: ignored, it is the
+    parent's) the child exits in its own code (os._exit): the caller's code after fork() runs in
+    the caller only (a marker written after the fork names one process), and the charts are drawn here."""
+    marker = tmp_path / "after-fork"
+    drawer = charts.Drawer.fork()
+    with open(marker, "a") as handle:
+        handle.write(f"{os.getpid()}\n")
+    assert drawer is not None
+    if how == "interrupt":
+        os.kill(drawer.process.pid, signal.SIGINT)
+        _ready(drawer)                              # (alive: SIGINT ignored)
+        drawer.send(ONE)
+        assert charts.draw(ONE, drawer) == serial["one"]
+        assert drawer.process.returncode == 0
+    else:
+        _ready(drawer)
+        drawer.process.stdin.write(b"not a pickle" if how == "nonsense" else b"")
+        drawer.process.stdin.close()
+        assert drawer.process.wait(60) == 1
+    assert marker.read_text().split() == [str(os.getpid())]
+
+
+def test_no_drawer_is_forked_while_another_thread_runs():
+    import threading
+
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait)
+    other.start()
+    try:
+        assert charts.Drawer.fork() is None
+    finally:
+        stop.set()
+        other.join()

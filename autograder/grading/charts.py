@@ -13,6 +13,7 @@ import os
 import pickle
 import re
 import select
+import signal
 import subprocess
 import threading
 import time
@@ -240,6 +241,38 @@ class Drawer:
             svg_out.close()
         return cls(_Forked(process, _file(charts_out, "wb"), _file(svg_in, "rb")))
 
+    @classmethod
+    def fork(cls) -> Drawer | None:
+        """A new drawer forked by this process (importing at once), or None where a thread cannot
+        run at SCHED_IDLE, there is no fork, or another thread runs (a fork then is unsafe).
+        grade-all forks it first thing, before its fork server and templates start (nothing of
+        theirs is inherited): its idle import then runs while the fork server boots, on the core
+        the head of the batch leaves idle, not on the CPU the workers want once they grade.  A
+        child of this process: reaped by close(), its CPU counted with this process's children."""
+        if (not hasattr(os, "SCHED_IDLE") or not hasattr(os, "fork") or not os.path.exists("/proc/self/stat")
+                or threading.active_count() > 1):
+            return None
+        charts_in, charts_out = os.pipe()
+        svg_in, svg_out = os.pipe()
+        try:
+            pid = os.fork()
+        except OSError:
+            for fd in (charts_in, charts_out, svg_in, svg_out):
+                os.close(fd)
+            return None
+        if pid == 0:                # the drawer: never back into the caller's code, whatever happens
+            code = 1
+            try:
+                signal.signal(signal.SIGINT, signal.SIG_IGN)      # (Ctrl-C is the parent's: it stops us)
+                _close_all_but((0, 1, 2, charts_in, svg_out))
+                _drawer_main(os.fdopen(charts_in, "rb"), os.fdopen(svg_out, "wb"), forked=False)
+                code = 0
+            finally:
+                os._exit(code)
+        os.close(charts_in)
+        os.close(svg_out)
+        return cls(_Child(pid, os.fdopen(charts_out, "wb"), os.fdopen(svg_in, "rb")))
+
     def send(self, charts: list[Chart]) -> None:
         """Have CHARTS drawn now if the drawer is ready, without waiting (draw(CHARTS) collects them)."""
         try:
@@ -382,6 +415,51 @@ class _Forked:
         return self.process.exitcode
 
 
+class _Child:
+    """A drawer forked by this process (Drawer.fork), as Drawer reads a subprocess.Popen."""
+
+    def __init__(self, pid: int, stdin: Any, stdout: Any):
+        self.pid, self.stdin, self.stdout = pid, stdin, stdout
+        self.returncode: int | None = None
+
+    def poll(self) -> int | None:
+        if self.returncode is None:
+            try:
+                pid, status = os.waitpid(self.pid, os.WNOHANG)
+            except ChildProcessError:       # (reaped by someone else: gone all the same)
+                self.returncode = -signal.SIGKILL
+            else:
+                if pid:
+                    self.returncode = os.waitstatus_to_exitcode(status)
+        return self.returncode
+
+    def kill(self) -> None:
+        if self.poll() is None:
+            os.kill(self.pid, signal.SIGKILL)
+
+    def wait(self, timeout: float | None = None) -> int:
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while self.poll() is None:
+            if deadline is not None and time.monotonic() >= deadline:
+                raise subprocess.TimeoutExpired("grade-all-drawer", timeout or 0.0)
+            time.sleep(0.002)
+        return self.returncode          # type: ignore[return-value]
+
+
+def _close_all_but(keep: tuple[int, ...]) -> None:
+    """Close every descriptor of this (forked) process but KEEP's."""
+    try:
+        fds = [int(name) for name in os.listdir("/proc/self/fd")]
+    except OSError:
+        fds = list(range(3, 1024))
+    for fd in fds:
+        if fd not in keep:
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+
+
 def _file(end: Any, mode: str) -> Any:
     """A binary file of a multiprocessing Connection's pipe END (its descriptor, the Connection closed)."""
     fd = os.dup(end.fileno())
@@ -398,13 +476,18 @@ def _forked(charts_in: Any, svg_out: Any, tracing: str | None) -> None:
         os.environ.pop(TRACE_ENV, None)
     else:
         os.environ[TRACE_ENV] = tracing
+    _drawer_main(_file(charts_in, "rb"), _file(svg_out, "wb"), forked=True)
+
+
+def _drawer_main(charts_in: Any, svg_out: Any, forked: bool) -> None:
+    """A drawer's main thread (either kind): FORKED, by the fork server (not its starter's child)."""
     done: list[bool] = []
     thread = threading.Thread(target=_import_idle, args=(done,), daemon=True)    # (Ctrl-C: no wait for it)
     thread.start()
     thread.join()
     if not done:
         os._exit(1)
-    _serve(_file(charts_in, "rb"), _file(svg_out, "wb"))
+    _serve(charts_in, svg_out, forked)
 
 
 def _import_idle(done: list[bool]) -> None:
@@ -417,10 +500,11 @@ def _import_idle(done: list[bool]) -> None:
     done.append(True)
 
 
-def _serve(charts_in: Any, svg_out: Any) -> None:
+def _serve(charts_in: Any, svg_out: Any, forked: bool = True) -> None:
     """The drawer's side, its import done: say so, then draw what comes on CHARTS_IN (a pickled
     list of charts, to its end) and send the SVG texts back on SVG_OUT; its CPU (and its forked
-    helper's) traced for the bench (it is the fork server's child, not grade-all's)."""
+    helper's) traced for the bench, FORKED: by the fork server (not grade-all's child, whose CPU
+    grade-all counts with its children's)."""
     import resource
 
     svg_out.write(_READY)
@@ -428,7 +512,7 @@ def _serve(charts_in: Any, svg_out: Any) -> None:
     charts = pickle.loads(charts_in.read())
     drawn = draw(charts)
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    trace("drawer-drew", forked=True, children=usage.ru_utime + usage.ru_stime)
+    trace("drawer-drew", forked=forked, children=usage.ru_utime + usage.ru_stime)
     svg_out.write(pickle.dumps(drawn))
     svg_out.flush()
     os._exit(0)             # now: the caller reads to our end (no teardown of matplotlib's objects)

@@ -235,7 +235,10 @@ def _grade_all(source: str | Path, out: str | Path, assignment: str, stage: str,
 
     pool = WorkerPool(jobs, spec.name, stage, out / "logs", timeout,
                       hidden=hidden_from_students(source, out, work_dir))
+    drawer: Drawer | None = None
     if not only and Path(source).exists() and (force or not (out / "gradebook.sqlite").exists()):
+        if exports:         # first, while this process has no other thread and nothing of the pool's
+            drawer = _fork_drawer()
         pool.start()        # all to grade, most likely: its fork server boots (~0.2 s: pytest, the
         #                     suites) while we find the submissions (a zip: extracted) and hash them
         if exports:         # and meanwhile a thread compiles the pages' templates (a core idle till then)
@@ -259,6 +262,8 @@ def _grade_all(source: str | Path, out: str | Path, assignment: str, stage: str,
                                  f"{', '.join(e.id for e in entries[:20])}{' ...' if len(entries) > 20 else ''})")
     except BaseException:
         pool.close(now=True)    # (the templates it may have booted: reaped)
+        if drawer is not None:
+            drawer.close()
         raise
     if only:
         sure = [e for e in entries if e.id in set(only)]
@@ -284,7 +289,7 @@ def _grade_all(source: str | Path, out: str | Path, assignment: str, stage: str,
             pool.start()         # (if not yet) its fork server loads pytest and the engine while we set up the exports
         run_id = book.start_run(spec.name, len(entries), jobs)
         bar = Progress(len(todo), stream=stream, enabled=progress)
-        writer = warming = drawer = None
+        writer = warming = None
         if exports:
             from .export import FeedbackWriter
 
@@ -318,7 +323,7 @@ def _grade_all(source: str | Path, out: str | Path, assignment: str, stage: str,
                 left -= 1
                 if left in middle:              # the middle half's ends: the bench's parent CPU a row there
                     trace("middle", stored=middle[left])
-            if drawer is not None and drawer.lagging(last=left <= 2 * jobs):
+            if grading and drawer is not None and drawer.lagging(last=left <= 2 * jobs):
                 # Not ready when the last two grades of each worker are left (a short batch, a slow
                 # import), or a busy machine (the drawer gets no idle CPU).  Given up now, while
                 # the workers grade, not found out after the last grade: matplotlib is imported
@@ -330,7 +335,9 @@ def _grade_all(source: str | Path, out: str | Path, assignment: str, stage: str,
             if grading and not first_row:
                 first_row = True
                 trace("first-row")
-                if exports:
+                if exports and warming is None and drawer is not None:
+                    warming = _warming(matplotlib=False)        # (the report's template; the drawer imports)
+                elif exports and warming is None:
                     # The class report's matplotlib (~0.25 s of CPU) is left to a drawer, which
                     # imports it on idle CPU (charts.Drawer); without one it is imported here, from
                     # a thread.  Either only now, once the first grade is stored: at the start it
@@ -392,6 +399,18 @@ def _compile_templates() -> None:
         report.compile_templates()
     except Exception:       # noqa: BLE001 -- met again, and reported, by the first page written
         pass
+
+
+def _fork_drawer() -> Drawer | None:
+    """The report's charts' drawer forked by this process now, at the command's start (charts.Drawer.fork):
+    its matplotlib import (~0.25 s of CPU, at SCHED_IDLE) runs on the core the fork server's boot
+    leaves idle (discovery and the templates' boot done, ~0.15-0.35 s on a quiet machine), not
+    later on the CPU the workers want."""
+    from . import charts
+
+    drawer = charts.Drawer.fork()
+    trace("drawer-start", started=drawer is not None, early=True)
+    return drawer
 
 
 def _start_drawer(context: Any) -> Drawer | None:
