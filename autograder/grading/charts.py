@@ -262,8 +262,7 @@ class Drawer:
             return None
         if pid == 0:                # the drawer: never back into the caller's code, whatever happens
             code = 1
-            try:
-                signal.signal(signal.SIGINT, signal.SIG_IGN)      # (Ctrl-C is the parent's: it stops us)
+            try:            # (Ctrl-C: a KeyboardInterrupt here, then os._exit: gone with its group)
                 _close_all_but((0, 1, 2, charts_in, svg_out))
                 _drawer_main(os.fdopen(charts_in, "rb"), os.fdopen(svg_out, "wb"), forked=False)
                 code = 0
