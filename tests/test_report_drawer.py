@@ -254,3 +254,16 @@ def test_no_drawer_is_forked_while_another_thread_runs():
     finally:
         stop.set()
         other.join()
+
+
+def test_a_forked_drawers_output_goes_to_its_log_not_ours(tmp_path):
+    """(grade-all's: the fork server's log, where the drawer the fork server forked wrote.)"""
+    log = tmp_path / "drawer.log"
+    drawer = charts.Drawer.fork(log)
+    assert drawer is not None
+    _ready(drawer)
+    for fd in (1, 2):
+        assert os.readlink(f"/proc/{drawer.process.pid}/fd/{fd}") == str(log)
+    assert os.readlink(f"/proc/{drawer.process.pid}/fd/0") == os.devnull
+    drawer.close()
+    assert drawer.process.returncode == -signal.SIGKILL

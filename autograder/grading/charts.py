@@ -242,13 +242,15 @@ class Drawer:
         return cls(_Forked(process, _file(charts_out, "wb"), _file(svg_in, "rb")))
 
     @classmethod
-    def fork(cls) -> Drawer | None:
+    def fork(cls, log: str | os.PathLike | None = None) -> Drawer | None:
         """A new drawer forked by this process (importing at once), or None where a thread cannot
         run at SCHED_IDLE, there is no fork, or another thread runs (a fork then is unsafe).
-        grade-all forks it first thing, before its fork server and templates start (nothing of
-        theirs is inherited): its idle import then runs while the fork server boots, on the core
-        the head of the batch leaves idle, not on the CPU the workers want once they grade.  A
-        child of this process: reaped by close(), its CPU counted with this process's children."""
+        grade-all forks it first thing once its fork server and templates are started (the child
+        closes every descriptor but its pipes and stdio at once: nothing of theirs is held): its
+        idle import then runs while the fork server boots, on the core the head of the batch
+        leaves idle, not on the CPU the workers want once they grade.  A child of this process:
+        reaped by close(), its CPU counted with this process's children.  Its output (matplotlib's
+        warnings, say) goes to LOG (appended), not to ours: /dev/null without one."""
         if (not hasattr(os, "SCHED_IDLE") or not hasattr(os, "fork") or not os.path.exists("/proc/self/stat")
                 or threading.active_count() > 1):
             return None
@@ -263,6 +265,7 @@ class Drawer:
         if pid == 0:                # the drawer: never back into the caller's code, whatever happens
             code = 1
             try:            # (Ctrl-C: a KeyboardInterrupt here, then os._exit: gone with its group)
+                _own_output(log)
                 _close_all_but((0, 1, 2, charts_in, svg_out))
                 _drawer_main(os.fdopen(charts_in, "rb"), os.fdopen(svg_out, "wb"), forked=False)
                 code = 0
@@ -443,6 +446,20 @@ class _Child:
                 raise subprocess.TimeoutExpired("grade-all-drawer", timeout or 0.0)
             time.sleep(0.002)
         return self.returncode          # type: ignore[return-value]
+
+
+def _own_output(log: str | os.PathLike | None) -> None:
+    """A forked drawer's stdin /dev/null, its stdout and stderr LOG (appended) or /dev/null."""
+    null = os.open(os.devnull, os.O_RDWR)
+    out = null
+    if log is not None:
+        try:
+            out = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+        except OSError:
+            pass
+    os.dup2(null, 0)
+    os.dup2(out, 1)
+    os.dup2(out, 2)
 
 
 def _close_all_but(keep: tuple[int, ...]) -> None:

@@ -237,11 +237,12 @@ def _grade_all(source: str | Path, out: str | Path, assignment: str, stage: str,
                       hidden=hidden_from_students(source, out, work_dir))
     drawer: Drawer | None = None
     if not only and Path(source).exists() and (force or not (out / "gradebook.sqlite").exists()):
-        if exports:         # first, while this process has no other thread and nothing of the pool's
-            drawer = _fork_drawer()
         pool.start()        # all to grade, most likely: its fork server boots (~0.2 s: pytest, the
         #                     suites) while we find the submissions (a zip: extracted) and hash them
-        if exports:         # and meanwhile a thread compiles the pages' templates (a core idle till then)
+        if exports:         # then the charts' drawer (while this process has no other thread;
+            #                 the fork server's start not delayed), and a thread compiles the
+            #                 pages' templates (a core idle till then)
+            drawer = _fork_drawer(pool.log_dir / "fork-server.log")
             threading.Thread(target=_compile_templates, name="grade-all-templates", daemon=True).start()
     from ..engine import escape
     from ..engine.results import GradeReport
@@ -403,14 +404,16 @@ def _compile_templates() -> None:
         pass
 
 
-def _fork_drawer() -> Drawer | None:
-    """The report's charts' drawer forked by this process now, at the command's start (charts.Drawer.fork):
-    its matplotlib import (~0.25 s of CPU, at SCHED_IDLE) runs on the core the fork server's boot
+def _fork_drawer(log: Path) -> Drawer | None:
+    """The report's charts' drawer forked by this process now, at the command's start, its fork
+    server and templates started (charts.Drawer.fork: it closes what it inherits of theirs): its
+    matplotlib import (~0.25 s of CPU, at SCHED_IDLE) runs on the core the fork server's boot
     leaves idle (discovery and the templates' boot done, ~0.15-0.35 s on a quiet machine), not
-    later on the CPU the workers want."""
+    later on the CPU the workers want.  Its output goes to LOG (the fork server's, as when the fork
+    server forked it)."""
     from . import charts
 
-    drawer = charts.Drawer.fork()
+    drawer = charts.Drawer.fork(log)
     trace("drawer-start", started=drawer is not None, early=True)
     return drawer
 
