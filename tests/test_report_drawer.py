@@ -267,3 +267,22 @@ def test_a_forked_drawers_output_goes_to_its_log_not_ours(tmp_path):
     assert os.readlink(f"/proc/{drawer.process.pid}/fd/0") == os.devnull
     drawer.close()
     assert drawer.process.returncode == -signal.SIGKILL
+
+
+def test_the_early_drawer_is_judged_from_the_first_grade_as_one_started_then():
+    """grade-all's drawer, forked at its start, gets no idle CPU in the head of a batch on a busy
+    machine: judged from its own start it would be given up at the first grade (pass 19's first
+    pairs: lagging in 4 of 5 runs at load 6-9, main's drawer started then in 0 of 5).  From the
+    first grade (judge_from_now) it gets the chance a drawer started then gets: not before
+    LAGGING_AFTER, unless the last grades run; a stopped one lags once that is past."""
+    early = charts.Drawer.fork()
+    assert early is not None
+    os.kill(early.process.pid, signal.SIGSTOP)
+    early.started -= 2 * charts.LAGGING_AFTER                  # the head of the batch: no CPU for it
+    assert early.lagging() is True
+    early.judge_from_now()                                     # the first grade is stored
+    assert early.lagging() is False and early.lagging(last=True) is True
+    early.started -= 2 * charts.LAGGING_AFTER                  # stopped since: no CPU since either
+    assert early.lagging() is True
+    early.close()
+    assert early.process.returncode == -signal.SIGKILL

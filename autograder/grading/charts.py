@@ -209,6 +209,7 @@ class Drawer:
         self.ready = False
         self.sent: list[Chart] | None = None
         self.started = time.monotonic()
+        self.used = 0.0             # its CPU when its clock started (judged: lagging)
 
     @classmethod
     def start(cls, context: Any = None) -> Drawer | None:
@@ -299,7 +300,14 @@ class Drawer:
         cpu = self._cpu()
         if cpu is None:
             return True
-        return last or cpu < LAGGING_SHARE * elapsed
+        return last or cpu - self.used < LAGGING_SHARE * elapsed
+
+    def judge_from_now(self) -> None:
+        """Judge lagging() from now on (its time and CPU since now): grade-all's early drawer, once
+        the first grade is stored, gets the chance a drawer started then would get, whatever CPU the
+        head of the batch left it (a busy machine leaves it none)."""
+        self.started = time.monotonic()
+        self.used = self._cpu() or 0.0
 
     def _answered(self) -> bool:
         """Whether the drawer has said its import is done (never waits)."""

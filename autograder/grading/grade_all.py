@@ -302,6 +302,8 @@ def _grade_all(source: str | Path, out: str | Path, assignment: str, stage: str,
 
         def on_result(entry: Entry, result: dict[str, Any]) -> None:
             nonlocal first_row, warming, drawer, left
+            if grading and not first_row and drawer is not None:
+                drawer.judge_from_now()         # (the early drawer: from the first grade, as one started then)
             if result.get("ok"):                # stored as the worker serialised it (never parsed here)
                 stored, feedback, status = result["stored"], result["feedback"], "graded"
                 summary.graded += 1
