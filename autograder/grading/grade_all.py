@@ -236,14 +236,13 @@ def _grade_all(source: str | Path, out: str | Path, assignment: str, stage: str,
     pool = WorkerPool(jobs, spec.name, stage, out / "logs", timeout,
                       hidden=hidden_from_students(source, out, work_dir))
     drawer: Drawer | None = None
+    compiling: threading.Thread | None = None       # (set: the batch starts early, with its exports)
     if not only and Path(source).exists() and (force or not (out / "gradebook.sqlite").exists()):
         pool.start()        # all to grade, most likely: its fork server boots (~0.2 s: pytest, the
         #                     suites) while we find the submissions (a zip: extracted) and hash them
-        if exports:         # then the charts' drawer (while this process has no other thread;
-            #                 the fork server's start not delayed), and a thread compiles the
-            #                 pages' templates (a core idle till then)
-            drawer = _fork_drawer(pool.log_dir / "fork-server.log")
-            threading.Thread(target=_compile_templates, name="grade-all-templates", daemon=True).start()
+        if exports:         # and meanwhile a thread compiles the pages' templates (a core idle till then)
+            compiling = threading.Thread(target=_compile_templates, name="grade-all-templates", daemon=True)
+            compiling.start()
     from ..engine import escape
     from ..engine.results import GradeReport
     from .discover import InputError, discover
@@ -263,9 +262,9 @@ def _grade_all(source: str | Path, out: str | Path, assignment: str, stage: str,
                                  f"{', '.join(e.id for e in entries[:20])}{' ...' if len(entries) > 20 else ''})")
     except BaseException:
         pool.close(now=True)    # (the templates it may have booted: reaped)
-        if drawer is not None:
-            drawer.close()
         raise
+    if compiling is not None:
+        drawer = _fork_drawer(pool.log_dir / "fork-server.log", compiling)
     if only:
         sure = [e for e in entries if e.id in set(only)]
     else:
@@ -406,15 +405,20 @@ def _compile_templates() -> None:
         pass
 
 
-def _fork_drawer(log: Path) -> Drawer | None:
-    """The report's charts' drawer forked by this process now, at the command's start, its fork
-    server and templates started (charts.Drawer.fork: it closes what it inherits of theirs): its
-    matplotlib import (~0.25 s of CPU, at SCHED_IDLE) runs on the core the fork server's boot
-    leaves idle (discovery and the templates' boot done, ~0.15-0.35 s on a quiet machine), not
-    later on the CPU the workers want.  Its output goes to LOG (the fork server's, as when the fork
-    server forked it)."""
+def _fork_drawer(log: Path, compiling: threading.Thread) -> Drawer | None:
+    """The report's charts' drawer forked by this process now, the submissions found while the fork
+    server boots (charts.Drawer.fork: it closes what it inherits of the fork server and the
+    templates): its matplotlib import (~0.25 s of CPU, at SCHED_IDLE) runs on the core the rest of
+    the fork server's boot leaves idle (~0.15-0.35 s on a quiet machine), not later on the CPU the
+    workers want.  Not before the submissions are found: this process's own work there and the
+    fork server's boot are the head's path (forked at once, it made the fork server ready ~60 ms
+    later at load 7-10, docs/floor.md "Pass 19").  Only with no other thread: COMPILING (the
+    templates' thread, long done as a rule) is waited for a moment, else no drawer now (one is
+    started at the first grade, as before).  Its output goes to LOG (the fork server's, as when the
+    fork server forked it)."""
     from . import charts
 
+    compiling.join(0.05)
     drawer = charts.Drawer.fork(log)
     trace("drawer-start", started=drawer is not None, early=True)
     return drawer
