@@ -17,7 +17,6 @@ loop cheap.
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -92,32 +91,19 @@ def test_every_submission_is_recorded(first):
             assert (first["out"] / "feedback" / f"{sid}.{ext}").is_file()
 
 
-def test_matplotlib_is_imported_at_idle_priority_from_the_start_or_by_the_parent_once_the_workers_grade(first):
+def test_matplotlib_is_imported_once_the_workers_grade_not_while_they_start(first):
     """The class report's matplotlib (~0.3 s of CPU) competes with nothing on the way to the first
-    grade: a drawer (charts.Drawer.fork, tests/test_report_drawer.py) is forked once the submissions
-    are found while the fork server boots, and imports it at SCHED_IDLE on CPU nothing else wants
-    (pass 19; it was forked at the first row before).  This batch has 4 grades from the workers at
-    --jobs 2, its last two each: a drawer not ready at the first row from a worker (late.zip's
-    error row, stored before the workers start, does not count) is given up then, and the parent
-    imports matplotlib itself while the workers grade, not after; a ready one draws the charts."""
+    grade: it is imported once the first row from a worker is stored (late.zip's error row, stored
+    before the workers start, does not count), after a worker's session was ready.  By the parent
+    here: a drawer (charts.Drawer, tests/test_report_drawer.py) is started only when more than two
+    grades a worker are left then, and this batch has 4 from the workers at --jobs 2."""
     events = [json.loads(line) for line in first["trace"].read_text(encoding="utf-8").splitlines()]
     order = [e["event"] for e in events]
-    start = [e for e in events if e["event"] == "drawer-start"][0]     # (the templates' thread still
-    assert start["early"] is True and start["started"] is True          # running: none, one at the first grade)
-    assert order.index("drawer-start") < order.index("found")
-    if "templates-booted" in order:             # (as root with a pid namespace: workers.WorkerPool._boot_templates)
-        assert order.index("templates-booted") < order.index("drawer-start")
-    assert order.count("first-row") == 1 and order.count("worker-ready") == 2
-    for imported in (e for e in events if e["event"] == "drawer-imported"):
-        assert imported["policy"] == os.SCHED_IDLE
-    charts = [e["by"] for e in events if e["event"] == "charts"]
-    if "drawer-lagging" in order:               # not ready at the first row: given up there
-        assert charts == [] and order.count("charts-warm") == 1
-        lagging = order.index("drawer-lagging")
-        assert order.index("worker-ready") < lagging < order.index("charts-warm") < order.index("first-row")
-    else:
-        assert charts == ["drawer"] and "charts-warm" not in order
-    assert order.index("first-row") < order.index("graded") < order.index("exported")
+    assert order.count("charts-warm") == 1 and order.count("first-row") == 1 and order.count("worker-ready") == 2
+    assert "drawer-start" not in order and "drawer-lagging" not in order and "charts" not in order
+    warm = order.index("charts-warm")
+    assert order.index("worker-ready") < order.index("first-row") < warm < order.index("graded") < order.index("exported")
+
 
 
 def test_the_parent_says_when_the_middle_half_of_the_rows_begins_and_ends(first):

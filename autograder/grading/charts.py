@@ -13,7 +13,6 @@ import os
 import pickle
 import re
 import select
-import signal
 import subprocess
 import threading
 import time
@@ -209,7 +208,6 @@ class Drawer:
         self.ready = False
         self.sent: list[Chart] | None = None
         self.started = time.monotonic()
-        self.used = 0.0             # its CPU when its clock started (judged: lagging)
 
     @classmethod
     def start(cls, context: Any = None) -> Drawer | None:
@@ -242,40 +240,6 @@ class Drawer:
             svg_out.close()
         return cls(_Forked(process, _file(charts_out, "wb"), _file(svg_in, "rb")))
 
-    @classmethod
-    def fork(cls, log: str | os.PathLike | None = None) -> Drawer | None:
-        """A new drawer forked by this process (importing at once), or None where a thread cannot
-        run at SCHED_IDLE, there is no fork, or another thread runs (a fork then is unsafe).
-        grade-all forks it first thing once its fork server and templates are started (the child
-        closes every descriptor but its pipes and stdio at once: nothing of theirs is held): its
-        idle import then runs while the fork server boots, on the core the head of the batch
-        leaves idle, not on the CPU the workers want once they grade.  A child of this process:
-        reaped by close(), its CPU counted with this process's children.  Its output (matplotlib's
-        warnings, say) goes to LOG (appended), not to ours: /dev/null without one."""
-        if (not hasattr(os, "SCHED_IDLE") or not hasattr(os, "fork") or not os.path.exists("/proc/self/stat")
-                or threading.active_count() > 1):
-            return None
-        charts_in, charts_out = os.pipe()
-        svg_in, svg_out = os.pipe()
-        try:
-            pid = os.fork()
-        except OSError:
-            for fd in (charts_in, charts_out, svg_in, svg_out):
-                os.close(fd)
-            return None
-        if pid == 0:                # the drawer: never back into the caller's code, whatever happens
-            code = 1
-            try:            # (Ctrl-C: a KeyboardInterrupt here, then os._exit: gone with its group)
-                _own_output(log)
-                _close_all_but((0, 1, 2, charts_in, svg_out))
-                _drawer_main(os.fdopen(charts_in, "rb"), os.fdopen(svg_out, "wb"), forked=False)
-                code = 0
-            finally:
-                os._exit(code)
-        os.close(charts_in)
-        os.close(svg_out)
-        return cls(_Child(pid, os.fdopen(charts_out, "wb"), os.fdopen(svg_in, "rb")))
-
     def send(self, charts: list[Chart]) -> None:
         """Have CHARTS drawn now if the drawer is ready, without waiting (draw(CHARTS) collects them)."""
         try:
@@ -300,14 +264,7 @@ class Drawer:
         cpu = self._cpu()
         if cpu is None:
             return True
-        return last or cpu - self.used < LAGGING_SHARE * elapsed
-
-    def judge_from_now(self) -> None:
-        """Judge lagging() from now on (its time and CPU since now): grade-all's early drawer, once
-        the first grade is stored, gets the chance a drawer started then would get, whatever CPU the
-        head of the batch left it (a busy machine leaves it none)."""
-        self.started = time.monotonic()
-        self.used = self._cpu() or 0.0
+        return last or cpu < LAGGING_SHARE * elapsed
 
     def _answered(self) -> bool:
         """Whether the drawer has said its import is done (never waits)."""
@@ -425,65 +382,6 @@ class _Forked:
         return self.process.exitcode
 
 
-class _Child:
-    """A drawer forked by this process (Drawer.fork), as Drawer reads a subprocess.Popen."""
-
-    def __init__(self, pid: int, stdin: Any, stdout: Any):
-        self.pid, self.stdin, self.stdout = pid, stdin, stdout
-        self.returncode: int | None = None
-
-    def poll(self) -> int | None:
-        if self.returncode is None:
-            try:
-                pid, status = os.waitpid(self.pid, os.WNOHANG)
-            except ChildProcessError:       # (reaped by someone else: gone all the same)
-                self.returncode = -signal.SIGKILL
-            else:
-                if pid:
-                    self.returncode = os.waitstatus_to_exitcode(status)
-        return self.returncode
-
-    def kill(self) -> None:
-        if self.poll() is None:
-            os.kill(self.pid, signal.SIGKILL)
-
-    def wait(self, timeout: float | None = None) -> int:
-        deadline = None if timeout is None else time.monotonic() + timeout
-        while self.poll() is None:
-            if deadline is not None and time.monotonic() >= deadline:
-                raise subprocess.TimeoutExpired("grade-all-drawer", timeout or 0.0)
-            time.sleep(0.002)
-        return self.returncode          # type: ignore[return-value]
-
-
-def _own_output(log: str | os.PathLike | None) -> None:
-    """A forked drawer's stdin /dev/null, its stdout and stderr LOG (appended) or /dev/null."""
-    null = os.open(os.devnull, os.O_RDWR)
-    out = null
-    if log is not None:
-        try:
-            out = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
-        except OSError:
-            pass
-    os.dup2(null, 0)
-    os.dup2(out, 1)
-    os.dup2(out, 2)
-
-
-def _close_all_but(keep: tuple[int, ...]) -> None:
-    """Close every descriptor of this (forked) process but KEEP's."""
-    try:
-        fds = [int(name) for name in os.listdir("/proc/self/fd")]
-    except OSError:
-        fds = list(range(3, 1024))
-    for fd in fds:
-        if fd not in keep:
-            try:
-                os.close(fd)
-            except OSError:
-                pass
-
-
 def _file(end: Any, mode: str) -> Any:
     """A binary file of a multiprocessing Connection's pipe END (its descriptor, the Connection closed)."""
     fd = os.dup(end.fileno())
@@ -500,18 +398,13 @@ def _forked(charts_in: Any, svg_out: Any, tracing: str | None) -> None:
         os.environ.pop(TRACE_ENV, None)
     else:
         os.environ[TRACE_ENV] = tracing
-    _drawer_main(_file(charts_in, "rb"), _file(svg_out, "wb"), forked=True)
-
-
-def _drawer_main(charts_in: Any, svg_out: Any, forked: bool) -> None:
-    """A drawer's main thread (either kind): FORKED, by the fork server (not its starter's child)."""
     done: list[bool] = []
     thread = threading.Thread(target=_import_idle, args=(done,), daemon=True)    # (Ctrl-C: no wait for it)
     thread.start()
     thread.join()
     if not done:
         os._exit(1)
-    _serve(charts_in, svg_out, forked)
+    _serve(_file(charts_in, "rb"), _file(svg_out, "wb"))
 
 
 def _import_idle(done: list[bool]) -> None:
@@ -524,11 +417,10 @@ def _import_idle(done: list[bool]) -> None:
     done.append(True)
 
 
-def _serve(charts_in: Any, svg_out: Any, forked: bool = True) -> None:
+def _serve(charts_in: Any, svg_out: Any) -> None:
     """The drawer's side, its import done: say so, then draw what comes on CHARTS_IN (a pickled
     list of charts, to its end) and send the SVG texts back on SVG_OUT; its CPU (and its forked
-    helper's) traced for the bench, FORKED: by the fork server (not grade-all's child, whose CPU
-    grade-all counts with its children's)."""
+    helper's) traced for the bench (it is the fork server's child, not grade-all's)."""
     import resource
 
     svg_out.write(_READY)
@@ -536,7 +428,7 @@ def _serve(charts_in: Any, svg_out: Any, forked: bool = True) -> None:
     charts = pickle.loads(charts_in.read())
     drawn = draw(charts)
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    trace("drawer-drew", forked=forked, children=usage.ru_utime + usage.ru_stime)
+    trace("drawer-drew", forked=True, children=usage.ru_utime + usage.ru_stime)
     svg_out.write(pickle.dumps(drawn))
     svg_out.flush()
     os._exit(0)             # now: the caller reads to our end (no teardown of matplotlib's objects)

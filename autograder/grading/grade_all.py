@@ -235,14 +235,11 @@ def _grade_all(source: str | Path, out: str | Path, assignment: str, stage: str,
 
     pool = WorkerPool(jobs, spec.name, stage, out / "logs", timeout,
                       hidden=hidden_from_students(source, out, work_dir))
-    drawer: Drawer | None = None
-    compiling: threading.Thread | None = None       # (set: the batch starts early, with its exports)
     if not only and Path(source).exists() and (force or not (out / "gradebook.sqlite").exists()):
         pool.start()        # all to grade, most likely: its fork server boots (~0.2 s: pytest, the
         #                     suites) while we find the submissions (a zip: extracted) and hash them
         if exports:         # and meanwhile a thread compiles the pages' templates (a core idle till then)
-            compiling = threading.Thread(target=_compile_templates, name="grade-all-templates", daemon=True)
-            compiling.start()
+            threading.Thread(target=_compile_templates, name="grade-all-templates", daemon=True).start()
     from ..engine import escape
     from ..engine.results import GradeReport
     from .discover import InputError, discover
@@ -263,8 +260,6 @@ def _grade_all(source: str | Path, out: str | Path, assignment: str, stage: str,
     except BaseException:
         pool.close(now=True)    # (the templates it may have booted: reaped)
         raise
-    if compiling is not None:
-        drawer = _fork_drawer(pool.log_dir / "fork-server.log", compiling)
     if only:
         sure = [e for e in entries if e.id in set(only)]
     else:
@@ -289,7 +284,7 @@ def _grade_all(source: str | Path, out: str | Path, assignment: str, stage: str,
             pool.start()         # (if not yet) its fork server loads pytest and the engine while we set up the exports
         run_id = book.start_run(spec.name, len(entries), jobs)
         bar = Progress(len(todo), stream=stream, enabled=progress)
-        writer = warming = None
+        writer = warming = drawer = None
         if exports:
             from .export import FeedbackWriter
 
@@ -301,8 +296,6 @@ def _grade_all(source: str | Path, out: str | Path, assignment: str, stage: str,
 
         def on_result(entry: Entry, result: dict[str, Any]) -> None:
             nonlocal first_row, warming, drawer, left
-            if grading and not first_row and drawer is not None:
-                drawer.judge_from_now()         # (the early drawer: from the first grade, as one started then)
             if result.get("ok"):                # stored as the worker serialised it (never parsed here)
                 stored, feedback, status = result["stored"], result["feedback"], "graded"
                 summary.graded += 1
@@ -325,7 +318,7 @@ def _grade_all(source: str | Path, out: str | Path, assignment: str, stage: str,
                 left -= 1
                 if left in middle:              # the middle half's ends: the bench's parent CPU a row there
                     trace("middle", stored=middle[left])
-            if grading and drawer is not None and drawer.lagging(last=left <= 2 * jobs):
+            if drawer is not None and drawer.lagging(last=left <= 2 * jobs):
                 # Not ready when the last two grades of each worker are left (a short batch, a slow
                 # import), or a busy machine (the drawer gets no idle CPU).  Given up now, while
                 # the workers grade, not found out after the last grade: matplotlib is imported
@@ -337,9 +330,7 @@ def _grade_all(source: str | Path, out: str | Path, assignment: str, stage: str,
             if grading and not first_row:
                 first_row = True
                 trace("first-row")
-                if exports and warming is None and drawer is not None:
-                    warming = _warming(matplotlib=False)        # (the report's template; the drawer imports)
-                elif exports and warming is None:
+                if exports:
                     # The class report's matplotlib (~0.25 s of CPU) is left to a drawer, which
                     # imports it on idle CPU (charts.Drawer); without one it is imported here, from
                     # a thread.  Either only now, once the first grade is stored: at the start it
@@ -403,25 +394,6 @@ def _compile_templates() -> None:
         report.compile_templates()
     except Exception:       # noqa: BLE001 -- met again, and reported, by the first page written
         pass
-
-
-def _fork_drawer(log: Path, compiling: threading.Thread) -> Drawer | None:
-    """The report's charts' drawer forked by this process now, the submissions found while the fork
-    server boots (charts.Drawer.fork: it closes what it inherits of the fork server and the
-    templates): its matplotlib import (~0.25 s of CPU, at SCHED_IDLE) runs on the core the rest of
-    the fork server's boot leaves idle (~0.15-0.35 s on a quiet machine), not later on the CPU the
-    workers want.  Not before the submissions are found: this process's own work there and the
-    fork server's boot are the head's path (forked at once, it made the fork server ready ~60 ms
-    later at load 7-10, docs/floor.md "Pass 19").  Only with no other thread: COMPILING (the
-    templates' thread, long done as a rule) is waited for a moment, else no drawer now (one is
-    started at the first grade, as before).  Its output goes to LOG (the fork server's, as when the
-    fork server forked it)."""
-    from . import charts
-
-    compiling.join(0.05)
-    drawer = charts.Drawer.fork(log)
-    trace("drawer-start", started=drawer is not None, early=True)
-    return drawer
 
 
 def _start_drawer(context: Any) -> Drawer | None:
