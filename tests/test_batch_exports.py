@@ -176,3 +176,85 @@ def test_a_chart_drawn_by_a_forked_child_is_the_one_drawn_here_and_a_dying_child
     assert got == {"same": True, "forks": 1,                   # the last chart by a child, byte for byte
                    "fallback": "drawn here", "child_ran": True,  # the child died: the chart was drawn here
                    "threaded_same": True, "threaded_forks": 0}  # another thread running: no fork at all
+
+
+def _wal_frames(path: Path) -> tuple[int, int]:
+    """(frames in PATH's WAL, frames of them copied back into the file), read from its wal-index
+    (the -shm file; SQLite's documented layout: mxFrame at byte 16 of the index header, nBackfill
+    at byte 96, native byte order), without a checkpoint of our own (that would copy them)."""
+    import struct
+
+    data = Path(f"{path}-shm").read_bytes()[:100]
+    return struct.unpack_from("=I", data, 16)[0], struct.unpack_from("=I", data, 96)[0]
+
+
+def test_the_gradebooks_wal_is_copied_back_while_the_exports_are_made_and_nothing_is_lost(tmp_path):
+    """grade-all has its gradebook's WAL copied back (and synced) by a thread of its own once the
+    last row is stored (Gradebook.checkpoint_soon), not by close() at the command's end: meanwhile
+    the book reads as ever; closed, the file holds every row and no WAL is left.  A row stored after
+    (grade-all stores none) is not lost either: close() copies it."""
+    path = tmp_path / "gradebook.sqlite"
+    with Gradebook(path) as book:
+        book.db.execute("PRAGMA wal_autocheckpoint=0")       # (everything stays in the WAL: the copy is ours)
+        for n, student in enumerate(STUDENTS):
+            _store(book, student, n + 1, keep=False)
+        frames, copied = _wal_frames(path)
+        assert frames > 0 and copied == 0
+        book.checkpoint_soon()
+        assert [r.submission_id for r in book.rows(SPEC.name)] == sorted(STUDENTS)    # read meanwhile
+        book.checkpointed()
+        assert book._checkpointing is None
+        assert _wal_frames(path) == (frames, frames)          # every frame copied by the thread
+        _store(book, "eve", 2, keep=False)                   # written after: left to close()
+        later, copied = _wal_frames(path)                    # (the WAL begins again once all copied)
+        assert later > copied
+        book.checkpoint_soon()                               # (a second one: as well)
+    assert not Path(f"{path}-wal").exists() and not Path(f"{path}-shm").exists()
+    with Gradebook(path) as book:
+        assert [r.submission_id for r in book.rows(SPEC.name)] == sorted([*STUDENTS, "eve"])
+
+
+# (a fresh process, as FORKS: the copy's thread is slowed down, as on a slow disk)
+SLOW_COPY = """
+import json, os, sys, time
+from pathlib import Path
+from autograder.assignment import load_assignment
+from autograder.grading import gradebook
+from autograder.grading.export import write_exports
+
+forks = []
+real_fork = os.fork
+def counting_fork():
+    pid = real_fork()
+    if pid:
+        forks.append(pid)
+    return pid
+os.fork = counting_fork
+copy = gradebook._checkpoint
+def slow_copy(path):
+    time.sleep(0.5)
+    copy(path)
+gradebook._checkpoint = slow_copy
+with gradebook.Gradebook(Path(sys.argv[1])) as book:
+    book.checkpoint_soon()
+    write_exports(book, load_assignment("yahtzee"), Path(sys.argv[2]))
+    print(json.dumps({"forks": len(forks), "copying": book._checkpointing is not None}))
+"""
+
+
+def test_the_charts_drawn_here_wait_for_the_copy_so_the_last_one_is_still_drawn_by_a_forked_child(tmp_path):
+    """Without a drawer the report's last chart is drawn by a forked child only when no other thread
+    runs (charts.draw): write_exports waits for the gradebook's copy first (a copy still running
+    would make it draw all three here, one after the other)."""
+    import subprocess
+    import sys
+
+    with Gradebook(tmp_path / "gradebook.sqlite") as book:
+        for n, student in enumerate(STUDENTS):
+            _store(book, student, n + 1, keep=False)
+    done = subprocess.run([sys.executable, "-c", SLOW_COPY, str(tmp_path / "gradebook.sqlite"), str(tmp_path / "out")],
+                          capture_output=True, text=True, cwd=Path(__file__).resolve().parent.parent,
+                          stdin=subprocess.DEVNULL, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout.strip().splitlines()[-1]) == {"forks": 1, "copying": False}
+    assert (tmp_path / "out" / "report.html").read_text(encoding="utf-8").count("<svg") >= 3

@@ -5,7 +5,9 @@
     back from there by the next process: the very pages, and no entry others could write is read;
   * the drawer's matplotlib import leaves matplotlib as it found it (charts.warm), and a set()
     made after it has its signature (the charts themselves: test_report_drawer);
-  * grade_all puts the collector's thresholds back.
+  * grade_all puts the collector's thresholds back;
+  * the pool's module leaves the worker's module to its first worker's start (not on the way
+    to the fork server's start).
 Each in a fresh interpreter where it changes process-wide state; ~2 s of CPU in all.
 """
 
@@ -156,3 +158,22 @@ def test_grade_all_puts_the_collectors_thresholds_back(tmp_path, threshold):
         assert gc.get_threshold() == threshold
     finally:
         gc.set_threshold(*saved)
+
+
+def test_the_pool_imports_the_workers_module_only_to_start_a_worker(tmp_path):
+    """grade-all starts its fork server as soon as it has its pool: importing the pool's module
+    and starting the fork server imports neither the worker's module nor the engine's results
+    (~5 ms, then imported while the fork server boots); a worker's start imports it."""
+    out = _run(f"""
+import json, sys
+from pathlib import Path
+from autograder.grading.workers import WorkerPool
+pool = WorkerPool(1, "yahtzee", "all", Path({str(tmp_path)!r}) / "logs", 60.0)
+pool.start()
+before = ["autograder.grading.worker" in sys.modules, "autograder.engine.results" in sys.modules]
+pool.workers.append(pool._spawn())      # (stopped by close)
+after = "autograder.grading.worker" in sys.modules
+pool.close(now=True)
+print(json.dumps([before, after]))
+""")
+    assert out == [[False, False], True]

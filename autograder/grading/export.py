@@ -235,6 +235,8 @@ def write_exports(book: Gradebook, spec: Assignment, out: Path, written: Feedbac
         if stale.name not in keep:
             stale.unlink()
     late = {s["id"]: s for s in summaries}
+    if drawer is None:      # charts drawn here, the last in a forked child: no other thread then
+        book.checkpointed()
     report_path = write_report(rows, spec, out, lms_files=["canvas_grades.csv", "moodle_grades.csv"], late=late,
                                drawer=drawer, figures=figures)
     return [out / "grades.csv", out / "canvas_grades.csv", out / "moodle_grades.csv", out / "grades.json",

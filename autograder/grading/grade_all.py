@@ -367,6 +367,8 @@ def _grade_all(source: str | Path, out: str | Path, assignment: str, stage: str,
             if exports:
                 from .export import write_exports
 
+                if status == "done":    # its last row stored: its WAL copied back while the exports are made
+                    book.checkpoint_soon()
                 if warming is not None and warming.ident is not None:
                     warming.join()      # done long ago; one thread, so the report may fork to draw a chart
 

@@ -21,7 +21,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .tracing import trace
-from .worker import _worker_main
 
 if TYPE_CHECKING:         # (types only: launch is imported where templates are booted, discover by the caller)
     from ..engine.launch import Booted
@@ -111,6 +110,10 @@ class WorkerPool:
         self.handed: list[Booted] = []      # the others: handed to a worker, or let go; reaped by close()
 
     def _spawn(self, core: int | None = None) -> _Worker:
+        # (imported here, not with this module: the worker's module and the engine's results are not
+        # on the way to the fork server's start, which grade-all makes first: ~5 ms of its head)
+        from .worker import _worker_main
+
         self._started += 1
         if core is None and self.cores:
             core = self.cores[(self._started - 1) % len(self.cores)]
