@@ -26,7 +26,7 @@ from .base import (
     _sched,
     _Stop,
 )
-from .draws import _ORIG_RANDOM, Draws
+from .draws import _ORIG_RANDOM, Draws, randint
 from .endless import _LOOPED, LOOK_AFTER, LOOK_EARLY
 from .errors import exception_info
 from .lines import write_line
@@ -187,7 +187,7 @@ class Run(Draws):
                 raise _DiceExhausted
         else:
             self.fix_draws()
-            value = _ORIG_RANDOM["randint"](a, b)
+            value = randint(a, b)
         self.event(["roll", value])
         return value
 
