@@ -12,11 +12,11 @@ import random
 import signal
 import stat
 import sys
-import time
 import types
 from time import process_time as _process_time  # (bound before any student code runs)
 
-from .base import _CpuLimit, _real_exit, _real_urandom, _Timeout, _type_name
+from .base import _CpuLimit, _monotonic, _real_exit, _real_urandom, _Timeout, _type_name
+from .clock import CLOCK_PATCHES
 from .draws import _ORIG_RANDOM, _BaseRandom
 from .endless import _OURS, LOOK_EVERY, early_wait, look, student_frame, until_look
 from .lines import write_line
@@ -146,7 +146,7 @@ def _randint(a, b):
 def _wrap_random(name, original):
     sets = name in ("seed", "setstate")     # the student's own seed or state: kept
 
-    @functools.wraps(original)
+    @functools.wraps(original, updated=())
     def wrapper(*args, **kwargs):
         run = _RUN
         if run is not None:
@@ -161,14 +161,16 @@ def _wrap_random(name, original):
             else:                           # pid's: a lottery): the request's own (reported above)
                 run.drawn = run.phase
         return original(*args, **kwargs)
+    del wrapper.__wrapped__         # (the generator's own C method, a way around every draw's seeding)
     return wrapper
 
 
-# The standard library's modules whose job is randomness: a draw made through them is the caller's.
-# A draw that another module makes for itself (tempfile's names) is seeded but not reported: the
-# program did not break the RNG contract by making a temporary file.
+# The standard library's modules whose job is randomness (and pathlib, whose Path.open is an open()
+# of the caller's): a draw made through them is the caller's.  A draw that another module makes for
+# itself (tempfile's names) is seeded but not reported: the program did not break the RNG contract
+# by making a temporary file.
 _RANDOMNESS = frozenset(os.path.join(os.path.dirname(random.__file__), name)
-                        for name in ("random.py", "secrets.py", "uuid.py"))
+                        for name in ("random.py", "secrets.py", "uuid.py", "pathlib.py"))
 
 
 def _students_draw(run):
@@ -412,7 +414,8 @@ _PATCHES = ((sys, "stdout", _STDOUT), (sys, "__stdout__", _STDOUT), (sys, "stder
             (os, "urandom", _OS_URANDOM), (posix, "urandom", _OS_URANDOM),
             (os, "getrandom", _getrandom), (posix, "getrandom", _getrandom),
             (random, "_urandom", _SYSTEM_URANDOM), (random, "Random", _OwnRandom), (_random, "Random", _OwnCRandom),
-            (builtins, "open", _open), (io, "open", _open), (os, "open", _os_open), (posix, "open", _os_open))
+            (builtins, "open", _open), (io, "open", _open), (os, "open", _os_open), (posix, "open", _os_open)
+            ) + CLOCK_PATCHES          # the request's clock (clock.py)
 _PATCHED = tuple(dict.fromkeys(owner for owner, _, _ in _PATCHES)) + (random,)   # the modules it writes to
 
 
@@ -453,7 +456,7 @@ def _on_alarm(signum, frame):
     if run is None or not run.in_student:
         return
     if not run.timed_out:
-        now = time.monotonic()
+        now = _monotonic()
         if now < run.deadline:       # an early tick: look for an endless loop (endless.py), go on
             if now < run.look_at:    # the early tick: a look only if the code ran LOOK_CPU on a CPU
                 wait = early_wait(now, _process_time() - run.cpu_in, run.look_at, run.deadline)
