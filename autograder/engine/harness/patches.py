@@ -378,7 +378,7 @@ _open.__name__ = _open.__qualname__ = "open"
 _real_os_open = os.open
 
 
-def _os_open(path, flags, mode=0o777, *, dir_fd=None):
+def _student_os_open(path, flags, mode=0o777, *, dir_fd=None):
     """os.open for student code: an entropy device is refused (an fd of its own bytes cannot be
     made here): the same error in every run, never the kernel's bytes."""
     run = _RUN
@@ -387,7 +387,7 @@ def _os_open(path, flags, mode=0o777, *, dir_fd=None):
     return _real_os_open(path, flags, mode, dir_fd=dir_fd)
 
 
-_os_open.__name__ = _os_open.__qualname__ = "open"
+_student_os_open.__name__ = _student_os_open.__qualname__ = "open"
 
 
 def prepare_random():
@@ -414,7 +414,7 @@ _PATCHES = ((sys, "stdout", _STDOUT), (sys, "__stdout__", _STDOUT), (sys, "stder
             (os, "urandom", _OS_URANDOM), (posix, "urandom", _OS_URANDOM),
             (os, "getrandom", _getrandom), (posix, "getrandom", _getrandom),
             (random, "_urandom", _SYSTEM_URANDOM), (random, "Random", _OwnRandom), (_random, "Random", _OwnCRandom),
-            (builtins, "open", _open), (io, "open", _open), (os, "open", _os_open), (posix, "open", _os_open)
+            (builtins, "open", _open), (io, "open", _open), (os, "open", _student_os_open), (posix, "open", _student_os_open)
             ) + CLOCK_PATCHES          # the request's clock (clock.py)
 _PATCHED = tuple(dict.fromkeys(owner for owner, _, _ in _PATCHES)) + (random,)   # the modules it writes to
 
