@@ -5,6 +5,8 @@ setup.sh: the venv's python stands in for the image's) and validate results.json
 The reference gets the full total; a mutant gets exactly what grade() gives it directly; a
 submission with no Python file and a grader that cannot start both still leave a valid results.json
 with score 0 and a plain message; the pytzee bundle builds and grades its reference full marks.
+A bundle grades its own stage (--stage, default all) whatever stage a notebook's metadata names,
+and says so when they disagree.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from pathlib import Path
 
 import pytest
 
+from autograder import notebooks as nbgen
 from autograder.assignment import load_assignment
 from autograder.grading.grade import grade
 from autograder.platforms.gradescope import build_bundle, runtime_requirements
@@ -91,9 +94,9 @@ def bundles(tmp_path_factory) -> dict[str, Path]:
     return {name: _build(folder / f"{name}.zip", name) for name in ("yahtzee", "pytzee")}
 
 
-def _build(out: Path, assignment: str) -> Path:
+def _build(out: Path, assignment: str, *options: str) -> Path:
     result = subprocess.run([sys.executable, "-m", "autograder", "gradescope", str(out),
-                             "--assignment", assignment], cwd=ROOT, capture_output=True, text=True, timeout=60)
+                             "--assignment", assignment, *options], cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
     assert out.is_file() and "wrote" in result.stdout
     return out
@@ -224,3 +227,93 @@ def test_cli_rejects_unknown_assignment_and_a_folder(tmp_path):
     folder = subprocess.run([sys.executable, "-m", "autograder", "gradescope", str(tmp_path)],
                             cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert folder.returncode == 2 and "folder" in folder.stderr
+
+
+# --- the stage is the bundle's, never the notebook's (pass 19) -------------------------------------
+
+def _notebook(stage: int, claims: int | str | None = None) -> str:
+    """The kit's stage STAGE solution notebook, its metadata naming stage CLAIMS (a student's
+    edit: the file is theirs) when given."""
+    nb = json.loads(nbgen.notebook_path(YAHTZEE, stage).read_text(encoding="utf-8"))
+    assert nb["metadata"]["autograder"]["stage"] == stage
+    if claims is not None:
+        nb["metadata"]["autograder"]["stage"] = claims
+    return json.dumps(nb)
+
+
+def _direct(tmp_path: Path, text: str, stage: str | int):
+    path = tmp_path / "direct" / "yahtzee.ipynb"
+    path.parent.mkdir(exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return grade(path, "yahtzee", stage=stage)
+
+
+@pytest.fixture(scope="module")
+def stage_bundles(tmp_path_factory) -> dict[str, Path]:
+    folder = tmp_path_factory.mktemp("gradescope-stage-zips")
+    return {stage: _build(folder / f"yahtzee-{stage}.zip", "yahtzee", "--stage", stage) for stage in ("1", "3")}
+
+
+def test_a_stage_notebook_on_the_all_bundle_is_graded_on_every_stage(bundles, tmp_path):
+    """The default bundle grades every stage: the stage 1 notebook (metadata: stage 1) gets what
+    grade() gives it on all four stages, out of 100, with a note saying why (before pass 19 its
+    metadata chose: stage 1 alone, 20 of 20, full marks on an upload that asked for four stages)."""
+    text = _notebook(1)
+    direct = _direct(tmp_path, text, "all")
+    data, stdout = run_autograder(bundles["yahtzee"], tmp_path / "gs", {"yahtzee.ipynb": text})
+    assert _max(data) == YAHTZEE.total_points == 100
+    assert data["score"] == pytest.approx(direct.score)
+    assert direct.score == pytest.approx(YAHTZEE.stage_points(1))   # its stage 1 functions, no others
+    assert {t["name"]: t["score"] for t in data["tests"]} == {t.name: t.score for t in direct.tests}
+    assert "marked as the stage 1 notebook" in data["output"] and "graded on every stage" in data["output"]
+    assert "marked as the stage 1 notebook" in stdout                  # the instructor's log too
+
+
+@pytest.mark.parametrize("bundle, stage, claims", [("1", 3, None), ("3", 4, 1), ("1", 2, 5)],
+                         ids=["stage3-notebook-on-stage1", "stage4-claims-stage1-on-stage3",
+                              "stage2-claims-optional-stage5-on-stage1"])
+def test_a_notebook_claiming_another_stage_is_graded_on_the_bundles(stage_bundles, tmp_path, bundle, stage, claims):
+    """A stage N bundle grades stage N, whatever stage the notebook's metadata names (its own, one
+    the student edited to an easier stage, the optional stage 5): the same score as grade() with
+    --stage N, out of stage N's points, and the note."""
+    text = _notebook(stage, claims)
+    named = claims if claims is not None else stage
+    direct = _direct(tmp_path, text, bundle)
+    data, _ = run_autograder(stage_bundles[bundle], tmp_path / "gs", {"yahtzee.ipynb": text})
+    assert _max(data) == YAHTZEE.stage_points(int(bundle))
+    assert data["score"] == pytest.approx(direct.score) == pytest.approx(YAHTZEE.stage_points(int(bundle)))
+    assert {t["name"]: t["score"] for t in data["tests"]} == {t.name: t.score for t in direct.tests}
+    assert f"marked as the stage {named} notebook" in data["output"], data["output"]
+    assert f"graded on stage {bundle}." in data["output"]
+
+
+def test_a_notebook_of_the_bundles_stage_gets_no_note(stage_bundles, tmp_path):
+    """The stage 3 notebook on the stage 3 bundle: full marks of stage 3, no note; the stage 1
+    notebook there: its stage 3 checks fail (it has not those functions), graded as grade() does."""
+    data, _ = run_autograder(stage_bundles["3"], tmp_path / "gs", {"yahtzee.ipynb": _notebook(3)})
+    assert _max(data) == data["score"] == YAHTZEE.stage_points(3)
+    assert "marked as" not in data["output"]
+    text = _notebook(1)
+    direct = _direct(tmp_path, text, 3)
+    data, _ = run_autograder(stage_bundles["3"], tmp_path / "gs1", {"yahtzee.ipynb": text})
+    assert data["score"] == pytest.approx(direct.score)
+    assert direct.score < YAHTZEE.stage_points(3), direct.score
+    assert "marked as the stage 1 notebook" in data["output"]
+
+
+def test_a_metadata_stage_the_assignment_has_not_is_no_claim(bundles, tmp_path):
+    """A stage the assignment has not (99, "1", true) is not a stage: graded on the bundle's, no note."""
+    for claims in (99, "1", True):
+        text = _notebook(1, claims)
+        data, _ = run_autograder(bundles["yahtzee"], tmp_path / f"gs-{claims}", {"yahtzee.ipynb": text})
+        assert _max(data) == 100 and "marked as" not in data["output"], claims
+
+
+def test_the_bundle_names_its_stage_and_refuses_one_it_has_not(stage_bundles, tmp_path):
+    with zipfile.ZipFile(stage_bundles["1"]) as archive:
+        run = archive.read("run_autograder").decode()
+    assert "STAGE='1'" in run and run.count('--stage "$STAGE"') == 2
+    for bad in ("9", "x", "1; rm -rf /"):
+        done = subprocess.run([sys.executable, "-m", "autograder", "gradescope", str(tmp_path / "x.zip"),
+                               "--stage", bad], cwd=ROOT, capture_output=True, text=True, timeout=60)
+        assert done.returncode == 2 and "has no stage" in done.stderr and not (tmp_path / "x.zip").exists(), bad

@@ -4,13 +4,16 @@ make it cheap change no verdict.
 Every case of tests/corpus/cost/ (expected outcomes in its expected.toml) is graded once with the
 hostile corpus's limits, two at a time in a pool of warm workers, together with the reference
 three times.  Each case asserts its exact score (recorded before endless loops were proved in the
-sandbox), its grading time against a budget of the same run (never an absolute time: the machine
-is shared): a ratio to the reference's time, plus the case's own fixed cost (its sleeps and
-spins, read from its file, and the kit's limit floors, read from the code: expected.toml's
-`fixed`) and the CPU waits of its runs, so a faster reference cannot fail a case whose cost did
-not change; and, where it says, how many requests ran again at their full limit after a trial ran
-out (an endless loop proved in the sandbox needs none).  The positive control: a case whose fixed
-cost doubled, graded in the same run, exceeds its case's budget.
+sandbox), what its grade cost against a budget of the same run, in measures the machine's load
+does not stretch (never the wall clock: the machine is shared, and at load 8-19 a wall budget
+failed a grade that cost no more than alone): the CPU time of the grade's whole process tree (the
+grader and its sandboxes) within a ratio to the reference's plus the case's own fixed cost (its
+sleeps and spins, read from its file, and the kit's limit floors, read from the code:
+expected.toml's `fixed`), so a faster reference cannot fail a case whose cost did not change; its
+runs' own time (less their CPU waits); and, where it says, how many requests ran again at their
+full limit after a trial ran out (an endless loop proved in the sandbox needs none).  The
+positive controls, graded in the same run: a case whose sleeps doubled exceeds its case's bound
+on the runs' own time, and a case whose spins doubled its case's CPU budget.
 """
 
 from __future__ import annotations
@@ -53,6 +56,7 @@ CASES = [Case(**entry) for entry in EXPECTED["case"]]
 FLOORS = {"TRIAL_FLOOR_S": trials.TRIAL_FLOOR_S, "LOOK_AFTER": endless.LOOK_AFTER, "LOOK_EVERY": endless.LOOK_EVERY,
           "wall_s": LIMITS.wall_s}
 DOUBLED = "sleep_in_chance"      # the positive control: this case with its sleep twice as long
+SPUN = "spin_in_chance"          # the CPU's positive control: this case with its spin twice as long
 FIXED_SLACK = 1.25               # a fixed cost's runs take up to a quarter more (a spin overshoots, a sleep wakes late)
 RUNS_RATIO = 3                   # a case's other runs: the reference's requests, up to 3 x their time
 
@@ -74,11 +78,15 @@ def fixed_cost(case: Case, constants: dict[str, float] | None = None) -> float:
     return sum(runs * known[name] for runs, name in case.fixed)
 
 
-def budget(case: Case, reference: dict, got: dict) -> float:
-    """What CASE's grade may take on the wall clock: RATIO x the reference's grade (what scales
-    with the grader), its fixed cost, and the seconds its runs waited for a CPU (the machine's
-    load stretching its own work, which the reference's grade has little of)."""
-    return case.ratio * reference["wall"] + fixed_cost(case) + got["waited"]
+def budget(case: Case, reference: dict) -> float:
+    """What CASE's grade may cost in CPU time, its whole process tree's (the grader, its sandboxes:
+    helpers/cost.py's "tree"): RATIO x the reference's grade (what scales with the grader: the
+    same checks, more requests and lives where a trial runs out) and its fixed cost x FIXED_SLACK
+    (a spin spends it on a CPU; a sleep, whose fixed cost counts here too, spends none).  A
+    measure the machine's load leaves alone (a CPU second is a CPU second however long the
+    process waited for it), where the wall clock it replaced failed mallory at load 8-19
+    (0.74 s against 0.72 s, 2.5 x the reference's grade; 1.1 x alone)."""
+    return case.ratio * reference["tree"] + FIXED_SLACK * fixed_cost(case)
 
 
 def own_budget(case: Case, reference: dict) -> float:
@@ -118,6 +126,7 @@ def runs(tmp_path_factory):
     jobs = [(f"reference-{n}", REFERENCE) for n in range(REFERENCE_GRADES)]
     jobs += [(case.name, _submission(case, folder)) for case in CASES]
     jobs.append((f"{DOUBLED}-doubled", _submission(_case(DOUBLED), folder, doubled=True)))
+    jobs.append((f"{SPUN}-doubled", _submission(_case(SPUN), folder, doubled=True)))
     jobs.sort(key=lambda job: job[0] != "reference-1")        # one reference first, one in the middle,
     jobs.append(jobs.pop(1))                                   # one last
     context = multiprocessing.get_context("forkserver")
@@ -125,7 +134,8 @@ def runs(tmp_path_factory):
                                                 initargs=(str(REFERENCE),)) as pool:
         results = {r["name"]: r for r in pool.map(grade_timed, *zip(*[(n, str(p)) for n, p in jobs]))}
     grades = [results[f"reference-{n}"] for n in range(REFERENCE_GRADES)]
-    reference = {"wall": statistics.median(g["wall"] for g in grades), "own": statistics.median(map(_own, grades))}
+    reference = {key: statistics.median(g[key] for g in grades) for key in ("wall", "cpu", "tree", "spent")}
+    reference["own"] = statistics.median(map(_own, grades))
     return results, reference
 
 
@@ -166,10 +176,10 @@ def test_cost(case, runs):
     results, reference = runs
     got = results[case.name]
     assert got["score"] == pytest.approx(case.score, abs=1e-4), case.why
-    allowed = budget(case, reference, got)
-    assert got["wall"] <= allowed, (
-        f"{case.name} took {got['wall']:.2f} s, over its {allowed:.2f} s: {case.ratio:g} x the reference's "
-        f"{reference['wall']:.2f} s + its fixed {fixed_cost(case):.2f} s + its runs' CPU waits {got['waited']:.2f} s")
+    allowed = budget(case, reference)
+    assert got["tree"] <= allowed, (
+        f"{case.name}'s grade cost {got['tree']:.2f} s of CPU, over its {allowed:.2f} s: {case.ratio:g} x the "
+        f"reference's {reference['tree']:.2f} s + its fixed {fixed_cost(case):.2f} s x {FIXED_SLACK:g}")
     allowed = own_budget(case, reference)
     assert _own(got) <= allowed, (
         f"{case.name}'s runs took {_own(got):.2f} s (CPU waits out), over their {allowed:.2f} s: its fixed "
@@ -183,7 +193,7 @@ def test_a_doubled_cost_fails(runs):
     as large, every call of Chance paying twice), graded in the same run, gets the same score and
     fails its case's bound on the runs' own time (a sleep is not stretched by the machine's load,
     and the CPU waits are out: this holds at any load).  On a quiet machine it fails the wall
-    budget too (printed by test_timings; not asserted: under load RATIO x the reference's grade
+    wall clock too (printed by test_timings; not asserted: under load RATIO x the reference's grade
     grows past what the doubled sleeps add)."""
     results, reference = runs
     case, got = _case(DOUBLED), results[f"{DOUBLED}-doubled"]
@@ -193,15 +203,28 @@ def test_a_doubled_cost_fails(runs):
         f"{own_budget(case, reference):.2f} s")
 
 
+def test_a_doubled_spin_fails(runs):
+    """The CPU's positive control: spin_in_chance with its spin twice as long (every call of Chance
+    spends 0.6 s of CPU, not 0.3), graded in the same run, gets the same score and exceeds its
+    case's CPU budget (CPU time: at any load)."""
+    results, reference = runs
+    case, got = _case(SPUN), results[f"{SPUN}-doubled"]
+    assert got["score"] == pytest.approx(case.score, abs=1e-4)
+    assert got["tree"] > budget(case, reference), (
+        f"{SPUN} with its spin doubled cost {got['tree']:.2f} s of CPU, within the case's {budget(case, reference):.2f} s")
+
+
 def test_timings(runs, capsys):
     """Not a check: prints every case's grading time, its ratio to the reference's, its budgets."""
     results, reference = runs
-    lines = [f"reference (median of {REFERENCE_GRADES}): {reference['wall']:.2f} s, its runs {reference['own']:.2f} s"]
-    for name, case in [(c.name, c) for c in CASES] + [(f"{DOUBLED}-doubled", _case(DOUBLED))]:
+    lines = [f"reference (median of {REFERENCE_GRADES}): {reference['wall']:.2f} s wall, {reference['tree']:.2f} s CPU"
+             f" (the grader's {reference['cpu']:.2f}), its runs {reference['own']:.2f} s"]
+    controls = [(f"{DOUBLED}-doubled", _case(DOUBLED)), (f"{SPUN}-doubled", _case(SPUN))]
+    for name, case in [(c.name, c) for c in CASES] + controls:
         got = results[name]
-        lines.append(f"{name:<26} {got['score']:>8g} {got['wall']:>5.2f} s {got['wall'] / reference['wall']:>5.1f} x"
-                     f" (budget {budget(case, reference, got):>5.2f} s: fixed {fixed_cost(case):.2f}, waits"
-                     f" {got['waited']:.2f}); runs {_own(got):.2f} s (budget {own_budget(case, reference):.2f});"
-                     f" trials {got['trials']}")
+        lines.append(f"{name:<26} {got['score']:>8g} CPU {got['tree']:>5.2f} s {got['tree'] / reference['tree']:>5.1f} x"
+                     f" (budget {budget(case, reference):>5.2f} s: fixed {fixed_cost(case):.2f}); wall {got['wall']:.2f} s"
+                     f" ({got['wall'] / reference['wall']:.1f} x, waits {got['waited']:.2f}); runs {_own(got):.2f} s"
+                     f" (budget {own_budget(case, reference):.2f}); trials {got['trials']}")
     with capsys.disabled():
         print("\n" + "\n".join(lines))

@@ -10,6 +10,7 @@ os.urandom bytes in every run of a request, never the nonce that authenticates i
 from __future__ import annotations
 
 import json
+import random as random_module
 import subprocess
 import sys
 from pathlib import Path
@@ -213,3 +214,179 @@ def own():
             out = box.run(Request("call", func, dice=[4]))
             assert out.status == "ok", out
             assert sorted({e[1] for e in out.events if e[0] == "random"}) == named, out.events
+
+
+# -- draws around random's module functions (pass 19) -------------------------------------------
+AROUND = """
+import _random
+import os
+import pathlib
+import random
+
+_BOUND = random._inst.randint          # taken at import, before any request
+
+
+def inst_choice():
+    return [random._inst.choice(range(1000)) for _ in range(3)]
+
+
+def inst_bound():
+    return [_BOUND(1, 10**9) for _ in range(3)]
+
+
+def wrapped_original():
+    original = getattr(random.random, "__wrapped__", None)
+    return None if original is None else original()
+
+
+def unbound_on_inst():
+    got = []
+    for cls in (random.Random, _random.Random):
+        try:
+            got.append(cls.random(random._inst))
+        except TypeError as err:       # (the patched classes: random._inst is none of theirs)
+            got.append(type(err).__name__)
+    return got
+
+
+def c_random():
+    return [_random.Random().random(), _random.Random().getrandbits(32)]
+
+
+def getrandom():
+    return os.getrandom(8).hex()
+
+
+def dev_urandom():
+    with open("/dev/urandom", "rb") as handle:
+        return handle.read(8).hex()
+
+
+def dev_random_unbuffered():
+    with open("/dev/random", "rb", buffering=0) as handle:
+        return handle.read(8).hex()
+
+
+def dev_urandom_other_path():
+    return pathlib.Path("/dev/./urandom").open("rb").read(8).hex()
+
+
+def os_open_refused():
+    try:
+        fd = os.open("/dev/urandom", os.O_RDONLY)
+    except PermissionError as err:
+        return f"refused {err.errno}"
+    try:
+        return os.read(fd, 8).hex()
+    finally:
+        os.close(fd)
+
+
+def through_choice():
+    return random.choice(range(1000))
+"""
+# function -> what it reports (Run.note; random's functions report themselves)
+AROUND_REPORTS = {"inst_choice": ["random._inst"], "inst_bound": ["random._inst"], "wrapped_original": [],
+                  "unbound_on_inst": ["Random"], "c_random": ["Random"], "getrandom": ["os.getrandom"],
+                  "dev_urandom": ["open('/dev/urandom')"], "dev_random_unbuffered": ["open('/dev/random')"],
+                  "dev_urandom_other_path": ["open('/dev/urandom')"], "os_open_refused": [],
+                  "through_choice": ["choice"]}
+
+
+def test_draws_around_random_functions_are_the_requests():
+    """Every way around random's wrapped functions (random's own generator used directly or bound
+    before the request, the wrapper's original, its methods taken unbound from the classes, the C
+    generator made directly, os.getrandom, an entropy device opened by any path) draws the same
+    numbers in every run of the same request (fresh processes and the shared worker, in two
+    sandboxes), is reported by what it called, and no draw the harness makes for its own dice is;
+    os.open of an entropy device is refused the same way every time."""
+    runs: dict[str, list] = {name: [] for name in AROUND_REPORTS}
+    for _ in range(2):
+        with Sandbox(AROUND, "yahtzee.py") as box:
+            for fresh in (True, False, True, False):
+                for name, reports in AROUND_REPORTS.items():
+                    out = box.run(Request("call", name, fresh=fresh))
+                    assert out.status == "ok", (name, out)
+                    assert sorted({e[1] for e in out.events if e[0] == "random"}) == reports, (name, out.events)
+                    runs[name].append(out.value)
+    for name, values in runs.items():
+        assert all(value == values[0] for value in values), (name, values)
+    assert runs["wrapped_original"][0] is None                 # no way to the generator's C method
+    assert runs["unbound_on_inst"][0] == ["TypeError", "TypeError"]
+    assert runs["os_open_refused"][0] == "refused 13"
+    assert runs["getrandom"][0] != runs["dev_urandom"][0]     # (each request its own stream: its content)
+
+
+def test_the_graders_dice_are_randint_s_numbers_and_not_the_students_draws():
+    """A seeded request's dice (the harness's draws.randint, around the generator's reporting
+    class) are exactly what random.randint gives on that seed, and report nothing."""
+    src = """
+import random
+
+def dice():
+    return [random.randint(1, 6) for _ in range(50)] + [random.randint(0, 10**12)]
+"""
+    with Sandbox(src, "yahtzee.py") as box:
+        out = box.run(Request("call", "dice", seed=11))
+    assert out.status == "ok", out
+    expected = random_module.Random(11)
+    assert out.value == [expected.randint(1, 6) for _ in range(50)] + [expected.randint(0, 10**12)]
+    assert not [e for e in out.events if e[0] == "random"], out.events
+
+
+# -- the clock (pass 19) ------------------------------------------------------------------------
+CLOCKS = """
+import datetime
+import time
+from datetime import datetime as dt
+from time import perf_counter
+
+STARTED = time.time()                  # read at import
+
+
+def readings():
+    t0, p0 = time.monotonic(), perf_counter()
+    time.sleep(0.05)
+    end = time.time() + 0.25
+    spins = 0
+    while time.time() < end:           # waits on the clock: ends
+        spins += 1
+    return {"since_import": time.time() - STARTED, "monotonic": time.monotonic() - t0,
+            "perf": perf_counter() - p0, "ns": [time.time_ns(), time.monotonic_ns(), time.perf_counter_ns()],
+            "spins": spins, "now": dt.now().isoformat(), "utcnow": datetime.datetime.utcnow().isoformat(),
+            "today": datetime.datetime.today().isoformat(), "ctime": time.ctime(), "asctime": time.asctime(),
+            "strftime": time.strftime("%Y-%m-%d %H:%M:%S"), "localtime": list(time.localtime()),
+            "gmtime": list(time.gmtime()), "given": time.strftime("%Y", time.gmtime(0)),
+            "kind": type(dt.now()).__name__, "is_datetime": isinstance(dt.now(), datetime.datetime)}
+
+
+def sleeps_past_its_limit():
+    while True:
+        time.sleep(0.05)
+"""
+
+
+def test_the_clock_a_program_reads_is_the_requests():
+    """What a program reads from the clock (time's wall and monotonic clocks, the calendar, datetime's
+    now) is the same in every run of the same request, fresh process or shared worker, in two
+    sandboxes: it starts at a fixed time and moves by a tick a read and by what time.sleep slept
+    (which really sleeps); a loop waiting on it ends.  The harness's own limits keep the machine's
+    clock: a program that sleeps forever is stopped at its limit."""
+    runs, took = [], []
+    for _ in range(2):
+        with Sandbox(CLOCKS, "yahtzee.py") as box:
+            for fresh in (True, False, True, False):
+                out = box.run(Request("call", "readings", fresh=fresh))
+                assert out.status == "ok", out
+                runs.append(out.value)
+                took.append(out.elapsed)
+            stopped = box.run(Request("call", "sleeps_past_its_limit", timeout=0.5))
+            assert stopped.status == "timeout", stopped
+    assert all(run == runs[0] for run in runs), runs
+    first = runs[0]
+    assert first["now"].startswith("2026-01-01T00:00:01") and first["strftime"].startswith("2026-01-01 00:00:01")
+    assert first["since_import"] == pytest.approx(1.0 + 0.05 + 0.25, abs=0.01)
+    assert first["monotonic"] == pytest.approx(0.30, abs=0.01) and first["perf"] == pytest.approx(0.30, abs=0.01)
+    assert 200_000 <= first["spins"] <= 250_000              # a tick (1 us) a read: the wait ended
+    assert first["given"] == "1970" and first["kind"] == "datetime" and first["is_datetime"]
+    assert min(took) >= 0.05                                 # the sleep was real

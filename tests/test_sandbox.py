@@ -498,11 +498,9 @@ def test_the_limit_is_cpu_time_a_starved_request_runs_on_a_sleeping_one_does_not
                     while True:
                         pass
                 kids.append(pid)
-            t0 = time.monotonic()
             start = time.process_time()
             while time.process_time() - start < work:
                 pass
-            return time.monotonic() - t0
 
         def sleepy():
             time.sleep(30)
@@ -511,13 +509,17 @@ def test_the_limit_is_cpu_time_a_starved_request_runs_on_a_sleeping_one_does_not
     # about 1 s of wall time (3 spinners on 2 cores left it half a CPU: 0.43-0.6 s, too close)
     out = call(box, "crowded", 3 * (os.cpu_count() or 2), 0.3, timeout=0.5)
     assert out.status == "ok", out.message
-    assert out.value > 0.5            # more wall time than the limit: a wall-clock limit would have stopped it
+    # more wall time than the limit: a wall-clock limit would have stopped it (the request's run as the
+    # grader timed it: since pass 19 the program's own time.monotonic() reads the request's clock)
+    assert out.elapsed > 0.5
     assert not [a for a in out.attempts if "schedstat" in str(a)]   # the grader's look is not the program's
     retries = box.retries     # (a crowded run past its backstop on a very busy machine is retried once)
     t0 = time.monotonic()
     out = call(box, "sleepy", timeout=0.5)
     assert out.status == "timeout" and out.message == "your program was stopped after 0.5 s"
-    assert time.monotonic() - t0 < 1.5 and box.retries == retries     # a sleeper is never retried
+    # a sleeper is never retried, and stopped at its limit, not after its 30 s (the bound was 1.5 s of
+    # wall time before pass 19: a loaded machine's late collection could cross it)
+    assert time.monotonic() - t0 < 10 and out.cpu < 0.25 and box.retries == retries
     assert not [a for a in out.attempts if "schedstat" in str(a)], out.attempts
 
 

@@ -191,7 +191,7 @@ CANARIES = {
     "canary_base_class_attribute": ("""\
     type(random._inst).choice = lambda self, seq: seq[0]
 """, """\
-    return type(random._inst).__dict__["choice"].__name__ != "choice"
+    return getattr(type(random._inst), "choice").__name__ != "choice"
 """),
     "canary_instance_attribute": ("""\
     random._inst.random = lambda: 0.5

@@ -506,8 +506,12 @@ def run(args: argparse.Namespace) -> int:
     if problem:
         print(f"error: {problem}", file=sys.stderr)
         return 2
+    claimed, disagree = metadata_stage(args.path, spec), None
     if args.stage is None:
-        args.stage = notebook_stage(args.path, spec) or "all"
+        args.stage = notebook_stage(args.path, spec, claimed) or "all"
+    elif claimed is not None and str(claimed) != str(args.stage):
+        disagree = stage_disagrees(claimed, args.stage)
+        print(f"note: {disagree}", file=sys.stderr)
     if args.stage != "all" and not spec.suite_files(args.stage):
         print(f"error: {spec.name} has no suite for stage {args.stage}", file=sys.stderr)
         return 2
@@ -520,6 +524,8 @@ def run(args: argparse.Namespace) -> int:
     except GraderFault as err:
         print(f"grader fault (not the student's): {err}", file=sys.stderr)
         return 1
+    if disagree:
+        report.notes.insert(0, disagree)        # the student's to read too (Gradescope's output)
     if args.gradebook:
         record_in_gradebook(report, spec, args, time.perf_counter() - started)
     if args.format == "text":
@@ -575,14 +581,34 @@ def not_a_submission(path: str, spec) -> str | None:
     return None
 
 
-def notebook_stage(path: str, spec) -> str | None:
-    """A stage notebook of the kit is graded on its own stage unless --stage says otherwise."""
+def metadata_stage(path: str, spec) -> int | None:
+    """The stage a kit notebook's metadata names (one SPEC has), or None: the student's file says
+    it, so it is a claim, never the grader's decision where the grader was told a stage."""
     try:
         submission = load_submission(path, spec.student_file, spec.entry)
     except SubmissionError:
         return None
     if submission.stage is None or submission.stage not in {stage.number for stage in spec.stages}:
         return None                     # (the metadata is the student's file: a stage it has not, every stage)
-    print(f"note: {path} is the stage {submission.stage} notebook; grading stage {submission.stage} "
+    return submission.stage
+
+
+def stage_disagrees(claimed: int, stage: str) -> str:
+    """The note for a notebook whose metadata names stage CLAIMED, graded on STAGE (the grader's:
+    --stage, a Gradescope bundle's)."""
+    graded = "every stage" if stage == "all" else f"stage {stage}"
+    return (f"this notebook is marked as the stage {claimed} notebook, but this assignment grades {graded}: "
+            f"it was graded on {graded}. If you meant to submit the stage {claimed} notebook, submit it "
+            "to that stage's assignment; otherwise submit the notebook for this one.")
+
+
+def notebook_stage(path: str, spec, claimed: int | None = None) -> str | None:
+    """A stage notebook of the kit is graded on its own stage unless --stage says otherwise (CLAIMED:
+    metadata_stage's, when already read)."""
+    if claimed is None:
+        claimed = metadata_stage(path, spec)
+    if claimed is None:
+        return None
+    print(f"note: {path} is the stage {claimed} notebook; grading stage {claimed} "
           "(use --stage all for every stage)", file=sys.stderr)
-    return str(submission.stage)
+    return str(claimed)

@@ -1,6 +1,6 @@
 """Verb `gradescope`: a Gradescope autograder zip that runs this same grader.
 
-    python -m autograder gradescope OUT.zip [--assignment NAME]
+    python -m autograder gradescope OUT.zip [--assignment NAME] [--stage N|all]
 
 Upload OUT.zip as the assignment's autograder ("Zip file upload").  Gradescope unzips it into
 /autograder/source, runs setup.sh once to build the image, then runs run_autograder once per
@@ -13,7 +13,10 @@ The zip holds, at its top level:
   runtime dependencies pinned in pyproject.toml (pytest, pytest-timeout; no nbgrader); then a
   self-check that grades the reference (a warning only, it never fails the image build);
 * ``run_autograder``: ``python3 -m autograder grade /autograder/submission --assignment NAME
-  --format gradescope > /autograder/results/results.json`` from /autograder/source.  Whatever
+  --stage STAGE --format gradescope > /autograder/results/results.json`` from /autograder/source.
+  STAGE is the bundle's (``--stage``, default all): the stage is the grader's decision, never the
+  submission's (a notebook's metadata names a stage; one that names another stage than the
+  upload's is graded on the upload's, with a note saying so).  Whatever
   happens (no Python file in the submission, the grader crashing or running too long, Python
   missing), it leaves a valid results.json: score 0 and a plain message.  Overrides for tests and
   local dry runs: AUTOGRADER_ROOT (instead of /autograder), AUTOGRADER_PYTHON (the interpreter),
@@ -84,6 +87,7 @@ RUN_AUTOGRADER = r"""#!/usr/bin/env bash
 # Overrides (tests, local dry runs): AUTOGRADER_ROOT, AUTOGRADER_PYTHON, AUTOGRADER_TIME_LIMIT.
 set -u
 ASSIGNMENT=@NAME@
+STAGE=@STAGE@
 STUDENT_FILE=@STUDENT_FILE@
 ROOT="${AUTOGRADER_ROOT:-/autograder}"
 SOURCE="$ROOT/source"
@@ -100,10 +104,10 @@ STARTED=$(date +%s)
 
 cd "$SOURCE" || exit 1
 if command -v timeout > /dev/null 2>&1; then
-    timeout -k 10 "$LIMIT" "$PY" -m autograder grade "$SUBMISSION" --assignment "$ASSIGNMENT" \
+    timeout -k 10 "$LIMIT" "$PY" -m autograder grade "$SUBMISSION" --assignment "$ASSIGNMENT" --stage "$STAGE" \
         --format gradescope > "$RESULTS" 2> "$ERRORS"
 else
-    "$PY" -m autograder grade "$SUBMISSION" --assignment "$ASSIGNMENT" \
+    "$PY" -m autograder grade "$SUBMISSION" --assignment "$ASSIGNMENT" --stage "$STAGE" \
         --format gradescope > "$RESULTS" 2> "$ERRORS"
 fi
 STATUS=$?
@@ -188,9 +192,19 @@ def setup_script(spec: Assignment) -> str:
                 REQUIREMENTS=" ".join(_double_quote(r) for r in runtime_requirements()))
 
 
-def run_script(spec: Assignment, time_limit: int = TIME_LIMIT) -> str:
-    return fill(RUN_AUTOGRADER, TITLE=spec.title, NAME=_shell_quote(spec.name),
+def run_script(spec: Assignment, time_limit: int = TIME_LIMIT, stage: str = "all") -> str:
+    return fill(RUN_AUTOGRADER, TITLE=spec.title, NAME=_shell_quote(spec.name), STAGE=_shell_quote(stage),
                 STUDENT_FILE=_shell_quote(spec.student_file), TIME_LIMIT=str(time_limit))
+
+
+def bundle_stage(spec: Assignment, stage: str | int) -> str:
+    """STAGE as the bundle's run_autograder passes it: "all" or the number of a stage SPEC has a
+    suite for (ValueError otherwise, with what it has)."""
+    stage = str(stage).strip()
+    if stage == "all" or (stage.isdigit() and stage.isascii() and spec.suite_files(stage)):
+        return stage
+    have = ", ".join(str(s.number) for s in spec.stages if spec.suite_files(str(s.number)))
+    raise ValueError(f"{spec.name} has no stage {stage!r}; give all or one of: {have}")
 
 
 def _skipped(path: Path) -> bool:
@@ -229,13 +243,13 @@ def outside_files(spec: Assignment) -> list[Path]:
             and path.relative_to(spec.root).parts[0] not in skip]
 
 
-def bundle_members(spec: Assignment) -> dict[str, bytes | Path]:
-    """Zip member name -> content (bytes) or the file to copy."""
+def bundle_members(spec: Assignment, stage: str = "all") -> dict[str, bytes | Path]:
+    """Zip member name -> content (bytes) or the file to copy (STAGE: what run_autograder grades)."""
     if not spec.reference.is_file():
         raise FileNotFoundError(f"the reference {spec.reference} is missing")
     members: dict[str, bytes | Path] = {
         "setup.sh": setup_script(spec).encode(),
-        "run_autograder": run_script(spec).encode(),
+        "run_autograder": run_script(spec, stage=stage).encode(),
         "pyproject.toml": REPO_ROOT / "pyproject.toml",
     }
     for path in package_files(spec):
@@ -258,10 +272,13 @@ def reference_cache_member(spec: Assignment) -> dict[str, Path]:
 EXECUTABLE = {"setup.sh", "run_autograder"}
 
 
-def build_bundle(out: str | Path, assignment: str | Assignment = DEFAULT_ASSIGNMENT) -> list[str]:
-    """Write the Gradescope autograder zip OUT for ASSIGNMENT; return the member names."""
+def build_bundle(out: str | Path, assignment: str | Assignment = DEFAULT_ASSIGNMENT,
+                 stage: str | int = "all") -> list[str]:
+    """Write the Gradescope autograder zip OUT for ASSIGNMENT, grading STAGE ("all" or a stage's
+    number: every submission is graded on it, whatever a notebook's metadata says); return the
+    member names."""
     spec = load_assignment(assignment) if isinstance(assignment, str) else assignment
-    members = bundle_members(spec)
+    members = bundle_members(spec, bundle_stage(spec, stage))
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(out.name + ".part")
@@ -280,6 +297,9 @@ def build_bundle(out: str | Path, assignment: str | Assignment = DEFAULT_ASSIGNM
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("out", help="the zip to write, e.g. yahtzee-gradescope.zip")
     add_assignment_argument(parser, "assignment to grade")
+    parser.add_argument("--stage", default="all", metavar="N|all",
+                        help="the stage every submission to this upload is graded on (default: all = the "
+                             "core stages); a notebook's metadata never chooses it")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -295,13 +315,16 @@ def run(args: argparse.Namespace) -> int:
         print(f"error: {out} is a folder; give the zip file to write", file=sys.stderr)
         return 2
     try:
-        names = build_bundle(out, spec)
-    except (FileNotFoundError, OSError) as err:
+        stage = bundle_stage(spec, args.stage)
+        names = build_bundle(out, spec, stage)
+    except (FileNotFoundError, OSError, ValueError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
     size = out.stat().st_size
+    points = spec.total_points if stage == "all" else spec.stage_points(int(stage))
+    which = "" if stage == "all" else f", stage {stage}"
     print(f"wrote {out} ({len(names)} files, {size / 1024:.0f} KB): the Gradescope autograder for "
-          f"{spec.title} ({spec.name}, {spec.total_points:g} points)")
+          f"{spec.title} ({spec.name}{which}, {points:g} points)")
     print("upload it under Configure Autograder > Zip file upload; set the assignment's total to "
-          f"{spec.total_points:g} points")
+          f"{points:g} points")
     return 0

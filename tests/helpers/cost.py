@@ -13,8 +13,9 @@ _STUDENTS: list = []
 # The student's runs in this grade: seconds on the wall clock; of them waiting for a CPU; and of a
 # timeout its CPU timer stopped (not its wall-clock backstop: a sleeping program's), the time beyond
 # its CPU and waits, i.e. until the zygote and the grader (starved on a loaded machine) collected it:
-# the machine's load, not the program (its process spun no longer).
-_RAN = [0.0, 0.0, 0.0]
+# the machine's load, not the program (its process spun no longer); and the CPU time the runs'
+# processes used (Outcome.cpu, the request's process tree: a load-proof measure of its work).
+_RAN = [0.0, 0.0, 0.0, 0.0]
 
 
 def warm_up(reference: str, assignment: str = "yahtzee", limits: Limits | None = LIMITS) -> None:
@@ -39,6 +40,7 @@ def warm_up(reference: str, assignment: str = "yahtzee", limits: Limits | None =
             _RAN[1] += sum(o.wait for o in outcomes)
             _RAN[2] += sum(max(o.elapsed - o.wait - o.cpu, 0.0) for o in outcomes
                            if o.status == "timeout" and not o.wall_stopped)
+            _RAN[3] += sum(o.cpu for o in outcomes)
         return charge(self, outcomes, capped)
 
     Program._charge = charging
@@ -49,17 +51,22 @@ def warm_up(reference: str, assignment: str = "yahtzee", limits: Limits | None =
 def grade_timed(name: str, path: str, assignment: str = "yahtzee", limits: Limits | None = LIMITS,
                 report: bool = False) -> dict:
     """Grade PATH: its score, wall time, the grader's own CPU time ("cpu": this process's), the
+    CPU time of the grade's whole process tree ("tree": the grader, its sandboxes' templates, lives
+    and request processes, measures.tree_cpu: what the grade cost, which the machine's load does
+    not stretch, unlike the wall clock), the
     trial counts of its Program (Program.trials), the seconds its runs took ("ran",
     Outcome.elapsed) and of them waited for a CPU ("waited", Outcome.wait: the machine's load,
-    not the program) or, a timeout, to be collected after its CPU ran out ("held"); with REPORT,
+    not the program) or, a timeout, to be collected after its CPU ran out ("held"), and the CPU
+    time its runs' processes used ("spent", Outcome.cpu); with REPORT,
     the whole report (GradeReport.to_dict)."""
+    from autograder.authoring.bench.measure import tree_cpu
     from autograder.grading.grade import grade
 
     _STUDENTS.clear()
-    _RAN[:] = [0.0, 0.0, 0.0]
-    t0, cpu = time.monotonic(), time.process_time()
+    _RAN[:] = [0.0, 0.0, 0.0, 0.0]
+    t0, cpu, tree = time.monotonic(), time.process_time(), tree_cpu()
     got = grade(path, assignment, limits=limits)
-    wall, cpu = time.monotonic() - t0, time.process_time() - cpu
+    wall, cpu, tree = time.monotonic() - t0, time.process_time() - cpu, tree_cpu() - tree
     trials = [list(p.trials) for p in _STUDENTS if p._owner is None]
-    return {"name": name, "score": got.score, "wall": wall, "cpu": cpu, "trials": trials, "ran": _RAN[0],
-            "waited": _RAN[1], "held": _RAN[2], **({"report": got.to_dict()} if report else {})}
+    return {"name": name, "score": got.score, "wall": wall, "cpu": cpu, "tree": tree, "trials": trials, "ran": _RAN[0],
+            "waited": _RAN[1], "held": _RAN[2], "spent": _RAN[3], **({"report": got.to_dict()} if report else {})}

@@ -37,7 +37,8 @@ base (imports, limits, captured builtins, control-flow exceptions), values (stud
 data), errors (exceptions -> dicts, compiling), lines (line I/O on fds), draws (a request's draws the
 dice do not answer, the same in every run), run (one request: output,
 scripted input, dice, timer, result), targets (what a call calls: functions, methods of the
-student's classes, the reference's substitutes), patches (stdio, input, exit, random), audit (what
+student's classes, the reference's substitutes), clock (the clock student code reads: the request's own,
+the same in every run), patches (stdio, input, exit, random, entropy, the clock), audit (what
 student code tried), identities (the items of the lists and sets the clean-state check watches,
 read by identity), versions (dicts' version tags, read for it), clean (the fresh runner's
 clean-state check), proctree (children, kill, reap), worker (request processes), answers (the zygote's handle on a request process, reading its
@@ -50,7 +51,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-PARTS = ("../scripted", "../nearby", "base", "values", "errors", "lines", "endless", "draws", "run", "targets", "patches", "audit", "identities",
+PARTS = ("../scripted", "../nearby", "base", "values", "errors", "lines", "endless", "draws", "run", "targets", "clock", "patches", "audit", "identities",
          "versions", "clean", "proctree", "worker", "answers", "zygote", "isolation", "warm", "entry")
 HERE = Path(__file__).resolve().parent
 

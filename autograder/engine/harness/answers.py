@@ -4,9 +4,8 @@ student's process talking (untrusted: a forged or foreign line is counted, never
 
 import os
 import select
-import time
 
-from .base import GRACE, MAX_RESULT, PROGRESS_PREFIX, RESULT_PREFIX, STARVED, _loads, _sched
+from .base import GRACE, MAX_RESULT, PROGRESS_PREFIX, RESULT_PREFIX, STARVED, _loads, _monotonic, _sched
 from .lines import _CHUNK, _pidfd, read_into, take_line
 from .proctree import _alive, _kill, _reap
 from .worker import CLEAN_STATUSES
@@ -197,14 +196,14 @@ class Waits:
         later while it is starved under its CPU limit (the same test as Run.extension, from the
         zygote's side), never later than GRACE after its wall-clock backstop."""
         timeout = float(req.get("timeout") or self.cfg["limits"]["wall_s"])
-        t0, end = time.monotonic(), self.aside or float("inf")    # (a try's end: end_aside)
+        t0, end = _monotonic(), self.aside or float("inf")    # (a try's end: end_aside)
         return {"t0": t0, "timeout": timeout, "at": min(t0 + timeout + GRACE, end),
                 "backstop": min(t0 + max(float(req.get("wall") or timeout), timeout) + GRACE, end),
                 "base": (0.0, 0.0) if wk is None else wk.base(), "graced": True, "wk": wk}
 
     def later(self, dl, pid):
         """At DL's kill time: True (and DL moved on) when the request process may run on."""
-        now = time.monotonic()
+        now = _monotonic()
         if now >= dl["backstop"] or dl["base"] is None:
             return False
         cur = _sched_of(dl, pid)
@@ -247,15 +246,15 @@ class Waits:
         raw, progress, exited, killed = None, None, False, False
         _STRAY[0] = 0
         while not exited and not (stay and raw is not None):
-            left = deadline["at"] - time.monotonic()
+            left = deadline["at"] - _monotonic()
             # (a progress line: its input ran out or its soft timer stopped it; believed only to stop it sooner)
             if (left <= 0 and (progress is not None or not self.later(deadline, pid))) or len(buf) > MAX_RESULT:
                 killed = True
                 break
-            left = max(deadline["at"] - time.monotonic(), 0.001)
+            left = max(deadline["at"] - _monotonic(), 0.001)
             wait = left if pidfd is not None else min(left, 0.005)
             if self.out:        # lines held for the grader (say): sent once this request takes a while
-                wait = min(wait, max(self.out_since + FLUSH_AFTER - time.monotonic(), 0.0))
+                wait = min(wait, max(self.out_since + FLUSH_AFTER - _monotonic(), 0.0))
             events = poller.poll(1000 * wait)
             if self.out and not events:
                 self.flush()

@@ -11,6 +11,7 @@ import math  # noqa: F401
 import os
 import re  # noqa: F401
 import string  # noqa: F401
+import time
 import typing  # noqa: F401
 
 HARNESS_FILE = "<sandbox-harness>"
@@ -32,6 +33,8 @@ PROGRESS_PREFIX = b'{"t":"progress"'
 # Captured before any student code runs (students may patch the modules).
 _real_exit = os._exit
 _real_urandom = os.urandom   # the harness's own entropy (nonces, names): the request's patch never reaches it
+# The harness's own clocks (its limits, timers, flushes): student code reads clock.py's instead.
+_monotonic, _real_sleep = time.monotonic, time.sleep
 _dumps = json.JSONEncoder(ensure_ascii=True, separators=(",", ":")).encode
 
 

@@ -11,11 +11,10 @@ import os
 import select
 import signal
 import sys
-import time
 import traceback
 
 from .audit import _AUDIT_ON
-from .base import _dumps, _loads_line, _real_exit
+from .base import _dumps, _loads_line, _monotonic, _real_exit
 from .clean import CleanState
 from .errors import compile_source
 from .isolation import (
@@ -423,10 +422,10 @@ COMPILE_WAIT = 10.0           # seconds a student root waits for its first life'
 def _read_compiled(fd):
     """The bytes the first life writes on FD until it closes it (never unmarshalled here), or
     b"" (too big, too late, or it died first: each later life then compiles the source itself)."""
-    parts, size, deadline = [], 0, time.monotonic() + COMPILE_WAIT
+    parts, size, deadline = [], 0, _monotonic() + COMPILE_WAIT
     try:
         while size <= MAX_COMPILED:
-            left = deadline - time.monotonic()
+            left = deadline - _monotonic()
             if left <= 0 or not select.select([fd], [], [], left)[0]:
                 return b""
             chunk = os.read(fd, 1 << 16)

@@ -1,6 +1,7 @@
 """The patches installed before student code runs: stdio, input(), exit(), os._exit, the random
 module (randint answers from the scripted dice), and the timer and CPU-limit signal handlers."""
 
+import _random
 import builtins
 import functools
 import io
@@ -9,12 +10,13 @@ import os
 import posix
 import random
 import signal
+import stat
 import sys
-import time
 import types
 from time import process_time as _process_time  # (bound before any student code runs)
 
-from .base import _CpuLimit, _real_exit, _real_urandom, _Timeout, _type_name
+from .base import _CpuLimit, _monotonic, _real_exit, _real_urandom, _Timeout, _type_name
+from .clock import CLOCK_PATCHES
 from .draws import _ORIG_RANDOM, _BaseRandom
 from .endless import _OURS, LOOK_EVERY, early_wait, look, student_frame, until_look
 from .lines import write_line
@@ -144,7 +146,7 @@ def _randint(a, b):
 def _wrap_random(name, original):
     sets = name in ("seed", "setstate")     # the student's own seed or state: kept
 
-    @functools.wraps(original)
+    @functools.wraps(original, updated=())
     def wrapper(*args, **kwargs):
         run = _RUN
         if run is not None:
@@ -159,14 +161,16 @@ def _wrap_random(name, original):
             else:                           # pid's: a lottery): the request's own (reported above)
                 run.drawn = run.phase
         return original(*args, **kwargs)
+    del wrapper.__wrapped__         # (the generator's own C method, a way around every draw's seeding)
     return wrapper
 
 
-# The standard library's modules whose job is randomness: a draw made through them is the caller's.
-# A draw that another module makes for itself (tempfile's names) is seeded but not reported: the
-# program did not break the RNG contract by making a temporary file.
+# The standard library's modules whose job is randomness (and pathlib, whose Path.open is an open()
+# of the caller's): a draw made through them is the caller's.  A draw that another module makes for
+# itself (tempfile's names) is seeded but not reported: the program did not break the RNG contract
+# by making a temporary file.
 _RANDOMNESS = frozenset(os.path.join(os.path.dirname(random.__file__), name)
-                        for name in ("random.py", "secrets.py", "uuid.py"))
+                        for name in ("random.py", "secrets.py", "uuid.py", "pathlib.py"))
 
 
 def _students_draw(run):
@@ -235,6 +239,155 @@ def _urandom_as(name):
 
 
 _OS_URANDOM, _SYSTEM_URANDOM = _urandom_as("os.urandom"), _urandom_as("SystemRandom")
+_GETRANDOM_BYTES = _urandom_as("os.getrandom")
+
+
+def _getrandom(size, flags=0):
+    """os.getrandom for student code: the request's bytes, as os.urandom (FLAGS: nothing blocks)."""
+    operator.index(flags)
+    return _GETRANDOM_BYTES(size)
+
+
+_getrandom.__name__ = _getrandom.__qualname__ = "getrandom"
+
+
+class _ModuleRandom(_BaseRandom):
+    """The class random's own generator (random._inst) is given (prepare_random): every draw
+    reaches random() or getrandbits(), so one made through its methods directly, not random's
+    wrapped functions (random._inst.choice, its bound methods taken before the patches), is seeded
+    from the request like the rest (Run.fix_draws) and, from the student's file, reported."""
+
+    def random(self):
+        run = _RUN
+        if run is not None:
+            run.fix_draws()
+            if run.phase == "call" and _bypassed(run):
+                run.note("random._inst")
+        return super().random()
+
+    def getrandbits(self, k):
+        run = _RUN
+        if run is not None:
+            run.fix_draws()
+            if run.phase == "call" and _bypassed(run):
+                run.note("random._inst")
+        return super().getrandbits(k)
+
+
+_ModuleRandom.__name__ = _ModuleRandom.__qualname__ = "Random"
+_ModuleRandom.__module__ = "random"
+
+
+def _bypassed(run):
+    """Whether a draw on random's own generator comes from the student's file without passing
+    through the harness (whose wrappers report it, and whose dice are no draw of the student's)."""
+    frame = sys._getframe(2)
+    while frame is not None:
+        name = frame.f_code.co_filename
+        if name == _HARNESS:
+            return False
+        if name not in _RANDOMNESS:
+            return name == run.filename
+        frame = frame.f_back
+    return False
+
+
+_HARNESS = _bypassed.__code__.co_filename
+
+
+class _OwnCRandom(_random.Random):
+    """_random.Random (the C generator random.Random is built on) as student code finds it in the
+    _random module: one made without a seed is seeded from the request (as random.Random() is),
+    and reported; its C __init__ would seed from the kernel's entropy."""
+
+    def __init__(self, *args):
+        run = _RUN
+        if run is not None:
+            _report(run, "Random")
+            if not args or args[0] is None:
+                args = (int.from_bytes(run.own_seed().encode(), "big"),)
+        super().seed(*args)
+
+    def random(self):
+        run = _RUN
+        if run is not None:
+            _report(run, "Random")
+        return super().random()
+
+    def getrandbits(self, k):
+        run = _RUN
+        if run is not None:
+            _report(run, "Random")
+        return super().getrandbits(k)
+
+
+_OwnCRandom.__name__ = _OwnCRandom.__qualname__ = "Random"
+_OwnCRandom.__module__ = "_random"
+
+_real_open = io.open
+# The kernel's entropy devices (/dev/urandom, /dev/random: char 1,9 and 1,8), by device number:
+# a symlink or another path to them is the same device.
+_ENTROPY = {os.makedev(1, 9): "/dev/urandom", os.makedev(1, 8): "/dev/random"}
+
+
+def _entropy_device(file):
+    """The entropy device FILE (a path) opens, or None (the stat only for student code's opens)."""
+    if not isinstance(file, (str, bytes, os.PathLike)):
+        return None
+    try:
+        st = os.stat(file)
+    except (OSError, TypeError, ValueError):
+        return None
+    return _ENTROPY.get(st.st_rdev) if stat.S_ISCHR(st.st_mode) else None
+
+
+class _EntropyFile(io.RawIOBase):
+    """An entropy device opened by student code: the request's bytes (Run.stream), as os.urandom."""
+
+    def __init__(self, name, run):
+        self.name = name
+        self._run = run
+
+    def readable(self):
+        return True
+
+    def readinto(self, buffer):
+        view = memoryview(buffer).cast("B")
+        data = self._run.stream().randbytes(len(view))
+        view[:] = data
+        return len(data)
+
+
+def _open(file, mode="r", buffering=-1, encoding=None, errors=None, newline=None, closefd=True, opener=None):
+    """open() for student code: an entropy device opened to read gives the request's bytes (the
+    same in every run: os.urandom's stream); everything else is the real open."""
+    run = _RUN
+    if (run is not None and run.in_student and type(mode) is str and not any(c in mode for c in "wax+")
+            and opener is None):
+        device = _entropy_device(file)
+        if device is not None:
+            _report(run, f"open({device!r})")
+            raw = _EntropyFile(file, run)
+            if "b" in mode:
+                return raw if buffering == 0 else io.BufferedReader(raw)
+            return io.TextIOWrapper(io.BufferedReader(raw), encoding or "utf-8", errors, newline)
+    return _real_open(file, mode, buffering, encoding, errors, newline, closefd, opener)
+
+
+_open.__name__ = _open.__qualname__ = "open"
+_real_os_open = os.open
+
+
+def _student_os_open(path, flags, mode=0o777, *, dir_fd=None):
+    """os.open for student code: an entropy device is refused (an fd of its own bytes cannot be
+    made here): the same error in every run, never the kernel's bytes."""
+    run = _RUN
+    if run is not None and run.in_student and dir_fd is None and _entropy_device(path) is not None:
+        raise PermissionError(13, "Permission denied (the grader gives no kernel entropy: use os.urandom)", path)
+    return _real_os_open(path, flags, mode, dir_fd=dir_fd)
+
+
+_student_os_open.__name__ = _student_os_open.__qualname__ = "open"
 
 
 def prepare_random():
@@ -246,6 +399,8 @@ def prepare_random():
             continue
         _ORIG_RANDOM[name] = f
         _WRAPPERS[name] = _randint if name == "randint" else _wrap_random(name, f)
+    if type(random._inst) is _BaseRandom:
+        random._inst.__class__ = _ModuleRandom     # (its bound methods above keep their functions)
 
 
 _STDOUT, _STDERR, _STDIN = _Out("<stdout>"), _Out("<stderr>"), _In()
@@ -257,7 +412,10 @@ _PATCHES = ((sys, "stdout", _STDOUT), (sys, "__stdout__", _STDOUT), (sys, "stder
             (os, "_exit", _os_exit), (posix, "_exit", _os_exit),
             # draws that are not random's module functions (Run.stream, Run.own_seed)
             (os, "urandom", _OS_URANDOM), (posix, "urandom", _OS_URANDOM),
-            (random, "_urandom", _SYSTEM_URANDOM), (random, "Random", _OwnRandom))
+            (os, "getrandom", _getrandom), (posix, "getrandom", _getrandom),
+            (random, "_urandom", _SYSTEM_URANDOM), (random, "Random", _OwnRandom), (_random, "Random", _OwnCRandom),
+            (builtins, "open", _open), (io, "open", _open), (os, "open", _student_os_open), (posix, "open", _student_os_open)
+            ) + CLOCK_PATCHES          # the request's clock (clock.py)
 _PATCHED = tuple(dict.fromkeys(owner for owner, _, _ in _PATCHES)) + (random,)   # the modules it writes to
 
 
@@ -298,7 +456,7 @@ def _on_alarm(signum, frame):
     if run is None or not run.in_student:
         return
     if not run.timed_out:
-        now = time.monotonic()
+        now = _monotonic()
         if now < run.deadline:       # an early tick: look for an endless loop (endless.py), go on
             if now < run.look_at:    # the early tick: a look only if the code ran LOOK_CPU on a CPU
                 wait = early_wait(now, _process_time() - run.cpu_in, run.look_at, run.deadline)

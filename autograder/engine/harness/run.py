@@ -22,11 +22,12 @@ from .base import (
     _exit_code,
     _ImportInput,
     _InputExhausted,
+    _monotonic,
     _OutputLimit,
     _sched,
     _Stop,
 )
-from .draws import _ORIG_RANDOM, Draws
+from .draws import _ORIG_RANDOM, Draws, randint
 from .endless import _LOOPED, LOOK_AFTER, LOOK_EARLY
 from .errors import exception_info
 from .lines import write_line
@@ -74,6 +75,8 @@ class Run(Draws):
     streams = None       # phase -> the generator os.urandom and SystemRandom read (stream)
     owns = 0             # random.Random() made without a seed so far (own_seed)
     reseeds = 0          # the program's own random.seed calls reseed replaced
+    clock_phase = None   # the phase the request's clock is at (clock.py), its reads and slept seconds there
+    clock_reads, slept = 0, 0.0
     patch_tags = None    # the request process's guard on the patches' modules (None: install them always)
     guard = None         # a fresh runner's clean.Untouched: our writes to sys.modules and to
     #                      our names are made between its mine() and wrote()
@@ -91,7 +94,7 @@ class Run(Draws):
         # is under its CPU limit and was starved by the machine's load (not sleeping) gets more
         # wall time (extension), up to WALL, the backstop.
         self.timeout = float(req.get("timeout") or self.limits["wall_s"])
-        self.t0, self.cpu0, self.sched0 = time.monotonic(), time.process_time(), _sched(fd=sched)
+        self.t0, self.cpu0, self.sched0 = _monotonic(), time.process_time(), _sched(fd=sched)
         self.cpu_end = self.cpu0
         self.deadline = self.t0 + self.timeout
         self.backstop = self.t0 + max(float(req.get("wall") or self.timeout), self.timeout)
@@ -187,7 +190,7 @@ class Run(Draws):
                 raise _DiceExhausted
         else:
             self.fix_draws()
-            value = _ORIG_RANDOM["randint"](a, b)
+            value = randint(a, b)
         self.event(["roll", value])
         return value
 
@@ -223,7 +226,7 @@ class Run(Draws):
         More time only while the request used less CPU than its limit AND its main thread was on a
         CPU or waiting for one (schedstat) for at least STARVED of the wall time so far: a program
         that sleeps or blocks is stopped at TIMEOUT, as with a plain wall-clock limit."""
-        now = time.monotonic()
+        now = _monotonic()
         used = time.process_time() - self.cpu0
         if used >= self.timeout or self.script.exhausted_at is not None or self.script.dice_failed_at is not None:
             return 0                      # (a run already failed by its input or dice is owed nothing)
@@ -247,7 +250,7 @@ class Run(Draws):
     def guarded(self, fn):
         """Run student code FN under the soft timer; a dict describing how it ended."""
         self.in_student = True
-        now, self.cpu_in = time.monotonic(), _process_time()
+        now, self.cpu_in = _monotonic(), _process_time()
         first = min(self.deadline, self.look_at)          # early ticks look for an endless loop
         if _LOOPED[0]:                                    # (the early one: where loops were proved)
             first = min(first, now + LOOK_EARLY)

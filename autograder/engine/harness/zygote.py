@@ -22,7 +22,16 @@ from .answers import (
     _tail,
 )
 from .audit import install_audit
-from .base import GRACE, _dumps, _loads_line, _real_exit, _real_urandom, enter_own_folder
+from .base import (
+    GRACE,
+    _dumps,
+    _loads_line,
+    _monotonic,
+    _real_exit,
+    _real_sleep,
+    _real_urandom,
+    enter_own_folder,
+)
 from .clean import CleanState
 from .endless import _LOOPED
 from .errors import compile_source
@@ -177,7 +186,7 @@ class Zygote(Waits):
         if msg.get("reset_worker") and not refused:
             self.stop_worker()
             shutil.rmtree(os.path.join(self.workdir, "shared"), ignore_errors=True)
-        ran, budget, started = 0, msg.get("budget"), time.monotonic()
+        ran, budget, started = 0, msg.get("budget"), _monotonic()
         if aside:       # a try is bounded here, not by its requests' limits (their lines are as sent)
             self.aside = started + (budget if isinstance(budget, (int, float)) else 60.0)
         lines = iter(lines)
@@ -186,7 +195,7 @@ class Zygote(Waits):
             req = _request(line)
             if not isinstance(req, dict):
                 break
-            if isinstance(budget, (int, float)) and time.monotonic() - started > budget:
+            if isinstance(budget, (int, float)) and _monotonic() - started > budget:
                 break
             if type(runner_at) is int and ran == runner_at and (req.get("kind") == "script" or req.get("fresh", True)):
                 self.worker_as_runner()
@@ -222,11 +231,11 @@ class Zygote(Waits):
         request process takes longer than that to answer (wait_for), over FLUSH_BYTES, at the
         batch's end.  (Its parts are held as they are and written by one writev: no copy.)"""
         if not self.out:
-            self.out_since = time.monotonic()
+            self.out_since = _monotonic()
         self.out += parts
         for part in parts:
             self.out_size += len(part)
-        if self.out_size > FLUSH_BYTES or time.monotonic() - self.out_since > FLUSH_AFTER:
+        if self.out_size > FLUSH_BYTES or _monotonic() - self.out_since > FLUSH_AFTER:
             self.flush()
 
     def flush(self):
@@ -513,7 +522,7 @@ class Zygote(Waits):
                 return
             for p in _tree(kids):
                 _kill(p)
-            time.sleep(0.0005 * attempt)
+            _real_sleep(0.0005 * attempt)
 
     def children(self):
         """The zygote's children (it has one thread: its own children file is all of them)."""

@@ -1,0 +1,140 @@
+"""The clock student code reads (patches.py installs it): the same in every run of a request.
+
+A program may print how long its game took, stamp a log line, or wait on the clock.  Read from the
+machine, each run prints other digits, so the same submission would get other feedback (and a
+check of what it printed, another verdict).  So inside a request's student code, time.time,
+time.monotonic, time.perf_counter (and their _ns), the calendar functions without a time
+argument (localtime, gmtime, ctime, asctime, strftime) and datetime.datetime's now, utcnow and
+today read a clock of the request's own: a fixed start per phase (the import's, then the call's
+one second later), plus TICK at every read (a loop that waits on the clock ends), plus the seconds
+time.sleep really slept.  The harness's own limits, timers and flushes read the machine's clocks
+(base._monotonic, _real_sleep, bound before any patch); so does code that is not the student's
+(the harness between two of its lines).  The CPU clocks (process_time, thread_time) are left as
+they are: a program spins on them, and what they read is its own work.
+"""
+
+import datetime
+import time
+
+from .base import _real_sleep
+from .run import _RUN
+
+EPOCH = 1_767_225_600.0     # time.time() at the start of a request's import: 2026-01-01 00:00 UTC
+START = 1_000.0             # time.monotonic() and time.perf_counter() there
+CALL_AFTER = 1.0            # the call phase's clock starts this many seconds after the import's
+TICK = 1e-6                 # every read advances the clock by this much
+
+_real_time, _real_time_ns = time.time, time.time_ns
+_real_localtime, _real_gmtime, _real_ctime = time.localtime, time.gmtime, time.ctime
+_real_asctime, _real_strftime = time.asctime, time.strftime
+_REAL_CLOCKS = {"monotonic": time.monotonic, "monotonic_ns": time.monotonic_ns,
+                "perf_counter": time.perf_counter, "perf_counter_ns": time.perf_counter_ns}
+_RealDatetime = datetime.datetime
+
+
+def _students_clock():
+    """The Run whose student code is reading the clock, its clock at the current phase's (a new
+    phase: its own start), or None."""
+    run = _RUN
+    if run is None or not run.in_student:
+        return None
+    if run.clock_phase != run.phase:
+        run.clock_phase, run.clock_reads, run.slept = run.phase, 0, 0.0
+    return run
+
+
+def _clock_read():
+    """Seconds since the start of the current request's import on its clock (advanced by this
+    read), or None outside student code."""
+    run = _students_clock()
+    if run is None:
+        return None
+    run.clock_reads += 1
+    return (0.0 if run.phase == "import" else CALL_AFTER) + run.clock_reads * TICK + run.slept
+
+
+def _wall():
+    """time.time() as student code reads it (the machine's elsewhere)."""
+    elapsed = _clock_read()
+    return _real_time() if elapsed is None else EPOCH + elapsed
+
+
+def _time_ns():
+    elapsed = _clock_read()
+    return _real_time_ns() if elapsed is None else int((EPOCH + elapsed) * 1e9)
+
+
+def _clock(name):
+    """time.NAME (monotonic or perf_counter, seconds or _ns) as student code reads it."""
+    real = _REAL_CLOCKS[name]
+    ns = name.endswith("_ns")
+
+    def read():
+        elapsed = _clock_read()
+        if elapsed is None:
+            return real()
+        return int((START + elapsed) * 1e9) if ns else START + elapsed
+    read.__name__ = read.__qualname__ = name
+    return read
+
+
+def _sleep(secs):
+    """time.sleep: really sleeps (what a sleep costs is the program's), and the request's clock
+    moves on by as much."""
+    _real_sleep(secs)
+    run = _students_clock()
+    if run is not None:
+        run.slept += float(secs)
+
+
+def _localtime(secs=None):
+    return _real_localtime(_wall() if secs is None else secs)
+
+
+def _gmtime(secs=None):
+    return _real_gmtime(_wall() if secs is None else secs)
+
+
+def _ctime(secs=None):
+    return _real_ctime(_wall() if secs is None else secs)
+
+
+def _asctime(t=None):
+    return _real_asctime(_localtime() if t is None else t)
+
+
+def _strftime(format, t=None):
+    return _real_strftime(format, _localtime() if t is None else t)
+
+
+def _named(name, f):
+    """F, named NAME as time's own function is (a traceback, a repr)."""
+    f.__name__ = f.__qualname__ = name
+    return f
+
+
+class _Datetime(_RealDatetime):
+    """datetime.datetime as student code finds it in the datetime module: now, utcnow and today
+    read the request's clock."""
+
+    @classmethod
+    def now(cls, tz=None):
+        return cls.fromtimestamp(_wall(), tz)
+
+    @classmethod
+    def utcnow(cls):
+        return cls.utcfromtimestamp(_wall())
+
+    @classmethod
+    def today(cls):
+        return cls.fromtimestamp(_wall())
+
+
+_Datetime.__name__ = _Datetime.__qualname__ = "datetime"
+_Datetime.__module__ = "datetime"
+
+# (module, name, the object patches.py binds there)
+CLOCK_PATCHES = tuple((time, name, _named(name, f)) for name, f in (
+    ("time", _wall), ("time_ns", _time_ns), ("sleep", _sleep), ("localtime", _localtime),
+    ("gmtime", _gmtime), ("ctime", _ctime), ("asctime", _asctime), ("strftime", _strftime))) + tuple(
+    (time, name, _clock(name)) for name in _REAL_CLOCKS) + ((datetime, "datetime", _Datetime),)
