@@ -122,12 +122,8 @@ def test_a_page_that_cannot_be_written_in_the_background_fails_the_exports(tmp_p
 
 
 # The fork checks run in a fresh process: draw() forks only when no other thread runs, and a test
-# process may hold threads of earlier tests.
-FORKS = """
-import json, os, sys, threading
-from pathlib import Path
-from autograder.grading import charts
-
+# process may hold threads of earlier tests.  Its forks are counted (the pids in `forks`).
+COUNT_FORKS = """
 forks = []
 real_fork = os.fork
 def counting_fork():
@@ -136,6 +132,12 @@ def counting_fork():
         forks.append(pid)
     return pid
 os.fork = counting_fork
+"""
+FORKS = """
+import json, os, sys, threading
+from pathlib import Path
+from autograder.grading import charts
+""" + COUNT_FORKS + """
 
 wanted = [(charts.histogram, ([5.0, 50.0, 100.0, 100.0],), {}),
           (charts.rate_bars, ([("Stage 1", 0.5), ("Stage 2", 0.1)], "stage-rates", "Checks", 0.2), {}),
@@ -221,15 +223,7 @@ from pathlib import Path
 from autograder.assignment import load_assignment
 from autograder.grading import gradebook
 from autograder.grading.export import write_exports
-
-forks = []
-real_fork = os.fork
-def counting_fork():
-    pid = real_fork()
-    if pid:
-        forks.append(pid)
-    return pid
-os.fork = counting_fork
+""" + COUNT_FORKS + """
 copy = gradebook._checkpoint
 def slow_copy(path):
     time.sleep(0.5)

@@ -13,12 +13,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from helpers.corpus import chained_text, grade_class
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from autograder import toml as tomllib
 from autograder.assignment import load_assignment
-from autograder.authoring.edits import apply_edits
 from autograder.engine.charge import excuse_same_difference
 from autograder.engine.divergence import sole_difference
 from autograder.engine.grammar import Line
@@ -30,10 +30,7 @@ COURSES = sorted({p["assignment"] for p in PROGRAMS})
 
 
 def _text(program: dict) -> str:
-    base = program["base"]
-    text = (CORPUS / base).read_text(encoding="utf-8") if base.endswith(".py") else \
-        _text(next(p for p in PROGRAMS if p["name"] == base))
-    return apply_edits(text, program["edits"], base)
+    return chained_text(CORPUS, PROGRAMS, program)
 
 
 def _id(program: dict) -> str:
@@ -42,22 +39,11 @@ def _id(program: dict) -> str:
 
 @pytest.fixture(scope="module")
 def rows(tmp_path_factory) -> dict:
-    from autograder.grading.grade_all import grade_all
-    from autograder.grading.gradebook import Gradebook
-
     found = {}
     for course in COURSES:
-        tmp = tmp_path_factory.mktemp(f"chargeonce19-{course}")
         stem = Path(load_assignment(course).student_file).stem
-        programs = [p for p in PROGRAMS if p["assignment"] == course]
-        for program in programs:
-            folder = tmp / "class" / _id(program)
-            folder.mkdir(parents=True)
-            (folder / f"{stem}.py").write_text(_text(program), encoding="utf-8")
-        summary = grade_all(tmp / "class", tmp / "out", assignment=course, jobs=2, progress=False, exports=False)
-        assert summary.graded == len(programs) and not summary.crashed, summary
-        with Gradebook(tmp / "out" / "gradebook.sqlite") as book:
-            found.update({row.submission_id: row for row in book.rows(course)})
+        found.update(grade_class(tmp_path_factory.mktemp(f"chargeonce19-{course}"), course, {
+            _id(p): (f"{stem}.py", _text(p)) for p in PROGRAMS if p["assignment"] == course}))
     return found
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from helpers.corpus import grade_class
 
 from autograder import toml as tomllib  # the one TOML shim
 from autograder.assignment import load_assignment
@@ -49,23 +50,12 @@ def _course(program: dict) -> str:
 @pytest.fixture(scope="module")
 def rows(tmp_path_factory) -> dict[str, object]:
     """submission id -> gradebook Row, the corpus of each course graded in one grade-all."""
-    from autograder.grading.grade_all import grade_all
-    from autograder.grading.gradebook import Gradebook
-
     found = {}
     for course in COURSES:
-        programs = [p for p in PROGRAMS if _course(p) == course]
-        tmp = tmp_path_factory.mktemp(f"honest4-{course}")
-        student_file = Path(load_assignment(course).student_file)
-        for program in programs:
-            folder = tmp / "class" / _id(program)
-            folder.mkdir(parents=True)
-            suffix = Path(program["file"]).suffix if "file" in program else ".py"
-            (folder / (student_file.stem + suffix)).write_bytes(_text(program))
-        summary = grade_all(tmp / "class", tmp / "out", assignment=course, jobs=2, progress=False, exports=False)
-        assert summary.graded == len(programs) and not summary.crashed, summary
-        with Gradebook(tmp / "out" / "gradebook.sqlite") as book:
-            found.update({row.submission_id: row for row in book.rows(course)})
+        stem = Path(load_assignment(course).student_file).stem
+        found.update(grade_class(tmp_path_factory.mktemp(f"honest4-{course}"), course, {
+            _id(p): (stem + (Path(p["file"]).suffix if "file" in p else ".py"), _text(p))
+            for p in PROGRAMS if _course(p) == course}))
     return found
 
 

@@ -14,6 +14,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from helpers.corpus import grade_class
 
 from autograder import toml as tomllib  # the one TOML shim
 from autograder.assignment import load_assignment
@@ -97,24 +98,13 @@ def _answered_notebook(program: dict) -> str:
 @pytest.fixture(scope="module")
 def rows(tmp_path_factory) -> dict[str, object]:
     """submission id -> gradebook Row, the corpus of each course graded in one grade-all."""
-    from autograder.grading.grade_all import grade_all
-    from autograder.grading.gradebook import Gradebook
-
     found = {}
     for course, stage in sorted({(_course(p), _graded_stage(p)) for p in PROGRAMS}):
-        programs = [p for p in PROGRAMS if _course(p) == course and _graded_stage(p) == stage]
-        tmp = tmp_path_factory.mktemp(f"honest5-{course}-{stage}")
-        student_file = Path(load_assignment(course).student_file)
-        for program in programs:
-            folder = tmp / "class" / _id(program)
-            folder.mkdir(parents=True)
-            suffix = ".ipynb" if "notebook" in program else Path(program["file"]).suffix if "file" in program else ".py"
-            (folder / (student_file.stem + suffix)).write_bytes(_text(program))
-        summary = grade_all(tmp / "class", tmp / "out", assignment=course, stage=stage, jobs=2, progress=False,
-                            exports=False)
-        assert summary.graded == len(programs) and not summary.crashed, summary
-        with Gradebook(tmp / "out" / "gradebook.sqlite") as book:
-            found.update({row.submission_id: row for row in book.rows(course)})
+        stem = Path(load_assignment(course).student_file).stem
+        found.update(grade_class(tmp_path_factory.mktemp(f"honest5-{course}-{stage}"), course, {
+            _id(p): (stem + (".ipynb" if "notebook" in p else Path(p["file"]).suffix if "file" in p else ".py"),
+                     _text(p))
+            for p in PROGRAMS if _course(p) == course and _graded_stage(p) == stage}, stage=stage))
     return found
 
 

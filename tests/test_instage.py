@@ -13,6 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from helpers.corpus import grade_class
 
 from autograder import toml as tomllib
 from autograder.assignment import load_assignment
@@ -40,22 +41,11 @@ def _text(program: dict) -> str:
 @pytest.fixture(scope="module")
 def rows(tmp_path_factory) -> dict[str, object]:
     """program name -> gradebook Row, the programs of each course graded in one grade-all."""
-    from autograder.grading.grade_all import grade_all
-    from autograder.grading.gradebook import Gradebook
-
     found = {}
     for course in COURSES:
-        programs = [p for p in PROGRAMS if _course(p) == course]
-        tmp = tmp_path_factory.mktemp(f"instage-{course}")
         student_file = Path(load_assignment(course).student_file).name
-        for program in programs:
-            folder = tmp / "class" / program["name"]
-            folder.mkdir(parents=True)
-            (folder / student_file).write_text(_text(program), encoding="utf-8")
-        summary = grade_all(tmp / "class", tmp / "out", assignment=course, jobs=2, progress=False, exports=False)
-        assert summary.graded == len(programs) and not summary.crashed, summary
-        with Gradebook(tmp / "out" / "gradebook.sqlite") as book:
-            found.update({row.submission_id: row for row in book.rows(course)})
+        found.update(grade_class(tmp_path_factory.mktemp(f"instage-{course}"), course, {
+            p["name"]: (student_file, _text(p)) for p in PROGRAMS if _course(p) == course}))
     return found
 
 

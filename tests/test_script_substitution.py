@@ -15,10 +15,10 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from helpers.corpus import chained_text, grade_class
 
 from autograder import toml as tomllib  # the one TOML shim
 from autograder.assignment import load_assignment
-from autograder.authoring.edits import apply_edits
 from autograder.engine.program import Program
 
 REFERENCE = textwrap.dedent("""
@@ -160,30 +160,16 @@ COURSES = sorted({p["assignment"] for p in PROGRAMS})
 
 
 def _text(program: dict) -> str:
-    base = program["base"]
-    text = (CORPUS / base).read_text(encoding="utf-8") if base.endswith(".py") else \
-        _text(next(p for p in PROGRAMS if p["name"] == base))
-    return apply_edits(text, program["edits"], base)
+    return chained_text(CORPUS, PROGRAMS, program)
 
 
 @pytest.fixture(scope="module")
 def rows(tmp_path_factory) -> dict:
-    from autograder.grading.grade_all import grade_all
-    from autograder.grading.gradebook import Gradebook
-
     found = {}
     for course in COURSES:
-        tmp = tmp_path_factory.mktemp(f"scriptonce-{course}")
         stem = Path(load_assignment(course).student_file).stem
-        programs = [p for p in PROGRAMS if p["assignment"] == course]
-        for program in programs:
-            folder = tmp / "class" / program["name"].replace("/", "-")
-            folder.mkdir(parents=True)
-            (folder / f"{stem}.py").write_text(_text(program), encoding="utf-8")
-        summary = grade_all(tmp / "class", tmp / "out", assignment=course, jobs=2, progress=False, exports=False)
-        assert summary.graded == len(programs) and not summary.crashed, summary
-        with Gradebook(tmp / "out" / "gradebook.sqlite") as book:
-            found.update({row.submission_id: row for row in book.rows(course)})
+        found.update(grade_class(tmp_path_factory.mktemp(f"scriptonce-{course}"), course, {
+            p["name"].replace("/", "-"): (f"{stem}.py", _text(p)) for p in PROGRAMS if p["assignment"] == course}))
     return found
 
 

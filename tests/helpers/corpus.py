@@ -1,0 +1,40 @@
+"""A corpus of programs written as edits (tests/corpus/<name>/expected.toml), graded one course at a
+time in one `grade-all` batch: what the corpus tests of instage, honest4/5, scriptonce and
+chargeonce19 share."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from autograder.authoring.edits import apply_edits
+
+
+def chained_text(corpus: Path, programs: list[dict], program: dict) -> str:
+    """PROGRAM's source: its `base` (a .py file of CORPUS, or another program of PROGRAMS by name,
+    itself built the same way) with its `edits`."""
+    base = program["base"]
+    text = (corpus / base).read_text(encoding="utf-8") if base.endswith(".py") else \
+        chained_text(corpus, programs, next(p for p in programs if p["name"] == base))
+    return apply_edits(text, program["edits"], base)
+
+
+def grade_class(tmp: Path, course: str, files: dict[str, tuple[str, bytes | str]], **options) -> dict:
+    """FILES (a folder name -> its file's name and content) written as a class folder in TMP and
+    graded by one `grade-all` of COURSE (OPTIONS: grade_all's, e.g. stage); every one graded, none
+    crashed; the gradebook's rows by submission id."""
+    from autograder.grading.grade_all import grade_all
+    from autograder.grading.gradebook import Gradebook
+
+    for name, (file_name, content) in files.items():
+        folder = tmp / "class" / name
+        folder.mkdir(parents=True)
+        path = folder / file_name
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        else:
+            path.write_text(content, encoding="utf-8")
+    summary = grade_all(tmp / "class", tmp / "out", assignment=course, jobs=2, progress=False, exports=False,
+                        **options)
+    assert summary.graded == len(files) and not summary.crashed, summary
+    with Gradebook(tmp / "out" / "gradebook.sqlite") as book:
+        return {row.submission_id: row for row in book.rows(course)}
