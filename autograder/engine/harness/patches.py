@@ -193,6 +193,28 @@ def _report(run, name):
         run.note(name)
 
 
+def _reporting(cls):
+    """CLS (a generator class student code makes its own of) with random() and getrandbits(), the
+    two every draw of the generator reaches, reporting the draw ("Random") before its base's."""
+    def random(self):
+        run = _RUN
+        if run is not None:
+            _report(run, "Random")
+        return super(cls, self).random()     # (a TypeError for another class's object, as before)
+
+    def getrandbits(self, k):
+        run = _RUN
+        if run is not None:
+            _report(run, "Random")
+        return super(cls, self).getrandbits(k)
+
+    for method in (random, getrandbits):
+        method.__qualname__ = f"{cls.__qualname__}.{method.__name__}"
+        setattr(cls, method.__name__, method)
+    return cls
+
+
+@_reporting
 class _OwnRandom(_BaseRandom):
     """random.Random as student code sees it: one made without a seed is seeded from the request
     (the same numbers in every run of it), and its draws are reported (the RNG contract)."""
@@ -204,18 +226,6 @@ class _OwnRandom(_BaseRandom):
             if a is None:
                 a = run.own_seed()
         super().seed(a, version)
-
-    def random(self):
-        run = _RUN
-        if run is not None:
-            _report(run, "Random")
-        return super().random()
-
-    def getrandbits(self, k):
-        run = _RUN
-        if run is not None:
-            _report(run, "Random")
-        return super().getrandbits(k)
 
 
 _OwnRandom.__name__ = _OwnRandom.__qualname__ = "Random"
@@ -295,6 +305,7 @@ def _bypassed(run):
 _HARNESS = _bypassed.__code__.co_filename
 
 
+@_reporting
 class _OwnCRandom(_random.Random):
     """_random.Random (the C generator random.Random is built on) as student code finds it in the
     _random module: one made without a seed is seeded from the request (as random.Random() is),
@@ -307,18 +318,6 @@ class _OwnCRandom(_random.Random):
             if not args or args[0] is None:
                 args = (int.from_bytes(run.own_seed().encode(), "big"),)
         super().seed(*args)
-
-    def random(self):
-        run = _RUN
-        if run is not None:
-            _report(run, "Random")
-        return super().random()
-
-    def getrandbits(self, k):
-        run = _RUN
-        if run is not None:
-            _report(run, "Random")
-        return super().getrandbits(k)
 
 
 _OwnCRandom.__name__ = _OwnCRandom.__qualname__ = "Random"
