@@ -657,3 +657,28 @@ def test_a_cells_statements_are_cut_as_ast_cuts_them():
             assert segment(node) == ast.get_source_segment(source, node)
             nodes += 1
     assert nodes > 1000
+
+
+def test_a_notebook_is_parsed_once_for_the_same_text_and_afresh_when_it_changes(tmp_path, monkeypatch):
+    """`grade` loads its submission four times (kind, stage, course, the grade): a notebook of many
+    cells near the size cap cost ~2.9 s of CPU for that before its parse was kept for its text."""
+    from autograder.engine import submission as loader
+
+    parsed = []
+    real = loader.notebook_source
+    monkeypatch.setattr(loader, "notebook_source", lambda text, entry=None: parsed.append(1) or real(text, entry))
+    path = tmp_path / "yahtzee.ipynb"
+    path.write_text(nb_json("def ones(dice):\n    return 1", metadata={"autograder": {"stage": 1}}))
+    first, again = (load_submission(path, "yahtzee.py") for _ in range(2))
+    assert len(parsed) == 1
+    assert (again.source, again.notes, again.stage) == (first.source, first.notes, 1)
+    again.notes.append("a caller's own note")               # each load gets its own list
+    assert "a caller's own note" not in load_submission(path, "yahtzee.py").notes
+    path.write_text(nb_json("def ones(dice):\n    return 2", metadata={"autograder": {"stage": 2}}))
+    changed = load_submission(path, "yahtzee.py")
+    assert len(parsed) == 2 and "return 2" in changed.source and changed.stage == 2
+    path.write_text(nb_json({"cell_type": "markdown", "metadata": {}, "source": "# hi"}))
+    for _ in range(2):                                      # a refusal is raised every time, the same
+        with pytest.raises(SubmissionError, match="no code cells"):
+            load_submission(path, "yahtzee.py")
+    assert len(parsed) == 3

@@ -50,9 +50,8 @@ def load_submission(path: str | Path, expected_name: str, entry: str | None = No
         path = _pick_file(path, expected_name, entry)
     suffix = path.suffix.lower()
     if suffix == ".ipynb":
-        text = _wellformed_notebook(_read_text(path))
-        source, notes = notebook_source(text, entry)
-        return Submission(path, source, expected_name, "ipynb", notes, notebook_stage(text), notebook_course(text))
+        source, notes, stage, course = _notebook(_read_text(path), entry)
+        return Submission(path, source, expected_name, "ipynb", notes, stage, course)
     if suffix != ".py":
         raise NotASubmission(f"{escape.name(path.name)} is not a Python file (.py) or a notebook (.ipynb)")
     source = _read_text(path)
@@ -60,6 +59,31 @@ def load_submission(path: str | Path, expected_name: str, entry: str | None = No
     if path.name != expected_name:
         notes.append(f"graded {escape.name(path.name)} as {expected_name}")
     return Submission(path, source, expected_name, "py", notes)
+
+
+_LAST_NOTEBOOK: list = []          # [(text, entry), parts or SubmissionError]: the last one read
+
+
+def _notebook(text: str, entry: str | None) -> tuple[str, list[str], int | None, str | None]:
+    """A notebook's source, notes, stage and course, worked out once for the same TEXT and ENTRY.
+
+    One `grade` loads its submission several times (its kind, its metadata's stage and course, the
+    grade itself), and a notebook of many cells near the size cap costs ~0.7 s of CPU to parse; the
+    key is the file's whole text, so a changed file is always parsed afresh."""
+    if _LAST_NOTEBOOK and _LAST_NOTEBOOK[0] == (text, entry):
+        parts = _LAST_NOTEBOOK[1]
+    else:
+        try:
+            wellformed = _wellformed_notebook(text)
+            meta = _kit_metadata(wellformed)
+            parts = (*notebook_source(wellformed, entry), _stage(meta), _course(meta))
+        except SubmissionError as err:
+            parts = err
+        _LAST_NOTEBOOK[:] = [(text, entry), parts]
+    if isinstance(parts, SubmissionError):
+        raise type(parts)(*parts.args)
+    source, notes, stage, course = parts
+    return source, list(notes), stage, course
 
 
 def _wellformed_notebook(text: str) -> str:
@@ -252,20 +276,30 @@ def _main_guard(pieces: list[_Piece], entry: str | None) -> str:
 
 def notebook_stage(text: str) -> int | None:
     """The stage a kit notebook belongs to (its metadata), or None."""
-    try:
-        meta = json.loads(text).get("metadata", {})
-        stage = meta.get("autograder", {}).get("stage")
-    except (ValueError, AttributeError, RecursionError, MemoryError):
-        return None
-    return stage if isinstance(stage, int) and not isinstance(stage, bool) else None
+    return _stage(_kit_metadata(text))
 
 
 def notebook_course(text: str) -> str | None:
     """The assignment a kit notebook belongs to (its metadata), or None."""
+    return _course(_kit_metadata(text))
+
+
+def _kit_metadata(text: str) -> dict:
+    """The notebook's metadata["autograder"] (the kit's own key), or {} when there is none."""
     try:
-        course = json.loads(text).get("metadata", {}).get("autograder", {}).get("assignment")
+        meta = json.loads(text).get("metadata", {}).get("autograder", {})
     except (ValueError, AttributeError, RecursionError, MemoryError):
-        return None
+        return {}
+    return meta if isinstance(meta, dict) else {}
+
+
+def _stage(meta: dict) -> int | None:
+    stage = meta.get("stage")
+    return stage if isinstance(stage, int) and not isinstance(stage, bool) else None
+
+
+def _course(meta: dict) -> str | None:
+    course = meta.get("assignment")
     return course if isinstance(course, str) else None
 
 
