@@ -9,11 +9,20 @@ today read a clock of the request's own: a fixed start per phase (the import's, 
 one second later), plus TICK at every read (a loop that waits on the clock ends), plus the seconds
 time.sleep really slept.  The harness's own limits, timers and flushes read the machine's clocks
 (base._monotonic, _real_sleep, bound before any patch); so does code that is not the student's
-(the harness between two of its lines).  The CPU clocks (process_time, thread_time) are left as
-they are: a program spins on them, and what they read is its own work.
+(the harness between two of its lines).
+
+Pass 20: every other clock student code reads is the request's too, so none differs between runs:
+time.clock_gettime(_ns) (by clock: the wall clock's, the CPU clocks', else the monotonic one's),
+and the CPU clocks (process_time, thread_time and their _ns, resource.getrusage, os.times): the
+request's CPU time is its clock's time less what it slept (a loop spinning on them ends: every read
+ticks); getrusage's other fields (peak memory, page faults, switches) read 0.  The harness's own
+CPU accounting binds the real ones (_process_time, _real_getrusage) before any patch.
 """
 
 import datetime
+import os
+import posix
+import resource
 import time
 
 from .base import _real_sleep
@@ -30,6 +39,14 @@ _real_asctime, _real_strftime = time.asctime, time.strftime
 _REAL_CLOCKS = {"monotonic": time.monotonic, "monotonic_ns": time.monotonic_ns,
                 "perf_counter": time.perf_counter, "perf_counter_ns": time.perf_counter_ns}
 _RealDatetime = datetime.datetime
+_real_clock_gettime, _real_clock_gettime_ns = time.clock_gettime, time.clock_gettime_ns
+_real_getrusage = resource.getrusage
+# clock_gettime's clocks (Linux's ids) that read the wall clock (REALTIME, its COARSE and ALARM, TAI),
+# and the CPU clocks (a thread's or process's own from pthread_getcpuclockid: negative); the rest
+# are monotonic
+_WALL_CLOCKS = frozenset((0, 5, 8, 11))
+_CPU_CLOCKS = frozenset(getattr(time, name) for name in ("CLOCK_PROCESS_CPUTIME_ID", "CLOCK_THREAD_CPUTIME_ID")
+                        if hasattr(time, name))
 
 
 def _students_clock():
@@ -76,6 +93,72 @@ def _clock(name):
         return int((START + elapsed) * 1e9) if ns else START + elapsed
     read.__name__ = read.__qualname__ = name
     return read
+
+
+def _cpu_read():
+    """The CPU seconds student code has used on its request's clock (None outside student code):
+    the clock's time less what it slept."""
+    run = _students_clock()
+    if run is None:
+        return None
+    run.clock_reads += 1
+    return (0.0 if run.phase == "import" else CALL_AFTER) + run.clock_reads * TICK
+
+
+def _cpu_clock(name, real):
+    """time.NAME (process_time or thread_time, seconds or _ns) as student code reads it."""
+    ns = name.endswith("_ns")
+
+    def read():
+        used = _cpu_read()
+        if used is None:
+            return real()
+        return int(used * 1e9) if ns else used
+    read.__name__ = read.__qualname__ = name
+    return read
+
+
+def _clock_gettime_at(clk_id, ns):
+    """clock_gettime(CLK_ID) on the request's clocks (its errors the real one's)."""
+    real = (_real_clock_gettime_ns if ns else _real_clock_gettime)(clk_id)
+    if _students_clock() is None:
+        return real
+    if clk_id in _WALL_CLOCKS:
+        return _time_ns() if ns else _wall()
+    if clk_id in _CPU_CLOCKS or clk_id < 0:
+        used = _cpu_read()
+    else:
+        used = START + _clock_read()
+    return int(used * 1e9) if ns else used
+
+
+def _clock_gettime(clk_id, /):
+    return _clock_gettime_at(clk_id, False)
+
+
+def _clock_gettime_ns(clk_id, /):
+    return _clock_gettime_at(clk_id, True)
+
+
+def _getrusage(who, /):
+    """resource.getrusage for student code: its CPU time on the request's clock (as user time),
+    every other field 0 (the same in every run); WHO's errors the real one's."""
+    real = _real_getrusage(who)
+    used = _cpu_read()
+    if used is None:
+        return real
+    return resource.struct_rusage((used, 0.0) + (0,) * (len(real) - 2))
+
+
+def _times():
+    """os.times for student code: its CPU time as user time, the elapsed clock the monotonic one's."""
+    used = _cpu_read()
+    if used is None:
+        return _real_times()
+    return posix.times_result((used, 0.0, 0.0, 0.0, START + _clock_read()))
+
+
+_real_times = os.times
 
 
 def _sleep(secs):
@@ -137,4 +220,10 @@ _Datetime.__module__ = "datetime"
 CLOCK_PATCHES = tuple((time, name, _named(name, f)) for name, f in (
     ("time", _wall), ("time_ns", _time_ns), ("sleep", _sleep), ("localtime", _localtime),
     ("gmtime", _gmtime), ("ctime", _ctime), ("asctime", _asctime), ("strftime", _strftime))) + tuple(
-    (time, name, _clock(name)) for name in _REAL_CLOCKS) + ((datetime, "datetime", _Datetime),)
+    (time, name, _clock(name)) for name in _REAL_CLOCKS) + ((datetime, "datetime", _Datetime),) + tuple(
+    (time, name, _cpu_clock(name, getattr(time, name)))
+    for name in ("process_time", "process_time_ns", "thread_time", "thread_time_ns")) + (
+    (time, "clock_gettime", _named("clock_gettime", _clock_gettime)),
+    (time, "clock_gettime_ns", _named("clock_gettime_ns", _clock_gettime_ns)),
+    (resource, "getrusage", _named("getrusage", _getrusage)),
+    (os, "times", _named("times", _times)), (posix, "times", _named("times", _times)))
