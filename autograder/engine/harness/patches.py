@@ -266,7 +266,8 @@ _getrandom.__name__ = _getrandom.__qualname__ = "getrandom"
 # gc): its own methods, patched on the class (prepare_random), so that no way to it draws from the
 # kernel or from random's own generator unseeded.  Its seed without a value (and its __init__, which
 # seeds) takes the request's instead of the kernel's entropy; random() and getrandbits() on
-# random._inst seed that generator from the request first, as its wrapped functions do.
+# random._inst seed that generator from the request first, as its wrapped functions do, and on
+# any other generator report the student's draw ("Random", as random.Random's do).
 _CRandom = random.SystemRandom.__mro__[2]
 _C_SEED, _C_RANDOM = _CRandom.seed, _CRandom.random
 _C_GETRANDBITS = _CRandom.getrandbits
@@ -276,6 +277,8 @@ def _c_seed(self, n=None, /):
     run = _RUN
     if run is not None and n is None:
         if self is random._inst:        # random.seed() by another name: the request's next seed
+            if run.phase == "call":     # (reported as random.seed() is)
+                run.event(["seed", []])
             run.reseed()
             return None
         _report(run, "Random")
@@ -293,19 +296,27 @@ def _c_init(self, *args, **kwargs):
 
 def _c_random(self):
     run = _RUN
-    if run is not None and self is random._inst:
-        run.fix_draws()
-        if run.phase == "call" and _bypassed(run):
-            run.note("random._inst")
+    if run is not None:
+        if self is not random._inst:    # the student's own generator of the C class (not one of
+            if run.phase == "call" and _bypassed(run):      # the harness's, nor one it reports)
+                run.note("Random")
+        else:
+            run.fix_draws()
+            if run.phase == "call" and _bypassed(run):
+                run.note("random._inst")
     return _C_RANDOM(self)
 
 
 def _c_getrandbits(self, k, /):
     run = _RUN
-    if run is not None and self is random._inst:
-        run.fix_draws()
-        if run.phase == "call" and _bypassed(run):
-            run.note("random._inst")
+    if run is not None:
+        if self is not random._inst:    # the student's own generator of the C class (not one of
+            if run.phase == "call" and _bypassed(run):      # the harness's, nor one it reports)
+                run.note("Random")
+        else:
+            run.fix_draws()
+            if run.phase == "call" and _bypassed(run):
+                run.note("random._inst")
     return _C_GETRANDBITS(self, k)
 
 

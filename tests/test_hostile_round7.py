@@ -1,0 +1,221 @@
+"""Round seven of the hostile corpus (redteam7, pass 20).
+
+Part A, the same grade every run (what pass 19 left around its patches): inside student code every
+clock (clock_gettime, the CPU clocks, getrusage, os.times) is the request's, the C generator class
+is patched on the class however it is reached (random.Random.__mro__, type(random._inst).__mro__),
+and an entropy device opened by any other opener than the patched open, or C reached through
+ctypes, is refused the same way every run.  The sameagain corpus (tests/test_sameagain.py) grades
+programs whose grade depends on each, three ways; the probes here read the values themselves.
+
+Part B, the readers (tests/corpus/round7/, graded alone, in one batch and through Gradescope by
+tests/helpers/rounds.py): no reader gets a character of Unicode's invisible classes raw, nor a
+tower of combining marks, in any text, Markdown, Gradescope, CSV or HTML page.  Each attack's
+escaped phrase fails on main 06c731a (its characters were raw there).
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+import unicodedata
+
+import pytest
+from helpers.rounds import REPO, Round, module_tests
+
+from autograder.engine import escape, unicode_tables
+from autograder.engine.sandbox import Request, Sandbox
+
+ROUND = Round(REPO / "tests" / "corpus" / "round7", jobs=1)
+globals().update(module_tests(ROUND, "round7", attacks=7))     # results, test_round7_case, ...
+
+INVISIBLE = re.compile(f"[{unicode_tables.INVISIBLE}]")
+TOWER = re.compile(f"[{unicode_tables.MARKS}]{{{escape.MAX_MARKS + 1},}}")
+
+
+# --- Part B: the readers ------------------------------------------------------------------------
+
+def _unreadable(text: str) -> str | None:
+    """The first raw invisible character or combining tower in TEXT (tab and newline are text)."""
+    found = INVISIBLE.search(text) or TOWER.search(text)
+    return None if found is None else repr(found.group()[:8])
+
+
+def test_round7_no_reader_gets_an_invisible_character_or_a_tower(results):
+    """Every text a person (or a machine) reads of every case, every way: the text and Markdown
+    feedback, Gradescope's results, the batch's pages, the class report, the CSV and LMS files."""
+    for way in ("alone", "gradescope"):
+        for name, got in results[way].items():
+            for kind in ("text", "markdown"):
+                bad = _unreadable(got.get(kind, ""))
+                assert bad is None, f"{name} ({way}, {kind}): {bad} reaches the reader"
+    out = results["out"]
+    files = [*sorted((out / "feedback").glob("*.*")), out / "report.html", out / "grades.csv",
+             out / "canvas_grades.csv", out / "moodle_grades.csv"]
+    for path in files:
+        if path.suffix in (".html", ".md", ".txt", ".csv"):
+            bad = _unreadable(path.read_text(encoding="utf-8"))
+            assert bad is None, f"{path.name}: {bad} reaches the reader"
+    page = (out / "feedback" / "arabic_letter_mark.html").read_text(encoding="utf-8")
+    assert "\\u061c0 / 100\\u061c" in page             # what chromium drew as '100 / 0' on main
+
+
+def test_plain_escapes_every_character_of_the_classes():
+    """escape.plain by class: every code point of Unicode's control, format, separator, surrogate
+    and default-ignorable classes (the running Python's database) becomes an ASCII escape; the
+    tables are the database's own (regenerated where the versions agree, a superset where the
+    running one is older); a letter keeps MAX_MARKS combining marks, and says how many more."""
+    for cp in range(sys.maxunicode + 1):
+        if unicode_tables.invisible(cp):
+            shown = escape.plain(chr(cp))
+            assert shown.isascii() and shown.startswith("\\"), hex(cp)
+    if unicodedata.unidata_version == unicode_tables.UNICODE_VERSION:
+        assert unicode_tables.ranges(unicode_tables.invisible) == unicode_tables.INVISIBLE
+        assert unicode_tables.ranges(unicode_tables.mark) == unicode_tables.MARKS
+    else:
+        assert all(TOWER.match(chr(cp) * (escape.MAX_MARKS + 1)) for cp in range(sys.maxunicode + 1)
+                   if unicode_tables.mark(cp) and not unicode_tables.invisible(cp))
+    assert escape.plain("\tkept\n") == "\tkept\n" and escape.plain("é ü ñ 🎲 Ω") == "é ü ñ 🎲 Ω"
+    assert escape.plain("a\U000e0041") == "a\\U000e0041"          # (not "\ue0041": two characters)
+    assert escape.plain("e" + "\u0301" * 4) == "e" + "\u0301" * 4
+    assert escape.plain("e" + "\u0301" * 9 + "x") == "e" + "\u0301" * 4 + "[+5 combining marks]x"
+    assert escape.csv_cell("\u061c=1+1") == "\\u061c=1+1" and escape.name("a\u3164b") == "a\\u3164b"
+
+
+# --- Part A: every clock and generator is the request's ----------------------------------------
+PROBE = r'''
+import _io
+import datetime
+import io
+import os
+import random
+import resource
+import time
+
+
+def today():
+    return datetime.date.today().isoformat()
+
+
+def clock_gettime():
+    return [time.clock_gettime(time.CLOCK_REALTIME), time.clock_gettime_ns(time.CLOCK_MONOTONIC),
+            time.clock_gettime(time.CLOCK_BOOTTIME)]
+
+
+def cpu():
+    return [time.process_time(), time.thread_time(), time.process_time_ns(),
+            time.clock_gettime(time.CLOCK_PROCESS_CPUTIME_ID)]
+
+
+def rusage():
+    return list(resource.getrusage(resource.RUSAGE_SELF))
+
+
+def times():
+    return list(os.times())
+
+
+def spins_on_the_cpu_clock():
+    started, spins = time.process_time(), 0
+    while time.process_time() - started < 0.25:
+        spins += 1
+    return spins
+
+
+def c_class_by_mro():
+    return [random.Random.__mro__[-2]().random(), random.Random.__mro__[1]().random()]
+
+
+def c_class_on_inst():
+    return [type(random._inst).__mro__[-2].random(random._inst) for _ in range(3)]
+
+
+def c_class_seeds_inst():
+    random.Random.__mro__[-2].seed(random._inst)
+    return random._inst.random()
+
+
+def openers():
+    got = []
+    for opener in (lambda: io.FileIO("/dev/urandom"), lambda: _io.FileIO("/dev/random"),
+                   lambda: _io.open("/dev/urandom", "rb"),
+                   lambda: open("/dev/urandom", "rb", opener=lambda path, flags: os.dup(0) and os.open(path, flags))):
+        try:
+            got.append(opener().read(8).hex())
+        except OSError as err:
+            got.append(f"{type(err).__name__} {err.errno}")
+    return got
+
+
+def through_ctypes():
+    import ctypes
+    try:
+        libc = ctypes.CDLL(None)
+        buffer = ctypes.create_string_buffer(8)
+        libc.getrandom(buffer, 8, 0)
+        return buffer.raw.hex()
+    except OSError as err:
+        return f"{type(err).__name__} {err.errno}"
+
+
+def hashed():
+    return [hash("abc"), hash(("x", 1))]
+'''
+# function -> the random draws it reports (Run.note)
+REPORTS = {"today": [], "clock_gettime": [], "cpu": [], "rusage": [], "times": [], "spins_on_the_cpu_clock": [],
+           "c_class_by_mro": ["Random"], "c_class_on_inst": ["random._inst"], "c_class_seeds_inst": ["random._inst"],
+           "openers": [], "through_ctypes": [], "hashed": []}
+
+
+def test_round7_every_clock_generator_and_opener_is_the_same_every_run():
+    """On main 06c731a each of these but today() and hashed() read the machine (two sandboxes
+    disagreed): clock_gettime, the CPU clocks, getrusage and os.times read the real clocks, the C
+    generator class reached through a __mro__ seeded from the kernel (or drew random._inst's at-fork
+    state), and io.FileIO/_io.open/an opener= read /dev/urandom's bytes, ctypes the kernel's."""
+    runs: dict[str, list] = {name: [] for name in REPORTS}
+    for _ in range(2):
+        with Sandbox(PROBE, "yahtzee.py") as box:
+            for fresh in (True, False, True):
+                for name, reports in REPORTS.items():
+                    out = box.run(Request("call", name, fresh=fresh))
+                    assert out.status == "ok", (name, out)
+                    assert sorted({e[1] for e in out.events if e[0] == "random"}) == reports, (name, out.events)
+                    runs[name].append(out.value)
+                    if name == "c_class_seeds_inst":    # random.seed() by another name, reported as it is
+                        assert ["seed", []] in out.events, out.events
+    for name, values in runs.items():
+        assert all(value == values[0] for value in values), (name, values)
+    first = {name: values[0] for name, values in runs.items()}
+    assert first["today"] == "2026-01-01"
+    wall, mono_ns, boot = first["clock_gettime"]
+    assert wall == pytest.approx(1_767_225_601.0, abs=1e-3) and mono_ns // 10**6 == 1_001_000
+    assert boot == pytest.approx(1001.0, abs=1e-3)
+    assert first["cpu"][0] == pytest.approx(1.0, abs=1e-3) and first["cpu"][2] // 10**6 == 1000
+    assert first["rusage"][0] == pytest.approx(1.0, abs=1e-3) and not any(first["rusage"][1:])
+    assert first["times"][0] == pytest.approx(1.0, abs=1e-3) and first["times"][4] == pytest.approx(1001.0, abs=1e-3)
+    assert 240_000 <= first["spins_on_the_cpu_clock"] <= 250_000     # a tick a read: the wait ended
+    assert first["openers"] == ["PermissionError 13"] * 4
+    assert first["through_ctypes"] == "PermissionError 13"
+
+
+def test_round7_the_harness_still_limits_by_the_real_cpu():
+    """The request's CPU clock is the student's only: the harness's own limit and accounting keep
+    the machine's (a spin is stopped at its limit, the reported CPU is what it used)."""
+    src = """
+import time
+
+def spin():
+    while True:
+        time.process_time()
+
+def work():
+    total = 0
+    for i in range(3_000_000):
+        total += i
+    return time.process_time()
+"""
+    with Sandbox(src, "yahtzee.py") as box:
+        stopped = box.run(Request("call", "spin", timeout=0.5))
+        assert stopped.status == "timeout", stopped
+        worked = box.run(Request("call", "work"))
+    assert worked.status == "ok" and worked.value == pytest.approx(1.0, abs=1e-3)
+    assert worked.cpu > 0.02, worked                  # the real CPU, not the request's clock
