@@ -36,10 +36,11 @@ from .unicode_tables import INVISIBLE, MARKS
 # a fake "Score" line), lone surrogates (a file name's undecodable byte, os.fsdecode's \udcXX: no
 # encoder writes one) and the default-ignorables); and a run of combining marks longer than any
 # script writes on one letter.
-# (Python's re tries a class's ranges one by one: the whole classes only on the text's non-ASCII
-# runs, compiled at the first one: ~5 ms a process that never shows any)
+# (Python's re tries a class's ranges one by one: the whole classes only on text that is not ASCII,
+# the combining marks' only on its runs of MAX_MARKS + 1 non-ASCII characters or more; compiled at
+# the first such text: ~5 ms a process that never shows any)
 _ASCII_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f]")
-_NON_ASCII = re.compile("[^\x00-\x7f]+")
+_LONG_NON_ASCII = re.compile("[^\x00-\x7f]{5,}")
 MAX_MARKS = 4
 
 
@@ -64,15 +65,15 @@ def plain(text: Any) -> str:
     """TEXT with every control or invisible character shown as an escape (newline and tab kept),
     and no more than MAX_MARKS combining marks on one character."""
     shown = _ASCII_CONTROL.sub(_visible, str(text))
-    return shown if shown.isascii() else _NON_ASCII.sub(_non_ascii, shown)
+    if shown.isascii():
+        return shown
+    invisible, _ = _classes()
+    shown = invisible.sub(_visible, shown)
+    return _LONG_NON_ASCII.sub(_no_tower, shown) if _LONG_NON_ASCII.search(shown) else shown
 
 
-def _non_ascii(match: re.Match) -> str:
-    invisible, marks = _classes()
-    run = match.group()
-    if len(run) > MAX_MARKS:
-        run = marks.sub(_fewer_marks, run)
-    return invisible.sub(_visible, run)
+def _no_tower(match: re.Match) -> str:
+    return _classes()[1].sub(_fewer_marks, match.group())
 
 
 def name(text: Any, limit: int = 120) -> str:
