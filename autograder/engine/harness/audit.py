@@ -1,9 +1,8 @@
 """What the student's code tried (Python audit events), for the instructor: recorded, and refused
-here in two cases only (pass 20), both ways around the patches that make a request draw the same
+here in one case only (pass 20), a way around the patches that make a request draw the same
 numbers in every run: an entropy device opened to read by any opener but the patched open
-(io.FileIO, _io.open, os.fdopen of its fd, an opener= function), and C reached through ctypes (the kernel's
-getrandom, libc's clock and open: loading a library or one of its functions): refused the same way
-in every run (recorded as tried, as before)."""
+(io.FileIO, _io.open, os.fdopen of its fd, an opener= function), refused the same way in every
+run.  (ctypes is not refused: the corpus's proofs of the kernel's walls call libc through it.)"""
 
 import os
 import stat
@@ -90,8 +89,6 @@ def _audit(event, args):
             run = _RUN
             if run is not None and run.in_student:
                 run.dirty = True
-                if event == "ctypes.dlsym":      # (a function of a library loaded before)
-                    _refuse(run, "C libraries through ctypes", None)
         return
     run = _RUN
     if run is None or not run.in_student:
@@ -105,8 +102,6 @@ def _audit(event, args):
             what = f"{event} (could not describe)"
         if what:
             run.attempts[what] = True
-    if event == "ctypes.dlopen":
-        _refuse(run, "C libraries through ctypes", None)
 
 
 def install_audit():
