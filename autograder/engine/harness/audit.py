@@ -64,6 +64,8 @@ def _opens_entropy(args):
     """Whether an "open" event's file (a path or an fd) is a kernel entropy device, opened to read
     (the patched open never opens one: it gives the request's bytes)."""
     path, mode, flags = (tuple(args) + (None, None))[:3]
+    if isinstance(path, str) and path.startswith(_LIBRARY):
+        return False                            # (an import: the runtime's own files)
     if isinstance(mode, str):
         if "r" not in mode and "+" not in mode:
             return False
