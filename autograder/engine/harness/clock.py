@@ -11,12 +11,11 @@ time.sleep really slept.  The harness's own limits, timers and flushes read the 
 (base._monotonic, _real_sleep, bound before any patch); so does code that is not the student's
 (the harness between two of its lines).
 
-Pass 20: every other clock student code reads is the request's too, so none differs between runs:
-time.clock_gettime(_ns) (by clock: the wall clock's, the CPU clocks', else the monotonic one's),
-and the CPU clocks (process_time, thread_time and their _ns, resource.getrusage, os.times): the
-request's CPU time is its clock's time less what it slept (a loop spinning on them ends: every read
-ticks); getrusage's other fields (peak memory, page faults, switches) read 0.  The harness's own
-CPU accounting binds the real ones (_process_time, _real_getrusage) before any patch.
+Pass 20: time.clock_gettime(_ns) too, by clock (the wall clock's, else the monotonic one's), and
+os.times()'s elapsed field (a clock since boot).  The CPU clocks stay the machine's (process_time,
+thread_time, clock_gettime of a CPU clock, getrusage, os.times' user and system times): a program
+that spins on them for a CPU budget must spend it (the cost corpus's slow programs do), which no
+clock of reads and ticks can promise; what they read is the program's own work.
 """
 
 import datetime
@@ -40,10 +39,10 @@ _REAL_CLOCKS = {"monotonic": time.monotonic, "monotonic_ns": time.monotonic_ns,
                 "perf_counter": time.perf_counter, "perf_counter_ns": time.perf_counter_ns}
 _RealDatetime = datetime.datetime
 _real_clock_gettime, _real_clock_gettime_ns = time.clock_gettime, time.clock_gettime_ns
-_real_getrusage = resource.getrusage
+_real_getrusage = resource.getrusage     # (the harness's own reads: clean.py's peak memory)
 # clock_gettime's clocks (Linux's ids) that read the wall clock (REALTIME, its COARSE and ALARM, TAI),
-# and the CPU clocks (a thread's or process's own from pthread_getcpuclockid: negative); the rest
-# are monotonic
+# and the CPU clocks (a thread's or process's own from pthread_getcpuclockid: negative), left real;
+# the rest are monotonic
 _WALL_CLOCKS = frozenset((0, 5, 8, 11))
 _CPU_CLOCKS = frozenset(getattr(time, name) for name in ("CLOCK_PROCESS_CPUTIME_ID", "CLOCK_THREAD_CPUTIME_ID")
                         if hasattr(time, name))
@@ -95,29 +94,6 @@ def _clock(name):
     return read
 
 
-def _cpu_read():
-    """The CPU seconds student code has used on its request's clock (None outside student code):
-    the clock's time less what it slept."""
-    run = _students_clock()
-    if run is None:
-        return None
-    run.clock_reads += 1
-    return (0.0 if run.phase == "import" else CALL_AFTER) + run.clock_reads * TICK
-
-
-def _cpu_clock(name, real):
-    """time.NAME (process_time or thread_time, seconds or _ns) as student code reads it."""
-    ns = name.endswith("_ns")
-
-    def read():
-        used = _cpu_read()
-        if used is None:
-            return real()
-        return int(used * 1e9) if ns else used
-    read.__name__ = read.__qualname__ = name
-    return read
-
-
 def _clock_gettime_at(clk_id, ns):
     """clock_gettime(CLK_ID) on the request's clocks (its errors the real one's)."""
     real = (_real_clock_gettime_ns if ns else _real_clock_gettime)(clk_id)
@@ -126,10 +102,9 @@ def _clock_gettime_at(clk_id, ns):
     if clk_id in _WALL_CLOCKS:
         return _time_ns() if ns else _wall()
     if clk_id in _CPU_CLOCKS or clk_id < 0:
-        used = _cpu_read()
-    else:
-        used = START + _clock_read()
-    return int(used * 1e9) if ns else used
+        return real                     # (a CPU clock: the program's own work, as process_time)
+    now = START + _clock_read()
+    return int(now * 1e9) if ns else now
 
 
 def _clock_gettime(clk_id, /):
@@ -140,22 +115,11 @@ def _clock_gettime_ns(clk_id, /):
     return _clock_gettime_at(clk_id, True)
 
 
-def _getrusage(who, /):
-    """resource.getrusage for student code: its CPU time on the request's clock (as user time),
-    every other field 0 (the same in every run); WHO's errors the real one's."""
-    real = _real_getrusage(who)
-    used = _cpu_read()
-    if used is None:
-        return real
-    return resource.struct_rusage((used, 0.0) + (0,) * (len(real) - 2))
-
-
 def _times():
-    """os.times for student code: its CPU time as user time, the elapsed clock the monotonic one's."""
-    used = _cpu_read()
-    if used is None:
-        return _real_times()
-    return posix.times_result((used, 0.0, 0.0, 0.0, START + _clock_read()))
+    """os.times for student code: the CPU times its own (real), the elapsed clock the request's."""
+    real = _real_times()
+    elapsed = _clock_read()
+    return real if elapsed is None else posix.times_result(tuple(real)[:4] + (START + elapsed,))
 
 
 _real_times = os.times
@@ -220,10 +184,7 @@ _Datetime.__module__ = "datetime"
 CLOCK_PATCHES = tuple((time, name, _named(name, f)) for name, f in (
     ("time", _wall), ("time_ns", _time_ns), ("sleep", _sleep), ("localtime", _localtime),
     ("gmtime", _gmtime), ("ctime", _ctime), ("asctime", _asctime), ("strftime", _strftime))) + tuple(
-    (time, name, _clock(name)) for name in _REAL_CLOCKS) + ((datetime, "datetime", _Datetime),) + tuple(
-    (time, name, _cpu_clock(name, getattr(time, name)))
-    for name in ("process_time", "process_time_ns", "thread_time", "thread_time_ns")) + (
+    (time, name, _clock(name)) for name in _REAL_CLOCKS) + ((datetime, "datetime", _Datetime),) + (
     (time, "clock_gettime", _named("clock_gettime", _clock_gettime)),
     (time, "clock_gettime_ns", _named("clock_gettime_ns", _clock_gettime_ns)),
-    (resource, "getrusage", _named("getrusage", _getrusage)),
     (os, "times", _named("times", _times)), (posix, "times", _named("times", _times)))
