@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..assignment import Assignment
+from ..engine.escape import plain
 from ..engine.reporters import Check, check_groups, closing_line, problem_titles
 from ..engine.reporters import fmt as _fmt
 from ..engine.results import GradeReport
@@ -72,7 +73,14 @@ def _env():
 
     return jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES)), autoescape=True,
                               undefined=jinja2.StrictUndefined, trim_blocks=False, lstrip_blocks=False,
-                              bytecode_cache=_TemplateCache())
+                              bytecode_cache=_TemplateCache(), finalize=_shown)
+
+
+def _shown(value: Any) -> Any:
+    """Every value a page shows (the Environment's finalize, before autoescape): text as escape.plain
+    shows it to every reader (no bidi control reorders a score, no tag character spells hidden text, no
+    combining tower covers the lines around it); markup the kit made, and numbers, as they are."""
+    return plain(value) if type(value) is str else value      # (Markup is a subclass: kept)
 
 
 def _codecache():
@@ -96,7 +104,8 @@ def _template_key(bucket: Any) -> str:
         "comment_start_string", "comment_end_string", "line_statement_prefix", "line_comment_prefix",
         "trim_blocks", "lstrip_blocks", "newline_sequence", "keep_trailing_newline", "optimized",
         "autoescape", "is_async")]
-    return repr((bucket.key, bucket.checksum, options, sorted(env.extensions), jinja2.__version__, sys.version,
+    finalize = getattr(env.finalize, "__qualname__", None)     # (compiled into the code when set)
+    return repr((bucket.key, bucket.checksum, options, finalize, sorted(env.extensions), jinja2.__version__, sys.version,
                  importlib.util.MAGIC_NUMBER))
 
 

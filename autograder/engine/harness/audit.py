@@ -1,8 +1,14 @@
-"""What the student's code tried (Python audit events), for the instructor: recorded, never refused here."""
+"""What the student's code tried (Python audit events), for the instructor: recorded, and refused
+here in one case only (pass 20), a way around the patches that make a request draw the same
+numbers in every run: an entropy device opened to read by any opener but the patched open
+(io.FileIO, _io.open, os.fdopen of its fd, an opener= function), refused the same way in every
+run.  (ctypes is not refused: the corpus's proofs of the kernel's walls call libc through it.)"""
 
 import os
+import stat
 import sys
 
+from .patches import _ENTROPY, _entropy_device
 from .run import _RUN
 
 MAX_ATTEMPTS = 20
@@ -54,6 +60,31 @@ _DIRTYING = frozenset({"sys.addaudithook", "object.__setattr__", "object.__delat
                        "gc.get_referrers", "gc.get_referents", "sys._current_frames"})
 
 
+def _opens_entropy(args):
+    """Whether an "open" event's file (a path or an fd) is a kernel entropy device, opened to read
+    (the patched open never opens one: it gives the request's bytes)."""
+    path, mode, flags = (tuple(args) + (None, None))[:3]
+    if isinstance(path, str) and path.startswith(_LIBRARY):
+        return False                            # (an import: the runtime's own files)
+    if isinstance(mode, str):
+        if "r" not in mode and "+" not in mode:
+            return False
+    elif isinstance(flags, int) and flags & os.O_ACCMODE == os.O_WRONLY:
+        return False
+    if isinstance(path, int):
+        try:
+            st = os.fstat(path)
+        except OSError:
+            return False
+        return stat.S_ISCHR(st.st_mode) and st.st_rdev in _ENTROPY
+    return _entropy_device(path) is not None
+
+
+def _refuse(run, what, path):
+    run.dirty = True
+    raise PermissionError(13, f"Permission denied (no {what} in the grader: the same grade every run)", path)
+
+
 def _audit(event, args):
     if event not in _AUDITED:
         if event in _DIRTYING or event.startswith("ctypes."):
@@ -62,14 +93,17 @@ def _audit(event, args):
                 run.dirty = True
         return
     run = _RUN
-    if run is None or not run.in_student or len(run.attempts) >= MAX_ATTEMPTS:
+    if run is None or not run.in_student:
         return
-    try:
-        what = _describe(event, args)
-    except Exception:
-        what = f"{event} (could not describe)"
-    if what:
-        run.attempts[what] = True
+    if event == "open" and _opens_entropy(args):
+        _refuse(run, "kernel entropy", args[0] if args and isinstance(args[0], (str, bytes)) else None)
+    if len(run.attempts) < MAX_ATTEMPTS:
+        try:
+            what = _describe(event, args)
+        except Exception:
+            what = f"{event} (could not describe)"
+        if what:
+            run.attempts[what] = True
 
 
 def install_audit():

@@ -20,6 +20,7 @@ import struct
 import sys
 import types
 
+from .clock import _real_getrusage
 from .identities import _VIEWED, _handlers, _same_dict, _same_handlers, _same_rest, container_ids
 from .patches import _PATCHED, install_patches, patches_in_place
 from .versions import _stgdict, version_reader
@@ -496,4 +497,4 @@ def _fd_reader():
 def _peak():
     """The most memory the runner ever had (kB): a request that took much more may leave the heap
     fragmented, and the next one less room under RLIMIT_AS than in a fork of its own."""
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return _real_getrusage(resource.RUSAGE_SELF).ru_maxrss

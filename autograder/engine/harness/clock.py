@@ -9,11 +9,19 @@ today read a clock of the request's own: a fixed start per phase (the import's, 
 one second later), plus TICK at every read (a loop that waits on the clock ends), plus the seconds
 time.sleep really slept.  The harness's own limits, timers and flushes read the machine's clocks
 (base._monotonic, _real_sleep, bound before any patch); so does code that is not the student's
-(the harness between two of its lines).  The CPU clocks (process_time, thread_time) are left as
-they are: a program spins on them, and what they read is its own work.
+(the harness between two of its lines).
+
+Pass 20: time.clock_gettime(_ns) too, by clock (the wall clock's, else the monotonic one's), and
+os.times()'s elapsed field (a clock since boot).  The CPU clocks stay the machine's (process_time,
+thread_time, clock_gettime of a CPU clock, getrusage, os.times' user and system times): a program
+that spins on them for a CPU budget must spend it (the cost corpus's slow programs do), which no
+clock of reads and ticks can promise; what they read is the program's own work.
 """
 
 import datetime
+import os
+import posix
+import resource
 import time
 
 from .base import _real_sleep
@@ -30,6 +38,14 @@ _real_asctime, _real_strftime = time.asctime, time.strftime
 _REAL_CLOCKS = {"monotonic": time.monotonic, "monotonic_ns": time.monotonic_ns,
                 "perf_counter": time.perf_counter, "perf_counter_ns": time.perf_counter_ns}
 _RealDatetime = datetime.datetime
+_real_clock_gettime, _real_clock_gettime_ns = time.clock_gettime, time.clock_gettime_ns
+_real_getrusage = resource.getrusage     # (the harness's own reads: clean.py's peak memory)
+# clock_gettime's clocks (Linux's ids) that read the wall clock (REALTIME, its COARSE and ALARM, TAI),
+# and the CPU clocks (a thread's or process's own from pthread_getcpuclockid: negative), left real;
+# the rest are monotonic
+_WALL_CLOCKS = frozenset((0, 5, 8, 11))
+_CPU_CLOCKS = frozenset(getattr(time, name) for name in ("CLOCK_PROCESS_CPUTIME_ID", "CLOCK_THREAD_CPUTIME_ID")
+                        if hasattr(time, name))
 
 
 def _students_clock():
@@ -76,6 +92,37 @@ def _clock(name):
         return int((START + elapsed) * 1e9) if ns else START + elapsed
     read.__name__ = read.__qualname__ = name
     return read
+
+
+def _clock_gettime_at(clk_id, ns):
+    """clock_gettime(CLK_ID) on the request's clocks (its errors the real one's)."""
+    real = (_real_clock_gettime_ns if ns else _real_clock_gettime)(clk_id)
+    if _students_clock() is None:
+        return real
+    if clk_id in _WALL_CLOCKS:
+        return _time_ns() if ns else _wall()
+    if clk_id in _CPU_CLOCKS or clk_id < 0:
+        return real                     # (a CPU clock: the program's own work, as process_time)
+    now = START + _clock_read()
+    return int(now * 1e9) if ns else now
+
+
+def _clock_gettime(clk_id, /):
+    return _clock_gettime_at(clk_id, False)
+
+
+def _clock_gettime_ns(clk_id, /):
+    return _clock_gettime_at(clk_id, True)
+
+
+def _times():
+    """os.times for student code: the CPU times its own (real), the elapsed clock the request's."""
+    real = _real_times()
+    elapsed = _clock_read()
+    return real if elapsed is None else posix.times_result(tuple(real)[:4] + (START + elapsed,))
+
+
+_real_times = os.times
 
 
 def _sleep(secs):
@@ -137,4 +184,7 @@ _Datetime.__module__ = "datetime"
 CLOCK_PATCHES = tuple((time, name, _named(name, f)) for name, f in (
     ("time", _wall), ("time_ns", _time_ns), ("sleep", _sleep), ("localtime", _localtime),
     ("gmtime", _gmtime), ("ctime", _ctime), ("asctime", _asctime), ("strftime", _strftime))) + tuple(
-    (time, name, _clock(name)) for name in _REAL_CLOCKS) + ((datetime, "datetime", _Datetime),)
+    (time, name, _clock(name)) for name in _REAL_CLOCKS) + ((datetime, "datetime", _Datetime),) + (
+    (time, "clock_gettime", _named("clock_gettime", _clock_gettime)),
+    (time, "clock_gettime_ns", _named("clock_gettime_ns", _clock_gettime_ns)),
+    (os, "times", _named("times", _times)), (posix, "times", _named("times", _times)))

@@ -261,6 +261,70 @@ def _getrandom(size, flags=0):
 _getrandom.__name__ = _getrandom.__qualname__ = "getrandom"
 
 
+# The C generator class itself (_random.Random, what random.Random is built on), however student
+# code reaches it (random.Random.__mro__, type(random._inst).__bases__, object.__subclasses__(), the
+# gc): its own methods, patched on the class (prepare_random), so that no way to it draws from the
+# kernel or from random's own generator unseeded.  Its seed without a value (and its __init__, which
+# seeds) takes the request's instead of the kernel's entropy; random() and getrandbits() on
+# random._inst seed that generator from the request first, as its wrapped functions do, and on
+# any other generator report the student's draw ("Random", as random.Random's do).
+_CRandom = random.SystemRandom.__mro__[2]
+_C_SEED, _C_RANDOM = _CRandom.seed, _CRandom.random
+_C_GETRANDBITS = _CRandom.getrandbits
+
+
+def _c_seed(self, n=None, /):
+    run = _RUN
+    if run is not None and n is None:
+        if self is random._inst:        # random.seed() by another name: the request's next seed
+            if run.phase == "call":     # (reported as random.seed() is)
+                run.event(["seed", []])
+            run.reseed()
+            return None
+        _report(run, "Random")
+        n = int.from_bytes(run.own_seed().encode(), "big")
+    return _C_SEED(self, n)
+
+
+def _c_init(self, *args, **kwargs):
+    if kwargs and type(self) is _CRandom:
+        raise TypeError("Random() takes no keyword arguments")
+    if len(args) > 1:
+        raise TypeError("Random() requires 0 or 1 argument")
+    _c_seed(self, *args)
+
+
+def _c_random(self):
+    run = _RUN
+    if run is not None:
+        if self is not random._inst:    # the student's own generator of the C class (not one of
+            if run.phase == "call" and _bypassed(run):      # the harness's, nor one it reports)
+                run.note("Random")
+        else:
+            run.fix_draws()
+            if run.phase == "call" and _bypassed(run):
+                run.note("random._inst")
+    return _C_RANDOM(self)
+
+
+def _c_getrandbits(self, k, /):
+    run = _RUN
+    if run is not None:
+        if self is not random._inst:    # the student's own generator of the C class (not one of
+            if run.phase == "call" and _bypassed(run):      # the harness's, nor one it reports)
+                run.note("Random")
+        else:
+            run.fix_draws()
+            if run.phase == "call" and _bypassed(run):
+                run.note("random._inst")
+    return _C_GETRANDBITS(self, k)
+
+
+_C_PATCHES = (("seed", _c_seed), ("__init__", _c_init), ("random", _c_random), ("getrandbits", _c_getrandbits))
+for _name, _patch in _C_PATCHES:
+    _patch.__name__, _patch.__qualname__ = _name, f"Random.{_name}"
+
+
 class _ModuleRandom(_BaseRandom):
     """The class random's own generator (random._inst) is given (prepare_random): every draw
     reaches random() or getrandbits(), so one made through its methods directly, not random's
@@ -273,7 +337,7 @@ class _ModuleRandom(_BaseRandom):
             run.fix_draws()
             if run.phase == "call" and _bypassed(run):
                 run.note("random._inst")
-        return super().random()
+        return _C_RANDOM(self)         # (the C class's own: its patch would do all this again)
 
     def getrandbits(self, k):
         run = _RUN
@@ -281,7 +345,7 @@ class _ModuleRandom(_BaseRandom):
             run.fix_draws()
             if run.phase == "call" and _bypassed(run):
                 run.note("random._inst")
-        return super().getrandbits(k)
+        return _C_GETRANDBITS(self, k)
 
 
 _ModuleRandom.__name__ = _ModuleRandom.__qualname__ = "Random"
@@ -400,6 +464,9 @@ def prepare_random():
         _WRAPPERS[name] = _randint if name == "randint" else _wrap_random(name, f)
     if type(random._inst) is _BaseRandom:
         random._inst.__class__ = _ModuleRandom     # (its bound methods above keep their functions)
+    for name, patch in _C_PATCHES:                  # (once: set on the class, every fork has them)
+        if _CRandom.__dict__.get(name) is not patch:
+            setattr(_CRandom, name, patch)
 
 
 _STDOUT, _STDERR, _STDIN = _Out("<stdout>"), _Out("<stderr>"), _In()

@@ -5,7 +5,6 @@ import mmap
 import os
 import signal
 import sys
-import time
 import types
 from time import process_time as _process_time  # (bound before any student code runs)
 
@@ -94,7 +93,7 @@ class Run(Draws):
         # is under its CPU limit and was starved by the machine's load (not sleeping) gets more
         # wall time (extension), up to WALL, the backstop.
         self.timeout = float(req.get("timeout") or self.limits["wall_s"])
-        self.t0, self.cpu0, self.sched0 = _monotonic(), time.process_time(), _sched(fd=sched)
+        self.t0, self.cpu0, self.sched0 = _monotonic(), _process_time(), _sched(fd=sched)
         self.cpu_end = self.cpu0
         self.deadline = self.t0 + self.timeout
         self.backstop = self.t0 + max(float(req.get("wall") or self.timeout), self.timeout)
@@ -227,7 +226,7 @@ class Run(Draws):
         CPU or waiting for one (schedstat) for at least STARVED of the wall time so far: a program
         that sleeps or blocks is stopped at TIMEOUT, as with a plain wall-clock limit."""
         now = _monotonic()
-        used = time.process_time() - self.cpu0
+        used = _process_time() - self.cpu0
         if used >= self.timeout or self.script.exhausted_at is not None or self.script.dice_failed_at is not None:
             return 0                      # (a run already failed by its input or dice is owed nothing)
         if now >= self.backstop:
@@ -313,7 +312,7 @@ class Run(Draws):
                 res = self.run_call(code, shared)
         finally:
             self.ours(_NAMES, "_RUN", None)
-        self.cpu_end = time.process_time()
+        self.cpu_end = _process_time()
         res["cpu"] = round(self.cpu_end - cpu0, 4)
         return res
 
