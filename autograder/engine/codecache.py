@@ -10,9 +10,9 @@ kept the same way (stored): building it imports pyseccomp, which looks for libse
 ldconfig (~16 ms of the first sandbox's start); its key names the rules and the architecture,
 and a filter is kept only when libseccomp knew every rule (so a newer one could add nothing).
 
-A course's scenario tables (its scenarios/*.toml: ~0.4-3 ms each with tomllib, six of Yahtzee's
-parsed by every grading session's suites, in grade-all's fork server's boot) are kept the same
-way, parsed (parsed).
+A course's scenario tables (its scenarios/*.toml: ~0.4-3 ms each with tomllib, half a dozen
+parsed by a grading session's suites, in grade-all's fork server's boot) are kept the same way,
+parsed (parsed).
 
 Only the grader's own code and data are ever cached (the harness, the reference, the tables: never
 a student's).  The
