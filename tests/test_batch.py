@@ -129,7 +129,10 @@ def test_each_worker_runs_on_a_cpu_of_its_own_when_there_is_one_for_each(first):
 def test_each_worker_adopts_the_template_the_parent_booted_for_it(first):
     """As root with a pid namespace, grade-all's parent boots one sandbox template per worker while
     its fork server starts (WorkerPool._boot_templates) and hands each to one worker, whose session
-    forks its sandboxes from it; the parent reaps them all, with their sandboxes' CPU."""
+    forks its sandboxes from it; the parent reaps them all, with their sandboxes' CPU.  Once the
+    submissions are found it asks each for its worker's first students' root template
+    (WorkerPool.prepare_roots), which the worker adopts with it (its setup is theirs: one class
+    folder; test_sandbox_roots.py shows that their roots come from it)."""
     from autograder.engine.isolation import isolation
 
     iso = isolation()
@@ -139,10 +142,13 @@ def test_each_worker_adopts_the_template_the_parent_booted_for_it(first):
     if not (iso["uid_drop"] and iso["pid_namespace"]):
         pytest.skip("the template serves root graders with a pid namespace only")
     assert adopted == [True, True]
+    assert [e["root"] for e in events if e["event"] == "worker-start"] == [True, True]
+    assert [e["count"] for e in events if e["event"] == "roots-asked"] == [2]
     starts = {e["pid"] for e in events if e["event"] == "worker-start"}
     assert len(reaped) == 2 and {e["worker"] for e in reaped} == starts and all(e["children"] > 0 for e in reaped)
     order = [e["event"] for e in events]
-    assert order.index("templates-booted") < order.index("worker-start") < order.index("template-reaped")
+    assert (order.index("templates-booted") < order.index("roots-asked") < order.index("worker-start")
+            < order.index("template-reaped"))
 
 
 def test_workers_are_pinned_only_with_a_worker_for_every_cpu(monkeypatch):

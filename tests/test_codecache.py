@@ -133,3 +133,65 @@ def test_the_seccomp_filter_from_the_cache_is_the_one_libseccomp_builds(cache, m
     entry.chmod(0o666)                               # ... but not once others could write it
     monkeypatch.setattr(seccomp, "_cache", False)
     assert seccomp.filter_bpf() == built
+
+
+TABLE = 'title = "scenarios"\n[[case]]\ndice = [1, 2, 3, 4, 5]\nwant = 15\nwhy = "a small straight"\n'
+
+
+def _toml_entries(cache: Path) -> list[Path]:
+    return sorted(cache.glob("toml-*.marshal"))
+
+
+def test_a_table_is_parsed_once_and_read_back_as_the_same_data(cache):
+    """toml.loads_kept (a course's scenario tables, engine/suite.py): the first process parses and
+    keeps the data; the next ones read the entry (a planted, private entry is believed: it is
+    what is read), each getting a fresh copy; another text is another entry."""
+    from autograder import toml
+
+    first = toml.loads_kept(TABLE)
+    assert first == toml.loads(TABLE)
+    (entry,) = _toml_entries(cache)
+    assert entry.stat().st_mode & 0o777 == 0o600
+    again = toml.loads_kept(TABLE)
+    assert again == first and again is not first and again["case"] is not first["case"]
+    entry.write_bytes(marshal.dumps({"planted": True}))
+    assert toml.loads_kept(TABLE) == {"planted": True}
+    toml.loads_kept(TABLE + "# another text\n")
+    assert len(_toml_entries(cache)) == 2
+
+
+@pytest.mark.parametrize("spoil", ["group_writable", "garbage", "not_a_dict", "symlink"])
+def test_a_table_entry_others_could_write_or_that_does_not_read_is_parsed_afresh(cache, spoil, tmp_path):
+    from autograder import toml
+
+    toml.loads_kept(TABLE)
+    (entry,) = _toml_entries(cache)
+    planted = marshal.dumps({"planted": True})
+    if spoil == "group_writable":
+        entry.write_bytes(planted)
+        entry.chmod(0o620)
+    elif spoil == "garbage":
+        entry.write_bytes(b"\xff not marshal")
+    elif spoil == "not_a_dict":
+        entry.write_bytes(marshal.dumps(["case"]))
+    else:
+        target = tmp_path / "elsewhere.marshal"
+        target.write_bytes(planted)
+        target.chmod(0o600)
+        entry.unlink()
+        entry.symlink_to(target)
+    assert toml.loads_kept(TABLE) == toml.loads(TABLE)
+    assert not entry.is_symlink() and marshal.loads(entry.read_bytes()) == toml.loads(TABLE)
+
+
+def test_a_table_marshal_cannot_hold_is_parsed_every_time_and_errors_keep_nothing(cache):
+    """A TOML date (no marshal type) or a NaN (not equal to itself) is never kept; a text that is
+    not TOML raises as tomllib does, and nothing is kept."""
+    from autograder import toml
+
+    dated = "due = 2026-11-20T23:59:00Z\n"
+    assert toml.loads_kept(dated) == toml.loads(dated)
+    assert toml.loads_kept("x = nan\n")["x"] != toml.loads_kept("x = nan\n")["x"]     # (a NaN: parsed each time)
+    with pytest.raises(toml.TOMLDecodeError):
+        toml.loads_kept("this is = = not toml")
+    assert _toml_entries(cache) == []

@@ -133,3 +133,93 @@ def test_a_root_template_that_died_is_replaced_and_students_still_get_roots(tmp_
         finally:
             first.close()
             fam1.close()
+
+
+def _prebuilt(hidden: list[str]) -> launch.Booted:
+    """A template booted as grade-all's parent boots one for a worker, asked for the root template
+    of HIDDEN before its adopter exists (workers.WorkerPool.prepare_roots)."""
+    booted = launch.Booted()
+    booted.root = roots.ask_root_template(booted.sock, hidden)
+    return booted
+
+
+@needs_root
+def test_a_root_template_asked_by_the_templates_booter_serves_the_adopters_students(tmp_path):
+    """grade-all's parent asks each worker's booted template for its first students' root template
+    (roots.ask_root_template: the template forks it while the fork server boots); the worker adopts
+    both (launch.adopt_template): its students' roots come from that root template, no other is
+    started for their setup, and its booter reaps the template with the root template's CPU."""
+    hidden = [str(tmp_path)]
+    booted = _prebuilt(hidden)
+    key = booted.root[0]
+    with template_scope():
+        assert launch.adopt_template(booted.handoff(), booted.root)    # (its sockets: the same objects here)
+        template = launch._templates[launch._python()]
+        assert list(template.roots) == [key]
+        prebuilt = template.roots[key]
+        assert prebuilt is not None and prebuilt.alive() and _ppid(prebuilt.handle.pid) == template.popen.pid
+        box, family = _student("frank", hidden)
+        try:
+            assert call(box, "notes").value == []
+            assert box.applied["started"] == "student_root"
+            assert list(template.roots) == [key] and template.roots[key] is prebuilt, "a second root template"
+            assert _ppid(family.root.handle.pid) == prebuilt.handle.pid
+            assert not _memory_holds(prebuilt.handle.pid, b"SOURCE-OF-frank")
+        finally:
+            box.close()
+            family.close()
+    assert booted.reap(10.0) is not None and booted.popen.returncode == 0
+
+
+@needs_root
+def test_a_prebuilt_root_template_of_another_setup_is_never_used_and_ends_with_its_template(tmp_path):
+    """A root template asked for other hidden folders than a student's (the batch's first
+    submission lives elsewhere) keeps its key: that student's root comes from a root template
+    of its own setup, started as before; both end with the template's scope."""
+    (tmp_path / "elsewhere").mkdir()
+    booted = _prebuilt([str(tmp_path / "elsewhere")])
+    with template_scope():
+        assert launch.adopt_template(booted.handoff(), booted.root)    # (its sockets: the same objects here)
+        template = launch._templates[launch._python()]
+        prebuilt = template.roots[booted.root[0]]
+        box, family = _student("grace", [str(tmp_path)])
+        try:
+            assert call(box, "notes").value == []
+            assert len(template.roots) == 2
+            own = next(root for key, root in template.roots.items() if key != booted.root[0])
+            assert _ppid(family.root.handle.pid) == own.handle.pid != prebuilt.handle.pid
+        finally:
+            box.close()
+            family.close()
+        pids = (prebuilt.handle.pid, own.handle.pid)
+    assert booted.reap(10.0) is not None
+    assert not any(os.path.exists(f"/proc/{pid}/status") and "zombie" not in open(f"/proc/{pid}/status").read()
+                   for pid in pids), "a root template outlived its template"
+
+
+@needs_root
+def test_a_booted_template_whose_answer_cannot_be_read_is_let_go_whole(tmp_path, monkeypatch):
+    """Should the template not answer the root template's ask when its adopter reads it (stopped
+    here), the adopter lets the template go with it: an answer read later would be taken for that
+    of another ask.  Its session then boots a template of its own, and students are graded."""
+    import signal
+
+    booted = _prebuilt([str(tmp_path)])
+    os.kill(booted.popen.pid, signal.SIGSTOP)
+    monkeypatch.setattr(launch, "START_TIMEOUT", 0.5)
+    try:
+        with template_scope():
+            assert not launch.adopt_template(booted.handoff(), booted.root)
+            assert launch._python() not in launch._templates
+            monkeypatch.setattr(launch, "START_TIMEOUT", 20.0)
+            box, family = _student("heidi", [str(tmp_path)])
+            try:
+                assert call(box, "notes").value == []
+                assert launch._templates[launch._python()].popen.pid != booted.popen.pid
+            finally:
+                box.close()
+                family.close()
+    finally:
+        os.kill(booted.popen.pid, signal.SIGCONT)
+    booted.reap(10.0)
+    assert booted.popen.returncode is not None

@@ -10,7 +10,12 @@ kept the same way (stored): building it imports pyseccomp, which looks for libse
 ldconfig (~16 ms of the first sandbox's start); its key names the rules and the architecture,
 and a filter is kept only when libseccomp knew every rule (so a newer one could add nothing).
 
-Only the grader's own code is ever cached (the harness, the reference: never a student's).  The
+A course's scenario tables (its scenarios/*.toml: ~0.4-3 ms each with tomllib, half a dozen
+parsed by a grading session's suites, in grade-all's fork server's boot) are kept the same way,
+parsed (parsed).
+
+Only the grader's own code and data are ever cached (the harness, the reference, the tables: never
+a student's).  The
 template executes the harness as root before any sandbox drops its privileges, so an entry is
 read only when it is a regular file owned by this process's user and writable by nobody else
 (whoever can write such a file could as well write the package itself); any other file, or one
@@ -64,6 +69,37 @@ def stored(kind: str, key: str, build: Callable[[], tuple[bytes | None, bool]],
     if data is not None and keep and valid(data) and path is not None:
         _write(path, data)
     return data
+
+
+def parsed(kind: str, text: str, parse: Callable[[str], dict]) -> dict:
+    """PARSE(TEXT) (a dict of plain data: a course's own TOML scenario tables), kept marshalled
+    like compiled code under a hash of KIND, TEXT and this interpreter's version (marshal's
+    format), read back only from an entry of ours: a changed text is a new entry.  Kept only when
+    it round-trips as itself (not a TOML date or time, which marshal cannot hold, nor a NaN);
+    errors of PARSE propagate and nothing is kept."""
+    folder = _folder()
+    digest = hashlib.sha256(f"codecache {FORMAT}\0{kind}\0{sys.version}\0".encode())
+    digest.update(text.encode("utf-8", "surrogatepass"))
+    path = folder / f"{kind}-{digest.hexdigest()[:40]}.marshal" if folder is not None else None
+    data = _read(path, _is_dict) if path is not None else None
+    if data is not None:
+        return marshal.loads(data)
+    value = parse(text)
+    if path is not None:
+        try:
+            data = marshal.dumps(value)
+        except ValueError:
+            return value
+        if marshal.loads(data) == value:
+            _write(path, data)
+    return value
+
+
+def _is_dict(data: bytes) -> bool:
+    try:
+        return type(marshal.loads(data)) is dict
+    except (ValueError, EOFError, TypeError):
+        return False
 
 
 def _key(text: str, filename: str) -> str:

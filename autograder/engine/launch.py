@@ -257,6 +257,8 @@ class Booted:
         self.python = _python()
         self.popen, self.sock = _boot(self.python)
         self.worker: int | None = None      # the pid of the process it was handed to (the booter's note)
+        self.root: tuple | None = None      # (key, our end of its socket): the root template asked of
+        #                                     it for its adopter (roots.ask_root_template), if any
         if core is not None:
             try:
                 os.sched_setaffinity(self.popen.pid, {core})
@@ -270,8 +272,11 @@ class Booted:
 
     def let_go(self) -> None:
         """Our end of its socket closed: the adopter's copy is the only one (the template exits at
-        its end of file), or, never handed over, it exits now."""
+        its end of file), or, never handed over, it exits now; so is our end of the root template's
+        socket (the same: the adopter's, or it exits)."""
         self.sock.close()
+        if self.root is not None:
+            self.root[1].close()
 
     def reap(self, timeout: float) -> float | None:
         """Wait up to TIMEOUT s for it to exit (then kill it), and reap it: the CPU time of it and of
@@ -295,20 +300,32 @@ class Booted:
         return None
 
 
-def adopt_template(booted: tuple) -> bool:
+def adopt_template(booted: tuple, root: tuple | None = None) -> bool:
     """Make the template another process booted for this one (Booted.handoff) the template of
     this process's next template_scope (instead of one started then); False (and it is let go)
-    when it is of no use here: another interpreter, one already kept, or it is gone."""
+    when it is of no use here: another interpreter, one already kept, or it is gone.  ROOT: the
+    root template its booter asked of it (Booted.root: roots.adopt_root_template), kept as the
+    template's own for its setup, or let go."""
     python, sock, pid = booted
     try:
         template = _Template((python, sock, pid))
     except OSError:
         sock.close()
+        if root is not None:
+            root[1].close()
         return False
     with _template_lock:
-        if python == _python() and python not in _templates and template.popen.poll() is None:
+        kept = python == _python() and python not in _templates and template.popen.poll() is None
+        if kept:
             _templates[python] = template
-            return True
+    if kept:
+        if root is not None:
+            from .roots import adopt_root_template  # (roots builds on this module)
+
+            adopt_root_template(template, *root)     # (the template dropped if its answer is not read)
+        return _templates.get(python) is template
+    if root is not None:
+        root[1].close()
     sock.close()            # (not waited for: its booter reaps it)
     if template.popen.pidfd >= 0:
         os.close(template.popen.pidfd)
@@ -325,15 +342,29 @@ def _spawn_from(sock, lock: threading.Lock, env: dict[str, str], cwd: str) -> _P
 
 def _ask_fork(sock, lock: threading.Lock, msg: dict, fds: tuple[int, ...]) -> tuple[int, int]:
     """Send MSG and FDS to a fork server (harness/entry.py fork_server); (the child's pid, a pidfd)."""
+    with lock:
+        _send_ask(sock, msg, fds)
+        return _fork_answer(sock)
+
+
+def _send_ask(sock, msg: dict, fds: tuple[int, ...], flags: int = 0) -> None:
+    """MSG and FDS sent to a fork server; its answer is read by _fork_answer, before anything else
+    is asked of it."""
     import socket
 
-    with lock:
-        sock.sendmsg([json.dumps(msg).encode()],
-                      [(socket.SOL_SOCKET, socket.SCM_RIGHTS, b"".join(fd.to_bytes(4, sys.byteorder) for fd in fds))])
-        ready = select.select([sock], [], [], START_TIMEOUT)[0]
-        if not ready:
-            raise OSError("the sandbox template did not answer")
-        data, got, _, _ = socket.recv_fds(sock, 4096, 1)
+    sock.sendmsg([json.dumps(msg).encode()],
+                 [(socket.SOL_SOCKET, socket.SCM_RIGHTS, b"".join(fd.to_bytes(4, sys.byteorder) for fd in fds))],
+                 flags)
+
+
+def _fork_answer(sock) -> tuple[int, int]:
+    """A fork server's answer to the ask sent last (_send_ask): (the child's pid, a pidfd)."""
+    import socket
+
+    ready = select.select([sock], [], [], START_TIMEOUT)[0]
+    if not ready:
+        raise OSError("the sandbox template did not answer")
+    data, got, _, _ = socket.recv_fds(sock, 4096, 1)
     if not data:
         raise OSError("the sandbox template is gone")
     pid = int(json.loads(data)["pid"])

@@ -34,6 +34,7 @@ from .launch import (
 )
 from .outcomes import _internal
 from .protocol import Limits, Outcome, _parse, json_encoder
+from .roots import LIFE_WORKDIR
 
 
 class _State:
@@ -121,7 +122,7 @@ class Starting:
             return _internal(f"no sandbox uid: {e}", 0.0)
         cleanup_dir = None
         if root and iso["namespaces"]:
-            workdir = "/tmp/work"                     # inside the sandbox's private /tmp
+            workdir = LIFE_WORKDIR                    # inside the sandbox's private /tmp
         else:
             workdir = cleanup_dir = tempfile.mkdtemp(prefix="sandbox-")
         cfg = {

@@ -10,9 +10,22 @@ import select
 import subprocess
 import threading
 
-from .launch import START_TIMEOUT, _ask_fork, _env, _Forked, _Proc, _spawn_from, _Template
+from . import seccomp
+from .launch import (
+    START_TIMEOUT,
+    _ask_fork,
+    _drop_template,
+    _env,
+    _fork_answer,
+    _Forked,
+    _Proc,
+    _send_ask,
+    _spawn_from,
+    _Template,
+)
 
 MAX_ROOT_TEMPLATES = 4           # a template's root templates (one per distinct setup; a session has one)
+LIFE_WORKDIR = "/tmp/work"       # a life's own folder, in its private /tmp (where it has namespaces)
 
 
 class StudentRoot:
@@ -69,7 +82,11 @@ def _start_root(sock, lock: threading.Lock, msg: dict) -> tuple:
         raise
     finally:
         theirs.close()
-    handle = _Forked(pid, pidfd)
+    return _root_ready(ours, _Forked(pid, pidfd))
+
+
+def _root_ready(ours, handle: _Forked) -> tuple:
+    """(OURS, HANDLE, pid1) once the root on OURS says it is ready (else OSError, and it is closed)."""
     try:
         if not select.select([ours], [], [], START_TIMEOUT)[0]:
             raise OSError("the root did not answer")
@@ -131,7 +148,8 @@ class Family:
                 self.drop_locked()
             if self.root is None and not self.failed:
                 try:
-                    self.root = StudentRoot(template, dict(setup, hidden=self.hidden), env)
+                    self.root = StudentRoot(template, root_setup(setup["seccomp"], setup["sockets_refused"],
+                                                                 self.hidden), env)
                 except OSError:
                     self.failed = True          # this student's lives fork from the template
             return self.root
@@ -149,10 +167,72 @@ class Family:
         self.drop()
 
 
+def root_setup(seccomp_hex: str, sockets_refused: bool, hidden: list[str]) -> dict:
+    """What a student root is built with (Family.forker), which keys its root template: the filter
+    (hex), whether it refuses every socket, the folders its lives must not see (resolved)."""
+    return {"seccomp": seccomp_hex, "sockets_refused": sockets_refused, "hidden": list(hidden)}
+
+
+def _key(setup: dict, env: dict[str, str]) -> str:
+    return json.dumps([setup, env], sort_keys=True)
+
+
+def ask_root_template(sock, hidden: list[str]) -> tuple[str, object]:
+    """Ask the template on SOCK, booted by this process for another one (launch.Booted), to fork
+    now the root template that a student root of a Family hiding HIDDEN comes from (as
+    life.Starting._start asks it where lives fork from a template: this machine's filter, the life's
+    folder LIFE_WORKDIR), without waiting for its answer (it is still booting, maybe): (the key of
+    that root template, our end of its socket), for the adopter (adopt_root_template), which reads
+    the template's answer before it asks anything else.  It builds the minimal root meanwhile, off
+    the adopter's first student's way.  OSError: not asked."""
+    import socket
+
+    bpf = seccomp.filter_bpf()
+    setup = root_setup((bpf or b"").hex(), seccomp.refuses_sockets(),
+                       [os.path.realpath(p) for p in hidden])       # (as Sandbox.hidden_paths)
+    env = _env(LIFE_WORKDIR)
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    try:
+        _send_ask(sock, {"op": "roots", "env": env, "cwd": "/", "setup": setup}, (theirs.fileno(),),
+                  socket.MSG_DONTWAIT)
+    except BaseException:
+        ours.close()
+        raise
+    finally:
+        theirs.close()
+    return _key(setup, env), ours
+
+
+def adopt_root_template(template: _Template, key: str, ours) -> None:
+    """The root template the booter of TEMPLATE asked of it (ask_root_template: KEY, OURS), made
+    TEMPLATE's own for that setup, as if root_template had started it here, once its answer (read
+    first: nothing was asked of it here yet) and the root template's "ready" are read.  Else it is
+    let go; and TEMPLATE too when its answer could not be read (an answer read later would be
+    taken for another's: the adopter's session boots a template of its own)."""
+    try:
+        with template.lock:
+            pid, pidfd = _fork_answer(template.sock)
+    except (OSError, ValueError, KeyError):
+        ours.close()
+        _drop_template(template)
+        return
+    try:
+        ours, handle, _ = _root_ready(ours, _Forked(pid, pidfd))
+    except OSError:
+        return                              # (closed: its setup's next student starts one here)
+    root = RootTemplate.__new__(RootTemplate)
+    root.owner, root.lock, root.sock, root.handle = os.getpid(), threading.Lock(), ours, handle
+    with template.roots_lock:
+        old = template.roots.get(key)
+        template.roots[key] = root
+    if old is not None:                     # (none: the template was just adopted)
+        old.close()
+
+
 def root_template(template: _Template, setup: dict, env: dict[str, str]) -> RootTemplate | None:
     """TEMPLATE's root template for SETUP and ENV (its student roots' lives' environment, its own
     too: started now if need be), or None: the template forks student roots itself."""
-    key = json.dumps([setup, env], sort_keys=True)
+    key = _key(setup, env)
     with template.roots_lock:
         found = template.roots.get(key)
         if found is not None and not found.alive():

@@ -84,7 +84,7 @@ class Suite:
         (inputs only: expected values come from the reference)."""
         override = Path(os.environ.get(SCENARIOS_ENV) or self.assignment.scenarios_dir) / f"{name}.toml"
         path = override if override.is_file() else self.assignment.scenarios_dir / f"{name}.toml"
-        return tomllib.loads(path.read_text(encoding="utf-8"))
+        return tomllib.loads_kept(path.read_text(encoding="utf-8"))
 
     def cases(self, source: str | Iterable[dict], table: str | None = None, *,
               problem: int | Callable[[dict], int] | None = None,

@@ -19,10 +19,8 @@ from typing import TYPE_CHECKING
 from ..assignment import (
     DEFAULT_ASSIGNMENT,
     PACKAGE_DIR,
-    REPO_ROOT,
     Assignment,
     add_assignment_argument,
-    in_repository,
     load_assignment,
     load_for_grading,
 )
@@ -34,6 +32,7 @@ from ..engine.program import Program, default_limits, reference_program
 from ..engine.results import GradeReport
 from ..engine.sandbox import Limits, template_scope
 from ..engine.submission import SubmissionError, load_submission
+from .hidden import hidden_paths, submission_home
 from .preloading import drop_stale_preload, take_prepared, take_reference_cache
 from .tracing import trace
 
@@ -52,25 +51,6 @@ def _importable(name: str) -> bool:
     import importlib.util
 
     return importlib.util.find_spec(name) is not None
-
-
-def hidden_paths(extra: list[str] | None = None) -> list[str]:
-    """Folders the student's process must not see: the kit itself (tests, solution, suites; when
-    installed, the package: its parent is site-packages, which the sandbox does not need either)."""
-    return [str(REPO_ROOT if in_repository() else PACKAGE_DIR)] + list(extra or [])
-
-
-def submission_home(path: str | Path) -> list[str]:
-    """The folder a submission sits in (a class folder, an LMS download), hidden from its own
-    sandbox too: the student's code arrives through a pipe, so the sandbox never needs it, and
-    classmates' files next to it must not be readable.  Not "/" and not a folder holding Python."""
-    # (as Path(path).resolve().parent, and the folder an ancestor of the prefix or the prefix itself,
-    # by strings: ~0.1 ms of Path objects a submission otherwise)
-    folder = os.path.dirname(os.path.realpath(path))
-    prefix = os.path.realpath(sys.base_prefix)
-    if folder == "/" or folder == prefix or prefix.startswith(folder + "/"):
-        return []
-    return [folder]
 
 
 class SuiteLoadError(GraderFault):

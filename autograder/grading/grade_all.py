@@ -282,6 +282,7 @@ def _grade_all(source: str | Path, out: str | Path, assignment: str, stage: str,
         trace("found", found=len(entries), todo=len(todo), early=bool(sure))
         if any(not e.error for e in todo):
             pool.start()         # (if not yet) its fork server loads pytest and the engine while we set up the exports
+            pool.prepare_roots(next(e.path for e in todo if not e.error))   # (and the workers' templates their roots)
         run_id = book.start_run(spec.name, len(entries), jobs)
         bar = Progress(len(todo), stream=stream, enabled=progress)
         writer = warming = drawer = None

@@ -129,8 +129,16 @@ class _Tasks:
         self.started = False
 
 
+def _root_kept(key: str) -> bool:
+    """Whether the adopted template holds the root template of KEY (for the trace)."""
+    from ..engine.launch import _python, _templates
+
+    template = _templates.get(_python())
+    return template is not None and template.roots.get(key) is not None
+
+
 def _worker_main(conn, assignment: str, stage: str, log_path: str, hidden: list[str] | None = None,
-                 core: int | None = None, template: tuple | None = None) -> None:
+                 core: int | None = None, template: tuple | None = None, root: tuple | None = None) -> None:
     """A worker: grade submissions sent over CONN until told to stop (None) or the parent is gone.
 
     One pytest session (grade_stream) serves every submission this worker gets: the suites are
@@ -139,18 +147,23 @@ def _worker_main(conn, assignment: str, stage: str, log_path: str, hidden: list[
     can load it ahead) and each report goes back the moment it is ready.  Should the session
     itself end early (a grader bug), the submission it was on gets an error row and a new
     session takes the next one (and any it had taken ahead).  TEMPLATE: a sandbox template the
-    parent booted for it (launch.Booted.handoff), its session's template (launch.adopt_template).
+    parent booted for it (launch.Booted.handoff), its session's template (launch.adopt_template);
+    ROOT: the root template the parent asked of it (Booted.root), that template's own.
     """
     if core is not None:
         try:        # (its sandboxes, forked from here, inherit it: see cores_for)
             os.sched_setaffinity(0, {core})
         except OSError:
             core = None
+    rooted = False
     if template is not None:
         from ..engine.launch import adopt_template
 
-        template = adopt_template(template)
-    trace("worker-start", core=core, template=template)
+        template = adopt_template(template, root)
+        rooted = template and root is not None and _root_kept(root[0])
+    elif root is not None:
+        root[1].close()
+    trace("worker-start", core=core, template=template, root=rooted)
     signal.signal(signal.SIGINT, signal.SIG_IGN)               # Ctrl-C is the parent's business
     stopping = {"now": False}
 
