@@ -5,6 +5,10 @@
 2. The tests marked `serial`, alone (`pytest -m serial`): the ones about timing or cost under a
    known load (CPU-ratio cost tests, wall-clock bounds, the timeout and fork-bomb cases) and the
    ones that fill both cores themselves (`grade-all --jobs 2`, a pool of two graders).
+First, when Python writes no bytecode ($PYTHONDONTWRITEBYTECODE), one collection with it allowed
+(`pytest --collect-only`, in this process's child only): pytest keeps each test module's (and each
+plugin's) assert-rewritten code in __pycache__ and reads it back even where it may not write, so the
+steps' three collections (each xdist worker's and step 2's) do not rewrite ~200 modules each.
 Both steps run whatever the first gives; each prints pytest's own report, then this script prints
 the two steps' counts, every failing test of both, and the wall time.
 
@@ -53,11 +57,22 @@ def _step(title: str, args: list[str], junit: Path) -> tuple[int, float]:
     return code, time.monotonic() - started
 
 
+def _warm_rewrites() -> None:
+    """The assert-rewritten test modules written once (see the head); nothing is run."""
+    if not os.environ.get("PYTHONDONTWRITEBYTECODE"):
+        return          # pytest writes them as it goes
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    subprocess.call([sys.executable, "-m", "pytest", "-q", "--collect-only"], cwd=REPO,
+                    env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
 def main(argv: list[str]) -> int:
     jobs = os.environ.get("TEST_JOBS", "2")
     if argv[:1] == ["-n"] and len(argv) > 1:
         jobs, argv = argv[1], argv[2:]
     parallel = ["-n", jobs, "--dist", "loadfile"] if jobs not in ("0", "1") else []
+    started = time.monotonic()
+    _warm_rewrites()
     with tempfile.TemporaryDirectory(prefix="make-test-") as tmp:
         steps = [("step 1 of 2 (both cores)", ["-q", *parallel, "-m", "not serial", *argv], Path(tmp, "1.xml")),
                  ("step 2 of 2 (alone)", ["-q", "-m", "serial", *argv], Path(tmp, "2.xml"))]
@@ -75,7 +90,7 @@ def main(argv: list[str]) -> int:
         failing += failed
     for name in failing:
         print(f"FAILED {name}")
-    total = sum(r[2] for r in results)
+    total = time.monotonic() - started
     print(f"make test: {'FAILED' if worst else 'passed'} in {total:.0f} s ({total / 60:.1f} min)")
     return worst
 
