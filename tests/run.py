@@ -1,7 +1,8 @@
 """`make test`: the kit's suite in two steps, one summary, the worse exit status of the two.
 
 1. Every test not marked `serial`, on both cores: `pytest -n JOBS --dist loadfile` (a file's tests
-   stay in one worker, so its module fixtures run once, not once per worker).
+   stay in one worker, so its module fixtures run once, not once per worker), the costliest files
+   handed out first (conftest.py's COSTLIEST_FIRST, hence --no-loadscope-reorder).
 2. The tests marked `serial`, alone (`pytest -m serial`): the ones about timing or cost under a
    known load (CPU-ratio cost tests, wall-clock bounds, the timeout and fork-bomb cases) and the
    ones that fill both cores themselves (`grade-all --jobs 2`, a pool of two graders).
@@ -70,7 +71,7 @@ def main(argv: list[str]) -> int:
     jobs = os.environ.get("TEST_JOBS", "2")
     if argv[:1] == ["-n"] and len(argv) > 1:
         jobs, argv = argv[1], argv[2:]
-    parallel = ["-n", jobs, "--dist", "loadfile"] if jobs not in ("0", "1") else []
+    parallel = ["-n", jobs, "--dist", "loadfile", "--no-loadscope-reorder"] if jobs not in ("0", "1") else []
     started = time.monotonic()
     _warm_rewrites()
     with tempfile.TemporaryDirectory(prefix="make-test-") as tmp:
