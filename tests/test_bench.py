@@ -14,7 +14,8 @@ import pytest
 
 from autograder.authoring.bench import batch, measure
 
-pytestmark = pytest.mark.slow       # about 30 s (one nbgrader autograde of one notebook)
+# about 30 s (one nbgrader autograde of one notebook); it measures: alone in make test (tests/run.py)
+pytestmark = [pytest.mark.slow, pytest.mark.serial]
 
 ROOT = Path(__file__).resolve().parent.parent
 

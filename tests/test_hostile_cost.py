@@ -33,6 +33,8 @@ from autograder import toml as tomllib  # the one TOML shim
 from autograder.engine import trials
 from autograder.engine.harness import endless
 
+pytestmark = pytest.mark.serial      # CPU cost against the reference's, measured: alone in make test
+
 REPO = Path(__file__).resolve().parent.parent
 COST = REPO / "tests" / "corpus" / "cost"
 EXPECTED = tomllib.loads((COST / "expected.toml").read_text(encoding="utf-8"))

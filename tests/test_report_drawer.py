@@ -66,6 +66,7 @@ def test_the_drawer_imports_at_idle_priority_and_draws_the_charts_drawn_here(tmp
     assert [e["by"] for e in events if e["event"] == "charts"] == ["drawer"]
 
 
+@pytest.mark.serial      # a wall-clock or CPU bound: alone in make test
 def test_a_starved_drawer_is_given_up_at_once_and_the_charts_are_drawn_here(tmp_path, monkeypatch, serial):
     """A drawer that gets no CPU (here: stopped) is given up after a STARVED_WINDOW, not READY_AT_MOST."""
     trace = tmp_path / "trace.jsonl"

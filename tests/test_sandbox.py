@@ -86,6 +86,7 @@ def test_values_are_normalised_without_running_student_code(make):
                          [1, {"__type__": "list", "cycle": True}], True, None, 1.5]
 
 
+@pytest.mark.serial      # a wall-clock or CPU bound: alone in make test
 def test_hanging_repr_and_always_equal_object_cannot_hang_the_grader(make):
     box = make("""
         class Evil:
@@ -242,6 +243,7 @@ def test_input_during_import_stops_the_import_but_keeps_earlier_functions(make):
     assert call(box, "later").status == "no_function"
 
 
+@pytest.mark.serial      # a wall-clock or CPU bound: alone in make test
 def test_input_loop_that_swallows_everything_is_input_exhausted_and_stopped(make):
     box = make("""
         def game():
@@ -444,6 +446,7 @@ def test_exception_at_import_is_import_error(make):
 
 
 # -- limits -------------------------------------------------------------------------------
+@pytest.mark.serial      # a wall-clock or CPU bound: alone in make test
 def test_infinite_loop_times_out_and_the_sandbox_recovers(make):
     box = make("""
         import signal
@@ -483,6 +486,7 @@ def test_infinite_loop_times_out_and_the_sandbox_recovers(make):
     assert call(box, "ok", fresh=False).value == "fine"
 
 
+@pytest.mark.serial      # a wall-clock or CPU bound: alone in make test
 def test_the_limit_is_cpu_time_a_starved_request_runs_on_a_sleeping_one_does_not(make):
     """A request held back by the machine's load (here: spinning children of its own, run
     alongside it) is under its CPU limit and runs on; one that sleeps stops at the limit."""
@@ -574,6 +578,7 @@ def test_memory_bomb_is_memory(make):
     assert call(box, "hog", fresh=False).status == "memory"
 
 
+@pytest.mark.serial      # a wall-clock or CPU bound: alone in make test
 def test_print_flood_is_output_limit_and_raw_flood_cannot_block(make):
     box = make("""
         import os

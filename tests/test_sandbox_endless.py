@@ -17,6 +17,7 @@ from autograder.engine.program import Program
 from autograder.engine.sandbox import Limits, Request, Sandbox
 
 LIMITS = Limits(wall_s=4.0)
+pytestmark = pytest.mark.serial      # how soon an endless loop is stopped, in CPU seconds: alone in make test
 
 SOURCE = '''
 import collections, functools, mmap, os, signal, threading, time, types

@@ -212,6 +212,7 @@ def _reaped_cpu(pid: int) -> float:
     return (int(fields[13]) + int(fields[14])) / os.sysconf("SC_CLK_TCK")
 
 
+@pytest.mark.serial      # a wall-clock or CPU bound: alone in make test
 @needs_root
 def test_a_stopped_lifes_request_processes_keep_their_cpu_in_the_accounts(make):
     """A life's clean stop (Zygote.serve) reaps its request processes itself: the CPU time

@@ -13,6 +13,8 @@ from autograder.engine.program import Program
 from autograder.engine.sandbox import Limits
 from autograder.engine.trials import TRIAL_FLOOR_S
 
+pytestmark = pytest.mark.serial      # trial limits scaled from measured CPU times: alone in make test
+
 REFERENCE = '''
 calls = []
 

@@ -10,6 +10,7 @@ import signal
 import sys
 import types
 
+import pytest
 from helpers.harness import in_child as _in_child
 from helpers.harness import loaded as _harness
 
@@ -46,6 +47,9 @@ def _warm_and_compare() -> str:
     return json.dumps({"changed": changed, "statuses": statuses, "answers": len(lines)})
 
 
+# Step 2 of make test (a plain pytest process): in an xdist worker (two threads, execnet's) this warm-up's
+# shared calls went unanswered (14 answers of 27, no "exception"); not resolved in pass 20 (floor.md).
+@pytest.mark.serial
 def test_the_warm_up_answers_its_requests_and_leaves_nothing_behind():
     """The constant requests are answered (a zygote's batch through a request process of its own:
     ok, an exception, the load probe's no function), and the warm-up leaves the modules, the random state, the open fds,

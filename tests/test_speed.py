@@ -234,6 +234,7 @@ def test_checks_through_pytest_between_light_ones_are_set_up_and_torn_down(monke
         assert not [t for t in b.tests if t.status == "error"]
 
 
+@pytest.mark.serial      # a wall-clock or CPU bound: alone in make test
 def test_a_check_hanging_in_the_grader_is_stopped_by_the_backstop():
     """The light runner's backstop (as pytest-timeout's signal method, guards.with_backstop): a
     check that hangs grader-side is stopped at its limit, the timer is disarmed after every check,
@@ -300,6 +301,7 @@ def test_one_backstop_timer_for_a_submissions_checks_stops_the_one_that_hangs():
             signal.setitimer(signal.ITIMER_REAL, *outer)
 
 
+@pytest.mark.serial      # a wall-clock or CPU bound: alone in make test
 def test_a_light_check_hanging_grader_side_is_stopped_and_the_others_run(monkeypatch):
     """Through the plugin: one check of a grade hangs in the grader (its test function sleeps); the
     submission's one backstop timer stops it at the limit as "took too long", and every other

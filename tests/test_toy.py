@@ -194,6 +194,7 @@ def test_each_mutant_gets_its_exact_score(batch, mutants):
     assert got == {m["name"]: (m["score"], sorted(m["problems"])) for m in mutants}
 
 
+@pytest.mark.serial      # a wall-clock or CPU bound: alone in make test
 def test_the_batch_is_one_grading_session_and_quick(batch):
     assert batch["wall"] <= MAX_BATCH_SECONDS, f"grade-all of the toy took {batch['wall']:.1f} s"
 

@@ -92,7 +92,7 @@ def collected_checks(assignment: Assignment) -> dict[str, int | None]:
 def _collect(assignment: Assignment) -> dict[str, int | None]:
     import pytest
 
-    from autograder.grading.grade import PYTEST_INI
+    from autograder.grading.grade import PYTEST_INI, pytest_env
 
     files = [str(f) for stage in assignment.stages for f in assignment.suite_files(stage.number)]
     collector = _Collector()
@@ -103,7 +103,8 @@ def _collect(assignment: Assignment) -> dict[str, int | None]:
             "-W", "ignore::pytest.PytestAssertRewriteWarning"]
     old_cwd = os.getcwd()
     try:
-        status = pytest.main(args, plugins=[collector])
+        with pytest_env():
+            status = pytest.main(args, plugins=[collector])
     finally:
         os.chdir(old_cwd)
     if status not in (pytest.ExitCode.OK, pytest.ExitCode.NO_TESTS_COLLECTED) and not collector.errors:

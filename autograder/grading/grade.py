@@ -8,6 +8,7 @@ it through sandboxed Programs.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
@@ -45,6 +46,26 @@ if TYPE_CHECKING:
 PYTEST_INI = PACKAGE_DIR / "engine" / "pytest.ini"
 AUTOLOAD = "PYTEST_DISABLE_PLUGIN_AUTOLOAD"
 VERSION_ENV = "PYTEST_VERSION"      # (pytest.main sets it while it runs: so does a prepared session)
+# The caller's own pytest options and plugins (a CI's PYTEST_ADDOPTS, the kit's tests run with some):
+# pytest reads them in every session of the process, and a grading session's are the kit's alone.
+FOREIGN_ENV = ("PYTEST_ADDOPTS", "PYTEST_PLUGINS")
+
+
+@contextlib.contextmanager
+def pytest_env(**values: str) -> Iterator[None]:
+    """os.environ as a grading session's pytest must read it: VALUES set, FOREIGN_ENV unset; as it was after."""
+    saved = {name: os.environ.get(name) for name in (*values, *FOREIGN_ENV)}
+    os.environ.update(values)
+    for name in FOREIGN_ENV:
+        os.environ.pop(name, None)
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
 
 
 def _importable(name: str) -> bool:
@@ -113,7 +134,8 @@ def _count_checks(spec: Assignment, stage: str | int) -> int:
             "-p", "no:cacheprovider", "-p", "no:terminal", *SESSION_ARGS]
     old_cwd = os.getcwd()
     try:
-        pytest.main(args, plugins=[counter])
+        with pytest_env():
+            pytest.main(args, plugins=[counter])
     finally:
         os.chdir(old_cwd)
     if counter.errors:
@@ -368,16 +390,11 @@ def _session(files: list[str], spec: Assignment, plugin: GradingPlugin) -> None:
 
     args = session_args(files, spec)
     old_cwd = os.getcwd()
-    old_autoload = os.environ.get(AUTOLOAD)
-    os.environ[AUTOLOAD] = "1"
     try:
-        pytest.main(args, plugins=[plugin])
+        with pytest_env(**{AUTOLOAD: "1"}):
+            pytest.main(args, plugins=[plugin])
     finally:
         os.chdir(old_cwd)
-        if old_autoload is None:
-            os.environ.pop(AUTOLOAD, None)
-        else:
-            os.environ[AUTOLOAD] = old_autoload
     if plugin.collection_errors:
         raise SuiteLoadError("the grading suites failed to load:\n" + "\n".join(plugin.collection_errors))
 

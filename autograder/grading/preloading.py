@@ -330,7 +330,7 @@ def prepare_session(spec: Assignment, stage: str | int = "all") -> bool:
     from _pytest.main import Session
 
     from ..engine.plugin import GradingPlugin
-    from .grade import AUTOLOAD, VERSION_ENV, session_args
+    from .grade import AUTOLOAD, FOREIGN_ENV, VERSION_ENV, session_args
 
     _PREPARED.clear()
     files = [str(f) for f in spec.suite_files(stage)]
@@ -340,9 +340,11 @@ def prepare_session(spec: Assignment, stage: str | int = "all") -> bool:
     plugin = GradingPlugin(spec, None)
     config = session = None
     old_cwd = os.getcwd()
-    saved = {name: os.environ.get(name) for name in (AUTOLOAD, VERSION_ENV)}
+    saved = {name: os.environ.get(name) for name in (AUTOLOAD, VERSION_ENV, *FOREIGN_ENV)}
     os.environ[AUTOLOAD] = "1"
     os.environ[VERSION_ENV] = _pytest_version()
+    for name in FOREIGN_ENV:                      # (grade.pytest_env: the caller's pytest options are not ours)
+        os.environ.pop(name, None)
     kept = False
     try:
         config = _prepareconfig(session_args(files, spec), [plugin])
