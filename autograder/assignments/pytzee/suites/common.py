@@ -352,15 +352,17 @@ def game_sole(reference, game: Game, attempts: list[Attempt], scored: bool) -> s
     call too many, every roll of the game's still rolled in order), "score: field 1 off by +35".
     A game that did not end, or shows no final score (or 0), has none: its score is what a game
     shows, so a program that shows none is never excused."""
+    mode = _modes(game)[0]              # (the reference's run the check made: either way, one game)
+    theirs = run(reference, game, mode)
+    want = read_final_score(theirs, finished=theirs.status == "ok").value
+    expected = _aspects(theirs, want if scored else True, 2 if mode == "script" else 0)
     found = set()
     for att in attempts:
-        mine, theirs = att.outcome, run(reference, game, att.mode)
-        value, want = att.score.value, read_final_score(theirs, finished=theirs.status == "ok").value
+        mine, value = att.outcome, att.score.value
         if mine.status != "ok" or not value or not want:
             return None
-        offset = 2 if att.mode == "script" else 0
-        got = _aspects(mine, value if scored else True, offset)
-        found.add(sole_run_difference(got, _aspects(theirs, want if scored else True, offset), mine.status))
+        got = _aspects(mine, value if scored else True, 2 if att.mode == "script" else 0)
+        found.add(sole_run_difference(got, expected, mine.status))
     return found.pop() if len(found) == 1 else None
 
 
