@@ -350,8 +350,9 @@ def game_sole(reference, game: Game, attempts: list[Attempt], scored: bool) -> s
     each roll of five dice, how many answers it read, and its final score (SCORED: the score
     compared; else only that there is one, as check_rolls reads it).  "roll: extra" (a roll_dice()
     call too many, every roll of the game's still rolled in order), "score: field 1 off by +35".
-    A game that did not end, or shows no final score (or 0), has none: its score is what a game
-    shows, so a program that shows none is never excused."""
+    A game that did not end, shows no final score (or 0), or was not played as short_game counts
+    it (fewer dice rolled through roll_dice than its turns need: dice drawn another way) has none:
+    its score and its rolls are what a game shows, so a program that shows none is never excused."""
     mode = _modes(game)[0]              # (the reference's run the check made: either way, one game)
     theirs = run(reference, game, mode)
     want = read_final_score(theirs, finished=theirs.status == "ok").value
@@ -359,8 +360,8 @@ def game_sole(reference, game: Game, attempts: list[Attempt], scored: bool) -> s
     found = set()
     for att in attempts:
         mine, value = att.outcome, att.score.value
-        if mine.status != "ok" or not value or not want:
-            return None
+        if mine.status != "ok" or not value or not want or short_game(att, game):
+            return None             # (a game the grader does not count as played: no dice rolled by the contract)
         got = _aspects(mine, value if scored else True, 2 if att.mode == "script" else 0)
         found.add(sole_run_difference(got, expected, mine.status))
     return found.pop() if len(found) == 1 else None
