@@ -42,13 +42,14 @@ from collections.abc import Iterable
 __all__ = ["links", "excuse_repeats", "excuse_same_difference", "written", "skip", "stopped_aspect", "same_aspect"]
 
 
-def skip(reason: str, aspect: str | None = None):
+def skip(reason: str, aspect: str | None = None, sole: str | None = None, run: str | None = None):
     """pytest.skip(REASON) for a check that cannot run because of a failure with ASPECT (a skip
-    costs the check's points, so it is charged once like a failure)."""
+    costs the check's points, so it is charged once like a failure); SOLE and RUN: the sole
+    difference of the run whose failure it waits on (a depends), and that run (excuse_same_difference)."""
     import pytest
 
     error = pytest.skip.Exception(reason, _use_item_location=True)
-    error.aspect = aspect
+    error.aspect, error.sole, error.run = aspect, sole, run
     raise error
 
 
@@ -167,16 +168,21 @@ def excuse_repeats(results: list, aspects: dict[int, str], assignment, source: s
     return excused + _excuse_crashes_charged_in_stage(results, aspects, assignment, source, failures)
 
 
-def excuse_same_difference(results: list, soles: dict[int, str], assignment, source: str | None) -> int:
+def excuse_same_difference(results: list, soles: dict[int, str], assignment, source: str | None,
+                           runs: dict[int, str] | None = None) -> int:
     """Within a problem: runs (whole games, scenario runs) whose only difference from the
     reference's is the same one (SOLES: id(result) -> Fail(sole=), divergence.sole_difference: one
-    kind of line, differing one exact way) are charged once.  The problem's first still-failed check with that difference stays
-    charged; each later one passes with a note.  A problem whose functions are not written gets
-    nothing excused (no points for nothing: a stub, a constant); a run that also differs in
-    another kind of line, or another way, has no sole difference, so a second bug keeps every run
-    it shows in charged.  Returns how many checks were excused."""
+    kind of line, differing one exact way) are charged once.  The problem's first still-failed
+    check with that difference stays charged, and so does every check of its run (RUNS: id(result)
+    -> Fail(run=), where several checks read one game: its rounds, its dice, its final score, and
+    the checks skipped waiting on them); each check of a later run passes with a note.  A problem
+    whose functions are not written gets nothing excused (no points for nothing: a stub, a
+    constant); a run that also differs in another kind of line, or another way, has no sole
+    difference, so a second bug keeps every run it shows in charged.  Returns how many checks were
+    excused."""
     if source is None or not soles:
         return 0
+    runs = runs or {}
     functions = {p.number: p.functions for p in assignment.problems}
     first: dict[tuple[int, str], object] = {}        # (problem, difference) -> the check charged for it
     is_written: dict[int, bool] = {}
@@ -188,11 +194,16 @@ def excuse_same_difference(results: list, soles: dict[int, str], assignment, sou
         stem = first.setdefault((result.problem, sole), result)
         if stem is result:
             continue
+        run = runs.get(id(result))
+        if run is not None and run == runs.get(id(stem)):     # the charged run's own checks: all charged
+            continue
         if result.problem not in is_written:
             is_written[result.problem] = written(source, functions.get(result.problem, ()))
         if not is_written[result.problem]:
             continue
         what = result.output.split("\n", 1)[0].rstrip(".")
+        if result.status == "skipped":      # (it waited on a check of its run: the run's difference)
+            what = "a check of this run it waits on failed"
         result.status, result.score, result.hint = "passed", result.max_score, ""
         result.output = (f"Not charged: this run's only difference ({what}) is the one \"{_title(stem.name)}\" "
                          "was charged for (the same kind of line, differing the same way).  Fix it there and "

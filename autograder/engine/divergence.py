@@ -193,6 +193,22 @@ def sole_difference(got: list[Line], want: list[Line]) -> str | None:
     return None
 
 
+def sole_run_difference(got: list[Line], want: list[Line], status: str, unit: str = "") -> str | None:
+    """sole_difference of a run read aspect by aspect (the course's checks make a Line of each
+    aspect they compare: a round, a scorecard box, the final score, what was returned), by how the
+    run ended (STATUS, an Outcome's).  A run that ended normally: its sole difference.  One that
+    asked for more input than the script holds ("input_exhausted"; WANT and GOT then hold what it
+    got to: the rounds, UNIT lines, and what precedes them): only more UNIT lines than the
+    reference's, each earlier one as the reference's ("round: extra": one round too many).  A
+    crash, a timeout, any other stop: none (nothing is excused for a run that did not end)."""
+    if status == "ok":
+        return sole_difference(got, want)
+    if status == "input_exhausted" and unit:
+        found = sole_difference(got, want)
+        return found if found == f"{unit}: extra" else None
+    return None
+
+
 def _one_way(got: list[Line], want: list[Line]) -> str | None:
     """How the lines GOT of one kind differ from WANT, when it is one way for all: some missing
     (GOT a subsequence of WANT), extra (the converse), or each differing pair in the same fields

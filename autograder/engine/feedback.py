@@ -25,15 +25,19 @@ class Fail(AssertionError):
     same behaviour; a later stage's failure with an earlier stage's aspect is charged once
     (engine/charge.py).  SOLE (optional): a finished whole-game transcript's only difference, when
     every line that differs is of one kind and differs the same way (divergence.sole_difference);
-    the problem's later checks with the same sole difference are charged once (charge.py)."""
+    the problem's later checks with the same sole difference are charged once (charge.py).
+    RUN (optional): the run the check read, when several checks read one run (a game's rounds,
+    its dice, its final score): the checks of the run charged for a sole difference all stay
+    charged; another run with that difference is excused (default: each check is its own run)."""
 
     def __init__(self, summary: str, *, hidden: str | None = None, ran: str | None = None,
                  expected: Any = None, got: Any = None, hint: str | None = None,
                  output: str | None = None, show_values: bool = True, aspect: str | None = None,
-                 sole: str | None = None):
+                 sole: str | None = None, run: str | None = None):
         super().__init__(summary)
         self.aspect = aspect
         self.sole = sole
+        self.run = run
         self.summary = summary
         self.hidden = hidden
         self.ran = ran

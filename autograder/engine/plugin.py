@@ -34,7 +34,7 @@ import pytest
 
 from . import guards, verdicts
 from .ahead import PUBLIC, public_keys
-from .charge import excuse_repeats, excuse_same_difference
+from .charge import excuse_repeats, excuse_same_difference, skip
 from .checks import explain, take_trivial
 from .feedback import Fail
 from .guards import BACKSTOP_S
@@ -131,6 +131,7 @@ class GradingPlugin(Rows, LightRunner, InStage):
         self._called: dict[int, frozenset[str]] = {}     # result -> the student's functions it called
         self._aspect: dict[int, str] = {}               # failed result -> what differed (engine/charge.py)
         self._sole: dict[int, str] = {}                 # failed result -> its game's sole difference (charge.py)
+        self._run: dict[int, str] = {}                  # ... and the run it read, when checks share one
         if student is not None and load_failure is None:
             if self.record:
                 student.recorded = []
@@ -247,7 +248,7 @@ class GradingPlugin(Rows, LightRunner, InStage):
             self.no_points_for_nothing()
             source = getattr(student, "source", None)
             excuse_repeats(self.results, self._aspect, self.assignment, source)
-            excuse_same_difference(self.results, self._sole, self.assignment, source)
+            excuse_same_difference(self.results, self._sole, self.assignment, source, self._run)
             self.deliver(self, context)
 
     def _check_each(self, items, light: list, student: Program | None, watched: bool) -> None:
@@ -308,8 +309,10 @@ class GradingPlugin(Rows, LightRunner, InStage):
         for name in check.depends:
             earlier = self.by_name.get(name, [])
             failed = [r for r in earlier if r.status != "passed"]
-            if failed:
-                pytest.skip(f"can't check until \"{failed[0].name}\" passes")
+            if failed:      # (a skip for a run's failure is that run's: charged once with it, charge.py)
+                sole = self._sole.get(id(failed[0]))
+                skip(f"can't check until \"{failed[0].name}\" passes", sole=sole,
+                     run=self._run.get(id(failed[0])) if sole else None)
         return check
 
     @pytest.hookimpl(tryfirst=True)

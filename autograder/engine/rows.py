@@ -46,16 +46,17 @@ class Rows:
             self._record_pass(item, check, started, take_trivial())
             return
         problem, points, hidden, stage, name = check.problem, check.points, check.hidden, check.stage, check.title
-        hint, aspect, sole = "", None, None
+        hint, aspect, sole, run = "", None, None, None
         if isinstance(exc, Fail):
             status, output, hint, score = "failed", exc.render(hidden=hidden), exc.hint or "", 0.0
             aspect = exc.aspect
-            sole = exc.sole                                 # charge.excuse_same_difference reads it
+            sole, run = exc.sole, exc.run                   # charge.excuse_same_difference reads them
             if hidden and self._repeats_chosen_text(output):
                 output, hint = HIDDEN_WITHHELD, ""
         elif call.excinfo and call.excinfo.errisinstance(pytest.skip.Exception):
             status, output, score = "skipped", f"Skipped: {exc.msg}", 0.0
             aspect = getattr(exc, "aspect", None)           # engine/charge.py skip(..., aspect)
+            sole, run = getattr(exc, "sole", None), getattr(exc, "run", None)     # (a depends' run)
         elif isinstance(exc, pytest.fail.Exception) and str(exc).startswith("Timeout"):
             status, output, score = "failed", "This check took too long and was stopped.", 0.0
         else:
@@ -76,7 +77,7 @@ class Rows:
         # (its fields in their order, positionally: ~1 us a check less than by keyword)
         result = TestResult(name, problem, stage, score, points, status, output, "hidden" if hidden else "visible",
                             hint, _elapsed(started), check.nodeid)
-        self._keep(result, check, take_trivial(), aspect, sole)
+        self._keep(result, check, take_trivial(), aspect, sole, run)
 
     def _record_pass(self, item: pytest.Item, check: _Check, started: float | None, trivial: bool) -> None:
         """A passed check's row (TRIVIAL: its take_trivial; STARTED: when its setup began, None:
@@ -90,7 +91,7 @@ class Rows:
         self._keep(result, check, trivial)
 
     def _keep(self, result: TestResult, check: _Check, trivial: bool, aspect: str | None = None,
-              sole: str | None = None) -> None:
+              sole: str | None = None, run: str | None = None) -> None:
         """RESULT, CHECK's row, added to this submission's, with what is read of it after the checks
         (no_points_for_nothing, excuse_repeats) and by a later check's depends (by_name)."""
         rid = id(result)
@@ -102,6 +103,8 @@ class Rows:
             self._aspect[rid] = aspect
         if sole:
             self._sole[rid] = sole
+            if run:
+                self._run[rid] = run
         self.results.append(result)
         self.by_name.setdefault(check.family, []).append(result)
         if check.name != check.family:   # "test_x[param]": one parameter

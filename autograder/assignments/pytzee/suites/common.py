@@ -17,8 +17,9 @@ from dataclasses import dataclass, field, replace
 
 from autograder.engine import grammar
 from autograder.engine.checks import GraderFault, could_pass_by_doing_nothing, explain
+from autograder.engine.divergence import sole_run_difference
 from autograder.engine.feedback import Fail, ordinal
-from autograder.engine.grammar import Score
+from autograder.engine.grammar import Line, Score
 from autograder.engine.replay import dice_rolled, random_calls, roll_values, shown_calls
 from autograder.engine.suite import Suite, reference_versions  # noqa: F401 (the suites import it from here)
 
@@ -274,12 +275,15 @@ def _passes_as_own(student, game: Game, mode: str, att: Attempt, expected: int) 
 
 
 def play_and_check(student, reference, game: Game, *, hint: str | None = None,
-                   hint_when: list[int] | None = None, same_as: list[str] | None = None) -> None:
+                   hint_when: list[int] | None = None, same_as: list[str] | None = None,
+                   run_name: str | None = None) -> None:
     """Fail unless STUDENT ends GAME with the reference's final score.
 
     SAME_AS (other answers for the same dice, e.g. "three of a kind" for "3 of a kind"): also
     pass when the student's score equals the student's own, non-zero score with those answers,
-    so a check of a spelling does not fail again for a scoring mistake graded elsewhere."""
+    so a check of a spelling does not fail again for a scoring mistake graded elsewhere.
+    RUN_NAME: a whole game (problem 14's), charged once with the problem's other games that have
+    the same sole difference (game_sole)."""
     expected = reference_score(reference, game)
     could_pass_by_doing_nothing(expected)       # a final score of 0: no point unless a real one passes
     spares = spared(reference, game)
@@ -334,20 +338,52 @@ def play_and_check(student, reference, game: Game, *, hint: str | None = None,
                      f"or a seeded game rolls other dice.")
     if hint and (not hint_when or shown.score.value in hint_when):
         notes.append(hint)
+    sole = game_sole(reference, game, attempts, scored=True) if run_name else None
     raise Fail(summary(False), hidden=summary(True), ran=game.describe(shown.mode),
-               hint=" ".join(notes) or None, output=shown.outcome.stdout, show_values=False)
+               hint=" ".join(notes) or None, output=shown.outcome.stdout, show_values=False,
+               sole=sole, run=run_name)
 
 
-def check_rolls(student, reference, game: Game, *, hint: str | None = None) -> None:
+def game_sole(reference, game: Game, attempts: list[Attempt], scored: bool) -> str | None:
+    """The only difference from the reference's of every failed attempt of a whole GAME (the same
+    in each, engine/divergence.sole_run_difference), or None.  What a game shows, aspect by aspect:
+    each roll of five dice, how many answers it read, and its final score (SCORED: the score
+    compared; else only that there is one, as check_rolls reads it).  "roll: extra" (a roll_dice()
+    call too many, every roll of the game's still rolled in order), "score: field 1 off by +35".
+    A game that did not end, shows no final score (or 0), or was not played as short_game counts
+    it (fewer dice rolled through roll_dice than its turns need: dice drawn another way) has none:
+    its score and its rolls are what a game shows, so a program that shows none is never excused."""
+    mode = _modes(game)[0]              # (the reference's run the check made: either way, one game)
+    theirs = run(reference, game, mode)
+    want = read_final_score(theirs, finished=theirs.status == "ok").value
+    expected = _aspects(theirs, want if scored else True, 2 if mode == "script" else 0)
+    found = set()
+    for att in attempts:
+        mine, value = att.outcome, att.score.value
+        if mine.status != "ok" or not value or not want or short_game(att, game):
+            return None             # (a game the grader does not count as played: no dice rolled by the contract)
+        got = _aspects(mine, value if scored else True, 2 if att.mode == "script" else 0)
+        found.add(sole_run_difference(got, expected, mine.status))
+    return found.pop() if len(found) == 1 else None
+
+
+def _aspects(outcome, score, offset: int) -> list[Line]:
+    values = roll_values(outcome)
+    lines = [Line("roll", tuple(values[i:i + NUM_DICE])) for i in range(0, len(values), NUM_DICE)]
+    return [*lines, Line("answers", ((outcome.inputs_asked or 0) - offset,)), Line("score", (score,))]
+
+
+def check_rolls(student, reference, game: Game, *, hint: str | None = None, run_name: str | None = None) -> None:
     """Fail unless STUDENT plays seeded GAME to the end rolling the very dice the reference
     rolls (the RNG contract), asking one answer per turn and printing a final score.  The
-    score itself is not compared: the rules are graded by their own checks."""
+    score itself is not compared: the rules are graded by their own checks.  RUN_NAME: as
+    play_and_check's."""
     mode = _modes(game)[0]
     ref = run(reference, game, mode)
     wanted = roll_values(ref)
     if ref.status != "ok" or len(wanted) != NUM_DICE * game.rounds:
         raise GraderFault(f"the reference failed on {game.describe(mode)}: {ref.status} {ref.message}")
-    reasons, shown = [], None
+    reasons, shown, failed = [], None, []
     for mode in _modes(game):
         att = attempt(student, game, mode)
         how = how_run(mode, game)
@@ -356,6 +392,7 @@ def check_rolls(student, reference, game: Game, *, hint: str | None = None) -> N
         if got == wanted and att.score.value is not None and answered == game.rounds:
             return
         shown = shown or att
+        failed.append(att)
         if timed_out(att):
             reasons.append(lambda hidden, att=att: why_not(att, game, -1, hidden))
             break
@@ -390,8 +427,9 @@ def check_rolls(student, reference, game: Game, *, hint: str | None = None) -> N
             text += " Run as a script, it did the same." if same else " Also " + _sentence(second)
         return text
 
+    sole = game_sole(reference, game, failed, scored=False) if run_name else None
     raise Fail(summary(False), hidden=summary(True), ran=game.describe(shown.mode),
-               hint=hint, output=shown.outcome.stdout, show_values=False)
+               hint=hint, output=shown.outcome.stdout, show_values=False, sole=sole, run=run_name)
 
 
 # ---------------------------------------------------------------------------------------

@@ -36,15 +36,16 @@ def test_rule(student, reference, case):
 @pytest.mark.parametrize("case", SUITE.cases(WHOLE_GAMES))
 def test_game(student, reference, case):
     """The game"""
+    # a whole game: one difference in several of them is charged once (common.game_sole)
     if "dice" in case:
         play_and_check(student, reference, game_from_case(case), hint=case.get("hint"),
-                       hint_when=case.get("hint_when"))
+                       hint_when=case.get("hint_when"), run_name=case["why"])
         return
     game = seeded_game(reference, case)
     if case.get("check") == "rolls":
-        check_rolls(student, reference, game, hint=case.get("hint"))
+        check_rolls(student, reference, game, hint=case.get("hint"), run_name=case["why"])
     else:
-        play_and_check(student, reference, game, hint=case.get("hint"))
+        play_and_check(student, reference, game, hint=case.get("hint"), run_name=case["why"])
 
 
 def _refused_with_message(events, answer_index: int) -> bool:

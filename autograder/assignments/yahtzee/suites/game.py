@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Any
 
 from autograder.assignments.yahtzee.suites.common import (
     CATEGORIES,
@@ -85,23 +86,34 @@ class Played(Replayed):
     """A seeded game of the suites, run on both programs (engine/divergence.py replay_game)."""
 
     case: GameCase | None = None
+    student: Any = None
+    reference: Any = None
+
+    @property
+    def run(self) -> str:
+        """The run its checks read (Fail(run=)): the case, with the student's own functions or not."""
+        own = self.student is not None and not self.student.substitute
+        return f"{self.case.name}{' (your own functions)' if own else ''}"
 
 
 def play(student, reference, case: GameCase) -> Played:
     """Run CASE on both programs (each once per grading: memoised on the student's Program)."""
     played = replay_game(student, reference, PROTOCOL, "play_game", case.rounds, stdin=list(case.script),
                          seed=case.seed, timeout=GAME_TIMEOUT, label=f"game {case.name}")
-    return Played(played.ref, played.outcome, played.mine, played.divergence, case)
+    return Played(played.ref, played.outcome, played.mine, played.divergence, case, student, reference)
 
 
 def _fail(played: Played, public: str, hidden: str, *, hint: str | None = None, expected=None, got=None,
           show_values: bool = False, aspect: str | None = None):
     """Fail a game check.  ASPECT: what differed, in the words play_round's checks use for the
     same difference (round_checks.py), so a stage-2 bug of play_round that stops a stage-4 game
-    is charged once (engine/charge.py)."""
+    is charged once (engine/charge.py).  The game's sole difference (game_sole.py), with its run: the
+    problem's later games with the same one are charged once (charge.excuse_same_difference)."""
+    from autograder.assignments.yahtzee.suites.game_sole import game_sole  # (it reads this module's helpers)
+
     case = played.case
     raise Fail(public, hidden=hidden, ran=case.ran, expected=expected, got=got, hint=hint, show_values=show_values,
-               output=played.outcome.stdout, aspect=aspect)
+               output=played.outcome.stdout, aspect=aspect, sole=game_sole(played), run=played.run)
 
 
 def divergence_aspect(divergence) -> str:

@@ -199,7 +199,7 @@ def test_bonus_game_final(student, reference, case):
         try:
             g.check_finishes(played)
         except Fail as stopped:     # a stage-2 bug that stops the game was charged there (the aspect)
-            skip("can't check the final score until the game finishes", stopped.aspect)
+            skip("can't check the final score until the game finishes", stopped.aspect, stopped.sole, stopped.run)
         pytest.skip("can't check the final score until the game finishes")
     if not played.mine.scored:      # no points for a game that scored nothing
         pytest.skip("can't check the final score: the game printed no `Scored N points in CATEGORY.` line")
