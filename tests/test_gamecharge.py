@@ -15,12 +15,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from helpers.corpus import chained_text, grade_class
+from helpers.corpus import chained_text, grade_corpus, program_id
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from autograder import toml as tomllib
-from autograder.assignment import load_assignment
 from autograder.engine.charge import excuse_same_difference
 from autograder.engine.divergence import sole_run_difference
 from autograder.engine.grammar import Line
@@ -37,17 +36,12 @@ def _text(program: dict) -> str:
 
 
 def _id(program: dict) -> str:
-    return program["name"].replace("/", "-")
+    return program_id(program)
 
 
 @pytest.fixture(scope="module")
 def rows(tmp_path_factory) -> dict:
-    found = {}
-    for course in COURSES:
-        stem = Path(load_assignment(course).student_file).stem
-        found.update(grade_class(tmp_path_factory.mktemp(f"gamecharge-{course}"), course, {
-            _id(p): (f"{stem}.py", _text(p)) for p in PROGRAMS if p["assignment"] == course}))
-    return found
+    return grade_corpus(tmp_path_factory, CORPUS, PROGRAMS)
 
 
 def test_the_corpus_is_well_formed():

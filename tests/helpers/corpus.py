@@ -38,3 +38,22 @@ def grade_class(tmp: Path, course: str, files: dict[str, tuple[str, bytes | str]
     assert summary.graded == len(files) and not summary.crashed, summary
     with Gradebook(tmp / "out" / "gradebook.sqlite") as book:
         return {row.submission_id: row for row in book.rows(course)}
+
+
+def program_id(program: dict) -> str:
+    """A corpus program's submission id (its name, "/" replaced)."""
+    return program["name"].replace("/", "-")
+
+
+def grade_corpus(tmp_path_factory, corpus: Path, programs: list[dict]) -> dict:
+    """Every program of PROGRAMS (each with its `assignment`) graded, one `grade-all` per course,
+    as its course's student file: the rows by program_id."""
+    from autograder.assignment import load_assignment
+
+    found = {}
+    for course in sorted({p["assignment"] for p in programs}):
+        stem = Path(load_assignment(course).student_file).stem
+        found.update(grade_class(tmp_path_factory.mktemp(f"{corpus.name}-{course}"), course, {
+            program_id(p): (f"{stem}.py", chained_text(corpus, programs, p))
+            for p in programs if p["assignment"] == course}))
+    return found
