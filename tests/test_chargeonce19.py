@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from helpers.corpus import chained_text, grade_corpus, program_id
+from helpers.corpus import chained_text, grade_corpus, lost_by_problem, program_id
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -25,15 +25,10 @@ from autograder.engine.results import TestResult
 
 CORPUS = Path(__file__).resolve().parent / "corpus" / "chargeonce19"
 PROGRAMS = tomllib.loads((CORPUS / "expected.toml").read_text(encoding="utf-8"))["program"]
-COURSES = sorted({p["assignment"] for p in PROGRAMS})
 
 
 def _text(program: dict) -> str:
     return chained_text(CORPUS, PROGRAMS, program)
-
-
-def _id(program: dict) -> str:
-    return program_id(program)
 
 
 @pytest.fixture(scope="module")
@@ -42,19 +37,16 @@ def rows(tmp_path_factory) -> dict:
 
 
 def test_the_corpus_is_well_formed():
-    assert len({_id(p) for p in PROGRAMS}) == len(PROGRAMS) >= 9
+    assert len({program_id(p) for p in PROGRAMS}) == len(PROGRAMS) >= 9
     for program in PROGRAMS:
         assert {"name", "base", "edits", "why", "problems", "score", "assignment"} <= set(program), program
         assert _text(program) != _text({**program, "edits": []}), program["name"]    # every edit fits
 
 
-@pytest.mark.parametrize("program", PROGRAMS, ids=_id)
+@pytest.mark.parametrize("program", PROGRAMS, ids=program_id)
 def test_corpus_program(program, rows):
-    row = rows[_id(program)]
-    lost: dict[int, float] = {}
-    for test in row.tests:
-        if test["score"] < test["max_score"] - 1e-9:
-            lost[test["problem"]] = round(lost.get(test["problem"], 0) + test["max_score"] - test["score"], 4)
+    row = rows[program_id(program)]
+    lost = lost_by_problem(row)
     summary = f"{program['name']}: score {row.score:g}, lost {lost}"
     assert not row.error and not [t for t in row.tests if t["status"] == "error"], summary
     assert row.score == pytest.approx(program["score"], abs=1e-3), summary

@@ -15,7 +15,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from helpers.corpus import chained_text, grade_corpus, program_id
+from helpers.corpus import chained_text, grade_corpus, lost_by_problem, program_id
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -35,17 +35,13 @@ def _text(program: dict) -> str:
     return chained_text(CORPUS, PROGRAMS, program)
 
 
-def _id(program: dict) -> str:
-    return program_id(program)
-
-
 @pytest.fixture(scope="module")
 def rows(tmp_path_factory) -> dict:
     return grade_corpus(tmp_path_factory, CORPUS, PROGRAMS)
 
 
 def test_the_corpus_is_well_formed():
-    assert len({_id(p) for p in PROGRAMS}) == len(PROGRAMS) >= 10
+    assert len({program_id(p) for p in PROGRAMS}) == len(PROGRAMS) >= 10
     assert {"yahtzee", "pytzee"} <= set(COURSES)
     for program in PROGRAMS:
         assert {"name", "base", "edits", "why", "problems", "score", "assignment", "excused"} <= set(program), program
@@ -53,13 +49,10 @@ def test_the_corpus_is_well_formed():
     assert any(p["excused"] for p in PROGRAMS) and any(not p["excused"] for p in PROGRAMS)
 
 
-@pytest.mark.parametrize("program", PROGRAMS, ids=_id)
+@pytest.mark.parametrize("program", PROGRAMS, ids=program_id)
 def test_corpus_program(program, rows):
-    row = rows[_id(program)]
-    lost: dict[int, float] = {}
-    for test in row.tests:
-        if test["score"] < test["max_score"] - 1e-9:
-            lost[test["problem"]] = round(lost.get(test["problem"], 0) + test["max_score"] - test["score"], 4)
+    row = rows[program_id(program)]
+    lost = lost_by_problem(row)
     summary = f"{program['name']}: score {row.score:g}, lost {lost}"
     assert not row.error and not [t for t in row.tests if t["status"] == "error"], summary
     assert row.score == pytest.approx(program["score"], abs=1e-3), summary

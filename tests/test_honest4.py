@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from helpers.corpus import grade_class
+from helpers.corpus import grade_class, lost_by_problem
 
 from autograder import toml as tomllib  # the one TOML shim
 from autograder.assignment import load_assignment
@@ -59,14 +59,6 @@ def rows(tmp_path_factory) -> dict[str, object]:
     return found
 
 
-def _lost(row) -> dict[int, float]:
-    lost: dict[int, float] = {}
-    for test in row.tests:
-        if test["score"] < test["max_score"] - 1e-9:
-            lost[test["problem"]] = round(lost.get(test["problem"], 0) + test["max_score"] - test["score"], 4)
-    return lost
-
-
 def test_the_corpus_is_listed_whole():
     files = {str(p.relative_to(CORPUS)) for p in CORPUS.rglob("*") if p.suffix in (".py", ".ipynb")}
     assert files == {p["file"] for p in PROGRAMS if "file" in p}
@@ -85,7 +77,7 @@ def test_the_corpus_is_listed_whole():
 @pytest.mark.parametrize("program", PROGRAMS, ids=_id)
 def test_honest_program(program, rows):
     row = rows[_id(program)]
-    lost = _lost(row)
+    lost = lost_by_problem(row)
     summary = f"{_id(program)}: score {row.score:g}, lost {lost}"
     assert not row.error, summary
     assert not [t["name"] for t in row.tests if t["status"] == "error"], summary

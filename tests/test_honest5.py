@@ -14,7 +14,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from helpers.corpus import grade_class
+from helpers.corpus import grade_class, lost_by_problem
 
 from autograder import toml as tomllib  # the one TOML shim
 from autograder.assignment import load_assignment
@@ -113,14 +113,6 @@ def _graded_stage(program: dict) -> str:
     return str(program.get("graded_stage", "all"))
 
 
-def _lost(row) -> dict[int, float]:
-    lost: dict[int, float] = {}
-    for test in row.tests:
-        if test["score"] < test["max_score"] - 1e-9:
-            lost[test["problem"]] = round(lost.get(test["problem"], 0) + test["max_score"] - test["score"], 4)
-    return lost
-
-
 def _said(row, problem: int) -> str:
     """The feedback of PROBLEM's failed checks: names, output and hints."""
     return "\n".join(f"{t['name']}\n{t['output']}\n{t.get('hint') or ''}" for t in row.tests
@@ -153,7 +145,7 @@ def test_the_corpus_is_listed_whole():
 @pytest.mark.parametrize("program", PROGRAMS, ids=_id)
 def test_honest_program(program, rows):
     row = rows[_id(program)]
-    lost = _lost(row)
+    lost = lost_by_problem(row)
     summary = f"{_id(program)}: score {row.score:g}, lost {lost}"
     assert not row.error, summary
     assert not [t["name"] for t in row.tests if t["status"] == "error"], summary

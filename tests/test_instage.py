@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from helpers.corpus import grade_class
+from helpers.corpus import grade_class, lost_by_problem
 
 from autograder import toml as tomllib
 from autograder.assignment import load_assignment
@@ -64,10 +64,7 @@ def test_the_corpus_is_whole():
 @pytest.mark.parametrize("program", PROGRAMS, ids=[p["name"] for p in PROGRAMS])
 def test_one_bug_is_charged_once(program, rows):
     row = rows[program["name"]]
-    lost: dict[int, float] = {}
-    for test in row.tests:
-        if test["score"] < test["max_score"] - 1e-9:
-            lost[test["problem"]] = round(lost.get(test["problem"], 0) + test["max_score"] - test["score"], 4)
+    lost = lost_by_problem(row)
     summary = f"{program['name']}: score {row.score:g}, lost {lost}"
     assert not row.error and not [t["name"] for t in row.tests if t["status"] == "error"], summary
     assert row.score == pytest.approx(program["score"], abs=1e-3), summary

@@ -15,7 +15,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from helpers.corpus import chained_text, grade_class
+from helpers.corpus import chained_text, grade_corpus, lost_by_problem, program_id
 
 from autograder import toml as tomllib  # the one TOML shim
 from autograder.assignment import load_assignment
@@ -156,7 +156,6 @@ def test_a_stub_is_still_charged_where_it_lives():
 # -- the corpus -------------------------------------------------------------------------------------
 CORPUS = Path(__file__).resolve().parent / "corpus" / "scriptonce"
 PROGRAMS = tomllib.loads((CORPUS / "expected.toml").read_text(encoding="utf-8"))["program"]
-COURSES = sorted({p["assignment"] for p in PROGRAMS})
 
 
 def _text(program: dict) -> str:
@@ -165,21 +164,13 @@ def _text(program: dict) -> str:
 
 @pytest.fixture(scope="module")
 def rows(tmp_path_factory) -> dict:
-    found = {}
-    for course in COURSES:
-        stem = Path(load_assignment(course).student_file).stem
-        found.update(grade_class(tmp_path_factory.mktemp(f"scriptonce-{course}"), course, {
-            p["name"].replace("/", "-"): (f"{stem}.py", _text(p)) for p in PROGRAMS if p["assignment"] == course}))
-    return found
+    return grade_corpus(tmp_path_factory, CORPUS, PROGRAMS)
 
 
-@pytest.mark.parametrize("program", PROGRAMS, ids=lambda p: p["name"].replace("/", "-"))
+@pytest.mark.parametrize("program", PROGRAMS, ids=program_id)
 def test_script_corpus_program(program, rows):
-    row = rows[program["name"].replace("/", "-")]
-    lost: dict[int, float] = {}
-    for test in row.tests:
-        if test["score"] < test["max_score"] - 1e-9:
-            lost[test["problem"]] = round(lost.get(test["problem"], 0) + test["max_score"] - test["score"], 4)
+    row = rows[program_id(program)]
+    lost = lost_by_problem(row)
     summary = f"{program['name']}: score {row.score:g}, lost {lost}"
     assert not row.error and not [t for t in row.tests if t["status"] == "error"], summary
     assert row.score == pytest.approx(program["score"], abs=1e-3), summary

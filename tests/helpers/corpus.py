@@ -1,6 +1,6 @@
 """A corpus of programs written as edits (tests/corpus/<name>/expected.toml), graded one course at a
-time in one `grade-all` batch: what the corpus tests of instage, honest4/5, scriptonce and
-chargeonce19 share."""
+time in one `grade-all` batch: what the corpus tests of instage, honest4/5, scriptonce,
+chargeonce19 and gamecharge share (the rows, the points each lost by problem)."""
 
 from __future__ import annotations
 
@@ -57,3 +57,12 @@ def grade_corpus(tmp_path_factory, corpus: Path, programs: list[dict]) -> dict:
             program_id(p): (f"{stem}.py", chained_text(corpus, programs, p))
             for p in programs if p["assignment"] == course}))
     return found
+
+
+def lost_by_problem(row) -> dict[int, float]:
+    """The points a gradebook ROW lost, by problem (4 decimals; a check within 1e-9 of its max lost nothing)."""
+    lost: dict[int, float] = {}
+    for test in row.tests:
+        if test["score"] < test["max_score"] - 1e-9:
+            lost[test["problem"]] = round(lost.get(test["problem"], 0) + test["max_score"] - test["score"], 4)
+    return lost
