@@ -33,6 +33,7 @@ from ..engine.program import Program, default_limits, reference_program
 from ..engine.results import GradeReport
 from ..engine.sandbox import Limits, template_scope
 from ..engine.submission import SubmissionError, load_submission
+from .environ import scoped
 from .hidden import hidden_paths, submission_home
 from .preloading import drop_stale_preload, take_prepared, take_reference_cache
 from .tracing import trace
@@ -51,21 +52,9 @@ VERSION_ENV = "PYTEST_VERSION"      # (pytest.main sets it while it runs: so doe
 FOREIGN_ENV = ("PYTEST_ADDOPTS", "PYTEST_PLUGINS")
 
 
-@contextlib.contextmanager
-def pytest_env(**values: str) -> Iterator[None]:
+def pytest_env(**values: str) -> contextlib.AbstractContextManager[None]:
     """os.environ as a grading session's pytest must read it: VALUES set, FOREIGN_ENV unset; as it was after."""
-    saved = {name: os.environ.get(name) for name in (*values, *FOREIGN_ENV)}
-    os.environ.update(values)
-    for name in FOREIGN_ENV:
-        os.environ.pop(name, None)
-    try:
-        yield
-    finally:
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
+    return scoped(values, FOREIGN_ENV)
 
 
 def _importable(name: str) -> bool:

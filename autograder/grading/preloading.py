@@ -330,7 +330,7 @@ def prepare_session(spec: Assignment, stage: str | int = "all") -> bool:
     from _pytest.main import Session
 
     from ..engine.plugin import GradingPlugin
-    from .grade import AUTOLOAD, FOREIGN_ENV, VERSION_ENV, session_args
+    from .grade import AUTOLOAD, VERSION_ENV, pytest_env, session_args
 
     _PREPARED.clear()
     files = [str(f) for f in spec.suite_files(stage)]
@@ -340,31 +340,26 @@ def prepare_session(spec: Assignment, stage: str | int = "all") -> bool:
     plugin = GradingPlugin(spec, None)
     config = session = None
     old_cwd = os.getcwd()
-    saved = {name: os.environ.get(name) for name in (AUTOLOAD, VERSION_ENV, *FOREIGN_ENV)}
-    os.environ[AUTOLOAD] = "1"
-    os.environ[VERSION_ENV] = _pytest_version()
-    for name in FOREIGN_ENV:                      # (grade.pytest_env: the caller's pytest options are not ours)
-        os.environ.pop(name, None)
+    version = _pytest_version()
     kept = False
     try:
-        config = _prepareconfig(session_args(files, spec), [plugin])
-        session = Session.from_config(config)
-        session.exitstatus = 0
-        config._do_configure()
-        config.hook.pytest_sessionstart(session=session)
-        config.hook.pytest_collection(session=session)
-        capman = config.pluginmanager.getplugin("capturemanager")
-        if capman is not None:
-            capman.stop_global_capturing()       # (its files and saved descriptors are this process's)
-        kept = not (plugin.collection_errors or session.shouldfail or session.shouldstop)
-        if kept:
-            plugin.read_checks(session.items)   # (each check's markers: ~15 ms a worker otherwise)
+        with pytest_env(**{AUTOLOAD: "1", VERSION_ENV: version}):   # (the caller's pytest options are not ours)
+            config = _prepareconfig(session_args(files, spec), [plugin])
+            session = Session.from_config(config)
+            session.exitstatus = 0
+            config._do_configure()
+            config.hook.pytest_sessionstart(session=session)
+            config.hook.pytest_collection(session=session)
+            capman = config.pluginmanager.getplugin("capturemanager")
+            if capman is not None:
+                capman.stop_global_capturing()       # (its files and saved descriptors are this process's)
+            kept = not (plugin.collection_errors or session.shouldfail or session.shouldstop)
+            if kept:
+                plugin.read_checks(session.items)   # (each check's markers: ~15 ms a worker otherwise)
     except Exception:                                 # noqa: BLE001 -- the worker meets it again itself
         kept = False
     finally:
         os.chdir(old_cwd)
-        for name, value in saved.items():
-            _put_back(name, value)
         if not kept and config is not None:
             Prepared((), spec, config, session, plugin).discard()
     if not kept:

@@ -384,6 +384,7 @@ class WorkerPool:
         from multiprocessing import forkserver
 
         from .. import started_elsewhere
+        from .environ import scoped
         from .preloading import PRELOAD_ENV
 
         wanted = {PRELOAD_ENV: json.dumps([self.assignment, self.stage, self._boots_templates()])}
@@ -391,17 +392,9 @@ class WorkerPool:
             wanted["PYTHONSAFEPATH"] = "1"      # (3.11+) while it imports multiprocessing (socket,
             #                         struct, selectors...) and the preload: a folder that may hold a
             #                         student's files (__main__.py keeps it off ours)
-        old = {name: os.environ.get(name) for name in wanted}
-        os.environ.update(wanted)
-        try:
+        with scoped(wanted):
             _without_resource_tracker()
             forkserver.ensure_running()
-        finally:
-            for name, value in old.items():
-                if value is None:
-                    os.environ.pop(name, None)
-                else:
-                    os.environ[name] = value
 
     def release(self) -> None:
         """Tell the idle workers to stop (they end their sessions and close their sandboxes) without
