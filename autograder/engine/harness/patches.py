@@ -294,29 +294,28 @@ def _c_init(self, *args, **kwargs):
     _c_seed(self, *args)
 
 
-def _c_random(self):
+def _c_draw(self):
+    """Before a draw of the C class's method on SELF (_c_random, _c_getrandbits: _bypassed reads
+    their caller, one frame further out): random._inst seeded from the request first; a draw the
+    harness did not make reported."""
     run = _RUN
     if run is not None:
         if self is not random._inst:    # the student's own generator of the C class (not one of
-            if run.phase == "call" and _bypassed(run):      # the harness's, nor one it reports)
+            if run.phase == "call" and _bypassed(run, 3):   # the harness's, nor one it reports)
                 run.note("Random")
         else:
             run.fix_draws()
-            if run.phase == "call" and _bypassed(run):
+            if run.phase == "call" and _bypassed(run, 3):
                 run.note("random._inst")
+
+
+def _c_random(self):
+    _c_draw(self)
     return _C_RANDOM(self)
 
 
 def _c_getrandbits(self, k, /):
-    run = _RUN
-    if run is not None:
-        if self is not random._inst:    # the student's own generator of the C class (not one of
-            if run.phase == "call" and _bypassed(run):      # the harness's, nor one it reports)
-                run.note("Random")
-        else:
-            run.fix_draws()
-            if run.phase == "call" and _bypassed(run):
-                run.note("random._inst")
+    _c_draw(self)
     return _C_GETRANDBITS(self, k)
 
 
@@ -352,10 +351,11 @@ _ModuleRandom.__name__ = _ModuleRandom.__qualname__ = "Random"
 _ModuleRandom.__module__ = "random"
 
 
-def _bypassed(run):
+def _bypassed(run, depth=2):
     """Whether a draw on random's own generator comes from the student's file without passing
-    through the harness (whose wrappers report it, and whose dice are no draw of the student's)."""
-    frame = sys._getframe(2)
+    through the harness (whose wrappers report it, and whose dice are no draw of the student's):
+    read from DEPTH frames out (2: the caller of the method that asks)."""
+    frame = sys._getframe(depth)
     while frame is not None:
         name = frame.f_code.co_filename
         if name == _HARNESS:
