@@ -15,7 +15,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from helpers.corpus import chained_text, grade_corpus, lost_by_problem, program_id
+from helpers.corpus import chained_text, grade_corpus, graded_exactly, program_id
 
 from autograder import toml as tomllib  # the one TOML shim
 from autograder.assignment import load_assignment
@@ -170,11 +170,7 @@ def rows(tmp_path_factory) -> dict:
 @pytest.mark.parametrize("program", PROGRAMS, ids=program_id)
 def test_script_corpus_program(program, rows):
     row = rows[program_id(program)]
-    lost = lost_by_problem(row)
-    summary = f"{program['name']}: score {row.score:g}, lost {lost}"
-    assert not row.error and not [t for t in row.tests if t["status"] == "error"], summary
-    assert row.score == pytest.approx(program["score"], abs=1e-3), summary
-    assert sorted(lost) == sorted(program["problems"]), summary
+    lost, summary = graded_exactly(row, program["name"], program["score"], program["problems"])
     problems = {p.number: p for p in load_assignment(program["assignment"]).problems}
     assert {problems[p].stage for p in lost} <= set(program.get("stages", [program.get("stage")])), summary
     if "phrase" in program:

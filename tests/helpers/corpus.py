@@ -66,3 +66,16 @@ def lost_by_problem(row) -> dict[int, float]:
         if test["score"] < test["max_score"] - 1e-9:
             lost[test["problem"]] = round(lost.get(test["problem"], 0) + test["max_score"] - test["score"], 4)
     return lost
+
+
+def graded_exactly(row, name: str, score: float, problems: list[int]) -> tuple[dict[int, float], str]:
+    """Assert a corpus program's ROW: graded without an error row, at SCORE exactly, losing points in
+    PROBLEMS and no other; (its lost_by_problem, the summary line the test's later asserts show)."""
+    import pytest
+
+    lost = lost_by_problem(row)
+    summary = f"{name}: score {row.score:g}, lost {lost}"
+    assert not row.error and not [t["name"] for t in row.tests if t["status"] == "error"], summary
+    assert row.score == pytest.approx(score, abs=1e-3), summary
+    assert sorted(lost) == sorted(problems), summary
+    return lost, summary
