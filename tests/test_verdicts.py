@@ -105,6 +105,32 @@ def test_the_sample_class_twice_gives_the_same_reports(monkeypatch):
     assert given == ran
 
 
+def test_a_single_grade_traces_no_check_and_gives_the_same_report(monkeypatch):
+    """grade() grades one submission in its session: no later one could be given a verdict, so its
+    checks run untraced (plugin trace=False); a stream of the same file traces them.  The report is
+    the same row for row (the sample class's every kind of bug, a stub, a notebook, a folder)."""
+    from autograder.grading.grade import grade, grade_stream
+
+    traced = [0]
+    start = verdicts.start
+
+    def counted(student):
+        traced[0] += 1
+        start(student)
+
+    monkeypatch.setattr(verdicts, "start", counted)
+    folder = ROOT / "samples" / "class"
+    paths = [str(p) for p in sorted(folder.iterdir())]
+    for path in paths[:6]:
+        single = _rows(grade(path, "yahtzee"))
+        assert traced[0] == 0, path
+        streamed: list = []
+        grade_stream(iter([path]), streamed.append, "yahtzee")
+        assert traced[0] > 0, path
+        traced[0] = 0
+        assert single == _rows(streamed[0]), path
+
+
 STATEFUL = textwrap.dedent("""
     COUNT = [0]
 

@@ -36,6 +36,7 @@ such a trade narrow, but it is not impossible.
 from __future__ import annotations
 
 import ast
+import collections
 import functools
 from collections.abc import Iterable
 
@@ -95,32 +96,54 @@ def _links(assignment) -> dict[int, tuple[int, ...]]:
 def written(source: str, functions: Iterable[str]) -> bool:
     """True when SOURCE defines every one of FUNCTIONS with a body that does something: not only
     a docstring, `pass`, `...`, a `raise`, or `return` of a constant or an empty literal."""
-    found = _definitions(source)
-    if found is None:
+    if _definitions(source) is None:
         return False
-    for name in functions:
-        node = found.get(name)
-        if node is None:
-            return False
-        body = [n for n in node.body if not (isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant))]
-        if len(body) <= 1 and (not body or isinstance(body[0], (ast.Pass, ast.Raise)) or (
-                isinstance(body[0], ast.Return) and (body[0].value is None or isinstance(
-                    body[0].value, (ast.Constant, ast.List, ast.Dict, ast.Tuple, ast.Set))))):
-            return False
-        if any(isinstance(n, ast.Name) and n.id == "NotImplementedError" for n in ast.walk(node)):
-            return False
-    return True
+    return all(_written_one(source, name) for name in functions)
+
+
+@functools.lru_cache(maxsize=128)
+def _written_one(source: str, name: str) -> bool:
+    """written() of one function NAME of SOURCE (which parses), once per source and name: a grade
+    asks it of the same functions for several checks, problems and stages (~7 times a source)."""
+    node = _definitions(source).get(name)   # type: ignore[union-attr]
+    if node is None:
+        return False
+    body = [n for n in node.body if not (isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant))]
+    if len(body) <= 1 and (not body or isinstance(body[0], (ast.Pass, ast.Raise)) or (
+            isinstance(body[0], ast.Return) and (body[0].value is None or isinstance(
+                body[0].value, (ast.Constant, ast.List, ast.Dict, ast.Tuple, ast.Set))))):
+        return False
+    return not any(isinstance(n, ast.Name) and n.id == "NotImplementedError" for n in ast.walk(node))
+
+
+# The fields of a statement (or of an except clause, a match case) that hold statements (or except
+# clauses, match cases), in ast's field order: every function definition is reached through them.
+_BODIES = ("body", "handlers", "orelse", "finalbody", "cases")
 
 
 @functools.lru_cache(maxsize=8)
 def _definitions(source: str) -> dict[str, ast.AST] | None:
     """SOURCE's function definitions by name (None: it does not parse), parsed once per source:
-    a grade asks written() of several problems and stages (nothing changes the nodes)."""
+    a grade asks written() of several problems and stages (nothing changes the nodes).  The same
+    dict as ast.walk's (breadth first; a later definition of a name replaces the earlier one in its
+    place) from the statements alone: a definition is a statement, and every statement's parent is
+    one, or an except clause or match case, so the walk over those meets the definitions in the
+    same order without visiting the expressions (~10x fewer nodes: ~1 ms a 500-line program)."""
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
-    return {node.name: node for node in ast.walk(tree) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    found: dict[str, ast.AST] = {}
+    todo = collections.deque([tree])
+    while todo:
+        node = todo.popleft()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            found[node.name] = node
+        for field in _BODIES:
+            held = getattr(node, field, None)
+            if held and type(held) is list:
+                todo.extend(held)
+    return found
 
 
 def excuse_repeats(results: list, aspects: dict[int, str], assignment, source: str | None) -> int:

@@ -76,7 +76,7 @@ class GradingPlugin(Rows, LightRunner, InStage):
 
     def __init__(self, assignment, reference: Program, public_only: bool = False,
                  next_submission=None, deliver=None, plan: dict | None = None, record: bool = False,
-                 light: bool = True):
+                 light: bool = True, trace: bool = True):
         self.assignment = assignment
         self._reference = reference
         self._handout_names = assignment.handout_names
@@ -84,7 +84,9 @@ class GradingPlugin(Rows, LightRunner, InStage):
         self.record = record          # record the plan the checks ask of each student (refcache)
         self.recorded_plan: dict[str, list] | None = None
         self.light = light
-        self.light_verdicts = light and VERDICTS and not record
+        # TRACE False: a session of one known submission (grade()): no later one could be given a
+        # verdict its checks leave (verdicts.py), so they are not traced (~15 us a check)
+        self.light_verdicts = light and VERDICTS and trace and not record
         self._items: list = []
         self._plan_from: dict[str, int] = {}
         self._plan_flat: list = []

@@ -253,8 +253,9 @@ def _grade_stream(paths: Iterator[str | Path], deliver: Callable[[GradeReport], 
         else:
             from ..engine.plugin import GradingPlugin  # (pytest: after the early thread has started)
 
+            # (EARLY: this session grades one submission only; its checks' verdicts would serve none)
             plugin = GradingPlugin(spec, reference, public_only=public_only,
-                                   next_submission=next_submission, deliver=finish, plan=plan)
+                                   next_submission=next_submission, deliver=finish, plan=plan, trace=not early)
             _session(files, spec, plugin)
     finally:
         if prepared is not None and not prepared.ran:
