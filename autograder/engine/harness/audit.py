@@ -141,7 +141,8 @@ def _spend_fork(run):
 def install_audit():
     """Once per process (forks inherit it): record what student code tries that the assignment never
     needs: files outside the library, the network, other programs, signals.  Audit hooks cannot be
-    removed, and this one only records: the sandbox is what refuses."""
+    removed; this one refuses two things only (an entropy device's other openers, a fork past the
+    budget), the sandbox is what refuses the rest."""
     if not _AUDIT_ON[0]:
         sys.addaudithook(_audit)
         _AUDIT_ON[0] = True
