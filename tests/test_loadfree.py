@@ -1,7 +1,7 @@
 """A grade does not depend on how busy the machine is (pass 21, helper loadfree): the fork budget.
 
 A request's process tree shares harness/audit.py's FORK_BUDGET: each process spends its own part
-(the request process holds the whole budget, a fork costs one and hands the child a quarter of what
+(the request process holds the whole budget, a fork costs one and hands the child an eighth of what
 is left), and a fork past its part raises BlockingIOError at once.  Before, the kernel's
 RLIMIT_NPROC refused a fork only when the tree's processes filled the uid's count, and *which*
 process was refused, and when, was the scheduler's: tests/corpus's fork_bomb scored 98.6664 at a
@@ -107,8 +107,8 @@ def test_the_same_exact_score_quietly_and_under_load(graded, name):
 
 
 def test_the_budget_is_each_process_own_count():
-    """The request process makes 12 forks (48: each costs one and hands the child a quarter of the
-    rest), its first child 7 with the 11 it was handed (a double fork still works), every time: what it did
+    """The request process makes 12 forks (18: each costs one and hands the child an eighth of the
+    rest), its first child 2 with the 2 it was handed (a double fork still works), every time: what it did
     decides, not what its tree did meanwhile; the next request has the whole budget again."""
     box = Sandbox(textwrap.dedent("""
         import os
@@ -144,7 +144,7 @@ def test_the_budget_is_each_process_own_count():
     try:
         for bomb in (False, True, False):
             out = box.run(Request("call", "count", [bomb], timeout=3))
-            assert (out.status, out.value) == ("ok", [12, 7]), (out.status, out.error)
+            assert (out.status, out.value) == ("ok", [12, 2]), (out.status, out.error)
             assert "started a new process (fork)" in out.attempts
     finally:
         box.close()
