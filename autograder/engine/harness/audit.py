@@ -2,8 +2,17 @@
 here in one case only (pass 20), a way around the patches that make a request draw the same
 numbers in every run: an entropy device opened to read by any opener but the patched open
 (io.FileIO, _io.open, os.fdopen of its fd, an opener= function), refused the same way in every
-run.  (ctypes is not refused: the corpus's proofs of the kernel's walls call libc through it.)"""
+run.  (ctypes is not refused: the corpus's proofs of the kernel's walls call libc through it.)
 
+And a request's forks (pass 21): its process tree shares FORK_BUDGET forks, each process
+spending its own part (the request process holds them all; a fork costs one and hands the child an
+eighth of what is left); a fork past a process's part raises BlockingIOError at once, as the
+kernel's RLIMIT_NPROC would, but on what that process and its ancestors did, never on how many of
+the tree's processes the scheduler let start or end first (which made a fork bomb's grade depend
+on the machine's load).  The tree never has more than FORK_BUDGET + 1 processes: few, since what the
+tree does while its request runs (its CPU, its memory) delays that request on the wall clock."""
+
+import errno
 import os
 import stat
 import sys
@@ -12,6 +21,13 @@ from .patches import _ENTROPY, _entropy_device
 from .run import _RUN
 
 MAX_ATTEMPTS = 20
+# Forks a request's process tree may make in all (pass 21).  No course's program forks; the
+# request process's own part lets it make 12 forks (a pool of workers), its first children's lets
+# them fork too (the hostile corpora's double forks).  The tree stays under RLIMIT_NPROC (64, the zygote and
+# the request processes included), so the kernel's count, which depends on the schedule, is
+# never what refuses a fork made through os.fork.
+FORK_BUDGET = 18
+_FORKS = frozenset({"os.fork", "os.forkpty"})
 _AUDITED = frozenset({
     "open", "os.listdir", "os.scandir", "os.system", "subprocess.Popen", "os.exec", "os.posix_spawn",
     "os.spawn", "os.fork", "os.forkpty", "socket.connect", "socket.bind", "socket.getaddrinfo",
@@ -104,12 +120,30 @@ def _audit(event, args):
             what = f"{event} (could not describe)"
         if what:
             run.attempts[what] = True
+    if event in _FORKS:
+        _spend_fork(run)
+
+
+def _spend_fork(run):
+    """A fork of student code: one of this process's part of the tree's FORK_BUDGET, an eighth of
+    the rest handed to the child; refused before the kernel is asked when the part is spent (the
+    same error as its RLIMIT_NPROC: a program cannot tell them apart)."""
+    pid = os.getpid()
+    if run.fork_pid != pid:         # this process's first fork: the request process holds the
+        run.fork_pid = pid          # whole budget, a child the share its parent's fork handed it
+        run.forks_left = FORK_BUDGET if pid == run.pid else run.fork_share
+    if run.forks_left <= 0:
+        raise BlockingIOError(errno.EAGAIN, os.strerror(errno.EAGAIN))
+    left = run.forks_left - 1
+    run.fork_share = left // 8      # (the child's copy of RUN reads it at its own first fork)
+    run.forks_left = left - run.fork_share
 
 
 def install_audit():
     """Once per process (forks inherit it): record what student code tries that the assignment never
     needs: files outside the library, the network, other programs, signals.  Audit hooks cannot be
-    removed, and this one only records: the sandbox is what refuses."""
+    removed; this one refuses two things only (an entropy device's other openers, a fork past the
+    budget), the sandbox is what refuses the rest."""
     if not _AUDIT_ON[0]:
         sys.addaudithook(_audit)
         _AUDIT_ON[0] = True

@@ -68,6 +68,8 @@ class Run(Draws):
     call_args = None
     instance = _MISSING  # the object a "Class.method" call constructed (state_after)
     dirty = False        # it did something a fresh runner's check cannot see (audit hook)
+    fork_pid = None      # the process whose fork budget forks_left is, and what it hands its
+    forks_left = fork_share = 0   # next child (audit._spend_fork)
     touched = False      # a tried run's stand-in was called (targets._stand_ins)
     drawn = None         # the phase whose draws are seeded (the request's seed, the student's, or fix_draws)
     noted = None         # the names of the draws reported once (note)
