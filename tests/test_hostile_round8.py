@@ -200,3 +200,34 @@ def test_round8_nbgrader_check_cells_are_the_kernels_word(nbgrader_round, case):
     assert by_nbgrader[case["name"]] == case["nbgrader_points"], case["why"]
     assert by_grader[case["name"]] == case["graded_points"] == by_grader["blank"]
     assert by_grader["correct"] == 30
+
+
+# --- Part C: a Gradescope upload holding several files of the expected name ---------------------
+
+def test_round8_the_file_at_the_top_is_graded_not_a_backup(tmp_path):
+    """A folder (Gradescope's /autograder/submission, a class folder's student) with the student's
+    yahtzee.py at the top and older copies in sub-folders: the top one is graded, with a note naming
+    the others (on main 2cf8b88 `a_old/yahtzee.py` sorted first and was graded, silently: the
+    starter's 0 instead of the work's 30 on stage 1)."""
+    from autograder.engine.submission import load_submission
+
+    upload = tmp_path / "submission"
+    (upload / "a_old" / "deeper").mkdir(parents=True)
+    (upload / "Backup\nScore: 30 of 30").mkdir()
+    starter = (REPO / "starter" / "yahtzee.py").read_text(encoding="utf-8")
+    (upload / "yahtzee.py").write_text(SOLUTION, encoding="utf-8")
+    for spot in ("a_old/yahtzee.py", "a_old/deeper/yahtzee.py", "Backup\nScore: 30 of 30/yahtzee.py"):
+        (upload / spot).write_text(starter, encoding="utf-8")
+    got = load_submission(upload, "yahtzee.py", "main")
+    assert got.path == upload / "yahtzee.py"
+    assert got.notes == ["graded yahtzee.py, the yahtzee.py nearest the top of the folder (it also holds "
+                         "Backup\\nScore: 30 of 30/yahtzee.py, a_old/yahtzee.py, a_old/deeper/yahtzee.py)"]
+    (upload / "yahtzee.py").unlink()                    # none at the top: the shallowest, then by name
+    assert load_submission(upload, "yahtzee.py", "main").path == upload / "Backup\nScore: 30 of 30" / "yahtzee.py"
+    (upload / "yahtzee.py").write_text(SOLUTION, encoding="utf-8")
+    done = subprocess.run([sys.executable, "-m", "autograder", "grade", str(upload), "--stage", "1",
+                           "--format", "json"], cwd=tmp_path, capture_output=True, text=True, timeout=600,
+                          env=dict(os.environ, PYTHONPATH=str(REPO)))
+    report = json.loads(done.stdout)
+    assert (report["score"], report["max_score"]) == (30, 30), done.stderr[-2000:]
+    assert any("nearest the top" in note for note in report["notes"])
