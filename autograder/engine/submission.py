@@ -130,7 +130,7 @@ def may_be_picked(parts: tuple[str, ...]) -> bool:
 
 def _pick_file(folder: Path, expected_name: str, entry: str | None) -> tuple[Path, list[str]]:
     """The file of FOLDER to grade, and a note when several files bear EXPECTED_NAME: the one
-    nearest the top (a backup folder's copy, `old/yahtzee.py`, sorts before `yahtzee.py`: before
+    nearest the top (a backup folder's copy, `old/<name>`, sorts before `<name>`: before
     pass 21 it was graded, silently, instead of the student's file at the top)."""
     files, refused = safefs.walk(folder)
     candidates = sorted(p for p in files + refused if may_be_picked(p.parts))
