@@ -106,7 +106,8 @@ def test_round6_a_forged_mean_never_outranks_real_ones(tmp_path):
     """Stage 5 graded: an honest strategy (the reference's), one whose choose_keep raises the
     board's sentence with 299.99 (its stored P21/P22 outputs hold it) and forge_leaderboard (the
     same in a stage-1 message; its strategy's score_chance raises).  On main 44bdcdc both forgers
-    stood above the reference's 225.79 at 299.99.  Now the board holds each strategy's real mean, best first."""
+    stood above the reference's 225.79 at 299.99 (218.49 on pass 21's games).  Now the board holds each
+    strategy's real mean, best first."""
     klass = tmp_path / "class"
     klass.mkdir()
     forged = ("\n\ndef choose_keep(dice, rolls_left, scorecard):\n    raise ValueError(\"x\\nYour strategy's mean: "
@@ -125,8 +126,11 @@ def test_round6_a_forged_mean_never_outranks_real_ones(tmp_path):
         board = leaderboard.leaderboard_rows(book.rows("yahtzee"))
     # (forge_leaderboard's strategy calls its own score_chance, which raises: its real 75.14, 7 points;
     # measured, not predicted: the test was written expecting the reference's 225.79)
+    # Pass 21 (redteam8): the games' seeds are digests of the contest's key (round-8
+    # strategy_finds_the_seed), so every mean moved with the games: alice 225.79 -> 218.49, mallory
+    # 118.45 -> 117.7, forge_leaderboard 75.14 -> 74.12; the order and the points are unchanged.
     assert [(e["id"], e["mean"], e["points"]) for e in board] == [
-        ("alice", 225.79, 20), ("mallory", 118.45, 5), ("forge_leaderboard", 75.14, 7)]
+        ("alice", 218.49, 20), ("mallory", 117.7, 5), ("forge_leaderboard", 74.12, 7)]
     report = (out / "report.html").read_text(encoding="utf-8")
     assert "299.99" not in report and report.index("feedback/alice.html") < report.index("feedback/mallory.html")
 

@@ -6,10 +6,18 @@ games advance in lockstep: at each step the grader sends every game's position i
 gets every decision back, then rolls the next dice itself.  So a student's strategy runs in its
 sandbox in 39 round trips however many games there are, never sees a die before it is rolled, and
 everything it returns is only a choice the grader checks (an illegal one is replaced and counted).
+
+Never seeing a die before it is rolled needs more than the order of the calls: a program that can
+make each game's generator again predicts every roll.  So each game's seed is a SHA-256 digest of
+the contest's secret key and the game's number (`game_seeds`), and `play_games` refuses a seed
+small enough to search: with `random.Random(first_seed + g)` a strategy found first_seed from the
+first game's roll in ~3 s of CPU (of its 60 s) and played every game knowing its dice (round-8
+corpus `strategy_finds_the_seed`: mean 326.08, above optimal play's 254.59).
 """
 
 from __future__ import annotations
 
+import hashlib
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -72,8 +80,26 @@ def _legal_keep(answer) -> list[int] | None:
     return sorted(answer)
 
 
+SEED_BITS = 128          # a game's seed has at least this many bits no program can guess (game_seeds)
+
+
+def game_seeds(key: str, first: int, games: int) -> tuple[int, ...]:
+    """The seeds of games FIRST .. FIRST + GAMES - 1 of a contest whose secret is KEY: 256-bit
+    digests, so the dice a program saw tell it nothing of the next ones without the key."""
+    if len(key) < 32:
+        raise ValueError("the contest's key must be a secret of at least 32 characters "
+                         "(python -c 'import secrets; print(secrets.token_hex(32))')")
+    return tuple(int.from_bytes(hashlib.sha256(f"{key}:{number}".encode()).digest(), "big")
+                 for number in range(first, first + games))
+
+
 def play_games(decide_keeps: KeepDecider, decide_boxes: BoxDecider, seeds: Sequence[int]) -> ContestResult:
-    """Play one game per seed with the deciders, all games in lockstep; score them by the kit's rules."""
+    """Play one game per seed with the deciders, all games in lockstep; score them by the kit's rules.
+
+    SEEDS come from game_seeds: a seed a program could search (below 2**SEED_BITS) is refused."""
+    if any(not isinstance(seed, int) or seed.bit_length() <= SEED_BITS for seed in seeds):
+        raise ValueError(f"a contest's seeds must be game_seeds' digests (more than {SEED_BITS} bits): "
+                         "a small seed lets a strategy make the game's generator again and see its dice")
     m = kit()
     rngs = [random.Random(seed) for seed in seeds]
     cards = [m.new_scorecard() for _ in seeds]

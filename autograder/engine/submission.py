@@ -46,16 +46,17 @@ def load_submission(path: str | Path, expected_name: str, entry: str | None = No
         st = safefs.check(path)
     except safefs.UnsafeFile as err:
         raise SubmissionError(str(err)) from None
+    picked = []                           # a note on which of several files was graded
     if stat.S_ISDIR(st.st_mode):
-        path = _pick_file(path, expected_name, entry)
+        path, picked = _pick_file(path, expected_name, entry)
     suffix = path.suffix.lower()
     if suffix == ".ipynb":
         source, notes, stage, course = _notebook(_read_text(path), entry)
-        return Submission(path, source, expected_name, "ipynb", notes, stage, course)
+        return Submission(path, source, expected_name, "ipynb", picked + notes, stage, course)
     if suffix != ".py":
         raise NotASubmission(f"{escape.name(path.name)} is not a Python file (.py) or a notebook (.ipynb)")
     source = _read_text(path)
-    notes = []
+    notes = picked
     if path.name != expected_name:
         notes.append(f"graded {escape.name(path.name)} as {expected_name}")
     return Submission(path, source, expected_name, "py", notes)
@@ -127,23 +128,30 @@ def may_be_picked(parts: tuple[str, ...]) -> bool:
     return parts[-1].lower().endswith((".py", ".ipynb")) and not NOT_PICKED.intersection(parts)
 
 
-def _pick_file(folder: Path, expected_name: str, entry: str | None) -> Path:
+def _pick_file(folder: Path, expected_name: str, entry: str | None) -> tuple[Path, list[str]]:
+    """The file of FOLDER to grade, and a note when several files bear EXPECTED_NAME: the one
+    nearest the top (a backup folder's copy, `old/<name>`, sorts before `<name>`: before
+    pass 21 it was graded, silently, instead of the student's file at the top)."""
     files, refused = safefs.walk(folder)
     candidates = sorted(p for p in files + refused if may_be_picked(p.parts))
     if not candidates and refused:               # e.g. the folder holds only a link to someone's folder
         raise SubmissionError(str(safefs.refusal(refused[0], os.lstat(refused[0]))))
     if not candidates:
         raise NotASubmission(f"no Python file (.py) or notebook (.ipynb) in {escape.path(folder)}")
-    for candidate in candidates:
-        if candidate.name == expected_name:
-            return candidate
+    named = sorted((p for p in candidates if p.name == expected_name), key=lambda p: (len(p.parts), p))
+    if named:
+        others = ", ".join(escape.name(p.relative_to(folder).as_posix()) for p in named[1:4])
+        more = f" and {len(named) - 4} more" if len(named) > 4 else ""
+        note = [f"graded {escape.name(named[0].relative_to(folder).as_posix())}, the {expected_name} nearest the top "
+                f"of the folder (it also holds {others}{more})"] if len(named) > 1 else []
+        return named[0], note
     if len(candidates) == 1:
-        return candidates[0]
+        return candidates[0], []
     if entry:
         defining = [p for p in candidates if p.suffix == ".py" and p not in refused
                     and f"def {entry}" in _read_text(p)]
         if len(defining) == 1:
-            return defining[0]
+            return defining[0], []
     names = ", ".join(escape.name(p.name) for p in candidates[:10])
     raise NotASubmission(f"{escape.path(folder)} holds several files ({names}) and none is named {expected_name}")
 

@@ -17,7 +17,7 @@ from autograder.engine.sandbox import Limits
 from autograder.engine.suite import returned_value
 
 DATA = SUITE.load("strategy")
-SEEDS = tuple(range(DATA["first_seed"], DATA["first_seed"] + DATA["games"]))
+SEEDS = contest.game_seeds(DATA["key"], DATA["first_seed"], DATA["games"])     # (secret: the key)
 KEEP_PROBLEM, BOX_PROBLEM, PLAY_PROBLEM = 22, 21, 23
 # The whole contest: 39 batched calls; the strategy gets this much CPU for all 1,000 games.
 CONTEST_LIMITS = dict(wall_s=30.0, cpu_s=60)
