@@ -302,6 +302,41 @@ def test_one_backstop_timer_for_a_submissions_checks_stops_the_one_that_hangs():
 
 
 @pytest.mark.serial      # a wall-clock or CPU bound: alone in make test
+def test_the_backstop_counts_the_graders_own_time_not_a_sandboxs():
+    """The backstop stops grader-side hangs only: the time a check waits on a sandbox (bounded by the
+    request's own limits) is not counted, so a busy machine that slows the sandbox cannot make the
+    backstop stop the check (pass 21: a stage-5 contest under load ~18 ran past its 120 s and the
+    grade moved).  A request of 1.2 s under a 0.4 s backstop passes, and its wait moves the check's
+    start on; grader-side time past the limit still fails the check (it fails if Sandbox.run does
+    not tell guards of its wait)."""
+    import signal
+    import time
+
+    from autograder.engine import guards
+
+    box = Sandbox("import time\ndef nap(s):\n    time.sleep(s)\n    return s\n", "yahtzee.py",
+                  limits=Limits(wall_s=10))
+    outer, handler = signal.setitimer(signal.ITIMER_REAL, 0), signal.getsignal(signal.SIGALRM)
+    try:
+        assert box.run(Request("call", "nap", [0])).status == "ok"       # (started before the watch)
+        with guards.backstop_handler(), guards.watch(0.4):
+            guards._RUNNING[0] = begun = time.perf_counter()
+            outcome = box.run(Request("call", "nap", [1.2]))
+            assert (outcome.status, outcome.value) == ("ok", 1.2)
+            assert guards._RUNNING[0] - begun >= 1.2 and guards._WAITING[0] is None
+            outcome = box.run_batch([Request("call", "nap", [0.6]), Request("call", "nap", [0.6])])
+            assert [o.status for o in outcome] == ["ok", "ok"]
+            with pytest.raises(pytest.fail.Exception, match=r"Timeout \(>0.4s\) from the grader's backstop"):
+                time.sleep(5)                   # the grader's own time: stopped at the limit
+            guards._RUNNING[0] = None
+    finally:
+        box.close()
+        signal.signal(signal.SIGALRM, handler)
+        if outer[0] > 0:
+            signal.setitimer(signal.ITIMER_REAL, *outer)
+
+
+@pytest.mark.serial      # a wall-clock or CPU bound: alone in make test
 def test_a_light_check_hanging_grader_side_is_stopped_and_the_others_run(monkeypatch):
     """Through the plugin: one check of a grade hangs in the grader (its test function sleeps); the
     submission's one backstop timer stops it at the limit as "took too long", and every other

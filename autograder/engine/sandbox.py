@@ -49,6 +49,7 @@ import time
 import weakref
 from typing import Any
 
+from . import guards
 from .isolation import UID_BASE, descendants, isolation, uid_processes, use_python
 from .launch import _Proc, template_scope
 from .life import Starting, _State
@@ -158,6 +159,13 @@ class Sandbox(Starting):
         retried here (Program._trial decides whether it runs again at the request's own limit).
         Messages still name the request's own limit.  LONGER: a trial run again after its backstop
         stopped it under its CPU limit (the machine was busy), with a backstop retry_factor longer."""
+        began = guards.wait_begins()
+        try:
+            return self._run_one(request, limit, longer)
+        finally:
+            guards.wait_ends(began)
+
+    def _run_one(self, request: Request, limit: float | None, longer: bool) -> Outcome:
         timeout = self._timeout(request)
         trial = limit is not None and limit < timeout
         with self._lock:
@@ -242,6 +250,15 @@ class Sandbox(Starting):
         every public one sent before every hidden one, the public fresh ones first, the hidden
         shared calls first where shared calls ran (the worker then made the runner again for the
         hidden fresh requests: _runner_at, harness Zygote.worker_as_runner)."""
+        began = guards.wait_begins()
+        try:
+            return self._run_batch_ordered(requests, reset_worker, budget, limits, planned, aside, public)
+        finally:
+            guards.wait_ends(began)
+
+    def _run_batch_ordered(self, requests: list[Request], reset_worker: bool, budget: float | None,
+                           limits: list[float | None] | None, planned: bool, aside: bool,
+                           public: int | None) -> list[Outcome]:
         self.aside_end = None
         if aside:
             return self._run_batch(requests, True, budget, limits, planned, aside=True)
