@@ -645,7 +645,7 @@ def test_a_cells_statements_are_cut_as_ast_cuts_them():
     ast.get_source_segment does: every node's text is the stdlib's, whatever ends its lines."""
     import ast
 
-    from autograder.engine.submission import _segments
+    from autograder.engine.nbcode import _segments
 
     sources = [path.read_text(encoding="utf-8") for path in sorted((REPO_ROOT / "solution").rglob("*.py"))]
     sources += ["x = 1\r\ny = (2,\r3)\n\n", "def f():\r\n    return 'é\u2028'  # \x0c\n\nf()", "a = (1,\x0c\n2)\r",
