@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from helpers.corpus import chained_text, grade_corpus, graded_exactly, program_id
+from helpers.corpus import chained_text, failed_feedback, grade_corpus, graded_exactly, program_id
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -47,8 +47,7 @@ def test_the_corpus_is_well_formed():
 def test_corpus_program(program, rows):
     row = rows[program_id(program)]
     _, summary = graded_exactly(row, program["name"], program["score"], program["problems"])
-    said = "\n".join(f"{t['output']}\n{t.get('hint') or ''}" for t in row.tests
-                     if t["problem"] in program["problems"] and t["score"] < t["max_score"])
+    said = failed_feedback(row, program["problems"], names=False)
     assert program["phrase"].lower() in said.lower(), summary
     excused = [t for t in row.tests if t["output"].startswith("Not charged: this run's only difference")]
     if program["score"] >= 96:          # one divergence charged once: the other games say where it was charged

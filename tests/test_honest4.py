@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from helpers.corpus import grade_class, graded_exactly
+from helpers.corpus import failed_feedback, grade_class, graded_exactly
 
 from autograder import toml as tomllib  # the one TOML shim
 from autograder.assignment import load_assignment
@@ -82,8 +82,7 @@ def test_honest_program(program, rows):
     if not program["problems"]:
         return
     assert {STAGE_OF[_course(program)][p] for p in lost} == {program["stage"]}, f"{summary}: charged outside its stage"
-    said = "\n".join(f"{t['name']}\n{t['output']}\n{t.get('hint') or ''}" for t in row.tests
-                     if t["problem"] == program["problems"][0] and t["score"] < t["max_score"])
+    said = failed_feedback(row, program["problems"][:1])
     assert program["phrase"].lower() in said.lower(), f"{summary}: the feedback never says {program['phrase']!r}"
 
 

@@ -14,7 +14,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from helpers.corpus import grade_class, lost_by_problem
+from helpers.corpus import failed_feedback, grade_class, lost_by_problem
 
 from autograder import toml as tomllib  # the one TOML shim
 from autograder.assignment import load_assignment
@@ -115,8 +115,7 @@ def _graded_stage(program: dict) -> str:
 
 def _said(row, problem: int) -> str:
     """The feedback of PROBLEM's failed checks: names, output and hints."""
-    return "\n".join(f"{t['name']}\n{t['output']}\n{t.get('hint') or ''}" for t in row.tests
-                     if t["problem"] == problem and t["score"] < t["max_score"])
+    return failed_feedback(row, (problem,))
 
 
 def test_the_corpus_is_listed_whole():

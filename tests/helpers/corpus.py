@@ -1,6 +1,6 @@
 """A corpus of programs written as edits (tests/corpus/<name>/expected.toml), graded one course at a
 time in one `grade-all` batch: what the corpus tests of instage, honest4/5, scriptonce,
-chargeonce19 and gamecharge share (the rows, the points each lost by problem)."""
+chargeonce19 and gamecharge share (the rows, the points each lost by problem, what the failed checks said)."""
 
 from __future__ import annotations
 
@@ -57,6 +57,12 @@ def grade_corpus(tmp_path_factory, corpus: Path, programs: list[dict]) -> dict:
             program_id(p): (f"{stem}.py", chained_text(corpus, programs, p))
             for p in programs if p["assignment"] == course}))
     return found
+
+
+def failed_feedback(row, problems, names: bool = True) -> str:
+    """What ROW's failed checks of PROBLEMS say: their output and hints (NAMES: their names too)."""
+    return "\n".join((f"{t['name']}\n" if names else "") + f"{t['output']}\n{t.get('hint') or ''}"
+                     for t in row.tests if t["problem"] in problems and t["score"] < t["max_score"])
 
 
 def lost_by_problem(row) -> dict[int, float]:
