@@ -23,10 +23,10 @@ import time
 from pathlib import Path
 
 import pytest
+from helpers.corpus import chained_text
 
 from autograder import toml as tomllib  # the one TOML shim
 from autograder.assignment import load_assignment
-from autograder.authoring.edits import apply_edits
 from autograder.engine.sandbox import Request, Sandbox, isolation
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -40,15 +40,9 @@ LOAD = 3                                             # busy processes: more than
 pytestmark = pytest.mark.serial      # it loads the machine itself: run alone (make test's step 2)
 
 
-def _source(program: dict) -> tuple[str, str]:
-    """(course, the program's text)."""
-    return program["assignment"], apply_edits((CORPUS / program["base"]).read_text(encoding="utf-8"),
-                                              program["edits"], program["name"])
-
-
 def _cases() -> dict[str, tuple[str, str, float]]:
     """name -> (course, text, exact score expected)."""
-    cases = {p["name"]: (*_source(p), p["score"]) for p in PROGRAMS}
+    cases = {p["name"]: (p["assignment"], chained_text(CORPUS, PROGRAMS, p), p["score"]) for p in PROGRAMS}
     if isolation()["uid_drop"]:          # (its corpus case needs it: helpers/hostile.py)
         solution = (ROOT / "solution" / "yahtzee.py").read_text(encoding="utf-8")
         bomb = (ROOT / "tests" / "corpus" / "fork_bomb.py").read_text(encoding="utf-8")
