@@ -49,24 +49,30 @@ def test_the_key_is_the_text_and_the_name(cache):
     assert len(list(cache.glob("code-*.marshal"))) == 3
 
 
-@pytest.mark.parametrize("spoil", ["group_writable", "world_writable", "garbage", "not_code", "symlink"])
-def test_an_entry_others_could_write_or_that_does_not_read_is_compiled_afresh(cache, spoil, tmp_path):
-    codecache.compiled(TEXT, "<t>")
-    entry = _entry(cache)
-    planted = marshal.dumps(compile(OTHER, "<t>", "exec"))
+def _spoil(entry, spoil: str, planted: bytes, wrong_type: bytes, tmp_path) -> None:
+    """ENTRY spoiled as SPOIL says: PLANTED written where others could write it ("group_writable",
+    "world_writable"), bytes that are not marshal ("garbage"), a marshalled value of the wrong type
+    (WRONG_TYPE: "not_code", "not_a_dict"), or a link to PLANTED elsewhere ("symlink")."""
     if spoil in ("group_writable", "world_writable"):
         entry.write_bytes(planted)
         entry.chmod(0o620 if spoil == "group_writable" else 0o602)
     elif spoil == "garbage":
         entry.write_bytes(b"\xff not marshal")
-    elif spoil == "not_code":
-        entry.write_bytes(marshal.dumps({"f": 3}))
+    elif spoil in ("not_code", "not_a_dict"):
+        entry.write_bytes(wrong_type)
     else:
         target = tmp_path / "elsewhere.marshal"
         target.write_bytes(planted)
         target.chmod(0o600)
         entry.unlink()
         entry.symlink_to(target)
+
+
+@pytest.mark.parametrize("spoil", ["group_writable", "world_writable", "garbage", "not_code", "symlink"])
+def test_an_entry_others_could_write_or_that_does_not_read_is_compiled_afresh(cache, spoil, tmp_path):
+    codecache.compiled(TEXT, "<t>")
+    entry = _entry(cache)
+    _spoil(entry, spoil, marshal.dumps(compile(OTHER, "<t>", "exec")), marshal.dumps({"f": 3}), tmp_path)
     assert _answer(codecache.compiled(TEXT, "<t>")) == 2
     # ... and the entry is replaced by a good one of ours
     assert not entry.is_symlink() and entry.stat().st_mode & 0o777 == 0o600
@@ -166,20 +172,7 @@ def test_a_table_entry_others_could_write_or_that_does_not_read_is_parsed_afresh
 
     toml.loads_kept(TABLE)
     (entry,) = _toml_entries(cache)
-    planted = marshal.dumps({"planted": True})
-    if spoil == "group_writable":
-        entry.write_bytes(planted)
-        entry.chmod(0o620)
-    elif spoil == "garbage":
-        entry.write_bytes(b"\xff not marshal")
-    elif spoil == "not_a_dict":
-        entry.write_bytes(marshal.dumps(["case"]))
-    else:
-        target = tmp_path / "elsewhere.marshal"
-        target.write_bytes(planted)
-        target.chmod(0o600)
-        entry.unlink()
-        entry.symlink_to(target)
+    _spoil(entry, spoil, marshal.dumps({"planted": True}), marshal.dumps(["case"]), tmp_path)
     assert toml.loads_kept(TABLE) == toml.loads(TABLE)
     assert not entry.is_symlink() and marshal.loads(entry.read_bytes()) == toml.loads(TABLE)
 
