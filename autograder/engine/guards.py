@@ -47,13 +47,12 @@ _RUNNING: list[float | None] = [None]
 # hangs, and the machine's load cannot make it stop a check whose sandbox is merely slow (pass
 # 21: under load ~18 a stage-5 contest's waits ran past the 120 s, and the grade moved).
 _WAITING: list[float | None] = [None]
-_MAIN = threading.main_thread().ident
 
 
 def wait_begins() -> float | None:
     """A wait on a sandbox begins (Sandbox.run, run_batch): its start where a watched check runs
     in the main thread and no wait is open, else None (pass it to wait_ends)."""
-    if _RUNNING[0] is None or _WAITING[0] is not None or threading.get_ident() != _MAIN:
+    if _RUNNING[0] is None or _WAITING[0] is not None or threading.current_thread() is not threading.main_thread():
         return None
     _WAITING[0] = began = time.perf_counter()
     return began
