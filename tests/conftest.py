@@ -23,6 +23,27 @@ def mutant_report(tmp_path_factory):
         return grade(path, "yahtzee", limits=default_limits())
 
 
+@pytest.fixture
+def make():
+    """make(source, filename="yahtzee.py", **sandbox options): a real Sandbox of SOURCE (dedented),
+    closed after the test (test_sandbox*.py; collected again with student roots and under the
+    template by test_sandbox_family.py and test_sandbox_template.py)."""
+    import textwrap
+
+    from autograder.engine.sandbox import Sandbox
+
+    boxes: list[Sandbox] = []
+
+    def _make(src: str, filename: str = "yahtzee.py", **kwargs) -> Sandbox:
+        box = Sandbox(textwrap.dedent(src).lstrip("\n"), filename, **kwargs)
+        boxes.append(box)
+        return box
+
+    yield _make
+    for box in boxes:
+        box.close()
+
+
 # make test's first step (tests/run.py: xdist, a file per work unit, --no-loadscope-reorder) hands the
 # files out in the order of the items: the costliest first, so that the last ones handed out are
 # short and neither core idles long at the end.  Measured by file (the suite's JUnit times, pass 20);

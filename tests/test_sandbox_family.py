@@ -1,12 +1,13 @@
-"""Every sandbox test of test_sandbox.py (and the fresh runner's reuse test of
-test_sandbox_poison.py: its zygote adopts the template's clean-state snapshot here) again, with
-each sandbox forked by a student root (roots.Family / StudentRoot, what grading uses for a
-student's own sandbox and its substitution variants) instead of the template: the root builds
-the read-only minimal root and compiles the source once per student and forks each life as the
-pid 1 of a new pid namespace; each life still makes its own mount and ipc namespaces, private
-folders, uid, cgroup, rlimits and seccomp (and shares the root's empty net namespace when the
-filter refuses sockets), so every isolation and outcome test must hold unchanged.  Plus what is the family's own: its lives share nothing another life could write or
-read (tests/test_hostile_round2.py `notes_between_sandboxes` grades the same as an attack).
+"""Every sandbox test of test_sandbox.py, test_sandbox_limits.py and test_sandbox_processes.py (and the
+fresh runner's reuse test of test_sandbox_poison.py: its zygote adopts the template's clean-state
+snapshot here) again, with each sandbox forked by a student root (roots.Family / StudentRoot, what
+grading uses for a student's own sandbox and its substitution variants) instead of the template: the
+root builds the read-only minimal root and compiles the source once per student and forks each life
+as the pid 1 of a new pid namespace; each life still makes its own mount and ipc namespaces, private
+folders, uid, cgroup, rlimits and seccomp (and shares the root's empty net namespace when the filter
+refuses sockets), so every isolation and outcome test must hold unchanged. Plus what is the family's
+own: its lives share nothing another life could write or read (tests/test_hostile_round2.py
+`notes_between_sandboxes` grades the same as an attack).
 """
 
 from __future__ import annotations
@@ -19,7 +20,9 @@ from pathlib import Path
 import pytest
 from test_sandbox import *  # noqa: F403  (the same tests, collected again with student roots)
 from test_sandbox import ISO, call
+from test_sandbox_limits import *  # noqa: F403
 from test_sandbox_poison import test_fresh_requests_share_a_process_only_while_it_stays_clean  # noqa: F401
+from test_sandbox_processes import *  # noqa: F403
 
 from autograder.engine import launch, roots, seccomp
 from autograder.engine.isolation import uid_processes
