@@ -3,7 +3,7 @@ own sandbox"): a variant whose planned requests are all shared calls (Yahtzee's 
 first in the student's own sandbox, with stand-ins for the substituted names and no reference;
 its outcomes count only when the whole try was clean, else the variant runs in its own sandbox as
 before.  Real sandboxes: every program below is graded in one session with tries and in one
-without (ahead.TRY_ASIDE), and the reports must be the same, byte for byte (times aside), except
+without (engine_tries.TRY_ASIDE), and the reports must be the same, byte for byte (times aside), except
 for the program that searches its memory for the reference (the try holds none: its exact score).
 A Sandbox of its own shows the aside batch's rules: refused where a worker ran or a file was left,
 the life left as it was, files left behind say so."""
@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.engine import ahead
+from autograder.engine import tries as engine_tries
 from autograder.engine.program import Program, close_references
 from autograder.engine.sandbox import Request, Sandbox, isolation, template_scope
 from autograder.grading.grade import grade_stream
@@ -87,8 +87,8 @@ def _reports(paths: list[Path], tries: bool) -> tuple[dict, dict]:
         order.append(name)
         reports[name] = json.dumps(data, sort_keys=True)
 
-    saved = ahead.TRY_ASIDE
-    ahead.TRY_ASIDE = tries
+    saved = engine_tries.TRY_ASIDE
+    engine_tries.TRY_ASIDE = tries
     Program.close = closing
     try:
         with template_scope():
@@ -96,7 +96,7 @@ def _reports(paths: list[Path], tries: bool) -> tuple[dict, dict]:
         close_references()
     finally:
         Program.close = close
-        ahead.TRY_ASIDE = saved
+        engine_tries.TRY_ASIDE = saved
     assert len(figures) == len(order)
     return reports, dict(zip(order, figures))
 
