@@ -195,24 +195,31 @@ def _plain(root: Path, work_dir: Path, notes: list[str]) -> list[Entry]:
                                   p, files=[(p.name, p)]) for p in linked]
     canvas = [p for p in files if CANVAS.match(p.name)]
     if files and len(canvas) == len(files):
+        # A Canvas student is its user id, not its name: on main d3a0ea6 files were grouped by the
+        # name (two students of one name were one row, one's files over the other's: redteam9)
         groups: dict[str, list[Path]] = collections.defaultdict(list)
         for p in files:
-            groups[CANVAS.match(p.name)["who"]].append(p)
-        for who, paths in sorted(groups.items()):
+            groups[CANVAS.match(p.name)["uid"]].append(p)
+        names = {uid: CANVAS.match(paths[0].name)["who"] for uid, paths in groups.items()}
+        shared = collections.Counter(safe_id(who) for who in names.values())
+        for uid, paths in sorted(groups.items(), key=lambda group: (names[group[0]], group[0])):
+            who = names[uid]
+            # a name several ids share (once made safe: o'brien, "o brien") names each by its id too
+            sid = safe_id(who) if shared[safe_id(who)] == 1 else safe_id(f"{who}_{uid}")
             info = lms.canvas_info(paths[0].name)
             info["late"] = any(lms.canvas_info(p.name).get("late") for p in paths)
             if len(paths) == 1 and paths[0].suffix.lower() != ".zip":
-                entries.append(Entry(safe_id(who), paths[0], info=info))
+                entries.append(Entry(sid, paths[0], info=info))
                 continue
             problems: list[str] = []
-            staged = _stage_files(who, paths, work_dir, notes, problems)
+            staged = _stage_files(f"{safe_id(who)}-{uid}", paths, work_dir, notes, problems)
             if problems and not submission_files(staged):
                 zips = [p for p in paths if p.suffix.lower() == ".zip"]
-                entries.append(Entry(safe_id(who), zips[0], files=[(p.name, p) for p in paths],
+                entries.append(Entry(sid, zips[0], files=[(p.name, p) for p in paths],
                                      error="; ".join(problems), info=info))
             else:
-                notes += [f"{who}: {problem} (graded the other files)" for problem in problems]
-                entries.append(Entry(safe_id(who), staged, info=info))
+                notes += [f"{sid}: {problem} (graded the other files)" for problem in problems]
+                entries.append(Entry(sid, staged, info=info))
         files = []
     for p in files:
         if p.suffix.lower() == ".zip":
@@ -230,12 +237,13 @@ def _plain(root: Path, work_dir: Path, notes: list[str]) -> list[Entry]:
     return entries
 
 
-def _stage_files(who: str, paths: list[Path], work_dir: Path, notes: list[str],
+def _stage_files(folder: str, paths: list[Path], work_dir: Path, notes: list[str],
                  problems: list[str]) -> Path:
-    """Gather one LMS student's files (prefixed names, maybe a zip) into a folder of their own.
+    """Gather one LMS student's files (prefixed names, maybe a zip) into a folder of their own
+    (FOLDER: a name no other student's staging has: the LMS's user id in it).
 
     A zip that cannot be extracted is left out and described in PROBLEMS."""
-    dest = work_dir / "staged" / safe_id(who)
+    dest = work_dir / "staged" / folder
     if dest.exists():
         shutil.rmtree(dest)
     dest.mkdir(parents=True)
@@ -248,10 +256,19 @@ def _stage_files(who: str, paths: list[Path], work_dir: Path, notes: list[str],
             except InputError as err:
                 problems.append(str(err))
                 continue
-            shutil.copytree(inner, dest / Path(original).stem, dirs_exist_ok=True)
+            shutil.copytree(inner, dest / plain_name(Path(original).stem), dirs_exist_ok=True)
         else:
-            shutil.copy2(p, dest / original)
+            shutil.copy2(p, dest / plain_name(original))
     return dest
+
+
+def plain_name(name: str) -> str:
+    """NAME (a student's file name) as ONE entry of a folder: never '', '.', '..' nor a path.  On
+    main d3a0ea6 a Canvas upload '...zip' (stem '..') was staged into the folder of every staged
+    classmate and its <classmate>/yahtzee.py graded as theirs (redteam9)."""
+    if name in ("", ".", "..") or "/" in name or "\0" in name:
+        return "_" + safe_id(name)
+    return name
 
 
 def _nbgrader(root: Path, assignment: Assignment, nb_assignment: str | None, notes: list[str]) -> list[Entry]:

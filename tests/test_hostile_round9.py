@@ -1,0 +1,123 @@
+"""Round nine of the hostile corpus (redteam9, pass 22): identity in a class, and the paths the
+earlier rounds covered least.  Cases and predictions: tests/corpus/round9/expected.toml (committed
+before the cases were graded after the fix).
+
+Part A, a Canvas download (`[[canvas]]`): the files of one student were staged into a folder named
+by what students control or share (the display name `who`, a zip's file name), so a classmate's
+files could replace a student's, two students could be one row, and a zip named `...zip` wrote
+into every staged classmate's folder.  On main d3a0ea6 each case's `main_points` (measured with
+this test's batch on main's discover.py); now `points`, in one `grade-all --stage 1` of the whole
+class, the honest classmates (a single file, a zip upload) at 30 throughout.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import zipfile
+from pathlib import Path
+
+import pytest
+from helpers.batch import SOLUTION, rows_of, run_batch
+
+from autograder import toml as tomllib  # the one TOML shim
+from autograder.assignment import load_assignment
+from autograder.grading.discover import discover
+
+REPO = Path(__file__).resolve().parent.parent
+FOLDER = REPO / "tests" / "corpus" / "round9"
+EXPECTED = tomllib.loads((FOLDER / "expected.toml").read_text(encoding="utf-8"))
+PROGRAMS = {"solution": SOLUTION, "plant": (FOLDER / "plant.py").read_text(encoding="utf-8"),
+            "notes": "# my notes\n"}
+CLASSMATES = {"bob_102_5002_yahtzee.py": SOLUTION}          # a single file: never staged
+
+
+def _zip(members: list[str]) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        for member in members:
+            name, program = member.split("=")
+            archive.writestr(name, PROGRAMS[program])
+    return buffer.getvalue()
+
+
+def canvas_class(folder: Path) -> Path:
+    """Every [[canvas]] case's files in one Canvas download, with the honest classmates."""
+    folder.mkdir(parents=True)
+    (folder / "alice_101_5001_project.zip").write_bytes(_zip(["project/yahtzee.py=solution"]))  # staged
+    for name, text in CLASSMATES.items():
+        (folder / name).write_text(text, encoding="utf-8")
+    for case in EXPECTED["canvas"]:
+        for name, kind, *members in case["files"]:
+            if kind == "zip":
+                (folder / name).write_bytes(_zip(members))
+            else:
+                (folder / name).write_text(PROGRAMS[kind], encoding="utf-8")
+    return folder
+
+
+@pytest.fixture(scope="module")
+def canvas_batch(tmp_path_factory) -> dict:
+    tmp = tmp_path_factory.mktemp("round9-canvas")
+    klass = canvas_class(tmp / "class")
+    out = tmp / "out"
+    result = run_batch([str(klass), "--stage", "1", "--jobs", "2", "--out", str(out)], tmp, "canvas", timeout=300)
+    assert result["code"] == 0, result["stdout"] + result["stderr"]
+    return {"out": out, "klass": klass, "tmp": tmp}
+
+
+@pytest.mark.parametrize("case", EXPECTED["canvas"], ids=lambda c: c["name"])
+def test_round9_canvas_students_are_their_own_files(canvas_batch, case):
+    rows = rows_of(canvas_batch["out"])
+    got = {sid: round(rows[sid][0], 4) if sid in rows else -1 for sid in case["points"]}
+    assert got == case["points"], case["why"]
+    assert not any(error for _, _, _, error in rows.values())
+
+
+def test_round9_canvas_one_row_per_user_id_in_the_lms_file(canvas_batch):
+    """canvas_grades.csv: one row per Canvas user id, each with its own grade (on main 202 had none
+    and 201 had 202's 0)."""
+    with open(canvas_batch["out"] / "canvas_grades.csv", newline="", encoding="utf-8") as f:
+        lines = list(csv.reader(f))
+    by_id = {line[1]: float(line[5]) for line in lines[2:] if line[1]}
+    assert by_id == {"101": 30.0, "102": 30.0, "109": 0.0, "201": 30.0, "202": 0.0, "301": 30.0, "302": 0.0}
+    assert len(rows_of(canvas_batch["out"])) == len(by_id) == 7
+
+
+def test_round9_canvas_no_two_students_share_a_folder(tmp_path):
+    """The class of the cases: every student's entry is a path of its own, none inside another's,
+    and nothing is written outside the staging folder of its own student (discover alone, with
+    more names: '..' and '.' zips, names equal after safe_id, NFC and NFD spellings, one name and
+    three user ids, a late and an on-time file of one id)."""
+    klass = canvas_class(tmp_path / "class")
+    extra = {"ann_401_8001_..zip": _zip(["ann/yahtzee.py=solution"]),
+             "ann_401_8001_notes.py": PROGRAMS["notes"].encode(),
+             "jos\u00e9_501_8101_yahtzee.py": SOLUTION.encode(),
+             "jos\u00e9_501_8101_notes.py": PROGRAMS["notes"].encode(),
+             "jose\u0301_502_8102_yahtzee.py": PROGRAMS["plant"].encode(),
+             "jose\u0301_502_8102_notes.py": PROGRAMS["notes"].encode(),
+             "lee_601_8201_a.py": SOLUTION.encode(), "lee_602_8202_a.py": SOLUTION.encode(),
+             "lee_LATE_603_8203_a.py": PROGRAMS["plant"].encode(),
+             "kim_LATE_701_8301_yahtzee.py": SOLUTION.encode(), "kim_701_8302_notes.py": PROGRAMS["notes"].encode(),
+             "zz_999_9999_...zip": _zip(["q/ann/yahtzee.py=plant", "q/kim/yahtzee.py=plant"])}
+    for name, data in extra.items():
+        (klass / name).write_bytes(data)
+    entries, notes = discover(klass, tmp_path / "work", load_assignment("yahtzee"))
+    paths = [Path(e.path).resolve() for e in entries]
+    for i, path in enumerate(paths):
+        for j, other in enumerate(paths):
+            assert i == j or not (path == other or path.is_relative_to(other)), (entries[i].id, entries[j].id)
+    assert len({e.id for e in entries}) == len(entries)
+    by_uid = {e.info["lms_id"]: e for e in entries}
+    assert sorted(by_uid) == sorted({name.split("_")[-3] for name in (*extra, *CLASSMATES, "alice_101_5001_x")}
+                                    | {n.split("_")[-3] for c in EXPECTED["canvas"] for n, *_ in c["files"]})
+    for uid, entry in by_uid.items():       # each student's files are its own: the plant only where handed in
+        texts = [path.read_text(encoding="utf-8") for _, path in entry.files if path is not None]
+        planted = PROGRAMS["plant"] in texts
+        handed = any(name.split("_")[-3] == uid and data == PROGRAMS["plant"].encode()
+                     for name, data in extra.items()) or uid in ("202", "302")
+        assert planted == handed or uid in ("109", "999"), (uid, entry.id, [n for n, _ in entry.files])
+    assert by_uid["701"].info["late"] is True and len(by_uid["701"].files) == 2
+    staged = tmp_path / "work" / "staged"
+    assert sorted(p.name for p in staged.iterdir()) == sorted(Path(e.path).name for e in entries
+                                                              if Path(e.path).parent == staged)
