@@ -121,3 +121,64 @@ def test_round9_canvas_no_two_students_share_a_folder(tmp_path):
     staged = tmp_path / "work" / "staged"
     assert sorted(p.name for p in staged.iterdir()) == sorted(Path(e.path).name for e in entries
                                                               if Path(e.path).parent == staged)
+
+
+# --- Part B: a name that becomes a classmate's id once made safe -----------------------------------
+
+def lossy_class(folder: Path, case: dict) -> Path:
+    """CASE's names as an nbgrader submitted/ tree or a plain folder of files."""
+    for name, program in case["folders"]:
+        if case["layout"] == "nbgrader":
+            path = folder / "submitted" / name / "yahtzee" / "yahtzee.py"
+        else:
+            path = folder / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(PROGRAMS[program], encoding="utf-8")
+    return folder
+
+
+@pytest.mark.parametrize("case", EXPECTED["lossy"], ids=lambda c: c["name"])
+def test_round9_a_name_made_safe_never_takes_a_classmates_id(tmp_path, case):
+    klass = lossy_class(tmp_path / "class", case)
+    out = tmp_path / "out"
+    result = run_batch([str(klass), "--stage", "1", "--jobs", "1", "--out", str(out)], tmp_path, "lossy", timeout=300)
+    assert result["code"] == 0, result["stdout"] + result["stderr"]
+    rows = rows_of(out)
+    assert {sid: round(score, 4) for sid, (score, *_) in rows.items()} == case["points"], case["why"]
+
+
+def test_round9_ids_claimed_by_exact_names_first(tmp_path):
+    """The class, in discover alone: every name that is its id exactly keeps it, whatever names
+    that become the same id sort before it (leading and trailing spaces and '_', a zero-width
+    space, NFD and NFC spellings), in a plain folder, an nbgrader tree and a Gradescope export."""
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    names = [" carl.py", "_carl.py", "carl .py", "carl.py", "\u200bcarl.py", "jose\u0301.py", "jose.py",
+             "_dora", "dora"]
+    for name in names:
+        target = plain / name
+        if name.endswith(".py"):
+            target.write_text(SOLUTION, encoding="utf-8")
+        else:
+            target.mkdir()
+            (target / "yahtzee.py").write_text(SOLUTION, encoding="utf-8")
+    entries, _ = discover(plain, tmp_path / "w1", load_assignment("yahtzee"))
+    by_id = {e.id: e.path.name for e in entries}
+    assert by_id["carl"] == "carl.py" and by_id["jose"] == "jose.py" and by_id["dora"] == "dora"
+    assert len(by_id) == len(names)
+    tree = tmp_path / "nb" / "submitted"
+    for student in (" eve", "eve", "eve.", "_eve_"):
+        (tree / student / "yahtzee").mkdir(parents=True)
+        (tree / student / "yahtzee" / "yahtzee.py").write_text(SOLUTION, encoding="utf-8")
+    entries, _ = discover(tmp_path / "nb", tmp_path / "w2", load_assignment("yahtzee"))
+    assert {e.id: e.path.parent.name for e in entries}["eve"] == "eve" and len(entries) == 4
+    export = tmp_path / "gs"
+    export.mkdir()
+    meta = []
+    for n, (sid, name) in enumerate((("", "' fay'"), ("fay", "Fay Real")), 1):
+        (export / f"submission_{n}").mkdir()
+        (export / f"submission_{n}" / "yahtzee.py").write_text(SOLUTION, encoding="utf-8")
+        meta += [f"submission_{n}:", "  :submitters:", f"  - :name: {name}"] + ([f"    :sid: '{sid}'"] if sid else [])
+    (export / "submission_metadata.yml").write_text("\n".join(meta) + "\n", encoding="utf-8")
+    entries, _ = discover(export, tmp_path / "w3", load_assignment("yahtzee"))
+    assert {e.id: e.path.name for e in entries}["fay"] == "submission_2" and len(entries) == 2

@@ -49,6 +49,7 @@ class Entry:
     hash: str = ""
     error: str = ""              # set when the submission cannot be graded at all (e.g. a corrupt zip)
     info: dict = field(default_factory=dict)   # what the LMS export said: submitted_at, late, lms_id (lms.py)
+    name: str = ""               # the name ID was made from (safe_id), when it is not ID itself: _unique
 
     def __post_init__(self) -> None:
         refused = _refused(self.path)
@@ -63,6 +64,11 @@ class Entry:
             except OSError as err:
                 self.error = self.error or f"{self.path.name} could not be read ({err.strerror})"
                 self.hash = "unreadable:" + hashlib.sha256(os.fsencode(self.error)).hexdigest()
+
+
+def _named(name: str, path: Path, **kw) -> Entry:
+    """The Entry of PATH whose id is NAME made safe (NAME kept for _unique)."""
+    return Entry(safe_id(name), path, name=name, **kw)
 
 
 def safe_id(text: str) -> str:
@@ -146,7 +152,7 @@ def discover(source: str | Path, work_dir: Path, assignment: Assignment,
             root = extract_zip(source, work_dir / "inputs", notes)
             root = _unwrap(root)
         elif source.suffix.lower() in SUBMISSION_SUFFIXES:
-            return [Entry(safe_id(source.stem), source)], notes
+            return [_named(source.stem, source)], notes
         else:
             raise InputError(f"{source} is not a folder, a zip archive, a .py file or a notebook")
     else:
@@ -191,8 +197,8 @@ def _plain(root: Path, work_dir: Path, notes: list[str]) -> list[Entry]:
     if skipped:
         notes.append(f"ignored {len(skipped)} file(s) that are not submissions: {', '.join(escape.name(n) for n in skipped[:5])}"
                      + (" ..." if len(skipped) > 5 else ""))
-    entries: list[Entry] = [Entry(safe_id(p.stem if p.suffix.lower() in (*SUBMISSION_SUFFIXES, ".zip") else p.name),
-                                  p, files=[(p.name, p)]) for p in linked]
+    entries: list[Entry] = [_named(p.stem if p.suffix.lower() in (*SUBMISSION_SUFFIXES, ".zip") else p.name,
+                                   p, files=[(p.name, p)]) for p in linked]
     canvas = [p for p in files if CANVAS.match(p.name)]
     if files and len(canvas) == len(files):
         # A Canvas student is its user id, not its name: on main d3a0ea6 files were grouped by the
@@ -205,35 +211,36 @@ def _plain(root: Path, work_dir: Path, notes: list[str]) -> list[Entry]:
         for uid, paths in sorted(groups.items(), key=lambda group: (names[group[0]], group[0])):
             who = names[uid]
             # a name several ids share (once made safe: o'brien, "o brien") names each by its id too
-            sid = safe_id(who) if shared[safe_id(who)] == 1 else safe_id(f"{who}_{uid}")
+            name = who if shared[safe_id(who)] == 1 else f"{who}_{uid}"
+            sid = safe_id(name)
             info = lms.canvas_info(paths[0].name)
             info["late"] = any(lms.canvas_info(p.name).get("late") for p in paths)
             if len(paths) == 1 and paths[0].suffix.lower() != ".zip":
-                entries.append(Entry(sid, paths[0], info=info))
+                entries.append(Entry(sid, paths[0], info=info, name=name))
                 continue
             problems: list[str] = []
             staged = _stage_files(f"{safe_id(who)}-{uid}", paths, work_dir, notes, problems)
             if problems and not submission_files(staged):
                 zips = [p for p in paths if p.suffix.lower() == ".zip"]
                 entries.append(Entry(sid, zips[0], files=[(p.name, p) for p in paths],
-                                     error="; ".join(problems), info=info))
+                                     error="; ".join(problems), info=info, name=name))
             else:
                 notes += [f"{sid}: {problem} (graded the other files)" for problem in problems]
-                entries.append(Entry(sid, staged, info=info))
+                entries.append(Entry(sid, staged, info=info, name=name))
         files = []
     for p in files:
         if p.suffix.lower() == ".zip":
             try:
-                entries.append(Entry(safe_id(p.stem), _unwrap(extract_zip(p, work_dir / "nested", notes,
+                entries.append(_named(p.stem, _unwrap(extract_zip(p, work_dir / "nested", notes,
                                                                           label=p.name))))
             except InputError as err:          # one student's broken zip: their error row, not the batch's
-                entries.append(Entry(safe_id(p.stem), p, error=str(err)))
+                entries.append(_named(p.stem, p, error=str(err)))
         else:
-            entries.append(Entry(safe_id(p.stem), p))
+            entries.append(_named(p.stem, p))
     for p in folders:
         match = MOODLE.match(p.name)
         who = f"{match['who']}_{match['uid']}" if match else p.name
-        entries.append(Entry(safe_id(who), p, info=lms.moodle_info(p.name)))
+        entries.append(_named(who, p, info=lms.moodle_info(p.name)))
     return entries
 
 
@@ -276,7 +283,7 @@ def _nbgrader(root: Path, assignment: Assignment, nb_assignment: str | None, not
     entries = []
     for student in _children(root):
         if _refused(student):
-            entries.append(Entry(safe_id(student.name), student, files=[(student.name, student)]))
+            entries.append(_named(student.name, student, files=[(student.name, student)]))
             continue
         if not _is_dir(student):
             continue
@@ -295,7 +302,7 @@ def _nbgrader(root: Path, assignment: Assignment, nb_assignment: str | None, not
             notes.append(f"{student.name}: no single assignment folder to grade (has {names}); "
                          "pick one with --nbgrader-assignment")
             continue
-        entries.append(Entry(safe_id(student.name), chosen, info=lms.nbgrader_info(chosen)))
+        entries.append(_named(student.name, chosen, info=lms.nbgrader_info(chosen)))
     return entries
 
 
@@ -306,7 +313,7 @@ def _gradescope_export(root: Path, work_dir: Path, notes: list[str]) -> list[Ent
     entries = []
     for p in _children(root):
         if _is_dir(p) or _refused(p):
-            entries.append(Entry(safe_id(names.get(p.name, p.name)), p, files=[(p.name, p)] if _refused(p) else [],
+            entries.append(_named(names.get(p.name, p.name), p, files=[(p.name, p)] if _refused(p) else [],
                                  info=infos.get(p.name, {})))
     return entries
 
@@ -330,9 +337,12 @@ def gradescope_names(text: str) -> dict[str, str]:
 
 
 def _unique(entries: list[Entry]) -> list[Entry]:
-    """Make ids unique: a clash keeps the file's full name, then a counter."""
+    """Make ids unique: a name that is its id exactly claims it first, then the names safe_id
+    changed, in file order; a clash keeps the file's full name, then a counter.  (On main d3a0ea6
+    the first in file order claimed it: ' alice' or '_alice', which sort before 'alice', took
+    alice's id, her row, her --only and her extension; alice became alice-2: redteam9.)"""
     seen: dict[str, int] = {}
-    for entry in entries:
+    for entry in sorted(entries, key=lambda e: bool(e.name) and e.name != e.id):   # (stable)
         if entry.id in seen:
             entry.id = safe_id(entry.path.name) if not _is_dir(entry.path) else entry.id
         while entry.id in seen:
