@@ -182,3 +182,41 @@ def test_round9_ids_claimed_by_exact_names_first(tmp_path):
     (export / "submission_metadata.yml").write_text("\n".join(meta) + "\n", encoding="utf-8")
     entries, _ = discover(export, tmp_path / "w3", load_assignment("yahtzee"))
     assert {e.id: e.path.name for e in entries}["fay"] == "submission_2" and len(entries) == 2
+
+
+# --- Part C: one LMS student, one row; every submitter of a group, a row ---------------------------
+
+def lms_rows_class(folder: Path, layout: str) -> Path:
+    if layout == "moodle":
+        for plugin, name, text in (("file", "yahtzee.py", SOLUTION),
+                                   ("onlinetext", "onlinetext.html", "<p>my game is attached</p>")):
+            path = folder / f"Carl Moodle_201_assignsubmission_{plugin}" / name
+            path.parent.mkdir(parents=True)
+            path.write_text(text, encoding="utf-8")
+        return folder
+    meta = []
+    for n, (submitters, program) in enumerate(((["S1", "S2"], "solution"), (["S3"], "plant")), 1):
+        (folder / f"submission_{n}").mkdir(parents=True)
+        (folder / f"submission_{n}" / "yahtzee.py").write_text(PROGRAMS[program], encoding="utf-8")
+        meta += [f"submission_{n}:", "  :submitters:"]
+        for sid in submitters:
+            meta += [f"  - :name: Student {sid}", f"    :sid: '{sid}'", f"    :email: {sid.lower()}@example.com"]
+        meta += ["  :created_at: 2026-11-20 10:00:00.000000000 -0800", "  :score: 0.0", "  :status: processed"]
+    (folder / "submission_metadata.yml").write_text("\n".join(meta) + "\n", encoding="utf-8")
+    return folder
+
+
+@pytest.mark.parametrize("case", EXPECTED["lms_rows"], ids=lambda c: c["name"])
+def test_round9_an_lms_student_is_one_row(tmp_path, case):
+    klass = lms_rows_class(tmp_path / "class", case["layout"])
+    out = tmp_path / "out"
+    result = run_batch([str(klass), "--stage", "1", "--jobs", "2", "--out", str(out)], tmp_path, "lms", timeout=300)
+    assert result["code"] == 0, result["stdout"] + result["stderr"]
+    rows = rows_of(out)
+    got = {sid: round(rows[sid][0], 4) if sid in rows else -1 for sid in case["points"]}
+    assert got == case["points"], case["why"]
+    assert len(rows) == sum(1 for v in case["points"].values() if v >= 0)
+    if case["layout"] == "moodle":
+        with open(out / "moodle_grades.csv", newline="", encoding="utf-8") as f:
+            lines = list(csv.reader(f))[1:]
+        assert [(line[0], float(line[4])) for line in lines] == [("Participant 201", 30.0)]

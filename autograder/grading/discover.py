@@ -237,10 +237,26 @@ def _plain(root: Path, work_dir: Path, notes: list[str]) -> list[Entry]:
                 entries.append(_named(p.stem, p, error=str(err)))
         else:
             entries.append(_named(p.stem, p))
+    # A Moodle participant is one entry whatever number of plugin folders (file, onlinetext...)
+    # the download gives it: on main d3a0ea6 each was a student, the online text's an error row
+    # of 0 beside the program's, two rows for one participant id (redteam9)
+    moodle: dict[tuple[str, str], list[Path]] = collections.defaultdict(list)
     for p in folders:
         match = MOODLE.match(p.name)
-        who = f"{match['who']}_{match['uid']}" if match else p.name
-        entries.append(_named(who, p, info=lms.moodle_info(p.name)))
+        if not match:
+            entries.append(_named(p.name, p))
+            continue
+        moodle[match["who"], match["uid"]].append(p)
+    for (who, uid), paths in moodle.items():
+        # the folder graded: the first that holds a program (the file plugin's); its hash is of
+        # every plugin folder's files, so a change in any of them grades it again
+        path = next((p for p in paths if any(may_be_picked(Path(name).parts)
+                                             for name, _ in submission_files(p))), paths[0])
+        files = None
+        if len(paths) > 1 and not _refused(path):
+            files = [(f"{p.name}/{name}", item) for p in paths for name, item in submission_files(p)]
+        entries.append(_named(f"{who}_{uid}", path, info=lms.moodle_info(path.name),
+                              **({"files": files} if files else {})))
     return entries
 
 
@@ -307,33 +323,52 @@ def _nbgrader(root: Path, assignment: Assignment, nb_assignment: str | None, not
 
 
 def _gradescope_export(root: Path, work_dir: Path, notes: list[str]) -> list[Entry]:
-    """Gradescope's 'Export Submissions' zip: submission_<n>/ folders and submission_metadata.yml."""
+    """Gradescope's 'Export Submissions' zip: submission_<n>/ folders and submission_metadata.yml.
+    Every submitter of a group submission gets an entry of its folder (on main d3a0ea6 only the
+    first: the others had no row, redteam9)."""
     text = (root / "submission_metadata.yml").read_text(encoding="utf-8", errors="replace")
-    names, infos = gradescope_names(text), lms.gradescope_metadata(text)
+    people, infos = gradescope_submitters(text), lms.gradescope_metadata(text)
     entries = []
     for p in _children(root):
         if _is_dir(p) or _refused(p):
-            entries.append(_named(names.get(p.name, p.name), p, files=[(p.name, p)] if _refused(p) else [],
-                                 info=infos.get(p.name, {})))
+            for person in people.get(p.name) or [{}]:
+                info = dict(infos.get(p.name, {}))
+                if person.get("sid") or person.get("email"):
+                    info["lms_id"] = person.get("sid") or person.get("email")
+                if person.get("name"):
+                    info["lms_name"] = person["name"]
+                who = person.get("sid") or person.get("email") or person.get("name") or p.name
+                entries.append(_named(who, p, files=[(p.name, p)] if _refused(p) else [], info=info))
     return entries
 
 
 def gradescope_names(text: str) -> dict[str, str]:
-    """submission_<n> -> the submitter's sid (else email, else name) from Gradescope's metadata YAML."""
-    out: dict[str, str] = {}
+    """submission_<n> -> its first submitter's sid (else email, else name) from Gradescope's metadata YAML."""
+    return {folder: person.get("sid") or person.get("email") or person.get("name", folder)
+            for folder, people in gradescope_submitters(text).items() for person in people[:1]}
+
+
+def gradescope_submitters(text: str) -> dict[str, list[dict[str, str]]]:
+    """submission_<n> -> each submitter's {sid, email, name} (those given) from Gradescope's
+    metadata YAML: a `- :name:` (any field after a dash) starts the next submitter."""
+    out: dict[str, list[dict[str, str]]] = {}
     current = None
-    found: dict[str, str] = {}
-    for line in text.splitlines() + ["end:"]:
+    for line in text.splitlines():
         top = re.match(r"^(\S[^:]*):\s*$", line)
         if top:
-            if current and found:
-                out[current] = found.get("sid") or found.get("email") or found.get("name", current)
-            current, found = top.group(1).strip(), {}
+            current = top.group(1).strip()
             continue
-        field_match = re.match(r"^\s*-?\s*:(sid|email|name):\s*['\"]?([^'\"]*)['\"]?\s*$", line)
-        if current and field_match and field_match.group(1) not in found and field_match.group(2):
-            found[field_match.group(1)] = field_match.group(2)
-    return out
+        field_match = re.match(r"^\s*(-?)\s*:(sid|email|name):\s*['\"]?([^'\"]*)['\"]?\s*$", line)
+        if current is None or not field_match:
+            continue
+        dash, key, value = field_match.groups()
+        people = out.setdefault(current, [])
+        if dash or not people:
+            people.append({})
+        if value and key not in people[-1]:
+            people[-1][key] = value
+    return {folder: [person for person in people if person] for folder, people in out.items()
+            if any(people)}
 
 
 def _unique(entries: list[Entry]) -> list[Entry]:
