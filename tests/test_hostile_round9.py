@@ -14,11 +14,12 @@ from __future__ import annotations
 
 import csv
 import io
+import sqlite3
 import zipfile
 from pathlib import Path
 
 import pytest
-from helpers.batch import SOLUTION, rows_of, run_batch
+from helpers.batch import SOLUTION, read_csv, rows_of, run_batch
 
 from autograder import toml as tomllib  # the one TOML shim
 from autograder.assignment import load_assignment
@@ -134,6 +135,8 @@ def lossy_class(folder: Path, case: dict) -> Path:
             path = folder / name
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(PROGRAMS[program], encoding="utf-8")
+        if "finals" in case:
+            (path.parent / "timestamp.txt").write_text("2026-06-01 10:00:00.000000 UTC\n", encoding="utf-8")
     return folder
 
 
@@ -141,10 +144,28 @@ def lossy_class(folder: Path, case: dict) -> Path:
 def test_round9_a_name_made_safe_never_takes_a_classmates_id(tmp_path, case):
     klass = lossy_class(tmp_path / "class", case)
     out = tmp_path / "out"
-    result = run_batch([str(klass), "--stage", "1", "--jobs", "1", "--out", str(out)], tmp_path, "lossy", timeout=300)
+    late = []
+    if "finals" in case:        # the real student's extension must reach the real student's row
+        (tmp_path / "ext.csv").write_text("id,due\nalice,2027-01-01T00:00\n", encoding="utf-8")
+        late = ["--due", "2026-01-01T00:00", "--late-penalty", "50", "--extensions", str(tmp_path / "ext.csv")]
+    result = run_batch([str(klass), "--stage", "1", "--jobs", "1", "--out", str(out), *late], tmp_path, "lossy",
+                       timeout=300)
     assert result["code"] == 0, result["stdout"] + result["stderr"]
     rows = rows_of(out)
     assert {sid: round(score, 4) for sid, (score, *_) in rows.items()} == case["points"], case["why"]
+    if "finals" in case:
+        _, lines = read_csv(out)
+        sources = _sources(out)             # (nbgrader: submitted/<student>/yahtzee)
+        assert {Path(sources[sid]).parent.name: float(line["final"]) for sid, line in lines.items()} == case["finals"]
+
+
+def _sources(out: Path) -> dict[str, str]:
+    """id -> the submission's path as the gradebook stored it."""
+    db = sqlite3.connect(f"file:{out / 'gradebook.sqlite'}?mode=ro", uri=True)
+    try:
+        return dict(db.execute("SELECT submission_id, source FROM grades"))
+    finally:
+        db.close()
 
 
 def test_round9_ids_claimed_by_exact_names_first(tmp_path):
