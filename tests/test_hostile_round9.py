@@ -241,3 +241,22 @@ def test_round9_an_lms_student_is_one_row(tmp_path, case):
         with open(out / "moodle_grades.csv", newline="", encoding="utf-8") as f:
             lines = list(csv.reader(f))[1:]
         assert [(line[0], float(line[4])) for line in lines] == [("Participant 201", 30.0)]
+
+
+# --- Part D: grade-all's own output folder inside the class ----------------------------------------
+
+@pytest.mark.parametrize("case", EXPECTED["own_output"], ids=lambda c: c["name"])
+def test_round9_the_graders_own_output_is_not_a_student(tmp_path, case):
+    klass = tmp_path / "class"
+    klass.mkdir()
+    (klass / "alice_101_5001_project.zip").write_bytes(_zip(["project/yahtzee.py=solution"]))
+    for name, text in CLASSMATES.items():
+        (klass / name).write_text(text, encoding="utf-8")
+    out = klass / "results"
+    for run in range(2):
+        result = run_batch([str(klass), "--stage", "1", "--jobs", "2", "--out", str(out)], tmp_path, f"own{run}",
+                           timeout=300)
+        assert result["code"] == 0, result["stdout"] + result["stderr"]
+    rows = rows_of(out)
+    assert {sid: round(rows[sid][0], 4) if sid in rows else -1 for sid in case["points"]} == case["points"], case["why"]
+    assert "skipped results: grade-all's own output folder (--out)" in result["stdout"]

@@ -165,7 +165,11 @@ def discover(source: str | Path, work_dir: Path, assignment: Assignment,
         entries = _gradescope_export(root, work_dir, notes)
     else:
         entries = _plain(root, work_dir, notes)
-    return _unique(entries), notes
+    out = Path(os.path.realpath(work_dir.parent))      # grade-all's OUT, when it was put in SOURCE:
+    own = [e for e in entries if Path(os.path.realpath(e.path)) == out]    # never a student (its staged
+    if own:                                             # copies of classmates' files would be graded)
+        notes.append(f"skipped {escape.name(own[0].path.name)}: grade-all's own output folder (--out)")
+    return _unique([e for e in entries if not any(e is o for o in own)]), notes
 
 
 def _children(root: Path) -> list[Path]:
