@@ -14,12 +14,15 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 import sqlite3
+import subprocess
+import sys
 import zipfile
 from pathlib import Path
 
 import pytest
-from helpers.batch import SOLUTION, read_csv, rows_of, run_batch
+from helpers.batch import SOLUTION, env, read_csv, rows_of, run_batch
 
 from autograder import toml as tomllib  # the one TOML shim
 from autograder.assignment import load_assignment
@@ -260,3 +263,23 @@ def test_round9_the_graders_own_output_is_not_a_student(tmp_path, case):
     rows = rows_of(out)
     assert {sid: round(rows[sid][0], 4) if sid in rows else -1 for sid in case["points"]} == case["points"], case["why"]
     assert "skipped results: grade-all's own output folder (--out)" in result["stdout"]
+
+
+# --- Part E: found, not fixed ----------------------------------------------------------------------
+
+@pytest.mark.parametrize("case", EXPECTED["unfixed"], ids=lambda c: c["name"])
+def test_round9_unfixed_later_stages_reference_reaches_a_public_check(tmp_path, case):
+    """FOUND, NOT FIXED (pinned so that a fix must move it): a stage-1 public check's feedback
+    shows the compressed bytecode of the reference's later stages' functions, which a substitution
+    sandbox of stage 1 holds (on main stage 5's strategy too: closed, Assignment.substitution).
+    docs/threat-model.md names it."""
+    path = tmp_path / "yahtzee.py"
+    path.write_text(SOLUTION.rstrip("\n") + "\n\n\n" + (FOLDER / f"{case['name']}.py").read_text(encoding="utf-8"),
+                    encoding="utf-8")
+    proc = subprocess.run([sys.executable, "-m", "autograder", "grade", str(path), "--stage", str(case["stage"])],
+                          env=env(), capture_output=True, text=True, timeout=600)
+    assert f"Score: {case['points']:g} / 30" in proc.stdout, proc.stdout[-3000:]
+    leaked = re.search(r"LEAK (\d+) functions \[([^]]*)\] (\d+) chars", proc.stdout)
+    assert leaked and int(leaked.group(1)) == case["functions"], proc.stdout[-3000:]
+    # a later core stage's code is there (the hole left); stage 5's strategy no longer (on main it was)
+    assert "'play_game'" in leaked.group(2) and "choose_" not in leaked.group(2)
