@@ -292,7 +292,7 @@ def _stage_files(folder: str, paths: list[Path], work_dir: Path, notes: list[str
 def plain_name(name: str) -> str:
     """NAME (a student's file name) as ONE entry of a folder: never '', '.', '..' nor a path.  On
     main d3a0ea6 a Canvas upload '...zip' (stem '..') was staged into the folder of every staged
-    classmate and its <classmate>/yahtzee.py graded as theirs (redteam9)."""
+    classmate and its <classmate>/<student file> graded as theirs (redteam9)."""
     if name in ("", ".", "..") or "/" in name or "\0" in name:
         return "_" + safe_id(name)
     return name
