@@ -165,9 +165,9 @@ def discover(source: str | Path, work_dir: Path, assignment: Assignment,
         entries = _gradescope_export(root, work_dir, notes)
     else:
         entries = _plain(root, work_dir, notes)
-    out = Path(os.path.realpath(work_dir.parent))      # grade-all's OUT, when it was put in SOURCE:
-    own = [e for e in entries if Path(os.path.realpath(e.path)) == out]    # never a student (its staged
-    if own:                                             # copies of classmates' files would be graded)
+    out = Path(os.path.realpath(work_dir.parent))      # grade-all's OUT, when it was put in SOURCE, is
+    own = [e for e in entries if _is_dir(e.path) and Path(os.path.realpath(e.path)) == out]   # never a student
+    if own:                                             # (its staged copies of classmates' files were graded)
         notes.append(f"skipped {escape.name(own[0].path.name)}: grade-all's own output folder (--out)")
     return _unique([e for e in entries if not any(e is o for o in own)]), notes
 
@@ -344,12 +344,6 @@ def _gradescope_export(root: Path, work_dir: Path, notes: list[str]) -> list[Ent
                 who = person.get("sid") or person.get("email") or person.get("name") or p.name
                 entries.append(_named(who, p, files=[(p.name, p)] if _refused(p) else [], info=info))
     return entries
-
-
-def gradescope_names(text: str) -> dict[str, str]:
-    """submission_<n> -> its first submitter's sid (else email, else name) from Gradescope's metadata YAML."""
-    return {folder: person.get("sid") or person.get("email") or person.get("name", folder)
-            for folder, people in gradescope_submitters(text).items() for person in people[:1]}
 
 
 def gradescope_submitters(text: str) -> dict[str, list[dict[str, str]]]:
