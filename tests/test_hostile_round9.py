@@ -283,3 +283,38 @@ def test_round9_unfixed_later_stages_reference_reaches_a_public_check(tmp_path, 
     assert leaked and int(leaked.group(1)) == case["functions"], proc.stdout[-3000:]
     # a later core stage's code is there (the hole left); stage 5's strategy no longer (on main it was)
     assert "'play_game'" in leaked.group(2) and "choose_" not in leaked.group(2)
+
+
+def test_round9_only_the_real_out_folder_is_skipped(tmp_path):
+    """discover alone: OUT (a real folder inside the class) is skipped with a note; a student's link
+    to it stays that student's error row, never followed; a folder merely named like OUT elsewhere
+    (another class's results/) is a student."""
+    klass = tmp_path / "class"
+    (klass / "results" / ".work").mkdir(parents=True)
+    (klass / "results" / "feedback").mkdir()
+    (klass / "results" / ".work" / "x.py").write_text(SOLUTION, encoding="utf-8")
+    (klass / "ann.py").write_text(SOLUTION, encoding="utf-8")
+    (klass / "zed").symlink_to(klass / "results")
+    entries, notes = discover(klass, klass / "results" / ".work", load_assignment("yahtzee"))
+    assert {e.id: bool(e.error) for e in entries} == {"ann": False, "zed": True}
+    assert notes == ["skipped results: grade-all's own output folder (--out)"]
+    entries, notes = discover(klass, tmp_path / "elsewhere" / ".work", load_assignment("yahtzee"))
+    assert {e.id: bool(e.error) for e in entries} == {"ann": False, "results": False, "zed": True} and not notes
+
+
+def test_round9_every_submitter_of_a_group_is_a_student(tmp_path):
+    """discover alone, a Gradescope export: a group of three (sid; email only; name only) gives
+    three entries of one folder, each with its own LMS id and name; a lone submitter one entry."""
+    export = tmp_path / "gs"
+    for n in (1, 2):
+        (export / f"submission_{n}").mkdir(parents=True)
+        (export / f"submission_{n}" / "yahtzee.py").write_text(SOLUTION, encoding="utf-8")
+    (export / "submission_metadata.yml").write_text(
+        "submission_1:\n  :submitters:\n  - :name: Ann A\n    :sid: 'S1'\n    :email: ann@example.com\n"
+        "  - :name: \"Bo B\"\n    :email: bo@example.com\n  - :name: Cy C\n"
+        "  :created_at: 2026-11-20 10:00:00.000000000 -0800\n  :late: true\n"
+        "submission_2:\n  :submitters:\n  - :name: Di D\n    :sid: 'S4'\n", encoding="utf-8")
+    entries, _ = discover(export, tmp_path / "w", load_assignment("yahtzee"))
+    got = {e.id: (e.path.name, e.info.get("lms_id"), e.info.get("lms_name"), e.info.get("late")) for e in entries}
+    assert got == {"S1": ("submission_1", "S1", "Ann A", True), "bo@example.com": ("submission_1", "bo@example.com", "Bo B", True),
+                   "Cy_C": ("submission_1", None, "Cy C", True), "S4": ("submission_2", "S4", "Di D", None)}

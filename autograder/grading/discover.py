@@ -337,10 +337,11 @@ def _gradescope_export(root: Path, work_dir: Path, notes: list[str]) -> list[Ent
         if _is_dir(p) or _refused(p):
             for person in people.get(p.name) or [{}]:
                 info = dict(infos.get(p.name, {}))
-                if person.get("sid") or person.get("email"):
-                    info["lms_id"] = person.get("sid") or person.get("email")
-                if person.get("name"):
-                    info["lms_name"] = person["name"]
+                if person:                  # its own ids, never the group's first submitter's
+                    info.pop("lms_id", None)
+                    info.pop("lms_name", None)
+                    info.update({key: value for key, value in (("lms_id", person.get("sid") or person.get("email")),
+                                                               ("lms_name", person.get("name"))) if value})
                 who = person.get("sid") or person.get("email") or person.get("name") or p.name
                 entries.append(_named(who, p, files=[(p.name, p)] if _refused(p) else [], info=info))
     return entries
