@@ -1,13 +1,19 @@
-"""Round nine of the hostile corpus (redteam9, pass 22): identity in a class, and the paths the
-earlier rounds covered least.  Cases and predictions: tests/corpus/round9/expected.toml (committed
-before the cases were graded after the fix).
+"""Round nine of the hostile corpus (redteam9, pass 22): identity in a class, and a later stage's
+reference.  Cases and predictions: tests/corpus/round9/expected.toml (committed before each fix
+was graded; `main_*` is what main d3a0ea6 gives, measured with these tests on main's discover.py:
+every case of parts A-D failed there).
 
-Part A, a Canvas download (`[[canvas]]`): the files of one student were staged into a folder named
-by what students control or share (the display name `who`, a zip's file name), so a classmate's
-files could replace a student's, two students could be one row, and a zip named `...zip` wrote
-into every staged classmate's folder.  On main d3a0ea6 each case's `main_points` (measured with
-this test's batch on main's discover.py); now `points`, in one `grade-all --stage 1` of the whole
-class, the honest classmates (a single file, a zip upload) at 30 throughout.
+Part A, a Canvas download (`[[canvas]]`): a student's files were grouped by the display name and
+staged in a folder named by it, so a classmate's files could replace a student's, two students
+could be one row, and a zip named `...zip` wrote into every staged classmate's folder; one
+`grade-all --stage 1` of the whole class, the honest classmates (a single file, a zip upload) at 30.
+Part B (`[[lossy]]`): a name that becomes a classmate's id once made safe, and sorts first, took
+the classmate's row, --only and extension (nbgrader tree, plain folder).
+Part C (`[[lms_rows]]`): a Moodle participant's plugin folders were several rows; a Gradescope
+group's later submitters none.
+Part D (`[[own_output]]`): grade-all's --out inside the class was graded as a student.
+Part E (`[[unfixed]]`): found and not fixed, pinned: a stage-1 public check's message can carry
+the reference's later stages' bytecode (stage 5's strategy no longer).
 """
 
 from __future__ import annotations
