@@ -164,6 +164,12 @@ class Assignment:
         says `class_name` (the problems' functions are that class's methods); the sandbox then sets
         the reference's methods on the STUDENT's class (harness/targets.py)."""
         keep = {self.qualified(f) for p in self.problems if p.stage == stage for f in p.functions}
+        if not self.is_optional(stage):
+            # An optional stage's functions (yahtzee's stage-5 strategy) never serve a core stage's
+            # check: the student's own, and its substitution sandbox holds no reference of them.  On
+            # main d3a0ea6 a stage-1 public check's message could carry the reference strategy's
+            # bytecode (round9 later_stage_reference; the core stages' still can: threat-model.md)
+            keep |= {self.qualified(f) for p in self.problems if self.is_optional(p.stage) for f in p.functions}
         names = {self.qualified(f) for p in self.problems if p.stage != stage for f in p.functions} - keep
         return {"names": sorted(names), "keep": sorted(keep)}
 

@@ -29,7 +29,9 @@ from . import typed
 from .codecache import CACHE_ENV, cache_dir  # noqa: F401 -- (there: codecache imports nothing of the engine)
 from .sandbox import Limits, Outcome, Request
 
-FORMAT = 2      # 2: the plan has its PUBLIC entry (ahead.py), recorded by a Program that can substitute
+FORMAT = 3      # 2: the plan has its PUBLIC entry (ahead.py), recorded by a Program that can substitute;
+#                3: a core stage's substitution keeps an optional stage's functions (assignment.py,
+#                which the fingerprint does not read: the plan's requests carry it)
 ENGINE = Path(__file__).resolve().parent
 
 BUNDLED = "refcache"

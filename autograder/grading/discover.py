@@ -49,6 +49,7 @@ class Entry:
     hash: str = ""
     error: str = ""              # set when the submission cannot be graded at all (e.g. a corrupt zip)
     info: dict = field(default_factory=dict)   # what the LMS export said: submitted_at, late, lms_id (lms.py)
+    name: str = ""               # the name ID was made from (safe_id), when it is not ID itself: _unique
 
     def __post_init__(self) -> None:
         refused = _refused(self.path)
@@ -63,6 +64,11 @@ class Entry:
             except OSError as err:
                 self.error = self.error or f"{self.path.name} could not be read ({err.strerror})"
                 self.hash = "unreadable:" + hashlib.sha256(os.fsencode(self.error)).hexdigest()
+
+
+def _named(name: str, path: Path, **kw) -> Entry:
+    """The Entry of PATH whose id is NAME made safe (NAME kept for _unique)."""
+    return Entry(safe_id(name), path, name=name, **kw)
 
 
 def safe_id(text: str) -> str:
@@ -146,7 +152,7 @@ def discover(source: str | Path, work_dir: Path, assignment: Assignment,
             root = extract_zip(source, work_dir / "inputs", notes)
             root = _unwrap(root)
         elif source.suffix.lower() in SUBMISSION_SUFFIXES:
-            return [Entry(safe_id(source.stem), source)], notes
+            return [_named(source.stem, source)], notes
         else:
             raise InputError(f"{source} is not a folder, a zip archive, a .py file or a notebook")
     else:
@@ -159,7 +165,11 @@ def discover(source: str | Path, work_dir: Path, assignment: Assignment,
         entries = _gradescope_export(root, work_dir, notes)
     else:
         entries = _plain(root, work_dir, notes)
-    return _unique(entries), notes
+    out = Path(os.path.realpath(work_dir.parent))      # grade-all's OUT, when it was put in SOURCE, is
+    own = [e for e in entries if _is_dir(e.path) and Path(os.path.realpath(e.path)) == out]   # never a student
+    if own:                                             # (its staged copies of classmates' files were graded)
+        notes.append(f"skipped {escape.name(own[0].path.name)}: grade-all's own output folder (--out)")
+    return _unique([e for e in entries if not any(e is o for o in own)]), notes
 
 
 def _children(root: Path) -> list[Path]:
@@ -191,51 +201,76 @@ def _plain(root: Path, work_dir: Path, notes: list[str]) -> list[Entry]:
     if skipped:
         notes.append(f"ignored {len(skipped)} file(s) that are not submissions: {', '.join(escape.name(n) for n in skipped[:5])}"
                      + (" ..." if len(skipped) > 5 else ""))
-    entries: list[Entry] = [Entry(safe_id(p.stem if p.suffix.lower() in (*SUBMISSION_SUFFIXES, ".zip") else p.name),
-                                  p, files=[(p.name, p)]) for p in linked]
+    entries: list[Entry] = [_named(p.stem if p.suffix.lower() in (*SUBMISSION_SUFFIXES, ".zip") else p.name,
+                                   p, files=[(p.name, p)]) for p in linked]
     canvas = [p for p in files if CANVAS.match(p.name)]
     if files and len(canvas) == len(files):
+        # A Canvas student is its user id, not its name: on main d3a0ea6 files were grouped by the
+        # name (two students of one name were one row, one's files over the other's: redteam9)
         groups: dict[str, list[Path]] = collections.defaultdict(list)
         for p in files:
-            groups[CANVAS.match(p.name)["who"]].append(p)
-        for who, paths in sorted(groups.items()):
+            groups[CANVAS.match(p.name)["uid"]].append(p)
+        names = {uid: CANVAS.match(paths[0].name)["who"] for uid, paths in groups.items()}
+        shared = collections.Counter(safe_id(who) for who in names.values())
+        for uid, paths in sorted(groups.items(), key=lambda group: (names[group[0]], group[0])):
+            who = names[uid]
+            # a name several ids share (once made safe: o'brien, "o brien") names each by its id too
+            name = who if shared[safe_id(who)] == 1 else f"{who}_{uid}"
+            sid = safe_id(name)
             info = lms.canvas_info(paths[0].name)
             info["late"] = any(lms.canvas_info(p.name).get("late") for p in paths)
             if len(paths) == 1 and paths[0].suffix.lower() != ".zip":
-                entries.append(Entry(safe_id(who), paths[0], info=info))
+                entries.append(Entry(sid, paths[0], info=info, name=name))
                 continue
             problems: list[str] = []
-            staged = _stage_files(who, paths, work_dir, notes, problems)
+            staged = _stage_files(f"{safe_id(who)}-{uid}", paths, work_dir, notes, problems)
             if problems and not submission_files(staged):
                 zips = [p for p in paths if p.suffix.lower() == ".zip"]
-                entries.append(Entry(safe_id(who), zips[0], files=[(p.name, p) for p in paths],
-                                     error="; ".join(problems), info=info))
+                entries.append(Entry(sid, zips[0], files=[(p.name, p) for p in paths],
+                                     error="; ".join(problems), info=info, name=name))
             else:
-                notes += [f"{who}: {problem} (graded the other files)" for problem in problems]
-                entries.append(Entry(safe_id(who), staged, info=info))
+                notes += [f"{sid}: {problem} (graded the other files)" for problem in problems]
+                entries.append(Entry(sid, staged, info=info, name=name))
         files = []
     for p in files:
         if p.suffix.lower() == ".zip":
             try:
-                entries.append(Entry(safe_id(p.stem), _unwrap(extract_zip(p, work_dir / "nested", notes,
+                entries.append(_named(p.stem, _unwrap(extract_zip(p, work_dir / "nested", notes,
                                                                           label=p.name))))
             except InputError as err:          # one student's broken zip: their error row, not the batch's
-                entries.append(Entry(safe_id(p.stem), p, error=str(err)))
+                entries.append(_named(p.stem, p, error=str(err)))
         else:
-            entries.append(Entry(safe_id(p.stem), p))
+            entries.append(_named(p.stem, p))
+    # A Moodle participant is one entry whatever number of plugin folders (file, onlinetext...)
+    # the download gives it: on main d3a0ea6 each was a student, the online text's an error row
+    # of 0 beside the program's, two rows for one participant id (redteam9)
+    moodle: dict[tuple[str, str], list[Path]] = collections.defaultdict(list)
     for p in folders:
         match = MOODLE.match(p.name)
-        who = f"{match['who']}_{match['uid']}" if match else p.name
-        entries.append(Entry(safe_id(who), p, info=lms.moodle_info(p.name)))
+        if not match:
+            entries.append(_named(p.name, p))
+            continue
+        moodle[match["who"], match["uid"]].append(p)
+    for (who, uid), paths in moodle.items():
+        # the folder graded: the first that holds a program (the file plugin's); its hash is of
+        # every plugin folder's files, so a change in any of them grades it again
+        path = next((p for p in paths if any(may_be_picked(Path(name).parts)
+                                             for name, _ in submission_files(p))), paths[0])
+        files = None
+        if len(paths) > 1 and not _refused(path):
+            files = [(f"{p.name}/{name}", item) for p in paths for name, item in submission_files(p)]
+        entries.append(_named(f"{who}_{uid}", path, info=lms.moodle_info(path.name),
+                              **({"files": files} if files else {})))
     return entries
 
 
-def _stage_files(who: str, paths: list[Path], work_dir: Path, notes: list[str],
+def _stage_files(folder: str, paths: list[Path], work_dir: Path, notes: list[str],
                  problems: list[str]) -> Path:
-    """Gather one LMS student's files (prefixed names, maybe a zip) into a folder of their own.
+    """Gather one LMS student's files (prefixed names, maybe a zip) into a folder of their own
+    (FOLDER: a name no other student's staging has: the LMS's user id in it).
 
     A zip that cannot be extracted is left out and described in PROBLEMS."""
-    dest = work_dir / "staged" / safe_id(who)
+    dest = work_dir / "staged" / folder
     if dest.exists():
         shutil.rmtree(dest)
     dest.mkdir(parents=True)
@@ -248,10 +283,19 @@ def _stage_files(who: str, paths: list[Path], work_dir: Path, notes: list[str],
             except InputError as err:
                 problems.append(str(err))
                 continue
-            shutil.copytree(inner, dest / Path(original).stem, dirs_exist_ok=True)
+            shutil.copytree(inner, dest / plain_name(Path(original).stem), dirs_exist_ok=True)
         else:
-            shutil.copy2(p, dest / original)
+            shutil.copy2(p, dest / plain_name(original))
     return dest
+
+
+def plain_name(name: str) -> str:
+    """NAME (a student's file name) as ONE entry of a folder: never '', '.', '..' nor a path.  On
+    main d3a0ea6 a Canvas upload '...zip' (stem '..') was staged into the folder of every staged
+    classmate and its <classmate>/<student file> graded as theirs (redteam9)."""
+    if name in ("", ".", "..") or "/" in name or "\0" in name:
+        return "_" + safe_id(name)
+    return name
 
 
 def _nbgrader(root: Path, assignment: Assignment, nb_assignment: str | None, notes: list[str]) -> list[Entry]:
@@ -259,7 +303,7 @@ def _nbgrader(root: Path, assignment: Assignment, nb_assignment: str | None, not
     entries = []
     for student in _children(root):
         if _refused(student):
-            entries.append(Entry(safe_id(student.name), student, files=[(student.name, student)]))
+            entries.append(_named(student.name, student, files=[(student.name, student)]))
             continue
         if not _is_dir(student):
             continue
@@ -278,44 +322,61 @@ def _nbgrader(root: Path, assignment: Assignment, nb_assignment: str | None, not
             notes.append(f"{student.name}: no single assignment folder to grade (has {names}); "
                          "pick one with --nbgrader-assignment")
             continue
-        entries.append(Entry(safe_id(student.name), chosen, info=lms.nbgrader_info(chosen)))
+        entries.append(_named(student.name, chosen, info=lms.nbgrader_info(chosen)))
     return entries
 
 
 def _gradescope_export(root: Path, work_dir: Path, notes: list[str]) -> list[Entry]:
-    """Gradescope's 'Export Submissions' zip: submission_<n>/ folders and submission_metadata.yml."""
+    """Gradescope's 'Export Submissions' zip: submission_<n>/ folders and submission_metadata.yml.
+    Every submitter of a group submission gets an entry of its folder (on main d3a0ea6 only the
+    first: the others had no row, redteam9)."""
     text = (root / "submission_metadata.yml").read_text(encoding="utf-8", errors="replace")
-    names, infos = gradescope_names(text), lms.gradescope_metadata(text)
+    people, infos = gradescope_submitters(text), lms.gradescope_metadata(text)
     entries = []
     for p in _children(root):
         if _is_dir(p) or _refused(p):
-            entries.append(Entry(safe_id(names.get(p.name, p.name)), p, files=[(p.name, p)] if _refused(p) else [],
-                                 info=infos.get(p.name, {})))
+            for person in people.get(p.name) or [{}]:
+                info = dict(infos.get(p.name, {}))
+                if person:                  # its own ids, never the group's first submitter's
+                    info.pop("lms_id", None)
+                    info.pop("lms_name", None)
+                    info.update({key: value for key, value in (("lms_id", person.get("sid") or person.get("email")),
+                                                               ("lms_name", person.get("name"))) if value})
+                who = person.get("sid") or person.get("email") or person.get("name") or p.name
+                entries.append(_named(who, p, files=[(p.name, p)] if _refused(p) else [], info=info))
     return entries
 
 
-def gradescope_names(text: str) -> dict[str, str]:
-    """submission_<n> -> the submitter's sid (else email, else name) from Gradescope's metadata YAML."""
-    out: dict[str, str] = {}
+def gradescope_submitters(text: str) -> dict[str, list[dict[str, str]]]:
+    """submission_<n> -> each submitter's {sid, email, name} (those given) from Gradescope's
+    metadata YAML: a `- :name:` (any field after a dash) starts the next submitter."""
+    out: dict[str, list[dict[str, str]]] = {}
     current = None
-    found: dict[str, str] = {}
-    for line in text.splitlines() + ["end:"]:
+    for line in text.splitlines():
         top = re.match(r"^(\S[^:]*):\s*$", line)
         if top:
-            if current and found:
-                out[current] = found.get("sid") or found.get("email") or found.get("name", current)
-            current, found = top.group(1).strip(), {}
+            current = top.group(1).strip()
             continue
-        field_match = re.match(r"^\s*-?\s*:(sid|email|name):\s*['\"]?([^'\"]*)['\"]?\s*$", line)
-        if current and field_match and field_match.group(1) not in found and field_match.group(2):
-            found[field_match.group(1)] = field_match.group(2)
-    return out
+        field_match = re.match(r"^\s*(-?)\s*:(sid|email|name):\s*['\"]?([^'\"]*)['\"]?\s*$", line)
+        if current is None or not field_match:
+            continue
+        dash, key, value = field_match.groups()
+        people = out.setdefault(current, [])
+        if dash or not people:
+            people.append({})
+        if value and key not in people[-1]:
+            people[-1][key] = value
+    return {folder: [person for person in people if person] for folder, people in out.items()
+            if any(people)}
 
 
 def _unique(entries: list[Entry]) -> list[Entry]:
-    """Make ids unique: a clash keeps the file's full name, then a counter."""
+    """Make ids unique: a name that is its id exactly claims it first, then the names safe_id
+    changed, in file order; a clash keeps the file's full name, then a counter.  (On main d3a0ea6
+    the first in file order claimed it: ' alice' or '_alice', which sort before 'alice', took
+    alice's id, her row, her --only and her extension; alice became alice-2: redteam9.)"""
     seen: dict[str, int] = {}
-    for entry in entries:
+    for entry in sorted(entries, key=lambda e: bool(e.name) and e.name != e.id):   # (stable)
         if entry.id in seen:
             entry.id = safe_id(entry.path.name) if not _is_dir(entry.path) else entry.id
         while entry.id in seen:
