@@ -382,3 +382,23 @@ def test_an_endless_loop_in_the_public_checks_is_named(home):
     path = write(home, "yahtzee", "endless-problem-1", source)
     out = public_text(path)
     assert "It took more than 2 seconds and was stopped (an endless loop?)." in out, out
+
+
+def test_a_refused_answer_accepted_is_told_as_expected_and_got(bundle, home):
+    """Pass 22: a Joker rule half done (the forced box not enforced: Large Straight accepted) made every
+    path say only "it never asked for the answers ['Three of a Kind', 'twos']" and the transcript:
+    no expected value, no hint.  The check compares the value first (as the hidden grade does), so
+    check.py and `grade --public` both say what came back, what was expected and the hint."""
+    spec = load_assignment("yahtzee")
+    source = spec.solution.read_text(encoding="utf-8").replace(
+        "        allowed = joker_categories(dice, scorecard)\n", "        allowed = open_categories(scorecard)\n")
+    path = write(home, "yahtzee", "joker-half-done", source)
+    said = ("    check: public scenario 'the forced upper box: other boxes are asked again' (bonus.toml)\n"
+            "      Ran: play_round(card) (answers ['', 'Large Straight', 'Three of a Kind', 'twos'], dice [2, 2, 2, 2, 2])\n"
+            "      Expected: ('Twos', 10)\n"
+            "      Got: ('Large Straight', 40)\n"
+            "      Hint: The Joker rule forces the matching upper box: other names are refused and asked again.\n")
+    for out in (check_py_text(bundle, "yahtzee", path), public_text(path)):
+        assert "Problem 19 Yahtzee bonus and the Joker rule in a round: failed (4/5 checks pass)" in out, out
+        assert said in out, out
+        assert "never asked for the answers" not in out, out
