@@ -402,3 +402,27 @@ def test_a_refused_answer_accepted_is_told_as_expected_and_got(bundle, home):
         assert "Problem 19 Yahtzee bonus and the Joker rule in a round: failed (4/5 checks pass)" in out, out
         assert said in out, out
         assert "never asked for the answers" not in out, out
+
+
+def test_check_py_says_where_an_endless_loop_on_bad_input_was_stopped(bundle, home):
+    """Pass 22: ask_category reading its answer once, before its loop, loops forever on a refused
+    name.  check.py said only "It took more than 1.5 seconds and was stopped (an endless loop?)";
+    it now names the student's frames the alarm stopped (outermost first) and what the loop kept
+    printing.  (`grade --public` stops a problem's whole sandbox call: its line stays as it was.)"""
+    spec = load_assignment("yahtzee")
+    source = spec.solution.read_text(encoding="utf-8").replace(
+        '    while True:\n        text = input("Score this roll in which category? ")',
+        '    text = input("Score this roll in which category? ")\n    while True:')
+    path = write(home, "yahtzee", "ask-category-loops", source)
+    lines = source.splitlines()
+    at = {name: next(i for i, line in enumerate(lines, 1) if line.startswith(f"def {name}(")) for name in
+          ("ask_category", "find_category", "normalize_name")}
+    loop = at["ask_category"] + next(i for i, line in enumerate(lines[at["ask_category"]:], 1) if "find_category(text)" in line)
+    out = check_py_text(bundle, "yahtzee", path)
+    said = ("    check: public scenario 'a filled category is refused' (round.toml)\n"
+            "      It took more than 1.5 seconds and was stopped (an endless loop?). "
+            f"It was running ask_category (line {loop}) > find_category (line ")
+    assert said in out, out
+    assert ("\n      It printed, again and again:\n      Chance is already filled (20). Choose an open category.\n"
+            in out), out
+    assert "Problem 11 Asking for an open category: failed" in out, out

@@ -75,6 +75,10 @@ def run_scripted(action, answers=(), dice=(), seed=None, strict=True, until_eof=
         value = None
     except ScriptEnded as err:
         raise AssertionError(f"{err}.  It printed:\\n{printed.getvalue()}") from None
+    except BaseException as err:
+        if type(err).__name__ == "TookTooLong":   # check.py's alarm: say what a loop kept printing
+            err.printed = printed.getvalue()[-4000:]
+        raise
     LAST_RUN.update(answers=script.answers_left(), dice=script.dice_left(), printed=printed.getvalue())
     if strict:
         script_used()
