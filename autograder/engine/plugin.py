@@ -46,6 +46,9 @@ from .results import TestResult
 from .rows import Rows
 from .sandbox import Outcome
 
+# What a hidden check says when the file did not load (a syntax error's text may quote the program,
+# which withheld every hidden check's feedback as "would repeat text your program chose": pass 22)
+LOAD_FAILED_HIDDEN = "Your file did not load, so this check could not run (the top of this feedback says why)."
 VERDICTS = True         # False: every check runs for every submission (the tests compare both)
 # This process's CPU in the checks themselves (its grading thread, every collected check of every
 # submission): grade-all's workers report it, so the bench tells the checks from what is around them.
@@ -306,8 +309,8 @@ class GradingPlugin(Rows, LightRunner, InStage):
         if self._student is not None:
             self._student.called.clear()
             self._student.substitute = check.substitute
-        if self.load_failure:
-            raise Fail(self.load_failure, show_values=False)
+        if self.load_failure:           # a hidden check says it in grader words (the error's text may be the program's)
+            raise Fail(self.load_failure, hidden=LOAD_FAILED_HIDDEN, show_values=False)
         for name in check.depends:
             earlier = self.by_name.get(name, [])
             failed = [r for r in earlier if r.status != "passed"]
