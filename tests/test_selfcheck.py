@@ -426,3 +426,12 @@ def test_check_py_says_where_an_endless_loop_on_bad_input_was_stopped(bundle, ho
     assert ("\n      It printed, again and again:\n      Chance is already filled (20). Choose an open category.\n"
             in out), out
     assert "Problem 11 Asking for an open category: failed" in out, out
+
+
+def test_check_py_names_its_stages_when_none_matches(bundle):
+    """Pass 22: `check.py --stage 9` said only "No problem matches."."""
+    for option in (["--stage", "9"], ["--problem", "99"]):
+        result = subprocess.run([sys.executable, str(bundle / "yahtzee" / "check.py"), *option],
+                                capture_output=True, text=True, timeout=60)
+        assert result.returncode == 2
+        assert result.stdout == "No problem matches: the stages here are 1, 2, 3, 4, 5, the problems 1 to 23.\n"
