@@ -42,13 +42,10 @@ from .instage import InStage
 from .light import LightRunner, _light_call
 from .points import closest, closest_markers, marker_arg, share_points
 from .program import Program
-from .results import TestResult
+from .results import LOAD_FAILED_HIDDEN, TestResult
 from .rows import Rows
 from .sandbox import Outcome
 
-# What a hidden check says when the file did not load (a syntax error's text may quote the program,
-# which withheld every hidden check's feedback as "would repeat text your program chose": pass 22)
-LOAD_FAILED_HIDDEN = "Your file did not load, so this check could not run (the top of this feedback says why)."
 VERDICTS = True         # False: every check runs for every submission (the tests compare both)
 # This process's CPU in the checks themselves (its grading thread, every collected check of every
 # submission): grade-all's workers report it, so the bench tells the checks from what is around them.
