@@ -77,6 +77,7 @@ def test_late_flag_due_date_extension_and_penalty(lms_class):
         "bob": "2026-12-31T23:59"}
     page = (lms_class["out"] / "feedback" / "alice.html").read_text(encoding="utf-8")
     assert "late (flagged late by the LMS) (-3 points: 27 counted)" in page
+    assert "a due date is set, but" not in lms_class["result"]["stdout"]       # (pass 22's note: times here)
 
 
 def test_canvas_and_moodle_gradebook_files_keyed_by_the_lms_id(lms_class):
@@ -174,3 +175,25 @@ def test_submission_times_from_gradescope_and_nbgrader(tmp):
     _, rows = read_csv(out)
     assert rows["n1"]["late"] == "yes" and rows["n1"]["late_by"] == "1 d 9 h" and num(rows["n1"]["penalty"]) == 0
     assert rows["n2"]["late"] == ""
+
+
+def test_a_due_date_on_a_plain_folder_says_no_one_can_be_late(tmp):
+    """Pass 22: `--due` and `--late-penalty` on a plain folder (no submission times, no LMS) marked no
+    one late and said nothing; now one note says why.  A class whose export gives a time, an LMS or a
+    flag gets no note (lms_class: Canvas's LATE flags)."""
+    from autograder.grading.lms import untimed_note
+
+    klass = tmp / "plain-class"
+    (klass / "ann").mkdir(parents=True)
+    (klass / "ann" / "yahtzee.py").write_text(SOLUTION, encoding="utf-8")
+    (klass / "ben.py").write_text(SOLUTION, encoding="utf-8")
+    result = run_batch([str(klass), "--stage", "1", "--jobs", "1", "--out", str(tmp / "out-plain"), "--due",
+                        "2026-11-20T23:59", "--late-penalty", "10", "--no-progress"], tmp, "plain-due", timeout=300)
+    assert result["code"] == 0, result["stdout"] + result["stderr"]
+    assert ("note: a due date is set, but none of the 2 submissions carries a submission time or a late flag, "
+            "so none is marked late: a plain folder of files has none (Canvas, Moodle and Gradescope exports "
+            "and nbgrader's timestamp.txt do)\n") in result["stdout"], result["stdout"]
+    assert untimed_note([{"submitted_at": "", "lms": "", "late": False}]).startswith(
+        "a due date is set, but the one submission carries")
+    assert untimed_note([{"submitted_at": "", "lms": "canvas", "late": False}]) == ""
+    assert untimed_note([]) == ""

@@ -95,8 +95,15 @@ def test_review_without_echoed_answers_infers_the_keeps(recorded_game):
     # input not echoed (piped stdin): each prompt runs into the next output line
     silent = re.sub(r"\? (.*)\n", "? ", recorded_game)
     result = review.review_game(silent)
-    assert result.final_score == review.review_game(recorded_game).final_score
+    echoed = review.review_game(recorded_game)
+    assert result.final_score == echoed.final_score
     assert any(d.inferred for d in result.decisions)
+    # Pass 22: the last roll's stop (keep all with a re-roll left) counts without its answer too;
+    # it was left out (26 decisions, not 39), so a player who stops early was told of no loss for it
+    assert len(result.decisions) == len(echoed.decisions) == 13 * 3
+    stops = [(d.round, d.roll, d.chosen, d.loss) for d in result.decisions if d.chosen.startswith("keep all")]
+    assert stops == [(d.round, d.roll, d.chosen, d.loss) for d in echoed.decisions if d.chosen.startswith("keep all")]
+    assert len(stops) == 13 and all(d.inferred for d in result.decisions if d.chosen.startswith("keep all"))
 
 
 def test_review_of_something_else_is_a_clear_error(tmp_path):

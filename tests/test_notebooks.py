@@ -281,6 +281,16 @@ def test_interactive_checks_patch_input_dice_and_capture_output(builds):
         namespace["run_scripted"](lambda: None, answers=["1"])
     value, printed = namespace["run_scripted"](lambda: namespace["roll_dice"](2), dice=[6, 1])
     assert value == [6, 1] and printed == ""
+    # A generated check runs strict=False, compares, then script_used(): unread answers or dice still fail
+    assert "strict=False" in code and code.count("script_used()") == code.count("run_scripted(")
+    namespace["run_scripted"](lambda: print("hi"), answers=["1"], dice=[4], strict=False)
+    with pytest.raises(AssertionError, match=r"^it never asked for the answers \['1'\]\.  It printed:\nhi\n$"):
+        namespace["script_used"]()
+    namespace["run_scripted"](lambda: None, dice=[4], strict=False)
+    with pytest.raises(AssertionError, match=r"^it did not roll the dice \[4\]\.  It printed:\n$"):
+        namespace["script_used"]()
+    namespace["run_scripted"](lambda: input(), answers=["1"], strict=False)
+    namespace["script_used"]()
 
 
 def test_check_cells_never_write_stderr(builds):

@@ -382,3 +382,56 @@ def test_an_endless_loop_in_the_public_checks_is_named(home):
     path = write(home, "yahtzee", "endless-problem-1", source)
     out = public_text(path)
     assert "It took more than 2 seconds and was stopped (an endless loop?)." in out, out
+
+
+def test_a_refused_answer_accepted_is_told_as_expected_and_got(bundle, home):
+    """Pass 22: a Joker rule half done (the forced box not enforced: Large Straight accepted) made every
+    path say only "it never asked for the answers ['Three of a Kind', 'twos']" and the transcript:
+    no expected value, no hint.  The check compares the value first (as the hidden grade does), so
+    check.py and `grade --public` both say what came back, what was expected and the hint."""
+    spec = load_assignment("yahtzee")
+    source = spec.solution.read_text(encoding="utf-8").replace(
+        "        allowed = joker_categories(dice, scorecard)\n", "        allowed = open_categories(scorecard)\n")
+    path = write(home, "yahtzee", "joker-half-done", source)
+    said = ("    check: public scenario 'the forced upper box: other boxes are asked again' (bonus.toml)\n"
+            "      Ran: play_round(card) (answers ['', 'Large Straight', 'Three of a Kind', 'twos'], dice [2, 2, 2, 2, 2])\n"
+            "      Expected: ('Twos', 10)\n"
+            "      Got: ('Large Straight', 40)\n"
+            "      Hint: The Joker rule forces the matching upper box: other names are refused and asked again.\n")
+    for out in (check_py_text(bundle, "yahtzee", path), public_text(path)):
+        assert "Problem 19 Yahtzee bonus and the Joker rule in a round: failed (4/5 checks pass)" in out, out
+        assert said in out, out
+        assert "never asked for the answers" not in out, out
+
+
+def test_check_py_says_where_an_endless_loop_on_bad_input_was_stopped(bundle, home):
+    """Pass 22: ask_category reading its answer once, before its loop, loops forever on a refused
+    name.  check.py said only "It took more than 1.5 seconds and was stopped (an endless loop?)";
+    it now names the student's frames the alarm stopped (outermost first) and what the loop kept
+    printing.  (`grade --public` stops a problem's whole sandbox call: its line stays as it was.)"""
+    spec = load_assignment("yahtzee")
+    source = spec.solution.read_text(encoding="utf-8").replace(
+        '    while True:\n        text = input("Score this roll in which category? ")',
+        '    text = input("Score this roll in which category? ")\n    while True:')
+    path = write(home, "yahtzee", "ask-category-loops", source)
+    lines = source.splitlines()
+    at = {name: next(i for i, line in enumerate(lines, 1) if line.startswith(f"def {name}(")) for name in
+          ("ask_category", "find_category", "normalize_name")}
+    loop = at["ask_category"] + next(i for i, line in enumerate(lines[at["ask_category"]:], 1) if "find_category(text)" in line)
+    out = check_py_text(bundle, "yahtzee", path)
+    said = ("    check: public scenario 'a filled category is refused' (round.toml)\n"
+            "      It took more than 1.5 seconds and was stopped (an endless loop?). "
+            f"It was running ask_category (line {loop}) > find_category (line ")
+    assert said in out, out
+    assert ("\n      It printed, again and again:\n      Chance is already filled (20). Choose an open category.\n"
+            in out), out
+    assert "Problem 11 Asking for an open category: failed" in out, out
+
+
+def test_check_py_names_its_stages_when_none_matches(bundle):
+    """Pass 22: `check.py --stage 9` said only "No problem matches."."""
+    for option in (["--stage", "9"], ["--problem", "99"]):
+        result = subprocess.run([sys.executable, str(bundle / "yahtzee" / "check.py"), *option],
+                                capture_output=True, text=True, timeout=60)
+        assert result.returncode == 2
+        assert result.stdout == "No problem matches: the stages here are 1, 2, 3, 4, 5, the problems 1 to 23.\n"

@@ -71,6 +71,16 @@ def test_cases_come_from_the_case_file_hidden_unless_public(tmp_path, monkeypatc
     assert "case" in SUITE.load("scoring")          # a file the override folder lacks: the committed one
 
 
+def test_a_case_id_given_twice_is_numbered_readably_not_by_pytest():
+    """Pass 22: two of Yahtzee's scoring cases were both "five sixes" (Problems 1 and 5), and pytest
+    made them "five sixes0" and "five sixes1" in every feedback but the HTML page.  A repeated id
+    is now "why (2)", and the kit's case files repeat none."""
+    cases = [{"why": "five sixes"}, {"why": "five ones"}, {"why": "five sixes"}, {"why": "five sixes"}]
+    assert [p.id for p in SUITE.cases(cases, problem=1)] == ["five sixes", "five ones", "five sixes (2)", "five sixes (3)"]
+    ids = [p.id for p in SUITE.cases("scoring", "case", problem=1)]
+    assert len(set(ids)) == len(ids) and "five sixes in the Sixes box" in ids
+
+
 def test_fail_shows_the_data_free_summary_when_hidden():
     fail = Fail("format_dice([1]) returned '1'.", hidden="format_dice returned the wrong value (one die).",
                 ran="format_dice([1])", expected="Dice: 1", got="1", hint="Start with `Dice: `.")

@@ -257,6 +257,13 @@ def test_syntax_error_names_the_line(tmp_path):
     report = graded(str(path), "2")
     assert report.score == 0
     assert f"line {line + 1}" in (report.error + " ".join(t.output for t in report.tests))
+    # Pass 22: a hidden check says the file did not load, in grader words; it said "Its usual
+    # feedback would repeat text your program chose (an exception's name or message)" (the
+    # compiler's "expected ':'" was counted as the program's text), which is not what happened.
+    said = {(t.visibility, t.output) for t in report.tests}
+    assert said == {("visible", report.error),
+                    ("hidden", "Your file did not load, so this check could not run (the top of this feedback says why).")}
+    assert report.error == f"Your file has a syntax error on line {line + 1}: expected ':' (checked with Python {sys.version_info[0]}.{sys.version_info[1]})"
 
 
 def test_misspelled_function_gets_did_you_mean(tmp_path):

@@ -282,3 +282,58 @@ def test_a_suite_that_does_not_load_is_a_grader_fault_not_a_zero(tmp_path):
     assert result.returncode == 1, result.stdout + result.stderr
     assert "grader fault" in result.stderr and "not_defined_anywhere" in result.stderr
     assert "Score:" not in result.stdout
+
+
+SMALL_COURSE = {          # pass 22: a course as small as the README's guide allows (no imports, no constants)
+    "assignment.toml": 'name = "dicesum"\ntitle = "Dice sums"\nstudent_file = "dicesum.py"\nentry = "total"\n\n'
+                       '[[stages]]\nnumber = 1\ntitle = "Sums"\n\n'
+                       '[[problems]]\nnumber = 1\nstage = 1\ntitle = "The total"\nfunctions = ["total"]\npoints = 3\n\n'
+                       '[[problems]]\nnumber = 2\nstage = 1\ntitle = "The highest die"\nfunctions = ["highest"]\npoints = 2\n',
+    "reference.py": '"""Dice sums."""\n\n\ndef total(dice):\n    """Return the sum of DICE.\n\n    >>> total([1, 2, 3])\n'
+                    '    6\n    """\n    # BEGIN PROBLEM 1\n    return sum(dice)\n    # END PROBLEM 1\n\n\n'
+                    'def highest(dice):\n    """Return the highest die of DICE, 0 for no dice."""\n    # BEGIN PROBLEM 2\n'
+                    '    return max(dice, default=0)\n    # END PROBLEM 2\n',
+    "handout.md": "# Dice sums\n\n**Problem 1.** `total(dice)`: the sum.\n\n**Problem 2.** `highest(dice)`: the highest "
+                  "die, 0 for none.\n\n<!-- BEGIN POINTS TABLE -->\n<!-- END POINTS TABLE -->\n",
+    "scenarios/sums.toml": '[[case]]\ncall = ["total", [1, 2, 3]]\nwhy = "three dice"\npublic = true\n'
+                           '[[case]]\ncall = ["total", []]\nwhy = "no dice"\n'
+                           '[[case]]\ncall = ["highest", [2, 6, 3]]\nwhy = "a six"\npublic = true\n'
+                           '[[case]]\ncall = ["highest", []]\nwhy = "no dice"\n',
+    "suites/test_stage1_sums.py": '"""Stage 1."""\n\nimport pytest\n\nfrom autograder.engine.checks import expect_same\n'
+                                  'from autograder.engine.suite import Suite\n\nsuite = Suite(__file__)\n\n\n'
+                                  '@pytest.mark.parametrize("case", suite.cases("sums", "case", problem=lambda case: '
+                                  'suite.problem_of(case["call"][0])))\ndef test_sums(student, reference, case):\n'
+                                  '    """Sums"""\n    func, *args = case["call"]\n'
+                                  '    expect_same(student, reference, func, *args, why=case["why"])\n',
+}
+
+
+def test_a_course_with_no_constants_is_built_released_and_graded(tmp_path):
+    """Pass 22, following the guide alone: a course whose reference has no imports or constants
+    before its first function built and graded, but `release` died with a traceback ("the
+    solution has no imports or constants before its first function", from the leak check's
+    reading of the solution).  Its two cases both called "no dice" read "no dice0" / "no dice1"."""
+    course = tmp_path / "dicesum"
+    for name, text in SMALL_COURSE.items():
+        (course / name).parent.mkdir(parents=True, exist_ok=True)
+        (course / name).write_text(text, encoding="utf-8")
+    env = dict(os.environ, AUTOGRADER_CACHE_DIR=str(tmp_path / "cache"))
+
+    def run(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "autograder", *args], capture_output=True, text=True,
+                              timeout=300, cwd=str(tmp_path), env=env)
+
+    assert run("build", str(course)).returncode == 0
+    released = run("release", str(tmp_path / "bundle"), "--assignment", str(course))
+    assert released.returncode == 0, released.stdout + released.stderr
+    assert "Traceback" not in released.stderr
+    assert (tmp_path / "bundle" / "dicesum" / "check.py").is_file()
+    student = tmp_path / "student" / "dicesum.py"
+    student.parent.mkdir()
+    student.write_text(SMALL_COURSE["reference.py"].replace("max(dice, default=0)", "max(dice)"), encoding="utf-8")
+    graded = run("grade", str(student), "--assignment", str(course))
+    assert graded.returncode == 0, graded.stderr
+    assert ("  Problem 2 The highest die: 1/2 checks passed  [1 / 2]\n"
+            "    FAIL P2 Sums: no dice (2)\n"
+            "      highest did not return normally (no dice).\n") in graded.stdout, graded.stdout
+    assert "Score: 4 / 5" in graded.stdout

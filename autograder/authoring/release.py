@@ -151,7 +151,9 @@ def main(argv=None):
     chosen = [p for p in PROBLEMS if (args.stage is None or p[1] == args.stage)
               and (args.problem is None or p[0] == args.problem)]
     if not chosen:
-        print("No problem matches.")
+        stages = sorted({{p[1] for p in PROBLEMS}})
+        print(f"No problem matches: the stages here are {{', '.join(map(str, stages))}}, the problems "
+              f"{{PROBLEMS[0][0]}} to {{PROBLEMS[-1][0]}}.")
         return 2
     engine = {{"__name__": "selfcheck"}}
     exec(RUNTIME, engine)

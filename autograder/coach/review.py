@@ -131,7 +131,9 @@ def review_game(text: str, rules: Rules = OFFICIAL, table: np.ndarray | None = N
         last = len(play.rolls) - 1
         for i, dice in enumerate(play.rolls):
             rolls_left = m.ROLLS_PER_ROUND - 1 - i
-            if i < last or (i < len(play.answers) and rolls_left > 0):
+            # the last roll with re-rolls left: the player kept all (the only way to stop early), read
+            # or not (without echoed input it was skipped, and a stop's cost went uncounted: pass 22)
+            if i < last or rolls_left > 0:
                 after = play.rolls[i + 1] if i < last else dice
                 answer = play.answers[i] if i < len(play.answers) else None
                 kept, inferred = _kept(dice, after, answer)

@@ -42,7 +42,7 @@ from .instage import InStage
 from .light import LightRunner, _light_call
 from .points import closest, closest_markers, marker_arg, share_points
 from .program import Program
-from .results import TestResult
+from .results import LOAD_FAILED_HIDDEN, TestResult
 from .rows import Rows
 from .sandbox import Outcome
 
@@ -306,8 +306,8 @@ class GradingPlugin(Rows, LightRunner, InStage):
         if self._student is not None:
             self._student.called.clear()
             self._student.substitute = check.substitute
-        if self.load_failure:
-            raise Fail(self.load_failure, show_values=False)
+        if self.load_failure:           # a hidden check says it in grader words (the error's text may be the program's)
+            raise Fail(self.load_failure, hidden=LOAD_FAILED_HIDDEN, show_values=False)
         for name in check.depends:
             earlier = self.by_name.get(name, [])
             failed = [r for r in earlier if r.status != "passed"]

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import selfcheck
 from .escape import fence, markdown_inline, plain
-from .results import GradeReport, TestResult
+from .results import LOAD_FAILED_HIDDEN, GradeReport, TestResult
 
 if TYPE_CHECKING:
     from ..assignment import Assignment
@@ -67,7 +67,7 @@ def to_text(report: GradeReport, verbose: bool = False) -> str:
     lines = [f"Grading {report.submission} ({report.assignment}, stage {report.stage})"]
     if report.error:
         lines.append(f"!! {report.error}")
-        if any(t.output == report.error for t in report.tests):
+        if any(t.output in (report.error, LOAD_FAILED_HIDDEN) for t in report.tests):
             lines.append("   (no check could run; the checks below all failed for this reason)")
     lines += [f"note: {note}" for note in report.notes]
     for stage, problems in _groups(report).items():
@@ -83,7 +83,7 @@ def to_text(report: GradeReport, verbose: bool = False) -> str:
                          f"  [{fmt(p_got)} / {fmt(p_top)}]")
             for test in tests:
                 if (test.status == "passed" and not verbose and not test.output) or \
-                        (report.error and test.output == report.error):
+                        (report.error and test.output in (report.error, LOAD_FAILED_HIDDEN)):
                     continue
                 lines.append(f"    {MARK[test.status]} {test.name}")
                 if test.output:      # a passed check's output is its note ("Not charged: stems from ...")
@@ -168,7 +168,7 @@ def problem_markdown(problem: int, title: str, checks: tuple[Check, ...], error:
                   for name, status, _, score, top in checks)
     said: list[str] = []
     for name, _, output, _, _ in checks:
-        if output and output != error:
+        if output and output != error and not (error and output == LOAD_FAILED_HIDDEN):
             said += ["", f"### {markdown_inline(name)}", "", fence(plain(output))]
     return table, tuple(said)
 

@@ -24,6 +24,12 @@ class TestResult:
     __test__ = False           # not a pytest test class
 
 
+# What a hidden check says when the file did not load (a syntax error's text may quote the program,
+# which withheld every hidden check's feedback as "would repeat text your program chose": pass 22);
+# the terminal and Markdown reports fold it away with the load error, said once at the top.
+LOAD_FAILED_HIDDEN = "Your file did not load, so this check could not run (the top of this feedback says why)."
+
+
 @dataclass
 class GradeReport:
     submission: str

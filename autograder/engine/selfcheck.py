@@ -83,12 +83,29 @@ def _where(err):
     return f" (line {lines[-1]} of your file)" if lines else ""
 
 
+def _running(err):
+    """' It was running f (line N) > g (line M) of your file.': where the alarm found the student's
+    code (outermost first, the last four frames), so a loop on bad input names its function."""
+    name = SETTINGS["filename"]
+    frames = [f"{frame.name} (line {frame.lineno})" for frame in traceback.extract_tb(err.__traceback__)
+              if name and os.path.basename(frame.filename) == name][-4:]
+    return f" It was running {' > '.join(frames)} of your file." if frames else ""
+
+
+def _printed_end(err, count=5):
+    """What a stopped check printed last (run_scripted keeps it on the error), as a few lines."""
+    lines = [line[:200] for line in str(getattr(err, "printed", "")).rstrip("\n").splitlines()[-count:]]
+    if len(lines) == count and len(set(lines)) == 1:
+        return f"\nIt printed, again and again:\n{lines[0]}"
+    return ("\nIt printed (end):\n" + "\n".join(lines)) if lines else ""
+
+
 def outcome_of(err):
     """(status, detail) for a check block that raised ERR (None: it passed)."""
     if err is None:
         return "passed", ""
     if isinstance(err, TookTooLong):
-        return "failed", timed_out_text(TIMED_OUT["limit"] or 0)
+        return "failed", timed_out_text(TIMED_OUT["limit"] or 0) + _running(err) + _printed_end(err)
     if isinstance(err, NotImplementedError):
         return "not started", f"Not written yet: it still raises NotImplementedError({str(err)!r})."
     if isinstance(err, AssertionError):

@@ -103,6 +103,7 @@ class Suite:
         else:
             cases = list(source)
         out = []
+        seen: dict[str, int] = {}                   # an id given twice: "why (2)", never pytest's "why1"
         for case in cases:
             if where is not None and not where(case):
                 continue
@@ -124,6 +125,9 @@ class Suite:
             if case.get("integration"):
                 marks.append(pytest.mark.own_functions)
             name = id(case_obj) if id else case.get("why", case.get("name"))
+            if isinstance(name, str):
+                seen[name] = seen.get(name, 0) + 1
+                name = name if seen[name] == 1 else f"{name} ({seen[name]})"
             if depends:
                 marks.append(pytest.mark.depends(f"{depends}[{name}]"))
             out.append(pytest.param(case_obj, marks=marks, id=name))

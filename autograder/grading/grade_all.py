@@ -481,6 +481,18 @@ def run(args: argparse.Namespace) -> int:
             raise
         print(f"error: {err.args[0] if isinstance(err, KeyError) else err}", file=sys.stderr)
         return 2
+    if policy is not None and (policy.due or policy.extensions) and summary.written:
+        import json
+
+        from .lms import untimed_note
+
+        try:                        # (read back only when a due date is set: no cost on a plain run)
+            students = json.loads((Path(args.out) / "grades.json").read_text(encoding="utf-8"))["students"]
+        except (OSError, ValueError, KeyError):
+            students = []
+        note = untimed_note(students)
+        if note:
+            summary.notes.append(note)
     try:
         print_summary(summary)
     except BrokenPipeError:                      # `grade-all ... | head`: the grading is done all the same

@@ -142,6 +142,18 @@ class LatePolicy:
         return out
 
 
+def untimed_note(students: list[dict[str, Any]]) -> str:
+    """A note when a due date is set but no submission carries a time, an LMS or a late flag (a
+    plain folder of files): the policy can mark no one late, which an instructor would not guess."""
+    if not students or any(s.get("submitted_at") or s.get("lms") or s.get("late") for s in students):
+        return ""
+    count = len(students)
+    return (f"a due date is set, but {'none of the ' + str(count) if count > 1 else 'the one'} "
+            f"submission{'s' if count > 1 else ''} carries a submission time or a late flag, so none is "
+            "marked late: a plain folder of files has none (Canvas, Moodle and Gradescope exports and "
+            "nbgrader's timestamp.txt do)")
+
+
 def _duration(delay: timedelta) -> str:
     minutes = int(delay.total_seconds() // 60)
     days, rest = divmod(minutes, 24 * 60)

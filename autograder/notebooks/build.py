@@ -101,9 +101,10 @@ def build_stage(assignment: Assignment, solution: Solution, content: dict, stage
              "### Points in this notebook", "", _points_table(assignment, stage)]
     cells.append(markdown_cell("\n".join(head), f"s{stage}-intro"))
 
-    cells.append(markdown_cell(fill_markdown(content.get("setup_text", "## The rules as constants"),
-                                             namespace, content, where), f"s{stage}-setup-md"))
-    cells.append(code_cell(solution.setup, "given_setup", locked=True))
+    if solution.setup:               # (a reference with no imports or constants has none)
+        cells.append(markdown_cell(fill_markdown(content.get("setup_text", "## The rules as constants"),
+                                                 namespace, content, where), f"s{stage}-setup-md"))
+        cells.append(code_cell(solution.setup, "given_setup", locked=True))
     cells.append(markdown_cell(SELFCHECK_TEXT, f"s{stage}-selfcheck-md"))
     cells.append(code_cell(given_selfcheck, "given_selfcheck", locked=True))
     toolkit = [p for p in pieces if p.function.stage == 0]

@@ -113,8 +113,9 @@ def render_check(check: Check, namespace: dict, where: str) -> str:
     if check.call:
         options = [f"answers={check.answers!r}"]
         options.append(f"dice={check.dice!r}" if check.dice is not None else f"seed={check.seed!r}")
-        if not check.strict:
-            options.append("strict=False")
+        # strict=False, then script_used() after the comparisons: a wrong value (a refused answer
+        # accepted, so later answers unread) is told as expected / got with its hint, as the grader does
+        options.append("strict=False")
         run = f"value, printed = run_scripted(lambda: {check.call}, {', '.join(options)})"
         if len(run) > 100:
             run = "value, printed = run_scripted(\n    lambda: " + check.call + ",\n    " + ",\n    ".join(options) + ")"
@@ -150,6 +151,9 @@ def render_check(check: Check, namespace: dict, where: str) -> str:
             out.append(f"got = {expr}")
             namespace["got"] = value
             out += _assert_value("got", value, f"after {check.call}, {expr}", where, check)
+        if check.strict:
+            _run("script_used()", namespace, where)    # the reference reads every answer and die
+            out.append("script_used()")
         return "\n".join(out)
     value = _eval(check.expr, namespace, where)
     out.append(f"got = {check.expr}")

@@ -120,11 +120,11 @@ def read_solution(text: str, assignment: Assignment) -> Solution:
         else:
             raise NotebookError(f"line {node.lineno}: top-level code the notebooks cannot place "
                                 f"({type(node).__name__})")
-    if not setup_nodes:
-        raise NotebookError("the solution has no imports or constants before its first function")
-    first, last = setup_nodes[0].lineno - 1, (setup_nodes[-1].end_lineno or setup_nodes[-1].lineno) - 1
-    setup_lines = [line for line in lines[first:last + 1] if not _BANNER.match(line)]
-    setup = _tidy("".join(setup_lines))
+    setup = ""              # a reference with no imports or constants (a small course) has none
+    if setup_nodes:
+        first, last = setup_nodes[0].lineno - 1, (setup_nodes[-1].end_lineno or setup_nodes[-1].lineno) - 1
+        setup_lines = [line for line in lines[first:last + 1] if not _BANNER.match(line)]
+        setup = _tidy("".join(setup_lines))
     stage = 0
     for function in functions:
         outer = [f for f in function.fences if f.depth == 0]
