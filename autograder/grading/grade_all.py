@@ -240,6 +240,10 @@ def _grade_all(source: str | Path, out: str | Path, assignment: str, stage: str,
         #                     suites) while we find the submissions (a zip: extracted) and hash them
         if exports:         # and meanwhile a thread compiles the pages' templates (a core idle till then)
             threading.Thread(target=_compile_templates, name="grade-all-templates", daemon=True).start()
+    else:                   # perhaps nothing to grade: a fork server forked early (__main__) waits
+        from .early import hold
+
+        hold()
     from ..engine import escape
     from ..engine.results import GradeReport
     from .discover import InputError, discover
