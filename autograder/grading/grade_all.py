@@ -270,6 +270,7 @@ def _grade_all(source: str | Path, out: str | Path, assignment: str, stage: str,
         sure = entries if force or not (out / "gradebook.sqlite").exists() else []
     if any(not e.error for e in sure):
         pool.start()             # sure to grade: its fork server boots while we hash and open the gradebook
+        pool.prepare_roots(next(e.path for e in sure if not e.error))   # (its first: todo's, below)
     version = grader_version(spec)
     summary = BatchSummary(found=len(entries), out=out, notes=notes)
     started = time.monotonic()
@@ -286,7 +287,8 @@ def _grade_all(source: str | Path, out: str | Path, assignment: str, stage: str,
         trace("found", found=len(entries), todo=len(todo), early=bool(sure))
         if any(not e.error for e in todo):
             pool.start()         # (if not yet) its fork server loads pytest and the engine while we set up the exports
-            pool.prepare_roots(next(e.path for e in todo if not e.error))   # (and the workers' templates their roots)
+            pool.prepare_roots(next(e.path for e in todo if not e.error))   # (and the workers' templates their
+            #                                                                    roots; asked once: above, if sure)
         run_id = book.start_run(spec.name, len(entries), jobs)
         bar = Progress(len(todo), stream=stream, enabled=progress)
         writer = warming = drawer = None

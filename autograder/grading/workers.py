@@ -179,18 +179,18 @@ class WorkerPool:
         (the batch's hidden folders and PATH's own: hidden.py); a worker whose first student's
         setup differs, or whose session does not fork student roots, has it let go at its
         template's end.  Once per template; best effort (not asked: the worker builds its own)."""
-        if not self.booted:
+        waiting = [booted for _, booted in self.booted or [] if booted.root is None]
+        if not waiting:
             return
         from ..engine.roots import ask_root_template
         from .hidden import hidden_paths, submission_home
 
         hidden = hidden_paths(self.hidden) + submission_home(path)
-        for _, booted in self.booted:
-            if booted.root is None:
-                try:
-                    booted.root = ask_root_template(booted.sock, hidden)
-                except OSError:
-                    continue
+        for booted in waiting:
+            try:
+                booted.root = ask_root_template(booted.sock, hidden)
+            except OSError:
+                continue
         trace("roots-asked", count=sum(booted.root is not None for _, booted in self.booted))
 
     @staticmethod

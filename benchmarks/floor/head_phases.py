@@ -1,13 +1,13 @@
 """The head of a `grade-all --jobs 2 --force` by phase, from the command's launch (measurement only).
 
-    .venv/bin/python benchmarks/floor/head_phases.py CLASS_DIR [TAG] [--out-keep DIR]
+    .venv/bin/python benchmarks/floor/head_phases.py CLASS_DIR [TAG] [--phases] [--out-keep DIR]
 
 Run from a tree's root with that tree's Python (under `nice -n -10` for the least noise).  The
 command is launched here (its clock starts just before the exec), with $AUTOGRADER_BATCH_TRACE
 set; this process is a child subreaper and reaps every process of the run.  Prints, for each
 traced phase of the head, its wall time from the launch and the CPU of the process that traced
 it; then the first stored row, the last, the exit, the whole command's CPU; appends the record as
-JSON to /tmp/head_phases.jsonl.  The phases are grading/tracing.py's events (the parent's `start`,
+JSON to /tmp/head_phases.jsonl (--phases: each phase printed too).  The phases are grading/tracing.py's events (the parent's `start`,
 `templates-booted`, `found`, the fork server's `forkserver-imported`/`-prepared`, each worker's
 `worker-start`, `session-first-planned`, `session-first-checked`, the parent's `first-row`).
 """
@@ -28,7 +28,7 @@ from pathlib import Path
 
 HEAD = ("start", "fork-server-spawn", "templates-booted", "found", "roots-asked", "forkserver-imported",
         "forkserver-prepared", "worker-start", "worker-ready", "session-refcache", "session-collected",
-        "session-first-planned", "session-first-checked", "first-row")
+        "session-first-planned", "session-first-checked", "first-row", "TMP-spawn-ask", "TMP-spawned", "TMP-worker-main")
 
 
 def main() -> None:
@@ -70,7 +70,7 @@ def main() -> None:
         handle.write(json.dumps(record) + "\n")
     print(f"{tag}: load {load:.1f}, wall {wall:.3f} s, CPU {total:.3f} s, first stored {record['first_stored']:.3f}, "
           f"last {record['last_stored']:.3f}, tail {record['tail']:.3f}")
-    for event, name, at, cpu in phases:
+    for event, name, at, cpu in (phases if "--phases" in sys.argv else []):
         print(f"   {at:7.3f}  {name:<7} cpu {cpu:6.3f}  {event}")
     shutil.rmtree(work, ignore_errors=True)
 
