@@ -169,6 +169,23 @@ def _exit(code: int) -> None:
         os._exit(code)
 
 
+def _yield_to_parent() -> int | None:
+    """Until the hand-over, the child runs at a lower priority than the parent (nice +10): on a
+    busy machine the command's processes share one scheduling group (one per session), and the
+    parent's way to the pool's start (its options, then the sandbox templates it boots: processes
+    of their own groups) must not wait on the child's imports, which take what the parent leaves
+    (the other core, on a quiet machine: all of it).  Only as root, who may raise its priority
+    back at the hand-over (its workers inherit it): the niceness to go back to, else None."""
+    if os.geteuid() != 0:
+        return None
+    try:
+        old = os.getpriority(os.PRIO_PROCESS, 0)
+        os.setpriority(os.PRIO_PROCESS, 0, min(old + 10, 19))
+    except OSError:
+        return None
+    return old
+
+
 def _serve(address_w: int, alive_r: int, hold_r: int) -> int:
     """The child: its address sent, the preload imported (until held), then (handed over)
     forkserver.main, which imports what is left of it."""
@@ -180,6 +197,7 @@ def _serve(address_w: int, alive_r: int, hold_r: int) -> int:
     keep = sorted({0, 1, 2, sink, address_w, alive_r, hold_r})
     for low, high in zip(keep, [*keep[1:], None]):
         os.closerange(low + 1, high if high is not None else os.sysconf("SC_OPEN_MAX"))
+    niced = _yield_to_parent()
     import atexit
     import importlib
     import select
@@ -225,6 +243,8 @@ def _serve(address_w: int, alive_r: int, hold_r: int) -> int:
     import json
 
     handed = json.loads(first + rest)
+    if niced is not None:                           # (as root: always allowed)
+        os.setpriority(os.PRIO_PROCESS, 0, niced)
     for stream in (sys.stdout, sys.stderr):
         stream.flush()
     said = os.pread(sink, os.fstat(sink).st_size, 0)
