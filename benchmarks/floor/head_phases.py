@@ -26,7 +26,7 @@ import tempfile
 import time
 from pathlib import Path
 
-HEAD = ("start", "fork-server-spawn", "templates-booted", "found", "roots-asked", "forkserver-imported",
+HEAD = ("start", "forkserver-handed", "forkserver-early", "templates-booted", "found", "roots-asked", "forkserver-imported",
         "forkserver-prepared", "worker-start", "worker-ready", "session-refcache", "session-collected",
         "session-first-planned", "session-first-checked", "first-row", "TMP-spawn-ask", "TMP-spawned", "TMP-worker-main")
 
