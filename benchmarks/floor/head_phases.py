@@ -28,7 +28,7 @@ from pathlib import Path
 
 HEAD = ("start", "forkserver-handed", "forkserver-early", "templates-booted", "found", "roots-asked", "forkserver-imported",
         "forkserver-prepared", "worker-start", "worker-ready", "session-refcache", "session-collected",
-        "session-first-planned", "session-first-checked", "first-row", "TMP-spawn-ask", "TMP-spawned", "TMP-worker-main")
+        "session-first-planned", "session-first-checked", "first-row")
 
 
 def main() -> None:
