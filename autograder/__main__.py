@@ -16,6 +16,11 @@ def _no_foreign_folder_on_path() -> None:
 
 _no_foreign_folder_on_path()
 
+if sys.argv[1:2] == ["grade-all"]:      # its fork server forked now, before the verb's modules (grading/early.py)
+    from .grading.early import fork_server_early
+
+    fork_server_early(sys.argv[2:])
+
 from .cli import end, main  # noqa: E402  (after the path is ours)
 
 code = main()

@@ -235,17 +235,15 @@ def _grade_all(source: str | Path, out: str | Path, assignment: str, stage: str,
 
     pool = WorkerPool(jobs, spec.name, stage, out / "logs", timeout,
                       hidden=hidden_from_students(source, out, work_dir))
-    if not only and Path(source).exists() and (force or not (out / "gradebook.sqlite").exists()):
+    early = not only and Path(source).exists() and (force or not (out / "gradebook.sqlite").exists())
+    if early:
         pool.start()        # all to grade, most likely: its fork server boots (~0.2 s: pytest, the
         #                     suites) while we find the submissions (a zip: extracted) and hash them
-        if exports:         # and meanwhile a thread compiles the pages' templates (a core idle till then)
-            threading.Thread(target=_compile_templates, name="grade-all-templates", daemon=True).start()
-    from ..engine import escape
-    from ..engine.results import GradeReport
+    else:                   # perhaps nothing to grade: a fork server forked early (__main__) waits
+        from .early import hold
+
+        hold()
     from .discover import InputError, discover
-    from .gradebook import Gradebook, Stored
-    from .progress import Progress
-    from .worker import children_cpu
 
     try:
         entries, notes = discover(source, work_dir, spec, nb_assignment)
@@ -266,6 +264,16 @@ def _grade_all(source: str | Path, out: str | Path, assignment: str, stage: str,
         sure = entries if force or not (out / "gradebook.sqlite").exists() else []
     if any(not e.error for e in sure):
         pool.start()             # sure to grade: its fork server boots while we hash and open the gradebook
+        pool.prepare_roots(next(e.path for e in sure if not e.error))   # (its first: todo's, below)
+    if early and exports:        # then a thread compiles the pages' templates (not before: it would hold
+        #                          the GIL half the time on the way to the roots' ask)
+        threading.Thread(target=_compile_templates, name="grade-all-templates", daemon=True).start()
+    from ..engine import escape
+    from ..engine.results import GradeReport
+    from .gradebook import Gradebook, Stored
+    from .progress import Progress
+    from .worker import children_cpu
+
     version = grader_version(spec)
     summary = BatchSummary(found=len(entries), out=out, notes=notes)
     started = time.monotonic()
@@ -282,7 +290,8 @@ def _grade_all(source: str | Path, out: str | Path, assignment: str, stage: str,
         trace("found", found=len(entries), todo=len(todo), early=bool(sure))
         if any(not e.error for e in todo):
             pool.start()         # (if not yet) its fork server loads pytest and the engine while we set up the exports
-            pool.prepare_roots(next(e.path for e in todo if not e.error))   # (and the workers' templates their roots)
+            pool.prepare_roots(next(e.path for e in todo if not e.error))   # (and the workers' templates their
+            #                                                                    roots; asked once: above, if sure)
         run_id = book.start_run(spec.name, len(entries), jobs)
         bar = Progress(len(todo), stream=stream, enabled=progress)
         writer = warming = drawer = None

@@ -20,6 +20,7 @@ from multiprocessing.connection import wait as wait_any
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .early import FORK_SERVER_PRELOAD
 from .tracing import trace
 
 if TYPE_CHECKING:         # (types only: launch is imported where templates are booted, discover by the caller)
@@ -49,6 +50,15 @@ def _without_resource_tracker() -> None:
 
 PIN_ENV = "AUTOGRADER_PIN"      # "0": never pin the workers to cores (cores_for)
 BOOT_ENV = "AUTOGRADER_BOOT_TEMPLATES"     # "0": each worker boots its own template (WorkerPool._boot_templates)
+
+
+def _fork_server_data() -> dict[str, Any]:
+    """What forkserver.ensure_running passes a fork server it starts (main_path, sys_path): the same
+    to one forked early (early.hand_over)."""
+    from multiprocessing import spawn
+
+    data = spawn.get_preparation_data("ignore")
+    return {key: value for key, value in data.items() if key in ("main_path", "sys_path")}
 
 
 def cores_for(jobs: int, allowed: set[int] | None = None) -> list[int] | None:
@@ -98,9 +108,7 @@ class WorkerPool:
         if method == "forkserver":
             # (grading.preload: the suites and pytest's plugins a session imports, for ASSIGNMENT's STAGE;
             # the worker's module and the reporters: what _worker_main imports, ~14 ms of every worker's start)
-            self.ctx.set_forkserver_preload(["autograder.grading.grade", "autograder.engine.plugin",
-                                             "autograder.grading.worker", "autograder.engine.reporters",
-                                             "autograder.grading.gradebook", "autograder.grading.preload"])
+            self.ctx.set_forkserver_preload(FORK_SERVER_PRELOAD)
         self.workers: list[_Worker] = []
         self._started = 0
         self.cores = cores_for(self.jobs)
@@ -171,18 +179,18 @@ class WorkerPool:
         (the batch's hidden folders and PATH's own: hidden.py); a worker whose first student's
         setup differs, or whose session does not fork student roots, has it let go at its
         template's end.  Once per template; best effort (not asked: the worker builds its own)."""
-        if not self.booted:
+        waiting = [booted for _, booted in self.booted or [] if booted.root is None]
+        if not waiting:
             return
         from ..engine.roots import ask_root_template
         from .hidden import hidden_paths, submission_home
 
         hidden = hidden_paths(self.hidden) + submission_home(path)
-        for _, booted in self.booted:
-            if booted.root is None:
-                try:
-                    booted.root = ask_root_template(booted.sock, hidden)
-                except OSError:
-                    continue
+        for booted in waiting:
+            try:
+                booted.root = ask_root_template(booted.sock, hidden)
+            except OSError:
+                continue
         trace("roots-asked", count=sum(booted.root is not None for _, booted in self.booted))
 
     @staticmethod
@@ -384,6 +392,7 @@ class WorkerPool:
         from multiprocessing import forkserver
 
         from .. import started_elsewhere
+        from . import early
         from .environ import scoped
         from .preloading import PRELOAD_ENV
 
@@ -394,7 +403,10 @@ class WorkerPool:
             #                         student's files (__main__.py keeps it off ours)
         with scoped(wanted):
             _without_resource_tracker()
-            forkserver.ensure_running()
+            if forkserver._forkserver._forkserver_pid is None and early.hand_over(
+                    FORK_SERVER_PRELOAD, _fork_server_data(), (1, 2)):
+                trace("forkserver-handed")
+            forkserver.ensure_running()     # (the one forked early, if still alive; else a new one)
 
     def release(self) -> None:
         """Tell the idle workers to stop (they end their sessions and close their sandboxes) without
