@@ -10,7 +10,6 @@ import signal
 import sys
 import types
 
-import pytest
 from helpers.harness import in_child as _in_child
 from helpers.harness import loaded as _harness
 
@@ -47,9 +46,10 @@ def _warm_and_compare() -> str:
     return json.dumps({"changed": changed, "statuses": statuses, "answers": len(lines)})
 
 
-# Step 2 of make test (a plain pytest process): in an xdist worker (two threads, execnet's) this warm-up's
-# shared calls went unanswered (14 answers of 27, no "exception"); not resolved in pass 20 (floor.md).
-@pytest.mark.serial
+# In an xdist worker (two threads, execnet's) this warm-up's shared calls went unanswered (14 answers of
+# 27, no "exception": pass 20 marked it serial).  The cause (pass 22): CPython 3.11 keeps a forking
+# process's count of its other threads in the child, so the shared worker saw a thread after its first
+# call and the batch ended there; a request process now counts only its own (clean.own_threads).
 def test_the_warm_up_answers_its_requests_and_leaves_nothing_behind():
     """The constant requests are answered (a zygote's batch through a request process of its own:
     ok, an exception, the load probe's no function), and the warm-up leaves the modules, the random state, the open fds,
@@ -79,3 +79,37 @@ def test_a_warm_up_killed_midway_leaves_no_folder_for_long(tmp_path):
         (folder / "shared").mkdir(parents=True)
     ns._sweep(prefix)
     assert not stale.exists() and live.exists() and other.exists()
+
+
+def _threads_after_a_fork() -> str:
+    """In a fork of a process with a thread of its own: what a request process counts and decides."""
+    import threading
+
+    h = _harness()
+    h.note_inherited_threads()              # (a request process's start: worker_loop, runner_loop)
+    cfg = {"limits": {"cpu_s": 60}}
+    quiet = (h.own_threads(), h._worker_dirty({"status": "ok"}, cfg, 0.0, proc=True))
+    stop = threading.Event()
+    thread = threading.Thread(target=stop.wait)
+    thread.start()                          # the request's own thread, as a student's call would
+    busy = (h.own_threads(), h._worker_dirty({"status": "ok"}, cfg, 0.0, proc=True))
+    stop.set()
+    thread.join()
+    return json.dumps({"quiet": quiet, "busy": busy, "after": h.own_threads()})
+
+
+def test_a_request_process_counts_its_own_threads_not_its_forking_parents():
+    """CPython 3.11 keeps the forking process's count of its other threads in the child (where they
+    do not run): a request process forked from a process with a thread counts none of those, and
+    still every thread it starts itself (its shared worker is then replaced, as before)."""
+    import threading
+
+    stop = threading.Event()
+    thread = threading.Thread(target=stop.wait)       # this process's own thread, alive at the fork
+    thread.start()
+    try:
+        out = _in_child(_threads_after_a_fork)
+    finally:
+        stop.set()
+        thread.join()
+    assert json.loads(out) == {"quiet": [0, False], "busy": [1, True], "after": 0}, out

@@ -16,6 +16,10 @@ _STUDENTS: list = []
 # the machine's load, not the program (its process spun no longer); and the CPU time the runs'
 # processes used (Outcome.cpu, the request's process tree: a load-proof measure of its work).
 _RAN = [0.0, 0.0, 0.0, 0.0]
+# Runs the sandbox made again because the machine starved the first (its wall-clock backstop stopped
+# it under its CPU limit: Sandbox._retry, a trial's run with the longer backstop): how many, and the
+# CPU limits they ran at (each spends at most that; the first run, at most as much, was the load's).
+_AGAIN = [0, 0.0]
 
 
 def warm_up(reference: str, assignment: str = "yahtzee", limits: Limits | None = LIMITS) -> None:
@@ -44,6 +48,23 @@ def warm_up(reference: str, assignment: str = "yahtzee", limits: Limits | None =
         return charge(self, outcomes, capped)
 
     Program._charge = charging
+    from autograder.engine.sandbox import Sandbox
+
+    run, retry = Sandbox.run, Sandbox._retry
+
+    def run_noted(self, request, limit=None, longer=False):
+        if longer and limit is not None:
+            _AGAIN[0] += 1
+            _AGAIN[1] += limit
+        return run(self, request, limit, longer)
+
+    def retry_noted(self, request, outcome, timeout):
+        if self.wall_stopped and not self.strict:       # (what _retry runs again)
+            _AGAIN[0] += 1
+            _AGAIN[1] += timeout
+        return retry(self, request, outcome, timeout)
+
+    Sandbox.run, Sandbox._retry = run_noted, retry_noted
     grade_module.Program = RecordingProgram
     grade_module.grade(reference, assignment, limits=limits)
 
@@ -64,9 +85,11 @@ def grade_timed(name: str, path: str, assignment: str = "yahtzee", limits: Limit
 
     _STUDENTS.clear()
     _RAN[:] = [0.0, 0.0, 0.0, 0.0]
+    _AGAIN[:] = [0, 0.0]
     t0, cpu, tree = time.monotonic(), time.process_time(), tree_cpu()
     got = grade(path, assignment, limits=limits)
     wall, cpu, tree = time.monotonic() - t0, time.process_time() - cpu, tree_cpu() - tree
     trials = [list(p.trials) for p in _STUDENTS if p._owner is None]
     return {"name": name, "score": got.score, "wall": wall, "cpu": cpu, "tree": tree, "trials": trials, "ran": _RAN[0],
-            "waited": _RAN[1], "held": _RAN[2], "spent": _RAN[3], **({"report": got.to_dict()} if report else {})}
+            "waited": _RAN[1], "held": _RAN[2], "spent": _RAN[3],
+            "again": list(_AGAIN), **({"report": got.to_dict()} if report else {})}

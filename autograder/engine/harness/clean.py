@@ -35,6 +35,22 @@ _ITIMERS = (signal.ITIMER_VIRTUAL, signal.ITIMER_PROF)    # (the real one: reset
 _RLIMITS = (resource.RLIMIT_CPU, resource.RLIMIT_AS, resource.RLIMIT_DATA, resource.RLIMIT_STACK,
             resource.RLIMIT_NOFILE, resource.RLIMIT_NPROC, resource.RLIMIT_FSIZE, resource.RLIMIT_MEMLOCK)
 GROWTH = 16 << 10               # kB of peak memory a runner may gain before it is retired
+# The Python threads a fork inherited in its count: CPython 3.11 keeps the forking process's count
+# of its other threads (_thread._count()) in the child, where they do not run, so a request process
+# forked from a process with a thread (a harness loaded into a pytest-xdist worker, whose execnet
+# thread runs) saw a thread after every call and ended each batch at its first shared call.  Read
+# where the harness loads and again where a request process starts, before any student code.
+_INHERITED_THREADS = [_thread._count()]
+
+
+def note_inherited_threads():
+    """This process's count of threads from now on is its own (a request process's start)."""
+    _INHERITED_THREADS[0] = _thread._count()
+
+
+def own_threads():
+    """The Python threads this process started that still run (_thread._count() less the inherited)."""
+    return _thread._count() - _INHERITED_THREADS[0]
 
 
 class _patched:
@@ -358,7 +374,7 @@ class CleanState:
         # its threads and children after every answer, before it sends another request, and
         # retires it for any (Zygote.settled); only the runner can reap a child of its own, and
         # after this check only the harness runs in it.)
-        if _thread._count() or (not untouched and not _same_dict(modules, self.modules)):
+        if own_threads() or (not untouched and not _same_dict(modules, self.modules)):
             return False
         gc.collect()               # a finalizer of the request's garbage runs now, not in the next one
         if self.versions() != base[3] or gc.garbage or run.dirty is not False:

@@ -2,14 +2,13 @@
 fresh requests, each with a freshly executed module, while the process stays clean) and the
 shared worker's loop."""
 
-import _thread
 import gc
 import os
 import traceback
 
 from .audit import install_audit
 from .base import _dumps, _loads_line, _real_exit, enter_own_folder, own_sched
-from .clean import Untouched
+from .clean import Untouched, note_inherited_threads, own_threads
 from .lines import Lines, write_all
 from .patches import install_patches
 from .run import Run
@@ -77,6 +76,7 @@ def runner_loop(zyg, req_r, res_w):
     with "retire": true when the process is not clean (a timeout, memory, anything the check
     sees changed): the runner then exits and the zygote forks a new one for the next request."""
     pid = os.getpid()
+    note_inherited_threads()
     clean = zyg.clean
     install_audit()
     patch_tags = _patch_tags(zyg)
@@ -133,6 +133,7 @@ def worker_loop(zyg, req_r, res_w, runner=None, first=None):
     makes it the runner again (it has "runner": Zygote.worker_as_runner), unless one of its calls
     did what the check cannot see (the audit hook's dirty: it then ends there instead)."""
     if runner is None:
+        note_inherited_threads()
         gc.freeze()     # (FROZEN; a runner made the worker froze them already)
     lines, sched, patch_tags, guard = runner if runner is not None else (Lines(req_r), own_sched(), _patch_tags(zyg), None)
     shared = {}
@@ -198,7 +199,7 @@ def _worker_dirty(res, cfg, cpu, proc=False):
         return True
     if cpu > cfg["limits"]["cpu_s"] / 2:
         return True
-    if _thread._count():            # a Python thread (the zygote reads all of them in /proc)
+    if own_threads():               # a Python thread (the zygote reads all of them in /proc)
         return True
     if proc:
         return False
