@@ -15,42 +15,20 @@ Prints one line; appends it as JSON to /tmp/batch_split.jsonl.
 
 from __future__ import annotations
 
-import ctypes
-import datetime
 import json
-import os
 import shutil
-import sqlite3
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
+
+from traced_batch import run_traced
 
 
 def main() -> None:
     klass, tag = sys.argv[1], (sys.argv[2] if len(sys.argv) > 2 else "run")
-    ctypes.CDLL(None).prctl(36, 1, 0, 0, 0)          # PR_SET_CHILD_SUBREAPER
     work = Path(tempfile.mkdtemp(prefix="batch-split-"))
-    out, trace = work / "out", work / "trace.jsonl"
-    load = os.getloadavg()[0]
-    began = time.perf_counter()
-    process = subprocess.Popen([sys.executable, "-m", "autograder", "grade-all", klass, "--jobs", "2", "--out", str(out),
-                                "--force", "--no-progress"], env={**os.environ, "AUTOGRADER_BATCH_TRACE": str(trace)},
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    reaped: dict[int, float] = {}
-    wall = 0.0
-    while True:
-        try:
-            pid, _, usage = os.wait4(-1, 0)
-        except ChildProcessError:
-            break
-        if pid == process.pid:
-            wall = time.perf_counter() - began
-        reaped[pid] = usage.ru_utime + usage.ru_stime
-    events = [json.loads(line) for line in trace.read_text(encoding="utf-8").splitlines()]
-    with sqlite3.connect(out / "gradebook.sqlite") as book:
-        stamps = sorted(datetime.datetime.fromisoformat(at).timestamp() for (at,) in book.execute("SELECT graded_at FROM grades"))
+    run = run_traced(klass, work / "out", work / "trace.jsonl")
+    wall, reaped, events, stamps, load = run.wall, run.reaped, run.events, run.stamps, run.load
     n = len(stamps)
     first, last = n // 4, 3 * n // 4          # the bench's steady rate: rows stored from 1/4 to 3/4 of the way
     steady = (last - first) / (stamps[last] - stamps[first]) if n >= 8 and stamps[last] > stamps[first] else 0.0
@@ -63,7 +41,7 @@ def main() -> None:
     forked = sum(e["cpu"] + e.get("children", 0.0) for e in events if e["event"] == "drawer-drew" and e.get("forked"))
     middle = [e for e in events if e["event"] == "middle"]
     row = (middle[1]["cpu"] - middle[0]["cpu"]) / (middle[1]["stored"] - middle[0]["stored"]) if len(middle) == 2 else 0.0
-    total = sum(reaped.values())
+    total = run.total
     parts = {
         "parent": end["cpu"],
         "drawer": end["children"] - templates + forked,
@@ -71,7 +49,7 @@ def main() -> None:
         "workers around the checks": workers - checks,
         "checks and plans": checks,
         "sandboxes": templates + sum(e["children"] for e in exits),
-        "outlived their parent": sum(v for k, v in reaped.items() if k not in (process.pid, server)),
+        "outlived their parent": sum(v for k, v in reaped.items() if k not in (run.pid, server)),
     }
     parts["the rest (exits)"] = total - sum(parts.values())
     record = {"tag": tag, "wall": wall, "total": total, "n": n, "steady": steady, "row_ms": 1000 * row, "load": load,

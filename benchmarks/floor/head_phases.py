@@ -14,17 +14,13 @@ JSON to /tmp/head_phases.jsonl (--phases: each phase printed too).  The phases a
 
 from __future__ import annotations
 
-import ctypes
-import datetime
 import json
-import os
 import shutil
-import sqlite3
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
+
+from traced_batch import run_traced
 
 HEAD = ("start", "forkserver-handed", "forkserver-early", "templates-booted", "found", "roots-asked", "forkserver-imported",
         "forkserver-prepared", "worker-start", "worker-ready", "session-refcache", "session-collected",
@@ -34,27 +30,9 @@ HEAD = ("start", "forkserver-handed", "forkserver-early", "templates-booted", "f
 def main() -> None:
     klass, tag = sys.argv[1], (sys.argv[2] if len(sys.argv) > 2 and not sys.argv[2].startswith("--") else "run")
     keep = Path(sys.argv[sys.argv.index("--out-keep") + 1]) if "--out-keep" in sys.argv else None
-    ctypes.CDLL(None).prctl(36, 1, 0, 0, 0)          # PR_SET_CHILD_SUBREAPER
     work = Path(tempfile.mkdtemp(prefix="head-phases-"))
-    out, trace = (keep or work / "out"), work / "trace.jsonl"
-    load = os.getloadavg()[0]
-    launched = time.time()
-    began = time.perf_counter()
-    process = subprocess.Popen([sys.executable, "-m", "autograder", "grade-all", klass, "--jobs", "2", "--out", str(out),
-                                "--force", "--no-progress"], env={**os.environ, "AUTOGRADER_BATCH_TRACE": str(trace)},
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    total, wall = 0.0, 0.0
-    while True:
-        try:
-            pid, _, usage = os.wait4(-1, 0)
-        except ChildProcessError:
-            break
-        if pid == process.pid:
-            wall = time.perf_counter() - began
-        total += usage.ru_utime + usage.ru_stime
-    events = [json.loads(line) for line in trace.read_text(encoding="utf-8").splitlines()]
-    with sqlite3.connect(out / "gradebook.sqlite") as book:
-        stamps = sorted(datetime.datetime.fromisoformat(at).timestamp() for (at,) in book.execute("SELECT graded_at FROM grades"))
+    run = run_traced(klass, keep or work / "out", work / "trace.jsonl")
+    launched, wall, total, events, stamps, load = run.launched, run.wall, run.total, run.events, run.stamps, run.load
     parent = next(e["pid"] for e in events if e["event"] == "start")
     server = next((e["pid"] for e in events if e["event"] == "forkserver-imported"), None)
     who = {parent: "parent", server: "server"}
