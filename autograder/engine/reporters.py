@@ -53,6 +53,12 @@ def problem_titles(assignment_name: str) -> dict[int, str]:
         return {}
 
 
+def _said_at_top(output: str, error: str | None) -> bool:
+    """Whether a check's OUTPUT is the load ERROR, which a report says once at its top (a hidden
+    check says it in grader words: LOAD_FAILED_HIDDEN)."""
+    return bool(error) and output in (error, LOAD_FAILED_HIDDEN)
+
+
 def to_text(report: GradeReport, verbose: bool = False) -> str:
     if report.public_only:
         return public_text(report, verbose)
@@ -67,7 +73,7 @@ def to_text(report: GradeReport, verbose: bool = False) -> str:
     lines = [f"Grading {report.submission} ({report.assignment}, stage {report.stage})"]
     if report.error:
         lines.append(f"!! {report.error}")
-        if any(t.output in (report.error, LOAD_FAILED_HIDDEN) for t in report.tests):
+        if any(_said_at_top(t.output, report.error) for t in report.tests):
             lines.append("   (no check could run; the checks below all failed for this reason)")
     lines += [f"note: {note}" for note in report.notes]
     for stage, problems in _groups(report).items():
@@ -83,7 +89,7 @@ def to_text(report: GradeReport, verbose: bool = False) -> str:
                          f"  [{fmt(p_got)} / {fmt(p_top)}]")
             for test in tests:
                 if (test.status == "passed" and not verbose and not test.output) or \
-                        (report.error and test.output in (report.error, LOAD_FAILED_HIDDEN)):
+                        _said_at_top(test.output, report.error):
                     continue
                 lines.append(f"    {MARK[test.status]} {test.name}")
                 if test.output:      # a passed check's output is its note ("Not charged: stems from ...")
@@ -168,7 +174,7 @@ def problem_markdown(problem: int, title: str, checks: tuple[Check, ...], error:
                   for name, status, _, score, top in checks)
     said: list[str] = []
     for name, _, output, _, _ in checks:
-        if output and output != error and not (error and output == LOAD_FAILED_HIDDEN):
+        if output and not _said_at_top(output, error):
             said += ["", f"### {markdown_inline(name)}", "", fence(plain(output))]
     return table, tuple(said)
 
