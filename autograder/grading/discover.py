@@ -220,17 +220,17 @@ def _plain(root: Path, work_dir: Path, notes: list[str]) -> list[Entry]:
             info = lms.canvas_info(paths[0].name)
             info["late"] = any(lms.canvas_info(p.name).get("late") for p in paths)
             if len(paths) == 1 and paths[0].suffix.lower() != ".zip":
-                entries.append(Entry(sid, paths[0], info=info, name=name))
+                entries.append(_named(name, paths[0], info=info))
                 continue
             problems: list[str] = []
             staged = _stage_files(f"{safe_id(who)}-{uid}", paths, work_dir, notes, problems)
             if problems and not submission_files(staged):
                 zips = [p for p in paths if p.suffix.lower() == ".zip"]
-                entries.append(Entry(sid, zips[0], files=[(p.name, p) for p in paths],
-                                     error="; ".join(problems), info=info, name=name))
+                entries.append(_named(name, zips[0], files=[(p.name, p) for p in paths],
+                                      error="; ".join(problems), info=info))
             else:
                 notes += [f"{sid}: {problem} (graded the other files)" for problem in problems]
-                entries.append(Entry(sid, staged, info=info, name=name))
+                entries.append(_named(name, staged, info=info))
         files = []
     for p in files:
         if p.suffix.lower() == ".zip":
