@@ -23,7 +23,7 @@ from typing import NoReturn
 
 # verb -> (module, help).
 VERBS = {
-    "grade": ("autograder.grading.grade", "grade one submission (.py, folder or .ipynb) and print feedback"),
+    "grade": ("autograder.grading.grade_cmd", "grade one submission (.py, folder or .ipynb) and print feedback"),
     "grade-all": ("autograder.grading.grade_all", "grade a whole class into a gradebook, CSV and HTML report"),
     "demo": ("autograder.grading.demo", "grade an assignment's sample class and write the gradebook and report"),
     "build": ("autograder.authoring.build",
