@@ -49,6 +49,13 @@ def same(a, b) -> bool:
     return all(getattr(a, f) == getattr(b, f) for f in FIELDS)
 
 
+def but_lines(a, b) -> bool:
+    """same(), but for the error's line and trace (where the program raised: its own lines)."""
+    def plain(error):
+        return {k: v for k, v in error.items() if k not in ("line", "trace")} if isinstance(error, dict) else error
+    return all(getattr(a, f) == getattr(b, f) for f in FIELDS if f != "error") and plain(a.error) == plain(b.error)
+
+
 def loosely(a, b) -> bool:
     """An upper bound of a looser rule (NOT the brief's): status, value, the arguments and state
     after, and the error's type only (its message, line and trace, the output and events ignored)."""
@@ -84,6 +91,7 @@ def prefetch(self, requests):
                 outcomes = scratch._sandbox.run_batch(own, budget=None)
             finally:
                 scratch.close()
+            n_lines = sum(1 for o, e in zip(outcomes, expected) if e is not None and but_lines(o, e))
             n_loose = sum(1 for o, e in zip(outcomes, expected) if e is not None and loosely(o, e))
             n_same = sum(1 for o, e in zip(outcomes, expected) if e is not None and same(o, e))
             first_diff = next((i for i, (o, e) in enumerate(zip(outcomes, expected))
@@ -97,7 +105,7 @@ def prefetch(self, requests):
                 "asked": asked, "first_diff": first_diff, "field": diff_field,
                 "func": own[first_diff].func if first_diff is not None else None,
                 "fresh": sum(part.fresh), "cpu_ms": 1000 * sum(o.cpu for o in outcomes),
-                "spared": n_same == len(own), "loose": n_loose == len(own)})
+                "spared": n_same == len(own), "loose": n_loose == len(own), "lines": n_lines == len(own)})
     return _prefetch(self, requests)
 
 
@@ -175,14 +183,15 @@ def main() -> None:
         by_part: dict[tuple, list[int]] = {}
         for row in rows:
             for p in row.get("parts", []):
-                counts = by_part.setdefault(p["keep"], [0, 0, 0, 0])
+                counts = by_part.setdefault(p["keep"], [0, 0, 0, 0, 0])
                 counts[0] += 1
                 counts[1] += p["spared"]
                 counts[2] += p["loose"]
                 counts[3] += p["n"]
-        for keep, (seen, spared, loose, total) in by_part.items():
+                counts[4] += p["lines"]
+        for keep, (seen, spared, loose, total, lines) in by_part.items():
             print(f"  variant keeping {'+'.join(keep)[:60]}: {total // max(seen, 1)} requests, spared {spared}/{seen}, "
-                  f"looser rule {loose}/{seen}")
+                  f"but the error's line {lines}/{seen}, looser rule {loose}/{seen}")
         life_against_requests(ref, n)
         # A life against a try of the same requests: the reference's grade with tries on and off
         for aside in (True, False, True, False):
