@@ -1,7 +1,8 @@
 """A check's row (TestResult), grader side: the GradingPlugin's rows of one submission.
 
 How a check ended (a pass, a Fail, a skip, a timeout, a grader error) becomes its row, hidden
-feedback that would repeat text the student's program chose is withheld, an own_functions check
+feedback that would repeat text the student's program chose is withheld, so is a check's text that
+ran beside the reference's later stages (lent.py), an own_functions check
 failing on a bug an earlier stage already charged passes, and (after the checks)
 no_points_for_nothing: a pass a do-nothing function could earn counts only beside a real one.
 """
@@ -18,6 +19,7 @@ import pytest
 
 from .checks import GraderFault, take_trivial
 from .feedback import Fail
+from .lent import later_held, withheld
 from .results import TestResult
 
 if TYPE_CHECKING:
@@ -66,6 +68,9 @@ class Rows:
             kind = "grader fault" if isinstance(exc, GraderFault) else "grader error"
             self.internal_errors.append(f"{check.nodeid}: {kind}\n{detail}")
             print(f"[autograder] {kind} in {check.nodeid}:\n{detail}", file=sys.stderr)
+        if status in ("failed", "skipped") and check.nodeid in getattr(self._student, "lent_checks", ()):
+            if later_held(self.assignment, stage, self._student.lent_checks[check.nodeid]):
+                output, hint = withheld(exc, status, hidden), ""     # (engine/lent.py)
         if status in ("failed", "skipped") and check.own:
             earlier = next((r for r in self.results if 0 < r.stage < stage and r.score < r.max_score), None)
             works = any(r.problem == problem and r.status == "passed" and id(r) not in self._trivial
