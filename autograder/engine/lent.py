@@ -21,8 +21,9 @@ from typing import Any
 
 from .feedback import Fail, show
 
-WITHHELD = ("Why: your code ran here beside the reference's functions of later stages (it calls a "
-            "function another stage grades), so what it printed, returned or raised could carry their code.")
+WITHHELD = ("Not shown: what your code printed, returned or raised here.  It ran beside the reference's "
+            "functions of later stages (it calls a function another stage grades), so that text could carry "
+            "their code.")
 
 
 def note(program: Any, request: Any) -> None:
@@ -51,14 +52,21 @@ def later_held(assignment: Any, stage: int, keeps: set[frozenset[str]]) -> bool:
     return bool(later) and any(not later <= keep for keep in keeps)
 
 
-def withheld(exc: BaseException | None, status: str, hidden: bool) -> str:
-    """A lent check's row text: its verdict, WITHHELD, and (a visible Fail) the call and the
-    expected value, both the grader's."""
-    verdict = "failed" if status == "failed" else "was skipped"
-    lines = [f"This check {verdict}; what your code said here is not shown.", WITHHELD]
-    if not hidden and isinstance(exc, Fail):
+def withheld(exc: BaseException | None, status: str, hidden: bool) -> tuple[str, str]:
+    """A lent check's (row text, hint): what a hidden check shows (a Fail's data-free summary and its
+    hint, which the hidden checks' contract keeps free of anything the program produced: "Public
+    first", docs/threat-model.md), the call and the expected value of a visible one (the
+    grader's), and WITHHELD.  A skip's reason, or a Fail with no data-free summary: the verdict."""
+    verdict = "This check failed." if status == "failed" else "This check was skipped."
+    if not isinstance(exc, Fail):
+        return f"{verdict}\n{WITHHELD}", ""
+    lines = [exc.hidden if exc.hidden is not None else verdict]
+    if not hidden:
         if exc.ran:
             lines.append(f"Ran: {exc.ran}")
         if exc.show_values:
             lines.append(f"Expected: {show(exc.expected)}")
-    return "\n".join(lines)
+    if exc.hint:
+        lines.append(f"Hint: {exc.hint}")
+    lines.append(WITHHELD)
+    return "\n".join(lines), exc.hint or ""

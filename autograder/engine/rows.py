@@ -70,7 +70,9 @@ class Rows:
             print(f"[autograder] {kind} in {check.nodeid}:\n{detail}", file=sys.stderr)
         if status in ("failed", "skipped") and check.nodeid in getattr(self._student, "lent_checks", ()):
             if later_held(self.assignment, stage, self._student.lent_checks[check.nodeid]):
-                output, hint = withheld(exc, status, hidden), ""     # (engine/lent.py)
+                output, hint = withheld(exc, status, hidden)        # (engine/lent.py)
+                if self._repeats_chosen_text(output):
+                    output, hint = withheld(None, status, hidden)
         if status in ("failed", "skipped") and check.own:
             earlier = next((r for r in self.results if 0 < r.stage < stage and r.score < r.max_score), None)
             works = any(r.problem == problem and r.status == "passed" and id(r) not in self._trivial
