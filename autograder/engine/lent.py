@@ -13,12 +13,28 @@ held a later core stage's function, shows its verdict, the call and the expected
 The outcome says where it ran (Outcome.lent, set by the Sandbox that holds a reference); the
 student's Program notes, per check (Program.item), the kept functions of each lent outcome it
 served (note), and a memo computed from one passes them on to every check that reads it (memo).
+
+Confirmed (Confirm, after the checks): such a check is run once more where the later stages are
+the student's own (Program.own_later: its variant holds the reference of the earlier stages only,
+and of the helpers they reach), in lives of its own, with memos of its own.  When it fails there
+with the very text it gave (its row as _record makes it), that text owes nothing to the later
+stages' reference (the program says it without them): the row shows it whole.  Otherwise (it
+passes, differs, runs out of time) the row keeps the text above.  So an honest program's failure
+keeps its details unless they depend on its own later stages, and a program that says something
+else beside the reference than without it shows neither.
 """
 
 from __future__ import annotations
 
+import ast
+import functools
+import time
 from typing import Any
 
+import pytest
+from _pytest.outcomes import Exit
+
+from . import guards
 from .feedback import Fail, show
 
 WITHHELD = ("Not shown: what your code printed, returned or raised here.  It ran beside the reference's "
@@ -70,3 +86,123 @@ def withheld(exc: BaseException | None, status: str, hidden: bool) -> tuple[str,
         lines.append(f"Hint: {exc.hint}")
     lines.append(WITHHELD)
     return "\n".join(lines), exc.hint or ""
+
+
+def later_functions(assignment: Any, stage: int) -> frozenset[str]:
+    """The functions of the core stages after STAGE, as substitution names them."""
+    return frozenset(assignment.qualified(f) for p in assignment.problems
+                     if p.stage > stage and not assignment.is_optional(p.stage) for f in p.functions)
+
+
+def own_later(assignment: Any, stage: int, reference: str) -> frozenset[str]:
+    """What a confirming run of a STAGE check keeps as the student's (so its variant's reference
+    lacks it): the later core stages' functions, and every top-level function of REFERENCE that
+    no function of an earlier stage reaches (a helper of a later stage: the Joker rule's, a
+    strategy's), nor a top-level statement or class."""
+    later = later_functions(assignment, stage)
+    earlier = {f.rsplit(".", 1)[-1] for p in assignment.problems if 0 < p.stage < stage for f in p.functions}
+    return later | _unreached(reference, frozenset(earlier))
+
+
+@functools.lru_cache(maxsize=32)
+def _unreached(reference: str, earlier: frozenset[str]) -> frozenset[str]:
+    try:
+        tree = ast.parse(reference)
+    except SyntaxError:
+        return frozenset()
+    functions = {n.name: n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+
+    def used(node: ast.AST) -> set[str]:
+        return {n.id if isinstance(n, ast.Name) else n.attr for n in ast.walk(node)
+                if isinstance(n, (ast.Name, ast.Attribute))}
+
+    todo = [name for name in functions if name in earlier]
+    for node in tree.body:          # what module-level code and classes use is reached
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            todo.extend(used(node))
+    reached: set[str] = set()
+    while todo:
+        name = todo.pop()
+        if name in reached or name not in functions:
+            continue
+        reached.add(name)
+        todo.extend(used(functions[name]))
+    return frozenset(name for name in functions if name not in reached)
+
+
+def substitute_own(sub: dict, own: frozenset[str]) -> dict:
+    """SUB (a request's substitution) with OWN kept as the student's, never the reference's."""
+    return {"names": [n for n in sub.get("names") or () if n not in own],
+            "keep": sorted(set(sub.get("keep") or ()) | own)}
+
+
+class Confirm:
+    """GradingPlugin's confirming runs of lent checks (a mixin: the state is the plugin's)."""
+
+    def confirm_lent(self, items, light: list, watched: bool) -> int:
+        """Each row whose text was withheld (self._lent_rows: (row, check, its own text, hint)) run
+        once more with the later stages the student's own; the rows whose run says the same text
+        get it back.  Returns how many did."""
+        pending, self._lent_rows = self._lent_rows, []
+        student = self._student
+        if not pending or student is None or self.load_failure:
+            return 0
+        where = self._retry_index(items, light)
+        reference = getattr(self._reference, "_source", None) or ""
+        saved = student._memo, student.substitute, student.own_later, student.item
+        shown = 0
+        try:
+            for result, check, text, hint in pending:
+                found = where.get(check.nodeid)
+                if found is None or check.nodeid in student.ran_out:
+                    continue                # (an endless loop is not waited out twice)
+                student._memo = {}          # (a game played beside the reference is not read again)
+                student.own_later = own_later(self.assignment, check.stage, reference)
+                again = self._confirming_run(found[0], found[1], check, watched)
+                if again is not None and again == (text, hint):
+                    result.output, result.hint = text, hint
+                    shown += 1
+        finally:
+            student._memo, student.substitute, student.own_later, student.item = saved
+        return shown
+
+    def _confirming_run(self, item, call, check, watched: bool) -> tuple[str, str] | None:
+        """ITEM run once more: (its row's text, hint) as _record would make them, or None (passed,
+        ran out of time, a grader fault, or lent beside a later stage again)."""
+        student = self._student
+        student.item = check.nodeid
+        student.public_check[0] = False
+        student.called.clear()
+        student.substitute = check.substitute
+        before = set(student.lent_checks.get(check.nodeid, ()))
+        student.lent_checks[check.nodeid] = set()
+        kwargs = call.params.copy()
+        for name in call.fixtures:
+            kwargs[name] = (student if name == "student" else self._reference if name == "reference"
+                            else self.assignment if name == "assignment" else _ignore)
+        running = guards._RUNNING
+        exc: BaseException | None = None
+        try:
+            if watched:
+                running[0] = time.perf_counter()
+            call.function(**kwargs)
+        except (Exit, KeyboardInterrupt):
+            raise
+        except BaseException as error:      # noqa: BLE001 -- its verdict, compared below
+            exc = error
+        finally:
+            running[0] = None
+            again = student.lent_checks.get(check.nodeid, set())
+            student.lent_checks[check.nodeid] = before
+        if exc is None or later_held(self.assignment, check.stage, again):
+            return None
+        if isinstance(exc, Fail):
+            return self._fail_text(exc, check.hidden)
+        if isinstance(exc, pytest.skip.Exception):
+            return f"Skipped: {exc.msg}", ""
+        return None
+
+
+def _ignore(key: str, value: object) -> None:
+    """record_property in a confirming run: not shown."""
+

@@ -129,6 +129,7 @@ class Program(Plan, Trials):
         self.lent_checks: dict[str, set[frozenset[str]]] = {}
         self.lent_log: list[frozenset[str]] = []
         self.lent_memos: dict[Any, set[frozenset[str]]] = {}
+        self.own_later: frozenset[str] | None = None    # a confirming run's: kept as the student's (lent.py)
         self.called: set[str] = set()     # functions call() was asked for since the plugin last cleared it
         # Run ahead (ahead.py): the outcomes of public requests that ran before any hidden request
         # of this life, and those of hidden requests (served to hidden requests only: public first)
@@ -253,6 +254,8 @@ class Program(Plan, Trials):
         return variant
 
     def run(self, request: Request) -> Outcome:
+        if self.own_later is not None and request.substitute:
+            request = dataclasses.replace(request, substitute=lent.substitute_own(request.substitute, self.own_later))
         if self.also is not None and request.kind in ("call", "script"):
             request = dataclasses.replace(request, substitute=self._also_substitute(request.substitute))
         variant = self._variant_of(request)
