@@ -149,21 +149,21 @@ class Confirm:
             return 0
         where = self._retry_index(items, light)
         reference = getattr(self._reference, "_source", None) or ""
-        saved = student._memo, student.substitute, student.own_later, student.item
+        saved = student._memo, student.lent_memos, student.substitute, student.own_later, student.item
         shown = 0
         try:
             for result, check, text, hint in pending:
                 found = where.get(check.nodeid)
                 if found is None or check.nodeid in student.ran_out:
                     continue                # (an endless loop is not waited out twice)
-                student._memo = {}          # (a game played beside the reference is not read again)
+                student._memo, student.lent_memos = {}, {}      # (a game played beside the reference: not read again)
                 student.own_later = own_later(self.assignment, check.stage, reference)
                 again = self._confirming_run(found[0], found[1], check, watched)
                 if again is not None and again == (text, hint):
                     result.output, result.hint = text, hint
                     shown += 1
         finally:
-            student._memo, student.substitute, student.own_later, student.item = saved
+            student._memo, student.lent_memos, student.substitute, student.own_later, student.item = saved
         return shown
 
     def _confirming_run(self, item, call, check, watched: bool) -> tuple[str, str] | None:
