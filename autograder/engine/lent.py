@@ -97,15 +97,16 @@ def later_functions(assignment: Any, stage: int) -> frozenset[str]:
 def own_later(assignment: Any, stage: int, reference: str) -> frozenset[str]:
     """What a confirming run of a STAGE check keeps as the student's (so its variant's reference
     lacks it): the later core stages' functions, and every top-level function of REFERENCE that
-    no function of an earlier stage reaches (a helper of a later stage: the Joker rule's, a
-    strategy's), nor a top-level statement or class."""
+    neither a function of an earlier stage nor the module's own top-level code (its
+    `if __name__ == "__main__":` part aside) reaches but through them (a helper of a later
+    stage: the Joker rule's, a strategy's)."""
     later = later_functions(assignment, stage)
     earlier = {f.rsplit(".", 1)[-1] for p in assignment.problems if 0 < p.stage < stage for f in p.functions}
-    return later | _unreached(reference, frozenset(earlier))
+    return later | _unreached(reference, frozenset(earlier), frozenset(f.rsplit(".", 1)[-1] for f in later))
 
 
 @functools.lru_cache(maxsize=32)
-def _unreached(reference: str, earlier: frozenset[str]) -> frozenset[str]:
+def _unreached(reference: str, earlier: frozenset[str], later: frozenset[str]) -> frozenset[str]:
     try:
         tree = ast.parse(reference)
     except SyntaxError:
@@ -118,16 +119,23 @@ def _unreached(reference: str, earlier: frozenset[str]) -> frozenset[str]:
 
     todo = [name for name in functions if name in earlier]
     for node in tree.body:          # what module-level code and classes use is reached
-        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and not _main_part(node):
             todo.extend(used(node))
     reached: set[str] = set()
     while todo:
         name = todo.pop()
-        if name in reached or name not in functions:
+        if name in reached or name not in functions or name in later:
             continue
         reached.add(name)
         todo.extend(used(functions[name]))
     return frozenset(name for name in functions if name not in reached)
+
+
+def _main_part(node: ast.AST) -> bool:
+    """`if __name__ == "__main__":` (what runs the program as a script, never on import)."""
+    test = getattr(node, "test", None)
+    return (isinstance(node, ast.If) and isinstance(test, ast.Compare) and isinstance(test.left, ast.Name)
+            and test.left.id == "__name__")
 
 
 def substitute_own(sub: dict, own: frozenset[str]) -> dict:
