@@ -91,3 +91,40 @@ def test_round10_a_confirming_run_keeps_the_reference_of_earlier_stages_only():
                                                    "longest_run", "play_strategy"}
     sub = substitute_own({"names": ["score", "upper_bonus"], "keep": ["play_game"]}, stage3)
     assert sub["names"] == ["score"] and {"play_game", "upper_bonus"} <= set(sub["keep"])
+
+
+# --- Part 2: `coach --review` of a transcript a student wrote ---------------------------------------
+
+GAME = ("Round 1\nDice: 1 2 3 4 5\nKeep which dice? (e.g. 1 3 5): 1 2\nDice: 1 2 6 6 6\n"
+        "Keep which dice? (e.g. 1 3 5): all\nScored 21 points in Chance.\n"
+        "Round 2\nDice: 3 3 3 2 2\nScore this roll in which category? Full House\nScored 25 points in Full House.\n")
+
+
+@pytest.mark.parametrize("case", EXPECTED["coach"], ids=lambda c: c["name"])
+def test_round10_coach_reviews_a_long_line_in_linear_time(tmp_path, case):
+    """A line of the transcript longer than any line of a game is read as none of them (on main
+    530a5b0 800 KB of "keep"s without a "?" took minutes: the KEEP pattern, searched at every
+    "keep"); the review is the plain game's, through the CLI, within the case's seconds."""
+    junk = case["line"] * case["repeat"] + " " * case.get("pad", 0) + "x"
+    plain, hostile = tmp_path / "plain.txt", tmp_path / "hostile.txt"
+    plain.write_text(GAME, encoding="utf-8")
+    hostile.write_text(GAME.replace("Dice: 1 2 6 6 6\n", f"Dice: 1 2 6 6 6\n{junk}\n", 1), encoding="utf-8")
+    said = []
+    for path in (plain, hostile):
+        proc = subprocess.run([sys.executable, "-m", "autograder", "coach", "--review", str(path)], env=env(),
+                              capture_output=True, text=True, timeout=case["seconds"])
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        said.append(proc.stdout)
+    assert said[0] == said[1] and "round 1, roll 1" in said[0]
+
+
+def test_round10_the_coach_reads_a_keep_line_where_it_begins():
+    """KEEP is tried at the line's first "keep" only: the same answers as a search (a later "keep"
+    matches only where the first one does), each line in linear time."""
+    from autograder.coach import review
+    for line in ("Keep which dice? (e.g. 1 3 5): 1 2", "keep? KEEP which: all", "KEEP keep? :3 4",
+                 "you keep nothing", "Which to keep?", "keepkeep?x:1", "kee?keep? 5"):
+        first = review.KEEP_WORD.search(line)
+        found = review.KEEP.match(line, first.start()) if first else None
+        searched = review.KEEP.search(line)
+        assert (found and found.group(1)) == (searched and searched.group(1)), line
