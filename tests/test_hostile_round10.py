@@ -128,3 +128,30 @@ def test_round10_the_coach_reads_a_keep_line_where_it_begins():
         found = review.KEEP.match(line, first.start()) if first else None
         searched = review.KEEP.search(line)
         assert (found and found.group(1)) == (searched and searched.group(1)), line
+
+
+def test_round10_a_failure_replayed_from_a_classmate_is_lent_too(tmp_path):
+    """Found against part 1 on this branch (not on main, where every row showed the code): in a
+    batch, a check whose answers are a classmate's (the same hostile file handed in twice) is given
+    that classmate's failing verdict without running (verdicts.py), so no outcome reached
+    Program.run and the second copy's row showed the code.  Now a replay's taken answers are noted
+    as the check's own (lent.note).  One worker grades them in order; the honest classmate keeps 30."""
+    klass = tmp_path / "class"
+    klass.mkdir()
+    for sid, name in (("ann", "lent_return_value"), ("ben", "lent_return_value"), ("cid", "lent_type_name"),
+                      ("dan", "lent_type_name"), ("zed", None)):
+        (klass / f"{sid}.py").write_text(SOLUTION if name is None else SOLUTION.rstrip("\n") + "\n\n\n"
+                                         + (FOLDER / f"{name}.py").read_text(encoding="utf-8"), encoding="utf-8")
+    out = tmp_path / "out"
+    proc = subprocess.run([sys.executable, "-m", "autograder", "grade-all", str(klass), "--stage", "1", "--jobs", "1",
+                           "--no-progress", "--out", str(out)], env=env(), capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    import sqlite3
+    with sqlite3.connect(out / "gradebook.sqlite") as book:
+        rows = {sid: (score, json.loads(tests)) for sid, score, tests in
+                book.execute("select submission_id, score, tests from grades")}
+    assert {sid: score for sid, (score, _) in rows.items()} == {"ann": 28.4, "ben": 28.4, "cid": 28.4, "dan": 28.4,
+                                                                "zed": 30.0}
+    for sid, (_, tests) in rows.items():
+        assert not [t for t in tests if LEAKED.search(t["output"])], sid
+        assert any("Not shown: what your code printed" in t["output"] for t in tests) == (sid != "zed"), sid
