@@ -10,7 +10,20 @@ with the later stages the student's own says the very same text.  Every channel 
 in such a row: a return value, an exception type's name, printed output, a notebook, the names of
 files it opens (flags), a whole game's transcript read through a memo; and the boundary: a
 stage-4 check's variant holds stages 1-3 only, and its message stays whole.  Every case failed on
-main (the code was shown) but the boundary's, which is the same there.
+main (the code was shown) but the boundary's, which is the same there.  Against the fix itself: a
+program that keeps what it read in files and says it again in the confirming run (`lent_relay`: no
+hole, each life has its own files), and the same hostile file handed in twice in one batch (a hole
+of this branch before its last fix: the second copy's failure was replayed from the first's verdict
+without running, so nothing noted it as lent).
+
+Part 2 (`[[coach]]`): `coach --review` of a transcript a student wrote: on main one line of
+"keep"s without a "?" made the keep pattern backtrack quadratically (minutes for 800 KB); now no
+pattern reads a line longer than any line of a game, and the keep pattern is tried once a line.
+Paths tried without finding a hole (the report says how): the release bundle's files (a stage-1
+bundle holds no solution line of its stage or later: the release's own leak check, and no compiled
+code), the Gradescope and grade-all loaders on links and FIFOs (round 2's cases hold), the LMS
+exports (every cell through csv_cell), a class-based course's stage-1 checks (swe3006: they run
+without substitution, so no variant holds a later stage there).
 """
 
 from __future__ import annotations
