@@ -20,10 +20,12 @@ Part 2 (`[[coach]]`): `coach --review` of a transcript a student wrote: on main 
 "keep"s without a "?" made the keep pattern backtrack quadratically (minutes for 800 KB); now no
 pattern reads a line longer than any line of a game, and the keep pattern is tried once a line.
 Paths tried without finding a hole (the report says how): the release bundle's files (a stage-1
-bundle holds no solution line of its stage or later: the release's own leak check, and no compiled
-code), the Gradescope and grade-all loaders on links and FIFOs (round 2's cases hold), the LMS
-exports (every cell through csv_cell), a class-based course's stage-1 checks (swe3006: they run
-without substitution, so no variant holds a later stage there).
+bundle holds no solution line of its stage or later: the release's own leak check passed, and no
+marshalled or compressed code was found in it), the loader (`grade FOLDER`, what run_autograder
+calls) on a link to the reference, a FIFO, a link to the solution folder beside the starter (each
+refused or not followed, as round 2's cases say), the LMS exports (read only: every cell goes
+through csv_cell), a class-based course's stage-1 method keeping the later methods' code in its
+state (swe3006: full marks and nothing shown, on main too: its stage-1 checks ran no variant).
 """
 
 from __future__ import annotations
