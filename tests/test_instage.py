@@ -145,7 +145,7 @@ def test_only_a_stage_that_failed_two_problems_pays(tmp_path):
     # the later stages' reference: stage 2's functions, the later stages' and the helpers no stage-1
     # function reaches kept as its own (before pass 23: the retry's life alone)
     from autograder.engine.lent import own_later
-    confirming = tuple(sorted(stage2 | own_later(spec, 2, (ROOT / "solution" / "yahtzee.py").read_text(encoding="utf-8"))))
+    confirming = tuple(sorted(stage2 | own_later(spec, 2, spec.reference.read_text(encoding="utf-8"))))
     assert extra == {tuple(sorted(stage2 - {"ask_keep", "find_category"})), confirming}, lives
 
 
