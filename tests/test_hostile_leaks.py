@@ -67,8 +67,10 @@ def test_round4_no_hidden_input_reaches_public_feedback(results, hidden_only, na
     for way in ("alone", "batch", "gradescope"):
         visible = _visible(results, name, way)
         # the public checks did show their store (>= 20 before pass 17: a check now excused within its stage,
-        # engine/instage.py, shows the note with its failure's first line only)
-        assert visible.count("SEEN") >= 10, (way, visible[:2000])
+        # engine/instage.py, shows the note with its failure's first line only; >= 10 before pass 23: a
+        # stage-1..3 check whose code ran beside the later stages' reference shows none of its text unless
+        # a run without them says the same, engine/lent.py, and a store's text differs there)
+        assert visible.count("SEEN") >= 7, (way, visible[:2000])
         shown = [mark for mark in hidden_only if mark in visible]
         assert not shown, (name, way, shown[:5])
 
@@ -78,8 +80,12 @@ def test_round4_the_store_shows_public_inputs(results):
     before (so the absence of hidden ones above is the rule, not a store that keeps nothing)."""
     control = _visible(results, "recorder_control", "alone")
     kept = _visible(results, "leak_work_file", "alone")
-    assert "score_upper([1, 3, 3, 5, 3], 3)" not in control       # (a public call: only its own request shows)
-    assert "score_upper([1, 3, 3, 5, 3], 3)" in kept               # ...the store kept it for later public checks
+    # (before pass 23 the call was score_upper([1, 3, 3, 5, 3], 3), shown by a later stage-1 check: that
+    # check ran beside the later stages' reference, and its text is withheld now, engine/lent.py; a
+    # stage-4 check, whose sandbox holds earlier stages only, shows its store)
+    kept_call = "is_joker([3, 3, 3, 3, 3], "
+    assert kept_call not in control                    # (a public call: only its own request shows)
+    assert kept.count(kept_call) >= 2                  # ...the store kept it for later public checks
 
 
 def _hidden_only(course: str) -> list[str]:
@@ -113,7 +119,9 @@ def test_round4_other_courses_show_no_hidden_input(tmp_path, course):
     hidden = " ".join(t.get("output") or "" for t in report["tests"] if t["visibility"] != "visible")
     marks = _hidden_only(course)
     assert marks and report["score"] == COURSES[course][0]
-    assert visible.count("SEEN") >= 20 and "SEEN" not in hidden
+    # (>= 20 before pass 23: a check of stages 1-3 that ran beside the later stages' reference shows
+    # its text only when a run without them says the same, engine/lent.py; cs21 11, swe3006 16 now)
+    assert visible.count("SEEN") >= 10 and "SEEN" not in hidden
     shown = [mark for mark in marks if mark in visible]
     assert not shown, shown[:5]
 

@@ -36,9 +36,12 @@ def test_round3_hidden_inputs_never_reach_public_feedback(results):
     report = json.loads(results["alone"]["hidden_inputs_to_public"]["raw"])
     visible = " ".join(t.get("output") or "" for t in report["tests"] if t["visibility"] == "visible")
     hidden = " ".join(t.get("output") or "" for t in report["tests"] if t["visibility"] != "visible")
-    assert "SEEN" in visible                        # the program still shows what it saw: public inputs
+    # the program showed what it saw, public inputs, until pass 23: its checks run beside the later
+    # stages' reference, so their text is withheld (engine/lent.py); round 4's stores still show theirs
+    # (test_hostile_leaks.py: the positive control)
+    assert "SEEN" not in visible and "Not shown: what your code printed" in visible
     assert not any(call in visible for call in HIDDEN_CALLS), visible[:3000]
     assert "SEEN" not in hidden                     # hidden checks still show grader text only
     for way in ("batch", "gradescope"):
         text = got_for(results, ROUND.by_name["hidden_inputs_to_public"], way)["text"]
-        assert "SEEN" in text and not any(call in text for call in HIDDEN_CALLS), (way, text[:3000])
+        assert "SEEN" not in text and not any(call in text for call in HIDDEN_CALLS), (way, text[:3000])

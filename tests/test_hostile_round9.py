@@ -12,15 +12,15 @@ the classmate's row, --only and extension (nbgrader tree, plain folder).
 Part C (`[[lms_rows]]`): a Moodle participant's plugin folders were several rows; a Gradescope
 group's later submitters none.
 Part D (`[[own_output]]`): grade-all's --out inside the class was graded as a student.
-Part E (`[[unfixed]]`): found and not fixed, pinned: a stage-1 public check's message can carry
-the reference's later stages' bytecode (stage 5's strategy no longer).
+Part E (`[[unfixed]]`): found and not fixed here, pinned: a stage-1 public check's message carried
+the reference's later stages' bytecode (stage 5's strategy no longer); closed in pass 23 (redteam10,
+engine/lent.py): the test now proves it closed.
 """
 
 from __future__ import annotations
 
 import csv
 import io
-import re
 import sqlite3
 import subprocess
 import sys
@@ -271,24 +271,24 @@ def test_round9_the_graders_own_output_is_not_a_student(tmp_path, case):
     assert "skipped results: grade-all's own output folder (--out)" in result["stdout"]
 
 
-# --- Part E: found, not fixed ----------------------------------------------------------------------
+# --- Part E: found in round 9, closed in round 10 (engine/lent.py) ---------------------------------
 
 @pytest.mark.parametrize("case", EXPECTED["unfixed"], ids=lambda c: c["name"])
-def test_round9_unfixed_later_stages_reference_reaches_a_public_check(tmp_path, case):
-    """FOUND, NOT FIXED (pinned so that a fix must move it): a stage-1 public check's feedback
-    shows the compressed bytecode of the reference's later stages' functions, which a substitution
-    sandbox of stage 1 holds (on main stage 5's strategy too: closed, Assignment.substitution).
-    docs/threat-model.md names it."""
+def test_round9_later_stages_reference_no_longer_reaches_a_public_check(tmp_path, case):
+    """Closed in pass 23 (redteam10; it pinned the hole until then): a stage-1 public check whose
+    code ran beside the reference's later stages (a substitution variant) showed their compressed
+    bytecode in its message; now its row shows the data-free summary and the call, with a sentence
+    saying why (a run without the later stages' reference raises another message: not confirmed).
+    Its score is the same.  docs/threat-model.md, "A lent check"; more channels: test_hostile_round10.py."""
     path = tmp_path / "yahtzee.py"
     path.write_text(SOLUTION.rstrip("\n") + "\n\n\n" + (FOLDER / f"{case['name']}.py").read_text(encoding="utf-8"),
                     encoding="utf-8")
     proc = subprocess.run([sys.executable, "-m", "autograder", "grade", str(path), "--stage", str(case["stage"])],
                           env=env(), capture_output=True, text=True, timeout=600)
     assert f"Score: {case['points']:g} / 30" in proc.stdout, proc.stdout[-3000:]
-    leaked = re.search(r"LEAK (\d+) functions \[([^]]*)\] (\d+) chars", proc.stdout)
-    assert leaked and int(leaked.group(1)) == case["functions"], proc.stdout[-3000:]
-    # a later core stage's code is there (the hole left); stage 5's strategy no longer (on main it was)
-    assert "'play_game'" in leaked.group(2) and "choose_" not in leaked.group(2)
+    assert "LEAK" not in proc.stdout and case["functions"] == 0, proc.stdout[-3000:]
+    assert "score_chance did not return normally (chance is the sum)." in proc.stdout
+    assert "Not shown: what your code printed, returned or raised here." in proc.stdout
 
 
 def test_round9_only_the_real_out_folder_is_skipped(tmp_path):

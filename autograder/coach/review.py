@@ -27,7 +27,12 @@ from .solver import OFFICIAL, Rules, kit
 ROUND = re.compile(r"^\s*Round\s+(\d+)\b")
 DICE = re.compile(r"Dice:\s*([1-6](?:[\s,]+[1-6]){4})\s*$")
 KEEP = re.compile(r"keep[^?]*\?(?:[^:]*:)?\s?(.*)$", re.IGNORECASE)
+KEEP_WORD = re.compile(r"keep", re.IGNORECASE)
 SCORED = re.compile(r"Scored\s+(-?\d+)\s+points?\s+in\s+(.+?)\.?\s*$")
+# No line of a game is longer (a prompt and its answer, a category's name): a longer one is none of
+# them, and is never searched (KEEP backtracks quadratically on a long line of "keep"s without a "?":
+# 800 KB of them took ~13 minutes; redteam10)
+MAX_GAME_LINE = 2000
 
 
 class GameTextError(ValueError):
@@ -75,6 +80,8 @@ def parse_game(text: str) -> list[RoundPlay]:
     rounds: list[RoundPlay] = []
     current: RoundPlay | None = None
     for number, line in enumerate(text.splitlines(), 1):
+        if len(line) > MAX_GAME_LINE:
+            continue
         if ROUND.match(line):
             current = RoundPlay()
             rounds.append(current)
@@ -96,7 +103,8 @@ def parse_game(text: str) -> list[RoundPlay]:
             # (bounds.number: a 5000-digit score was int()'s ValueError, a traceback; redteam6)
             current.category, current.points = category, read_number(scored.group(1))
             continue
-        keep = KEEP.search(line)
+        first = KEEP_WORD.search(line)        # (only there: a later "keep" matches only if this one does)
+        keep = KEEP.match(line, first.start()) if first else None
         if keep and current is not None and current.rolls and len(current.answers) < len(current.rolls):
             try:
                 kit().parse_keep(keep.group(1))

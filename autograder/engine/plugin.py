@@ -39,6 +39,7 @@ from .checks import explain, take_trivial
 from .feedback import Fail
 from .guards import BACKSTOP_S
 from .instage import InStage
+from .lent import Confirm
 from .light import LightRunner, _light_call
 from .points import closest, closest_markers, marker_arg, share_points
 from .program import Program
@@ -70,7 +71,7 @@ class _Check:
     kin: tuple                # (family, problem): the checks no_points_for_nothing compares it with
 
 
-class GradingPlugin(Rows, LightRunner, InStage):
+class GradingPlugin(Rows, LightRunner, InStage, Confirm):
     """One pytest session, many submissions: the suites are collected once, then every
     collected check runs against each submission in turn (see pytest_runtestloop)."""
 
@@ -134,6 +135,7 @@ class GradingPlugin(Rows, LightRunner, InStage):
         self._aspect: dict[int, str] = {}               # failed result -> what differed (engine/charge.py)
         self._sole: dict[int, str] = {}                 # failed result -> its game's sole difference (charge.py)
         self._run: dict[int, str] = {}                  # ... and the run it read, when checks share one
+        self._lent_rows: list = []                      # rows whose text was withheld (lent.py)
         if student is not None and load_failure is None:
             if self.record:
                 student.recorded = []
@@ -240,6 +242,7 @@ class GradingPlugin(Rows, LightRunner, InStage):
             with guards.watch(backstop) if watched else contextlib.nullcontext():
                 self._check_each(items, light, student, watched)
                 if not self.record:
+                    self.confirm_lent(items, light, watched)       # a lent check's own text (lent.py)
                     self.retry_in_stage(items, light, watched)     # charge once within a stage (instage.py)
             CHECKS_CPU[0] += time.thread_time() - started
             if student is not None and student.recorded is not None:

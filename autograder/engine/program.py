@@ -32,7 +32,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from . import bounds, cgroup
+from . import bounds, cgroup, lent
 from .ahead import ALL, Plan, request_key
 from .outcomes import not_another
 from .protocol import by_marshal
@@ -123,6 +123,13 @@ class Program(Plan, Trials):
         self.recorded: list[tuple[str, Request]] | None = None   # (item, request) while recording a plan
         self.item = ""                                            # the check asking (set by the plugin)
         self.ran_out: set[str] = set()    # the checks (self.item) a request of which timed out (instage.py)
+        # the checks (self.item) served an outcome of a sandbox holding the reference, with the kept
+        # functions of each (engine/lent.py: what their rows show); every such outcome's, in order;
+        # the memos computed from one
+        self.lent_checks: dict[str, set[frozenset[str]]] = {}
+        self.lent_log: list[frozenset[str]] = []
+        self.lent_memos: dict[Any, set[frozenset[str]]] = {}
+        self.own_later: frozenset[str] | None = None    # a confirming run's: kept as the student's (lent.py)
         self.called: set[str] = set()     # functions call() was asked for since the plugin last cleared it
         # Run ahead (ahead.py): the outcomes of public requests that ran before any hidden request
         # of this life, and those of hidden requests (served to hidden requests only: public first)
@@ -247,6 +254,8 @@ class Program(Plan, Trials):
         return variant
 
     def run(self, request: Request) -> Outcome:
+        if self.own_later is not None and request.substitute:
+            request = dataclasses.replace(request, substitute=lent.substitute_own(request.substitute, self.own_later))
         if self.also is not None and request.kind in ("call", "script"):
             request = dataclasses.replace(request, substitute=self._also_substitute(request.substitute))
         variant = self._variant_of(request)
@@ -258,6 +267,8 @@ class Program(Plan, Trials):
             outcome = self._run_here(request)
         if outcome.status == "no_function" and self.handout_names:
             outcome = not_another(outcome, request, self.handout_names)
+        if outcome.lent:
+            lent.note(self, request)
         if outcome.status == "timeout":
             self.ran_out.add(self.item)
         if self.trace is not None:
@@ -388,7 +399,15 @@ class Program(Plan, Trials):
 
     def memo(self, key: Any, compute: Any) -> Any:
         """COMPUTE() once per submission for KEY (hashable), then its value for every check that
-        asks (an Exception it raised is remembered and raised again)."""
+        asks (an Exception it raised is remembered and raised again).  A memo computed from a lent
+        outcome is lent to every check that reads it (engine/lent.py)."""
+        start = len(self.lent_log)
+        try:
+            return self._memo_value(key, compute)
+        finally:
+            lent.memo(self, key, start)
+
+    def _memo_value(self, key: Any, compute: Any) -> Any:
         if self.trace is not None:
             from .verdicts import traced_memo
             return traced_memo(self, key, compute)

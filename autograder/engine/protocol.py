@@ -108,6 +108,9 @@ class Outcome:
     #                               endless.py; claimed by the student's process, see Program._after_trial)
     attempts: list = field(default_factory=list)  # what the code tried beyond the assignment (files outside
     #                               the library, network, programs, signals, forged protocol lines): for the instructor
+    lent: bool = field(default=False, compare=False, repr=False)
+    #                               it ran in a sandbox that holds the reference (a substitution variant's):
+    #                               what the program said there may carry the reference's code (engine/lent.py)
 
 
 def _payload(request: Request, seq: int, timeout: float, wall: float | None = None) -> bytes:

@@ -1,7 +1,8 @@
 """A check's row (TestResult), grader side: the GradingPlugin's rows of one submission.
 
 How a check ended (a pass, a Fail, a skip, a timeout, a grader error) becomes its row, hidden
-feedback that would repeat text the student's program chose is withheld, an own_functions check
+feedback that would repeat text the student's program chose is withheld, so is a check's text that
+ran beside the reference's later stages (lent.py), an own_functions check
 failing on a bug an earlier stage already charged passes, and (after the checks)
 no_points_for_nothing: a pass a do-nothing function could earn counts only beside a real one.
 """
@@ -18,6 +19,7 @@ import pytest
 
 from .checks import GraderFault, take_trivial
 from .feedback import Fail
+from .lent import later_held, withheld
 from .results import TestResult
 
 if TYPE_CHECKING:
@@ -48,11 +50,10 @@ class Rows:
         problem, points, hidden, stage, name = check.problem, check.points, check.hidden, check.stage, check.title
         hint, aspect, sole, run = "", None, None, None
         if isinstance(exc, Fail):
-            status, output, hint, score = "failed", exc.render(hidden=hidden), exc.hint or "", 0.0
+            status, score = "failed", 0.0
+            output, hint = self._fail_text(exc, hidden)
             aspect = exc.aspect
             sole, run = exc.sole, exc.run                   # charge.excuse_same_difference reads them
-            if hidden and self._repeats_chosen_text(output):
-                output, hint = HIDDEN_WITHHELD, ""
         elif call.excinfo and call.excinfo.errisinstance(pytest.skip.Exception):
             status, output, score = "skipped", f"Skipped: {exc.msg}", 0.0
             aspect = getattr(exc, "aspect", None)           # engine/charge.py skip(..., aspect)
@@ -66,6 +67,12 @@ class Rows:
             kind = "grader fault" if isinstance(exc, GraderFault) else "grader error"
             self.internal_errors.append(f"{check.nodeid}: {kind}\n{detail}")
             print(f"[autograder] {kind} in {check.nodeid}:\n{detail}", file=sys.stderr)
+        lent = None
+        if status in ("failed", "skipped") and check.nodeid in getattr(self._student, "lent_checks", ()):
+            if later_held(self.assignment, stage, self._student.lent_checks[check.nodeid]):
+                lent, (output, hint) = (output, hint), withheld(exc, status, hidden)     # (engine/lent.py)
+                if self._repeats_chosen_text(output):
+                    output, hint = withheld(None, status, hidden)
         if status in ("failed", "skipped") and check.own:
             earlier = next((r for r in self.results if 0 < r.stage < stage and r.score < r.max_score), None)
             works = any(r.problem == problem and r.status == "passed" and id(r) not in self._trivial
@@ -77,7 +84,17 @@ class Rows:
         # (its fields in their order, positionally: ~1 us a check less than by keyword)
         result = TestResult(name, problem, stage, score, points, status, output, "hidden" if hidden else "visible",
                             hint, _elapsed(started), check.nodeid)
+        if lent is not None:        # (its own text, shown if a run without the later stages says it: lent.py)
+            self._lent_rows.append((result, check, *lent))
         self._keep(result, check, take_trivial(), aspect, sole, run)
+
+    def _fail_text(self, exc: Fail, hidden: bool) -> tuple[str, str]:
+        """(row text, hint) of a failed check's Fail: a hidden check's withheld when it repeats
+        text the program chose."""
+        output = exc.render(hidden=hidden)
+        if hidden and self._repeats_chosen_text(output):
+            return HIDDEN_WITHHELD, ""
+        return output, exc.hint or ""
 
     def _record_pass(self, item: pytest.Item, check: _Check, started: float | None, trivial: bool) -> None:
         """A passed check's row (TRIVIAL: its take_trivial; STARTED: when its setup began, None:

@@ -161,7 +161,10 @@ class Sandbox(Starting):
         stopped it under its CPU limit (the machine was busy), with a backstop retry_factor longer."""
         began = guards.wait_begins()
         try:
-            return self._run_one(request, limit, longer)
+            outcome = self._run_one(request, limit, longer)
+            if self.reference is not None:
+                outcome.lent = True             # (engine/lent.py)
+            return outcome
         finally:
             guards.wait_ends(began)
 
@@ -252,7 +255,11 @@ class Sandbox(Starting):
         hidden fresh requests: _runner_at, harness Zygote.worker_as_runner)."""
         began = guards.wait_begins()
         try:
-            return self._run_batch_ordered(requests, reset_worker, budget, limits, planned, aside, public)
+            outcomes = self._run_batch_ordered(requests, reset_worker, budget, limits, planned, aside, public)
+            if self.reference is not None:
+                for outcome in outcomes:
+                    outcome.lent = True         # (engine/lent.py)
+            return outcomes
         finally:
             guards.wait_ends(began)
 

@@ -38,6 +38,7 @@ from typing import Any
 
 import pytest
 
+from . import lent
 from .ahead import request_key
 from .feedback import Fail
 from .outcomes import same_content
@@ -78,14 +79,18 @@ class Verdict:
         if not _there(student, self.steps, {}, takes, set()):
             return False
         memos, memo_steps, called = student._memo, student.memo_steps, student.called
+        start = len(student.lent_log)
         for take in takes:
             if type(take) is Memo:          # (after its COMPUTE's reads, taken just before)
                 memos[take.key] = take.pair
                 memo_steps[take.key] = take
                 called.update(take.called)
+                if len(student.lent_log) > start:       # (a memo given from lent answers is lent: lent.py)
+                    student.lent_memos.setdefault(take.key, set()).update(student.lent_log[start:])
             else:
                 target, request, key = take
-                target._run_here(request, key)
+                if target._run_here(request, key).lent:
+                    lent.note(student, request)
         called.update(self.called)
         return True
 
@@ -95,7 +100,8 @@ class Verdict:
         target = _target(student, keep)
         if target is None or not _holds(_answer_of(target, key, fresh, 0, target._public(key, request)), token):
             return False
-        target._run_here(request, key)
+        if target._run_here(request, key).lent:        # (a replayed failure's row reads it: lent.py)
+            lent.note(student, request)
         student.called.update(self.called)
         return True
 
