@@ -14,7 +14,7 @@ The outcome says where it ran (Outcome.lent, set by the Sandbox that holds a ref
 student's Program notes, per check (Program.item), the kept functions of each lent outcome it
 served (note), and a memo computed from one passes them on to every check that reads it (memo).
 
-Confirmed (Confirm, after the checks): such a check is run once more where the later stages are
+Confirmed (confirm.py's Confirm, after the checks): such a check is run once more where the later stages are
 the student's own (Program.own_later: its variant holds the reference of the earlier stages only,
 and of the helpers they reach), in lives of its own, with memos of its own.  When it fails there
 with the very text it gave (its row as _record makes it), that text owes nothing to the later
@@ -28,13 +28,8 @@ from __future__ import annotations
 
 import ast
 import functools
-import time
 from typing import Any
 
-import pytest
-from _pytest.outcomes import Exit
-
-from . import guards
 from .feedback import Fail, show
 
 WITHHELD = ("Not shown: what your code printed, returned or raised here.  It ran beside the reference's "
@@ -142,75 +137,3 @@ def substitute_own(sub: dict, own: frozenset[str]) -> dict:
     """SUB (a request's substitution) with OWN kept as the student's, never the reference's."""
     return {"names": [n for n in sub.get("names") or () if n not in own],
             "keep": sorted(set(sub.get("keep") or ()) | own)}
-
-
-class Confirm:
-    """GradingPlugin's confirming runs of lent checks (a mixin: the state is the plugin's)."""
-
-    def confirm_lent(self, items, light: list, watched: bool) -> int:
-        """Each row whose text was withheld (self._lent_rows: (row, check, its own text, hint)) run
-        once more with the later stages the student's own; the rows whose run says the same text
-        get it back.  Returns how many did."""
-        pending, self._lent_rows = self._lent_rows, []
-        student = self._student
-        if not pending or student is None or self.load_failure:
-            return 0
-        where = self._retry_index(items, light)
-        reference = getattr(self._reference, "_source", None) or ""
-        saved = student._memo, student.lent_memos, student.substitute, student.own_later, student.item
-        shown = 0
-        try:
-            for result, check, text, hint in pending:
-                found = where.get(check.nodeid)
-                if found is None or check.nodeid in student.ran_out:
-                    continue                # (an endless loop is not waited out twice)
-                student._memo, student.lent_memos = {}, {}      # (a game played beside the reference: not read again)
-                student.own_later = own_later(self.assignment, check.stage, reference)
-                again = self._confirming_run(found[0], found[1], check, watched)
-                if again is not None and again == (text, hint):
-                    result.output, result.hint = text, hint
-                    shown += 1
-        finally:
-            student._memo, student.lent_memos, student.substitute, student.own_later, student.item = saved
-        return shown
-
-    def _confirming_run(self, item, call, check, watched: bool) -> tuple[str, str] | None:
-        """ITEM run once more: (its row's text, hint) as _record would make them, or None (passed,
-        ran out of time, a grader fault, or lent beside a later stage again)."""
-        student = self._student
-        student.item = check.nodeid
-        student.public_check[0] = False
-        student.called.clear()
-        student.substitute = check.substitute
-        before = set(student.lent_checks.get(check.nodeid, ()))
-        student.lent_checks[check.nodeid] = set()
-        kwargs = call.params.copy()
-        for name in call.fixtures:
-            kwargs[name] = (student if name == "student" else self._reference if name == "reference"
-                            else self.assignment if name == "assignment" else _ignore)
-        running = guards._RUNNING
-        exc: BaseException | None = None
-        try:
-            if watched:
-                running[0] = time.perf_counter()
-            call.function(**kwargs)
-        except (Exit, KeyboardInterrupt):
-            raise
-        except BaseException as error:      # noqa: BLE001 -- its verdict, compared below
-            exc = error
-        finally:
-            running[0] = None
-            again = student.lent_checks.get(check.nodeid, set())
-            student.lent_checks[check.nodeid] = before
-        if exc is None or later_held(self.assignment, check.stage, again):
-            return None
-        if isinstance(exc, Fail):
-            return self._fail_text(exc, check.hidden)
-        if isinstance(exc, pytest.skip.Exception):
-            return f"Skipped: {exc.msg}", ""
-        return None
-
-
-def _ignore(key: str, value: object) -> None:
-    """record_property in a confirming run: not shown."""
-

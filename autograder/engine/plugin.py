@@ -36,10 +36,10 @@ from . import guards, verdicts
 from .ahead import PUBLIC, public_keys
 from .charge import excuse_repeats, excuse_same_difference, skip
 from .checks import explain, take_trivial
+from .confirm import Confirm
 from .feedback import Fail
 from .guards import BACKSTOP_S
 from .instage import InStage
-from .lent import Confirm
 from .light import LightRunner, _light_call
 from .points import closest, closest_markers, marker_arg, share_points
 from .program import Program
