@@ -14,7 +14,8 @@ import textwrap
 import pytest
 
 from autograder.assignment import load_assignment as load
-from autograder.engine.program import Program, reference_without
+from autograder.engine.program import Program
+from autograder.engine.sources import reference_without
 
 NAMES = ("Game", "WithMeta", "Slotted", "Lookup", "Prop", "MetaDescriptor", "Inherits", "Static")
 

@@ -174,7 +174,7 @@ def warm_sandbox_caches(spec: Assignment, stage: str | int = "all", harness: boo
     worker's whose template grade-all's parent booted).  Best effort: anything raised leaves the
     rest to the workers."""
     from ..engine import launch, seccomp
-    from ..engine.program import reference_without
+    from ..engine.sources import reference_without
 
     try:
         seccomp.filter_bpf()
