@@ -157,7 +157,7 @@ def _text(value: Any) -> str:
 
 @functools.cache
 def _text_loader() -> type:
-    import yaml      # (imported by Gradescope exports only)
+    import yaml  # (imported by Gradescope exports only)
 
     class TextLoader(yaml.SafeLoader):
         """SafeLoader resolving no plain scalar to a number, bool, date or null: text as written."""
