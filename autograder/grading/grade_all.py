@@ -298,7 +298,7 @@ def _grade_all(source: str | Path, out: str | Path, assignment: str, stage: str,
         if exports:
             from .export import FeedbackWriter
 
-            writer = FeedbackWriter(book, spec, out, background=True)
+            writer = FeedbackWriter(book, spec, out, background=True, ids=[e.id for e in entries])
         grading = False                         # set while the workers grade (their first row starts the warming)
         first_row = False                       # a row from the workers was stored
         left = 0                                # rows still to come from the workers

@@ -276,6 +276,11 @@ class Gradebook:
                                "WHERE assignment = ? AND status != 'crashed'", (assignment,))
         return {sid: (h, stage, version) for sid, h, stage, version in rows}
 
+    def ids(self, assignment: str) -> list[str]:
+        """The submission ids of ASSIGNMENT's rows, in order."""
+        return [sid for (sid,) in self.db.execute("SELECT submission_id FROM grades WHERE assignment = ? "
+                                                  "ORDER BY submission_id", (assignment,))]
+
     def rows(self, assignment: str | None = None, submission_id: str | None = None) -> list[Row]:
         """The stored grades (of ASSIGNMENT; of the one SUBMISSION_ID), by submission id."""
         fields = list(Row.__dataclass_fields__)

@@ -26,6 +26,7 @@ from ..engine.reporters import fmt as _fmt
 from ..engine.results import GradeReport
 from .files import write_atomic as _write
 from .gradebook import Row
+from .names import file_stems
 
 if TYPE_CHECKING:
     from .charts import Chart, Drawer
@@ -362,8 +363,9 @@ def render_report(rows: list[Row], spec: Assignment, extra_sections: list[dict[s
     if board:                                    # it brings its own heading
         sections.insert(0, {"id": "leaderboard", "nav": "strategy contest", "title": "", "html": board})
     students = []
+    files = file_stems(row.submission_id for row in rows)     # feedback/<stem>.html: unique on any disk
     for row, pct in zip(rows, percents):
-        students.append({"id": row.submission_id, "score": row.score,
+        students.append({"id": row.submission_id, "file": files[row.submission_id], "score": row.score,
                          "score_text": f"{fmt(row.score)} / {fmt(row.max_score)}", "percent": f"{pct:.0f}",
                          "passed": sum(t["status"] == "passed" for t in row.tests), "tests": len(row.tests),
                          "note": row.error.splitlines()[0][:120] if row.error else "",
@@ -383,7 +385,7 @@ def render_report(rows: list[Row], spec: Assignment, extra_sections: list[dict[s
         "stages": stages, "problems": problems, "flagged": [r for r in rates if r["flagged"]],
         "flag_percent": f"{FLAG_BELOW:.0%}", "flag_text": FLAG_TEXT,
         "refused": [s for s in students if s["flags"]], "late_count": sum(1 for s in students if s["late"]),
-        "hints": hint_students(rows), "students": students, "timing": timing,
+        "hints": hint_students(rows), "files": files, "students": students, "timing": timing,
         "total_wall": f"{sum(r.wall_time for r in rows):.1f}", "total_cpu": f"{sum(r.cpu_time for r in rows):.1f}",
         "extra_sections": [dict(s, html=Markup(s["html"])) for s in sections],
         "lms_files": lms_files or [],
@@ -458,6 +460,6 @@ def write_feedback_page(row: Row, report: GradeReport, path: Path, late: str = "
 
     from ..coach.leaderboard import feedback_plot
 
-    plot = feedback_plot(row.tests, Path(path).with_name(f"{row.submission_id}-strategy.png"))
+    plot = feedback_plot(row.tests, Path(path).with_name(f"{Path(path).stem}-strategy.png"))    # (the page's stem)
     inline = "data:image/png;base64," + base64.b64encode(plot.read_bytes()).decode("ascii") if plot else ""
     _write(path, render_feedback(row, report, late, inline, groups))
