@@ -191,9 +191,15 @@ def write_exports(book: Gradebook, spec: Assignment, out: Path, written: Feedbac
     DRAWER: the process that draws the report's charts (charts.Drawer), if any."""
     from .report import class_figures, write_report
 
+    found = book.found(spec.name)       # (None: every row; else a row whose id the last run did not find
+    #                                      is listed as missing, apart from the class's figures and LMS files)
+
+    def current(rows: list[Row]) -> list[Row]:
+        return rows if found is None else [row for row in rows if row.submission_id in found]
+
     early = None            # the charts' rows and figures, sent to DRAWER before the last pages are written
     if drawer is not None and written is not None:
-        known = book.rows_reusing(spec.name, written.queued)
+        known = current(book.rows_reusing(spec.name, written.queued))
         early = (known, class_figures(known, spec))
         drawer.send(list(early[1].charts.values()))     # drawn while we write the rest
     if written is not None:
@@ -207,12 +213,17 @@ def write_exports(book: Gradebook, spec: Assignment, out: Path, written: Feedbac
         fresh = {sid: row for sid, row in fresh.items() if written.stems.get(sid, sid) == stems.get(sid)}
     summaries = [written.summaries[row.submission_id] if fresh.get(row.submission_id) is row
                  else summarize(row, spec, policy, stem=stems[row.submission_id]) for row in rows]
+    shown = current(rows)
+    if len(shown) < len(rows):
+        summaries = [dict(summary, status="missing") if summary["id"] not in found else summary
+                     for summary in summaries]
+    now = [summary for summary in summaries if summary["status"] != "missing"]
     feedback = out / "feedback"
     feedback.mkdir(parents=True, exist_ok=True)
-    if early is not None and len(early[0]) == len(rows) and all(a is b for a, b in zip(early[0], rows)):
+    if early is not None and len(early[0]) == len(shown) and all(a is b for a, b in zip(early[0], shown)):
         figures = early[1]
     else:                   # (other rows: other figures; a drawer sent other charts gives way: charts.draw)
-        figures = class_figures(rows, spec)
+        figures = class_figures(shown, spec)
         if drawer is not None:
             drawer.send(list(figures.charts.values()))
 
@@ -226,8 +237,8 @@ def write_exports(book: Gradebook, spec: Assignment, out: Path, written: Feedbac
     _write(out / "grades.csv", buffer.getvalue())
 
     top = _num(max((r.max_score for r in rows), default=spec.total_points))
-    _write(out / "canvas_grades.csv", lms.canvas_csv(summaries, spec.title, top))
-    _write(out / "moodle_grades.csv", lms.moodle_csv(summaries, top))
+    _write(out / "canvas_grades.csv", lms.canvas_csv(now, spec.title, top))      # (to import: this run's only)
+    _write(out / "moodle_grades.csv", lms.moodle_csv(now, top))
 
     _write(out / "grades.json", json.dumps({
         "assignment": spec.name,
@@ -248,7 +259,8 @@ def write_exports(book: Gradebook, spec: Assignment, out: Path, written: Feedbac
     late = {s["id"]: s for s in summaries}
     if drawer is None:      # charts drawn here, the last in a forked child: no other thread then
         book.checkpointed()
-    report_path = write_report(rows, spec, out, lms_files=["canvas_grades.csv", "moodle_grades.csv"], late=late,
-                               drawer=drawer, figures=figures)
+    missing = [summary for summary in summaries if summary["status"] == "missing"]
+    report_path = write_report(shown, spec, out, lms_files=["canvas_grades.csv", "moodle_grades.csv"], late=late,
+                               drawer=drawer, figures=figures, missing=missing)
     return [out / "grades.csv", out / "canvas_grades.csv", out / "moodle_grades.csv", out / "grades.json",
             feedback, report_path]

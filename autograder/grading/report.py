@@ -345,11 +345,13 @@ def class_figures(rows: list[Row], spec: Assignment) -> Figures:
 
 def render_report(rows: list[Row], spec: Assignment, extra_sections: list[dict[str, Any]] | None = None,
                   lms_files: list[str] | None = None, late: dict[str, dict[str, Any]] | None = None,
-                  drawer: Drawer | None = None, figures: Figures | None = None) -> str:
+                  drawer: Drawer | None = None, figures: Figures | None = None,
+                  missing: list[dict[str, Any]] | None = None) -> str:
     """The class report.  EXTRA_SECTIONS: [{"id", "title", "html"}] appended after the per-check
     detail (html is trusted markup the caller built with escaping, e.g. a jinja2 Markup).
     DRAWER: the process that draws the charts (charts.Drawer: grade-all's), if any; FIGURES:
-    class_figures(ROWS, SPEC), when the caller has them already."""
+    class_figures(ROWS, SPEC), when the caller has them already.  MISSING: the summaries (export.summarize)
+    of the gradebook's rows the last run did not find, listed apart (ROWS: the others)."""
     from ..coach.leaderboard import leaderboard_html  # empty unless stage 5 was graded
     from . import charts
 
@@ -359,11 +361,13 @@ def render_report(rows: list[Row], spec: Assignment, extra_sections: list[dict[s
     max_score = max((r.max_score for r in rows), default=0.0)
     loaded = [r for r in rows if r.status == "graded" and not r.error]
     sections = list(extra_sections or [])
-    board = leaderboard_html(rows)
+    students = []
+    missing = missing or []
+    files = file_stems([*(row.submission_id for row in rows), *(s["id"] for s in missing)])   # feedback/<stem>.html:
+    #                                                                                          unique on any disk
+    board = leaderboard_html(rows, files=files)
     if board:                                    # it brings its own heading
         sections.insert(0, {"id": "leaderboard", "nav": "strategy contest", "title": "", "html": board})
-    students = []
-    files = file_stems(row.submission_id for row in rows)     # feedback/<stem>.html: unique on any disk
     for row, pct in zip(rows, percents):
         students.append({"id": row.submission_id, "file": files[row.submission_id], "score": row.score,
                          "score_text": f"{fmt(row.score)} / {fmt(row.max_score)}", "percent": f"{pct:.0f}",
@@ -389,6 +393,8 @@ def render_report(rows: list[Row], spec: Assignment, extra_sections: list[dict[s
         "total_wall": f"{sum(r.wall_time for r in rows):.1f}", "total_cpu": f"{sum(r.cpu_time for r in rows):.1f}",
         "extra_sections": [dict(s, html=Markup(s["html"])) for s in sections],
         "lms_files": lms_files or [],
+        "missing": [{"id": s["id"], "file": files[s["id"]], "score_text": f"{fmt(s['total'])} / {fmt(s['max'])}",
+                     "graded_at": s["graded_at"]} for s in missing],
     }
     return _env().get_template("report.html.j2").render(**context)
 
@@ -401,9 +407,10 @@ def _late_cell(summary: dict[str, Any] | None) -> str:
 
 def write_report(rows: list[Row], spec: Assignment, out: Path, extra_sections: list[dict[str, Any]] | None = None,
                  lms_files: list[str] | None = None, late: dict[str, dict[str, Any]] | None = None,
-                 drawer: Drawer | None = None, figures: Figures | None = None) -> Path:
+                 drawer: Drawer | None = None, figures: Figures | None = None,
+                 missing: list[dict[str, Any]] | None = None) -> Path:
     path = Path(out) / "report.html"
-    _write(path, render_report(rows, spec, extra_sections, lms_files, late, drawer, figures))
+    _write(path, render_report(rows, spec, extra_sections, lms_files, late, drawer, figures, missing))
     return path
 
 
