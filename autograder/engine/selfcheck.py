@@ -38,6 +38,7 @@ HANDOUT = ()             # every name the problems give: a did-you-mean never of
 TIMED_OUT = {"count": 0, "limit": None}    # checks that ran out of time in this process, the limit in force
 RESULTS = {}             # problem number -> [(what, status, detail), ...] of the latest run
 TITLES = {}              # problem number -> title, as the check cells name them
+CALLS = {}               # problem number -> the other problems whose functions it calls (the reference's)
 
 
 class TookTooLong(BaseException):
@@ -178,7 +179,8 @@ class PublicChecks:
         autograder (NBGRADER_EXECUTION is set) a problem that did not pass then raises, so it
         scores 0; for the student, Run All goes on to the next problem."""
         if SETTINGS["print"]:
-            print(problem_text(self.number, TITLES.get(self.number, ""), self.results, verbose=True))
+            text = problem_text(self.number, TITLES.get(self.number, ""), self.results, verbose=True)
+            print(with_note(text, calls_note(self.number, RESULTS, TITLES)))
         if os.environ.get("NBGRADER_EXECUTION") and self.status() != "passed":
             raise AssertionError(f"Problem {self.number}: the public checks did not pass")
 
@@ -190,6 +192,31 @@ def problem_status(results):
     if statuses == {"not started"}:
         return "not started"
     return "failed"
+
+
+def calls_note(number, results, titles, calls=None):
+    """The line under a failing problem that calls another failing one: the self-check runs the
+    student's own functions throughout, so a bug in a problem fails each problem that calls it
+    too, where the grade charges it once, in its own problem (until pass 23 the two disagreed
+    silently: an upper bonus at > 63 failed P17 and P20 here, P17 only in the grade)."""
+    calls = CALLS if calls is None else calls
+    if number not in results or problem_status(results[number]) != "failed":
+        return ""
+    failing = [m for m in calls.get(number, ()) if m in results and problem_status(results[m]) == "failed"]
+    if not failing:
+        return ""
+    named = ", ".join(f"Problem {m} {titles.get(m, '')}".rstrip() for m in failing)
+    return (f"    Note: this problem calls {named}, which fail{'s' if len(failing) == 1 else ''} too: fix "
+            f"{'that' if len(failing) == 1 else 'those'} first, and this one may pass (the grade charges a bug "
+            "once, in its own problem).")
+
+
+def with_note(text, note):
+    """TEXT (a problem's status line, then its failures) with NOTE under its first line."""
+    if not note:
+        return text
+    first, _, rest = text.partition("\n")
+    return "\n".join([first, note] + ([rest] if rest else []))
 
 
 def _indent(text, prefix="      "):
@@ -231,23 +258,23 @@ def problem_text(number, title, results, verbose=False):
     return text
 
 
-def summary(problems, results, verbose=False, hidden_note=""):
+def summary(problems, results, verbose=False, hidden_note="", calls=None):
     """What a student reads first: one line per problem, then the first failure in full.
 
     PROBLEMS: [(number, stage, title)] in order; RESULTS: {number: [(what, status, detail)]}.
-    With VERBOSE, every failing check of every problem."""
+    With VERBOSE, every failing check of every problem.  CALLS: as the module's CALLS (default)."""
     rows, first = [], None
     stage = None
+    titles = {number: title for number, _, title in problems}
     for number, problem_stage, title in problems:
         if number not in results:
             continue
         if problem_stage is not None and problem_stage != stage:
             stage = problem_stage
             rows.append(f"Stage {stage}")
-        if verbose:
-            rows.append("  " + problem_text(number, title, results[number], verbose=True).replace("\n", "\n  "))
-        else:
-            rows.append("  " + status_line(number, title, results[number]))
+        text = (problem_text(number, title, results[number], verbose=True) if verbose
+                else status_line(number, title, results[number]))
+        rows.append("  " + with_note(text, calls_note(number, results, titles, calls)).replace("\n", "\n  "))
         if first is None and problem_status(results[number]) == "failed":
             first = (number, title)
     checked = [n for n, _, _ in problems if n in results]

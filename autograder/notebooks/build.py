@@ -88,7 +88,9 @@ def build_stage(assignment: Assignment, solution: Solution, content: dict, stage
             _run(strip_solution_markers(code), namespace, f"{where}: class {cut.name}")
     _run(TOOLS, namespace, f"{where}: tools")
     given_selfcheck = (SELFCHECK.rstrip("\n") + "\n\n\n# The names the problems give: a did-you-mean never offers one for another.\n"
-                       f'HANDOUT = {tuple(sorted(assignment.handout_names))!r}\n')
+                       f'HANDOUT = {tuple(sorted(assignment.handout_names))!r}\n'
+                       "# Problem -> the problems whose functions it calls: a bug there fails it here too.\n"
+                       f"CALLS = {assignment.calls()!r}\n")
     _run(given_selfcheck, namespace, f"{where}: the public-check runtime")     # as the given cell defines it
     namespace["SETTINGS"]["print"] = False
     namespace["__sources__"] = {p.function.name: textwrap.dedent(strip_solution_markers(p.code)) for p in every_piece}
