@@ -134,8 +134,9 @@ def _running(err):
     name, cells = SETTINGS["filename"], _setting("cells")
 
     def student(filename):
-        if cells:
-            return "ipykernel_" in filename or filename.startswith("<ipython-input")
+        if cells:           # (a cell's, but not this runtime's own: the given cell's)
+            return ("ipykernel_" in filename or filename.startswith("<ipython-input")) \
+                and filename != _on_alarm.__code__.co_filename
         return bool(name) and os.path.basename(filename) == name
 
     frames = [f"{frame.name} (line {frame.lineno})" for frame in traceback.extract_tb(err.__traceback__)

@@ -49,8 +49,8 @@ class StageBuild:
 # selfcheck.SLOW_ALLOWED did), with a message: an endless loop no longer hangs Run All.  CPU time, so a
 # busy machine (a JupyterHub, nbgrader autograde under load) never stops an honest check (the reference
 # needs milliseconds); SIGPROF, so neither nbgrader's cell timeout (20 s of wall time, interrupting the
-# kernel) nor a caller's SIGALRM is touched.  A cell of 21 checks that all loop: 2 x 2 + 19 x 0.5 s.
-CHECK_CPU, SHORT_CHECK_CPU = 2, 0.5
+# kernel) nor a caller's SIGALRM is touched.  A cell of 21 checks that all loop: 2 x 1 + 19 x 0.25 s of CPU.
+CHECK_CPU, SHORT_CHECK_CPU = 1, 0.25
 NOTEBOOK_LIMITS = ("# A check stops after a few seconds of CPU time: an endless loop never hangs Run All.\n"
                    f'LIMITS = {{"timeout": {CHECK_CPU!r}, "short_timeout": {SHORT_CHECK_CPU!r}, "clock": "cpu", "cells": True}}\n')
 
