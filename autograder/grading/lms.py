@@ -159,7 +159,8 @@ def _text(value: Any) -> str:
 def _text_loader() -> type:
     import yaml  # (imported by Gradescope exports only)
 
-    class TextLoader(yaml.SafeLoader):
+    class TextLoader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):   # (libyaml's: ~8x faster, 1000 submissions
+        #                                                                  ~0.3 s; the pure-Python one where absent)
         """SafeLoader resolving no plain scalar to a number, bool, date or null: text as written."""
 
     TextLoader.yaml_implicit_resolvers = {}
