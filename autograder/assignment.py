@@ -181,6 +181,37 @@ class Assignment:
         owner = self.extra.get("class_name")
         return frozenset(names | ({owner} if isinstance(owner, str) and owner else set()))
 
+    def calls(self) -> dict[int, tuple[int, ...]]:
+        """Problem number -> the other problems whose functions its functions call in the reference,
+        through any helper (a final score calls the upper bonus): where a self-check, which runs the
+        student's own functions throughout, fails a problem for another's bug that the grade charges
+        once, in that other problem (a stage's retry with the reference's version, or another
+        stage's substitution).  Methods by their bare names (`self.score(...)`)."""
+        import ast
+
+        tree = ast.parse(self.reference.read_text(encoding="utf-8"))
+        called: dict[str, set[str]] = {}
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                called.setdefault(node.name, set()).update(
+                    call.func.id if isinstance(call.func, ast.Name) else call.func.attr
+                    for call in ast.walk(node) if isinstance(call, ast.Call)
+                    and isinstance(call.func, (ast.Name, ast.Attribute)))
+        owners = {f.split(".")[-1]: p.number for p in self.problems for f in p.functions}
+        out = {}
+        for problem in self.problems:
+            own = {f.split(".")[-1] for f in problem.functions}
+            reached, todo = set(), list(own)
+            while todo:
+                for name in called.get(todo.pop(), ()):
+                    if name not in reached:
+                        reached.add(name)
+                        todo.append(name)
+            others = sorted({owners[name] for name in reached - own if name in owners} - {problem.number})
+            if others:
+                out[problem.number] = tuple(others)
+        return out
+
     def qualified(self, function: str) -> str:
         """FUNCTION as substitution names it: "Class.method" for a method of the table's
         `class_name` (a name with a dot is taken as it is), else the module-level name."""

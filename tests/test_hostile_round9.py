@@ -323,4 +323,6 @@ def test_round9_every_submitter_of_a_group_is_a_student(tmp_path):
     entries, _ = discover(export, tmp_path / "w", load_assignment("yahtzee"))
     got = {e.id: (e.path.name, e.info.get("lms_id"), e.info.get("lms_name"), e.info.get("late")) for e in entries}
     assert got == {"S1": ("submission_1", "S1", "Ann A", True), "bo@example.com": ("submission_1", "bo@example.com", "Bo B", True),
-                   "Cy_C": ("submission_1", None, "Cy C", True), "S4": ("submission_2", "S4", "Di D", None)}
+                   # a submitter with neither sid nor email: the folder's name, never their display name
+                   # (pass 23; was "Cy_C", made from "Cy C")
+                   "submission_1": ("submission_1", None, "Cy C", True), "S4": ("submission_2", "S4", "Di D", None)}

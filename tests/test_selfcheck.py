@@ -25,6 +25,7 @@ from autograder.authoring.release import build_release
 from autograder.engine.reporters import problem_statuses
 from autograder.grading.grade import grade
 from autograder.grading.public import SELFCHECK_SOURCE, public_checks
+from autograder.notebooks.build import NOTEBOOK_LIMITS
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -160,7 +161,10 @@ def test_notebook_cells_run_the_same_code_with_the_same_runtime():
         cells = {c["metadata"].get("nbgrader", {}).get("grade_id"): nbgen.cell_source(c) for c in nb["cells"]}
         runtime, _, names = cells["given_selfcheck"].partition("\n\n\n# The names the problems give")
         assert runtime == SELFCHECK_SOURCE.rstrip("\n")
-        assert names.endswith(f"HANDOUT = {tuple(sorted(spec.handout_names))!r}")
+        # (pass 23: CALLS and the check cells' CPU limit follow HANDOUT; it was the cell's end)
+        assert names.endswith(f"HANDOUT = {tuple(sorted(spec.handout_names))!r}\n"
+                              "# Problem -> the problems whose functions it calls: a bug there fails it here too.\n"
+                              f"CALLS = {spec.calls()!r}\n" + NOTEBOOK_LIMITS.rstrip("\n"))
         for problem in spec.stage_problems(stage.number):
             assert checks[problem.number] in cells[nbgen.test_id(problem)]
             seen.add(problem.number)

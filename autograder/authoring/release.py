@@ -98,6 +98,7 @@ TIMEOUT = {timeout!r}
 SHORT_TIMEOUT = {short_timeout!r}   # per check, once a few checks ran out of time
 PROBLEMS = {problems}   # (number, stage, title)
 HANDOUT = {handout!r}   # every name the problems give: a did-you-mean never offers one of them
+CALLS = {calls!r}   # problem -> the problems whose functions it calls (a bug there fails it here too)
 CHECKS = {checks}
 TOOLS = {tools!r}
 RUNTIME = {runtime!r}   # the public-check runtime: the same code notebooks and `grade --public` run
@@ -159,6 +160,7 @@ def main(argv=None):
     exec(RUNTIME, engine)
     engine["SETTINGS"].update(timeout=TIMEOUT, short_timeout=SHORT_TIMEOUT, filename=path.name)
     engine["HANDOUT"] = HANDOUT
+    engine["CALLS"] = CALLS
     sys.path.insert(0, str(path.resolve().parent))
     problem = None
     try:
@@ -200,7 +202,7 @@ def check_script(assignment: Assignment, checks: dict[int, str]) -> str:
     return CHECK_TEMPLATE.format(title=assignment.title, student_file=assignment.student_file,
                                  timeout=CHECK_TIMEOUT, short_timeout=SHORT_CHECK_TIMEOUT,
                                  problems=problems_text, checks=checks_text,
-                                 handout=tuple(sorted(assignment.handout_names)),
+                                 handout=tuple(sorted(assignment.handout_names)), calls=assignment.calls(),
                                  tools=TOOLS, runtime=SELFCHECK_SOURCE, hidden_note=HIDDEN_NOTE)
 
 

@@ -82,8 +82,9 @@ def leaderboard_rows(rows) -> list[dict[str, Any]]:
     return board
 
 
-def leaderboard_html(rows, ceiling: float | None = None) -> str:
-    """The report's section: empty when nobody was graded on stage 5."""
+def leaderboard_html(rows, ceiling: float | None = None, files: dict[str, str] | None = None) -> str:
+    """The report's section: empty when nobody was graded on stage 5.  FILES: id -> the stem of its
+    feedback files (grading.names.file_stems of the class; default: of ROWS)."""
     board = leaderboard_rows(rows)
     if not board:
         return ""
@@ -96,9 +97,13 @@ def leaderboard_html(rows, ceiling: float | None = None) -> str:
            f"expects {ceiling:.2f}.</p>",
            '<table class="leaderboard"><tr><th class="num">rank</th><th>id</th><th class="num">mean</th>'
            '<th class="num">below optimal</th><th class="num">stage 5 points</th></tr>']
+    if files is None:
+        from ..grading.names import file_stems
+
+        files = file_stems(row.submission_id for row in rows)
     for e in board:
-        sid = html.escape(e["id"])
-        out.append(f'<tr><td class="num">{e["rank"]}</td><td><a href="feedback/{sid}.html">{sid}</a></td>'
+        sid, file = html.escape(e["id"]), html.escape(files.get(e["id"], e["id"]))
+        out.append(f'<tr><td class="num">{e["rank"]}</td><td><a href="feedback/{file}.html">{sid}</a></td>'
                    f'<td class="num">{e["mean"]:.2f}</td><td class="num">{ceiling - e["mean"]:.2f}</td>'
                    f'<td class="num">{e["points"]:g} / {e["max"]:g}</td></tr>')
     out.append("</table>")

@@ -33,11 +33,22 @@ STATUSES = ("passed", "failed", "not started")
 # time the limit drops to short_timeout, as the graders' games do, so a program that hangs
 # everywhere costs the checks it breaks, not minutes of waiting.
 SLOW_ALLOWED = 2
-SETTINGS = {"print": True, "timeout": None, "short_timeout": None, "filename": None, "max_lines": 40}
+# clock: what the timeout counts, "wall" (check.py) or "cpu" (the notebooks: the kernel's CPU time, so a
+# busy machine never stops an honest check, and the alarm is SIGPROF: never nbgrader's cell timeout nor
+# a caller's SIGALRM).  cells: the student's code is in notebook cells (named so when a check is stopped).
+SETTINGS = {"print": True, "timeout": None, "short_timeout": None, "filename": None, "max_lines": 40,
+            "clock": "wall", "cells": False}
 HANDOUT = ()             # every name the problems give: a did-you-mean never offers one for another
 TIMED_OUT = {"count": 0, "limit": None}    # checks that ran out of time in this process, the limit in force
 RESULTS = {}             # problem number -> [(what, status, detail), ...] of the latest run
 TITLES = {}              # problem number -> title, as the check cells name them
+CALLS = {}               # problem number -> the other problems whose functions it calls (the reference's)
+LIMITS = {}              # a notebook's given cell: its checks' timeout, short_timeout, clock, cells (over SETTINGS;
+#                          a constant, which the grader's notebook loader keeps without a note)
+
+
+def _setting(name):
+    return LIMITS.get(name, SETTINGS[name])
 
 
 class TookTooLong(BaseException):
@@ -50,7 +61,7 @@ def _on_alarm(signum, frame):
 
 def check_limit():
     """The time limit of the next check: SETTINGS' timeout, short_timeout once SLOW_ALLOWED ran out."""
-    limit, short = SETTINGS["timeout"], SETTINGS["short_timeout"]
+    limit, short = _setting("timeout"), _setting("short_timeout")
     if limit and short and TIMED_OUT["count"] >= SLOW_ALLOWED:
         return min(limit, short)
     return limit
@@ -60,9 +71,42 @@ def _seconds(value):
     return f"{value:g} second{'' if value == 1 else 's'}"
 
 
-def timed_out_text(limit):
-    """What a check (or a problem's checks) stopped at LIMIT seconds says: check.py's and `grade --public`'s."""
+def timed_out_text(limit, clock="wall"):
+    """What a check (or a problem's checks) stopped at LIMIT seconds says: check.py's and `grade --public`'s;
+    a notebook's (CLOCK "cpu") counts the kernel's CPU time."""
+    if clock == "cpu":
+        return f"It ran for more than {_seconds(limit)} of CPU time and was stopped (an endless loop?)."
     return f"It took more than {_seconds(limit)} and was stopped (an endless loop?)."
+
+
+def _arm(limit):
+    """Start the alarm of a check of LIMIT seconds on SETTINGS' clock; what _disarm needs.  An alarm
+    already set on that clock that comes first (a caller's) stays in charge; one that comes later is
+    set again afterwards, less the time this check used.  None: no alarm (no limit, not the main
+    thread, no setitimer)."""
+    if not limit or not hasattr(signal, "setitimer"):
+        return None
+    cpu = _setting("clock") == "cpu"
+    which, signum = (signal.ITIMER_PROF, signal.SIGPROF) if cpu else (signal.ITIMER_REAL, signal.SIGALRM)
+    remaining, interval = signal.getitimer(which)
+    if remaining and remaining <= limit:
+        return None
+    try:
+        previous = signal.signal(signum, _on_alarm)
+    except ValueError:                   # not the main thread: signals cannot be handled here
+        return None
+    signal.setitimer(which, limit)
+    return which, signum, previous, remaining, interval, limit
+
+
+def _disarm(alarm):
+    if alarm is None:
+        return
+    which, signum, previous, remaining, interval, limit = alarm
+    left, _ = signal.setitimer(which, 0)
+    signal.signal(signum, previous)
+    if remaining:                        # (a caller's alarm, less what this check used)
+        signal.setitimer(which, max(remaining - (limit - left), 1e-6), interval)
 
 
 def time_note(count, limit, short, unit="check"):
@@ -85,11 +129,20 @@ def _where(err):
 
 def _running(err):
     """' It was running f (line N) > g (line M) of your file.': where the alarm found the student's
-    code (outermost first, the last four frames), so a loop on bad input names its function."""
-    name = SETTINGS["filename"]
+    code (outermost first, the last four frames), so a loop on bad input names its function.  In a
+    notebook (SETTINGS' cells) the frames of its cells (ipykernel's names for them)."""
+    name, cells = SETTINGS["filename"], _setting("cells")
+
+    def student(filename):
+        if cells:           # (a cell's, but not this runtime's own: the given cell's)
+            return ("ipykernel_" in filename or filename.startswith("<ipython-input")) \
+                and filename != _on_alarm.__code__.co_filename
+        return bool(name) and os.path.basename(filename) == name
+
     frames = [f"{frame.name} (line {frame.lineno})" for frame in traceback.extract_tb(err.__traceback__)
-              if name and os.path.basename(frame.filename) == name][-4:]
-    return f" It was running {' > '.join(frames)} of your file." if frames else ""
+              if student(frame.filename) and frame.name != "<module>"][-4:]
+    where = "of its cell" if cells and len(frames) == 1 else "of their cells" if cells else "of your file"
+    return f" It was running {' > '.join(frames)} {where}." if frames else ""
 
 
 def _printed_end(err, count=5):
@@ -105,7 +158,8 @@ def outcome_of(err):
     if err is None:
         return "passed", ""
     if isinstance(err, TookTooLong):
-        return "failed", timed_out_text(TIMED_OUT["limit"] or 0) + _running(err) + _printed_end(err)
+        return ("failed", timed_out_text(TIMED_OUT["limit"] or 0, _setting("clock")) + _running(err)
+                + _printed_end(err))
     if isinstance(err, NotImplementedError):
         return "not started", f"Not written yet: it still raises NotImplementedError({str(err)!r})."
     if isinstance(err, AssertionError):
@@ -151,14 +205,11 @@ class PublicChecks:
 
     def __enter__(self):
         TIMED_OUT["limit"] = check_limit()
-        if TIMED_OUT["limit"] and hasattr(signal, "SIGALRM"):
-            signal.signal(signal.SIGALRM, _on_alarm)
-            signal.setitimer(signal.ITIMER_REAL, TIMED_OUT["limit"])
+        self._alarm = _arm(TIMED_OUT["limit"])
         return self
 
     def __exit__(self, kind, err, tb):
-        if TIMED_OUT["limit"] and hasattr(signal, "SIGALRM"):
-            signal.setitimer(signal.ITIMER_REAL, 0)
+        _disarm(self._alarm)
         if isinstance(err, TookTooLong):
             TIMED_OUT["count"] += 1
         if kind is not None and not issubclass(kind, (Exception, TookTooLong, SystemExit)):
@@ -178,7 +229,8 @@ class PublicChecks:
         autograder (NBGRADER_EXECUTION is set) a problem that did not pass then raises, so it
         scores 0; for the student, Run All goes on to the next problem."""
         if SETTINGS["print"]:
-            print(problem_text(self.number, TITLES.get(self.number, ""), self.results, verbose=True))
+            text = problem_text(self.number, TITLES.get(self.number, ""), self.results, verbose=True)
+            print(with_note(text, calls_note(self.number, RESULTS, TITLES)))
         if os.environ.get("NBGRADER_EXECUTION") and self.status() != "passed":
             raise AssertionError(f"Problem {self.number}: the public checks did not pass")
 
@@ -190,6 +242,31 @@ def problem_status(results):
     if statuses == {"not started"}:
         return "not started"
     return "failed"
+
+
+def calls_note(number, results, titles, calls=None):
+    """The line under a failing problem that calls another failing one: the self-check runs the
+    student's own functions throughout, so a bug in a problem fails each problem that calls it
+    too, where the grade charges it once, in its own problem (until pass 23 the two disagreed
+    silently: an upper bonus at > 63 failed P17 and P20 here, P17 only in the grade)."""
+    calls = CALLS if calls is None else calls
+    if number not in results or problem_status(results[number]) != "failed":
+        return ""
+    failing = [m for m in calls.get(number, ()) if m in results and problem_status(results[m]) == "failed"]
+    if not failing:
+        return ""
+    named = ", ".join(f"Problem {m} {titles.get(m, '')}".rstrip() for m in failing)
+    return (f"    Note: this problem calls {named}, which fail{'s' if len(failing) == 1 else ''} too: fix "
+            f"{'that' if len(failing) == 1 else 'those'} first, and this one may pass (the grade charges a bug "
+            "once, in its own problem).")
+
+
+def with_note(text, note):
+    """TEXT (a problem's status line, then its failures) with NOTE under its first line."""
+    if not note:
+        return text
+    first, _, rest = text.partition("\n")
+    return "\n".join([first, note] + ([rest] if rest else []))
 
 
 def _indent(text, prefix="      "):
@@ -231,23 +308,23 @@ def problem_text(number, title, results, verbose=False):
     return text
 
 
-def summary(problems, results, verbose=False, hidden_note=""):
+def summary(problems, results, verbose=False, hidden_note="", calls=None):
     """What a student reads first: one line per problem, then the first failure in full.
 
     PROBLEMS: [(number, stage, title)] in order; RESULTS: {number: [(what, status, detail)]}.
-    With VERBOSE, every failing check of every problem."""
+    With VERBOSE, every failing check of every problem.  CALLS: as the module's CALLS (default)."""
     rows, first = [], None
     stage = None
+    titles = {number: title for number, _, title in problems}
     for number, problem_stage, title in problems:
         if number not in results:
             continue
         if problem_stage is not None and problem_stage != stage:
             stage = problem_stage
             rows.append(f"Stage {stage}")
-        if verbose:
-            rows.append("  " + problem_text(number, title, results[number], verbose=True).replace("\n", "\n  "))
-        else:
-            rows.append("  " + status_line(number, title, results[number]))
+        text = (problem_text(number, title, results[number], verbose=True) if verbose
+                else status_line(number, title, results[number]))
+        rows.append("  " + with_note(text, calls_note(number, results, titles, calls)).replace("\n", "\n  "))
         if first is None and problem_status(results[number]) == "failed":
             first = (number, title)
     checked = [n for n, _, _ in problems if n in results]

@@ -329,45 +329,30 @@ def _nbgrader(root: Path, assignment: Assignment, nb_assignment: str | None, not
 def _gradescope_export(root: Path, work_dir: Path, notes: list[str]) -> list[Entry]:
     """Gradescope's 'Export Submissions' zip: submission_<n>/ folders and submission_metadata.yml.
     Every submitter of a group submission gets an entry of its folder (on main d3a0ea6 only the
-    first: the others had no row, redteam9)."""
-    text = (root / "submission_metadata.yml").read_text(encoding="utf-8", errors="replace")
-    people, infos = gradescope_submitters(text), lms.gradescope_metadata(text)
+    first: the others had no row, redteam9), named by its sid, else its email; a submitter with
+    neither is named by the submission's folder, never by the display name they chose (until pass
+    23 a display name 'S4' could take the id of the student whose sid is S4)."""
+    meta = root / "submission_metadata.yml"
+    try:
+        if meta.stat().st_size > lms.METADATA_LIMIT * 4:
+            raise lms.MetadataError(f"it is {meta.stat().st_size:,} bytes long "
+                                    f"(at most {lms.METADATA_LIMIT:,} characters are read)")
+        submissions = lms.gradescope_metadata(meta.read_text(encoding="utf-8", errors="replace"))
+    except (OSError, lms.MetadataError) as err:
+        why = err.strerror if isinstance(err, OSError) else str(err)
+        raise InputError(f"cannot read Gradescope's {escape.name(meta.name)} ({why}); it names each submission's "
+                         "students, so nothing was graded: download the export again from Gradescope") from None
     entries = []
     for p in _children(root):
         if _is_dir(p) or _refused(p):
-            for person in people.get(p.name) or [{}]:
-                info = dict(infos.get(p.name, {}))
-                if person:                  # its own ids, never the group's first submitter's
-                    info.pop("lms_id", None)
-                    info.pop("lms_name", None)
-                    info.update({key: value for key, value in (("lms_id", person.get("sid") or person.get("email")),
-                                                               ("lms_name", person.get("name"))) if value})
-                who = person.get("sid") or person.get("email") or person.get("name") or p.name
+            submission = submissions.get(p.name) or lms.GradescopeSubmission()
+            for person in submission.submitters or [{}]:
+                info = dict(submission.info)
+                info.update({key: value for key, value in (("lms_id", person.get("sid") or person.get("email")),
+                                                           ("lms_name", person.get("name"))) if value})
+                who = person.get("sid") or person.get("email") or p.name
                 entries.append(_named(who, p, files=[(p.name, p)] if _refused(p) else [], info=info))
     return entries
-
-
-def gradescope_submitters(text: str) -> dict[str, list[dict[str, str]]]:
-    """submission_<n> -> each submitter's {sid, email, name} (those given) from Gradescope's
-    metadata YAML: a `- :name:` (any field after a dash) starts the next submitter."""
-    out: dict[str, list[dict[str, str]]] = {}
-    current = None
-    for line in text.splitlines():
-        top = re.match(r"^(\S[^:]*):\s*$", line)
-        if top:
-            current = top.group(1).strip()
-            continue
-        field_match = re.match(r"^\s*(-?)\s*:(sid|email|name):\s*['\"]?([^'\"]*)['\"]?\s*$", line)
-        if current is None or not field_match:
-            continue
-        dash, key, value = field_match.groups()
-        people = out.setdefault(current, [])
-        if dash or not people:
-            people.append({})
-        if value and key not in people[-1]:
-            people[-1][key] = value
-    return {folder: [person for person in people if person] for folder, people in out.items()
-            if any(people)}
 
 
 def _unique(entries: list[Entry]) -> list[Entry]:

@@ -11,6 +11,7 @@ import csv
 import json
 import queue
 import threading
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -21,6 +22,7 @@ from ..engine.results import GradeReport
 from . import lms
 from .files import write_atomic as _write
 from .gradebook import Gradebook, Row
+from .names import file_stems
 
 if TYPE_CHECKING:
     from .charts import Drawer
@@ -32,9 +34,9 @@ def _num(value: float) -> float | int:
 
 
 def summarize(row: Row, spec: Assignment, policy: lms.LatePolicy | None = None,
-              report: GradeReport | None = None) -> dict[str, Any]:
+              report: GradeReport | None = None, stem: str | None = None) -> dict[str, Any]:
     """One student's grade as plain data: totals, per stage, per problem, late work, sandbox flags.
-    REPORT: row.grade_report() when the caller has it already."""
+    REPORT: row.grade_report() when the caller has it already; STEM: its files' (names.file_stems)."""
     report = report or row.grade_report()
     stages = report.stage_scores()
     problems = report.problem_scores()
@@ -60,7 +62,7 @@ def summarize(row: Row, spec: Assignment, policy: lms.LatePolicy | None = None,
         "stage": row.stage,
         "grader_version": row.grader_version,
         "graded_at": row.graded_at,
-        "feedback": f"feedback/{row.submission_id}.md",
+        "feedback": f"feedback/{stem or row.submission_id}.md",
         "submitted_at": info.get("submitted_at", ""),
         "lms": info.get("lms", ""), "lms_id": info.get("lms_id", ""), "lms_name": info.get("lms_name", ""),
         "due": late["due"], "extension": late["extension"], "late": late["late"], "late_by": late["late_by"],
@@ -97,23 +99,25 @@ def _late_text(summary: dict[str, Any]) -> str:
 
 
 def write_feedback_files(row: Row, summary: dict[str, Any], feedback: Path,
-                         report: GradeReport | None = None) -> set[str]:
-    """ROW's feedback/<id>.{md,txt,html} (SUMMARY: summarize(row, ...); REPORT: row.grade_report(),
-    when the caller has it); the names it may write."""
+                         report: GradeReport | None = None, stem: str | None = None) -> set[str]:
+    """ROW's feedback/<stem>.{md,txt,html} (SUMMARY: summarize(row, ...); REPORT: row.grade_report(),
+    when the caller has it; STEM: names.file_stems', default the id); the names it may write."""
     from .report import write_feedback_page
 
     report = report or row.grade_report()
     report.submission = row.submission_id
     groups = reporters.check_groups(report)        # (the page's and the Markdown's problems: kept, made once each)
-    _write(feedback / f"{row.submission_id}.md", reporters.to_markdown(report, groups))
-    _write(feedback / f"{row.submission_id}.txt", plain(row.feedback) + "\n")
-    write_feedback_page(row, report, feedback / f"{row.submission_id}.html", late=_late_text(summary), groups=groups)
-    return feedback_names(row.submission_id)
+    stem = stem or row.submission_id
+    _write(feedback / f"{stem}.md", reporters.to_markdown(report, groups))
+    _write(feedback / f"{stem}.txt", plain(row.feedback) + "\n")
+    write_feedback_page(row, report, feedback / f"{stem}.html", late=_late_text(summary), groups=groups)
+    return feedback_names(stem)
 
 
-def feedback_names(submission_id: str) -> set[str]:
-    """The files of feedback/ that belong to SUBMISSION_ID (stage 5's plot: report.write_feedback_page)."""
-    return {f"{submission_id}.{ext}" for ext in ("md", "txt", "html")} | {f"{submission_id}-strategy.png"}
+def feedback_names(stem: str) -> set[str]:
+    """The files of feedback/ that belong to a student whose files' STEM it is (names.file_stems;
+    stage 5's plot: report.write_feedback_page)."""
+    return {f"{stem}.{ext}" for ext in ("md", "txt", "html")} | {f"{stem}-strategy.png"}
 
 
 class FeedbackWriter:
@@ -125,8 +129,11 @@ class FeedbackWriter:
     hands the workers their next submissions at once, however long a page takes (a stage-5 page
     draws a plot: ~0.6 s the first time); finish() waits for the queue and raises what failed."""
 
-    def __init__(self, book: Gradebook, spec: Assignment, out: Path, background: bool = False):
+    def __init__(self, book: Gradebook, spec: Assignment, out: Path, background: bool = False,
+                 ids: Iterable[str] = ()):
+        """IDS: the run's students (with the gradebook's, the ids whose files' names must not clash)."""
         self.book, self.spec = book, spec
+        self.stems = file_stems([*book.ids(spec.name), *ids])
         self.feedback = Path(out) / "feedback"
         self.feedback.mkdir(parents=True, exist_ok=True)
         self.policy = lms.LatePolicy.from_json(book.get_meta(f"late_policy:{spec.name}"))
@@ -149,8 +156,9 @@ class FeedbackWriter:
 
     def _write(self, row: Row) -> None:
         report = row.grade_report()
-        summary = summarize(row, self.spec, self.policy, report)
-        write_feedback_files(row, summary, self.feedback, report)
+        stem = self.stems.get(row.submission_id, row.submission_id)
+        summary = summarize(row, self.spec, self.policy, report, stem)
+        write_feedback_files(row, summary, self.feedback, report, stem)
         self.rows[row.submission_id], self.summaries[row.submission_id] = row, summary
 
     def _drain(self) -> None:
@@ -183,9 +191,15 @@ def write_exports(book: Gradebook, spec: Assignment, out: Path, written: Feedbac
     DRAWER: the process that draws the report's charts (charts.Drawer), if any."""
     from .report import class_figures, write_report
 
+    found = book.found(spec.name)       # (None: every row; else a row whose id the last run did not find
+    #                                      is listed as missing, apart from the class's figures and LMS files)
+
+    def current(rows: list[Row]) -> list[Row]:
+        return rows if found is None else [row for row in rows if row.submission_id in found]
+
     early = None            # the charts' rows and figures, sent to DRAWER before the last pages are written
     if drawer is not None and written is not None:
-        known = book.rows_reusing(spec.name, written.queued)
+        known = current(book.rows_reusing(spec.name, written.queued))
         early = (known, class_figures(known, spec))
         drawer.send(list(early[1].charts.values()))     # drawn while we write the rest
     if written is not None:
@@ -194,14 +208,22 @@ def write_exports(book: Gradebook, spec: Assignment, out: Path, written: Feedbac
     policy = lms.LatePolicy.from_json(book.get_meta(f"late_policy:{spec.name}"))
     fresh = written.rows if written is not None and written.policy == policy else {}
     rows = book.rows_reusing(spec.name, fresh) if fresh else book.rows(spec.name)
+    stems = file_stems(row.submission_id for row in rows)
+    if fresh:               # (a row whose files' name the class now gives otherwise is written again)
+        fresh = {sid: row for sid, row in fresh.items() if written.stems.get(sid, sid) == stems.get(sid)}
     summaries = [written.summaries[row.submission_id] if fresh.get(row.submission_id) is row
-                 else summarize(row, spec, policy) for row in rows]
+                 else summarize(row, spec, policy, stem=stems[row.submission_id]) for row in rows]
+    shown = current(rows)
+    if len(shown) < len(rows):
+        summaries = [dict(summary, status="missing") if summary["id"] not in found else summary
+                     for summary in summaries]
+    now = [summary for summary in summaries if summary["status"] != "missing"]
     feedback = out / "feedback"
     feedback.mkdir(parents=True, exist_ok=True)
-    if early is not None and len(early[0]) == len(rows) and all(a is b for a, b in zip(early[0], rows)):
+    if early is not None and len(early[0]) == len(shown) and all(a is b for a, b in zip(early[0], shown)):
         figures = early[1]
     else:                   # (other rows: other figures; a drawer sent other charts gives way: charts.draw)
-        figures = class_figures(rows, spec)
+        figures = class_figures(shown, spec)
         if drawer is not None:
             drawer.send(list(figures.charts.values()))
 
@@ -215,8 +237,8 @@ def write_exports(book: Gradebook, spec: Assignment, out: Path, written: Feedbac
     _write(out / "grades.csv", buffer.getvalue())
 
     top = _num(max((r.max_score for r in rows), default=spec.total_points))
-    _write(out / "canvas_grades.csv", lms.canvas_csv(summaries, spec.title, top))
-    _write(out / "moodle_grades.csv", lms.moodle_csv(summaries, top))
+    _write(out / "canvas_grades.csv", lms.canvas_csv(now, spec.title, top))      # (to import: this run's only)
+    _write(out / "moodle_grades.csv", lms.moodle_csv(now, top))
 
     _write(out / "grades.json", json.dumps({
         "assignment": spec.name,
@@ -228,16 +250,17 @@ def write_exports(book: Gradebook, spec: Assignment, out: Path, written: Feedbac
     keep = set()
     for row, summary in zip(rows, summaries):
         if fresh.get(row.submission_id) is row:
-            keep.update(feedback_names(row.submission_id))
+            keep.update(feedback_names(stems[row.submission_id]))
             continue
-        keep.update(write_feedback_files(row, summary, feedback))
+        keep.update(write_feedback_files(row, summary, feedback, stem=stems[row.submission_id]))
     for stale in feedback.iterdir():
         if stale.name not in keep:
             stale.unlink()
     late = {s["id"]: s for s in summaries}
     if drawer is None:      # charts drawn here, the last in a forked child: no other thread then
         book.checkpointed()
-    report_path = write_report(rows, spec, out, lms_files=["canvas_grades.csv", "moodle_grades.csv"], late=late,
-                               drawer=drawer, figures=figures)
+    missing = [summary for summary in summaries if summary["status"] == "missing"]
+    report_path = write_report(shown, spec, out, lms_files=["canvas_grades.csv", "moodle_grades.csv"], late=late,
+                               drawer=drawer, figures=figures, missing=missing)
     return [out / "grades.csv", out / "canvas_grades.csv", out / "moodle_grades.csv", out / "grades.json",
             feedback, report_path]

@@ -41,6 +41,8 @@ if TYPE_CHECKING:
     from . import lms
     from .charts import Drawer
     from .discover import Entry
+    from .gradebook import Gradebook
+    from .workers import WorkerPool
 
 # The rest of what a batch uses is imported by grade_all once its fork server is started (it
 # imports pytest and the engine meanwhile: ~0.2 s), not before (the submissions' discovery and
@@ -193,10 +195,12 @@ def grade_all(source: str | Path, out: str | Path = DEFAULT_OUT, assignment: str
               stage: str = "all", jobs: int | None = None, force: bool = False,
               timeout: float = DEFAULT_TIMEOUT, nb_assignment: str | None = None,
               progress: bool = True, exports: bool = True, stream=None, only: list[str] | None = None,
-              policy: lms.LatePolicy | None = None) -> BatchSummary:
+              policy: lms.LatePolicy | None = None, drop_missing: bool = False) -> BatchSummary:
     """Grade every submission in SOURCE into OUT/gradebook.sqlite and write the exports.
 
     ONLY: regrade just these student ids (always, changed or not); the others keep their grades.
+    DROP_MISSING: delete the gradebook's rows of ids SOURCE no longer holds (else they are kept, and
+    the exports mark them missing).
     POLICY: the due date, extensions and late penalty, stored in the gradebook (the exports apply it).
     Raises InputError (bad SOURCE, an unknown id in ONLY) and KeyError (unknown assignment) before
     grading anything.
@@ -209,7 +213,7 @@ def grade_all(source: str | Path, out: str | Path = DEFAULT_OUT, assignment: str
     gc.set_threshold(max(threshold[0], YOUNG_GC), *threshold[1:])
     try:
         return _grade_all(source, out, assignment, stage, jobs, force, timeout, nb_assignment, progress, exports,
-                          stream, only, policy)
+                          stream, only, policy, drop_missing)
     finally:
         gc.set_threshold(*threshold)
 
@@ -219,7 +223,7 @@ YOUNG_GC = 10_000
 
 def _grade_all(source: str | Path, out: str | Path, assignment: str, stage: str, jobs: int | None, force: bool,
                timeout: float, nb_assignment: str | None, progress: bool, exports: bool, stream,
-               only: list[str] | None, policy: lms.LatePolicy | None) -> BatchSummary:
+               only: list[str] | None, policy: lms.LatePolicy | None, drop_missing: bool = False) -> BatchSummary:
     trace("start")
     spec = load_assignment(assignment)
     stage = str(stage)
@@ -280,6 +284,7 @@ def _grade_all(source: str | Path, out: str | Path, assignment: str, stage: str,
     top = expected_max(spec, stage)
     with Gradebook(out / "gradebook.sqlite") as book:
         stored = book.fingerprints(spec.name)
+        _missing_rows(book, spec.name, entries, source, drop_missing, summary.notes, pool)
         if policy is not None:
             book.set_meta(f"late_policy:{spec.name}", policy.to_json())
         if only:
@@ -298,7 +303,7 @@ def _grade_all(source: str | Path, out: str | Path, assignment: str, stage: str,
         if exports:
             from .export import FeedbackWriter
 
-            writer = FeedbackWriter(book, spec, out, background=True)
+            writer = FeedbackWriter(book, spec, out, background=True, ids=[e.id for e in entries])
         grading = False                         # set while the workers grade (their first row starts the warming)
         first_row = False                       # a row from the workers was stored
         left = 0                                # rows still to come from the workers
@@ -394,6 +399,36 @@ def _grade_all(source: str | Path, out: str | Path, assignment: str, stage: str,
     return summary
 
 
+def _missing_rows(book: Gradebook, assignment: str, entries: list[Entry], source: str | Path, drop: bool,
+                  notes: list[str], pool: WorkerPool) -> None:
+    """The gradebook's rows of ids this run did not find (a renamed student, `smithjohn` once a
+    second one came: `smithjohn_201`): DROP deletes them, else a note names them and the exports
+    mark them missing (until pass 23 they were listed as if graded now).  The ids found are kept
+    (Gradebook.found) for the exports.  A DROP that would delete every row is refused: most likely
+    SOURCE is another class's folder."""
+    from ..engine import escape
+    from .discover import InputError
+
+    ids = {e.id for e in entries}
+    stored = set(book.ids(assignment))
+    missing = sorted(stored - ids)
+    shown = ", ".join(escape.plain(sid) for sid in missing[:10]) + (" ..." if len(missing) > 10 else "")
+    if missing and drop:
+        if not stored & ids:
+            pool.close(now=True)
+            raise InputError(f"--drop-missing: none of the gradebook's {len(stored)} students is in {source}, "
+                             "so every row would go; nothing was dropped (is it the right folder and --out?)")
+        book.drop(assignment, missing)
+        notes.append(f"dropped {len(missing)} row{'s' * (len(missing) > 1)} of ids not found in this run "
+                     f"(--drop-missing): {shown}")
+    elif missing:
+        notes.append(f"{len(missing)} row{'s' * (len(missing) > 1)} of the gradebook {'are' if len(missing) > 1 else 'is'}"
+                     f" of ids not found in this run: {shown}; kept as graded before, marked \"missing\" in "
+                     "grades.csv, grades.json and report.html, left out of canvas_grades.csv and moodle_grades.csv"
+                     "; --drop-missing deletes them")
+    book.set_found(assignment, ids)
+
+
 def _compile_templates() -> None:
     """The feedback page's and the class report's templates compiled now (Jinja2 imported: ~35 ms of
     CPU) while grade-all waits for its fork server, not with the first stored row nor after the
@@ -467,6 +502,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="percent of the points earned taken per started day late (default 0)")
     parser.add_argument("--late-cap", type=float, default=None, metavar="PCT",
                         help="the late penalty never takes more than this percent (default 100)")
+    parser.add_argument("--drop-missing", action="store_true",
+                        help="delete the gradebook's rows of students this run does not find (a renamed "
+                             "student's old id); without it they are kept and the exports mark them missing")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -481,7 +519,7 @@ def run(args: argparse.Namespace) -> int:
         only = [i.strip() for i in args.only.split(",") if i.strip()] if args.only else None
         summary = grade_all(args.submissions, args.out, args.assignment, args.stage, args.jobs, args.force,
                             args.timeout, args.nbgrader_assignment, progress=not args.no_progress,
-                            only=only, policy=policy)
+                            only=only, policy=policy, drop_missing=args.drop_missing)
     except Exception as err:            # (their modules: imported by the time one is raised)
         from .discover import InputError
         from .lms import PolicyError

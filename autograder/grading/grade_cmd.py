@@ -100,6 +100,9 @@ def record_in_gradebook(report, spec, args: argparse.Namespace, wall: float) -> 
         book.record(assignment=spec.name, submission_id=sid, content_hash=content_hash(submission_files(path)),
                     stage=str(args.stage), report=report, feedback=reporters.to_text(report), wall_time=wall,
                     cpu_time=0.0, grader_version=grader_version(spec), source=str(path))
+        found = book.found(spec.name)
+        if found is not None:               # (found now, as by a grade-all: never listed as missing)
+            book.set_found(spec.name, found | {sid})
         write_exports(book, spec, out)
     print(f"recorded {sid} in {out / 'gradebook.sqlite'}; exports and report rewritten", file=sys.stderr)
 

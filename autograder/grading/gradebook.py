@@ -22,6 +22,7 @@ import json
 import os
 import sqlite3
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -275,6 +276,25 @@ class Gradebook:
         rows = self.db.execute("SELECT submission_id, content_hash, stage, grader_version FROM grades "
                                "WHERE assignment = ? AND status != 'crashed'", (assignment,))
         return {sid: (h, stage, version) for sid, h, stage, version in rows}
+
+    def ids(self, assignment: str) -> list[str]:
+        """The submission ids of ASSIGNMENT's rows, in order."""
+        return [sid for (sid,) in self.db.execute("SELECT submission_id FROM grades WHERE assignment = ? "
+                                                  "ORDER BY submission_id", (assignment,))]
+
+    def found(self, assignment: str) -> set[str] | None:
+        """The ids the last grade-all of ASSIGNMENT found in its SOURCE (and each later `grade --out`);
+        None before any run kept them (a gradebook older than pass 23: every row counts as found)."""
+        text = self.get_meta(f"found:{assignment}")
+        return set(json.loads(text)) if text is not None else None
+
+    def set_found(self, assignment: str, ids: Iterable[str]) -> None:
+        self.set_meta(f"found:{assignment}", json.dumps(sorted(set(ids))))
+
+    def drop(self, assignment: str, ids: Iterable[str]) -> int:
+        """Delete the rows of IDS (ASSIGNMENT's); how many were."""
+        return sum(self.db.execute("DELETE FROM grades WHERE assignment = ? AND submission_id = ?",
+                                   (assignment, sid)).rowcount for sid in sorted(set(ids)))
 
     def rows(self, assignment: str | None = None, submission_id: str | None = None) -> list[Row]:
         """The stored grades (of ASSIGNMENT; of the one SUBMISSION_ID), by submission id."""

@@ -26,6 +26,7 @@ from ..engine.reporters import fmt as _fmt
 from ..engine.results import GradeReport
 from .files import write_atomic as _write
 from .gradebook import Row
+from .names import file_stems
 
 if TYPE_CHECKING:
     from .charts import Chart, Drawer
@@ -344,11 +345,13 @@ def class_figures(rows: list[Row], spec: Assignment) -> Figures:
 
 def render_report(rows: list[Row], spec: Assignment, extra_sections: list[dict[str, Any]] | None = None,
                   lms_files: list[str] | None = None, late: dict[str, dict[str, Any]] | None = None,
-                  drawer: Drawer | None = None, figures: Figures | None = None) -> str:
+                  drawer: Drawer | None = None, figures: Figures | None = None,
+                  missing: list[dict[str, Any]] | None = None) -> str:
     """The class report.  EXTRA_SECTIONS: [{"id", "title", "html"}] appended after the per-check
     detail (html is trusted markup the caller built with escaping, e.g. a jinja2 Markup).
     DRAWER: the process that draws the charts (charts.Drawer: grade-all's), if any; FIGURES:
-    class_figures(ROWS, SPEC), when the caller has them already."""
+    class_figures(ROWS, SPEC), when the caller has them already.  MISSING: the summaries (export.summarize)
+    of the gradebook's rows the last run did not find, listed apart (ROWS: the others)."""
     from ..coach.leaderboard import leaderboard_html  # empty unless stage 5 was graded
     from . import charts
 
@@ -358,12 +361,15 @@ def render_report(rows: list[Row], spec: Assignment, extra_sections: list[dict[s
     max_score = max((r.max_score for r in rows), default=0.0)
     loaded = [r for r in rows if r.status == "graded" and not r.error]
     sections = list(extra_sections or [])
-    board = leaderboard_html(rows)
+    students = []
+    missing = missing or []
+    files = file_stems([*(row.submission_id for row in rows), *(s["id"] for s in missing)])   # feedback/<stem>.html:
+    #                                                                                          unique on any disk
+    board = leaderboard_html(rows, files=files)
     if board:                                    # it brings its own heading
         sections.insert(0, {"id": "leaderboard", "nav": "strategy contest", "title": "", "html": board})
-    students = []
     for row, pct in zip(rows, percents):
-        students.append({"id": row.submission_id, "score": row.score,
+        students.append({"id": row.submission_id, "file": files[row.submission_id], "score": row.score,
                          "score_text": f"{fmt(row.score)} / {fmt(row.max_score)}", "percent": f"{pct:.0f}",
                          "passed": sum(t["status"] == "passed" for t in row.tests), "tests": len(row.tests),
                          "note": row.error.splitlines()[0][:120] if row.error else "",
@@ -383,10 +389,12 @@ def render_report(rows: list[Row], spec: Assignment, extra_sections: list[dict[s
         "stages": stages, "problems": problems, "flagged": [r for r in rates if r["flagged"]],
         "flag_percent": f"{FLAG_BELOW:.0%}", "flag_text": FLAG_TEXT,
         "refused": [s for s in students if s["flags"]], "late_count": sum(1 for s in students if s["late"]),
-        "hints": hint_students(rows), "students": students, "timing": timing,
+        "hints": hint_students(rows), "files": files, "students": students, "timing": timing,
         "total_wall": f"{sum(r.wall_time for r in rows):.1f}", "total_cpu": f"{sum(r.cpu_time for r in rows):.1f}",
         "extra_sections": [dict(s, html=Markup(s["html"])) for s in sections],
         "lms_files": lms_files or [],
+        "missing": [{"id": s["id"], "file": files[s["id"]], "score_text": f"{fmt(s['total'])} / {fmt(s['max'])}",
+                     "graded_at": s["graded_at"]} for s in missing],
     }
     return _env().get_template("report.html.j2").render(**context)
 
@@ -399,9 +407,10 @@ def _late_cell(summary: dict[str, Any] | None) -> str:
 
 def write_report(rows: list[Row], spec: Assignment, out: Path, extra_sections: list[dict[str, Any]] | None = None,
                  lms_files: list[str] | None = None, late: dict[str, dict[str, Any]] | None = None,
-                 drawer: Drawer | None = None, figures: Figures | None = None) -> Path:
+                 drawer: Drawer | None = None, figures: Figures | None = None,
+                 missing: list[dict[str, Any]] | None = None) -> Path:
     path = Path(out) / "report.html"
-    _write(path, render_report(rows, spec, extra_sections, lms_files, late, drawer, figures))
+    _write(path, render_report(rows, spec, extra_sections, lms_files, late, drawer, figures, missing))
     return path
 
 
@@ -458,6 +467,6 @@ def write_feedback_page(row: Row, report: GradeReport, path: Path, late: str = "
 
     from ..coach.leaderboard import feedback_plot
 
-    plot = feedback_plot(row.tests, Path(path).with_name(f"{row.submission_id}-strategy.png"))
+    plot = feedback_plot(row.tests, Path(path).with_name(f"{Path(path).stem}-strategy.png"))    # (the page's stem)
     inline = "data:image/png;base64," + base64.b64encode(plot.read_bytes()).decode("ascii") if plot else ""
     _write(path, render_feedback(row, report, late, inline, groups))

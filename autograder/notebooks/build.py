@@ -45,6 +45,16 @@ class StageBuild:
     script_checks: dict[int, str] = field(default_factory=dict)   # what check.py and grade --public run (= checks)
 
 
+# A check cell's check stops after CHECK_CPU seconds of the kernel's CPU time (SHORT_CHECK_CPU once
+# selfcheck.SLOW_ALLOWED did), with a message: an endless loop no longer hangs Run All.  CPU time, so a
+# busy machine (a JupyterHub, nbgrader autograde under load) never stops an honest check (the reference
+# needs milliseconds); SIGPROF, so neither nbgrader's cell timeout (20 s of wall time, interrupting the
+# kernel) nor a caller's SIGALRM is touched.  A cell of 21 checks that all loop: 2 x 1 + 19 x 0.25 s of CPU.
+CHECK_CPU, SHORT_CHECK_CPU = 1, 0.25
+NOTEBOOK_LIMITS = ("# A check stops after a few seconds of CPU time: an endless loop never hangs Run All.\n"
+                   f'LIMITS = {{"timeout": {CHECK_CPU!r}, "short_timeout": {SHORT_CHECK_CPU!r}, "clock": "cpu", "cells": True}}\n')
+
+
 def notebook_name(assignment: Assignment, stage: int) -> str:
     return f"{assignment.name}_stage{stage}.ipynb"
 
@@ -88,7 +98,9 @@ def build_stage(assignment: Assignment, solution: Solution, content: dict, stage
             _run(strip_solution_markers(code), namespace, f"{where}: class {cut.name}")
     _run(TOOLS, namespace, f"{where}: tools")
     given_selfcheck = (SELFCHECK.rstrip("\n") + "\n\n\n# The names the problems give: a did-you-mean never offers one for another.\n"
-                       f'HANDOUT = {tuple(sorted(assignment.handout_names))!r}\n')
+                       f'HANDOUT = {tuple(sorted(assignment.handout_names))!r}\n'
+                       "# Problem -> the problems whose functions it calls: a bug there fails it here too.\n"
+                       f"CALLS = {assignment.calls()!r}\n" + NOTEBOOK_LIMITS)
     _run(given_selfcheck, namespace, f"{where}: the public-check runtime")     # as the given cell defines it
     namespace["SETTINGS"]["print"] = False
     namespace["__sources__"] = {p.function.name: textwrap.dedent(strip_solution_markers(p.code)) for p in every_piece}
