@@ -1,0 +1,43 @@
+"""Pass 23 (courses23): the four other courses walked as their users walk them.
+
+A class of typical programs per course (correct, off by one, a crash mid-game, another prompt, a
+missing function, a syntax error, a loop on bad input) found two places where one bug cost points
+in two problems: Yatzy's dispatcher (P6) was tried on four of its fifteen categories, so a lost
+category was charged in P17's own-functions game; CS21's bonus games (P14, P15) ran the student's
+other bonus function too.  The corpus tests/corpus/courses23/ (predictions committed before
+grading) is graded in one grade-all per course, each program at its exact score and losing points
+only where its bug lives.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from helpers.corpus import chained_text, failed_feedback, grade_corpus, graded_exactly, program_id
+
+from autograder import toml as tomllib
+
+CORPUS = Path(__file__).resolve().parent / "corpus" / "courses23"
+PROGRAMS = tomllib.loads((CORPUS / "expected.toml").read_text(encoding="utf-8"))["program"]
+
+
+@pytest.fixture(scope="module")
+def rows(tmp_path_factory) -> dict:
+    return grade_corpus(tmp_path_factory, CORPUS, PROGRAMS)
+
+
+def test_the_corpus_is_well_formed():
+    assert len({program_id(p) for p in PROGRAMS}) == len(PROGRAMS) >= 6
+    for program in PROGRAMS:
+        assert {"name", "base", "edits", "why", "problems", "score", "assignment"} <= set(program), program
+        base = chained_text(CORPUS, PROGRAMS, {**program, "edits": []})
+        assert chained_text(CORPUS, PROGRAMS, program) != base, program["name"]     # every edit fits
+
+
+@pytest.mark.parametrize("program", PROGRAMS, ids=program_id)
+def test_corpus_program(program, rows):
+    row = rows[program_id(program)]
+    _, summary = graded_exactly(row, program["name"], program["score"], program["problems"])
+    said = failed_feedback(row, program["problems"])
+    assert program["phrase"].lower() in said.lower(), summary
