@@ -41,3 +41,16 @@ def test_corpus_program(program, rows):
     _, summary = graded_exactly(row, program["name"], program["score"], program["problems"])
     said = failed_feedback(row, program["problems"])
     assert program["phrase"].lower() in said.lower(), summary
+
+
+@pytest.mark.parametrize("course", ["yatzy", "cs21", "pytzee", "swe3006"])
+def test_release_notes_name_each_public_case_no_check_was_made_of(course):
+    """`release` notes each public scenario case that no check.py check could be made of: by its name
+    (`why`, `name`, or SWE3006's `id`), so that the instructor can tell them apart (SWE3006's said
+    "games.toml [[game]]" twice, and 28 such lines in all, none naming its case)."""
+    from autograder.assignment import load_assignment
+    from autograder.grading.public import public_checks
+
+    _, notes = public_checks(load_assignment(course))
+    assert len(set(notes)) == len(notes)
+    assert not [note for note in notes if note.endswith("]]")], notes
