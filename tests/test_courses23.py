@@ -54,3 +54,24 @@ def test_release_notes_name_each_public_case_no_check_was_made_of(course):
     _, notes = public_checks(load_assignment(course))
     assert len(set(notes)) == len(notes)
     assert not [note for note in notes if note.endswith("]]")], notes
+
+
+def test_check_py_says_the_setup_a_failed_check_ran_and_the_prompt_it_wants(tmp_path):
+    """A CS21 student whose chooseSlot asks 'Which slot? ' runs the bundle's check.py: the failure's
+    Ran: line says what `s` was (it showed `chooseSlot(s)` with no `s` anywhere) and the hint names
+    the handout's prompt (it spoke only of the slots)."""
+    import subprocess
+    import sys
+
+    from autograder.authoring.release import build_release
+
+    out, _ = build_release(tmp_path / "bundle", stage=3, names=["cs21"])
+    program = next(p for p in PROGRAMS if p["name"] == "cs21/slot_prompt_reworded")
+    student = tmp_path / "cs21.py"
+    student.write_text(chained_text(CORPUS, PROGRAMS, program), encoding="utf-8")
+    result = subprocess.run([sys.executable, str(out / "cs21" / "check.py"), str(student)],
+                            capture_output=True, text=True, timeout=300)
+    assert "Problem 12 chooseSlot: ask until an open slot is named: failed" in result.stdout, result.stdout
+    assert ("      Ran: s = newScores(); s['Chance'] = 17; run_scripted(lambda: chooseSlot(s), "
+            "answers=['Full House', 'Chance', 'sm strt'])\n") in result.stdout, result.stdout
+    assert "      Hint: The prompt is exactly 'Choose a slot: '. 'Full House' is no slot" in result.stdout, result.stdout
