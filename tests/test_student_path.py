@@ -3,6 +3,7 @@ own entry points (a Python without the kit's packages; the student bundle's READ
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -44,3 +45,29 @@ def test_check_py_given_a_notebook_says_what_it_checks(tmp_path):
     assert result.returncode == 2
     assert result.stdout == ("yahtzee_stage1.ipynb is not a .py file: check.py checks your yahtzee.py.  A notebook "
                              "runs the same checks in its own check cells (Run All).\n")
+
+
+def test_grade_all_with_a_python_without_matplotlib_says_so_in_one_line_and_keeps_the_grades(tmp_path):
+    """An instructor's `grade-all` run by a Python without matplotlib (here a module on PYTHONPATH that
+    fails to import as a missing one does) grades and keeps the rows, then says in one line which
+    Python to use: the thread that warms the charts printed its traceback first (pass 23).  Run again
+    with the kit's packages, nothing is graded twice and the exports are written."""
+    blocked = tmp_path / "blocked"
+    blocked.mkdir()
+    (blocked / "matplotlib.py").write_text(
+        "raise ModuleNotFoundError(\"No module named 'matplotlib'\", name='matplotlib')\n", encoding="utf-8")
+    klass, out = tmp_path / "class", tmp_path / "out"
+    klass.mkdir()
+    (klass / "ann.py").write_text((ROOT / "solution" / "yatzy.py").read_text(encoding="utf-8"), encoding="utf-8")
+    command = [sys.executable, "-m", "autograder", "grade-all", str(klass), "--assignment", "yatzy",
+               "--out", str(out), "--no-progress", "--jobs", "1"]
+    env = {**os.environ, "PYTHONPATH": str(blocked)}
+    result = subprocess.run(command, capture_output=True, text=True, timeout=300, cwd=str(ROOT), env=env)
+    assert result.returncode == 2, (result.stdout, result.stderr)
+    assert "Traceback" not in result.stderr, result.stderr
+    (line,) = result.stderr.strip().splitlines()
+    assert line.startswith("error: this Python (") and "has no `matplotlib`" in line and "make install" in line
+    again = subprocess.run(command, capture_output=True, text=True, timeout=300, cwd=str(ROOT))
+    assert again.returncode == 0, (again.stdout, again.stderr)
+    assert "0 graded, 1 unchanged (skipped)" in again.stdout
+    assert (out / "report.html").is_file() and (out / "grades.csv").read_text(encoding="utf-8").count("\nann,100,") == 1

@@ -464,11 +464,16 @@ def _warm_exports(matplotlib: bool = True) -> None:
     """What the class report needs that no row decides, made while the workers grade, not after
     the last row: MATPLOTLIB's import (charts.warm: not with a drawer) and the report's compiled
     template (~12 ms; compiled already when the fork server was started early: _compile_templates)."""
-    from . import charts, report
+    try:
+        from . import charts, report
 
-    if matplotlib:
-        charts.warm()
-    report.compile_templates()
+        if matplotlib:
+            charts.warm()
+        report.compile_templates()
+    except ImportError:
+        # A Python without the kit's packages: the exports say so in one line when they run (cli);
+        # warming ahead must not print a thread's traceback first.
+        return
 
 
 # --- CLI ------------------------------------------------------------------------------------------

@@ -290,7 +290,7 @@ def scenario_checks(assignment: Assignment, solution_text: str, protocol: list[s
         origin = f"public scenario {case.get('why') or case.get('name') or key!r} ({filename})"
         check = scenario_check(assignment, signatures, key, case, protocol, origin, stage)
         if check is None:
-            unknown.append(f"{filename} [[{key}]] {case.get('why') or case.get('name') or ''}".strip())
+            unknown.append(f"{filename} [[{key}]] {case.get('why') or case.get('name') or case.get('id') or ''}".strip())
         elif problem is None or check.problem == problem.number:
             checks.append(check)
     return checks, unknown

@@ -158,7 +158,9 @@ def render_check(check: Check, namespace: dict, where: str) -> str:
     value = _eval(check.expr, namespace, where)
     out.append(f"got = {check.expr}")
     namespace["got"] = value
-    out += _assert_value("got", value, check.expr, where, check)
+    # the setup in Ran: too, so that the names the call reads are said (not "chooseSlot(s)" alone)
+    ran = "; ".join([*check.setup, check.expr])
+    out += _assert_value("got", value, ran if len(ran) <= 200 else check.expr, where, check)
     return "\n".join(out)
 
 

@@ -90,6 +90,30 @@ def prompts(outcome) -> list[str]:
     return [str(event[1]) if len(event) > 1 else "" for event in outcome.events or () if event and event[0] == "in"]
 
 
+def renamed_prompts(mine: list[str], theirs: list[str]) -> str | None:
+    """The one way MINE (a run's prompts, in order) differs from THEIRS: each of the reference's
+    prompts asked as one other prompt every time (a prompt worded otherwise), as a key of that
+    difference (Fail(sole=): never shown); None when they differ in number, or not one same way."""
+    if len(mine) != len(theirs) or mine == theirs:
+        return None
+    way: dict[str, str] = {}
+    for got, want in zip(mine, theirs):
+        if way.setdefault(want, got) != got:
+            return None
+    if len(set(way.values())) != len(way):       # two prompts asked as one: not a rewording
+        return None
+    return "prompt: " + repr(sorted((want, got) for want, got in way.items() if want != got))
+
+
+def missing_message(mine: list[str], theirs: list[str]) -> str | None:
+    """The one way MINE (a run's handout messages, in order) differs from THEIRS: one message of the
+    handout left out every time it is due (worded otherwise), as a key (Fail(sole=)); else None."""
+    for message in dict.fromkeys(theirs):
+        if [m for m in theirs if m != message] == mine:
+            return f"message: {message!r} missing"
+    return None
+
+
 def other_random(outcome) -> list[str]:
     """The random functions other than randint that OUTCOME called (the RNG contract forbids them)."""
     return sorted({str(e[1]) for e in outcome.events or () if e and e[0] in ("random", "seed") and len(e) > 1}
@@ -241,12 +265,15 @@ def check_run(student, reference, func: str, args: list, case: dict, *, stdin: l
     if others:
         raise fail(f"it called {shown_calls(others)}", "it called another random function than "
                    "random.randint", show_hint=False)
+    mine, theirs = protocol_lines(outcome.stdout), protocol_lines(ref.stdout)
     bad = [p for p in prompts(outcome) if p not in prompts(ref)]
     if bad:
+        # prompts worded otherwise, the same way in every question, and nothing else: the problem's
+        # other runs with that same difference are charged once (engine/charge.excuse_same_difference)
+        sole = renamed_prompts(prompts(outcome), prompts(ref)) if mine == theirs and rest_same() else None
         raise fail(f"the prompt {bad[0]!r} is not the handout's "
                    f"({' or '.join(map(repr, sorted(set(prompts(ref)))))})",
-                   "a prompt is not the handout's", show_hint=False)
-    mine, theirs = protocol_lines(outcome.stdout), protocol_lines(ref.stdout)
+                   "a prompt is not the handout's", show_hint=False, sole=sole)
     wrong = first_difference(mine, theirs)
     if wrong:
         index = first_line_difference(mine, theirs)
@@ -262,8 +289,12 @@ def check_run(student, reference, func: str, args: list, case: dict, *, stdin: l
                    f"{' in some round' if where.startswith(' in') else where}", more=near_miss(outcome.stdout) or "",
                    sole=sole)
     if messages(outcome.stdout) != messages(ref.stdout):
+        rest = (outcome.inputs_asked == ref.inputs_asked and dice_rolled(outcome) == dice_rolled(ref)
+                and (not compare_value or outcome.value == ref.value)
+                and (not compare_args or outcome.args_after == ref.args_after))
         raise fail(f"the messages printed were {messages(outcome.stdout)}, expected {messages(ref.stdout)}",
-                   "the messages after refused answers are wrong")
+                   "the messages after refused answers are wrong",
+                   sole=missing_message(messages(outcome.stdout), messages(ref.stdout)) if rest else None)
     if outcome.inputs_asked != ref.inputs_asked:
         raise fail(f"it read {outcome.inputs_asked} answer(s), expected {ref.inputs_asked}",
                    "it read the wrong number of answers")

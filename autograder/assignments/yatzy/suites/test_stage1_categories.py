@@ -33,6 +33,27 @@ def test_category(student, reference, case):
         expect_same(student, reference, func, *args, hint=_hint(case), why=case["why"])
 
 
+
+# score() sends every category to its function (P6): one throw per category that scores there, and
+# (but for the straights and the full house, whose points are their sum) in no other category the
+# same; none of them a scoring case's call, so a hidden check asks nothing a public one reads.  A
+# dispatcher that loses or misroutes a category fails here, in its own problem, not in the games of
+# later stages (tests/corpus/courses23).
+DISPATCH = {"Ones": [1, 5, 3, 6, 2], "Twos": [2, 5, 3, 6, 1], "Threes": [3, 5, 2, 6, 1], "Fours": [4, 1, 5, 2, 6],
+            "Fives": [5, 1, 3, 6, 2], "Sixes": [6, 2, 5, 1, 3], "Pair": [4, 4, 4, 1, 2], "Two Pairs": [5, 3, 3, 5, 2],
+            "Three of a kind": [2, 2, 2, 2, 5], "Four of a kind": [3, 3, 3, 3, 3], "Small straight": [4, 2, 5, 1, 3],
+            "Large straight": [3, 6, 2, 5, 4], "Full house": [6, 3, 6, 3, 6], "Chance": [2, 6, 4, 1, 5],
+            "Yatzy": [4, 4, 4, 4, 4]}
+
+
+@pytest.mark.parametrize("case", SUITE.cases([{"problem": 6, "why": "score, the dispatcher: every category"}]))
+def test_dispatcher(student, reference, case):
+    """Scoring"""
+    with reference_versions(student, CATEGORY_FUNCTIONS):
+        for category, dice in DISPATCH.items():
+            expect_same(student, reference, "score", category, list(dice), why=f"the dispatcher: {category}")
+
+
 # Dice that score in the problem's category (a real answer) and are sorted neither way, so that a
 # function that sorts (or reverses) its argument in place is caught changing it (tests/test_honest5.py).
 PURE_DICE = {1: [5, 2, 5, 1, 5], 2: [5, 2, 5, 2, 5], 3: [5, 5, 1, 5, 5], 4: [4, 6, 2, 5, 3], 5: [5, 2, 2, 5, 5],

@@ -19,7 +19,7 @@ from autograder.assignments.yatzy.suites.common import (
     reference_versions,
 )
 from autograder.engine.checks import could_pass_by_doing_nothing, expect_same
-from autograder.engine.divergence import first_line_difference
+from autograder.engine.divergence import first_line_difference, sole_difference
 from autograder.engine.feedback import Fail, describe_call, ordinal, show
 from autograder.engine.replay import shown_calls, silent_refusals
 
@@ -171,13 +171,17 @@ def check_turn(student, reference, case: dict, *, own: bool = False) -> None:
         line, have = want[index], got[index] if index < len(got) else None
         rolls = sum(1 for w in want[:index] if w.kind == "dice")
         where = f"after the {ordinal(rolls)} roll" if rolls else "at the start of the turn"
+        # a turn that differs in one kind of line only, one way (its Scored line worded otherwise),
+        # and returns and writes what the reference does: the problem's other turns with that same
+        # difference are charged once (engine/charge.excuse_same_difference), as P17's games are
+        sole = sole_difference(got, want) if outcome.value == expected.value else None
         raise Fail(f"{short}: {where}, expected the line {line.text!r}, but your turn printed "
                    f"{'nothing more' if have is None else repr(have.text)} ({case['why']}).",
                    hidden=f"{short}: a line the grader reads differs from the reference's {where} "
                           f"({case['why']}).",
                    ran=ran, show_values=False, output=outcome.stdout,
                    hint="Print 'Player: NAME', then 'Dice: ...' after every roll, then "
-                        "'Scored N points in CATEGORY.'")
+                        "'Scored N points in CATEGORY.'", sole=sole)
     if outcome.value != expected.value:
         raise Fail(f"{short}: returned {outcome.value['points']!r} with the pad {outcome.value['pad']}, but "
                    f"expected {expected.value['points']!r} with the pad {expected.value['pad']} ({case['why']}).",
