@@ -15,8 +15,10 @@ student's Program notes, per check (Program.item), the kept functions of each le
 served (note), and a memo computed from one passes them on to every check that reads it (memo).
 
 Confirmed (confirm.py's Confirm, after the checks): such a check is run once more where the later stages are
-the student's own (Program.own_later: its variant holds the reference of the earlier stages only,
-and of the helpers they reach), in lives of its own, with memos of its own.  When it fails there
+the student's own: first in the student's own sandbox with every function its own (ALL_OWN: no
+life started, no reference anywhere), and when that says something else, where only the earlier
+stages are the reference's (Program.own_later: its variant holds the reference of the earlier
+stages only, and of the helpers they reach), in lives of its own; each with memos of its own.  When it fails there
 with the very text it gave (its row as _record makes it), that text owes nothing to the later
 stages' reference (the program says it without them): the row shows it whole.  Otherwise (it
 passes, differs, runs out of time) the row keeps the text above.  So an honest program's failure
@@ -133,7 +135,16 @@ def _main_part(node: ast.AST) -> bool:
             and test.left.id == "__name__")
 
 
-def substitute_own(sub: dict, own: frozenset[str]) -> dict:
-    """SUB (a request's substitution) with OWN kept as the student's, never the reference's."""
+# A confirming run's first try (confirm.py): every function the student's own, so its requests run
+# in the student's own sandbox, which never held any reference: whatever it says there owes the
+# reference nothing, and costs no life.  (Identity marks it: own_later is compared with `is`.)
+ALL_OWN: frozenset[str] = frozenset({"*"})
+
+
+def substitute_own(sub: dict, own: frozenset[str]) -> dict | None:
+    """SUB (a request's substitution) with OWN kept as the student's, never the reference's (None,
+    no substitution at all, for ALL_OWN)."""
+    if own is ALL_OWN:
+        return None
     return {"names": [n for n in sub.get("names") or () if n not in own],
             "keep": sorted(set(sub.get("keep") or ()) | own)}
