@@ -4,13 +4,10 @@ it needs pytest, which lent.py (imported with every Program) must not load."""
 
 from __future__ import annotations
 
-import time
-
 import pytest
-from _pytest.outcomes import Exit
 
-from . import guards
 from .feedback import Fail
+from .instage import run_again
 from .lent import ALL_OWN, later_held, own_later
 
 # Whether a confirming run tries the student's own sandbox first (tests turn it off to compare).
@@ -63,28 +60,11 @@ class Confirm:
         """ITEM run once more: (its row's text, hint) as _record would make them, or None (passed,
         ran out of time, a grader fault, or lent beside a later stage again)."""
         student = self._student
-        student.item = check.nodeid
-        student.public_check[0] = False
-        student.called.clear()
-        student.substitute = check.substitute
         before = set(student.lent_checks.get(check.nodeid, ()))
         student.lent_checks[check.nodeid] = set()
-        kwargs = call.params.copy()
-        for name in call.fixtures:
-            kwargs[name] = (student if name == "student" else self._reference if name == "reference"
-                            else self.assignment if name == "assignment" else _ignore)
-        running = guards._RUNNING
-        exc: BaseException | None = None
         try:
-            if watched:
-                running[0] = time.perf_counter()
-            call.function(**kwargs)
-        except (Exit, KeyboardInterrupt):
-            raise
-        except BaseException as error:      # noqa: BLE001 -- its verdict, compared below
-            exc = error
+            exc = run_again(self, call, check, watched)
         finally:
-            running[0] = None
             again = student.lent_checks.get(check.nodeid, set())
             student.lent_checks[check.nodeid] = before
         if exc is None or later_held(self.assignment, check.stage, again):
@@ -94,8 +74,3 @@ class Confirm:
         if isinstance(exc, pytest.skip.Exception):
             return f"Skipped: {exc.msg}", ""
         return None
-
-
-def _ignore(key: str, value: object) -> None:
-    """record_property in a confirming run: not shown."""
-

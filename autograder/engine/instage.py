@@ -148,31 +148,41 @@ class InStage:
         for name in check.depends:
             if any(r.status != "passed" or (control and id(r) in excused) for r in self.by_name.get(name, [])):
                 return False, False
-        student.item = check.nodeid
-        student.public_check[0] = False
-        student.called.clear()
-        student.substitute = check.substitute
         take_trivial()
-        kwargs = call.params.copy()
-        for name in call.fixtures:
-            kwargs[name] = (student if name == "student" else self._reference if name == "reference"
-                            else self.assignment if name == "assignment" else _ignore)
-        running = guards._RUNNING
-        try:
-            if watched:
-                running[0] = time.perf_counter()
-            call.function(**kwargs)
-        except (Exit, KeyboardInterrupt):
-            raise
-        except BaseException:       # noqa: BLE001 -- a Fail, a skip, a grader fault: not passed
+        if run_again(self, call, check, watched) is not None:    # a Fail, a skip, a grader fault: not passed
             return False, take_trivial()
-        finally:
-            running[0] = None
         return True, take_trivial()
 
 
+def run_again(plugin, call, check, watched: bool) -> BaseException | None:
+    """CHECK (its CALL) run once more for PLUGIN's student, its requests hidden ones (an in-stage
+    retry, a lent check's confirming run: confirm.py): what it raised, or None when it passed.
+    Nothing of it is recorded."""
+    student = plugin._student
+    student.item = check.nodeid
+    student.public_check[0] = False
+    student.called.clear()
+    student.substitute = check.substitute
+    kwargs = call.params.copy()
+    for name in call.fixtures:
+        kwargs[name] = (student if name == "student" else plugin._reference if name == "reference"
+                        else plugin.assignment if name == "assignment" else _ignore)
+    running = guards._RUNNING
+    try:
+        if watched:
+            running[0] = time.perf_counter()
+        call.function(**kwargs)
+    except (Exit, KeyboardInterrupt):
+        raise
+    except BaseException as error:      # noqa: BLE001 -- its verdict, the caller's to read
+        return error
+    finally:
+        running[0] = None
+    return None
+
+
 def _ignore(key: str, value: object) -> None:
-    """record_property in a retry: what a passing retry would say is not shown."""
+    """record_property in a run again: what it would say is not shown."""
 
 
 def _named_in(source: str, functions) -> frozenset[str]:
