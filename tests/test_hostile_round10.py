@@ -170,3 +170,22 @@ def test_round10_a_failure_replayed_from_a_classmate_is_lent_too(tmp_path):
     for sid, (_, tests) in rows.items():
         assert not [t for t in tests if LEAKED.search(t["output"])], sid
         assert any("Not shown: what your code printed" in t["output"] for t in tests) == (sid != "zed"), sid
+
+
+def test_round10_a_long_line_of_digits_is_cut_to_its_number_not_skipped():
+    """MAX_GAME_LINE skips a line longer than any line of a game, but a Scored line's number may be
+    long (round 6: a 5000-digit score reads bounded): its digit runs are cut first to what
+    bounds.number reads of them, leading zeros included (found by round 6's test on the merged
+    main: the line was skipped, "no round found")."""
+    from autograder.coach import review
+
+    def game(points: str) -> str:
+        return ("Round 1\nDice: 1 2 3 4 5\nScore this roll in which category? Chance\n"
+                f"Scored {points} points in Chance.\n")
+
+    plain = review.format_review(review.review_game(game("15")))
+    assert review.format_review(review.review_game(game("0" * 5000 + "15"))) == plain
+    assert review.parse_game(game("1" * 5000))[0].points == review.parse_game(game("1" * 31))[0].points
+    assert review.parse_game(game("7" * 30))[0].points == int("7" * 30)
+    words = "Round 1\nDice: 1 2 3 4 5\n" + "keep " * 1000 + "\nScored 15 points in Chance.\n"
+    assert review.parse_game(words)[0].points == 15        # (a long line of words: skipped, as before)

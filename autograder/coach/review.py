@@ -33,6 +33,10 @@ SCORED = re.compile(r"Scored\s+(-?\d+)\s+points?\s+in\s+(.+?)\.?\s*$")
 # them, and is never searched (KEEP backtracks quadratically on a long line of "keep"s without a "?":
 # 800 KB of them took ~13 minutes; redteam10)
 MAX_GAME_LINE = 2000
+# ...but a number may be long (a Scored line of 5000 digits reads as bounds.number's bounded value,
+# round 6): each run of digits is first cut to what bounds.number reads of it (its leading zeros
+# aside, more than 30 significant digits are TOO_BIG whatever they are), linear in the line.
+LONG_DIGITS = re.compile(r"\d{32,}")
 
 
 class GameTextError(ValueError):
@@ -81,7 +85,9 @@ def parse_game(text: str) -> list[RoundPlay]:
     current: RoundPlay | None = None
     for number, line in enumerate(text.splitlines(), 1):
         if len(line) > MAX_GAME_LINE:
-            continue
+            line = LONG_DIGITS.sub(lambda m: m.group(0).lstrip("0")[:31] or "0", line)
+            if len(line) > MAX_GAME_LINE:
+                continue
         if ROUND.match(line):
             current = RoundPlay()
             rounds.append(current)
