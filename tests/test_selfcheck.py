@@ -255,8 +255,10 @@ def test_run_all_on_the_student_notebook_never_stops_and_agrees_with_check_py(bu
         subprocess.run([sys.executable, "-m", "ipykernel", "install", "--sys-prefix"], check=True,
                        capture_output=True, timeout=120)
     notebook = nbformat.reads(json.dumps(nb), as_version=4)
-    client = nbclient.NotebookClient(notebook, timeout=120, kernel_name="python3", allow_errors=False,
-                                     shutdown_kernel="immediate")
+    # (startup_timeout: a kernel's start on two loaded cores once took over nbclient's 60 s in CI,
+    # 2026-11-26; what this test checks begins once it runs)
+    client = nbclient.NotebookClient(notebook, timeout=120, startup_timeout=180, kernel_name="python3",
+                                     allow_errors=False, shutdown_kernel="immediate")
     client.execute()                                   # raises if any cell raised: Run All never stopped
     printed = {}
     for cell in notebook.cells:
