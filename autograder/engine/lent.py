@@ -60,8 +60,7 @@ def memo(program: Any, key: Any, start: int) -> None:
 def later_held(assignment: Any, stage: int, keeps: set[frozenset[str]]) -> bool:
     """Whether a variant of a STAGE check that kept one of KEEPS held a later core stage's function
     (every function but the kept ones is the reference's there)."""
-    later = {assignment.qualified(f) for p in assignment.problems
-             if p.stage > stage and not assignment.is_optional(p.stage) for f in p.functions}
+    later = later_functions(assignment, stage)
     return bool(later) and any(not later <= keep for keep in keeps)
 
 
