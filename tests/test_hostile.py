@@ -272,7 +272,10 @@ def test_graded_in_batch(case, runs, world):
     assert row.max_score == EXPECTED["max_score"]
     assert round(row.score, 4) == case.score, f"{case.name}: {case.why}\n{row.feedback[:4000]}"
     _check_feedback(case, row.feedback, world, f"{case.name} (batch)")
-    bound = wall_bound(runs["rows"]["reference"].wall_time)
+    # The batch's reference row is a replay of its verdicts (~0.0-0.2 s whatever the load), so the
+    # load anchor is the larger of it and the reference graded alone in the same run (CI at load
+    # 11: the reference alone 2.5 s against 0.3-0.4 quiet, memory_bomb 30.9 s against ~10).
+    bound = wall_bound(max(runs["rows"]["reference"].wall_time, runs["alone"]["reference"]["wall"]))
     assert row.wall_time < bound, f"{case.name} took {row.wall_time:.1f} s in the batch (bound {bound:.1f} s)"
 
 
