@@ -193,3 +193,22 @@ def test_a_gradebook_of_pass_23_keeps_its_found_ids(tmp_path):
     _, rows = read_csv(out)
     assert {sid: row["status"] for sid, row in rows.items()} == {
         "ann": "graded", "bob": "graded", "cat": "graded", "old": "missing"}
+
+
+def test_sections_merge_each_run_into_the_sections_it_shares_a_student_with():
+    """grading.sections.merge on its own: which sections a run replaces, which it leaves, and which
+    rows its section lost (the note's and --drop-missing's); a row found since by another section's
+    run (`grade FILE --gradebook`, a student who moved) is never lost by this one."""
+    from autograder.grading.sections import merge
+
+    a = {"source": "/a", "ids": ["ann", "bob"], "lost": ["old"]}
+    b = {"source": "/b", "ids": ["cat"], "lost": []}
+    late = {"source": "/late.py", "ids": ["old"], "lost": []}       # `old` graded again on its own since
+    stored = {"ann", "bob", "old", "cat", "stray"}                   # stray: a row no section holds
+    merged, others, lost = merge([a, b, late], "/a2", {"ann", "bob_2"}, stored)
+    assert merged == [{"source": "/a2", "ids": ["ann", "bob_2"], "lost": ["bob", "stray"]}, b, late]
+    assert others == [b, late] and lost == ["bob", "stray"]
+    merged, others, lost = merge([a, b], "/c", {"dan"}, stored)      # shares no student: beside them
+    assert merged == [a, b, {"source": "/c", "ids": ["dan"], "lost": ["stray"]}] and others == [a, b]
+    merged, _, lost = merge([a, b], "/ab", {"ann", "cat"}, stored)   # both sections in one folder now
+    assert merged == [{"source": "/ab", "ids": ["ann", "cat"], "lost": ["bob", "old", "stray"]}]

@@ -34,10 +34,10 @@ def merge(sections: list[dict[str, Any]], source: str, ids: set[str],
     with; every other one it shares a student with is merged into it."""
     same = [s for s in sections if ids & set(s["ids"])]
     others = [s for s in sections if not ids & set(s["ids"])]
-    held = {sid for s in others for sid in (*s["ids"], *s["lost"])}
+    found_elsewhere = {sid for s in others for sid in s["ids"]}      # (found by another section's run: not lost)
     owned = {sid for s in same for sid in (*s["ids"], *s["lost"])}
-    orphans = stored - held - {sid for s in sections for sid in (*s["ids"], *s["lost"])}
-    lost = sorted(((owned | orphans) & stored) - ids)
+    orphans = stored - {sid for s in sections for sid in (*s["ids"], *s["lost"])}
+    lost = sorted(((owned | orphans) & stored) - ids - found_elsewhere)
     run = {"source": source, "ids": sorted(ids), "lost": lost}
     if not same:
         return [*others, run], others, lost
