@@ -50,7 +50,7 @@ def make():
 # a file not listed comes after them in its usual order.  Only in an xdist worker: a run on one
 # process keeps the usual order.
 COSTLIEST_FIRST = [
-    "test_selfcheck", "test_notebooks", "test_sameagain", "test_nbgrader", "test_hostile_round3",
+    "test_selfcheck", "test_notebooks", "test_notebooks_grading", "test_sameagain", "test_nbgrader", "test_hostile_round3",
     "test_hostile_round6", "test_hostile_round2", "test_swe3006", "test_hostile_round5", "test_hostile_leaks",
     "test_yatzy", "test_verdicts", "test_pytzee", "test_hostile_courses", "test_notebooks_nbgrader",
     "test_report", "test_coach", "test_sandbox_family", "test_coach_solver", "test_batch_resume",

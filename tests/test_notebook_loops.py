@@ -154,3 +154,24 @@ def test_a_callers_alarm_is_nested_not_lost():
     assert statuses == ["failed", "passed"]
     assert engine["RESULTS"][1][0][2] == "It ran for more than 0.2 seconds of CPU time and was stopped (an endless loop?)."
     assert selfcheck.timed_out_text(1.5) == "It took more than 1.5 seconds and was stopped (an endless loop?)."
+
+
+def test_a_looping_check_that_prints_shows_its_first_lines_and_how_many_were_cut():
+    """Pass 24: a check whose function loops while printing flooded its cell for its second of CPU
+    time (hundreds of thousands of lines in the notebook).  The cell shows the check's first 40
+    lines, then how many were cut; the check fails as any endless loop does, Run All goes on."""
+    stage, function, problem = 1, "score_chance", 5
+    cells = run_all(stage, with_loop(function, "    while True:\n        print('still adding', dice)\n"))
+    printed, errors, _ = cells[nbgen.test_id(SPEC.problem(problem))]
+    assert errors == [], errors
+    lines = printed.splitlines()
+    flood = [line for line in lines if line.startswith("still adding")]
+    cuts = [line for line in lines if line.startswith("[... ")]
+    assert len(cuts) >= 1, printed[:3000]
+    assert all(re.fullmatch(r"\[\.\.\. \d+ more lines it printed: cut \(a check shows its first 40\)\]", cut)
+               for cut in cuts), cuts
+    assert len(flood) == 40 * len(cuts), len(flood)
+    assert len(printed) < 40_000, len(printed)
+    assert f"Problem {problem} {SPEC.problem(problem).title}: failed" in printed, printed[-3000:]
+    assert re.search(rf"It ran for more than 1 second of CPU time and was stopped \(an endless loop\?\)\. "
+                     rf"It was running {function} \(line \d+\) of its cell\.", printed), printed[-3000:]

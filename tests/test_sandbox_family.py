@@ -1,5 +1,5 @@
 """Every sandbox test of test_sandbox.py, test_sandbox_limits.py and test_sandbox_processes.py (and the
-fresh runner's reuse test of test_sandbox_poison.py: its zygote adopts the template's clean-state
+fresh runner's reuse test of test_sandbox_shared_process.py: its zygote adopts the template's clean-state
 snapshot here) again, with each sandbox forked by a student root (roots.Family / StudentRoot, what
 grading uses for a student's own sandbox and its substitution variants) instead of the template: the
 root builds the read-only minimal root and compiles the source once per student and forks each life
@@ -21,8 +21,8 @@ import pytest
 from test_sandbox import *  # noqa: F403  (the same tests, collected again with student roots)
 from test_sandbox import ISO, call
 from test_sandbox_limits import *  # noqa: F403
-from test_sandbox_poison import test_fresh_requests_share_a_process_only_while_it_stays_clean  # noqa: F401
 from test_sandbox_processes import *  # noqa: F403
+from test_sandbox_shared_process import test_fresh_requests_share_a_process_only_while_it_stays_clean  # noqa: F401
 
 from autograder.engine import launch, roots, seccomp
 from autograder.engine.isolation import uid_processes

@@ -1,5 +1,5 @@
 """Every sandbox test of test_sandbox.py, test_sandbox_limits.py and test_sandbox_processes.py (and the
-fresh runner's reuse test of test_sandbox_poison.py: its zygote adopts the template's clean-state
+fresh runner's reuse test of test_sandbox_shared_process.py: its zygote adopts the template's clean-state
 snapshot here) again, with each sandbox forked from the pre-booted template (sandbox.template_scope,
 what grading uses) instead of a new interpreter: the template changes how a sandbox process is born,
 never what it gets (own uid, namespaces, minimal root, seccomp, cgroup, rlimits), so every isolation
@@ -15,8 +15,8 @@ import pytest
 from test_sandbox import *  # noqa: F403  (the same tests, collected again under the template)
 from test_sandbox import ISO, call, needs_uid
 from test_sandbox_limits import *  # noqa: F403
-from test_sandbox_poison import test_fresh_requests_share_a_process_only_while_it_stays_clean  # noqa: F401
 from test_sandbox_processes import *  # noqa: F403
+from test_sandbox_shared_process import test_fresh_requests_share_a_process_only_while_it_stays_clean  # noqa: F401
 
 from autograder.engine import launch, life
 from autograder.engine import sandbox as sandbox_module

@@ -23,6 +23,7 @@ import io
 import os
 import re
 import signal
+import sys
 import traceback
 import types
 
@@ -190,8 +191,48 @@ def _not_defined(err):
             + (f"; did you mean `{close[0]}`?" if close else ": check its name against the handout."))
 
 
+class _Shown:
+    """A notebook cell's stdout or stderr while a check runs: its first lines go through, the rest
+    are counted, not shown (a loop that prints would flood the cell for its second of CPU time)."""
+
+    def __init__(self, stream, budget):
+        self.stream, self.budget, self.cut_lines, self.cut_chars = stream, budget, 0, 0
+
+    def write(self, text):
+        text = str(text)
+        size = len(text)
+        if self.budget["lines"] > 0 and self.budget["chars"] > 0:
+            shown, text = _head(text, self.budget)
+            self.stream.write(shown)
+        self.cut_lines += text.count("\n")
+        self.cut_chars += len(text)
+        return size
+
+    def flush(self):
+        self.stream.flush()
+
+    def __getattr__(self, name):
+        return getattr(self.stream, name)
+
+
+def _head(text, budget):
+    """(the part of TEXT that BUDGET's lines and characters still show, the rest); BUDGET spent."""
+    end, lines = 0, budget["lines"]
+    while end < len(text) and lines > 0:
+        newline = text.find("\n", end)
+        end = len(text) if newline < 0 else newline + 1
+        lines -= newline >= 0
+    end = min(end, budget["chars"])
+    budget["lines"], budget["chars"] = lines, budget["chars"] - end
+    return text[:end], text[end:]
+
+
 class PublicChecks:
-    """The public checks of one problem: ``with checks("what"):`` runs one check, never stops the rest."""
+    """The public checks of one problem: ``with checks("what"):`` runs one check, never stops the rest.
+    In a notebook (SETTINGS' cells) what a check prints shows its first SHOWN_LINES lines (SHOWN_CHARS
+    characters) in the cell, then how many lines were cut."""
+
+    SHOWN_LINES, SHOWN_CHARS = 40, 4000
 
     def __init__(self, number, title=""):
         self.number = int(number)
@@ -204,12 +245,24 @@ class PublicChecks:
         return self
 
     def __enter__(self):
+        self._streams = None
+        if _setting("cells"):
+            budget = {"lines": self.SHOWN_LINES, "chars": self.SHOWN_CHARS}
+            self._streams = (sys.stdout, sys.stderr)
+            sys.stdout, sys.stderr = _Shown(sys.stdout, budget), _Shown(sys.stderr, budget)
         TIMED_OUT["limit"] = check_limit()
         self._alarm = _arm(TIMED_OUT["limit"])
         return self
 
     def __exit__(self, kind, err, tb):
         _disarm(self._alarm)
+        if self._streams is not None:
+            shown = [stream for stream in (sys.stdout, sys.stderr) if isinstance(stream, _Shown)]
+            cut = sum(stream.cut_lines for stream in shown) or int(any(stream.cut_chars for stream in shown))
+            sys.stdout, sys.stderr = self._streams
+            if cut:
+                print(f"[... {cut} more line{'s' * (cut != 1)} it printed: cut (a check shows its first "
+                      f"{self.SHOWN_LINES})]")
         if isinstance(err, TookTooLong):
             TIMED_OUT["count"] += 1
         if kind is not None and not issubclass(kind, (Exception, TookTooLong, SystemExit)):

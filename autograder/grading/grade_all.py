@@ -41,8 +41,6 @@ if TYPE_CHECKING:
     from . import lms
     from .charts import Drawer
     from .discover import Entry
-    from .gradebook import Gradebook
-    from .workers import WorkerPool
 
 # The rest of what a batch uses is imported by grade_all once its fork server is started (it
 # imports pytest and the engine meanwhile: ~0.2 s), not before (the submissions' discovery and
@@ -276,6 +274,7 @@ def _grade_all(source: str | Path, out: str | Path, assignment: str, stage: str,
     from ..engine.results import GradeReport
     from .gradebook import Gradebook, Stored
     from .progress import Progress
+    from .sections import missing_rows
     from .worker import children_cpu
 
     version = grader_version(spec)
@@ -284,7 +283,7 @@ def _grade_all(source: str | Path, out: str | Path, assignment: str, stage: str,
     top = expected_max(spec, stage)
     with Gradebook(out / "gradebook.sqlite") as book:
         stored = book.fingerprints(spec.name)
-        _missing_rows(book, spec.name, entries, source, drop_missing, summary.notes, pool)
+        missing_rows(book, spec.name, entries, source, drop_missing, summary.notes, pool)
         if policy is not None:
             book.set_meta(f"late_policy:{spec.name}", policy.to_json())
         if only:
@@ -397,36 +396,6 @@ def _grade_all(source: str | Path, out: str | Path, assignment: str, stage: str,
                 drawer.close()          # (reaped: its CPU is counted with our children's)
     trace("end", children=children_cpu())      # (its own reaped children: the charts' drawer, forks drawing charts)
     return summary
-
-
-def _missing_rows(book: Gradebook, assignment: str, entries: list[Entry], source: str | Path, drop: bool,
-                  notes: list[str], pool: WorkerPool) -> None:
-    """The gradebook's rows of ids this run did not find (a renamed student, `smithjohn` once a
-    second one came: `smithjohn_201`): DROP deletes them, else a note names them and the exports
-    mark them missing (until pass 23 they were listed as if graded now).  The ids found are kept
-    (Gradebook.found) for the exports.  A DROP that would delete every row is refused: most likely
-    SOURCE is another class's folder."""
-    from ..engine import escape
-    from .discover import InputError
-
-    ids = {e.id for e in entries}
-    stored = set(book.ids(assignment))
-    missing = sorted(stored - ids)
-    shown = ", ".join(escape.plain(sid) for sid in missing[:10]) + (" ..." if len(missing) > 10 else "")
-    if missing and drop:
-        if not stored & ids:
-            pool.close(now=True)
-            raise InputError(f"--drop-missing: none of the gradebook's {len(stored)} students is in {source}, "
-                             "so every row would go; nothing was dropped (is it the right folder and --out?)")
-        book.drop(assignment, missing)
-        notes.append(f"dropped {len(missing)} row{'s' * (len(missing) > 1)} of ids not found in this run "
-                     f"(--drop-missing): {shown}")
-    elif missing:
-        notes.append(f"{len(missing)} row{'s' * (len(missing) > 1)} of the gradebook {'are' if len(missing) > 1 else 'is'}"
-                     f" of ids not found in this run: {shown}; kept as graded before, marked \"missing\" in "
-                     "grades.csv, grades.json and report.html, left out of canvas_grades.csv and moodle_grades.csv"
-                     "; --drop-missing deletes them")
-    book.set_found(assignment, ids)
 
 
 def _compile_templates() -> None:

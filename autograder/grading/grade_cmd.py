@@ -91,6 +91,7 @@ def record_in_gradebook(report, spec, args: argparse.Namespace, wall: float) -> 
     from .export import write_exports
     from .grade_all import grader_version
     from .gradebook import Gradebook, content_hash
+    from .sections import add_graded
 
     out = Path(args.gradebook)
     path = Path(args.path)
@@ -100,9 +101,7 @@ def record_in_gradebook(report, spec, args: argparse.Namespace, wall: float) -> 
         book.record(assignment=spec.name, submission_id=sid, content_hash=content_hash(submission_files(path)),
                     stage=str(args.stage), report=report, feedback=reporters.to_text(report), wall_time=wall,
                     cpu_time=0.0, grader_version=grader_version(spec), source=str(path))
-        found = book.found(spec.name)
-        if found is not None:               # (found now, as by a grade-all: never listed as missing)
-            book.set_found(spec.name, found | {sid})
+        add_graded(book, spec.name, sid, path)      # (found now, as by a grade-all: never listed as missing)
         write_exports(book, spec, out)
     print(f"recorded {sid} in {out / 'gradebook.sqlite'}; exports and report rewritten", file=sys.stderr)
 

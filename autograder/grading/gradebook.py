@@ -283,13 +283,30 @@ class Gradebook:
                                                   "ORDER BY submission_id", (assignment,))]
 
     def found(self, assignment: str) -> set[str] | None:
-        """The ids the last grade-all of ASSIGNMENT found in its SOURCE (and each later `grade --out`);
+        """The ids the last grade-all of each section of ASSIGNMENT found (and each later `grade --out`);
         None before any run kept them (a gradebook older than pass 23: every row counts as found)."""
-        text = self.get_meta(f"found:{assignment}")
-        return set(json.loads(text)) if text is not None else None
+        sections = self.sections(assignment)
+        return None if sections is None else {sid for section in sections for sid in section["ids"]}
 
-    def set_found(self, assignment: str, ids: Iterable[str]) -> None:
-        self.set_meta(f"found:{assignment}", json.dumps(sorted(set(ids))))
+    def sections(self, assignment: str) -> list[dict[str, Any]] | None:
+        """ASSIGNMENT's sections (grading.sections: {"source": the folder or zip graded, "ids": the
+        ids its last run found, "lost": its rows that run did not find}); None before any run kept
+        them.  Pass 23 kept one list (the last run's ids): a section of unknown source that lost
+        every other row."""
+        text = self.get_meta(f"found:{assignment}")
+        if text is None:
+            return None
+        data = json.loads(text)
+        if isinstance(data, list):          # (pass 23)
+            ids = sorted(str(sid) for sid in data)
+            return [{"source": None, "ids": ids, "lost": sorted(set(self.ids(assignment)) - set(ids))}]
+        return [{"source": s.get("source"), "ids": [str(sid) for sid in s.get("ids", [])],
+                 "lost": [str(sid) for sid in s.get("lost", [])]} for s in data.get("sections", [])]
+
+    def set_sections(self, assignment: str, sections: list[dict[str, Any]]) -> None:
+        self.set_meta(f"found:{assignment}", json.dumps({"sections": [
+            {"source": s["source"], "ids": sorted(set(s["ids"])), "lost": sorted(set(s.get("lost", [])))}
+            for s in sections]}))
 
     def drop(self, assignment: str, ids: Iterable[str]) -> int:
         """Delete the rows of IDS (ASSIGNMENT's); how many were."""

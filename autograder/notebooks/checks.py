@@ -6,6 +6,7 @@ import ast
 import copy
 import doctest
 import functools
+import importlib
 import io
 import tokenize
 from collections.abc import Iterable
@@ -36,6 +37,8 @@ class Check:
     final: bool = False                 # compare the final score printed (the last number on a score line)
     origin: str = ""
     in_notebook: bool = True            # False: a whole game filed under a later problem: not a public check of it
+    until_eof: bool = False             # the answers end like a closed input (a game that never ends by itself)
+    trim: bool = False                  # only the answers the reference read are shown and given
     hint: str = ""                      # shown with a failure (the scenario's hint)
     hint_when: object = None            # show HINT only when the student's value equals this
     label: str = ""                     # what the check is called where the student reads it (default: its code)
@@ -218,22 +221,14 @@ def scenario_check(assignment: Assignment, signatures: dict[str, list[tuple[str,
     game = shapes.get("game")
     if not game:
         return None
+    if game.get("script"):
+        return _suite_game(assignment, game["script"], key, case, protocol, origin, stage)
     answers = next((case[f] for f in game.get("answers", []) if f in case), None)
     dice_field, seed_field = game.get("dice"), game.get("seed")
     if isinstance(answers, list) and (dice_field in case or seed_field in case):
-        owner = case.get("problem")
-        in_notebook = True
+        owner, in_notebook = _game_owner(assignment, case, stage)
         if owner is None:
-            entry = [p for p in assignment.problems if assignment.entry in p.functions
-                     and (stage is None or p.stage == stage)]
-            if entry:
-                owner = entry[0].number
-            elif stage is not None and assignment.stage_problems(stage):
-                # a whole game of a later stage: filed under that stage's last problem, in check.py
-                # only (in a notebook it would cost that problem's points for another one's bug)
-                owner, in_notebook = assignment.stage_problems(stage)[-1].number, False
-            else:
-                return None
+            return None
         dice = [int(d) for d in _flat(case[dice_field])] if dice_field in case else None
         count = None
         if game.get("count"):
@@ -250,6 +245,41 @@ def scenario_check(assignment: Assignment, signatures: dict[str, list[tuple[str,
                      lines=list(protocol), final=not protocol, origin=origin, in_notebook=in_notebook,
                      **_hints(case))
     return None
+
+
+def _game_owner(assignment: Assignment, case: dict, stage: int | None) -> tuple[int | None, bool]:
+    """(the problem a public whole game is filed under, whether its notebook cell holds it)."""
+    if case.get("problem") is not None:
+        return int(case["problem"]), True
+    entry = [p for p in assignment.problems if assignment.entry in p.functions and (stage is None or p.stage == stage)]
+    if entry:
+        return entry[0].number, True
+    if stage is not None and assignment.stage_problems(stage):
+        # a whole game of a later stage: filed under that stage's last problem, in check.py
+        # only (in a notebook it would cost that problem's points for another one's bug)
+        return assignment.stage_problems(stage)[-1].number, False
+    return None, True
+
+
+def _suite_game(assignment: Assignment, script: str, key: str, case: dict, protocol: list[str], origin: str,
+                stage: int | None) -> Check | None:
+    """A public whole game as the course's suite plays it: [public_scenarios.game] script =
+    "module:function", FUNCTION(KEY, CASE) -> None (not a game it plays) or {"call", "answers",
+    "seed" or "dice", optional "lines" (default: the protocol's), "until_eof", "trim"}: the same
+    answers, seed and dice as its hidden checks, from the suite's own code, not a copy of it."""
+    module, _, name = script.partition(":")
+    made = getattr(importlib.import_module(module), name)(key, case)
+    if made is None:
+        return None
+    owner, in_notebook = _game_owner(assignment, case, stage)
+    if owner is None:
+        return None
+    lines = list(made.get("lines") or protocol)
+    dice = made.get("dice")
+    return Check(owner, call=made["call"], answers=[str(a) for a in made["answers"]],
+                 dice=None if dice is None else [int(d) for d in dice], seed=made.get("seed"), strict=False,
+                 lines=lines, final=not lines, value=False, origin=origin, in_notebook=in_notebook,
+                 until_eof=bool(made.get("until_eof")), trim=bool(made.get("trim")), **_hints(case))
 
 
 @functools.lru_cache(maxsize=64)
@@ -287,7 +317,7 @@ def scenario_checks(assignment: Assignment, solution_text: str, protocol: list[s
     for filename, stage, key, case in _scenario_cases(assignment):
         if not case.get("public") or case.get("any_legal"):
             continue          # any_legal: any legal answer passes, not the reference's (stage 5's content checks)
-        origin = f"public scenario {case.get('why') or case.get('name') or key!r} ({filename})"
+        origin = f"public scenario {case.get('why') or case.get('name') or case.get('id') or key!r} ({filename})"
         check = scenario_check(assignment, signatures, key, case, protocol, origin, stage)
         if check is None:
             unknown.append(f"{filename} [[{key}]] {case.get('why') or case.get('name') or case.get('id') or ''}".strip())

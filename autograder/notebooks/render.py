@@ -111,23 +111,24 @@ def render_check(check: Check, namespace: dict, where: str) -> str:
                 f"    raise AssertionError({message})"]
         return "\n".join(out)
     if check.call:
-        options = [f"answers={check.answers!r}"]
-        options.append(f"dice={check.dice!r}" if check.dice is not None else f"seed={check.seed!r}")
-        # strict=False, then script_used() after the comparisons: a wrong value (a refused answer
-        # accepted, so later answers unread) is told as expected / got with its hint, as the grader does
-        options.append("strict=False")
-        run = f"value, printed = run_scripted(lambda: {check.call}, {', '.join(options)})"
-        if len(run) > 100:
-            run = "value, printed = run_scripted(\n    lambda: " + check.call + ",\n    " + ",\n    ".join(options) + ")"
         before = {}
         for expr in check.after:
             before[expr] = copy.deepcopy(_eval(expr, namespace, where))
+        run = _scripted_run(check)
         _run(run, namespace, where)
+        if check.trim:                  # (answers the reference never read: not shown, not given)
+            check.answers = check.answers[:len(check.answers) - len(namespace["LAST_RUN"]["answers"])]
+            check.trim = False
+            run = _scripted_run(check)
+            _run(run, namespace, where)
         out.append(run)
         rolled = f"dice {check.dice}" if check.dice is not None else f"random.seed({check.seed})"
         ran = f"{check.call} (answers {check.answers}, {rolled})"
-        if len(ran) > 160:
-            ran = f"{check.call} (with the answers and dice above)"
+        if len(ran) > 160:      # (check.py shows no code "above": the seed and the first answers are said)
+            rolled = f"{len(check.dice)} dice chosen" if check.dice is not None else rolled
+            first = ", ".join(repr(answer) for answer in check.answers[:6])
+            more = ", ..." if len(check.answers) > 6 else ""
+            ran = f"{check.call} ({rolled}; {len(check.answers)} answers: [{first}{more}])"
         if check.value:
             out += _assert_value("value", namespace["value"], ran, where, check)
         prefixes = tuple(check.lines)
@@ -163,6 +164,21 @@ def render_check(check: Check, namespace: dict, where: str) -> str:
     out += _assert_value("got", value, ran if len(ran) <= 200 else check.expr, where, check)
     return "\n".join(out)
 
+
+
+def _scripted_run(check: Check) -> str:
+    """The line of a check that runs CHECK.call with its scripted answers and dice."""
+    options = [f"answers={check.answers!r}"]
+    options.append(f"dice={check.dice!r}" if check.dice is not None else f"seed={check.seed!r}")
+    # strict=False, then script_used() after the comparisons: a wrong value (a refused answer
+    # accepted, so later answers unread) is told as expected / got with its hint, as the grader does
+    options.append("strict=False")
+    if check.until_eof:
+        options.append("until_eof=True")
+    run = f"value, printed = run_scripted(lambda: {check.call}, {', '.join(options)})"
+    if len(run) > 100:
+        run = "value, printed = run_scripted(\n    lambda: " + check.call + ",\n    " + ",\n    ".join(options) + ")"
+    return run
 
 
 _PLACEHOLDER = re.compile(r"\{\{\s*(?P<body>.+?)\s*\}\}")

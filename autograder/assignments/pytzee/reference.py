@@ -169,19 +169,27 @@ def score_chance(dice):
 
 
 def score_slot(slot, dice):
-    """Points DICE earn in SLOT (a name from COUNT_TYPES or SCORE_TYPES)."""
+    """Points DICE earn in SLOT (a name from COUNT_TYPES or SCORE_TYPES).
+
+    Each scorer is named only when its own slot is scored, so a scorer not written yet costs
+    its own slot and no other."""
     if slot in COUNT_TYPES:
         return score_count(dice, COUNT_TYPES.index(slot) + 1)
-    scorers = {
-        THREE_KIND: score_three_of_a_kind,
-        FOUR_KIND: score_four_of_a_kind,
-        FULL_HOUSE: score_full_house,
-        SMALL_STRAIGHT: score_small_straight,
-        LARGE_STRAIGHT: score_large_straight,
-        PYTZEE: score_pytzee,
-        CHANCE: score_chance,
-    }
-    return scorers[slot](dice)
+    if slot == THREE_KIND:
+        return score_three_of_a_kind(dice)
+    if slot == FOUR_KIND:
+        return score_four_of_a_kind(dice)
+    if slot == FULL_HOUSE:
+        return score_full_house(dice)
+    if slot == SMALL_STRAIGHT:
+        return score_small_straight(dice)
+    if slot == LARGE_STRAIGHT:
+        return score_large_straight(dice)
+    if slot == PYTZEE:
+        return score_pytzee(dice)
+    if slot == CHANCE:
+        return score_chance(dice)
+    raise KeyError(slot)
 
 
 def new_scorecard():

@@ -122,3 +122,17 @@ def script_check(student, reference, case: dict) -> None:
     if not of_kind(played, "round") or not as_own:
         raise Fail("`python swe3006.py` should play the game (as YahtzeeGame().play() does): end the file "
                    "with\nif __name__ == \"__main__\":\n    YahtzeeGame().play()", show_values=False)
+
+
+# The lines a public game's self-check compares (its hidden check compares every line and the state).
+PUBLIC_GAME_LINES = ["Round", "Current dice", "[WARN]", "Current score", "Game Over", "Final score", "Player"]
+
+
+def public_game(key: str, case: dict) -> dict | None:
+    """A public [[game]] of games.toml as check.py and the notebooks play it (assignment.toml
+    [public_scenarios.game] script; notebooks.checks): the script and seed of its hidden check
+    (game_call), ended like a closed input, as the grader ends it."""
+    if key != "game":
+        return None
+    return {"call": "YahtzeeGame().play()", "answers": game_script(case), "seed": case["seed"],
+            "until_eof": True, "lines": PUBLIC_GAME_LINES}
