@@ -20,10 +20,6 @@ if sys.argv[1:2] == ["grade-all"]:      # its fork server forked now, before the
     from .grading.early import fork_server_early
 
     fork_server_early(sys.argv[2:])
-elif sys.argv[1:2] == ["grade"]:      # its sandbox template booted now, before the verb's modules (grading/coldstart.py)
-    from .grading.coldstart import template_first
-
-    template_first(sys.argv[2:])
 
 from .cli import end, main  # noqa: E402  (after the path is ours)
 

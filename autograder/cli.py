@@ -136,18 +136,12 @@ def _template_early(verb: str | None, words: list[str]) -> contextlib.AbstractCo
     """`grade` boots its sandbox template (engine/launch.py) first thing, so the new interpreter
     starts on the other CPU while the verb's modules load (~35 ms) and is ready when the first
     sandbox forks from it, instead of being booted after them.  Not for --public (no sandbox
-    template), --python (another interpreter, chosen later) or help.  `python -m autograder
-    grade` booted it before this module was imported (grading/coldstart.py): its scope, then."""
-    if verb != "grade":
+    template), --python (another interpreter, chosen later) or help."""
+    skip = ("--public", "--python", "-h", "--help")
+    if verb != "grade" or any(w in skip or w.startswith("--python=") for w in words):
         return contextlib.nullcontext()
-    from .grading.coldstart import take_scope, wanted
-
-    if not wanted(words):
-        return contextlib.nullcontext()
-    scope = take_scope()
-    if scope is not None:
-        return scope
-    from .engine.launch import prestart_template, template_scope
+    from .engine.life import prestart_template
+    from .engine.sandbox import template_scope
 
     scope = template_scope()
     scope.__enter__()

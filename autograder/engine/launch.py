@@ -15,7 +15,7 @@ import threading
 import time
 
 from . import codecache, harness
-from .isolation import _python, _realpath, isolation
+from .isolation import _python, _realpath
 
 START_TIMEOUT = 20.0
 RAW_TAIL = 4096                  # bytes of raw fd 1/2 output kept for diagnostics
@@ -417,16 +417,6 @@ class template_scope:
         for template in done:
             if template.owner == os.getpid():
                 template.close()
-
-
-def prestart_template() -> None:
-    """Boot the open template_scope's template now where sandboxes fork from one (as root with a
-    pid namespace): a new interpreter starting on the other CPU while the caller loads pytest
-    and collects its suites, instead of on the first sandbox's critical path.  Here, not with the
-    lives (life.py): a cold `grade` boots it first thing, before the modules a life needs."""
-    iso = isolation()
-    if iso["uid_drop"] and iso["pid_namespace"]:
-        _template()
 
 
 def _template() -> _Template | None:

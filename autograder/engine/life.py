@@ -5,6 +5,7 @@ and the reference as raw bytes after one JSON line), the process spawned, or for
 session's template or the student's root (launch.py, roots.py), joined to its cgroup, and its
 "ready" read.  _State: what a Sandbox must clean up (the process, its uid slot, its cgroup), and
 how it stops: by its pid namespace's end, its uid's sweep or its process tree.
+prestart_template boots a grading session's template early.
 """
 
 from __future__ import annotations
@@ -143,19 +144,15 @@ class Starting:
             blobs["reference_code"] = code
         cfg["blobs"] = [[name, len(data)] for name, data in blobs.items()]
         env = _env(workdir)
-        # The life's group first: a new one (the process's first lives, none released yet) is ~15 ms
-        # of the kernel's directories and limits on v1, made while the template or the student
-        # root it is asked of may still be booting, not after its fork.  Released if none comes.
-        group = cgroup.Group.create(self._cgroup_memory(), self.limits.nproc + 16) if root else None
+        template = _template() if root and iso["pid_namespace"] else None
+        forker = None
+        if template is not None and self.family is not None and self.family.hidden == self.hidden_paths:
+            # (its first life compiles for the others; it prepares the filter, and makes the net
+            # namespace its lives share when the filter refuses sockets)
+            setup = {"seccomp": cfg["seccomp"], "sockets_refused": cfg["sockets_refused"]}
+            forker = self.family.forker(template, setup, env)
         try:
             proc = None
-            template = _template() if root and iso["pid_namespace"] else None
-            forker = None
-            if template is not None and self.family is not None and self.family.hidden == self.hidden_paths:
-                # (its first life compiles for the others; it prepares the filter, and makes the net
-                # namespace its lives share when the filter refuses sockets)
-                setup = {"seccomp": cfg["seccomp"], "sockets_refused": cfg["sockets_refused"]}
-                forker = self.family.forker(template, setup, env)
             if forker is not None:
                 try:
                     proc = forker.spawn(env, "/")
@@ -170,16 +167,12 @@ class Starting:
                     template = None
             if proc is None:
                 proc = _spawn(env, "/" if root else workdir, cleanup_dir)
-        except BaseException as e:
-            if group is not None:
-                group.release()           # (nothing ever entered it: kept for the next life)
+        except OSError as e:
             if cleanup_dir:
                 shutil.rmtree(cleanup_dir, ignore_errors=True)
-            if not isinstance(e, OSError):
-                raise
             return _internal(f"could not start the sandbox: {e}", 0.0)
         state.proc = proc
-        state.group = group
+        state.group = cgroup.Group.create(self._cgroup_memory(), self.limits.nproc + 16) if root else None
         late = forker is not None and forker.pid1
         if not late:             # before the child reads its harness: every process it ever forks is inside
             self._join_group(proc)
@@ -246,3 +239,12 @@ _LIMIT_FIELDS = tuple(field.name for field in dataclasses.fields(Limits))
 def _limits_dict(limits: Limits) -> dict[str, Any]:
     """dataclasses.asdict of LIMITS (all its fields are numbers) without its deep copy (~0.2 ms)."""
     return {name: getattr(limits, name) for name in _LIMIT_FIELDS}
+
+
+def prestart_template() -> None:
+    """Boot the open template_scope's template now where sandboxes fork from one (as root with a
+    pid namespace): a new interpreter starting on the other CPU while the caller loads pytest
+    and collects its suites, instead of on the first sandbox's critical path."""
+    iso = isolation()
+    if iso["uid_drop"] and iso["pid_namespace"]:
+        _template()

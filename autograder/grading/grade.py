@@ -25,7 +25,7 @@ from ..assignment import (
 from ..engine import escape, refcache
 from ..engine.ahead import public_keys
 from ..engine.checks import GraderFault
-from ..engine.launch import prestart_template
+from ..engine.life import prestart_template
 from ..engine.program import Program, default_limits, reference_program
 from ..engine.results import GradeReport
 from ..engine.sandbox import Limits, template_scope
