@@ -77,7 +77,8 @@ def load(path: Path) -> tuple[dict[str, Outcome], dict[str, list[Request]]] | No
     A file this process read already, unchanged since (_LOADED), is not parsed again (~5.5 ms, a
     warm single grade's session: a process grading one file at a time, a notebook's kernel, the
     kit's tests): its objects are given again, as a stream gives them to each of its submissions
-    (nothing changes an Outcome or a Request of the reference cache), in dicts of their own."""
+    (nothing changes an Outcome or a Request of the reference cache), in dicts of their own; the
+    plan's memos kept by identity (keys.plan_key, protocol.planned_line) then hit as in a stream."""
     try:
         with open(path, "rb") as f:
             found = os.fstat(f.fileno())
