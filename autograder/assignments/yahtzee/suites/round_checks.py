@@ -72,7 +72,7 @@ def _own_bonus_after(student, card: dict):
     return card.get(BONUS_KEY, 0) + own if isinstance(own, int) and not isinstance(own, bool) else None
 
 
-def check_round(student, reference, case: dict, bonus_rule: bool = True) -> None:
+def check_round(student, reference, case: dict, bonus_rule: bool = True, returned: bool = True) -> None:
     """Play one round with injected dice and a script; compare rolls, result, scorecard, output.
 
     A bug costs points once: points that differ from the reference's but equal what the
@@ -81,7 +81,8 @@ def check_round(student, reference, case: dict, bonus_rule: bool = True) -> None
     stage-2 bug of play_round is not charged again by the Joker rounds; what only a Joker or a
     Yahtzee bonus can show has aspects of its own.  BONUS_RULE False (stage 2): the Yahtzee
     bonus the round leaves on the scorecard is not compared: it is stage 4's rule (a bonus given
-    for the Yahtzee that goes into the open Yahtzee box is charged by problem 19's games)."""
+    for the Yahtzee that goes into the open Yahtzee box is charged by problem 19's games).  RETURNED
+    False: the returned pair is not compared (the round's play and its scorecard are)."""
     import pytest
 
     card = scorecard(case.get("filled"), case.get("bonus", 0))
@@ -135,13 +136,18 @@ def check_round(student, reference, case: dict, bonus_rule: bool = True) -> None
         if value == got[1]:                  # the bug already cost points in the checks of FUNC
             want[1] = got[1]
             want_after[want[0]] = got[1]
-    if got != want:
+    if returned and got != want:
         hint = case.get("hint")
         if isinstance(got, list) and got and isinstance(got[0], str) and card.get(got[0]) is not None:
             fail(f"returned {got!r}: it accepted {got[0]}, which was already filled; expected {tuple(want)!r}",
                  "it accepted a box that was already filled",
                  hint="A box that is already filled cannot be used again: print a message and ask again.",
                  aspect=f"accepted a filled box{joker}")
+        if not (isinstance(got, list) and len(got) == 2):     # no pair at all: no Joker rule in that
+            fail(f"returned {got!r}; expected the pair {tuple(want)!r}", "it returned no (category, points) pair",
+                 hint="End play_round with `return category, points`: printing the Scored line does not "
+                      "return anything." if got is None else hint,
+                 expected=tuple(want), got=got, aspect="returned no (category, points) pair")
         fail(f"returned {got!r}; expected {tuple(want)!r}", "it returned the wrong (category, points)",
              hint=hint, expected=tuple(want), got=got, aspect=f"returned the wrong (category, points){joker}")
     if outcome.inputs_asked != ref_outcome.inputs_asked:
