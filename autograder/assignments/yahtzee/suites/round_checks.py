@@ -103,9 +103,10 @@ def check_round(student, reference, case: dict, bonus_rule: bool = True, returne
         divergence = None                    # format_dice's bug: charged in its own checks (problem 7)
     joker = " in a Joker round" if ref.rounds and "joker" in ref.rounds[-1].marks else ""
 
-    def fail(public: str, secret: str, hint: str | None = None, aspect: str | None = None, **values):
+    def fail(public: str, secret: str, hint: str | None = None, aspect: str | None = None, sole: str | None = None,
+             **values):
         raise Fail(f"play_round ({why}): {public}.", hidden=f"play_round: {secret} ({why}).", ran=ran(), hint=hint,
-                   output=outcome.stdout, show_values=bool(values), aspect=aspect, **values)
+                   output=outcome.stdout, show_values=bool(values), aspect=aspect, sole=sole, **values)
 
     if outcome.status not in ("ok", "input_exhausted"):
         try:
@@ -144,10 +145,15 @@ def check_round(student, reference, case: dict, bonus_rule: bool = True, returne
                  hint="A box that is already filled cannot be used again: print a message and ask again.",
                  aspect=f"accepted a filled box{joker}")
         if not (isinstance(got, list) and len(got) == 2):     # no pair at all: no Joker rule in that
+            # the round played right otherwise: its sole difference (charged in the problem's first such check)
+            alone = outcome.inputs_asked == ref_outcome.inputs_asked and divergence is None and \
+                (outcome.args_after or [None])[0] == want_after and \
+                any(points == want[1] and category == want[0] for points, category, _, _ in mine.scored)
             fail(f"returned {got!r}; expected the pair {tuple(want)!r}", "it returned no (category, points) pair",
                  hint="End play_round with `return category, points`: printing the Scored line does not "
                       "return anything." if got is None else hint,
-                 expected=tuple(want), got=got, aspect="returned no (category, points) pair")
+                 expected=tuple(want), got=got, aspect="returned no (category, points) pair",
+                 sole=f"play_round returned {type(got).__name__}, no (category, points) pair" if alone else None)
         fail(f"returned {got!r}; expected {tuple(want)!r}", "it returned the wrong (category, points)",
              hint=hint, expected=tuple(want), got=got, aspect=f"returned the wrong (category, points){joker}")
     if outcome.inputs_asked != ref_outcome.inputs_asked:
@@ -217,6 +223,17 @@ def own_value(student, func: str, *args):
     return outcome.value if outcome.status == "ok" else None
 
 
+def _own_total_not_a_number(student, card: dict, line: str) -> bool:
+    """Whether LINE is `Total: X` with X what the student's own written final_score returns on
+    CARD when that is not a number (None, from a final_score that prints its total instead)."""
+    name, colon, value = line.partition(":")
+    if not colon or normalize(name) != "total" or not written(getattr(student, "source", None) or "",
+                                                              ["final_score"]):
+        return False
+    outcome = student.call_or_skip("final_score", card)
+    return outcome.status == "ok" and not isinstance(outcome.value, int) and value.strip() == str(outcome.value)
+
+
 def _unread_value(text: str, category: str) -> str | None:
     """What a `CATEGORY: something` line of TEXT shows when the grader cannot read it as points."""
     for line in text.split("\n"):
@@ -279,6 +296,8 @@ def check_scorecard_text(student, reference, case: dict, *, bonus_lines: bool) -
                      + (" (an open box)." if card[category] is None else "."), hint=hint)
     text_lines = [line for line in got.split("\n") if line.strip()]
     last = CARD_LINE.match(text_lines[-1]) if text_lines else None
+    if not last and text_lines and _own_total_not_a_number(student, card, text_lines[-1]):
+        return          # `Total: None`: what the student's final_score returns, charged in its own checks
     if not last or normalize(last.group(1)) != "total":
         fail(f"format_scorecard: the last line should be `Total: {total}`.",
              "format_scorecard: the last line should be `Total: N` with the final score.",

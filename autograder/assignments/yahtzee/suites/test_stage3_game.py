@@ -25,7 +25,7 @@ from autograder.assignments.yahtzee.suites.common import (
     scorecard,
 )
 from autograder.engine.charge import stopped_aspect
-from autograder.engine.checks import could_pass_by_doing_nothing, reference_ok
+from autograder.engine.checks import could_pass_by_doing_nothing, none_hint, reference_ok
 from autograder.engine.feedback import Fail
 from autograder.engine.suite import returned_value
 
@@ -117,7 +117,7 @@ def test_final_score(student, reference, case):
     if got != expected:
         raise Fail(f"Called {ran}. Returned {got!r}, but expected {expected!r} ({case['why']}).",
                    hidden=f"final_score returned the wrong total: {case['why']}.",
-                   ran=ran, expected=expected, got=got, hint=hint,
+                   ran=ran, expected=expected, got=got, hint=none_hint(got, expected, outcome) or hint,
                    aspect="final_score: the total of the boxes")     # stage 4's FINAL_SCORE_ASPECT
 
 

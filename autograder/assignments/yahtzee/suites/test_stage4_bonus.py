@@ -21,7 +21,7 @@ from autograder.assignments.yahtzee.suites.common import (
     scorecard,
 )
 from autograder.engine.charge import skip, stopped_aspect
-from autograder.engine.checks import could_pass_by_doing_nothing, reference_ok
+from autograder.engine.checks import could_pass_by_doing_nothing, none_hint, reference_ok
 from autograder.engine.feedback import Fail, show
 from autograder.engine.suite import hint_for, returned_value
 
@@ -76,7 +76,7 @@ def _compare(student, reference, case: dict, func: str, args: list, also=None, a
         ran = ran()
         raise Fail(f"Called {ran}. Returned {show(got)}, but expected {show(expected)} ({case['why']}).",
                    hidden=f"{func} returned the wrong value: {case['why']}.",
-                   ran=ran, expected=expected, got=got, hint=hint_for(case, got),
+                   ran=ran, expected=expected, got=got, hint=hint_for(case, got) or none_hint(got, expected, outcome),
                    aspect=aspect(got, expected) if aspect is not None else None)
 
 
@@ -188,6 +188,8 @@ def test_final_score_bonuses(student, reference, case):
         ref_plain = reference.call("final_score", plain).value
         if isinstance(got, int) and isinstance(own, int) and own != ref_plain and \
                 got - expected == own - ref_plain:
+            return FINAL_SCORE_ASPECT
+        if not isinstance(got, int) and type(own) is type(got):     # the same non-number (None) either way
             return FINAL_SCORE_ASPECT
         return None
 
