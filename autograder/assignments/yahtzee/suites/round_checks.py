@@ -123,7 +123,8 @@ def check_round(student, reference, case: dict, bonus_rule: bool = True, returne
         question = first_question_difference(ref, mine)
         cause = f"; likely cause: {question[1]}" if question else ""
         fail(f"it {outcome.message}{cause}", f"it asked for more input than the answers given{cause}",
-             hint=case.get("hint") or "Does it refuse a valid answer, or ask a keep question too many?",
+             hint=(case.get("hint") if question else None) or "It asked for more answers than the round needs: "
+             "does it ask a question the handout does not ask, refuse a valid answer, or ask a keep question too many?",
              aspect=question_aspect(question))
     got = outcome.value
     want = list(ref_outcome.value)
