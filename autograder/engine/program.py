@@ -289,7 +289,7 @@ class Program(Plan, Trials):
             names = set(given[0]) if control else set(given[0]) | drop
             kept = every if sub is None else set(given[1])
             made = {"names": sorted(names), "keep": sorted(kept - drop)}
-            if control and kept & drop:
+            if control and sub is not None and kept & drop:
                 made["own"] = sorted(kept & drop)
             self._also_made[given] = made
         return made
