@@ -197,20 +197,62 @@ class Assignment:
                     call.func.id if isinstance(call.func, ast.Name) else call.func.attr
                     for call in ast.walk(node) if isinstance(call, ast.Call)
                     and isinstance(call.func, (ast.Name, ast.Attribute)))
-        owners = {f.split(".")[-1]: p.number for p in self.problems for f in p.functions}
+        owners: dict[str, set[int]] = {}      # (a function graded by two problems belongs to both:
+        for p in self.problems:                # final_score's bug of P14 fails P16 too, not P20's only)
+            for f in p.functions:
+                owners.setdefault(f.split(".")[-1], set()).add(p.number)
+        checked = self._names_in_public_checks(tree)
         out = {}
         for problem in self.problems:
             own = {f.split(".")[-1] for f in problem.functions}
-            reached, todo = set(), list(own)
+            # (and what its public checks' own code calls: a docstring's `card = new_scorecard()`, a
+            # check's `play_strategy(...)`, whose bugs fail its self-check too)
+            reached, todo = set(), list(own | checked.get(problem.number, set()))
+            reached.update(checked.get(problem.number, set()) - own)
             while todo:
                 for name in called.get(todo.pop(), ()):
                     if name not in reached:
                         reached.add(name)
                         todo.append(name)
-            others = sorted({owners[name] for name in reached - own if name in owners} - {problem.number})
+            others = {n for name in reached - own for n in owners.get(name, ())}
+            # and an earlier problem grading one of its own functions (play_round: P12 for P19): a bug
+            # of that problem's part fails this one's checks too, and is charged there
+            others |= {n for name in own for n in owners.get(name, ()) if n < problem.number}
+            others = sorted(others - {problem.number})
             if others:
                 out[problem.number] = tuple(others)
         return out
+
+    def _names_in_public_checks(self, tree) -> dict[int, set[str]]:
+        """Problem number -> the names its public checks' code calls: the doctest examples of its
+        functions' docstrings in the reference (TREE) and notebooks.toml's `checks` (setup, expr)."""
+        import ast
+        import doctest
+
+        def names(code: str) -> set[str]:
+            try:
+                parsed = ast.parse(code)
+            except SyntaxError:
+                return set()
+            return {n.func.id for n in ast.walk(parsed) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)}
+
+        found: dict[int, set[str]] = {}
+        docs = {node.name: ast.get_docstring(node) or "" for node in ast.walk(tree)
+                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
+        for problem in self.problems:
+            for function in problem.functions:
+                for example in doctest.DocTestParser().get_examples(docs.get(function.split(".")[-1], "")):
+                    found.setdefault(problem.number, set()).update(names(example.source))
+        if self.notebook_content.exists():
+            from autograder import toml as tomllib
+
+            content = tomllib.loads(self.notebook_content.read_text(encoding="utf-8"))
+            for number, spec in (content.get("problems") or {}).items():
+                for check in spec.get("checks", ()) if isinstance(spec, dict) else ():
+                    codes = [check] if isinstance(check, str) else [*check.get("setup", ()), check.get("expr", "")]
+                    for code in codes:
+                        found.setdefault(int(number), set()).update(names(code))
+        return found
 
     def qualified(self, function: str) -> str:
         """FUNCTION as substitution names it: "Class.method" for a method of the table's

@@ -79,7 +79,9 @@ def test_one_bug_is_charged_once(program, rows):
 def test_the_retry_substitution_adds_to_the_checks_own():
     """Program._also_substitute: the retry's names taken from the reference on top of what the check
     substitutes (and no longer kept), or, for a check of the student's own functions, those only;
-    its control run keeps them out of the kept ones only (the same life, the student's versions)."""
+    its control run keeps them out of the kept ones only (the same life, the student's versions), and
+    gives them as `own` to the reference's functions the check substitutes (pass 24: a reference
+    play_game calling the student's play_round, as in the first run)."""
     program = Program("x = 1\n", "yahtzee.py")
     every = frozenset({"reroll", "play_round", "score"})
     try:
@@ -89,7 +91,9 @@ def test_the_retry_substitution_adds_to_the_checks_own():
         assert program._also_substitute(None) == {"names": ["reroll"], "keep": ["play_round", "score"]}
         program.also = (frozenset({"reroll"}), every, True)
         assert program._also_substitute({"names": ["score"], "keep": ["play_round", "reroll"]}) == {
-            "names": ["score"], "keep": ["play_round"]}
+            "names": ["score"], "keep": ["play_round"], "own": ["reroll"]}
+        assert program._also_substitute({"names": ["score", "reroll"], "keep": ["play_round"]}) == {
+            "names": ["reroll", "score"], "keep": ["play_round"]}       # (not the student's there: no own)
         assert program._also_substitute(None) == {"names": [], "keep": ["play_round", "score"]}
         program.also = (frozenset({"play_round"}), every, False)
         assert program._also_substitute({"names": ["score"], "keep": ["play_round", "reroll"]}) == {

@@ -69,9 +69,14 @@ def both(check_py: Path, path: Path) -> list[str]:
 
 def test_the_reference_call_graph():
     calls = SPEC.calls()
-    assert calls[20] == (17,) and calls[14] == (17,) and calls[10] == (8,)
-    assert 17 not in calls and 1 not in calls           # (calls no other problem's function)
-    assert load_assignment("swe3006").calls()[5] == (4,)     # methods, by `self.name(...)`
+    assert calls[10] == (8,)
+    # pass 24: a problem's checks' own code counts (final_score's docstring and P17's checks build a
+    # card with new_scorecard, P13), and so does an earlier problem grading the same function (P20's
+    # final_score and format_scorecard are P14's and P15's too; P19's play_round is P12's)
+    assert calls[14] == (13, 17) and calls[17] == (13,) and calls[20] == (13, 14, 15, 17)
+    assert 12 in calls[19] and 14 in calls[16] and 14 in calls[15]
+    assert 1 not in calls and 13 not in calls           # (calls no other problem's function)
+    assert load_assignment("swe3006").calls()[5] == (3, 4)     # methods, by `self.name(...)`; get_valid_input is P3's and P4's ((4,) before pass 24)
 
 
 def test_an_upper_bonus_over_63_fails_p20_here_and_says_why(check_py, programs):
@@ -95,7 +100,7 @@ def test_a_stage_two_bug_is_named_by_each_problem_that_calls_it(check_py, progra
         assert ("  Problem 10 Asking to keep; naming a category: failed (10/11 checks pass)\n" + note(8)) in out
         assert ("  Problem 12 Playing one round: failed (3/5 checks pass)\n" + note(8, 10)) in out
         assert ("  Problem 19 Yahtzee bonus and the Joker rule in a round: failed (0/5 checks pass)\n"
-                + note(8, 10)) in out
+                + note(8, 10, 12)) in out       # (note(8, 10) before pass 24: P12 shares play_round)
         assert "  Problem 8 Reading which dice to keep: failed (12/14 checks pass)\n  Problem 9" in out
         assert out.count("Note: this problem calls") == 4
 

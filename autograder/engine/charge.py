@@ -228,9 +228,10 @@ def excuse_same_difference(results: list, soles: dict[int, str], assignment, sou
         if result.status == "skipped":      # (it waited on a check of its run: the run's difference)
             what = "a check of this run it waits on failed"
         result.status, result.score, result.hint = "passed", result.max_score, ""
+        same = "the same kind of line, differing the same way" if run is not None or runs.get(id(stem)) is not None \
+            or ": " in sole else "the same mistake, the same way"     # (one call's check: no lines to compare)
         result.output = (f"Not charged: this run's only difference ({what}) is the one \"{_title(stem.name)}\" "
-                         "was charged for (the same kind of line, differing the same way).  Fix it there and "
-                         "this check counts in full.")
+                         f"was charged for ({same}).  Fix it there and this check counts in full.")
         excused += 1
     return excused
 

@@ -109,6 +109,18 @@ def reference_value(outcome: Outcome, ran: str) -> Any:
     return reference_ok(outcome, ran).value
 
 
+def none_hint(got: Any, expected: Any, outcome: Outcome | None) -> str | None:
+    """A beginner's hint for a call that returned None where a value was expected: it printed
+    instead of returning (what it printed shows in the check), or a path ends without `return`."""
+    if got is not None or expected is None:
+        return None
+    printed = outcome is not None and any(
+        line.strip() and not line.startswith("DEBUG:") for line in (outcome.stdout or "").splitlines())
+    if printed:
+        return "It printed its answer but returned None: give the value back with `return` (print only shows it)."
+    return "It returned None: does every path through the function end with a `return` of the value?"
+
+
 def expect_same(student, reference, func: str, *args: Any,
                 hint: Callable[[Any, Any], str | None] | None = None, why: str = "",
                 then: Callable[[Outcome], None] | None = None, **kwargs: Any) -> Any:
@@ -127,7 +139,8 @@ def expect_same(student, reference, func: str, *args: Any,
         ran = describe_call(func, args, kwargs)
         raise Fail(f"Called {ran}. Returned {show(got)}, but expected {show(expected)}{_because(why)}.",
                    hidden=f"{func} returned the wrong value{_because(why)}.",
-                   ran=ran, expected=expected, got=got, hint=hint(got, expected) if hint else None,
+                   ran=ran, expected=expected, got=got,
+                   hint=(hint(got, expected) if hint else None) or none_hint(got, expected, outcome),
                    show_values=False)
     if then is not None:
         then(outcome)

@@ -277,15 +277,21 @@ class Program(Plan, Trials):
     def _also_substitute(self, sub: dict | None) -> dict:
         """SUB (a request's substitution, None: the student's own functions) with the retry's names
         (self.also) no longer kept, so its calls run in the retry's life (the reference without the
-        kept ones), and the reference's too unless this is the control run: one dict per case."""
+        kept ones), and the reference's too unless this is the control run: one dict per case.
+        The control run's "own": the dropped functions SUB kept, which the reference's functions
+        still call as the student's there (a substituted game loop calling the student's round):
+        without it the control would run the reference's round and prove nothing."""
         drop, every, control = self.also
         given = (tuple((sub or {}).get("names") or ()), tuple((sub or {}).get("keep") or ()), sub is None, drop,
                  control)
         made = self._also_made.get(given)
         if made is None:
             names = set(given[0]) if control else set(given[0]) | drop
-            keep = (every if sub is None else set(given[1])) - drop
-            made = self._also_made[given] = {"names": sorted(names), "keep": sorted(keep)}
+            kept = every if sub is None else set(given[1])
+            made = {"names": sorted(names), "keep": sorted(kept - drop)}
+            if control and sub is not None and kept & drop:
+                made["own"] = sorted(kept & drop)
+            self._also_made[given] = made
         return made
 
     def _run_here(self, request: Request, key: str | None = None) -> Outcome:

@@ -54,7 +54,7 @@ class Request:
     dice: list[int] | None = None    # random.randint returns these, in order
     fresh: bool = True               # False: may run in the shared long-lived worker (pure functions)
     timeout: float | None = None     # overrides Limits.wall_s
-    substitute: dict | None = None   # {"names": [...], "keep": [...]}: the reference's functions NAMES
+    substitute: dict | None = None   # {"names": [...], "keep": [...], "own": [...]}: the reference's functions NAMES
     #                                  replace the student's for this call (see harness/targets.py)
     instance: dict | None = None     # func "Class.method": {"init": [...], "kwargs": {...}, "state": {...}}
     #                                  constructs Class(*init, **kwargs) (stdin/dice/seed apply), sets the
@@ -181,6 +181,8 @@ def _payload_data(request: Request, seq: int, timeout: float, wall: float | None
                                 "state": {k: typed_values.encode(v) for k, v in spec["state"].items()}}
     if request.substitute:
         data["substitute"] = {key: [str(n) for n in request.substitute.get(key, ())] for key in ("names", "keep")}
+        if request.substitute.get("own"):       # an in-stage retry's control run (Program._also_substitute)
+            data["substitute"]["own"] = [str(n) for n in request.substitute["own"]]
         if request.substitute.get("stand_in") is True:      # a tried run's (ahead.py: stand-ins, no reference)
             data["substitute"]["stand_in"] = True
     return data

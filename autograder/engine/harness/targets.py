@@ -17,7 +17,8 @@ def substitute(mod, sub, stand_ins=None):
     """Charge a bug once: put the reference's versions of SUB["names"] (the handout's functions of
     other stages) into the student's module MOD, so the student's code calls them by those names.
     The reference's functions see the student's own SUB["keep"] functions (the stage being graded;
-    missing ones stay missing).  A name "Class.method" sets the reference's method on the STUDENT's
+    missing ones stay missing), and SUB["own"] ones (an in-stage retry's control run: functions the
+    sandbox's reference holds, called as the student's all the same).  A name "Class.method" sets the reference's method on the STUDENT's
     class (_substitute_method), so `self.method(...)` in the student's code runs the reference's
     with the student's own object.  Returns the function that undoes it (the shared worker is reused).
     SUB["stand_in"]: stand-ins instead (_stand_ins; the grader's tried run, where there is no reference),
@@ -33,7 +34,7 @@ def substitute(mod, sub, stand_ins=None):
     _exec(_REFERENCE, ours)
     names = mod.__dict__
     own_of, ref_of = names.get, ours.get     # (bound once: ~30 names a request)
-    for name in sub.get("keep") or ():
+    for name in (*(sub.get("keep") or ()), *(sub.get("own") or ())):     # ("own": a retry's control run)
         if "." in name:
             continue          # a kept method: the reference's methods call it on the student's object
         own = own_of(name)

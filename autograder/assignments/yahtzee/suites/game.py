@@ -473,6 +473,11 @@ def check_final(played: Played, student, reference, points: Points, *, returned:
         raise GraderFault(f"the reference's final_score failed: {total.message}")
     expected = total.value
     if not mine.finals:
+        if _shows_own_non_number(mine.last_line, student, card):    # final_score's bug: its aspect (charge.py)
+            _fail(played, f"The game printed `{mine.last_line.strip()}`; expected `Final score: {expected}`.",
+                  "The game printed a final score that is not a number.",
+                  hint="final_score must return the total (a number): printing it inside final_score "
+                       "returns None.", aspect="final_score: the total of the boxes")
         _fail(played, "No `Final score: N` line at the end of the game.",
               "No `Final score: N` line at the end of the game.",
               hint="The very last line of the game is `Final score: N`.")
@@ -512,3 +517,17 @@ def check_final(played: Played, student, reference, points: Points, *, returned:
                               f"{card[category]} points there.",
                       "The final scorecard does not show the points the game recorded.")
     return bonuses
+
+
+def _shows_own_non_number(last_line: str, student, card: dict) -> bool:
+    """Whether LAST_LINE is `Final score: X` with X what the student's own written final_score
+    returns on CARD when that is not a number (None, from a final_score that prints its total):
+    the game shows final_score's value as asked, so the failure names final_score's aspect, and
+    final_score's bug is charged once, in its own checks (P14's; stage 4 via charge.py)."""
+    head, colon, value = (last_line or "").partition(":")
+    if not colon or head.strip().lower() != "final score" or not written(getattr(student, "source", None) or "",
+                                                                          ["final_score"]):
+        return False
+    own = student.call_or_skip("final_score", card)
+    return own.status == "ok" and not isinstance(own.value, int) and value.strip() == str(own.value)
+

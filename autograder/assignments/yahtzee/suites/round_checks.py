@@ -72,7 +72,7 @@ def _own_bonus_after(student, card: dict):
     return card.get(BONUS_KEY, 0) + own if isinstance(own, int) and not isinstance(own, bool) else None
 
 
-def check_round(student, reference, case: dict, bonus_rule: bool = True) -> None:
+def check_round(student, reference, case: dict, bonus_rule: bool = True, returned: bool = True) -> None:
     """Play one round with injected dice and a script; compare rolls, result, scorecard, output.
 
     A bug costs points once: points that differ from the reference's but equal what the
@@ -81,7 +81,8 @@ def check_round(student, reference, case: dict, bonus_rule: bool = True) -> None
     stage-2 bug of play_round is not charged again by the Joker rounds; what only a Joker or a
     Yahtzee bonus can show has aspects of its own.  BONUS_RULE False (stage 2): the Yahtzee
     bonus the round leaves on the scorecard is not compared: it is stage 4's rule (a bonus given
-    for the Yahtzee that goes into the open Yahtzee box is charged by problem 19's games)."""
+    for the Yahtzee that goes into the open Yahtzee box is charged by problem 19's games).  RETURNED
+    False: the returned pair is not compared (the round's play and its scorecard are)."""
     import pytest
 
     card = scorecard(case.get("filled"), case.get("bonus", 0))
@@ -102,9 +103,10 @@ def check_round(student, reference, case: dict, bonus_rule: bool = True) -> None
         divergence = None                    # format_dice's bug: charged in its own checks (problem 7)
     joker = " in a Joker round" if ref.rounds and "joker" in ref.rounds[-1].marks else ""
 
-    def fail(public: str, secret: str, hint: str | None = None, aspect: str | None = None, **values):
+    def fail(public: str, secret: str, hint: str | None = None, aspect: str | None = None, sole: str | None = None,
+             **values):
         raise Fail(f"play_round ({why}): {public}.", hidden=f"play_round: {secret} ({why}).", ran=ran(), hint=hint,
-                   output=outcome.stdout, show_values=bool(values), aspect=aspect, **values)
+                   output=outcome.stdout, show_values=bool(values), aspect=aspect, sole=sole, **values)
 
     if outcome.status not in ("ok", "input_exhausted"):
         try:
@@ -121,7 +123,8 @@ def check_round(student, reference, case: dict, bonus_rule: bool = True) -> None
         question = first_question_difference(ref, mine)
         cause = f"; likely cause: {question[1]}" if question else ""
         fail(f"it {outcome.message}{cause}", f"it asked for more input than the answers given{cause}",
-             hint=case.get("hint") or "Does it refuse a valid answer, or ask a keep question too many?",
+             hint=(case.get("hint") if question else None) or "It asked for more answers than the round needs: "
+             "does it ask a question the handout does not ask, refuse a valid answer, or ask a keep question too many?",
              aspect=question_aspect(question))
     got = outcome.value
     want = list(ref_outcome.value)
@@ -135,13 +138,23 @@ def check_round(student, reference, case: dict, bonus_rule: bool = True) -> None
         if value == got[1]:                  # the bug already cost points in the checks of FUNC
             want[1] = got[1]
             want_after[want[0]] = got[1]
-    if got != want:
+    if returned and got != want:
         hint = case.get("hint")
         if isinstance(got, list) and got and isinstance(got[0], str) and card.get(got[0]) is not None:
             fail(f"returned {got!r}: it accepted {got[0]}, which was already filled; expected {tuple(want)!r}",
                  "it accepted a box that was already filled",
                  hint="A box that is already filled cannot be used again: print a message and ask again.",
                  aspect=f"accepted a filled box{joker}")
+        if not (isinstance(got, list) and len(got) == 2):     # no pair at all: no Joker rule in that
+            # the round played right otherwise: its sole difference (charged in the problem's first such check)
+            alone = outcome.inputs_asked == ref_outcome.inputs_asked and divergence is None and \
+                (outcome.args_after or [None])[0] == want_after and \
+                any(points == want[1] and category == want[0] for points, category, _, _ in mine.scored)
+            fail(f"returned {got!r}; expected the pair {tuple(want)!r}", "it returned no (category, points) pair",
+                 hint="End play_round with `return category, points`: printing the Scored line does not "
+                      "return anything." if got is None else hint,
+                 expected=tuple(want), got=got, aspect="returned no (category, points) pair",
+                 sole=f"play_round returned {type(got).__name__}, no (category, points) pair" if alone else None)
         fail(f"returned {got!r}; expected {tuple(want)!r}", "it returned the wrong (category, points)",
              hint=hint, expected=tuple(want), got=got, aspect=f"returned the wrong (category, points){joker}")
     if outcome.inputs_asked != ref_outcome.inputs_asked:
@@ -211,6 +224,17 @@ def own_value(student, func: str, *args):
     return outcome.value if outcome.status == "ok" else None
 
 
+def _own_total_not_a_number(student, card: dict, line: str) -> bool:
+    """Whether LINE is `Total: X` with X what the student's own written final_score returns on
+    CARD when that is not a number (None, from a final_score that prints its total instead)."""
+    name, colon, value = line.partition(":")
+    if not colon or normalize(name) != "total" or not written(getattr(student, "source", None) or "",
+                                                              ["final_score"]):
+        return False
+    outcome = student.call_or_skip("final_score", card)
+    return outcome.status == "ok" and not isinstance(outcome.value, int) and value.strip() == str(outcome.value)
+
+
 def _unread_value(text: str, category: str) -> str | None:
     """What a `CATEGORY: something` line of TEXT shows when the grader cannot read it as points."""
     for line in text.split("\n"):
@@ -273,6 +297,8 @@ def check_scorecard_text(student, reference, case: dict, *, bonus_lines: bool) -
                      + (" (an open box)." if card[category] is None else "."), hint=hint)
     text_lines = [line for line in got.split("\n") if line.strip()]
     last = CARD_LINE.match(text_lines[-1]) if text_lines else None
+    if not last and text_lines and _own_total_not_a_number(student, card, text_lines[-1]):
+        return          # `Total: None`: what the student's final_score returns, charged in its own checks
     if not last or normalize(last.group(1)) != "total":
         fail(f"format_scorecard: the last line should be `Total: {total}`.",
              "format_scorecard: the last line should be `Total: N` with the final score.",

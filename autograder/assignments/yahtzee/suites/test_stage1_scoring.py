@@ -59,7 +59,9 @@ BOX_FUNCTIONS = {**{name: ("score_upper", face) for face, name in enumerate(
 
 def _check_pure(outcome, func: str, args: list) -> None:
     """Stage 1's functions print nothing, read nothing and never change their arguments (the
-    handout); lines starting with DEBUG: are the student's to print."""
+    handout); lines starting with DEBUG: are the student's to print.  A right value with one of
+    these is the check's sole difference (Fail(sole=)): a function that sorts its dice in place, or
+    prints them, does it in every check, and is charged in its problem's first (charge.py)."""
     printed = [line for line in (outcome.stdout or "").splitlines()
                if line.strip() and not line.startswith("DEBUG:")]
     what = None
@@ -69,6 +71,6 @@ def _check_pure(outcome, func: str, args: list) -> None:
         what, hint = "printed something", "Scoring functions return their points and print nothing."
     elif outcome.inputs_asked:
         what, hint = "asked for input", "Scoring functions read nothing: everything they need is in their arguments."
-    if what:
+    if what:    # (the value right: this is the check's only difference, charged once a problem)
         raise Fail(f"{func}(...) returned the right value but {what}.", hidden=f"{func} {what}.",
-                   ran=f"{func}(...)", show_values=False, hint=hint)
+                   ran=f"{func}(...)", show_values=False, hint=hint, sole=f"{func} {what}")

@@ -207,7 +207,9 @@ def test_ask_keep(student, reference, case):
         raise Fail(f"Called {ran}: {what}. Returned {got!r} after {outcome.inputs_asked} answer(s); "
                    f"expected {ref.value!r} after {ref.inputs_asked}.",
                    hidden=f"ask_keep: {what} ({case['why']}).",
-                   ran=ran, expected=ref.value, got=got, hint=case.get("hint"))
+                   ran=ran, expected=ref.value, got=got,
+                   hint=case.get("hint") or (got is None and "After an invalid answer, ask again and return what the "
+                                             "new answer gives: a call of ask_keep() needs its `return` too.") or None)
     _check_message(outcome, ref, "ask_keep", ran)
 
 
