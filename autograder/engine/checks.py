@@ -150,3 +150,25 @@ def expect_raises(student, func: str, *args: Any, error: str = "ValueError", why
     if outcome.status == "exception" and "not written yet" not in hidden:
         hidden = must
     raise Fail(f"Called {ran}; expected {error}. {text}", hidden=hidden, ran=ran, show_values=False)
+
+
+def right_with_reference(student, helpers: list[str], func: str, *args: Any, expected: Any, **kwargs: Any) -> bool:
+    """Whether the student's FUNC(*ARGS) returns EXPECTED (same type) when HELPERS, the functions
+    whose bug an excuse blames, are the reference's: the proof an excuse by agreement needs.
+
+    A suite may pass a wrong answer of FUNC that equals what the student's own helper gives (its
+    bug is charged in its own problem).  That helper's answer is asked AFTER the excused call, in
+    the same life, so a program that remembers what FUNC said can make its helper say it again,
+    once, and be excused for a FUNC that does nothing (round 11, docs/threat-model.md).  Here
+    FUNC runs with the reference's HELPERS put in (a substitution variant of its own, the check's
+    other substitutions kept): a FUNC that does its own part right then gives the reference's
+    answer, whatever the program remembers."""
+    sub = student.substitute
+    # (an own-functions check substitutes nothing: every other function the problems give stays the
+    # student's, so the variant holds the reference of HELPERS only, never of FUNC or its stage)
+    kept = set(sub.get("keep") or ()) if sub else set(student.handout_names)
+    names = sorted(((set(sub.get("names") or ()) if sub else set()) | set(helpers)) - {func})
+    keep = sorted((kept | {func}) - set(names))
+    with student.substituting({"names": names, "keep": keep}):
+        outcome = student.call(func, *args, **kwargs)
+    return outcome.status == "ok" and type(outcome.value) is type(expected) and outcome.value == expected
