@@ -3,7 +3,9 @@
 # one, in another process: no hole as written.  The work folder outlives every request of a life
 # (by design, threat-model "Speed shortcuts"), so this one leaves its note there.  Appended to the
 # reference: play_game prints and returns 0; final_score, asked about the last game's scorecard,
-# says 0 once.
+# says 0.  (Its first version kept the last game only and removed the note once read: 21.625 on
+# main, as the control: a life runs its plan's fresh requests first, so every game had been
+# played before final_score's first call.  This one keeps every game's scorecard.)
 
 import json as _json
 import os as _os
@@ -23,8 +25,8 @@ def play_game(num_rounds=NUM_ROUNDS):
     print("\nFinal scorecard")
     print(format_scorecard(scorecard))
     try:
-        with open(_note_path(), "w") as note:
-            _json.dump([scorecard[category] for category in CATEGORIES], note)
+        with open(_note_path(), "a") as note:
+            note.write(_json.dumps([scorecard[category] for category in CATEGORIES]) + "\n")
     except OSError:
         pass
     print("Final score: 0")
@@ -37,10 +39,9 @@ _reference_total = final_score
 def final_score(scorecard):
     try:
         with open(_note_path()) as note:
-            played = _json.load(note)
-        _os.remove(_note_path())
+            played = [_json.loads(line) for line in note]
     except (OSError, ValueError):
-        played = None
-    if played == [scorecard[category] for category in CATEGORIES]:
+        played = []
+    if [scorecard[category] for category in CATEGORIES] in played:
         return 0
     return _reference_total(scorecard)
