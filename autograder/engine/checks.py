@@ -9,6 +9,7 @@ from typing import Any
 
 from .feedback import Fail, describe_call, show
 from .sandbox import Outcome
+from .sources import callees
 
 
 class GraderFault(RuntimeError):
@@ -164,6 +165,10 @@ def reference_helpers(student, helpers: list[str], func: str) -> Iterator[None]:
     # (an own-functions check substitutes nothing: every other function the problems give stays the
     # student's, so the variant holds the reference of HELPERS only, never of FUNC or its stage)
     kept = set(sub.get("keep") or ()) if sub else set(student.handout_names)
+    # (a helper's bug may be in what it calls: a total's in the upper bonus; those too, FUNC aside)
+    reference = getattr(student, "_reference", None)
+    if reference:
+        helpers = callees(reference, helpers, kept | set((sub or {}).get("names") or ()))
     names = sorted(((set(sub.get("names") or ()) if sub else set()) | set(helpers)) - {func})
     keep = sorted((kept | {func}) - set(names))
     with student.substituting({"names": names, "keep": keep}):
