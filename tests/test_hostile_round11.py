@@ -1,0 +1,85 @@
+"""Round eleven of the hostile corpus (redteam11, pass 24).  Cases and predictions:
+tests/corpus/round11/expected.toml (committed before each case was graded; `main_points` is what
+main 1dd12b6 gives, measured with the same cases on its suites).
+
+Part A (`[[excuse]]`): an excuse by agreement read from a later call of the same program.  The
+Yahtzee suites pass a wrong answer that equals what the student's own helper gives (score() and
+its box function, a total and upper_bonus, a game's printed total and final_score, a round's Dice:
+lines and format_dice), asking the helper AFTER the excused call, in the same life.  A program
+that remembers what it said (in memory, or in the work folder, which outlives a request) made its
+helper agree once and passed checks of a function that does nothing: 28.9285 for a score() that
+returns 0 where the same score() without the echo gets 24.  Now an excuse holds only when the
+excused function, run again with the reference's helper (and what it calls) put in, gives the
+reference's answer (engine/checks.reference_helpers): each echo gets exactly its control's score,
+with exactly the same checks passed, and the honest programs whose helper really is wrong (the
+mutants: bonus-over-63, five-of-a-kind-is-full-house, ...) keep theirs.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from helpers.batch import SOLUTION, env
+
+from autograder import toml as tomllib  # the one TOML shim
+from autograder.assignment import load_assignment
+from autograder.engine.sources import callees
+
+REPO = Path(__file__).resolve().parent.parent
+FOLDER = REPO / "tests" / "corpus" / "round11"
+EXPECTED = tomllib.loads((FOLDER / "expected.toml").read_text(encoding="utf-8"))
+CASES = {case["name"]: case for case in EXPECTED["excuse"]}
+
+
+def _graded(name: str, folder: Path) -> dict:
+    path = folder / name / "yahtzee.py"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(SOLUTION.rstrip("\n") + "\n\n\n" + (FOLDER / f"{name}.py").read_text(encoding="utf-8"),
+                    encoding="utf-8")
+    proc = subprocess.run([sys.executable, "-m", "autograder", "grade", str(path), "--stage",
+                           str(CASES[name]["stage"]), "--format", "json"],
+                          env=env(), capture_output=True, text=True, timeout=600)
+    assert proc.returncode in (0, 1), proc.stdout[-2000:] + proc.stderr[-2000:]
+    return json.loads(proc.stdout)
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("round11")
+    known: dict[str, dict] = {}
+
+    def grade(name: str) -> dict:
+        if name not in known:
+            known[name] = _graded(name, folder)
+        return known[name]
+    return grade
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_round11_an_excuse_is_never_read_from_the_programs_memory(graded, name):
+    case = CASES[name]
+    report = graded(name)
+    assert report["score"] == pytest.approx(case["points"], abs=1e-4), name
+    control = case.get("control")
+    if control:
+        # the echo earns nothing: the same checks pass as for the same bug without it
+        passed = sorted(t["name"] for t in report["tests"] if t["status"] == "passed")
+        assert passed == sorted(t["name"] for t in graded(control)["tests"] if t["status"] == "passed"), name
+
+
+def test_round11_a_helpers_proof_puts_in_what_it_calls():
+    """The proof of an excuse by agreement puts in the reference's helper and every handout function
+    it calls (a total's bug may be in its upper bonus: bonus-over-63 keeps its score), never the
+    function the excuse is about."""
+    spec = load_assignment("yahtzee")
+    source = spec.reference.read_text(encoding="utf-8")
+    names = spec.handout_names
+    assert callees(source, ["final_score"], names) == {"final_score", "upper_bonus"}
+    assert callees(source, ["score_upper"], names) == {"score_upper"}
+    assert callees(source, ["format_dice"], names) == {"format_dice"}
+    assert {"score", "score_full_house", "check_dice"} <= callees(source, ["joker_score"], names)
+    assert callees(source, ["play_game"], names) >= {"play_round", "final_score", "format_scorecard"}
