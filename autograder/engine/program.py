@@ -246,7 +246,10 @@ class Program(Plan, Trials):
         this Program's or a substitution variant's), which ran none of that life's other requests:
         for a check that compares two runs of the program (a game and its twin with other words), so
         the second cannot be made to say what the first said, from memory or the work folder's
-        files (round 11, docs/threat-model.md).  Its requests were never run ahead: they run now."""
+        files (round 11, docs/threat-model.md).  Its requests were never run ahead: they run now.
+        A check that asks them is not data of its answers (engine/verdicts.py): a replay would look
+        for them in the plan of the life they were kept out of."""
+        (self._owner or self).tainted = True
         saved, self.apart_now[0] = self.apart_now[0], True
         try:
             yield
