@@ -101,6 +101,27 @@ def test_round11_a_twin_game_is_played_where_the_first_left_nothing(graded, name
         assert passed == sorted(t["name"] for t in graded(control)["tests"] if t["status"] == "passed"), name
 
 
+def test_round11_every_wrong_slot_for_a_synonym_fails_one_of_its_checks():
+    """Part C, the class: a synonym's checks tell it from every other slot (and from ignoring it:
+    the game's `skip` then counts nothing).  On main 1dd12b6 Chance scored what three of a kind
+    does on both of problem 13's games (and three of a kind what four of a kind does on four
+    alike): `synonym_as_chance` got problem 13 in full."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("pytzee_reference", REPO / "solution" / "pytzee.py")
+    ref = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(ref)
+    games = [g for g in tomllib.loads((REPO / "autograder" / "assignments" / "pytzee" / "scenarios" / "games.toml")
+                                      .read_text(encoding="utf-8"))["game"] if g["problem"] == 13]
+    for synonym, meant in ref.SYNONYMS.items():
+        right = ref.COMMANDS[meant]
+        cases = [g["dice"][0] for g in games if g["commands"][0] == synonym and len(g["dice"]) == 1]
+        for wrong in [slot for slot in ref.COUNT_TYPES + ref.SCORE_TYPES if slot != right] + [ref.SKIP]:
+            def points(slot, dice):
+                return 0 if slot == ref.SKIP else ref.score_slot(slot, dice)
+            assert any(points(wrong, dice) != points(right, dice) for dice in cases), (synonym, wrong)
+
+
 def test_round11_a_helpers_proof_puts_in_what_it_calls():
     """The proof of an excuse by agreement puts in the reference's helper and every handout function
     it calls (a total's bug may be in its upper bonus: bonus-over-63 keeps its score), never the
