@@ -137,3 +137,33 @@ def test_round11_a_helpers_proof_puts_in_what_it_calls():
     assert callees(source, ["format_dice"], names) == {"format_dice"}
     assert {"score", "score_full_house", "check_dice"} <= callees(source, ["joker_score"], names)
     assert callees(source, ["play_game"], names) >= {"play_round", "final_score", "format_scorecard"}
+
+
+def test_round11_a_proof_never_lends_the_excused_function():
+    """reference_helpers: the helpers and what they call become the reference's, the excused
+    function stays the student's (even when a helper calls it), the check's own substitution is
+    kept, and an own-functions check (no substitution) lends the helpers only."""
+    from types import SimpleNamespace
+
+    from autograder.engine.checks import reference_helpers
+    from autograder.engine.program import Program
+
+    spec = load_assignment("yahtzee")
+    seen = []
+    stage1 = spec.substitution(1)
+    student = SimpleNamespace(substitute=stage1, handout_names=spec.handout_names,
+                              _reference=spec.reference.read_text(encoding="utf-8"))
+    student.substituting = lambda sub: Program.substituting(student, sub)
+    with reference_helpers(student, ["score_upper"], "score"):
+        seen.append(student.substitute)
+    with reference_helpers(student, ["joker_score"], "score"):        # (joker_score calls score)
+        seen.append(student.substitute)
+    student.substitute = None
+    with reference_helpers(student, ["final_score"], "play_game"):
+        seen.append(student.substitute)
+    assert student.substitute is None
+    first, second, own = seen
+    assert set(first["names"]) == set(stage1["names"]) | {"score_upper"} and "score" in first["keep"]
+    assert "score" not in second["names"] and "score" in second["keep"] and "score_upper" in second["names"]
+    assert set(own["names"]) == {"final_score", "upper_bonus"} and "play_game" in own["keep"]
+    assert not set(own["names"]) & set(own["keep"])
