@@ -143,7 +143,15 @@ def test_only_a_stage_that_failed_two_problems_pays(tmp_path):
     # a stage's life keeps the optional stage's functions too (pass 22: no core variant holds the
     # strategy's reference, Assignment.substitution); before, stage 2's own functions only
     stage2 = {f for p in spec.problems if p.stage == 2 or spec.is_optional(p.stage) for f in p.functions}
-    assert len(lives[0]) <= 4 and len(lives[1]) <= 4, lives
+    assert len(lives[0]) <= 4, lives
+    # the one-problem program (upper_bonus wrong at 63) starts three lives more since pass 24
+    # (redteam11: was `len(lives[1]) <= 4`): the proofs of its excuses by agreement, each with the
+    # reference's helper and what it calls (checks.reference_helpers): the Upper Bonus line's, the
+    # totals' (format_scorecard's Total line, a game's printed total) and the own-functions game's
+    stage4 = set(spec.substitution(4)["keep"])
+    proofs = {tuple(sorted(stage4 - {"upper_bonus"})), tuple(sorted(stage4 - {"final_score", "upper_bonus"})),
+              tuple(sorted(set(spec.handout_names) - {"final_score", "upper_bonus"}))}
+    assert len(lives[1]) - len(proofs) <= 4 and proofs <= set(lives[1]), lives
     extra = set(lives[2]) - set(lives[0]) - set(lives[1])
     # and no life to confirm its failed stage-2 checks which ran beside the later stages' reference
     # (engine/lent.py): their confirming run said the same in the student's own sandbox first

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from .feedback import Fail, describe_call, show
 from .sandbox import Outcome
+from .sources import callees
 
 
 class GraderFault(RuntimeError):
@@ -163,3 +165,40 @@ def expect_raises(student, func: str, *args: Any, error: str = "ValueError", why
     if outcome.status == "exception" and "not written yet" not in hidden:
         hidden = must
     raise Fail(f"Called {ran}; expected {error}. {text}", hidden=hidden, ran=ran, show_values=False)
+
+
+
+@contextlib.contextmanager
+def reference_helpers(student, helpers: list[str], func: str) -> Iterator[None]:
+    """Within the block, the student's calls run with the reference's HELPERS (the functions whose
+    bug an excuse blames) put in, the check's other substitutions kept, FUNC (the function the
+    excuse is about) and every other function the student's own: the proof an excuse by agreement
+    needs (right_with_reference)."""
+    sub = student.substitute
+    # (an own-functions check substitutes nothing: every other function the problems give stays the
+    # student's, so the variant holds the reference of HELPERS only, never of FUNC or its stage)
+    kept = set(sub.get("keep") or ()) if sub else set(student.handout_names)
+    # (a helper's bug may be in what it calls: a total's in the upper bonus; those too, FUNC aside)
+    reference = getattr(student, "_reference", None)
+    if reference:
+        helpers = callees(reference, helpers, kept | set((sub or {}).get("names") or ()))
+    names = sorted(((set(sub.get("names") or ()) if sub else set()) | set(helpers)) - {func})
+    keep = sorted((kept | {func}) - set(names))
+    with student.substituting({"names": names, "keep": keep}):
+        yield
+
+
+def right_with_reference(student, helpers: list[str], func: str, *args: Any, expected: Any, **kwargs: Any) -> bool:
+    """Whether the student's FUNC(*ARGS) returns EXPECTED (same type) when HELPERS, the functions
+    whose bug an excuse blames, are the reference's: the proof an excuse by agreement needs.
+
+    A suite may pass a wrong answer of FUNC that equals what the student's own helper gives (its
+    bug is charged in its own problem).  That helper's answer is asked AFTER the excused call, in
+    the same life, so a program that remembers what FUNC said can make its helper say it again,
+    once, and be excused for a FUNC that does nothing (round 11, docs/threat-model.md).  Here
+    FUNC runs with the reference's HELPERS put in (a substitution variant of its own): a FUNC
+    that does its own part right then gives the reference's answer, whatever the program
+    remembers."""
+    with reference_helpers(student, helpers, func):
+        outcome = student.call(func, *args, **kwargs)
+    return outcome.status == "ok" and type(outcome.value) is type(expected) and outcome.value == expected

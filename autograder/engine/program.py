@@ -151,6 +151,10 @@ class Program(Plan, Trials):
         self._public_only = False
         self._public_twin: Program | None = None
         self.public_lives: list[Program] = [] if _owner is None else _owner.public_lives   # twins started
+        # Within Program.apart(): every request runs in its life's apart twin, a life of its own that
+        # ran none of that life's other requests (shared with the variants, as public_check)
+        self.apart_now = [False] if _owner is None else _owner.apart_now
+        self._apart_twin: Program | None = None
         self._sandbox_reference = _sandbox_reference
         self.memo_spans: dict[Any, tuple[int, int]] = {}   # recording: a memo's COMPUTE's requests (recorded[a:b])
         self.memo_reads: list[tuple[str, int, int]] = []   # recording: (check, a, b) of each memo read again
@@ -224,6 +228,34 @@ class Program(Plan, Trials):
             owner.public_lives.append(twin)
         return twin
 
+    def _apart_life(self) -> Program:
+        """This life's apart twin (Program.apart): the same variant in a life of its own, started on
+        demand, that serves only requests asked within apart() (it keeps public first itself)."""
+        twin = self._apart_twin
+        if twin is None:
+            owner = self._owner or self
+            twin = self._apart_twin = Program(self._source, self.filename, limits=self.limits, label=self.label,
+                                              _sandbox_reference=self._sandbox_reference, _owner=owner)
+            twin._sandbox.hidden_paths = list(self._sandbox.hidden_paths)
+            owner.public_lives.append(twin)
+        return twin
+
+    @contextlib.contextmanager
+    def apart(self) -> Iterator[None]:
+        """Within the block, the requests run in a life of their own (one per life they would run in:
+        this Program's or a substitution variant's), which ran none of that life's other requests:
+        for a check that compares two runs of the program (a game and its twin with other words), so
+        the second cannot be made to say what the first said, from memory or the work folder's
+        files (round 11, docs/threat-model.md).  Its requests were never run ahead: they run now.
+        A check that asks them is not data of its answers (engine/verdicts.py): a replay would look
+        for them in the plan of the life they were kept out of."""
+        (self._owner or self).tainted = True
+        saved, self.apart_now[0] = self.apart_now[0], True
+        try:
+            yield
+        finally:
+            self.apart_now[0] = saved
+
     @property
     def spent(self) -> float:
         return self._spent[0]
@@ -258,7 +290,9 @@ class Program(Plan, Trials):
         if self.also is not None and request.kind in ("call", "script"):
             request = dataclasses.replace(request, substitute=self._also_substitute(request.substitute))
         variant = self._variant_of(request)
-        if variant is not None:
+        if self.apart_now[0]:
+            outcome = (variant or self)._apart_life()._run_here(request)
+        elif variant is not None:
             if self.recorded is not None:
                 self.recorded.append((self.item, request))
             outcome = variant._run_here(request)

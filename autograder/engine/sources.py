@@ -73,3 +73,28 @@ def top_level_functions(source: str) -> set[str]:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             names.add(node.name)
     return names
+
+
+def callees(source: str, names: tuple[str, ...] | list[str], among: frozenset[str] | set[str]) -> set[str]:
+    """NAMES and every function of AMONG that one of them calls in SOURCE (the reference), through
+    any other top-level function (a final score calling the upper bonus; methods by bare name)."""
+    return set(_callees(source, tuple(sorted(names)), frozenset(among)))
+
+
+@functools.lru_cache(maxsize=64)
+def _callees(source: str, names: tuple[str, ...], among: frozenset[str]) -> frozenset[str]:
+    calls: dict[str, set[str]] = {}
+    for node in ast.walk(_parsed(source)):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            calls.setdefault(node.name, set()).update(
+                call.func.id if isinstance(call.func, ast.Name) else call.func.attr
+                for call in ast.walk(node) if isinstance(call, ast.Call)
+                and isinstance(call.func, (ast.Name, ast.Attribute)))
+    found, todo = set(names), [n.rsplit(".", 1)[-1] for n in names]
+    while todo:
+        for called in calls.get(todo.pop(), ()):
+            if called not in found:
+                found.add(called)
+                todo.append(called)
+    bare = {name.rsplit(".", 1)[-1]: name for name in among}
+    return frozenset(set(names) | {bare[name] for name in found if name in bare})

@@ -274,6 +274,33 @@ def _passes_as_own(student, game: Game, mode: str, att: Attempt, expected: int) 
     return own.score.value == expected and not short_game(own, game)
 
 
+# The words of the slots, for a twin's control game (_same_as_twin): the first whose game the
+# reference scores otherwise than the checked one.
+SLOT_WORDS = ("chance", "count 1", "count 2", "count 3", "count 4", "count 5", "count 6", "full house",
+              "small straight", "large straight", "pytzee", "three of a kind", "four of a kind")
+
+
+def _same_as_twin(student, reference, game: Game, mode: str, att: Attempt, same_as: list[str],
+                  expected: int) -> bool:
+    """Whether ATT's game (its first word a synonym, scored wrong) ends with the score the same game
+    with the canonical words SAME_AS ends with, on the student's program: its synonym is read as
+    the canonical word, and the score's mistake is graded elsewhere.  Both are played apart
+    (Program.apart, round 11: a life that ran neither the first game nor anything that could leave
+    it a note): the twin, and a control game with another slot's word, which the reference scores
+    otherwise, that must end otherwise (a program whose every game ends the same, whatever the
+    words, reads no synonym)."""
+    other = next((word for word in SLOT_WORDS if word != same_as[0] and word != game.commands[0]
+                  and reference_score(reference, replace(game, commands=[word, *same_as[1:]])) != expected), None)
+    with student.apart():
+        twin = attempt(student, replace(game, commands=list(same_as)), mode)
+        if twin.score.value != att.score.value:
+            return False
+        if other is None:
+            return True
+        control = attempt(student, replace(game, commands=[other, *same_as[1:]]), mode)
+    return control.score.value != att.score.value
+
+
 def play_and_check(student, reference, game: Game, *, hint: str | None = None,
                    hint_when: list[int] | None = None, same_as: list[str] | None = None,
                    run_name: str | None = None) -> None:
@@ -292,10 +319,9 @@ def play_and_check(student, reference, game: Game, *, hint: str | None = None,
         att = attempt(student, game, mode)
         if att.score.value == expected and not short_game(att, game):
             return
-        if same_as and att.score.value and not short_game(att, game):
-            twin = attempt(student, replace(game, commands=list(same_as)), mode)
-            if twin.score.value == att.score.value:
-                return
+        if same_as and att.score.value and not short_game(att, game) \
+                and _same_as_twin(student, reference, game, mode, att, same_as, expected):
+            return
         again = rolls_twice(student, game, att, expected)
         if again is not None and again.score.value == expected:
             return

@@ -24,6 +24,7 @@ from autograder.assignments.yahtzee.suites.common import (
 )
 from autograder.engine import replay
 from autograder.engine.charge import stopped_aspect, written
+from autograder.engine.checks import reference_helpers
 from autograder.engine.divergence import (
     Replayed,
     divergence_gap,
@@ -456,6 +457,23 @@ def ref_bonus(ref: RefGame) -> int:
     return shown if isinstance(shown, int) else 0
 
 
+def _total_with_reference(played: Played, expected: int) -> bool:
+    """Whether the game, played again with the reference's final_score, prints EXPECTED as its
+    final score: the proof that its total is final_score's (the student's own final_score was
+    asked after the game, in the same life, and the work folder carries what the game printed to
+    it: round 11, checks.reference_helpers).  Once per game and substitution."""
+    student, case = played.student, played.case
+
+    def again() -> bool:
+        with reference_helpers(student, ["final_score"], "play_game"):
+            outcome = student.call_or_skip("play_game", case.rounds, stdin=list(case.script), seed=case.seed,
+                                           timeout=GAME_TIMEOUT)
+        finals = replay.read_transcript(outcome, PROTOCOL).finals
+        return bool(finals) and finals[-1] == expected
+    return student.memo(("yahtzee", "total with the reference's final_score", case.name,
+                         repr(student.substitute)), again)
+
+
 def check_final(played: Played, student, reference, points: Points, *, returned: bool, scorecard: bool) -> int:
     """`Final score: N` is printed (last), N is the expected total; play_game returns it; the final
     scorecard shows each round's points.  A wrong final_score costs points once (in its own checks).
@@ -486,7 +504,7 @@ def check_final(played: Played, student, reference, points: Points, *, returned:
         own = student.call_or_skip("final_score", card)
         if own.status != "ok":
             pytest.skip("can't check the game's final score until final_score works")
-        if own.value != shown:
+        if own.value != shown or not _total_with_reference(played, expected):
             boxes = sum(card[category] or 0 for category in CATEGORIES)
             hint = ("The printed total leaves out the bonuses: print (and return) what final_score(scorecard) "
                     "gives, which adds the upper bonus and the Yahtzee bonus." if shown == boxes < expected

@@ -19,7 +19,7 @@ from autograder.assignments.yahtzee.suites.game import (
     read_reference,
 )
 from autograder.engine.charge import stopped_aspect, written
-from autograder.engine.checks import reference_ok
+from autograder.engine.checks import reference_helpers, reference_ok
 from autograder.engine.divergence import first_divergence, first_question_difference
 from autograder.engine.feedback import Fail
 from autograder.engine.replay import normalize
@@ -63,6 +63,22 @@ def shown_as_own_format(student, ref, mine) -> bool:
     return True
 
 
+# An excuse by agreement (a value the student's own helper gives, asked AFTER the round, in the same
+# life: the work folder carries what the round said to it) holds only when the round played again
+# with the reference's helper gives the reference's answer (checks.reference_helpers; round 11).
+def _dice_lines(game) -> list:
+    return [dice for _, dice in game.dice_lines]
+
+
+def _returned(outcome):
+    return list(outcome.value) if outcome.status == "ok" and isinstance(outcome.value, (list, tuple)) else None
+
+
+def _bonus_after(outcome):
+    after = (outcome.args_after or [None])[0] if outcome.status == "ok" else None
+    return after.get(BONUS_KEY) if isinstance(after, dict) else None
+
+
 def _own_bonus_after(student, card: dict):
     """The Yahtzee bonus after a Joker on CARD as the student's OWN yahtzee_bonus gives it (None
     for a constant or unwritten one: it is never excused)."""
@@ -99,7 +115,18 @@ def check_round(student, reference, case: dict, bonus_rule: bool = True, returne
     mine = read_game(outcome)
     complete = outcome.status == "ok"
     divergence = first_divergence(ref, mine, complete=complete)
-    if divergence is not None and divergence.kind in SHOWN_KINDS and shown_as_own_format(student, ref, mine):
+    again: dict[str, object] = {}
+
+    def with_reference(helper: str):
+        """The round played again with the reference's HELPER (an excuse's proof: round 11)."""
+        if helper not in again:
+            with reference_helpers(student, [helper], "play_round"):
+                again[helper] = student.call_or_skip("play_round", card, stdin=stdin, dice=injected,
+                                                     timeout=ROUND_TIMEOUT)
+        return again[helper]
+
+    if divergence is not None and divergence.kind in SHOWN_KINDS and shown_as_own_format(student, ref, mine) \
+            and _dice_lines(read_game(with_reference("format_dice"))) == _dice_lines(ref.game):
         divergence = None                    # format_dice's bug: charged in its own checks (problem 7)
     joker = " in a Joker round" if ref.rounds and "joker" in ref.rounds[-1].marks else ""
 
@@ -135,8 +162,8 @@ def check_round(student, reference, case: dict, bonus_rule: bool = True, returne
         value, problem = own_points(student, func, want[0], ref.rounds[-1].final_dice)
         if problem:
             pytest.skip(f"can't check play_round's points until {func} works: {problem}")
-        if value == got[1]:                  # the bug already cost points in the checks of FUNC
-            want[1] = got[1]
+        if value == got[1] and _returned(with_reference(func)) == list(ref_outcome.value):
+            want[1] = got[1]                 # the bug already cost points in the checks of FUNC
             want_after[want[0]] = got[1]
     if returned and got != want:
         hint = case.get("hint")
@@ -162,7 +189,8 @@ def check_round(student, reference, case: dict, bonus_rule: bool = True, returne
              "it did not read every answer", hint=case.get("hint"), aspect=f"did not read every answer{joker}")
     after = (outcome.args_after or [None])[0]
     if (bonus_rule and joker and isinstance(after, dict) and after.get(BONUS_KEY) != want_after.get(BONUS_KEY)
-            and after.get(BONUS_KEY) == _own_bonus_after(student, card)):
+            and after.get(BONUS_KEY) == _own_bonus_after(student, card)
+            and _bonus_after(with_reference("yahtzee_bonus")) == want_after.get(BONUS_KEY)):
         want_after[BONUS_KEY] = after[BONUS_KEY]     # yahtzee_bonus's bug: charged in its own checks (P18)
     if not bonus_rule and isinstance(after, dict) and BONUS_KEY in want_after:
         after = {**after, BONUS_KEY: want_after[BONUS_KEY]}     # (a key it lacks still differs: one more)
@@ -244,6 +272,20 @@ def _unread_value(text: str, category: str) -> str | None:
     return None
 
 
+def _card_value(student, card: dict, helper: str, key: str) -> str | None:
+    """What format_scorecard(CARD), run with the reference's HELPER, shows on its KEY line (a
+    normalized name): an excuse by agreement's proof (round 11, checks.reference_helpers)."""
+    with reference_helpers(student, [helper], "format_scorecard"):
+        outcome = student.call_or_skip("format_scorecard", card)
+    if outcome.status != "ok" or not isinstance(outcome.value, str):
+        return None
+    return {normalize(name): value for name, value in card_lines(outcome.value)}.get(key)
+
+
+def _total_line(student, card: dict, helper: str) -> str | None:
+    return _card_value(student, card, helper, "total")
+
+
 def check_scorecard_text(student, reference, case: dict, *, bonus_lines: bool) -> None:
     """format_scorecard: a `Category: points` line per box in order ("-" when open), `Total: N` last.
     BONUS_LINES (stage 4): the `Upper Bonus` line right after Sixes, `Yahtzee Bonus` after Chance;
@@ -304,7 +346,8 @@ def check_scorecard_text(student, reference, case: dict, *, bonus_lines: bool) -
              "format_scorecard: the last line should be `Total: N` with the final score.",
              hint="End the scorecard with a `Total: N` line (N = final_score(scorecard)).",
              aspect="format_scorecard: the Total line")
-    if last.group(2) != str(total) and last.group(2) != str(own_value(student, "final_score", card)):
+    if last.group(2) != str(total) and (last.group(2) != str(own_value(student, "final_score", card))
+                                        or _total_line(student, card, "final_score") != str(total)):
         fail(f"format_scorecard: `Total: {last.group(2)}`; expected {total}.",
              "format_scorecard: the Total line shows the wrong total.",
              hint="The Total line shows final_score(scorecard).", aspect="format_scorecard: the total")
@@ -319,8 +362,10 @@ def check_scorecard_text(student, reference, case: dict, *, bonus_lines: bool) -
                 fail(f"format_scorecard: no `{label}: N` line.", f"format_scorecard: no `{label}: N` line.",
                      hint="Stage 4: add `Upper Bonus: N` right after Sixes and `Yahtzee Bonus: N` right after "
                           "Chance.")
-            accepted = {str(want)} | ({str(own_upper)} if key == "upperbonus" and own_upper is not None else set())
-            if values[key] not in accepted:
+            excused = (values[key] != str(want) and key == "upperbonus" and own_upper is not None
+                       and values[key] == str(own_upper)
+                       and _card_value(student, card, "upper_bonus", key) == str(want))
+            if values[key] != str(want) and not excused:
                 hint = "The upper bonus needs 63 or more (63 counts)." if key == "upperbonus" else None
                 fail(f"format_scorecard: `{label}: {values[key]}`; expected {want}.",
                      f"format_scorecard: the {label} line shows the wrong value.", hint=hint)
