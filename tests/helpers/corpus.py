@@ -85,3 +85,21 @@ def graded_exactly(row, name: str, score: float, problems: list[int]) -> tuple[d
     assert row.score == pytest.approx(score, abs=1e-3), summary
     assert sorted(lost) == sorted(problems), summary
     return lost, summary
+
+
+def assert_well_formed(corpus: Path, programs: list[dict], at_least: int) -> None:
+    """A corpus's expected.toml: unique ids, AT_LEAST programs, every key a test reads, every edit fits."""
+    assert len({program_id(p) for p in programs}) == len(programs) >= at_least
+    for program in programs:
+        assert {"name", "base", "edits", "why", "problems", "score", "assignment"} <= set(program), program
+        base = chained_text(corpus, programs, {**program, "edits": []})
+        assert chained_text(corpus, programs, program) != base, program["name"]     # every edit fits
+
+
+def assert_as_predicted(row, program: dict, names: bool = True) -> str:
+    """A corpus program's ROW at its exact score, losing points in its problems only, their failed
+    checks saying its phrase; the summary line later asserts show."""
+    _, summary = graded_exactly(row, program["name"], program["score"], program["problems"])
+    said = failed_feedback(row, program["problems"], names=names)
+    assert program["phrase"].lower() in said.lower(), summary
+    return summary
