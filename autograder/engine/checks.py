@@ -167,7 +167,6 @@ def expect_raises(student, func: str, *args: Any, error: str = "ValueError", why
     raise Fail(f"Called {ran}; expected {error}. {text}", hidden=hidden, ran=ran, show_values=False)
 
 
-
 @contextlib.contextmanager
 def reference_helpers(student, helpers: list[str], func: str) -> Iterator[None]:
     """Within the block, the student's calls run with the reference's HELPERS (the functions whose
