@@ -538,14 +538,19 @@ def check_final(played: Played, student, reference, points: Points, *, returned:
 
 
 def _shows_own_non_number(last_line: str, student, card: dict) -> bool:
-    """Whether LAST_LINE is `Final score: X` with X what the student's own written final_score
-    returns on CARD when that is not a number (None, from a final_score that prints its total):
-    the game shows final_score's value as asked, so the failure names final_score's aspect, and
-    final_score's bug is charged once, in its own checks (P14's; stage 4 via charge.py)."""
+    """Whether LAST_LINE is `Final score: X` with X what the student's own final_score shows on CARD
+    (own_non_number_shown): the game shows final_score's value as asked, so the failure names
+    final_score's aspect, and final_score's bug is charged once, in its own checks (P14's; stage 4
+    via charge.py)."""
     head, colon, value = (last_line or "").partition(":")
-    if not colon or head.strip().lower() != "final score" or not written(getattr(student, "source", None) or "",
-                                                                          ["final_score"]):
+    return bool(colon) and head.strip().lower() == "final score" and own_non_number_shown(student, card, value)
+
+
+def own_non_number_shown(student, card: dict, value: str) -> bool:
+    """Whether VALUE (a line's text after its label) is what the student's own written final_score
+    returns on CARD when that is not a number (None, from a final_score that prints its total
+    instead of returning it): a game's `Final score:` line, a scorecard's `Total:` line."""
+    if not written(getattr(student, "source", None) or "", ["final_score"]):
         return False
     own = student.call_or_skip("final_score", card)
     return own.status == "ok" and not isinstance(own.value, int) and value.strip() == str(own.value)
-

@@ -14,6 +14,7 @@ from autograder.assignments.yahtzee.suites.common import (
 )
 from autograder.assignments.yahtzee.suites.game import (
     divergence_aspect,
+    own_non_number_shown,
     question_aspect,
     read_game,
     read_reference,
@@ -40,6 +41,8 @@ def own_points(student, func: str, category: str, dice: list[int]):
 
 # Divergences in what the Dice: lines show, the dice rolled being the reference's.
 SHOWN_KINDS = ("dice_line_sorted", "dice_line_order", "dice_line_wrong")
+# A round that returned no pair at all (a stage-2 bug): problem 19 asks such a round again without the pair
+NO_PAIR_ASPECT = "returned no (category, points) pair"
 
 
 def shown_as_own_format(student, ref, mine) -> bool:
@@ -180,7 +183,7 @@ def check_round(student, reference, case: dict, bonus_rule: bool = True, returne
             fail(f"returned {got!r}; expected the pair {tuple(want)!r}", "it returned no (category, points) pair",
                  hint="End play_round with `return category, points`: printing the Scored line does not "
                       "return anything." if got is None else hint,
-                 expected=tuple(want), got=got, aspect="returned no (category, points) pair",
+                 expected=tuple(want), got=got, aspect=NO_PAIR_ASPECT,
                  sole=f"play_round returned {type(got).__name__}, no (category, points) pair" if alone else None)
         fail(f"returned {got!r}; expected {tuple(want)!r}", "it returned the wrong (category, points)",
              hint=hint, expected=tuple(want), got=got, aspect=f"returned the wrong (category, points){joker}")
@@ -253,14 +256,10 @@ def own_value(student, func: str, *args):
 
 
 def _own_total_not_a_number(student, card: dict, line: str) -> bool:
-    """Whether LINE is `Total: X` with X what the student's own written final_score returns on
-    CARD when that is not a number (None, from a final_score that prints its total instead)."""
+    """Whether LINE is `Total: X` with X what the student's own final_score shows on CARD when that is
+    not a number (game.own_non_number_shown)."""
     name, colon, value = line.partition(":")
-    if not colon or normalize(name) != "total" or not written(getattr(student, "source", None) or "",
-                                                              ["final_score"]):
-        return False
-    outcome = student.call_or_skip("final_score", card)
-    return outcome.status == "ok" and not isinstance(outcome.value, int) and value.strip() == str(outcome.value)
+    return bool(colon) and normalize(name) == "total" and own_non_number_shown(student, card, value)
 
 
 def _unread_value(text: str, category: str) -> str | None:
@@ -280,10 +279,6 @@ def _card_value(student, card: dict, helper: str, key: str) -> str | None:
     if outcome.status != "ok" or not isinstance(outcome.value, str):
         return None
     return {normalize(name): value for name, value in card_lines(outcome.value)}.get(key)
-
-
-def _total_line(student, card: dict, helper: str) -> str | None:
-    return _card_value(student, card, helper, "total")
 
 
 def check_scorecard_text(student, reference, case: dict, *, bonus_lines: bool) -> None:
@@ -347,7 +342,7 @@ def check_scorecard_text(student, reference, case: dict, *, bonus_lines: bool) -
              hint="End the scorecard with a `Total: N` line (N = final_score(scorecard)).",
              aspect="format_scorecard: the Total line")
     if last.group(2) != str(total) and (last.group(2) != str(own_value(student, "final_score", card))
-                                        or _total_line(student, card, "final_score") != str(total)):
+                                        or _card_value(student, card, "final_score", "total") != str(total)):
         fail(f"format_scorecard: `Total: {last.group(2)}`; expected {total}.",
              "format_scorecard: the Total line shows the wrong total.",
              hint="The Total line shows final_score(scorecard).", aspect="format_scorecard: the total")

@@ -150,7 +150,7 @@ def _joker_rounds_work(student, reference) -> bool:
             try:
                 _joker_round(student, reference, case)
             except Fail as failed:
-                if failed.aspect != "returned no (category, points) pair":
+                if failed.aspect != r.NO_PAIR_ASPECT:
                     continue
                 try:
                     r.check_round(student, reference, case, returned=False)
