@@ -76,6 +76,42 @@ def test_a_group_with_a_process_left_in_it_is_not_given_out_until_it_is_gone():
     assert not any(os.path.exists(folder) for folder in group.dirs)
 
 
+def test_groups_that_emptied_while_waiting_do_not_block_the_next_one():
+    """_later full of groups whose processes have gone since (their own key's pool never ran dry,
+    so create() never looked at them): the next group released with a process in it still
+    waits there, and they move to their pool.  (A test worker that had graded a class kept eight
+    such groups, and every later one was removed on the spot: CI, pass 24.)"""
+    cgroup.remove_kept()                                # (this worker's earlier sandboxes' groups)
+    limits, other_limits = (48 << 20, 8), (40 << 20, 8)
+    waiting = [cgroup.Group.create(*limits) for _ in range(cgroup._POOL_MAX)]
+    if waiting[0] is None:
+        pytest.skip("this machine gives no writable cgroup")
+    sleepers = [subprocess.Popen(["sleep", "30"]) for _ in waiting]
+    late = cgroup.Group.create(*other_limits)
+    last = subprocess.Popen(["sleep", "30"])
+    try:
+        for group, sleeper in zip(waiting, sleepers):
+            assert group.add(sleeper.pid)
+            group.release()
+        assert cgroup._later == waiting
+        for sleeper in sleepers:
+            sleeper.kill()
+            sleeper.wait()
+        deadline = time.monotonic() + 5
+        while not all(g._empty() for g in waiting) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert late.add(last.pid)
+        late.release()
+        assert cgroup._later == [late]
+        assert cgroup._pool[waiting[0].key] == waiting
+    finally:
+        for process in [*sleepers, last]:
+            process.kill()
+            process.wait()
+        cgroup.remove_kept()
+    assert not any(os.path.exists(folder) for g in [*waiting, late] for folder in g.dirs)
+
+
 def test_kept_groups_are_removed_at_the_graders_exit(tmp_path):
     """A grader process's kept groups are gone once it exits (atexit), and a child forked from
     it does not remove its parent's kept groups when the child exits."""

@@ -71,14 +71,18 @@ class Group:
         waits in _later, looked at again by the next create() (its removal used to wait for it
         here, 10 ms at a time); else, or beyond _POOL_MAX groups, removed as remove() does."""
         key = self.key
+        gone: list[Group] = [self]
         if key is not None and key[0] == os.getpid():
             empty = self._empty()
             with _pool_lock:
+                gone = [] if empty else _settle()
                 kept = _pool.setdefault(key, []) if empty else _later
                 if len(kept) < _POOL_MAX:
                     kept.append(self)
-                    return
-        self.remove()
+                else:
+                    gone.append(self)
+        for group in gone:
+            group.remove()
 
     def _empty(self) -> bool:
         """No task left in the group: v2, its cgroup.events says "populated 0"; v1, its pids
@@ -126,6 +130,19 @@ class Group:
                     if time.monotonic() > deadline:
                         break
                     time.sleep(0.01)
+
+
+def _settle() -> list[Group]:
+    """The groups of _later that are empty now, moved to their pools (called with _pool_lock held,
+    before a group joins _later): else a pool that never ran dry would leave them in _later for
+    good, and once _POOL_MAX of them sat there every group released with a process still in it
+    was removed on the spot, waiting for its zygote.  Returns those no pool has room for."""
+    gone = []
+    for group in [g for g in _later if g._empty()]:
+        _later.remove(group)
+        kept = _pool.setdefault(group.key, [])
+        (kept if len(kept) < _POOL_MAX else gone).append(group)
+    return gone
 
 
 _pool: dict[tuple, list[Group]] = {}     # (grader pid, limits) -> released groups, nothing in them
