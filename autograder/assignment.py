@@ -105,6 +105,24 @@ class Assignment:
         """plan.py: the scenario plan of `python -m autograder scenarios` (optional)."""
         return self.root / "plan.py"
 
+    def made_from_key(self) -> str:
+        """sha256 of every file what is generated from this assignment is made from (its public
+        checks, its notebooks, its count of hidden checks): its folder's files (reference,
+        scenarios, suites, tables, notebook content) and the kit's own code.  A change to any of
+        them is a new key; ~10-30 ms (the kit's code is ~1.8 MB)."""
+        import hashlib
+
+        skipped = {"samples", "refcache", "__pycache__"}      # (folders nothing is generated from)
+        paths = {*PACKAGE_DIR.rglob("*.py"), *(p for p in self.root.rglob("*")
+                                               if not skipped & set(p.relative_to(self.root).parts))}
+        digest = hashlib.sha256(f"made from {self.name}\0".encode())
+        for path in sorted(paths):
+            if "__pycache__" not in path.parts and path.is_file():
+                data = path.read_bytes()
+                digest.update(f"{path}\0{len(data)}\0".encode())
+                digest.update(data)
+        return digest.hexdigest()
+
     @property
     def suites_dir(self) -> Path:
         return self.root / "suites"
@@ -186,7 +204,16 @@ class Assignment:
         through any helper (a final score calls the upper bonus): where a self-check, which runs the
         student's own functions throughout, fails a problem for another's bug that the grade charges
         once, in that other problem (a stage's retry with the reference's version, or another
-        stage's substitution).  Methods by their bare names (`self.score(...)`)."""
+        stage's substitution).  Methods by their bare names (`self.score(...)`).  Worked out once per
+        version of the files it reads (~20 ms: every stage's notebook and report asks)."""
+        stamps = tuple((p.stat().st_mtime_ns, p.stat().st_size) if p.is_file() else None
+                       for p in (self.reference, self.notebook_content))
+        key = (self, stamps)
+        if key not in _CALLS:
+            _CALLS[key] = self._calls()
+        return dict(_CALLS[key])
+
+    def _calls(self) -> dict[int, tuple[int, ...]]:
         import ast
 
         tree = ast.parse(self.reference.read_text(encoding="utf-8"))
@@ -269,6 +296,9 @@ class Assignment:
         for number in numbers:
             files.extend(sorted(self.suites_dir.glob(f"test_stage{number}*.py")))
         return files
+
+
+_CALLS: dict[tuple, dict[int, tuple[int, ...]]] = {}
 
 
 # An assignment's files that grading never reads (a change to them regrades no one; they stay out

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import functools
 import io
 import json
 import re
@@ -87,6 +88,11 @@ class Fence:
 
 def _comment_lines(text: str) -> list[tuple[int, str]]:
     """(0-based line, comment text) for every comment that is alone on its line."""
+    return list(_comment_lines_of(text))
+
+
+@functools.lru_cache(maxsize=32)     # (a release scans the same few sources ~60 times)
+def _comment_lines_of(text: str) -> tuple[tuple[int, str], ...]:
     lines = text.splitlines(keepends=True)
     found = []
     try:
@@ -97,11 +103,16 @@ def _comment_lines(text: str) -> list[tuple[int, str]]:
                     found.append((row - 1, tok.string))
     except (tokenize.TokenError, SyntaxError) as err:
         raise FenceError([f"cannot read the file as Python: {err}"]) from None
-    return found
+    return tuple(found)
 
 
 def _functions_by_line(text: str) -> list[tuple[int, int, str]]:
     """(first line, last line, name) of every function, 0-based, innermost last."""
+    return list(_functions_by_line_of(text))
+
+
+@functools.lru_cache(maxsize=32)
+def _functions_by_line_of(text: str) -> tuple[tuple[int, int, str], ...]:
     try:
         tree = ast.parse(text)
     except SyntaxError as err:
@@ -111,7 +122,7 @@ def _functions_by_line(text: str) -> list[tuple[int, int, str]]:
         for node in ast.walk(tree)
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
     ]
-    return sorted(spans, key=lambda span: (span[0], -span[1]))
+    return tuple(sorted(spans, key=lambda span: (span[0], -span[1])))
 
 
 def scan_fences(text: str) -> list[Fence]:

@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import contextlib
 import io
+import json
 import time
 from functools import cache
 from pathlib import Path
 
 from ..assignment import DEFAULT_ASSIGNMENT, Assignment, load_assignment
-from ..engine import selfcheck
+from ..engine import codecache, selfcheck
 from ..engine.reporters import problem_list
 from ..engine.results import GradeReport, TestResult
 from ..engine.sandbox import Limits
@@ -37,11 +38,33 @@ def public_checks(assignment: Assignment) -> tuple[dict[int, str], list[str]]:
     return dict(checks), list(notes)
 
 
+def _is_checks(data: bytes) -> bool:
+    try:
+        kept = json.loads(data)
+        return (isinstance(kept["checks"], dict) and all(isinstance(v, str) for v in kept["checks"].values())
+                and all(isinstance(n, str) for n in kept["notes"]))
+    except (ValueError, KeyError, TypeError, AttributeError):
+        return False
+
+
 @cache
 def _public_checks(key: tuple) -> tuple[dict[int, str], list[str]]:
+    """Made once per machine and kit version (codecache.stored, under inputs_key: making them builds
+    every stage's notebook, ~1 s of CPU that each `grade --public` process paid)."""
+    spec = load_assignment(key[0])
+
+    def build() -> tuple[bytes, bool]:
+        checks, notes = _made_checks(spec)
+        return json.dumps({"checks": {str(n): code for n, code in checks.items()}, "notes": notes}).encode(), True
+
+    data = codecache.stored("public-checks", spec.made_from_key(), build, _is_checks)
+    kept = json.loads(data)
+    return {int(n): code for n, code in kept["checks"].items()}, kept["notes"]
+
+
+def _made_checks(assignment: Assignment) -> tuple[dict[int, str], list[str]]:
     from .. import notebooks as nb
 
-    assignment = load_assignment(key[0])
     text = assignment.reference.read_text(encoding="utf-8")
     content = nb.load_content(assignment) if nb.has_notebooks(assignment) else {}
     protocol = content.get("protocol_lines", [])

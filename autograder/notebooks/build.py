@@ -264,9 +264,20 @@ def _check_ids(notebook: dict, where: str) -> None:
 
 
 def build_all(assignment: Assignment) -> list[StageBuild]:
-    solution = read_solution(assignment.reference.read_text(encoding="utf-8"), assignment)
-    content = load_content(assignment)
-    return [build_stage(assignment, solution, content, s.number) for s in assignment.stages]
+    """Every stage's build, made once per process and version of what they are made from (a
+    release asks three times per course: its notebooks, its check.py, its notebooks' --check;
+    ~0.5-1 s each).  The builds are shared: their readers copy what they change (release_notebook)."""
+    key = (assignment, assignment.made_from_key())
+    if key not in _BUILT:
+        solution = read_solution(assignment.reference.read_text(encoding="utf-8"), assignment)
+        content = load_content(assignment)
+        if len(_BUILT) >= 8:
+            _BUILT.clear()
+        _BUILT[key] = [build_stage(assignment, solution, content, s.number) for s in assignment.stages]
+    return list(_BUILT[key])
+
+
+_BUILT: dict[tuple, list[StageBuild]] = {}
 
 
 def sample_notebooks(build: StageBuild, content: dict) -> dict[str, dict]:

@@ -54,7 +54,13 @@ def _exception_name(exc_msg: str) -> str:
 
 def _function_nodes(text: str) -> dict[str, ast.FunctionDef]:
     """Top-level functions by name, and the methods of top-level classes (a course whose
-    problems are methods: swe3006) where no top-level function has the name."""
+    problems are methods: swe3006) where no top-level function has the name.  (The nodes are
+    shared between calls: read them, never change them.)"""
+    return dict(_function_nodes_of(text))
+
+
+@functools.lru_cache(maxsize=16)      # (every problem of every stage reads the same reference)
+def _function_nodes_of(text: str) -> dict[str, ast.FunctionDef]:
     body = ast.parse(text).body
     found = {node.name: node for node in body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
     for cls in (node for node in body if isinstance(node, ast.ClassDef)):
