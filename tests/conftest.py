@@ -46,16 +46,21 @@ def make():
 
 # make test's first step (tests/run.py: xdist, a file per work unit, --no-loadscope-reorder) hands the
 # files out in the order of the items: the costliest first, so that the last ones handed out are
-# short and neither core idles long at the end.  Measured by file (the suite's JUnit times, pass 20);
-# a file not listed comes after them in its usual order.  Only in an xdist worker: a run on one
+# short and neither core idles long at the end.  Measured by file (the JUnit times of step 1, pass 25:
+# every file over 15 s at load 10); a file not listed comes after them in its usual order.  Only in an xdist worker: a run on one
 # process keeps the usual order.
 COSTLIEST_FIRST = [
-    "test_selfcheck", "test_notebooks", "test_notebooks_grading", "test_sameagain", "test_nbgrader", "test_hostile_round3",
-    "test_hostile_round6", "test_hostile_round2", "test_swe3006", "test_hostile_round5", "test_hostile_leaks",
-    "test_yatzy", "test_verdicts", "test_pytzee", "test_hostile_courses", "test_notebooks_nbgrader",
-    "test_report", "test_coach", "test_sandbox_family", "test_coach_solver", "test_batch_resume",
-    "test_sandbox", "test_sandbox_poison", "test_substitute_tried", "test_stage5", "test_suites",
-    "test_mutants", "test_sandbox_template", "test_install", "test_untrusted", "test_gradescope",
+    "test_selfcheck", "test_sameagain", "test_hostile_round8", "test_selfcheck_calls", "test_stage5",
+    "test_hostile_round2", "test_hostile_round6", "test_honest6", "test_pytzee", "test_student_path",
+    "test_notebooks_nbgrader", "test_verdicts", "test_nbgrader", "test_hostile_round3", "test_hostile_round10",
+    "test_charge_definitions", "test_hostile_leaks", "test_hostile_courses", "test_hostile_round7", "test_gradescope",
+    "test_report", "test_sandbox_poison", "test_substitute_tried", "test_batch", "test_hostile_round5", "test_suites",
+    "test_mutants", "test_install", "test_notebooks", "test_coach", "test_hostile_round11", "test_yatzy",
+    "test_swe3006", "test_coach_solver", "test_hostile_round9", "test_missing_rows", "test_cs21",
+    "test_notebook_loops", "test_batch_resume", "test_batch_ahead", "test_untrusted", "test_speed",
+    "test_sandbox_template", "test_honest5", "test_batch_early", "test_notebooks_grading", "test_toy",
+    "test_courses23", "test_batch_lms", "test_sandbox_family", "test_instage", "test_report_drawer",
+    "test_leftovers24", "test_flags", "test_fairness", "test_script_substitution",
 ]
 
 
