@@ -14,8 +14,12 @@ A course's scenario tables (its scenarios/*.toml: ~0.4-3 ms each with tomllib, h
 parsed by a grading session's suites, in grade-all's fork server's boot) are kept the same way,
 parsed (parsed).
 
-Only the grader's own code and data are ever cached (the harness, the reference, the tables: never
-a student's).  The
+An assignment's public checks (the code check.py, the notebooks and `grade --public` run, made by
+building every stage's notebook: ~1 s) and its count of hidden checks (a pytest collection) are
+kept with `stored`, under a hash of every file they are made from (Assignment.made_from_key).
+
+Only the grader's own code and data are ever cached (the harness, the reference, the tables, the
+public checks: never a student's).  The
 template executes the harness as root before any sandbox drops its privileges, so an entry is
 read only when it is a regular file owned by this process's user and writable by nobody else
 (whoever can write such a file could as well write the package itself); any other file, or one
