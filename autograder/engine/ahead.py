@@ -12,7 +12,6 @@ request runs in its variant's sandbox) and its trials and budget (trials.py).
 
 from __future__ import annotations
 
-import dataclasses
 import threading
 from collections import deque
 from typing import TYPE_CHECKING
@@ -172,30 +171,6 @@ class Plan(Tries):
         if waiting is None:
             waiting = table[key] = deque()
         waiting.append(outcome)
-
-    def own_ahead(self, requests: list[Request]) -> int:
-        """The plan's REQUESTS (of the checks lent.py's confirming runs will run again, in their
-        order) with the student's own functions everywhere, as those runs ask them (no substitution:
-        lent.ALL_OWN), run ahead in this life in one round trip as hidden requests (the confirming
-        runs' are: instage.run_again) instead of one round trip each.  Only where that changes no
-        outcome's life or order: after a hidden request ran here (so none is public first; a
-        public one stays on demand, its twin's as before), with nothing of an earlier plan held
-        or waiting, and no request of this life out of time (a plan that times out wastes a
-        limit; these may then be asked singly, as before).  The outcomes are served by the same
-        rules as the plan's (_ahead: the same request; the shared calls in their order, else the
-        worker replaced and replayed), so a run that asks otherwise gets what it would have got.
-        Returns how many ran."""
-        owner = self._owner or self
-        if (not requests or not self.hidden_ran or self.timeouts or owner.timed_out or self._rest
-                or self._fresh_ahead or self._fresh_hidden or self._shared_ahead or self._shared_hidden):
-            return 0
-        public_keys = self.public_keys
-        todo = []
-        for request in requests:
-            own = _own_of(request)
-            if plan_key(own) not in public_keys and not owner.skips(own):
-                todo.append(own)
-        return self._prefetch(todo) if todo else 0
 
     def resync(self, requests: list[Request], limit: int = 8) -> None:
         """After the checks left the plan: run the shared calls of the rest of it ahead again.
@@ -452,14 +427,3 @@ def _start_all(sandboxes: list) -> threading.Thread:
 
 def _keep_of(request: Request) -> tuple:
     return tuple(sorted(str(n) for n in (request.substitute or {}).get("keep") or ()))
-
-
-_OWN_OF: dict[int, tuple[Request, Request]] = {}
-
-
-def _own_of(request: Request) -> Request:
-    """A plan's REQUEST as a confirming run asks it (lent.substitute_own with ALL_OWN: no
-    substitution), once per plan Request (one object for each, so its plan_key is kept too)."""
-    if not request.substitute:
-        return request
-    return by_identity(_OWN_OF, request, lambda: dataclasses.replace(request, substitute=None), _PLAN_KEYS_MAX)

@@ -12,9 +12,6 @@ from .lent import ALL_OWN, later_held, own_later
 
 # Whether a confirming run tries the student's own sandbox first (tests turn it off to compare).
 OWN_FIRST = True
-# Whether the plan's requests of the checks to confirm run ahead in the student's own sandbox, in one
-# round trip (Program.own_ahead), before the runs ask them (tests turn it off to compare).
-AHEAD = True
 
 
 class Confirm:
@@ -33,11 +30,6 @@ class Confirm:
         saved = student._memo, student.lent_memos, student.substitute, student.own_later, student.item
         shown, own_first = 0, OWN_FIRST
         try:
-            if own_first and AHEAD and self.plan:
-                # (an unfinished program's lent checks: ~75 requests, ~0.8 ms each one at a time)
-                student.own_ahead([request for _, check, _, _ in pending
-                                   if check.nodeid in where and check.nodeid not in student.ran_out
-                                   for request in self.plan.get(check.nodeid, ())])
             for result, check, text, hint in pending:
                 found = where.get(check.nodeid)
                 if found is None or check.nodeid in student.ran_out:
