@@ -14,9 +14,7 @@ round trip each; the read of the tree CPU after it left out).  Then the class's 
 
 from __future__ import annotations
 
-import collections
 import os
-import resource
 import sys
 import time
 from pathlib import Path
@@ -26,37 +24,11 @@ sys.path.insert(0, os.getcwd())
 from autograder.authoring.bench.measure import student_names, tree_cpu  # noqa: E402
 from autograder.engine import confirm  # noqa: E402
 from autograder.engine.program import close_references  # noqa: E402
-from autograder.engine.sandbox import Sandbox, template_scope  # noqa: E402
-from autograder.grading.grade import grade, grade_stream  # noqa: E402
 
-counts: collections.Counter = collections.Counter()
-forked: dict[int, tuple] = {}       # request processes a life's zygote forked, by its process (split.py's way)
-_run, _run_batch, _start, _collected = Sandbox.run, Sandbox.run_batch, Sandbox._start, Sandbox._collected
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from sandbox_counts import counts, install, measured  # noqa: E402
+
 _confirm = confirm.Confirm.confirm_lent
-
-
-def run(self, req, limit=None):
-    counts["single"] += 1
-    return _run(self, req, limit)
-
-
-def run_batch(self, reqs, *args, **kwargs):
-    counts["batches"] += 1
-    for r in reqs:
-        counts["fresh" if (r.fresh or r.kind == "script") else "shared"] += 1
-    return _run_batch(self, reqs, *args, **kwargs)
-
-
-def start(self):
-    counts["lives"] += 1
-    return _start(self)
-
-
-def collected(self, proc, outcome, msg, result, trial):
-    n = msg.get("forked") if isinstance(msg, dict) else None
-    if isinstance(n, int):
-        forked[id(proc)] = (proc, max(forked.get(id(proc), (None, 0))[1], n))
-    return _collected(self, proc, outcome, msg, result, trial)
 
 
 def confirm_lent(self, *args, **kwargs):
@@ -71,23 +43,14 @@ def confirm_lent(self, *args, **kwargs):
         counts["confirm_us"] += round(1e6 * (after - before - (time.process_time() - mark)))
 
 
-def self_cpu() -> float:
-    usage = resource.getrusage(resource.RUSAGE_SELF)
-    return usage.ru_utime + usage.ru_stime
-
-
 def one(path: Path, n: int) -> dict[str, float]:
-    with template_scope():
-        grade(path, "yahtzee", stage="all")
-        counts.clear()
-        forked.clear()
-        t0, s0, w0 = tree_cpu(), self_cpu(), time.perf_counter()
-        grade_stream((path for _ in range(n)), lambda row: None, "yahtzee", "all")
-        t1, s1, w1 = tree_cpu(), self_cpu(), time.perf_counter()
-    counts["processes"] = sum(k for _, k in forked.values())
-    row = {k: v / n for k, v in counts.items()}
-    row.update(tree=1000 * (t1 - t0) / n, grader=1000 * (s1 - s0) / n, wall=1000 * (w1 - w0) / n,
-               confirm=row.pop("confirm_us", 0.0) / 1000)
+    per, ms = measured(path, n)
+    row = {"lives": per.get("starts", 0.0), "processes": per.get("request_processes", 0.0),
+           "batches": per.get("batches", 0.0), "shared": per.get("batch_shared", 0.0),
+           "fresh": per.get("batch_fresh", 0.0),
+           "single": per.get("single_fresh", 0.0) + per.get("single_shared", 0.0),
+           "confirm": per.get("confirm_us", 0.0) / 1000}
+    row.update(tree=ms["tree"], grader=ms["grader"])
     return row
 
 
@@ -96,7 +59,7 @@ COLUMNS = ("lives", "processes", "batches", "shared", "fresh", "single", "tree",
 
 def main() -> None:
     folder, n = Path(sys.argv[1]), int(sys.argv[2]) if len(sys.argv) > 2 else 2
-    Sandbox.run, Sandbox.run_batch, Sandbox._start, Sandbox._collected = run, run_batch, start, collected
+    install()
     confirm.Confirm.confirm_lent = confirm_lent
     names = sorted(student_names(folder))
     entries = [p for p in sorted(folder.iterdir()) if (p.stem if p.is_file() else p.name) in names]
