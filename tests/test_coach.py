@@ -136,9 +136,20 @@ def test_coach_position_and_bad_input():
 
 
 @pytest.mark.slow      # three fresh float64 tables (about 20 s of CPU), then the CLI reads them back
-def test_optimum_interface_from_fresh_tables(tmp_path):
-    for args, published in [((), "254.5877"), (("--joker", "free"), "254.5896"), (("--no-bonus",), "245.8708")]:
-        result = coach("--optimum", *args, cache=tmp_path)
-        assert result.returncode == 0, result.stderr
-        last = result.stdout.strip().splitlines()[-1]
-        assert f"{float(last):.4f}" == published and len(last.split(".")[1]) >= 4
+@pytest.mark.parametrize("args, rules, published", [
+    ((), solver.Rules("forced", True), 254.58772873),                # the kit's official rules
+    (("--joker", "free"), solver.Rules("free", True), 254.58960948),   # Verhoeff 1999, Glenn 2006
+    (("--no-bonus",), solver.Rules("none", False), 245.87077451),      # no Yahtzee bonus, no Joker
+])
+def test_optimum_interface_from_fresh_tables(tmp_path, args, rules, published):
+    """The CLI's optimum from a fresh table, and the table it solved (solver.solve through
+    load_table, kept in the empty cache folder) is the published optimum to 1e-7 (the solver's
+    check of test_coach_solver.py, moved here: one solve per rule set, not two)."""
+    result = coach("--optimum", *args, cache=tmp_path)
+    assert result.returncode == 0, result.stderr
+    last = result.stdout.strip().splitlines()[-1]
+    assert f"{float(last):.4f}" == f"{published:.4f}" and len(last.split(".")[1]) >= 4
+    table = np.load(tmp_path / solver.table_path(rules, np.float64).name, allow_pickle=False)
+    assert table.shape == solver.SHAPE and table.dtype == np.float64
+    assert round(float(table[0, 0, 0]), 4) == round(published, 4)
+    assert float(table[0, 0, 0]) == pytest.approx(published, abs=1e-7)
