@@ -491,7 +491,8 @@ def check_final(played: Played, student, reference, points: Points, *, returned:
         raise GraderFault(f"the reference's final_score failed: {total.message}")
     expected = total.value
     if not mine.finals:
-        if _shows_own_non_number(mine.last_line, student, card):    # final_score's bug: its aspect (charge.py)
+        # final_score's bug: its aspect (charge.py), once the game proves it (round 12: an agreement's proof)
+        if _shows_own_non_number(mine.last_line, student, card) and _total_with_reference(played, expected):
             _fail(played, f"The game printed `{mine.last_line.strip()}`; expected `Final score: {expected}`.",
                   "The game printed a final score that is not a number.",
                   hint="final_score must return the total (a number): printing it inside final_score "
