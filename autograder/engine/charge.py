@@ -31,6 +31,10 @@ is charged only then; and a program could fail one cheap earlier case on purpose
 fails the later stage's checks (a crash at the same line) to have those excused -- the aspects
 are grader-chosen and specific (a Joker round's points are not a round's points), which keeps
 such a trade narrow, but it is not impossible.
+Within a stage nothing here excuses: a crash on a line of another problem's function, where that
+problem's check crashed on the same line, was excused unproven until pass 25 (a stub calling a
+helper that crashes once per process got the stub's problem in full: tests/corpus/round12); the
+within-stage excuse is instage.py's, proven by a retry with the reference's function.
 """
 
 from __future__ import annotations
