@@ -11,6 +11,7 @@ Part B: format_scorecard's `Total: None`, agreeing with the program's own final_
 it), passed with no proof and RETURNED before the stage-4 bonus lines were read.
 Part C: a game that plays one round of thirteen had the sole difference "round: missing" in every
 game (charged once), and its dice, points and final checks passed on that one round: 24.125 of 25.
+Part D (what stays, pinned): across stages a crash bought with one stage-2 round excuses the Joker rule.
 """
 
 from __future__ import annotations
@@ -28,15 +29,17 @@ from autograder.engine.grammar import Line
 FOLDER = Path(__file__).resolve().parent / "corpus" / "round12"
 EXPECTED = tomllib.loads((FOLDER / "expected.toml").read_text(encoding="utf-8"))
 CASES = {case["name"]: case for case in EXPECTED["excuse"]}
+STAYS = {case["name"]: case for case in EXPECTED["stays"]}
 
 
 @pytest.fixture(scope="module")
 def rows(tmp_path_factory) -> dict:
     """Every [[excuse]] case graded once: one grade-all batch per stage."""
     found = {}
-    for stage in sorted({case["stage"] for case in CASES.values()}):
+    every = {**CASES, **STAYS}
+    for stage in sorted({str(case["stage"]) for case in every.values()}):
         files = {name: ("yahtzee.py", SOLUTION.rstrip("\n") + "\n\n\n" + (FOLDER / f"{name}.py").read_text(encoding="utf-8"))
-                 for name, case in CASES.items() if case["stage"] == stage}
+                 for name, case in every.items() if str(case["stage"]) == stage}
         found.update(grade_class(tmp_path_factory.mktemp(f"round12-stage{stage}"), "yahtzee", files, stage=str(stage)))
     return found
 
@@ -102,3 +105,14 @@ def test_round12_a_units_sole_difference_is_one_unit():
     assert sole_run_difference(rounds + rounds[:1] + card + final, want, "ok", unit="round") == "round: extra"
     assert sole_run_difference(rounds + final, want, "ok", unit="round") == "card: missing"
     assert sole_run_difference(rounds[:3] + card + final, want, "ok") == "round: missing"    # (no unit: as before)
+
+
+def test_round12_a_crash_bought_across_stages_stays(rows):
+    """Part D, what stays (docs/threat-model.md, "Buying an excuse"): a play_round with no Joker rule
+    that stops on one line whenever a Yahtzee is rolled pays one stage-2 round and has P19's Joker
+    rounds excused (their crash is on that line): pinned, so that a fix shows."""
+    bought, control = rows["crash_on_a_yahtzee_buys_the_joker_rule"], rows["joker_rule_missing_control"]
+    assert bought.score == pytest.approx(STAYS["crash_on_a_yahtzee_buys_the_joker_rule"]["points"], abs=1e-3)
+    assert control.score == pytest.approx(STAYS["joker_rule_missing_control"]["points"], abs=1e-3)
+    assert lost_by_problem(bought) == {12: 0.625, 19: 0.3335} and _points(control, 19) == 0
+    assert len(_notes(bought, 19)) == 12 and all("stems from P12" in note for note in _notes(bought, 19))
