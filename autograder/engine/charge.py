@@ -31,6 +31,10 @@ is charged only then; and a program could fail one cheap earlier case on purpose
 fails the later stage's checks (a crash at the same line) to have those excused -- the aspects
 are grader-chosen and specific (a Joker round's points are not a round's points), which keeps
 such a trade narrow, but it is not impossible.
+Within a stage nothing here excuses: a crash on a line of another problem's function, where that
+problem's check crashed on the same line, was excused unproven until pass 25 (a stub calling a
+helper that crashes once per process got the stub's problem in full: tests/corpus/round12); the
+within-stage excuse is instage.py's, proven by a retry with the reference's function.
 """
 
 from __future__ import annotations
@@ -188,7 +192,7 @@ def excuse_repeats(results: list, aspects: dict[int, str], assignment, source: s
                              f"already charged there ({what}).  Fix it there and this check counts in full.")
             excused += 1
             break
-    return excused + _excuse_crashes_charged_in_stage(results, aspects, assignment, source, failures)
+    return excused
 
 
 def excuse_same_difference(results: list, soles: dict[int, str], assignment, source: str | None,
@@ -234,54 +238,6 @@ def excuse_same_difference(results: list, soles: dict[int, str], assignment, sou
                          f"was charged for ({same}).  Fix it there and this check counts in full.")
         excused += 1
     return excused
-
-
-def _excuse_crashes_charged_in_stage(results: list, aspects: dict[int, str], assignment, source: str,
-                                     failures: dict[int, list]) -> int:
-    """Within a stage: a check of problem N that stopped with an exception on a line of a function
-    only ANOTHER problem M of the stage grades (play_round crashing inside the student's reroll),
-    where a check of M stopped on that very line, is not charged again (M's checks charged it).
-    A crash on a line of N's own functions, or one M's checks never show, is N's; so is one in a
-    function not written yet (N's checks then observed nothing)."""
-    found = _definitions(source)
-    if not found:
-        return 0
-    excused = 0
-    owners: dict[str, list] = {}
-    for problem in assignment.problems:
-        for name in problem.functions:
-            owners.setdefault(name, []).append(problem)
-    for result in results:
-        aspect = aspects.get(id(result)) or ""
-        if result.status not in ("failed", "skipped") or result.score >= result.max_score:
-            continue
-        line = _crash_line(aspect)
-        own = next((p for p in assignment.problems if p.number == result.problem), None)
-        if line is None or own is None:
-            continue
-        function = next((name for name, node in found.items() if node.lineno <= line <= (node.end_lineno or 0)
-                         and node.col_offset == 0), None)
-        if function is None or function in own.functions or not written(source, own.functions):
-            continue
-        for other in owners.get(function, ()):
-            if other.stage != own.stage or other.number == own.number or not written(source, other.functions):
-                continue                # (a stub's crash is never excused: no points for nothing)
-            stem = next((r for a, r in failures.get(other.number, ()) if a == aspect), None)
-            if stem is None:
-                continue
-            what = result.output.split("\n", 1)[0].rstrip(".")
-            result.status, result.score, result.hint = "passed", result.max_score, ""
-            result.output = (f"Not charged: stems from P{other.number} \"{_title(stem.name)}\" (stage {stem.stage}), "
-                             f"already charged there ({what}).  Fix it there and this check counts in full.")
-            excused += 1
-            break
-    return excused
-
-
-def _crash_line(aspect: str) -> int | None:
-    """L of a stopped_aspect "stopped: TYPE at line L", else None."""
-    head, _, line = aspect.rpartition(" at line ")
-    return int(line) if head.startswith("stopped: ") and line.isdigit() else None
 
 
 def _stage_written(assignment, stage: int, source: str) -> bool:

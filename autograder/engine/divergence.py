@@ -200,9 +200,17 @@ def sole_run_difference(got: list[Line], want: list[Line], status: str, unit: st
     asked for more input than the script holds ("input_exhausted"; WANT and GOT then hold what it
     got to: the rounds, UNIT lines, and what precedes them): only more UNIT lines than the
     reference's, each earlier one as the reference's ("round: extra": one round too many).  A
-    crash, a timeout, any other stop: none (nothing is excused for a run that did not end)."""
+    crash, a timeout, any other stop: none (nothing is excused for a run that did not end).  UNIT
+    lines missing or extra are a sole difference only for ONE of them (one round too few, one too
+    many: a loop's slip): a run that left out most of its units has no sole difference (round 12:
+    a game of one round in thirteen, its card and total its own, was "round: missing" in every
+    game, and every game but the first was excused: 24.125 of 25)."""
     if status == "ok":
-        return sole_difference(got, want)
+        found = sole_difference(got, want)
+        if unit and found in (f"{unit}: missing", f"{unit}: extra") and abs(
+                sum(line.kind == unit for line in got) - sum(line.kind == unit for line in want)) != 1:
+            return None
+        return found
     if status == "input_exhausted" and unit:
         found = sole_difference(got, want)
         return found if found == f"{unit}: extra" else None

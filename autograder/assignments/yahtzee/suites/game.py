@@ -23,7 +23,7 @@ from autograder.assignments.yahtzee.suites.common import (
     flat,
 )
 from autograder.engine import replay
-from autograder.engine.charge import stopped_aspect, written
+from autograder.engine.charge import skip, stopped_aspect, written
 from autograder.engine.checks import reference_helpers
 from autograder.engine.divergence import (
     Replayed,
@@ -197,6 +197,7 @@ def check_finishes(played: Played) -> None:
 
 def check_dice(played: Played) -> None:
     """Every roll matches the reference's on the same seed and script, and so does every Dice: line."""
+    check_plays_its_rounds(played)
     div = played.divergence
     if div is None:
         return
@@ -217,12 +218,29 @@ def check_rounds(played: Played) -> None:
         _fail(played, f"play_game({case.rounds}) played {scored} rounds: one round too many.",
               "The game played one round too many.", hint="play_game(n) plays exactly n rounds.",
               aspect="one round too many")
+    if case.rounds - 1 > scored:        # (more than a loop's slip by one: check_plays_its_rounds)
+        _fail(played, f"play_game({case.rounds}) played {scored} rounds (read {outcome.inputs_asked} of the "
+                      f"{outcome.stdin_lines} script lines): {case.rounds - scored} rounds too few.",
+              "The game left out rounds it was asked to play.",
+              hint="play_game(n) plays exactly n rounds: loop over every one of them.", aspect="rounds left out")
     if scored < case.rounds or (outcome.inputs_asked or 0) < (outcome.stdin_lines or 0):
         _fail(played, f"play_game({case.rounds}) played {scored} rounds (read {outcome.inputs_asked} of the "
                       f"{outcome.stdin_lines} script lines): one round too few.",
               "The game played one round too few (it left script lines unread).",
               hint="play_game(n) plays exactly n rounds: check the loop's range.", aspect="one round too few")
     check_round_lines(played)
+
+
+def check_plays_its_rounds(played: Played) -> None:
+    """A finished game that left out more than one of the rounds it was asked to play (not a loop's
+    slip by one) is checked no further (skipped with its run, charged as check_rounds is): what it
+    printed of the few rounds it played vouches for nothing of the rest (round 12: a game of one
+    round in thirteen, its card and total its own, passed its dice, points and final checks)."""
+    scored = len(played.mine.scored) if played.finished else 0
+    if 0 < scored < played.case.rounds - 1:
+        from autograder.assignments.yahtzee.suites.game_sole import game_sole
+        skip(f"can't check the game until it plays its rounds (it played {scored} of {played.case.rounds})",
+             "rounds left out", game_sole(played), played.run)
 
 
 def check_round_lines(played: Played) -> None:
@@ -289,6 +307,7 @@ def _round_dice(mine: Transcript, index: int) -> list[int] | None:
 def check_points(played: Played, student, reference) -> Points:
     """Each round records the reference's category and points.  A bug costs points once: a round
     whose points match the student's OWN score (or joker_score) on those dice is accepted."""
+    check_plays_its_rounds(played)
     import pytest
 
     from autograder.engine.checks import explain
@@ -479,6 +498,7 @@ def check_final(played: Played, student, reference, points: Points, *, returned:
     scorecard shows each round's points.  A wrong final_score costs points once (in its own checks).
     Returns the bonuses the printed total holds as the reference's (the total less the boxes' sum),
     0 when it was accepted as the student's own final_score gives it."""
+    check_plays_its_rounds(played)
     import pytest
 
     from autograder.engine.checks import GraderFault
@@ -491,7 +511,8 @@ def check_final(played: Played, student, reference, points: Points, *, returned:
         raise GraderFault(f"the reference's final_score failed: {total.message}")
     expected = total.value
     if not mine.finals:
-        if _shows_own_non_number(mine.last_line, student, card):    # final_score's bug: its aspect (charge.py)
+        # final_score's bug: its aspect (charge.py), once the game proves it (round 12: an agreement's proof)
+        if _shows_own_non_number(mine.last_line, student, card) and _total_with_reference(played, expected):
             _fail(played, f"The game printed `{mine.last_line.strip()}`; expected `Final score: {expected}`.",
                   "The game printed a final score that is not a number.",
                   hint="final_score must return the total (a number): printing it inside final_score "

@@ -334,15 +334,19 @@ def check_scorecard_text(student, reference, case: dict, *, bonus_lines: bool) -
                      + (" (an open box)." if card[category] is None else "."), hint=hint)
     text_lines = [line for line in got.split("\n") if line.strip()]
     last = CARD_LINE.match(text_lines[-1]) if text_lines else None
-    if not last and text_lines and _own_total_not_a_number(student, card, text_lines[-1]):
-        return          # `Total: None`: what the student's final_score returns, charged in its own checks
-    if not last or normalize(last.group(1)) != "total":
+    # `Total: None`: what the student's final_score returns, charged in its own checks once the card
+    # proves it (with the reference's final_score it shows the total: round 12), and the rest of the
+    # check still read (a return here passed a stage-4 card with no bonus lines)
+    own_total = bool(not last and text_lines and _own_total_not_a_number(student, card, text_lines[-1])
+                     and _card_value(student, card, "final_score", "total") == str(total))
+    if not own_total and (not last or normalize(last.group(1)) != "total"):
         fail(f"format_scorecard: the last line should be `Total: {total}`.",
              "format_scorecard: the last line should be `Total: N` with the final score.",
              hint="End the scorecard with a `Total: N` line (N = final_score(scorecard)).",
              aspect="format_scorecard: the Total line")
-    if last.group(2) != str(total) and (last.group(2) != str(own_value(student, "final_score", card))
-                                        or _card_value(student, card, "final_score", "total") != str(total)):
+    if not own_total and last.group(2) != str(total) and (
+            last.group(2) != str(own_value(student, "final_score", card))
+            or _card_value(student, card, "final_score", "total") != str(total)):
         fail(f"format_scorecard: `Total: {last.group(2)}`; expected {total}.",
              "format_scorecard: the Total line shows the wrong total.",
              hint="The Total line shows final_score(scorecard).", aspect="format_scorecard: the total")

@@ -1,0 +1,3 @@
+def play_round(scorecard):
+    dice = roll_dice()
+    return "Chance", sum(dice)
