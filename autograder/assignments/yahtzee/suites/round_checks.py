@@ -281,6 +281,9 @@ def _card_value(student, card: dict, helper: str, key: str) -> str | None:
     return {normalize(name): value for name, value in card_lines(outcome.value)}.get(key)
 
 
+NEWLINE_ASPECT = "format_scorecard: a newline at an end"     # P15's, and P20's again (charged once)
+
+
 def check_scorecard_text(student, reference, case: dict, *, bonus_lines: bool) -> None:
     """format_scorecard: a `Category: points` line per box in order ("-" when open), `Total: N` last.
     BONUS_LINES (stage 4): the `Upper Bonus` line right after Sixes, `Yahtzee Bonus` after Chance;
@@ -299,9 +302,9 @@ def check_scorecard_text(student, reference, case: dict, *, bonus_lines: bool) -
         stopped.aspect = stopped_aspect(outcome)
         raise
 
-    def fail(public: str, secret: str, hint: str | None = None, aspect: str | None = None):
+    def fail(public: str, secret: str, hint: str | None = None, aspect: str | None = None, sole: str | None = None):
         raise Fail(public, hidden=secret, ran=ran, got=got, show_values=False, hint=hint,
-                   output=got if isinstance(got, str) else None, aspect=aspect)
+                   output=got if isinstance(got, str) else None, aspect=aspect, sole=sole)
 
     if not isinstance(got, str):
         fail(f"format_scorecard returned {got!r}; it must return the text (a str).",
@@ -367,4 +370,12 @@ def check_scorecard_text(student, reference, case: dict, *, bonus_lines: bool) -
             if order.index(key) != order.index(after) + 1:
                 fail(f"format_scorecard: the `{label}` line belongs right after {after.title()}.",
                      f"format_scorecard: the `{label}` line is out of place.")
+    if got != got.strip("\n"):     # the handout: "the lines joined with newlines (no newline at the end)"
+        # read last, so that it is the check's sole difference: charged once in the problem (pass 25)
+        end = "end" if got.endswith("\n") else "start"
+        fail(f"format_scorecard's text has a newline at the {end}: the lines are joined with newlines, "
+             "with none before the first line or after the last.",
+             "format_scorecard's text must have no newline before its first line or after its last.",
+             hint='Return "\\n".join(lines): print() adds the last newline itself.',
+             aspect=NEWLINE_ASPECT, sole=NEWLINE_ASPECT)
 
