@@ -21,7 +21,12 @@ from autograder.assignments.yahtzee.suites.game import (
 )
 from autograder.engine.charge import stopped_aspect, written
 from autograder.engine.checks import reference_helpers, reference_ok
-from autograder.engine.divergence import first_divergence, first_question_difference
+from autograder.engine.divergence import (
+    EXTRA_QUESTION,
+    asked_prompt,
+    first_divergence,
+    first_question_difference,
+)
 from autograder.engine.feedback import Fail
 from autograder.engine.replay import normalize
 from autograder.engine.suite import returned_value
@@ -152,10 +157,12 @@ def check_round(student, reference, case: dict, bonus_rule: bool = True, returne
     if outcome.status == "input_exhausted":
         question = first_question_difference(ref, mine)
         cause = f"; likely cause: {question[1]}" if question else ""
-        fail(f"it {outcome.message}{cause}", f"it asked for more input than the answers given{cause}",
-             hint=(case.get("hint") if question else None) or "It asked for more answers than the round needs: "
-             "does it ask a question the handout does not ask, refuse a valid answer, or ask a keep question too many?",
-             aspect=question_aspect(question))
+        extra = question is not None and question[1] == EXTRA_QUESTION
+        shown = f" (the prompt {asked_prompt(mine, question[0])!r})" if extra else ""
+        fail(f"it {outcome.message}{cause}{shown}", f"it asked for more input than the answers given{cause}",
+             hint=(case.get("hint") if question and not extra else None) or "It asked for more answers than the "
+             "round needs: does it ask a question the handout does not ask, refuse a valid answer, or ask a keep "
+             "question too many?", aspect=question_aspect(question))
     got = outcome.value
     want = list(ref_outcome.value)
     want_after = dict((ref_outcome.args_after or [None])[0] or {})
