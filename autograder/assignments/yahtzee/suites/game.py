@@ -166,7 +166,9 @@ def check_finishes(played: Played) -> None:
             reason, detail = "it plays one round too many", f"it scored {len(played.mine.scored)} rounds and asked on"
             hint = f"play_game({case.rounds}) plays exactly {case.rounds} rounds: check the loop's range."
             aspect = "one round too many"
-        elif question is not None and (div is None or question[0] < divergence_gap(played.ref, played.mine)):
+        elif question is not None and (div is None or question[0] < divergence_gap(played.ref, played.mine)
+                                       or question[1] == EXTRA_QUESTION       # (read where the roll was due)
+                                       and question[0] == divergence_gap(played.ref, played.mine)):
             reason, detail = question[1], f"script line {question[0] + 1} ({case.script[question[0]]!r})"
             hint = "A round asks at most two keep questions, then the category."
             if question[1] == EXTRA_QUESTION:       # (named: its prompt and round, not a roll it then missed)
