@@ -248,8 +248,12 @@ class Assignment:
 
             content = tomllib.loads(self.notebook_content.read_text(encoding="utf-8"))
             for number, spec in (content.get("problems") or {}).items():
-                for check in spec.get("checks", ()) if isinstance(spec, dict) else ():
-                    codes = [check] if isinstance(check, str) else [*check.get("setup", ()), check.get("expr", "")]
+                # (both forms: the `checks = [...]` list and the `[[problems.N.check]]` tables, whose
+                # setup, call and after run the student's functions too: pass 25)
+                listed = [*spec.get("checks", ()), *spec.get("check", ())] if isinstance(spec, dict) else []
+                for check in listed:
+                    codes = [check] if isinstance(check, str) else [
+                        *check.get("setup", ()), check.get("expr", ""), check.get("call", ""), *check.get("after", ())]
                     for code in codes:
                         found.setdefault(int(number), set()).update(names(code))
         return found

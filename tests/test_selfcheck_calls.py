@@ -75,6 +75,10 @@ def test_the_reference_call_graph():
     # final_score and format_scorecard are P14's and P15's too; P19's play_round is P12's)
     assert calls[14] == (13, 17) and calls[17] == (13,) and calls[20] == (13, 14, 15, 17)
     assert 12 in calls[19] and 14 in calls[16] and 14 in calls[15]
+    # pass 25: a problem's `[[problems.N.check]]` tables count too (P19's build a card with new_scorecard;
+    # P19 (1, ..., 12, 18) and P15 (14, 17, 20) before: check.py failed P19 for P13's bug without a note)
+    assert 13 in calls[19] and 13 in calls[15]
+    assert load_assignment("yatzy").calls()[11] == (6, 7, 8, 9, 10)     # (6, 9, 10) before: try_turn's player
     assert 1 not in calls and 13 not in calls           # (calls no other problem's function)
     assert load_assignment("swe3006").calls()[5] == (3, 4)     # methods, by `self.name(...)`; get_valid_input is P3's and P4's ((4,) before pass 24)
 
