@@ -197,6 +197,10 @@ class Assignment:
                     call.func.id if isinstance(call.func, ast.Name) else call.func.attr
                     for call in ast.walk(node) if isinstance(call, ast.Call)
                     and isinstance(call.func, (ast.Name, ast.Attribute)))
+                # and a function named as a value (a dispatch table {"Pair": pair}, a key=): called
+                # through it (pass 25: yatzy's score and cs21's slotScore reached no scoring problem)
+                called[node.name].update(name.id for name in ast.walk(node)
+                                         if isinstance(name, ast.Name) and isinstance(name.ctx, ast.Load))
         owners: dict[str, set[int]] = {}      # (a function graded by two problems belongs to both:
         for p in self.problems:                # final_score's bug of P14 fails P16 too, not P20's only)
             for f in p.functions:

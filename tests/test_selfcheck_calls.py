@@ -78,7 +78,10 @@ def test_the_reference_call_graph():
     # pass 25: a problem's `[[problems.N.check]]` tables count too (P19's build a card with new_scorecard;
     # P19 (1, ..., 12, 18) and P15 (14, 17, 20) before: check.py failed P19 for P13's bug without a note)
     assert 13 in calls[19] and 13 in calls[15]
-    assert load_assignment("yatzy").calls()[11] == (6, 7, 8, 9, 10)     # (6, 9, 10) before: try_turn's player
+    # and a function named as a value counts (a dispatch table: yatzy's score, cs21's slotScore had none)
+    yatzy, cs21 = load_assignment("yatzy").calls(), load_assignment("cs21").calls()
+    assert yatzy[6] == (1, 2, 3, 4, 5) and cs21[11] == (1, 2, 3, 4, 5, 6)     # (none, (1,) before pass 25)
+    assert yatzy[11] == (1, 2, 3, 4, 5, 6, 7, 8, 9, 10)     # (6, 9, 10) before: try_turn's player, score's table
     assert 1 not in calls and 13 not in calls           # (calls no other problem's function)
     assert load_assignment("swe3006").calls()[5] == (3, 4)     # methods, by `self.name(...)`; get_valid_input is P3's and P4's ((4,) before pass 24)
 
