@@ -108,7 +108,8 @@ def test_a_stage_two_bug_is_named_by_each_problem_that_calls_it(check_py, progra
         assert ("  Problem 12 Playing one round: failed (3/5 checks pass)\n" + note(8, 10)) in out
         assert ("  Problem 19 Yahtzee bonus and the Joker rule in a round: failed (0/5 checks pass)\n"
                 + note(8, 10, 12)) in out       # (note(8, 10) before pass 24: P12 shares play_round)
-        assert "  Problem 8 Reading which dice to keep: failed (13/15 checks pass)\n  Problem 9"   # (12/14 before pass 25: P8's prints-nothing check) in out
+        # (12/14 before pass 25: P8's prints-nothing check)
+        assert "  Problem 8 Reading which dice to keep: failed (13/15 checks pass)\n  Problem 9" in out
         assert out.count("Note: this problem calls") == 4
 
 
