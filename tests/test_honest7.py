@@ -95,3 +95,29 @@ def test_selfcheck_agrees_or_says_why(program, selfcheck):
     for number in sorted(set(failed) - set(program["problems"])):
         note = lines[status[number][1] + 1]
         assert "which fail" in note and "fix th" in note, f"{program['name']}: check.py fails P{number} silently"
+
+
+def test_a_quiet_check_refuses_a_print_and_allows_a_debug_line():
+    """A public check with `quiet` (pass 25): the rendered code passes a call that prints nothing or only
+    `DEBUG:` lines, and fails one that prints anything else, saying what it printed; a reference that
+    prints is refused at build time."""
+    from autograder.notebooks.checks import Check
+    from autograder.notebooks.common import NotebookError
+    from autograder.notebooks.render import render_check
+    from autograder.notebooks.runtime import TOOLS
+
+    def namespace(body: str) -> dict:
+        found: dict = {}
+        exec(TOOLS + "\n\ndef total(hand):\n" + body + "    return sum(hand)\n", found)
+        return found
+
+    check = Check(1, setup=["hand = [3, 1, 2]"], call="total(hand)", dice=[], quiet=True, after=["hand"],
+                  origin="content")          # (as notebooks.toml gives it: `after` always compared)
+    code = render_check(check, namespace(""), "test")
+    exec(code, namespace("    print('DEBUG:', hand)\n"))                     # a debug line is fine
+    with pytest.raises(AssertionError, match=r"Expected: nothing printed.*\n.*\nsorting"):
+        exec(code, namespace("    print('sorting')\n"))
+    with pytest.raises(AssertionError, match=r"after total\(hand\), hand"):
+        exec(code, namespace("    hand.sort()\n"))                           # its list changed
+    with pytest.raises(NotebookError):
+        render_check(check, namespace("    print('x')\n"), "test")
