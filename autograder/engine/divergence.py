@@ -315,7 +315,7 @@ def first_question_difference(ref: RefGame, student: Transcript) -> tuple[int, s
         after = prompts[index + 1] if index + 1 < len(prompts) else ""
         if prompt not in kind_of and kind_of.get(after) == want:
             # a prompt never seen, and right after it the prompt this answer was meant for: a question
-            # the reference does not ask took the answer (pass 25: a Joker round's "Press Enter")
+            # the reference does not ask took the answer (pass 25: a "Press Enter to continue" pause)
             return index, EXTRA_QUESTION
         known = kind_of.setdefault(prompt, want)
         if known == want:
