@@ -224,6 +224,10 @@ class Assignment:
                     call.func.id if isinstance(call.func, ast.Name) else call.func.attr
                     for call in ast.walk(node) if isinstance(call, ast.Call)
                     and isinstance(call.func, (ast.Name, ast.Attribute)))
+                # and a function named as a value (a dispatch table {"Pair": pair}, a key=): called
+                # through it (pass 25: yatzy's score and cs21's slotScore reached no scoring problem)
+                called[node.name].update(name.id for name in ast.walk(node)
+                                         if isinstance(name, ast.Name) and isinstance(name.ctx, ast.Load))
         owners: dict[str, set[int]] = {}      # (a function graded by two problems belongs to both:
         for p in self.problems:                # final_score's bug of P14 fails P16 too, not P20's only)
             for f in p.functions:
@@ -275,8 +279,12 @@ class Assignment:
 
             content = tomllib.loads(self.notebook_content.read_text(encoding="utf-8"))
             for number, spec in (content.get("problems") or {}).items():
-                for check in spec.get("checks", ()) if isinstance(spec, dict) else ():
-                    codes = [check] if isinstance(check, str) else [*check.get("setup", ()), check.get("expr", "")]
+                # (both forms: the `checks = [...]` list and the `[[problems.N.check]]` tables, whose
+                # setup, call and after run the student's functions too: pass 25)
+                listed = [*spec.get("checks", ()), *spec.get("check", ())] if isinstance(spec, dict) else []
+                for check in listed:
+                    codes = [check] if isinstance(check, str) else [
+                        *check.get("setup", ()), check.get("expr", ""), check.get("call", ""), *check.get("after", ())]
                     for code in codes:
                         found.setdefault(int(number), set()).update(names(code))
         return found

@@ -76,6 +76,7 @@ def test_the_corpus_is_listed_whole():
     assert len({_id(p) for p in PROGRAMS}) == len(PROGRAMS) >= 16
     assert sum(len(p.get("stages", ())) == 2 for p in PROGRAMS) >= 4          # two bugs in two stages
     assert sum(_suffix(p) == ".ipynb" for p in PROGRAMS) >= 3
+    assert not [_id(p) for p in PROGRAMS if p.get("selfcheck_gap")]     # pass 25: none left (global card, newline)
     for program in PROGRAMS:
         assert {"why", "problems", "predicted_score", "score", "not_charged"} <= set(program), _id(program)
         stages = program.get("stages") or ([program["stage"]] if "stage" in program else [])

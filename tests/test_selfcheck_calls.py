@@ -75,6 +75,13 @@ def test_the_reference_call_graph():
     # final_score and format_scorecard are P14's and P15's too; P19's play_round is P12's)
     assert calls[14] == (13, 17) and calls[17] == (13,) and calls[20] == (13, 14, 15, 17)
     assert 12 in calls[19] and 14 in calls[16] and 14 in calls[15]
+    # pass 25: a problem's `[[problems.N.check]]` tables count too (P19's build a card with new_scorecard;
+    # P19 (1, ..., 12, 18) and P15 (14, 17, 20) before: check.py failed P19 for P13's bug without a note)
+    assert 13 in calls[19] and 13 in calls[15]
+    # and a function named as a value counts (a dispatch table: yatzy's score, cs21's slotScore had none)
+    yatzy, cs21 = load_assignment("yatzy").calls(), load_assignment("cs21").calls()
+    assert yatzy[6] == (1, 2, 3, 4, 5) and cs21[11] == (1, 2, 3, 4, 5, 6)     # (none, (1,) before pass 25)
+    assert yatzy[11] == (1, 2, 3, 4, 5, 6, 7, 8, 9, 10)     # (6, 9, 10) before: try_turn's player, score's table
     assert 1 not in calls and 13 not in calls           # (calls no other problem's function)
     assert load_assignment("swe3006").calls()[5] == (3, 4)     # methods, by `self.name(...)`; get_valid_input is P3's and P4's ((4,) before pass 24)
 
@@ -101,7 +108,8 @@ def test_a_stage_two_bug_is_named_by_each_problem_that_calls_it(check_py, progra
         assert ("  Problem 12 Playing one round: failed (3/5 checks pass)\n" + note(8, 10)) in out
         assert ("  Problem 19 Yahtzee bonus and the Joker rule in a round: failed (0/5 checks pass)\n"
                 + note(8, 10, 12)) in out       # (note(8, 10) before pass 24: P12 shares play_round)
-        assert "  Problem 8 Reading which dice to keep: failed (12/14 checks pass)\n  Problem 9" in out
+        # (12/14 before pass 25: P8's prints-nothing check)
+        assert "  Problem 8 Reading which dice to keep: failed (13/15 checks pass)\n  Problem 9" in out
         assert out.count("Note: this problem calls") == 4
 
 

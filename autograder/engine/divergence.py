@@ -274,6 +274,28 @@ def divergence_gap(ref: RefGame, student: Transcript) -> int:
     return 1 << 30
 
 
+EXTRA_QUESTION = "it asked a question the reference does not ask, which read the answer meant for the next one"
+
+
+def asked_prompt(student: Transcript, index: int) -> str:
+    """The prompt of STUDENT's INDEX-th question (0-based; "" past its last)."""
+    asks = [item.text.strip() for item in student.items if item.kind == "in"]
+    return asks[index] if 0 <= index < len(asks) else ""
+
+
+def asked_in_round(student: Transcript, index: int) -> int:
+    """The round (1-based: the student's Scored lines before it, plus one) of its INDEX-th question."""
+    protocol, scored, asked = student.protocol, 0, -1
+    for item in student.items:
+        if item.kind == "in":
+            asked += 1
+            if asked == index:
+                break
+        elif item.kind == "line" and protocol.scored.search(item.text):
+            scored += 1
+    return scored + 1
+
+
 def first_question_difference(ref: RefGame, student: Transcript) -> tuple[int, str] | None:
     """(script line index, cause) where the student asked the other kind of question than the
     reference (which dice to keep / which category), judged by the student's own prompts: only
@@ -282,6 +304,7 @@ def first_question_difference(ref: RefGame, student: Transcript) -> tuple[int, s
     kind_of: dict[str, str] = {}
     shown_since_scored = 0          # dice lines since the last scored line (rolls this round)
     index = -1
+    prompts = [item.text.strip() for item in student.items if item.kind == "in"]
     for item in student.items:
         if item.kind == "line":
             if protocol.scored.search(item.text):
@@ -297,6 +320,11 @@ def first_question_difference(ref: RefGame, student: Transcript) -> tuple[int, s
         want, prompt = ref.answer_kind[index], item.text.strip()
         if not prompt:
             continue
+        after = prompts[index + 1] if index + 1 < len(prompts) else ""
+        if prompt not in kind_of and kind_of.get(after) == want:
+            # a prompt never seen, and right after it the prompt this answer was meant for: a question
+            # the reference does not ask took the answer (pass 25: a "Press Enter to continue" pause)
+            return index, EXTRA_QUESTION
         known = kind_of.setdefault(prompt, want)
         if known == want:
             continue

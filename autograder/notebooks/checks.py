@@ -34,6 +34,7 @@ class Check:
     lines: list[str] = field(default_factory=list)     # compare the printed lines with these prefixes
     after: list[str] = field(default_factory=list)     # expressions compared after the call
     value: bool = True                  # compare the call's return value
+    quiet: bool = False                 # the call prints nothing (a line starting DEBUG: aside): pass 25
     final: bool = False                 # compare the final score printed (the last number on a score line)
     origin: str = ""
     in_notebook: bool = True            # False: a whole game filed under a later problem: not a public check of it
@@ -345,7 +346,8 @@ def content_checks(content: dict, problem: Problem) -> list[Check]:
             raises=item.get("raises", ""), call=item.get("call", ""),
             answers=[str(a) for a in item.get("answers", [])], dice=[int(d) for d in item.get("dice", [])],
             lines=list(item.get("lines", [])), after=list(item.get("after", [])),
-            value=bool(item.get("value", True)), origin="content", label=str(item.get("label", "")),
+            value=bool(item.get("value", True)), quiet=bool(item.get("quiet", False)), origin="content",
+            label=str(item.get("label", "")),
             **_hints(item)))
     return checks
 

@@ -131,6 +131,12 @@ def render_check(check: Check, namespace: dict, where: str) -> str:
             ran = f"{check.call} ({rolled}; {len(check.answers)} answers: [{first}{more}])"
         if check.value:
             out += _assert_value("value", namespace["value"], ran, where, check)
+        if check.quiet:       # the handout's "prints nothing" (the grade's purity check): DEBUG: lines aside
+            if _eval(QUIET_LINES, namespace, where):
+                raise NotebookError(f"{where}: {check.call} prints something in the reference")
+            message = repr(f"Ran: {ran}\nExpected: nothing printed (a line starting DEBUG: is fine)\n"
+                           "Got (all it printed):\n")
+            out.append(f"assert not {QUIET_LINES}, {message} + printed{_hint_text('printed', check, where)}")
         prefixes = tuple(check.lines)
         got = _eval(f"lines_starting(printed, *{prefixes!r})", namespace, where) if prefixes else []
         if prefixes and (got or check.origin == "content"):
@@ -164,6 +170,9 @@ def render_check(check: Check, namespace: dict, where: str) -> str:
     out += _assert_value("got", value, ran if len(ran) <= 200 else check.expr, where, check)
     return "\n".join(out)
 
+
+
+QUIET_LINES = "[line for line in printed.splitlines() if line.strip() and not line.strip().startswith('DEBUG:')]"
 
 
 def _scripted_run(check: Check) -> str:

@@ -26,7 +26,10 @@ from autograder.engine import replay
 from autograder.engine.charge import skip, stopped_aspect, written
 from autograder.engine.checks import reference_helpers
 from autograder.engine.divergence import (
+    EXTRA_QUESTION,
     Replayed,
+    asked_in_round,
+    asked_prompt,
     divergence_gap,
     first_question_difference,
     replay_game,
@@ -163,9 +166,16 @@ def check_finishes(played: Played) -> None:
             reason, detail = "it plays one round too many", f"it scored {len(played.mine.scored)} rounds and asked on"
             hint = f"play_game({case.rounds}) plays exactly {case.rounds} rounds: check the loop's range."
             aspect = "one round too many"
-        elif question is not None and (div is None or question[0] < divergence_gap(played.ref, played.mine)):
+        elif question is not None and (div is None or question[0] < divergence_gap(played.ref, played.mine)
+                                       or question[1] == EXTRA_QUESTION       # (read where the roll was due)
+                                       and question[0] == divergence_gap(played.ref, played.mine)):
             reason, detail = question[1], f"script line {question[0] + 1} ({case.script[question[0]]!r})"
             hint = "A round asks at most two keep questions, then the category."
+            if question[1] == EXTRA_QUESTION:       # (named: its prompt and round, not a roll it then missed)
+                detail = (f"the prompt {asked_prompt(played.mine, question[0])!r} in round "
+                          f"{asked_in_round(played.mine, question[0])} read {detail}")
+                hint = ("A round asks only which dice to keep (at most twice) and the category: no other "
+                        "input, not even a pause (print a message instead).")
             aspect = question_aspect(question)
         elif div is not None:
             reason, detail = f"the first difference from the reference: {div.cause}", f"at {div.where}: {div.detail}"

@@ -21,7 +21,12 @@ from autograder.assignments.yahtzee.suites.game import (
 )
 from autograder.engine.charge import stopped_aspect, written
 from autograder.engine.checks import reference_helpers, reference_ok
-from autograder.engine.divergence import first_divergence, first_question_difference
+from autograder.engine.divergence import (
+    EXTRA_QUESTION,
+    asked_prompt,
+    first_divergence,
+    first_question_difference,
+)
 from autograder.engine.feedback import Fail
 from autograder.engine.replay import normalize
 from autograder.engine.suite import returned_value
@@ -152,10 +157,12 @@ def check_round(student, reference, case: dict, bonus_rule: bool = True, returne
     if outcome.status == "input_exhausted":
         question = first_question_difference(ref, mine)
         cause = f"; likely cause: {question[1]}" if question else ""
-        fail(f"it {outcome.message}{cause}", f"it asked for more input than the answers given{cause}",
-             hint=(case.get("hint") if question else None) or "It asked for more answers than the round needs: "
-             "does it ask a question the handout does not ask, refuse a valid answer, or ask a keep question too many?",
-             aspect=question_aspect(question))
+        extra = question is not None and question[1] == EXTRA_QUESTION
+        shown = f" (the prompt {asked_prompt(mine, question[0])!r})" if extra else ""
+        fail(f"it {outcome.message}{cause}{shown}", f"it asked for more input than the answers given{cause}",
+             hint=(case.get("hint") if question and not extra else None) or "It asked for more answers than the "
+             "round needs: does it ask a question the handout does not ask, refuse a valid answer, or ask a keep "
+             "question too many?", aspect=question_aspect(question))
     got = outcome.value
     want = list(ref_outcome.value)
     want_after = dict((ref_outcome.args_after or [None])[0] or {})
@@ -281,6 +288,9 @@ def _card_value(student, card: dict, helper: str, key: str) -> str | None:
     return {normalize(name): value for name, value in card_lines(outcome.value)}.get(key)
 
 
+NEWLINE_ASPECT = "format_scorecard: a newline at an end"     # P15's, and P20's again (charged once)
+
+
 def check_scorecard_text(student, reference, case: dict, *, bonus_lines: bool) -> None:
     """format_scorecard: a `Category: points` line per box in order ("-" when open), `Total: N` last.
     BONUS_LINES (stage 4): the `Upper Bonus` line right after Sixes, `Yahtzee Bonus` after Chance;
@@ -299,9 +309,9 @@ def check_scorecard_text(student, reference, case: dict, *, bonus_lines: bool) -
         stopped.aspect = stopped_aspect(outcome)
         raise
 
-    def fail(public: str, secret: str, hint: str | None = None, aspect: str | None = None):
+    def fail(public: str, secret: str, hint: str | None = None, aspect: str | None = None, sole: str | None = None):
         raise Fail(public, hidden=secret, ran=ran, got=got, show_values=False, hint=hint,
-                   output=got if isinstance(got, str) else None, aspect=aspect)
+                   output=got if isinstance(got, str) else None, aspect=aspect, sole=sole)
 
     if not isinstance(got, str):
         fail(f"format_scorecard returned {got!r}; it must return the text (a str).",
@@ -371,4 +381,12 @@ def check_scorecard_text(student, reference, case: dict, *, bonus_lines: bool) -
             if order.index(key) != order.index(after) + 1:
                 fail(f"format_scorecard: the `{label}` line belongs right after {after.title()}.",
                      f"format_scorecard: the `{label}` line is out of place.")
+    if got != got.strip("\n"):     # the handout: "the lines joined with newlines (no newline at the end)"
+        # read last, so that it is the check's sole difference: charged once in the problem (pass 25)
+        end = "end" if got.endswith("\n") else "start"
+        fail(f"format_scorecard's text has a newline at the {end}: the lines are joined with newlines, "
+             "with none before the first line or after the last.",
+             "format_scorecard's text must have no newline before its first line or after its last.",
+             hint='Return "\\n".join(lines): print() adds the last newline itself.',
+             aspect=NEWLINE_ASPECT, sole=NEWLINE_ASPECT)
 

@@ -90,11 +90,12 @@ def test_new_scorecard_keys(student, reference):
     """new_scorecard: the 13 categories and the bonus, nothing else"""
     card = _new_card(student)
     expected = reference_ok(reference.call("new_scorecard"), "new_scorecard()").value
-    if card != expected:
-        extra = sorted(set(card) - set(expected))
-        raise Fail("new_scorecard() must have exactly 14 keys: the 13 categories and \"Yahtzee Bonus\""
-                   + (f" (it has extra keys {extra})." if extra else "."),
-                   ran="new_scorecard()", expected=expected, got=card)
+    # Only what no other check of P13 reads: a missing or wrong category is test_new_scorecard_open's,
+    # a missing or wrong bonus test_new_scorecard_bonus's (one bug, one check: pass 25).
+    extra = sorted(map(str, set(card) - set(expected)))
+    if extra:
+        raise Fail(f"new_scorecard() must have exactly 14 keys: the 13 categories and \"Yahtzee Bonus\" "
+                   f"(it has extra keys {extra}).", ran="new_scorecard()", expected=expected, got=card)
 
 
 # --- Problem 14 --------------------------------------------------------------------------------
@@ -141,7 +142,7 @@ def test_game_finishes(student, reference, case):
 @pytest.mark.points(1)
 @pytest.mark.depends(f"test_game_finishes[{GAMES[0].name}]")     # no point for a game never written
 def test_import_does_not_start_a_game(student, reference):
-    """Importing the file does not start a game"""
+    """Importing the file does not start a game, and a game leaves nothing for the next one"""
     outcome = student.call("new_scorecard")
     prompted = outcome.import_prompted
     if prompted:
@@ -149,6 +150,7 @@ def test_import_does_not_start_a_game(student, reference):
         raise Fail(f"Importing your file starts a game: it asked for input while being imported{where}.",
                    show_values=False,
                    hint="Start the game only under `if __name__ == \"__main__\":` at the bottom of the file.")
+    _second_game_on_a_new_card(student, 1, ["", "Chance"])
 
 
 @pytest.mark.parametrize("case", game_params(depends="test_game_finishes"))
@@ -220,3 +222,24 @@ def test_num_rounds_checked(student, reference, case):
                    + (" (it played none)." if short else "."), ran=ran,
                    show_values=False, hint="play_game(n) plays n rounds, 1 to 13: check the loop's range.",
                    sole="round: missing" if short else None)
+
+
+def _second_game_on_a_new_card(student, rounds: int, script: list[str]) -> None:
+    """The handout: play_game plays its rounds "on a new scorecard".  A card made once (a global, a
+    default argument) shows in a second game of the same run only: two calls in the student's shared
+    worker (one module, as check.py and a notebook play them), the second must do what the first did."""
+    first = student.call("play_game", rounds, stdin=script, seed=5, fresh=False, timeout=GAME_TIMEOUT)
+    if first.status != "ok":
+        return      # (a game that does not finish is charged by the games' own checks)
+    second = student.call("play_game", rounds, stdin=script, seed=5, fresh=False, timeout=GAME_TIMEOUT)
+    if first.worker is None or second.worker is None or first.worker[1] != second.worker[0]:
+        return      # (not one module's two calls: the worker was replaced between them; nothing to compare)
+    if (second.status, second.value, second.inputs_asked) != (first.status, first.value, first.inputs_asked):
+        said = (f"returned {second.value!r} (the first returned {first.value!r})" if second.status == "ok"
+                else second.message or second.status)
+        raise Fail(f"play_game({rounds}) played twice in one run: the second game {said}; every game starts on "
+                   "a new scorecard.", ran=f"play_game({rounds}) twice in one run, each with the script {script}",
+                   hidden="play_game played twice in one run: the second game did not play as the first did "
+                          "(every game starts on a new scorecard).", show_values=False,
+                   hint="Make the scorecard inside play_game (`scorecard = new_scorecard()`), not once at the top "
+                        "of the file or as a default argument.", aspect="play_game: the same scorecard again")
