@@ -74,6 +74,27 @@ def _public_checks(key: tuple) -> tuple[dict[int, str], list[str]]:
     return checks, notes
 
 
+def unchecked_public(assignment: Assignment) -> dict[int, list[str]]:
+    """{problem: [case]}: the public scenario cases no public check could be made of (0: of no one
+    problem), which check.py and `grade --public` name after their count."""
+    key = (assignment.name, str(assignment.reference), assignment.reference.stat().st_mtime_ns)
+    return {number: list(cases) for number, cases in _unchecked_public(key)}
+
+
+@cache
+def _unchecked_public(key: tuple) -> tuple[tuple[int, tuple[str, ...]], ...]:
+    from .. import notebooks as nb
+    from ..authoring.promises import collected_checks
+
+    assignment = load_assignment(key[0])
+    content = nb.load_content(assignment) if nb.has_notebooks(assignment) else {}
+    text = assignment.reference.read_text(encoding="utf-8")
+    found = nb.unchecked_cases(assignment, text, content.get("protocol_lines", []))
+    if found.get(0):        # (cases the suites file: their problem from the hidden checks' ids, collected)
+        found = nb.unchecked_cases(assignment, text, content.get("protocol_lines", []), collected_checks(assignment))
+    return tuple((number, tuple(cases)) for number, cases in sorted(found.items()))
+
+
 def sandbox_source(source: str, checks: dict[int, str], filename: str, handout: tuple[str, ...] = ()) -> str:
     """The student's SOURCE with one function appended that runs a problem's public checks in the
     module's own namespace with the shared runtime, and returns [(what, status, detail)]."""
@@ -110,6 +131,9 @@ def grade_public(path: str | Path, assignment: str | Assignment = DEFAULT_ASSIGN
                         for n, s, title in problems]
         return report
     report.notes.extend(submission.notes)
+    unchecked = selfcheck.unchecked_lines(unchecked_public(spec), [n for n, _, _ in problems], verbose=True)
+    if unchecked:      # (all green here is not all green in the grade: say which public cases it plays alone)
+        report.notes.append("\n  ".join(unchecked))
     wanted = {n: checks[n] for n, _, _ in problems}
     program = Program(sandbox_source(submission.source, wanted, submission.filename, tuple(sorted(spec.handout_names))),
                       submission.filename,

@@ -42,6 +42,7 @@ class Check:
     hint: str = ""                      # shown with a failure (the scenario's hint)
     hint_when: object = None            # show HINT only when the student's value equals this
     label: str = ""                     # what the check is called where the student reads it (default: its code)
+    say_setup: bool = False             # a call's Ran: says its setup too (a suite's case: the state it starts from)
 
 
 def _hints(case: dict) -> dict:
@@ -190,6 +191,10 @@ def scenario_check(assignment: Assignment, signatures: dict[str, list[tuple[str,
         raises = case.get("raises") or ("ValueError" if key == "invalid" or case.get("invalid") else "")
         return Check(int(owner), expr=_call_text(case["call"]), raises=raises, origin=origin, **_hints(case))
     shapes = scenario_shapes(assignment)
+    script = (shapes.get("game") or {}).get("script")
+    made = _suite_game(assignment, script, key, case, protocol, origin, stage) if script else None
+    if made is not None:                # (the course's suite knows its case: it says how it is played)
+        return made
     if key in signatures:
         owner = case.get("problem") or getattr(_owner(assignment, key, stage), "number", None)
         if owner is None:
@@ -219,10 +224,8 @@ def scenario_check(assignment: Assignment, signatures: dict[str, list[tuple[str,
                          lines=list(protocol), after=after, origin=origin, **_hints(case))
         return Check(int(owner), setup, expr=call, origin=origin, **_hints(case))
     game = shapes.get("game")
-    if not game:
+    if not game or script:
         return None
-    if game.get("script"):
-        return _suite_game(assignment, game["script"], key, case, protocol, origin, stage)
     answers = next((case[f] for f in game.get("answers", []) if f in case), None)
     dice_field, seed_field = game.get("dice"), game.get("seed")
     if isinstance(answers, list) and (dice_field in case or seed_field in case):
@@ -265,20 +268,28 @@ def _suite_game(assignment: Assignment, script: str, key: str, case: dict, proto
                 stage: int | None) -> Check | None:
     """A public whole game as the course's suite plays it: [public_scenarios.game] script =
     "module:function", FUNCTION(KEY, CASE) -> None (not a game it plays) or {"call", "answers",
-    "seed" or "dice", optional "lines" (default: the protocol's), "until_eof", "trim"}: the same
-    answers, seed and dice as its hidden checks, from the suite's own code, not a copy of it."""
+    "seed" and/or "dice", optional "lines" (default: the protocol's), "until_eof", "trim", "setup"
+    (statements before the call, said in its Ran:), "after" (expressions compared after it),
+    "value" (compare what it returns), "problem" (whose check it is, when the case does not say)}, or
+    {"setup", "expr", "problem"} (a value compared): the same answers, seed, dice and state as its hidden checks,
+    from the suite's own code, not a copy of it."""
     module, _, name = script.partition(":")
     made = getattr(importlib.import_module(module), name)(key, case)
     if made is None:
         return None
-    owner, in_notebook = _game_owner(assignment, case, stage)
+    owner, in_notebook = _game_owner(assignment, {**case, "problem": made.get("problem", case.get("problem"))}, stage)
     if owner is None:
         return None
+    if "expr" in made:                  # (a value compared, after the setup)
+        return Check(owner, setup=[str(line) for line in made.get("setup", ())], expr=str(made["expr"]),
+                     origin=origin, in_notebook=in_notebook, **_hints(case))
     lines = list(made.get("lines") or protocol)
     dice = made.get("dice")
-    return Check(owner, call=made["call"], answers=[str(a) for a in made["answers"]],
+    return Check(owner, setup=[str(line) for line in made.get("setup", ())], call=made["call"],
+                 answers=[str(a) for a in made["answers"]],
                  dice=None if dice is None else [int(d) for d in dice], seed=made.get("seed"), strict=False,
-                 lines=lines, final=not lines, value=False, origin=origin, in_notebook=in_notebook,
+                 lines=lines, final=not lines, value=bool(made.get("value")), origin=origin,
+                 in_notebook=in_notebook, after=[str(e) for e in made.get("after", ())], say_setup=True,
                  until_eof=bool(made.get("until_eof")), trim=bool(made.get("trim")), **_hints(case))
 
 
@@ -324,6 +335,38 @@ def scenario_checks(assignment: Assignment, solution_text: str, protocol: list[s
         elif problem is None or check.problem == problem.number:
             checks.append(check)
     return checks, unknown
+
+
+def unchecked_cases(assignment: Assignment, solution_text: str, protocol: list[str],
+                    checks: dict[str, int | None] | None = None) -> dict[int, list[str]]:
+    """Problem -> the public scenario cases no check could be made of (a hidden check plays each;
+    check.py and `grade --public` say so rather than pass them by in silence): the case's
+    `problem`, else the problem of the function its key names, else the problem of the hidden
+    check (CHECKS: the suites' collected ids -> problem) whose case id is the case's text, else 0."""
+    signatures = signatures_of(solution_text)
+    found: dict[int, list[str]] = {}
+    for filename, stage, key, case in _scenario_cases(assignment):
+        if not case.get("public") or case.get("any_legal"):
+            continue
+        if scenario_check(assignment, signatures, key, case, protocol, "", stage) is not None:
+            continue
+        what = str(case.get("why") or case.get("name") or case.get("id") or key)
+        owner = case.get("problem") or getattr(_owner(assignment, key, stage), "number", None)
+        if owner is None:
+            owner = _checked_by(checks or {}, what)
+        found.setdefault(int(owner or 0), []).append(f"{what} ({filename} [[{key}]])")
+    return found
+
+
+def _checked_by(checks: dict[str, int | None], what: str) -> int | None:
+    """The problem of the hidden check whose case id is WHAT (`test_x[WHAT]`, `test_x[kind: WHAT]`),
+    or of the only problem whose case ids hold it; None when that is not one problem."""
+    params = [(check[check.index("[") + 1:-1], problem) for check, problem in checks.items()
+              if "[" in check and check.endswith("]") and problem is not None]
+    exact = {problem for param, problem in params if param == what or param.endswith(": " + what)}
+    loose = {problem for param, problem in params if what in param}
+    owners = exact or loose
+    return owners.pop() if len(owners) == 1 else None
 
 
 def content_checks(content: dict, problem: Problem) -> list[Check]:

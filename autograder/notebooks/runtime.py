@@ -34,11 +34,12 @@ def run_scripted(action, answers=(), dice=(), seed=None, strict=True, until_eof=
     Returns (value, printed): what ACTION returned and all it printed, each prompt
     followed by its answer as on a terminal.  Fails when the code asks for more answers,
     or rolls more dice, than the check scripted; with STRICT also when it asks for fewer.
-    With a SEED the dice are random, after random.seed(SEED).  With UNTIL_EOF the answers
-    end like a closed input: input() raises EOFError, which ends ACTION (value None), for a
-    program that plays until its input ends.
+    With a SEED the dice are random, after random.seed(SEED); with a SEED and DICE the dice
+    are DICE, and the rest of the random module (a shuffle) follows the seed.  With UNTIL_EOF
+    the answers end like a closed input: input() raises EOFError, which ends ACTION (value
+    None), for a program that plays until its input ends.
     """
-    script = Scripted(answers, None if dice is None or seed is not None else dice)
+    script = Scripted(answers, None if dice is None or (seed is not None and not dice) else dice)
     printed = io.StringIO()
     ended = []
 
@@ -59,7 +60,7 @@ def run_scripted(action, answers=(), dice=(), seed=None, strict=True, until_eof=
             raise ScriptEnded("it rolled more dice than this check expected")
         return value
 
-    if script.dice is None:
+    if script.dice is None or seed is not None:
         random.seed(seed)
     try:
         with contextlib.ExitStack() as stack:

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from autograder.assignments.swe3006.suites.common import (
     ASSIGNMENT,
+    CLASS,
     GAME_TIMEOUT,
+    START,
     Call,
     Compare,
     GraderFault,
@@ -129,10 +131,41 @@ PUBLIC_GAME_LINES = ["Round", "Current dice", "[WARN]", "Current score", "Game O
 
 
 def public_game(key: str, case: dict) -> dict | None:
-    """A public [[game]] of games.toml as check.py and the notebooks play it (assignment.toml
-    [public_scenarios.game] script; notebooks.checks): the script and seed of its hidden check
-    (game_call), ended like a closed input, as the grader ends it."""
-    if key != "game":
+    """A public case as check.py and the notebooks play it (assignment.toml [public_scenarios.game]
+    script; notebooks.checks), from the call its hidden check makes: a [[game]] with the script and
+    seed of game_call, ended like a closed input, as the grader ends it; a method's case
+    (methods.toml: method_call; turn.toml and scoring.toml: units.UNIT_CALLS) from the same state,
+    arguments, answers and seed, comparing the lines, the value and the attributes its hidden check
+    compares; a scoring [[case]] compares the categories it is about."""
+    from autograder.assignments.swe3006.suites.units import UNIT_CALLS, unit_problem
+
+    if key == "game":
+        return {"call": f"{CLASS}().play()", "answers": game_script(case), "seed": case["seed"],
+                "until_eof": True, "lines": PUBLIC_GAME_LINES}
+    setup = [f"game = {CLASS}()"]
+    if key == "case" and "dice" in case and "categories" in case:
+        setup += [f"game.{name} = {value!r}" for name, value in dict(START, dice_combination=list(case["dice"])).items()]
+        wanted = list(case["categories"])
+        expr = ("list(game.calculate_score())" if wanted == ["*order"] else
+                f"{{name: game.calculate_score()[name] for name in {wanted!r}}}")
+        return {"setup": setup, "expr": expr, "problem": case["problem"]}
+    if key in ("init", "option", "info", "end"):
+        call, compare = method_call(key, case)
+        problem = case["problem"]
+    elif key in UNIT_CALLS:
+        call, compare, _ = UNIT_CALLS[key][0](case)
+        problem = unit_problem(key, case)
+    else:
         return None
-    return {"call": "YahtzeeGame().play()", "answers": game_script(case), "seed": case["seed"],
-            "until_eof": True, "lines": PUBLIC_GAME_LINES}
+    setup += [f"game.{name} = {value!r}" for name, value in dict(START, **(call.state or {})).items()]
+    lines = [TABLE_LINE] if set(compare.kinds) <= {"header", "row"} and compare.kinds else PUBLIC_METHOD_LINES
+    return {"setup": setup, "call": f"game.{call.method}({', '.join(repr(arg) for arg in call.args)})",
+            "answers": list(call.stdin or ()), "seed": 0 if call.seed is None else call.seed,
+            "lines": lines, "value": compare.value, "after": [f"game.{name}" for name in compare.attributes],
+            "problem": problem}
+
+
+# A method's public check compares every line the grader reads that starts so (its hidden check: every one)
+TABLE_LINE = "|"
+PUBLIC_METHOD_LINES = [*PUBLIC_GAME_LINES, "Choose the", "Re-roll the dice", "Enter the dice indexes", "Press Enter",
+                       "It's a tie", TABLE_LINE]
