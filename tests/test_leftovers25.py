@@ -132,6 +132,39 @@ def test_check_py_fails_a_bug_only_a_public_method_case_shows_and_names_what_it_
         "  P15: Results: and one line per player, winner first (bonus.toml [[results]])"), said
 
 
+def test_check_py_runs_the_file_as_a_script_and_plays_every_public_whole_game(tmp_path):
+    """SWE3006's P11 grades `python swe3006.py` (the file's main guard); check.py never ran the file
+    as a script, so a program without the guard passed there.  A check of check.py and `grade
+    --public` only (notebooks.toml `notebook = false`: a notebook is no script) runs it now, from the
+    file (check.py) or the source the sandbox was given (grade --public: run_as_script).  The same
+    path (a check kept out of the notebook) had dropped the main course's public whole game of stage 4
+    (games.toml 'second-yahtzee-bonus-forced-upper', filed under P20) from check.py: it is in now."""
+    import json
+
+    from autograder.grading.public import grade_public
+
+    program = _edited("swe3006", 'if __name__ == "__main__":\n    YahtzeeGame().play()', "")
+    said = _check_py(tmp_path, "swe3006", program, "--problem", "11")
+    assert "  Problem 11 play: 13 rounds, the score sheet on request, the RNG contract: failed (3/4 checks pass)" in said
+    assert ("    check: python swe3006.py plays the game (seed 7, cut short)\n"
+            "      Ran: lines_starting(run_scripted(lambda: run_as_script(__file__), answers=['1', '1', 'n', 'Chance'], "
+            "seed=7, until_eof=True, strict=False)[1], 'Round', 'Current dice', 'Current score')\n"
+            "      Expected: ['Round 1', 'Current dice combination: [3, 2, 4, 6, 1]', 'Round 2']\n"
+            "      Got: []\n") in said, said
+    student = tmp_path / "public" / "swe3006.py"
+    student.parent.mkdir()
+    student.write_text(program, encoding="utf-8")
+    report = grade_public(student, "swe3006", stage=3)
+    rows = {(t.problem, t.status) for t in report.tests if t.name.startswith("P11 python swe3006.py plays")}
+    assert rows == {(11, "failed")}, [(t.name, t.status) for t in report.tests]
+    notebook = json.loads((Path(__file__).resolve().parents[1] / "notebooks" / "student" / "swe3006_stage3.ipynb")
+                          .read_text(encoding="utf-8"))
+    assert not [c for c in notebook["cells"] if "run_as_script(__file__)" in "".join(c["source"])]
+    spec = load_assignment("yahtzee")
+    assert "with checks(\"public scenario 'second-yahtzee-bonus-forced-upper' (games.toml)\"):" in public_checks(spec)[0][20]
+    assert unchecked_public(spec) == {}
+
+
 def test_the_unchecked_cases_note():
     """selfcheck.unchecked_lines: only the problems run, the count, the problems, a list with verbose."""
     unchecked = {0: ["x (a.toml [[k]])"], 3: ["y (b.toml [[c]])", "z (b.toml [[c]])"], 9: ["w (c.toml [[d]])"]}

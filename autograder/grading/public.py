@@ -98,8 +98,10 @@ def _unchecked_public(key: tuple) -> tuple[tuple[int, tuple[str, ...]], ...]:
 def sandbox_source(source: str, checks: dict[int, str], filename: str, handout: tuple[str, ...] = ()) -> str:
     """The student's SOURCE with one function appended that runs a problem's public checks in the
     module's own namespace with the shared runtime, and returns [(what, status, detail)]."""
+    # (the tools know the file's source: a check that runs it as a script has no file here)
+    tools = f"{TOOLS}\nSCRIPT_SOURCE = {source!r}\n"
     return (source.rstrip("\n") + "\n\n\n"
-            f"def {ENTRY}(number, _runtime={SELFCHECK_SOURCE!r}, _tools={TOOLS!r},\n"
+            f"def {ENTRY}(number, _runtime={SELFCHECK_SOURCE!r}, _tools={tools!r},\n"
             f"        _checks={checks!r}, _filename={filename!r}, _handout={handout!r}):\n"
             "    engine = {'__name__': 'selfcheck'}\n"
             "    exec(_runtime, engine)\n"

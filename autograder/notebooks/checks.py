@@ -383,7 +383,7 @@ def content_checks(content: dict, problem: Problem) -> list[Check]:
             answers=[str(a) for a in item.get("answers", [])], dice=[int(d) for d in item.get("dice", [])],
             lines=list(item.get("lines", [])), after=list(item.get("after", [])),
             value=bool(item.get("value", True)), origin="content", label=str(item.get("label", "")),
-            **_hints(item)))
+            in_notebook=bool(item.get("notebook", True)), **_hints(item)))
     return checks
 
 
@@ -412,5 +412,5 @@ def problem_checks(assignment: Assignment, solution_text: str, content: dict, pr
         if key not in seen:
             checks.append(check)
             seen.add(key)
-    checks.extend(content_checks(content, problem))
+    checks.extend(c for c in content_checks(content, problem) if c.in_notebook or not notebook)
     return checks

@@ -99,6 +99,16 @@ def script_used():
         raise AssertionError(f"it did not roll the dice {LAST_RUN['dice']}.  It printed:\\n{LAST_RUN['printed']}")
 
 
+def run_as_script(path):
+    """Run the file at PATH as `python PATH` runs it (its main guard too); where the checks run
+    without the file (`grade --public`'s sandbox), from the source it was given (SCRIPT_SOURCE)."""
+    source = globals().get("SCRIPT_SOURCE")
+    if source is None:
+        with open(path, encoding="utf-8") as handle:
+            source = handle.read()
+    exec(compile(source, path, "exec"), {"__name__": "__main__", "__file__": path})
+
+
 def lines_starting(text, *prefixes):
     """The lines of TEXT that start with one of PREFIXES, stripped."""
     return [line.strip() for line in text.splitlines() if line.strip().startswith(prefixes)]
