@@ -94,9 +94,15 @@ def test_swe3006_public_method_cases_are_checks_of_their_problems():
     checks, notes = public_checks(load_assignment("swe3006"))
     assert not [note for note in notes if "methods.toml" in note], notes
     end = checks[10][checks[10].index("'game over, then a new game'"):]
-    assert "game.current_round = 14" in end and "lambda: game.check_end_game(),\n        answers=['', '1'],\n        seed=0," in end
-    assert "Ran: game = YahtzeeGame(); game.game_mode = 1; game.current_round = 14;" in end
-    assert "got = game.current_round\n    assert got == 1 and type(got) is int" in end
+    assert "    game.current_round = 14\n" in end
+    assert ("got = (lambda run: [run[0], protocol_read(run[1], protocol), game.game_mode, game.current_round, "
+            "game.current_player, game.dice_combination, game.recorded_score_sheet])(run_scripted(lambda: "
+            "game.check_end_game(), answers=['', '1'], seed=0, until_eof=True, strict=False))") in end
+    assert "'row: category=Yahtzee, score=0', 'final: score=212', 'new_game', 'mode_prompt'], 1, 1, 1, [], [{}]]" in end
+    assert ("Ran: game = YahtzeeGame(); current_round = 14, recorded_score_sheet = [{'Aces': 0, ") in end
+    assert ("; game.check_end_game() and the answers ['', '1']; compared: the value returned, the lines the grader "
+            "reads, then the attributes game_mode, current_round, current_player, dice_combination, "
+            "recorded_score_sheet\\nExpected: ") in end
     assert "public scenario 'two players: two empty sheets' (methods.toml)" in checks[8]
     assert "public scenario 'round 7, show the sheet' (methods.toml)" in checks[9]
     assert "public scenario 'player 1 wins' (methods.toml)" in checks[13]
@@ -132,13 +138,14 @@ def test_check_py_fails_a_bug_only_a_public_method_case_shows_and_names_what_it_
         "  P15: Results: and one line per player, winner first (bonus.toml [[results]])"), said
 
 
-def test_check_py_runs_the_file_as_a_script_and_plays_every_public_whole_game(tmp_path):
+def test_check_py_runs_the_file_as_a_script_and_names_the_game_it_leaves_out(tmp_path):
     """SWE3006's P11 grades `python swe3006.py` (the file's main guard); check.py never ran the file
     as a script, so a program without the guard passed there.  A check of check.py and `grade
     --public` only (notebooks.toml `notebook = false`: a notebook is no script) runs it now, from the
-    file (check.py) or the source the sandbox was given (grade --public: run_as_script).  The same
-    path (a check kept out of the notebook) had dropped the main course's public whole game of stage 4
-    (games.toml 'second-yahtzee-bonus-forced-upper', filed under P20) from check.py: it is in now."""
+    file (check.py) or the source the sandbox was given (grade --public: run_as_script).  The main
+    course's public whole game of stage 4 (games.toml 'second-yahtzee-bonus-forced-upper', filed under
+    P20, kept out of the notebook) was dropped from check.py in silence: it stays out (its raw
+    'Final score' prefix fails correct programs whose scorecard header differs), and is named there."""
     import json
 
     from autograder.grading.public import grade_public
@@ -161,8 +168,8 @@ def test_check_py_runs_the_file_as_a_script_and_plays_every_public_whole_game(tm
                           .read_text(encoding="utf-8"))
     assert not [c for c in notebook["cells"] if "run_as_script(__file__)" in "".join(c["source"])]
     spec = load_assignment("yahtzee")
-    assert "with checks(\"public scenario 'second-yahtzee-bonus-forced-upper' (games.toml)\"):" in public_checks(spec)[0][20]
-    assert unchecked_public(spec) == {}
+    assert "second-yahtzee-bonus-forced-upper" not in public_checks(spec)[0][20]
+    assert unchecked_public(spec) == {20: ["second-yahtzee-bonus-forced-upper (games.toml [[game]])"]}
 
 
 def test_the_unchecked_cases_note():
@@ -231,7 +238,7 @@ def test_every_course_audits_clean(capsys):
     said = capsys.readouterr().out.splitlines()
     assert said == ["cs21: 75 cases evaluated on the reference, each as its text says",
                     "pytzee: 0 cases evaluated on the reference, each as its text says",
-                    "swe3006: 20 cases evaluated on the reference, each as its text says",
+                    "swe3006: 74 cases evaluated on the reference, each as its text says",
                     "yahtzee: 134 cases evaluated on the reference, each as its text says",
                     "yatzy: 42 cases evaluated on the reference, each as its text says"]
 

@@ -33,6 +33,7 @@ from dataclasses import dataclass
 
 from ..assignment import Assignment
 from ..notebooks import checks as nbchecks
+from ..notebooks.runtime import TOOLS
 
 NEGATION = re.compile(r"\b(no|not|none|nothing|never|zero|isn't|aren't|without|fails?|scores? 0|earns? nothing)\b|"
                       r"(^|\s)0($|\s|\))", re.IGNORECASE)
@@ -73,6 +74,7 @@ def audit(assignment: Assignment) -> tuple[list[Finding], int]:
     try:
         with contextlib.redirect_stdout(io.StringIO()):
             exec(compile(text, str(assignment.reference), "exec"), namespace)
+            exec(TOOLS, namespace)      # (a case a suite plays through run_scripted: its method's value)
     except Exception as err:            # noqa: BLE001 -- said, not raised: the audit of a broken course
         return [Finding(assignment.name, "reference.py", f"does not load: {type(err).__name__}: {err}")], 0
     findings: list[Finding] = []

@@ -89,9 +89,10 @@ def _unchecked_public(key: tuple) -> tuple[tuple[int, tuple[str, ...]], ...]:
     assignment = load_assignment(key[0])
     content = nb.load_content(assignment) if nb.has_notebooks(assignment) else {}
     text = assignment.reference.read_text(encoding="utf-8")
-    found = nb.unchecked_cases(assignment, text, content.get("protocol_lines", []))
+    protocol, notebooks = content.get("protocol_lines", []), bool(content)
+    found = nb.unchecked_cases(assignment, text, protocol, notebooks=notebooks)
     if found.get(0):        # (cases the suites file: their problem from the hidden checks' ids, collected)
-        found = nb.unchecked_cases(assignment, text, content.get("protocol_lines", []), collected_checks(assignment))
+        found = nb.unchecked_cases(assignment, text, protocol, collected_checks(assignment), notebooks)
     return tuple((number, tuple(cases)) for number, cases in sorted(found.items()))
 
 

@@ -185,11 +185,14 @@ def build_stage(assignment: Assignment, solution: Solution, content: dict, stage
         for piece in answer_pieces:
             cells.append(code_cell(piece.code, answer_id(problem.number, piece.function.name), solution=True))
         blocks: list[tuple[str, str]] = []
-        scripted: list[tuple[str, str]] = []      # (and the checks of check.py only: a file run as a script)
+        # (and the content's checks of check.py only: a file run as a script; a public whole game of a
+        # later stage kept out of the notebook stays out of check.py too, whose note names it)
+        scripted: list[tuple[str, str]] = []
         final = reference_namespace(solution)
         # (a check run as a script runs the reference's file: the same at every stage for what it compares)
         namespace["__file__"] = final["__file__"] = str(assignment.reference)
-        found = problem_checks(assignment, solution.text, content, problem, notebook=False)
+        found = [c for c in problem_checks(assignment, solution.text, content, problem, notebook=False)
+                 if c.in_notebook or c.origin == "content"]
         if not [c for c in found if c.in_notebook]:
             raise NotebookError(f"problem {problem.number} has no public checks: give it doctests, public "
                                 f"scenarios or [problems.{problem.number}] checks in the content file")

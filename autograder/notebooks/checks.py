@@ -43,6 +43,7 @@ class Check:
     hint_when: object = None            # show HINT only when the student's value equals this
     label: str = ""                     # what the check is called where the student reads it (default: its code)
     say_setup: bool = False             # a call's Ran: says its setup too (a suite's case: the state it starts from)
+    ran: str = ""                       # an expression's Ran: (a suite's case: its hidden check's own words)
 
 
 def _hints(case: dict) -> dict:
@@ -196,7 +197,8 @@ def scenario_check(assignment: Assignment, signatures: dict[str, list[tuple[str,
     if made is not None:                # (the course's suite knows its case: it says how it is played)
         return made
     if key in signatures:
-        owner = case.get("problem") or getattr(_owner(assignment, key, stage), "number", None)
+        owner = made.problem if made is not None else \
+            case.get("problem") or getattr(_owner(assignment, key, stage), "number", None)
         if owner is None:
             return None
         setup, args, after = [], [], []
@@ -271,7 +273,7 @@ def _suite_game(assignment: Assignment, script: str, key: str, case: dict, proto
     "seed" and/or "dice", optional "lines" (default: the protocol's), "until_eof", "trim", "setup"
     (statements before the call, said in its Ran:), "after" (expressions compared after it),
     "value" (compare what it returns), "problem" (whose check it is, when the case does not say)}, or
-    {"setup", "expr", "problem"} (a value compared): the same answers, seed, dice and state as its hidden checks,
+    {"setup", "expr", "problem", "ran"} (a value compared; RAN: what its Ran: says): the same answers, seed, dice and state as its hidden checks,
     from the suite's own code, not a copy of it."""
     module, _, name = script.partition(":")
     made = getattr(importlib.import_module(module), name)(key, case)
@@ -282,7 +284,7 @@ def _suite_game(assignment: Assignment, script: str, key: str, case: dict, proto
         return None
     if "expr" in made:                  # (a value compared, after the setup)
         return Check(owner, setup=[str(line) for line in made.get("setup", ())], expr=str(made["expr"]),
-                     origin=origin, in_notebook=in_notebook, **_hints(case))
+                     origin=origin, in_notebook=in_notebook, ran=str(made.get("ran", "")), **_hints(case))
     lines = list(made.get("lines") or protocol)
     dice = made.get("dice")
     return Check(owner, setup=[str(line) for line in made.get("setup", ())], call=made["call"],
@@ -338,20 +340,24 @@ def scenario_checks(assignment: Assignment, solution_text: str, protocol: list[s
 
 
 def unchecked_cases(assignment: Assignment, solution_text: str, protocol: list[str],
-                    checks: dict[str, int | None] | None = None) -> dict[int, list[str]]:
+                    checks: dict[str, int | None] | None = None, notebooks: bool = False) -> dict[int, list[str]]:
     """Problem -> the public scenario cases no check could be made of (a hidden check plays each;
     check.py and `grade --public` say so rather than pass them by in silence): the case's
     `problem`, else the problem of the function its key names, else the problem of the hidden
-    check (CHECKS: the suites' collected ids -> problem) whose case id is the case's text, else 0."""
+    check (CHECKS: the suites' collected ids -> problem) whose case id is the case's text, else 0.
+    With NOTEBOOKS (check.py runs the notebooks' checks), a check kept out of the notebook (a later
+    stage's whole game filed under another problem) is not run either."""
     signatures = signatures_of(solution_text)
     found: dict[int, list[str]] = {}
     for filename, stage, key, case in _scenario_cases(assignment):
         if not case.get("public") or case.get("any_legal"):
             continue
-        if scenario_check(assignment, signatures, key, case, protocol, "", stage) is not None:
+        made = scenario_check(assignment, signatures, key, case, protocol, "", stage)
+        if made is not None and (made.in_notebook or not notebooks):
             continue
         what = str(case.get("why") or case.get("name") or case.get("id") or key)
-        owner = case.get("problem") or getattr(_owner(assignment, key, stage), "number", None)
+        owner = made.problem if made is not None else \
+            case.get("problem") or getattr(_owner(assignment, key, stage), "number", None)
         if owner is None:
             owner = _checked_by(checks or {}, what)
         found.setdefault(int(owner or 0), []).append(f"{what} ({filename} [[{key}]])")

@@ -172,7 +172,8 @@ def render_check(check: Check, namespace: dict, where: str) -> str:
     namespace["got"] = value
     # the setup in Ran: too, so that the names the call reads are said (not "chooseSlot(s)" alone)
     ran = "; ".join([*check.setup, check.expr])
-    out += _assert_value("got", value, ran if len(ran) <= 200 else check.expr, where, check)
+    ran = check.ran or (ran if len(ran) <= 200 else check.expr)
+    out += _assert_value("got", value, ran, where, check)
     return "\n".join(out)
 
 

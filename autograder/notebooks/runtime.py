@@ -109,6 +109,24 @@ def run_as_script(path):
     exec(compile(source, path, "exec"), {"__name__": "__main__", "__file__": path})
 
 
+def protocol_read(text, patterns):
+    """The lines of TEXT a grader reads, in order: PATTERNS [(kind, regex)] tried in order on each
+    line stripped; each line read as 'kind: name=value, ...' (its named groups, inner spaces
+    collapsed: free spacing and optional bars compare equal, as the grader compares them)."""
+    compiled = [(kind, re.compile(pattern)) for kind, pattern in patterns]
+    found = []
+    for raw in text.splitlines():
+        line = raw.strip()
+        for kind, pattern in compiled:
+            match = pattern.match(line)
+            if match:
+                fields = [f"{name}={' '.join(value.split())}" for name, value in match.groupdict().items()
+                          if value is not None]
+                found.append(f"{kind}: {', '.join(fields)}" if fields else kind)
+                break
+    return found
+
+
 def lines_starting(text, *prefixes):
     """The lines of TEXT that start with one of PREFIXES, stripped."""
     return [line.strip() for line in text.splitlines() if line.strip().startswith(prefixes)]

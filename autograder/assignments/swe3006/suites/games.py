@@ -158,14 +158,21 @@ def public_game(key: str, case: dict) -> dict | None:
     else:
         return None
     setup += [f"game.{name} = {value!r}" for name, value in dict(START, **(call.state or {})).items()]
-    lines = [TABLE_LINE] if set(compare.kinds) <= {"header", "row"} and compare.kinds else PUBLIC_METHOD_LINES
-    return {"setup": setup, "call": f"game.{call.method}({', '.join(repr(arg) for arg in call.args)})",
-            "answers": list(call.stdin or ()), "seed": 0 if call.seed is None else call.seed,
-            "lines": lines, "value": compare.value, "after": [f"game.{name}" for name in compare.attributes],
-            "problem": problem}
+    # what its hidden check compares, the lines read as the grader reads them (protocol_read: the
+    # course's [protocol] patterns, free spacing equal), the value, the attributes after the call
+    kinds = [kind for kind in PROTOCOL if not compare.kinds or kind in compare.kinds]
+    setup.append(f"protocol = {[(kind, PROTOCOL[kind]) for kind in kinds]!r}")
+    run = (f"run_scripted(lambda: game.{call.method}({', '.join(repr(arg) for arg in call.args)}), "
+           f"answers={list(call.stdin or ())!r}, seed={0 if call.seed is None else call.seed!r}, until_eof=True, "
+           "strict=False)")
+    parts = (["run[0]"] if compare.value else []) + ["protocol_read(run[1], protocol)"] + \
+        [f"game.{name}" for name in compare.attributes]
+    compared = (["the value returned"] if compare.value else []) + ["the lines the grader reads"] + \
+        ([f"then the attributes {', '.join(compare.attributes)}"] if compare.attributes else [])
+    return {"setup": setup, "expr": f"(lambda run: [{', '.join(parts)}])({run})", "problem": problem,
+            "ran": f"{call.describe()}; compared: {', '.join(compared)}"}
 
 
-# A method's public check compares every line the grader reads that starts so (its hidden check: every one)
-TABLE_LINE = "|"
-PUBLIC_METHOD_LINES = [*PUBLIC_GAME_LINES, "Choose the", "Re-roll the dice", "Enter the dice indexes", "Press Enter",
-                       "It's a tie", TABLE_LINE]
+# The grader's line kinds, in its grammar's order (a line is the first kind it matches: common.GRAMMAR)
+PROTOCOL = {kind: pattern for kind, pattern in ASSIGNMENT.extra["protocol"].items()
+            if isinstance(pattern, str) and kind != "prompt"}
