@@ -134,9 +134,9 @@ def grade_public(path: str | Path, assignment: str | Assignment = DEFAULT_ASSIGN
                         for n, s, title in problems]
         return report
     report.notes.extend(submission.notes)
-    unchecked = selfcheck.unchecked_lines(unchecked_public(spec), [n for n, _, _ in problems], verbose=True)
-    if unchecked:      # (all green here is not all green in the grade: say which public cases it plays alone)
-        report.notes.append("\n  ".join(unchecked))
+    # (all green here is not all green in the grade: the text says which public cases it plays alone,
+    # after the count, as check.py does; not a field: the report's data and exports stay as they were)
+    report.public_unchecked = unchecked_public(spec)
     wanted = {n: checks[n] for n, _, _ in problems}
     program = Program(sandbox_source(submission.source, wanted, submission.filename, tuple(sorted(spec.handout_names))),
                       submission.filename,
