@@ -41,6 +41,7 @@ starter: $(STAMP)
 check: $(STAMP)
 	$(PY) -m autograder build --check
 	$(PY) -m autograder notebooks --check
+	$(PY) -m autograder scenarios --audit
 
 clean:
 	rm -rf $(VENV) build *.egg-info demo-output

@@ -20,7 +20,7 @@ from __future__ import annotations
 import os
 import sys
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 
 from autograder import toml as tomllib  # the one TOML shim
@@ -84,6 +84,18 @@ class Assignment:
     def notebook_content(self) -> Path:
         """notebooks.toml: teaching text and extra public checks of the stage notebooks (optional)."""
         return self.root / "notebooks.toml"
+
+    def notebook_data(self) -> dict:
+        """notebooks.toml parsed ({} without one): read once per version of the file (the call graph
+        and every notebook build read it), each caller given its own copy to change."""
+        import copy
+
+        path = self.notebook_content
+        try:
+            stat = path.stat()
+        except OSError:
+            return {}
+        return copy.deepcopy(_parsed_toml(str(path), stat.st_mtime_ns, stat.st_size))
 
     @property
     def mutants(self) -> Path:
@@ -232,7 +244,7 @@ class Assignment:
         for p in self.problems:                # final_score's bug of P14 fails P16 too, not P20's only)
             for f in p.functions:
                 owners.setdefault(f.split(".")[-1], set()).add(p.number)
-        checked = self._names_in_public_checks(tree)
+        checked = self._names_in_public_checks(tree, self.notebook_data())
         out = {}
         for problem in self.problems:
             own = {f.split(".")[-1] for f in problem.functions}
@@ -254,9 +266,9 @@ class Assignment:
                 out[problem.number] = tuple(others)
         return out
 
-    def _names_in_public_checks(self, tree) -> dict[int, set[str]]:
+    def _names_in_public_checks(self, tree, content: dict) -> dict[int, set[str]]:
         """Problem number -> the names its public checks' code calls: the doctest examples of its
-        functions' docstrings in the reference (TREE) and notebooks.toml's `checks` (setup, expr)."""
+        functions' docstrings in the reference (TREE) and the notebook CONTENT's `checks` (setup, expr)."""
         import ast
         import doctest
 
@@ -274,19 +286,15 @@ class Assignment:
             for function in problem.functions:
                 for example in doctest.DocTestParser().get_examples(docs.get(function.split(".")[-1], "")):
                     found.setdefault(problem.number, set()).update(names(example.source))
-        if self.notebook_content.exists():
-            from autograder import toml as tomllib
-
-            content = tomllib.loads(self.notebook_content.read_text(encoding="utf-8"))
-            for number, spec in (content.get("problems") or {}).items():
-                # (both forms: the `checks = [...]` list and the `[[problems.N.check]]` tables, whose
-                # setup, call and after run the student's functions too: pass 25)
-                listed = [*spec.get("checks", ()), *spec.get("check", ())] if isinstance(spec, dict) else []
-                for check in listed:
-                    codes = [check] if isinstance(check, str) else [
-                        *check.get("setup", ()), check.get("expr", ""), check.get("call", ""), *check.get("after", ())]
-                    for code in codes:
-                        found.setdefault(int(number), set()).update(names(code))
+        for number, spec in (content.get("problems") or {}).items():
+            # (both forms: the `checks = [...]` list and the `[[problems.N.check]]` tables, whose
+            # setup, call and after run the student's functions too: pass 25)
+            listed = [*spec.get("checks", ()), *spec.get("check", ())] if isinstance(spec, dict) else []
+            for check in listed:
+                codes = [check] if isinstance(check, str) else [
+                    *check.get("setup", ()), check.get("expr", ""), check.get("call", ""), *check.get("after", ())]
+                for code in codes:
+                    found.setdefault(int(number), set()).update(names(code))
         return found
 
     def qualified(self, function: str) -> str:
@@ -307,6 +315,12 @@ class Assignment:
 
 
 _CALLS: dict[tuple, dict[int, tuple[int, ...]]] = {}
+
+
+@lru_cache(maxsize=16)
+def _parsed_toml(path: str, mtime_ns: int, size: int) -> dict:
+    """A TOML file parsed once per version (its path, mtime and size: the key; callers copy)."""
+    return tomllib.loads(Path(path).read_text(encoding="utf-8"))
 
 
 # An assignment's files that grading never reads (a change to them regrades no one; they stay out

@@ -41,7 +41,7 @@ from pathlib import Path
 from autograder.assignment import Assignment, available, load_assignment
 from autograder.authoring.build import generate_starter, relative
 from autograder.engine.reporters import HIDDEN_NOTE
-from autograder.grading.public import SELFCHECK_SOURCE, public_checks
+from autograder.grading.public import SELFCHECK_SOURCE, public_checks, unchecked_public
 from autograder.notebooks import (
     TOOLS,
     NotebookError,
@@ -99,6 +99,7 @@ SHORT_TIMEOUT = {short_timeout!r}   # per check, once a few checks ran out of ti
 PROBLEMS = {problems}   # (number, stage, title)
 HANDOUT = {handout!r}   # every name the problems give: a did-you-mean never offers one of them
 CALLS = {calls!r}   # problem -> the problems whose functions it calls (a bug there fails it here too)
+UNCHECKED = {unchecked!r}   # problem -> the handout's public cases the grade plays and no check here runs
 CHECKS = {checks}
 TOOLS = {tools!r}
 RUNTIME = {runtime!r}   # the public-check runtime: the same code notebooks and `grade --public` run
@@ -182,7 +183,7 @@ def main(argv=None):
     else:
         if problem:
             print(problem)
-        print(engine["summary"](chosen, results, args.verbose, HIDDEN_NOTE))
+        print(engine["summary"](chosen, results, args.verbose, HIDDEN_NOTE, unchecked=UNCHECKED))
         note = engine["time_note"](engine["TIMED_OUT"]["count"], TIMEOUT, SHORT_TIMEOUT)
         if note:
             print(note)
@@ -194,7 +195,7 @@ if __name__ == "__main__":
 '''
 
 
-def check_script(assignment: Assignment, checks: dict[int, str]) -> str:
+def check_script(assignment: Assignment, checks: dict[int, str], unchecked: dict[int, list[str]] | None = None) -> str:
     problems = [(p.number, p.stage, p.title) for p in
                 sorted(assignment.problems, key=lambda p: (p.stage, p.number))]
     checks_text = "{\n" + "".join(f"    {number}: {code!r},\n" for number, code in sorted(checks.items())) + "}"
@@ -203,6 +204,7 @@ def check_script(assignment: Assignment, checks: dict[int, str]) -> str:
                                  timeout=CHECK_TIMEOUT, short_timeout=SHORT_CHECK_TIMEOUT,
                                  problems=problems_text, checks=checks_text,
                                  handout=tuple(sorted(assignment.handout_names)), calls=assignment.calls(),
+                                 unchecked=dict(sorted((unchecked or {}).items())),
                                  tools=TOOLS, runtime=SELFCHECK_SOURCE, hidden_note=HIDDEN_NOTE)
 
 
@@ -229,7 +231,7 @@ def bundle_files(assignment: Assignment, stage: int) -> tuple[dict[str, str], li
         notes.append(f"{name}: no handout at {relative(assignment.handout)}; the bundle has none")
     checks, check_notes = public_checks(assignment)
     notes += check_notes
-    files[f"{name}/check.py"] = check_script(assignment, checks)
+    files[f"{name}/check.py"] = check_script(assignment, checks, unchecked_public(assignment))
     if has_notebooks(assignment):
         problems, _ = generate(check=True, assignment=assignment)
         notes += [f"{name}: {p} (the bundle has freshly generated notebooks)" for p in problems]

@@ -5,6 +5,8 @@
                                                          a fresh hidden set (e.g. for a new term)
     python -m autograder scenarios --check               do the committed scenarios still cover
                                                          what they claim?
+    python -m autograder scenarios --audit               is every case of every course (or of
+                                                         --assignment) what its text says it is?
 
 The plan is content: the assignment's plan.py (autograder/assignments/<name>/plan.py) defines
 FILE (the scenario file it writes, e.g. "games.toml"), generate(reference, start_seed, verbose)
@@ -65,14 +67,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--start-seed", type=int, default=1, help="first seed to try (default: 1)")
     parser.add_argument("--check", action="store_true",
                         help="verify the committed scenarios still cover what they claim")
+    parser.add_argument("--audit", action="store_true",
+                        help="audit every scenario case on the reference (does it exercise what it says?): "
+                             "every course, or the one --assignment names (authoring/audit.py)")
+    parser.set_defaults(assignment=None)      # (None: yahtzee, or with --audit every course)
     parser.add_argument("-v", "--verbose", action="store_true", help="print each scenario found")
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..assignment import load_for_cli
+    from ..assignment import DEFAULT_ASSIGNMENT, load_for_cli
     from .build import relative
 
-    spec = load_for_cli(args.assignment)
+    if args.audit:
+        return run_audit(args.assignment)
+    spec = load_for_cli(args.assignment or DEFAULT_ASSIGNMENT)
     if spec is None:
         return 2
     plan = load_plan(spec)
@@ -100,6 +108,25 @@ def run(args: argparse.Namespace) -> int:
     if args.out:
         print(f"grade with them: AUTOGRADER_SCENARIOS_DIR={args.out} python -m autograder grade ...")
     return 0
+
+
+def run_audit(name: str | None) -> int:
+    """`scenarios --audit`: every finding of authoring/audit.py, one line each; exit 1 if any."""
+    from ..assignment import available, load_for_cli
+    from .audit import audit
+
+    specs = [load_for_cli(name)] if name else [load_for_cli(n) for n in available()]
+    if None in specs:
+        return 2
+    failed = False
+    for spec in specs:
+        findings, count = audit(spec)
+        for finding in findings:
+            print(f"scenario drift: {finding}", file=sys.stderr)
+        failed = failed or bool(findings)
+        if not findings:
+            print(f"{spec.name}: {count} cases evaluated on the reference, each as its text says")
+    return 1 if failed else 0
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -232,7 +232,8 @@ def public_text(report: GradeReport, verbose: bool = False) -> str:
         lines.append(f"!! {report.error}")
     lines += [f"note: {note}" for note in report.notes]
     body = selfcheck.summary(problem_list(spec, report.stage), results_by_problem(report), verbose,
-                             hidden_note=HIDDEN_NOTE, calls=spec.calls())
+                             hidden_note=HIDDEN_NOTE, calls=spec.calls(),
+                             unchecked=getattr(report, "public_unchecked", None))
     return "\n".join(lines) + "\n\n" + body + f"\n{public_closing(report)}"
 
 

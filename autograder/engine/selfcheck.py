@@ -361,11 +361,13 @@ def problem_text(number, title, results, verbose=False):
     return text
 
 
-def summary(problems, results, verbose=False, hidden_note="", calls=None):
+def summary(problems, results, verbose=False, hidden_note="", calls=None, unchecked=None):
     """What a student reads first: one line per problem, then the first failure in full.
 
     PROBLEMS: [(number, stage, title)] in order; RESULTS: {number: [(what, status, detail)]}.
-    With VERBOSE, every failing check of every problem.  CALLS: as the module's CALLS (default)."""
+    With VERBOSE, every failing check of every problem.  CALLS: as the module's CALLS (default).
+    UNCHECKED: {number: [case]}, the public cases of the handout no check here plays (0: a problem
+    its suite picks): said after the count, listed with VERBOSE (all green here is not all green there)."""
     rows, first = [], None
     stage = None
     titles = {number: title for number, _, title in problems}
@@ -394,7 +396,28 @@ def summary(problems, results, verbose=False, hidden_note="", calls=None):
                              if n in results and problem_status(results[n]) == "not started")
         rows += ["", f"Next to write: Problem {number} {title}"]
     rows += ["", f"Public checks: {passed} of {len(checked)} problems pass." + (f" {hidden_note}" if hidden_note else "")]
+    rows += unchecked_lines(unchecked, checked, verbose)
     return "\n".join(rows)
+
+
+def unchecked_lines(unchecked, checked, verbose=False):
+    """The lines that say which public cases of the handout the grade plays and no check here runs."""
+    shown = {int(n): list(cases) for n, cases in (unchecked or {}).items()
+             if cases and (int(n) in checked or (int(n) == 0 and checked))}
+    if not shown:
+        return []
+    count = sum(len(cases) for cases in shown.values())
+    numbers = ", ".join(str(n) for n in sorted(shown) if n)
+    where = f"problem{'s' if len(shown) - (0 in shown) != 1 else ''} {numbers}" if numbers else ""
+    where += (" and " if where and 0 in shown else "") + ("others" if 0 in shown else "")
+    head = (f"Not run here: {count} public case{'s' if count != 1 else ''} of the handout that the grade plays "
+            f"({where})")
+    if not verbose:
+        return [head + "; --verbose lists them."]
+    rows = [head + ":"]
+    for number in sorted(shown):
+        rows += [f"  {'P' + str(number) if number else 'other'}: {case}" for case in shown[number]]
+    return rows
 
 
 def run_problem(number, code, namespace, tools=""):

@@ -97,11 +97,35 @@ def _made_checks(assignment: Assignment) -> tuple[dict[int, str], list[str]]:
     return checks, notes
 
 
+def unchecked_public(assignment: Assignment) -> dict[int, list[str]]:
+    """{problem: [case]}: the public scenario cases no public check could be made of (0: of no one
+    problem), which check.py and `grade --public` name after their count."""
+    key = (assignment.name, str(assignment.reference), assignment.reference.stat().st_mtime_ns)
+    return {number: list(cases) for number, cases in _unchecked_public(key)}
+
+
+@cache
+def _unchecked_public(key: tuple) -> tuple[tuple[int, tuple[str, ...]], ...]:
+    from .. import notebooks as nb
+    from ..authoring.promises import collected_checks
+
+    assignment = load_assignment(key[0])
+    content = nb.load_content(assignment) if nb.has_notebooks(assignment) else {}
+    text = assignment.reference.read_text(encoding="utf-8")
+    protocol, notebooks = content.get("protocol_lines", []), bool(content)
+    found = nb.unchecked_cases(assignment, text, protocol, notebooks=notebooks)
+    if found.get(0):        # (cases the suites file: their problem from the hidden checks' ids, collected)
+        found = nb.unchecked_cases(assignment, text, protocol, collected_checks(assignment), notebooks)
+    return tuple((number, tuple(cases)) for number, cases in sorted(found.items()))
+
+
 def sandbox_source(source: str, checks: dict[int, str], filename: str, handout: tuple[str, ...] = ()) -> str:
     """The student's SOURCE with one function appended that runs a problem's public checks in the
     module's own namespace with the shared runtime, and returns [(what, status, detail)]."""
+    # (the tools know the file's source: a check that runs it as a script has no file here)
+    tools = f"{TOOLS}\nSCRIPT_SOURCE = {source!r}\n"
     return (source.rstrip("\n") + "\n\n\n"
-            f"def {ENTRY}(number, _runtime={SELFCHECK_SOURCE!r}, _tools={TOOLS!r},\n"
+            f"def {ENTRY}(number, _runtime={SELFCHECK_SOURCE!r}, _tools={tools!r},\n"
             f"        _checks={checks!r}, _filename={filename!r}, _handout={handout!r}):\n"
             "    engine = {'__name__': 'selfcheck'}\n"
             "    exec(_runtime, engine)\n"
@@ -133,6 +157,9 @@ def grade_public(path: str | Path, assignment: str | Assignment = DEFAULT_ASSIGN
                         for n, s, title in problems]
         return report
     report.notes.extend(submission.notes)
+    # (all green here is not all green in the grade: the text says which public cases it plays alone,
+    # after the count, as check.py does; not a field: the report's data and exports stay as they were)
+    report.public_unchecked = unchecked_public(spec)
     wanted = {n: checks[n] for n, _, _ in problems}
     program = Program(sandbox_source(submission.source, wanted, submission.filename, tuple(sorted(spec.handout_names))),
                       submission.filename,

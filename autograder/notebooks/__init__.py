@@ -62,7 +62,15 @@ from .cells import (
     new_notebook,
     release_notebook,
 )
-from .checks import Check, content_checks, doctest_checks, problem_checks, scenario_checks, signatures_of
+from .checks import (
+    Check,
+    content_checks,
+    doctest_checks,
+    problem_checks,
+    scenario_checks,
+    signatures_of,
+    unchecked_cases,
+)
 from .common import (
     BEGIN_SOLUTION,
     CODE_STUB,
@@ -108,7 +116,7 @@ __all__ = [
     "hidden_fingerprints", "is_locked", "load_content", "main", "markdown_cell", "new_notebook",
     "notebook_name", "notebook_path", "notebook_texts", "planned_files", "problem_checks",
     "read_solution", "reference_namespace", "release_notebook", "render_check", "replace_regions",
-    "sample_notebooks", "sample_path", "scenario_checks", "secret_lines", "signatures_of", "slug",
+    "sample_notebooks", "sample_path", "scenario_checks", "secret_lines", "signatures_of", "slug", "unchecked_cases",
     "stage_piece", "strip_solution_markers", "stub_code", "student_leaks", "student_notebook",
     "student_path", "test_id",
 ]

@@ -185,9 +185,15 @@ def build_stage(assignment: Assignment, solution: Solution, content: dict, stage
         for piece in answer_pieces:
             cells.append(code_cell(piece.code, answer_id(problem.number, piece.function.name), solution=True))
         blocks: list[tuple[str, str]] = []
+        # (and the content's checks of check.py only: a file run as a script; a public whole game of a
+        # later stage kept out of the notebook stays out of check.py too, whose note names it)
+        scripted: list[tuple[str, str]] = []
         final = reference_namespace(solution)
-        found = problem_checks(assignment, solution.text, content, problem)
-        if not found:
+        # (a check run as a script runs the reference's file: the same at every stage for what it compares)
+        namespace["__file__"] = final["__file__"] = str(assignment.reference)
+        found = [c for c in problem_checks(assignment, solution.text, content, problem, notebook=False)
+                 if c.in_notebook or c.origin == "content"]
+        if not [c for c in found if c.in_notebook]:
             raise NotebookError(f"problem {problem.number} has no public checks: give it doctests, public "
                                 f"scenarios or [problems.{problem.number}] checks in the content file")
         for index, check in enumerate(found, 1):
@@ -196,10 +202,12 @@ def build_stage(assignment: Assignment, solution: Solution, content: dict, stage
             if render_check(check, final, label) != code:
                 raise NotebookError(f"{label}: the reference gives other values at stage {stage} than in the "
                                     f"end; pick a check that does not depend on later stages:\n{code}")
-            blocks.append((check_label(check), code))
+            scripted.append((check_label(check), code))
+            if check.in_notebook:
+                blocks.append((check_label(check), code))
         code = checks_code(problem, blocks)
         checks[problem.number] = code
-        script_checks[problem.number] = code    # check.py and `grade --public` run exactly these
+        script_checks[problem.number] = checks_code(problem, scripted)   # check.py and `grade --public` run these
         uses_tools = any(name + "(" in code for name in ("run_scripted", "lines_starting", "final_number"))
         header = [f"# Public checks for Problem {problem.number} ({_points(problem.points)} points). "
                   "Run your answer cell first, then this cell.",

@@ -43,6 +43,8 @@ class Check:
     hint: str = ""                      # shown with a failure (the scenario's hint)
     hint_when: object = None            # show HINT only when the student's value equals this
     label: str = ""                     # what the check is called where the student reads it (default: its code)
+    say_setup: bool = False             # a call's Ran: says its setup too (a suite's case: the state it starts from)
+    ran: str = ""                       # an expression's Ran: (a suite's case: its hidden check's own words)
 
 
 def _hints(case: dict) -> dict:
@@ -197,8 +199,13 @@ def scenario_check(assignment: Assignment, signatures: dict[str, list[tuple[str,
         raises = case.get("raises") or ("ValueError" if key == "invalid" or case.get("invalid") else "")
         return Check(int(owner), expr=_call_text(case["call"]), raises=raises, origin=origin, **_hints(case))
     shapes = scenario_shapes(assignment)
+    script = (shapes.get("game") or {}).get("script")
+    made = _suite_game(assignment, script, key, case, protocol, origin, stage) if script else None
+    if made is not None:                # (the course's suite knows its case: it says how it is played)
+        return made
     if key in signatures:
-        owner = case.get("problem") or getattr(_owner(assignment, key, stage), "number", None)
+        owner = made.problem if made is not None else \
+            case.get("problem") or getattr(_owner(assignment, key, stage), "number", None)
         if owner is None:
             return None
         setup, args, after = [], [], []
@@ -226,10 +233,8 @@ def scenario_check(assignment: Assignment, signatures: dict[str, list[tuple[str,
                          lines=list(protocol), after=after, origin=origin, **_hints(case))
         return Check(int(owner), setup, expr=call, origin=origin, **_hints(case))
     game = shapes.get("game")
-    if not game:
+    if not game or script:
         return None
-    if game.get("script"):
-        return _suite_game(assignment, game["script"], key, case, protocol, origin, stage)
     answers = next((case[f] for f in game.get("answers", []) if f in case), None)
     dice_field, seed_field = game.get("dice"), game.get("seed")
     if isinstance(answers, list) and (dice_field in case or seed_field in case):
@@ -272,20 +277,28 @@ def _suite_game(assignment: Assignment, script: str, key: str, case: dict, proto
                 stage: int | None) -> Check | None:
     """A public whole game as the course's suite plays it: [public_scenarios.game] script =
     "module:function", FUNCTION(KEY, CASE) -> None (not a game it plays) or {"call", "answers",
-    "seed" or "dice", optional "lines" (default: the protocol's), "until_eof", "trim"}: the same
-    answers, seed and dice as its hidden checks, from the suite's own code, not a copy of it."""
+    "seed" and/or "dice", optional "lines" (default: the protocol's), "until_eof", "trim", "setup"
+    (statements before the call, said in its Ran:), "after" (expressions compared after it),
+    "value" (compare what it returns), "problem" (whose check it is, when the case does not say)}, or
+    {"setup", "expr", "problem", "ran"} (a value compared; RAN: what its Ran: says): the same answers, seed, dice and state as its hidden checks,
+    from the suite's own code, not a copy of it."""
     module, _, name = script.partition(":")
     made = getattr(importlib.import_module(module), name)(key, case)
     if made is None:
         return None
-    owner, in_notebook = _game_owner(assignment, case, stage)
+    owner, in_notebook = _game_owner(assignment, {**case, "problem": made.get("problem", case.get("problem"))}, stage)
     if owner is None:
         return None
+    if "expr" in made:                  # (a value compared, after the setup)
+        return Check(owner, setup=[str(line) for line in made.get("setup", ())], expr=str(made["expr"]),
+                     origin=origin, in_notebook=in_notebook, ran=str(made.get("ran", "")), **_hints(case))
     lines = list(made.get("lines") or protocol)
     dice = made.get("dice")
-    return Check(owner, call=made["call"], answers=[str(a) for a in made["answers"]],
+    return Check(owner, setup=[str(line) for line in made.get("setup", ())], call=made["call"],
+                 answers=[str(a) for a in made["answers"]],
                  dice=None if dice is None else [int(d) for d in dice], seed=made.get("seed"), strict=False,
-                 lines=lines, final=not lines, value=False, origin=origin, in_notebook=in_notebook,
+                 lines=lines, final=not lines, value=bool(made.get("value")), origin=origin,
+                 in_notebook=in_notebook, after=[str(e) for e in made.get("after", ())], say_setup=True,
                  until_eof=bool(made.get("until_eof")), trim=bool(made.get("trim")), **_hints(case))
 
 
@@ -333,6 +346,42 @@ def scenario_checks(assignment: Assignment, solution_text: str, protocol: list[s
     return checks, unknown
 
 
+def unchecked_cases(assignment: Assignment, solution_text: str, protocol: list[str],
+                    checks: dict[str, int | None] | None = None, notebooks: bool = False) -> dict[int, list[str]]:
+    """Problem -> the public scenario cases no check could be made of (a hidden check plays each;
+    check.py and `grade --public` say so rather than pass them by in silence): the case's
+    `problem`, else the problem of the function its key names, else the problem of the hidden
+    check (CHECKS: the suites' collected ids -> problem) whose case id is the case's text, else 0.
+    With NOTEBOOKS (check.py runs the notebooks' checks), a check kept out of the notebook (a later
+    stage's whole game filed under another problem) is not run either."""
+    signatures = signatures_of(solution_text)
+    found: dict[int, list[str]] = {}
+    for filename, stage, key, case in _scenario_cases(assignment):
+        if not case.get("public") or case.get("any_legal"):
+            continue
+        made = scenario_check(assignment, signatures, key, case, protocol, "", stage)
+        if made is not None and (made.in_notebook or not notebooks):
+            continue
+        what = str(case.get("why") or case.get("name") or case.get("id") or key)
+        owner = made.problem if made is not None else \
+            case.get("problem") or getattr(_owner(assignment, key, stage), "number", None)
+        if owner is None:
+            owner = _checked_by(checks or {}, what)
+        found.setdefault(int(owner or 0), []).append(f"{what} ({filename} [[{key}]])")
+    return found
+
+
+def _checked_by(checks: dict[str, int | None], what: str) -> int | None:
+    """The problem of the hidden check whose case id is WHAT (`test_x[WHAT]`, `test_x[kind: WHAT]`),
+    or of the only problem whose case ids hold it; None when that is not one problem."""
+    params = [(check[check.index("[") + 1:-1], problem) for check, problem in checks.items()
+              if "[" in check and check.endswith("]") and problem is not None]
+    exact = {problem for param, problem in params if param == what or param.endswith(": " + what)}
+    loose = {problem for param, problem in params if what in param}
+    owners = exact or loose
+    return owners.pop() if len(owners) == 1 else None
+
+
 def content_checks(content: dict, problem: Problem) -> list[Check]:
     spec = content.get("problems", {}).get(str(problem.number), {})
     checks = []
@@ -347,8 +396,7 @@ def content_checks(content: dict, problem: Problem) -> list[Check]:
             answers=[str(a) for a in item.get("answers", [])], dice=[int(d) for d in item.get("dice", [])],
             lines=list(item.get("lines", [])), after=list(item.get("after", [])),
             value=bool(item.get("value", True)), quiet=bool(item.get("quiet", False)), origin="content",
-            label=str(item.get("label", "")),
-            **_hints(item)))
+            label=str(item.get("label", "")), in_notebook=bool(item.get("notebook", True)), **_hints(item)))
     return checks
 
 
@@ -377,5 +425,5 @@ def problem_checks(assignment: Assignment, solution_text: str, content: dict, pr
         if key not in seen:
             checks.append(check)
             seen.add(key)
-    checks.extend(content_checks(content, problem))
+    checks.extend(c for c in content_checks(content, problem) if c.in_notebook or not notebook)
     return checks

@@ -5,7 +5,6 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from autograder import toml
 from autograder.assignment import DEFAULT_ASSIGNMENT, REPO_ROOT, Assignment, Problem
 from autograder.authoring.build import relative
 
@@ -49,7 +48,7 @@ def load_content(assignment: Assignment) -> dict:
     path = content_path(assignment)
     if not path.is_file():
         raise NotebookError(f"{relative(path)} does not exist: the notebooks need their teaching text")
-    return toml.loads(path.read_text(encoding="utf-8"))
+    return assignment.notebook_data()
 
 
 def has_notebooks(assignment: Assignment) -> bool:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import copy
+import dataclasses
 import functools
 import re
 import textwrap
@@ -116,19 +117,29 @@ def render_check(check: Check, namespace: dict, where: str) -> str:
             before[expr] = copy.deepcopy(_eval(expr, namespace, where))
         run = _scripted_run(check)
         _run(run, namespace, where)
-        if check.trim:                  # (answers the reference never read: not shown, not given)
-            check.answers = check.answers[:len(check.answers) - len(namespace["LAST_RUN"]["answers"])]
-            check.trim = False
+        if check.trim:
+            # The answers the reference never read are neither shown nor given: a copy of CHECK with
+            # the ones it read (the caller's Check unchanged).  Not run again: the same answers read
+            # on the same dice give the same run; only what it left unread differs (none).
+            unread = namespace["LAST_RUN"]["answers"]
+            check = dataclasses.replace(check, answers=check.answers[:len(check.answers) - len(unread)], trim=False)
+            namespace["LAST_RUN"]["answers"] = []
             run = _scripted_run(check)
-            _run(run, namespace, where)
         out.append(run)
-        rolled = f"dice {check.dice}" if check.dice is not None else f"random.seed({check.seed})"
+        seeded = f"random.seed({check.seed})"
+        rolled = f"dice {check.dice}" if check.dice is not None else seeded
+        if check.dice is not None and check.seed is not None:
+            rolled = f"{seeded}, {rolled}"
         ran = f"{check.call} (answers {check.answers}, {rolled})"
         if len(ran) > 160:      # (check.py shows no code "above": the seed and the first answers are said)
             rolled = f"{len(check.dice)} dice chosen" if check.dice is not None else rolled
+            if check.dice is not None and check.seed is not None:
+                rolled = f"{seeded}, {rolled}"
             first = ", ".join(repr(answer) for answer in check.answers[:6])
             more = ", ..." if len(check.answers) > 6 else ""
             ran = f"{check.call} ({rolled}; {len(check.answers)} answers: [{first}{more}])"
+        if check.say_setup and check.setup:      # (the state the call starts from: nowhere else said)
+            ran = "; ".join([*check.setup, ran])
         if check.value:
             out += _assert_value("value", namespace["value"], ran, where, check)
         if check.quiet:       # the handout's "prints nothing" (the grade's purity check): DEBUG: lines aside
@@ -167,7 +178,8 @@ def render_check(check: Check, namespace: dict, where: str) -> str:
     namespace["got"] = value
     # the setup in Ran: too, so that the names the call reads are said (not "chooseSlot(s)" alone)
     ran = "; ".join([*check.setup, check.expr])
-    out += _assert_value("got", value, ran if len(ran) <= 200 else check.expr, where, check)
+    ran = check.ran or (ran if len(ran) <= 200 else check.expr)
+    out += _assert_value("got", value, ran, where, check)
     return "\n".join(out)
 
 
@@ -178,7 +190,10 @@ QUIET_LINES = "[line for line in printed.splitlines() if line.strip() and not li
 def _scripted_run(check: Check) -> str:
     """The line of a check that runs CHECK.call with its scripted answers and dice."""
     options = [f"answers={check.answers!r}"]
-    options.append(f"dice={check.dice!r}" if check.dice is not None else f"seed={check.seed!r}")
+    if check.dice is not None:
+        options.append(f"dice={check.dice!r}")
+    if check.dice is None or check.seed is not None:    # (both: the seed shuffles, the dice are chosen)
+        options.append(f"seed={check.seed!r}")
     # strict=False, then script_used() after the comparisons: a wrong value (a refused answer
     # accepted, so later answers unread) is told as expected / got with its hint, as the grader does
     options.append("strict=False")

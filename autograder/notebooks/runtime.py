@@ -34,11 +34,12 @@ def run_scripted(action, answers=(), dice=(), seed=None, strict=True, until_eof=
     Returns (value, printed): what ACTION returned and all it printed, each prompt
     followed by its answer as on a terminal.  Fails when the code asks for more answers,
     or rolls more dice, than the check scripted; with STRICT also when it asks for fewer.
-    With a SEED the dice are random, after random.seed(SEED).  With UNTIL_EOF the answers
-    end like a closed input: input() raises EOFError, which ends ACTION (value None), for a
-    program that plays until its input ends.
+    With a SEED the dice are random, after random.seed(SEED); with a SEED and DICE the dice
+    are DICE, and the rest of the random module (a shuffle) follows the seed.  With UNTIL_EOF
+    the answers end like a closed input: input() raises EOFError, which ends ACTION (value
+    None), for a program that plays until its input ends.
     """
-    script = Scripted(answers, None if dice is None or seed is not None else dice)
+    script = Scripted(answers, None if dice is None or (seed is not None and not dice) else dice)
     printed = io.StringIO()
     ended = []
 
@@ -59,7 +60,7 @@ def run_scripted(action, answers=(), dice=(), seed=None, strict=True, until_eof=
             raise ScriptEnded("it rolled more dice than this check expected")
         return value
 
-    if script.dice is None:
+    if script.dice is None or seed is not None:
         random.seed(seed)
     try:
         with contextlib.ExitStack() as stack:
@@ -96,6 +97,34 @@ def script_used():
                              f"{LAST_RUN['printed']}")
     if LAST_RUN["dice"]:
         raise AssertionError(f"it did not roll the dice {LAST_RUN['dice']}.  It printed:\\n{LAST_RUN['printed']}")
+
+
+def run_as_script(path):
+    """Run the file at PATH as `python PATH` runs it (its main guard too); where the checks run
+    without the file (`grade --public`'s sandbox), from the source it was given (SCRIPT_SOURCE)."""
+    source = globals().get("SCRIPT_SOURCE")
+    if source is None:
+        with open(path, encoding="utf-8") as handle:
+            source = handle.read()
+    exec(compile(source, path, "exec"), {"__name__": "__main__", "__file__": path})
+
+
+def protocol_read(text, patterns):
+    """The lines of TEXT a grader reads, in order: PATTERNS [(kind, regex)] tried in order on each
+    line stripped; each line read as 'kind: name=value, ...' (its named groups, inner spaces
+    collapsed: free spacing and optional bars compare equal, as the grader compares them)."""
+    compiled = [(kind, re.compile(pattern)) for kind, pattern in patterns]
+    found = []
+    for raw in text.splitlines():
+        line = raw.strip()
+        for kind, pattern in compiled:
+            match = pattern.match(line)
+            if match:
+                fields = [f"{name}={' '.join(value.split())}" for name, value in match.groupdict().items()
+                          if value is not None]
+                found.append(f"{kind}: {', '.join(fields)}" if fields else kind)
+                break
+    return found
 
 
 def lines_starting(text, *prefixes):

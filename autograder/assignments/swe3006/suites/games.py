@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from autograder.assignments.swe3006.suites.common import (
     ASSIGNMENT,
+    CLASS,
     GAME_TIMEOUT,
+    START,
     Call,
     Compare,
     GraderFault,
@@ -129,10 +131,48 @@ PUBLIC_GAME_LINES = ["Round", "Current dice", "[WARN]", "Current score", "Game O
 
 
 def public_game(key: str, case: dict) -> dict | None:
-    """A public [[game]] of games.toml as check.py and the notebooks play it (assignment.toml
-    [public_scenarios.game] script; notebooks.checks): the script and seed of its hidden check
-    (game_call), ended like a closed input, as the grader ends it."""
-    if key != "game":
+    """A public case as check.py and the notebooks play it (assignment.toml [public_scenarios.game]
+    script; notebooks.checks), from the call its hidden check makes: a [[game]] with the script and
+    seed of game_call, ended like a closed input, as the grader ends it; a method's case
+    (methods.toml: method_call; turn.toml and scoring.toml: units.UNIT_CALLS) from the same state,
+    arguments, answers and seed, comparing the lines, the value and the attributes its hidden check
+    compares; a scoring [[case]] compares the categories it is about."""
+    from autograder.assignments.swe3006.suites.units import UNIT_CALLS, unit_problem
+
+    if key == "game":
+        return {"call": f"{CLASS}().play()", "answers": game_script(case), "seed": case["seed"],
+                "until_eof": True, "lines": PUBLIC_GAME_LINES}
+    setup = [f"game = {CLASS}()"]
+    if key == "case" and "dice" in case and "categories" in case:
+        setup += [f"game.{name} = {value!r}" for name, value in dict(START, dice_combination=list(case["dice"])).items()]
+        wanted = list(case["categories"])
+        expr = ("list(game.calculate_score())" if wanted == ["*order"] else
+                f"{{name: game.calculate_score()[name] for name in {wanted!r}}}")
+        return {"setup": setup, "expr": expr, "problem": case["problem"]}
+    if key in ("init", "option", "info", "end"):
+        call, compare = method_call(key, case)
+        problem = case["problem"]
+    elif key in UNIT_CALLS:
+        call, compare, _ = UNIT_CALLS[key][0](case)
+        problem = unit_problem(key, case)
+    else:
         return None
-    return {"call": "YahtzeeGame().play()", "answers": game_script(case), "seed": case["seed"],
-            "until_eof": True, "lines": PUBLIC_GAME_LINES}
+    setup += [f"game.{name} = {value!r}" for name, value in dict(START, **(call.state or {})).items()]
+    # what its hidden check compares, the lines read as the grader reads them (protocol_read: the
+    # course's [protocol] patterns, free spacing equal), the value, the attributes after the call
+    kinds = [kind for kind in PROTOCOL if not compare.kinds or kind in compare.kinds]
+    setup.append(f"protocol = {[(kind, PROTOCOL[kind]) for kind in kinds]!r}")
+    run = (f"run_scripted(lambda: game.{call.method}({', '.join(repr(arg) for arg in call.args)}), "
+           f"answers={list(call.stdin or ())!r}, seed={0 if call.seed is None else call.seed!r}, until_eof=True, "
+           "strict=False)")
+    parts = (["run[0]"] if compare.value else []) + ["protocol_read(run[1], protocol)"] + \
+        [f"game.{name}" for name in compare.attributes]
+    compared = (["the value returned"] if compare.value else []) + ["the lines the grader reads"] + \
+        ([f"then the attributes {', '.join(compare.attributes)}"] if compare.attributes else [])
+    return {"setup": setup, "expr": f"(lambda run: [{', '.join(parts)}])({run})", "problem": problem,
+            "ran": f"{call.describe()}; compared: {', '.join(compared)}"}
+
+
+# The grader's line kinds, in its grammar's order (a line is the first kind it matches: common.GRAMMAR)
+PROTOCOL = {kind: pattern for kind, pattern in ASSIGNMENT.extra["protocol"].items()
+            if isinstance(pattern, str) and kind != "prompt"}

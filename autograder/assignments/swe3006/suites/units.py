@@ -65,42 +65,60 @@ def _score(case: dict) -> Callable:
     return run
 
 
-def _input(case: dict) -> Callable:
+def _input_call(case: dict) -> tuple[Call, Compare, str]:
     answers = [case.get("flood_answer", "")] * case.get("flood", 0) + list(case["answers"])
     numeric = bool(case.get("numeric"))
     call = Call("get_valid_input", ([] if numeric else list(case["valid"]), WARNINGS[case["warning"]],
                                     case["prompt"], numeric), stdin=answers)
-    why = "each bad answer: an empty line, the [WARN] line, the prompt again"
-    return _checked(call, case, Compare(value=True), why=why)
+    return call, Compare(value=True), "each bad answer: an empty line, the [WARN] line, the prompt again"
 
 
-def _roll(case: dict) -> Callable:
+def _roll_call(case: dict) -> tuple[Call, Compare, str]:
     call = Call("rolling_phase", stdin=list(case["answers"]), seed=case["seed"])
-    return _checked(call, case, Compare(rolls=True, attributes=("dice_combination",)))
+    return call, Compare(rolls=True, attributes=("dice_combination",)), ""
 
 
-def _roll_dices(case: dict) -> Callable:
+def _roll_dices_call(case: dict) -> tuple[Call, Compare, str]:
     kept = {int(position): value for position, value in case.get("kept", {}).items()}   # position -> value
     call = Call("roll_dices", (kept,), seed=case["seed"])
-    return _checked(call, case, Compare(value=True, rolls=True), why="kept_dices maps positions 1-5 to values")
+    return call, Compare(value=True, rolls=True), "kept_dices maps positions 1-5 to values"
 
 
-def _straight(case: dict) -> Callable:
+def _straight_call(case: dict) -> tuple[Call, Compare, str]:
     call = Call("is_straight", (set(case["dice_set"]), case["small"]))
     wrong = score_aspect("Small Straight" if case["small"] else "Large Straight")   # where a table shows it
-    return _checked(call, case, Compare(value=True, aspect=wrong), why="dice_set is a set of dice values")
+    return call, Compare(value=True, aspect=wrong), "dice_set is a set of dice values"
 
 
-def _table(case: dict) -> Callable:
-    return _checked(Call("print_score_table", (dict(case["sheet"]),)), case, Compare(kinds=("header", "row")),
-                    why="one row per category, in order")
+def _table_call(case: dict) -> tuple[Call, Compare, str]:
+    return Call("print_score_table", (dict(case["sheet"]),)), Compare(kinds=("header", "row")), \
+        "one row per category, in order"
 
 
-def _record(case: dict) -> Callable:
+def _record_call(case: dict) -> tuple[Call, Compare, str]:
     state = {"dice_combination": list(case["dice"]), "recorded_score_sheet": [dict(s) for s in case["sheets"]],
              "current_player": case.get("player", 1), "game_mode": case.get("mode", 1)}
-    return _checked(Call("recording_phase", state=state, stdin=list(case["answers"])), case,
-                    Compare(attributes=("recorded_score_sheet",)))
+    return Call("recording_phase", state=state, stdin=list(case["answers"])), \
+        Compare(attributes=("recorded_score_sheet",)), ""
+
+
+# turn.toml's and scoring.toml's kinds of case -> (the call and what its check compares, the problem
+# of every case of the kind when its cases do not say it): the graded checks and the public ones
+# (games.public_game) are made of the same calls
+UNIT_CALLS: dict[str, tuple[Callable[[dict], tuple[Call, Compare, str]], int | None]] = {
+    "straight": (_straight_call, 2), "input": (_input_call, None), "roll_dices": (_roll_dices_call, 5),
+    "roll": (_roll_call, 5), "table": (_table_call, 6), "record": (_record_call, 7)}
+
+
+def unit_problem(kind: str, case: dict) -> int:
+    return UNIT_CALLS[kind][1] or case["problem"]
+
+
+def _made(kind: str) -> Callable:
+    def make(case: dict) -> Callable:
+        call, compare, why = UNIT_CALLS[kind][0](case)
+        return _checked(call, case, compare, why=why)
+    return make
 
 
 def _checked(call: Call, case: dict, compare: Compare, why: str = "") -> Callable:
@@ -115,12 +133,8 @@ def _units() -> list[Unit]:
         case = dict(case, problem=problem or case["problem"])
         return Unit(case["problem"], case["id"], bool(case.get("public")), make(case), bool(case.get("integration")))
     units = [unit(c, _score) for c in SCORING["case"]]
-    units += [unit(c, _straight, 2) for c in SCORING["straight"]]
-    units += [unit(c, _input) for c in TURN["input"]]
-    units += [unit(c, _roll_dices, 5) for c in TURN["roll_dices"]]
-    units += [unit(c, _roll, 5) for c in TURN["roll"]]
-    units += [unit(c, _table, 6) for c in TURN["table"]]
-    units += [unit(c, _record, 7) for c in TURN["record"]]
+    for kind, (_, problem) in UNIT_CALLS.items():
+        units += [unit(c, _made(kind), problem) for c in (SCORING if kind == "straight" else TURN)[kind]]
     return units
 
 

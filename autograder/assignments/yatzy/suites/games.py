@@ -11,6 +11,7 @@ from autograder.assignments.yatzy.suites.common import (
     GAME_TIMEOUT,
     HINTS,
     RULES,
+    SUITE,
     call,
     divergence,
     not_returned,
@@ -161,10 +162,13 @@ def check_rng(student, reference, game: Game) -> None:
 
 def public_game(key: str, case: dict) -> dict | None:
     """A public case of games.toml as check.py and the notebooks play it (assignment.toml
-    [public_scenarios.game] script; notebooks.checks): the stdin and seed of the hidden check of
-    the same case (the keep answers the reference reads: `trim`).  A game of chosen dice is not
-    one (the self-check's runtime takes a seed or dice, and its shuffle needs both)."""
-    if key != "game":
+    [public_scenarios.game] script; notebooks.checks): the stdin, seed and dice of the hidden check
+    of the same case (the keep answers the reference reads: `trim`).  A game of chosen dice gives
+    both: its seed shuffles the players, its dice are every roll."""
+    if key == "game":
+        game = seeded_game(case)
+    elif key == "dice_game":
+        game = dice_game(case, SUITE.load("games")["dice_game"][0])
+    else:
         return None
-    game = seeded_game(case)
-    return {"call": "play_game()", "answers": game.stdin(), "seed": game.seed, "trim": True}
+    return {"call": "play_game()", "answers": game.stdin(), "seed": game.seed, "dice": game.dice, "trim": True}
