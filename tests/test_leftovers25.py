@@ -238,7 +238,7 @@ def test_every_course_audits_clean(capsys):
     said = capsys.readouterr().out.splitlines()
     assert said == ["cs21: 75 cases evaluated on the reference, each as its text says",
                     "pytzee: 0 cases evaluated on the reference, each as its text says",
-                    "swe3006: 74 cases evaluated on the reference, each as its text says",
+                    "swe3006: 75 cases evaluated on the reference, each as its text says",   # (74 before students25's P1 case)
                     "yahtzee: 134 cases evaluated on the reference, each as its text says",
                     "yatzy: 42 cases evaluated on the reference, each as its text says"]
 
@@ -291,10 +291,10 @@ def test_the_audit_finds_each_kind_of_drift(tmp_path):
         "swe3006: scoring.toml [[case]] 'a full house: three of one and two of another': the reference gives "
         "{'Full House': 0}: the case scores nothing where its text claims something (claim = \"zero\" if it means "
         "no score)",
-        "swe3006: Full House: no case scores in it (4 cases, every one 0): what it scores is never checked"]
+        "swe3006: Full House: no case scores in it (5 cases, every one 0): what it scores is never checked"]   # (4: students25's P1 case)
     swe = _drifted(tmp_path / "claimed", "swe3006", [("dice = [3, 6, 3, 6, 6]", "dice = [3, 6, 3, 6, 1]\nclaim = \"zero\"")])
     assert [str(f) for f in audit(swe)[0]] == [      # (its claim said; the category still unreachable)
-        "swe3006: Full House: no case scores in it (4 cases, every one 0): what it scores is never checked"]
+        "swe3006: Full House: no case scores in it (5 cases, every one 0): what it scores is never checked"]   # (4: students25's P1 case)
     swe = _drifted(tmp_path / "unknown", "swe3006", [("dice = [3, 6, 3, 6, 6]", "dice = [3, 6, 3, 6, 6]\nclaim = \"maybe\"")])
     assert [str(f) for f in audit(swe)[0]] == [
         "swe3006: scoring.toml [[case]] 'a full house: three of one and two of another': claim 'maybe' is none of "
