@@ -1,6 +1,6 @@
-"""An assignment's public checks and its count of hidden checks, kept per machine and kit version
-(pass 25: grading/public.py, grading/grade.count_checks, codecache.stored): made once, read back
-as the very same checks, made afresh from a spoiled entry, and a new key when any file they are
+"""An assignment's public checks (with the public cases none is made of) and its count of hidden
+checks, kept per machine and kit version (pass 25: grading/public.py, grading/grade.count_checks,
+codecache.stored): made once, read back as the very same checks, made afresh from a spoiled entry, and a new key when any file they are
 made from changes (a `grade --public` process built every stage's notebook, ~1 s of CPU each)."""
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ def _key(spec):
 
 def test_public_checks_are_made_once_and_read_back_the_same(cache, monkeypatch):
     spec = load_assignment(COURSE)
-    made = public._made_checks(spec)
+    made = (*public._made_checks(spec), public._unchecked(spec))
     assert made[0] and all(isinstance(n, int) for n in made[0])
     assert public._public_checks.__wrapped__(_key(spec)) == made
     entries = list(cache.glob("public-checks-*"))
@@ -41,6 +41,7 @@ def test_public_checks_are_made_once_and_read_back_the_same(cache, monkeypatch):
         raise AssertionError("made again, not read back")
 
     monkeypatch.setattr(public, "_made_checks", again)
+    monkeypatch.setattr(public, "_unchecked", again)
     assert public._public_checks.__wrapped__(_key(spec)) == made
 
 
@@ -54,7 +55,7 @@ def test_a_spoiled_entry_is_made_afresh(cache, spoil):
     elif spoil == "not json":
         entry.write_bytes(b"\x00print('hi')")
     else:                                   # (well formed, but not ours alone: not believed)
-        entry.write_bytes(b'{"checks": {"1": "planted = True"}, "notes": []}')
+        entry.write_bytes(b'{"checks": {"1": "planted = True"}, "notes": [], "unchecked": {}}')
         os.chmod(entry, 0o666)
     assert public._public_checks.__wrapped__(_key(spec)) == made
 

@@ -33,33 +33,47 @@ SHORT_PROBLEM_TIMEOUT = 0.5      # ... once selfcheck.SLOW_ALLOWED problems ran 
 def public_checks(assignment: Assignment) -> tuple[dict[int, str], list[str]]:
     """{problem: check code} with the final reference's expected values, and notes on public
     scenarios whose shape no check could be made for."""
-    key = (assignment.name, str(assignment.reference), assignment.reference.stat().st_mtime_ns)
-    checks, notes = _public_checks(key)
+    checks, notes, _ = _public_checks(_version(assignment))
     return dict(checks), list(notes)
 
 
-def _is_checks(data: bytes) -> bool:
+def unchecked_public(assignment: Assignment) -> dict[int, list[str]]:
+    """{problem: [case]}: the public scenario cases no public check could be made of (0: of no one
+    problem), which check.py and `grade --public` name after their count."""
+    _, _, unchecked = _public_checks(_version(assignment))
+    return {number: list(cases) for number, cases in unchecked.items()}
+
+
+def _version(assignment: Assignment) -> tuple:
+    return (assignment.name, str(assignment.reference), assignment.reference.stat().st_mtime_ns)
+
+
+def _is_kept(data: bytes) -> bool:
     try:
         kept = json.loads(data)
         return (isinstance(kept["checks"], dict) and all(isinstance(v, str) for v in kept["checks"].values())
-                and all(isinstance(n, str) for n in kept["notes"]))
+                and all(isinstance(n, str) for n in kept["notes"])
+                and all(isinstance(c, str) for cases in kept["unchecked"].values() for c in cases))
     except (ValueError, KeyError, TypeError, AttributeError):
         return False
 
 
 @cache
-def _public_checks(key: tuple) -> tuple[dict[int, str], list[str]]:
-    """Made once per machine and kit version (codecache.stored, under inputs_key: making them builds
-    every stage's notebook, ~1 s of CPU that each `grade --public` process paid)."""
+def _public_checks(key: tuple) -> tuple[dict[int, str], list[str], dict[int, list[str]]]:
+    """(checks, notes, unchecked cases), made once per machine and kit version (codecache.stored,
+    under Assignment.made_from_key: making them builds every stage's notebook and may collect the
+    hidden checks, ~1 s of CPU that each `grade --public` process paid)."""
     spec = load_assignment(key[0])
 
     def build() -> tuple[bytes, bool]:
         checks, notes = _made_checks(spec)
-        return json.dumps({"checks": {str(n): code for n, code in checks.items()}, "notes": notes}).encode(), True
+        unchecked = {str(n): cases for n, cases in _unchecked(spec).items()}
+        return json.dumps({"checks": {str(n): code for n, code in checks.items()}, "notes": notes,
+                           "unchecked": unchecked}).encode(), True
 
-    data = codecache.stored("public-checks", spec.made_from_key(), build, _is_checks)
-    kept = json.loads(data)
-    return {int(n): code for n, code in kept["checks"].items()}, kept["notes"]
+    kept = json.loads(codecache.stored("public-checks", spec.made_from_key(), build, _is_kept))
+    return ({int(n): code for n, code in kept["checks"].items()}, kept["notes"],
+            {int(n): cases for n, cases in kept["unchecked"].items()})
 
 
 def _made_checks(assignment: Assignment) -> tuple[dict[int, str], list[str]]:
@@ -97,26 +111,17 @@ def _made_checks(assignment: Assignment) -> tuple[dict[int, str], list[str]]:
     return checks, notes
 
 
-def unchecked_public(assignment: Assignment) -> dict[int, list[str]]:
-    """{problem: [case]}: the public scenario cases no public check could be made of (0: of no one
-    problem), which check.py and `grade --public` name after their count."""
-    key = (assignment.name, str(assignment.reference), assignment.reference.stat().st_mtime_ns)
-    return {number: list(cases) for number, cases in _unchecked_public(key)}
-
-
-@cache
-def _unchecked_public(key: tuple) -> tuple[tuple[int, tuple[str, ...]], ...]:
+def _unchecked(assignment: Assignment) -> dict[int, list[str]]:
     from .. import notebooks as nb
     from ..authoring.promises import collected_checks
 
-    assignment = load_assignment(key[0])
     content = nb.load_content(assignment) if nb.has_notebooks(assignment) else {}
     text = assignment.reference.read_text(encoding="utf-8")
     protocol, notebooks = content.get("protocol_lines", []), bool(content)
     found = nb.unchecked_cases(assignment, text, protocol, notebooks=notebooks)
     if found.get(0):        # (cases the suites file: their problem from the hidden checks' ids, collected)
         found = nb.unchecked_cases(assignment, text, protocol, collected_checks(assignment), notebooks)
-    return tuple((number, tuple(cases)) for number, cases in sorted(found.items()))
+    return {number: list(cases) for number, cases in sorted(found.items())}
 
 
 def sandbox_source(source: str, checks: dict[int, str], filename: str, handout: tuple[str, ...] = ()) -> str:
